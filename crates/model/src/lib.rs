@@ -1,0 +1,58 @@
+//! Model clients: turn a [`ModelRequest`] into a stream of normalized
+//! [`StreamEvent`]s, whatever the provider's wire format.
+//!
+//! Data flow: the engine builds a `ModelRequest` (system prompt, history, tool
+//! specs) → a client serializes it to the provider's body → HTTP + SSE →
+//! provider events → `StreamEvent`s (blocks assembled, tool input JSON parsed)
+//! → the engine. Transient failures (429/529/5xx, connection errors, streams
+//! cut before their end) are retried inside the client with backoff
+//! ([`retry`]); each retry is announced with `StreamEvent::Retry`. Errors
+//! that reach the engine are final.
+//!
+//! This crate knows nothing of how tools behave: tools are just specs here.
+
+pub mod anthropic;
+pub mod error;
+pub mod pricing;
+pub mod retry;
+pub mod tls;
+
+use futures::stream::BoxStream;
+use orbit_protocol::{Message, StreamEvent};
+use serde::Serialize;
+use serde_json::Value;
+
+pub use error::ModelError;
+pub use retry::RetryConfig;
+
+/// A stream of events for one model call. Dropping it cancels the request.
+pub type EventStream = BoxStream<'static, Result<StreamEvent, ModelError>>;
+
+/// Everything a provider needs for one call.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRequest {
+    pub model: String,
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// A provider. Implementations serialize the request before returning, so
+/// the returned stream borrows nothing.
+pub trait ModelClient: Send + Sync {
+    /// Starts one model call (with retries inside).
+    fn stream(&self, request: &ModelRequest) -> EventStream;
+
+    /// Short provider name for logs and the init line (`anthropic`, `openai`).
+    fn provider(&self) -> &str;
+}

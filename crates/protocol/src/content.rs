@@ -1,0 +1,219 @@
+//! Conversation content in the Anthropic Messages API shape.
+//!
+//! A [`Message`] is a role plus a list of [`ContentBlock`]s. Serialization is
+//! exactly what the API accepts, so the engine's history can be sent as is;
+//! deserialization also accepts the API's shorthand (`"content": "text"`).
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    #[serde(deserialize_with = "content_string_or_blocks")]
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: vec![ContentBlock::text(text)],
+        }
+    }
+
+    pub fn assistant(content: Vec<ContentBlock>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    pub fn user(content: Vec<ContentBlock>) -> Self {
+        Self {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// The tool_use blocks of this message, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUseBlock> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolUse(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// The tool_result blocks of this message, in order.
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResultBlock> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolResult(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// Concatenated text of all text blocks.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for b in &self.content {
+            if let ContentBlock::Text { text, .. } = b {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+fn content_string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ContentBlock>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Text(String),
+        Blocks(Vec<ContentBlock>),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::Text(text) => vec![ContentBlock::text(text)],
+        Either::Blocks(blocks) => blocks,
+    })
+}
+
+/// A content block of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        citations: Option<Value>,
+    },
+    ToolUse(ToolUseBlock),
+    ToolResult(ToolResultBlock),
+    Thinking {
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    Image {
+        source: ImageSource,
+    },
+}
+
+impl ContentBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text {
+            text: text.into(),
+            citations: None,
+        }
+    }
+}
+
+/// A call of a tool by the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUseBlock {
+    pub id: String,
+    pub name: String,
+    /// The parsed input. When the model sent input that is not valid JSON the
+    /// client stores `{}` here (the API requires an object) and reports the
+    /// raw text separately (see `StreamEvent::ContentBlockComplete`).
+    #[serde(default = "empty_object")]
+    pub input: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// The answer to one tool_use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResultBlock {
+    pub tool_use_id: String,
+    pub content: ToolResultContent,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+}
+
+impl ToolResultBlock {
+    pub fn text(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            content: ToolResultContent::Text(text.into()),
+            is_error: is_error.then_some(true),
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}
+
+/// tool_result content: a plain string or a list of text/image blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolResultContent {
+    Text(String),
+    Blocks(Vec<ToolResultContentBlock>),
+}
+
+impl ToolResultContent {
+    /// Size in chars of the text parts (images count as 0); what the result
+    /// budget measures.
+    pub fn text_len_chars(&self) -> usize {
+        match self {
+            ToolResultContent::Text(t) => t.chars().count(),
+            ToolResultContent::Blocks(bs) => bs
+                .iter()
+                .map(|b| match b {
+                    ToolResultContentBlock::Text { text } => text.chars().count(),
+                    ToolResultContentBlock::Image { .. } => 0,
+                })
+                .sum(),
+        }
+    }
+
+    /// Concatenated text parts.
+    pub fn as_text(&self) -> String {
+        match self {
+            ToolResultContent::Text(t) => t.clone(),
+            ToolResultContent::Blocks(bs) => bs
+                .iter()
+                .filter_map(|b| match b {
+                    ToolResultContentBlock::Text { text } => Some(text.as_str()),
+                    ToolResultContentBlock::Image { .. } => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    pub fn has_image(&self) -> bool {
+        matches!(self, ToolResultContent::Blocks(bs) if bs.iter().any(|b| matches!(b, ToolResultContentBlock::Image { .. })))
+    }
+}
+
+/// A block inside tool_result content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolResultContentBlock {
+    Text { text: String },
+    Image { source: ImageSource },
+}
+
+/// Image data, as the API takes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ImageSource {
+    Base64 { media_type: String, data: String },
+    Url { url: String },
+}

@@ -1,0 +1,1 @@
+//! orbit's built-in tools, each in its own module, and the default set.

@@ -1,0 +1,132 @@
+//! State a tool may use: the session-wide [`ToolUseContext`] (working
+//! directory, file-state cache, todos, background shells) and the per-call
+//! [`CallContext`] (tool_use id, cancellation, progress channel).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use orbit_protocol::TodoItem;
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::file_state::FileStateCache;
+
+/// Session-wide state shared by all tool calls. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ToolUseContext {
+    pub session_id: String,
+    /// The directory orbit was started in (canonical). Bash's `cd` is kept
+    /// inside it unless allowed otherwise.
+    pub project_root: PathBuf,
+    cwd: Arc<Mutex<PathBuf>>,
+    pub file_state: Arc<FileStateCache>,
+    pub todos: Arc<Mutex<Vec<TodoItem>>>,
+    /// `$ORBIT_HOME` (default `~/.orbit`).
+    pub data_dir: PathBuf,
+    /// Extra data tools keep per session (e.g. background shells), by key.
+    pub extensions: Arc<Mutex<Vec<(String, Arc<dyn std::any::Any + Send + Sync>)>>>,
+}
+
+impl ToolUseContext {
+    pub fn new(session_id: impl Into<String>, project_root: PathBuf, data_dir: PathBuf) -> Self {
+        Self {
+            session_id: session_id.into(),
+            cwd: Arc::new(Mutex::new(project_root.clone())),
+            project_root,
+            file_state: Arc::new(FileStateCache::default()),
+            todos: Arc::new(Mutex::new(Vec::new())),
+            data_dir,
+            extensions: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The current working directory (changes when Bash `cd`s).
+    pub fn cwd(&self) -> PathBuf {
+        match self.cwd.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    pub fn set_cwd(&self, dir: PathBuf) {
+        match self.cwd.lock() {
+            Ok(mut g) => *g = dir,
+            Err(p) => *p.into_inner() = dir,
+        }
+    }
+
+    /// Resolves a tool's path argument against the current cwd.
+    pub fn resolve_path(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd().join(p)
+        }
+    }
+
+    /// Returns the session's instance of `T` under `key`, creating it.
+    pub fn extension<T: Send + Sync + 'static>(&self, key: &str, make: impl FnOnce() -> T) -> Arc<T> {
+        let mut guard = match self.extensions.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        for (k, v) in guard.iter() {
+            if k == key {
+                if let Ok(t) = Arc::clone(v).downcast::<T>() {
+                    return t;
+                }
+            }
+        }
+        let t = Arc::new(make());
+        guard.push((key.to_string(), t.clone() as Arc<dyn std::any::Any + Send + Sync>));
+        t
+    }
+}
+
+/// Something a running tool reports before it finishes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolProgress {
+    /// A chunk of output (e.g. Bash lines), for live display.
+    Output(String),
+    /// The todo list was replaced (TodoWrite).
+    Todos(Vec<TodoItem>),
+    /// Anything else, as JSON.
+    Other(Value),
+}
+
+/// Per-call context.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub tool_use_id: String,
+    /// Fires on user interrupt or sibling abort; the tool must stop (kill its
+    /// processes) and return promptly.
+    pub cancel: CancellationToken,
+    progress: Option<UnboundedSender<(String, ToolProgress)>>,
+}
+
+impl CallContext {
+    pub fn new(
+        tool_use_id: impl Into<String>,
+        cancel: CancellationToken,
+        progress: Option<UnboundedSender<(String, ToolProgress)>>,
+    ) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            cancel,
+            progress,
+        }
+    }
+
+    /// A context for tests and one-off calls: never cancelled, no progress.
+    pub fn detached(tool_use_id: impl Into<String>) -> Self {
+        Self::new(tool_use_id, CancellationToken::new(), None)
+    }
+
+    pub fn progress(&self, p: ToolProgress) {
+        if let Some(tx) = &self.progress {
+            let _ = tx.send((self.tool_use_id.clone(), p));
+        }
+    }
+}
