@@ -2,6 +2,8 @@
 //! content-replacement state) and runs the tool-use loop for each submitted
 //! prompt. PUBLIC API SKETCH — to be implemented.
 
+pub mod results;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
