@@ -1,1 +1,229 @@
-fn main() {}
+//! The `orbit` binary: parse flags → pick a provider → build the session
+//! (system prompt, tools, permissions) → run one headless turn through
+//! `QueryEngine::submit_message` → print events in the chosen output format
+//! → exit 0 (success), 1 (any error) or 130 (interrupted).
+//!
+//! Startup is kept cheap on purpose (target ≤ 10 ms to the first request
+//! byte): no tree walks, no eager regex builds, a small runtime.
+//! Errors before the first model call print one `orbit: error: …` line.
+
+mod args;
+mod output;
+mod provider;
+mod signals;
+mod system_prompt;
+
+use std::io::ErrorKind;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use clap::error::ErrorKind as ClapErrorKind;
+use futures::StreamExt;
+use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
+use orbit_permissions::PermissionConfig;
+
+use crate::args::Args;
+use crate::output::{InitInfo, OutputWriter};
+
+/// Exit code of any error result or failure before the run.
+const EXIT_ERROR: u8 = 1;
+
+/// X2 default when neither concurrency variable is set.
+const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
+
+/// Runtime worker threads: tools and the model stream are I/O bound, and the
+/// machines this targets have two cores.
+const RUNTIME_WORKER_THREADS: usize = 2;
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(err) => return clap_exit(&err),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(RUNTIME_WORKER_THREADS)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("orbit: error: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let code = match runtime.block_on(run(args)) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
+            EXIT_ERROR
+        }
+    };
+    // Tools may leave tasks behind (e.g. background shells); do not wait.
+    runtime.shutdown_background();
+    ExitCode::from(code)
+}
+
+/// `--help`/`--version` print and exit 0; usage errors print one line and
+/// exit 1 (not clap's 2), matching "exit 1 on any error".
+fn clap_exit(err: &clap::Error) -> ExitCode {
+    match err.kind() {
+        ClapErrorKind::DisplayHelp | ClapErrorKind::DisplayVersion => {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let rendered = err.to_string();
+            let text: Vec<&str> = rendered
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            let text = text.join(" ");
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            eprintln!("orbit: error: {text} (see `orbit --help`)");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Joins a multi-line error chain into one line for stderr.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+async fn run(args: Args) -> anyhow::Result<u8> {
+    orbit_model::tls::ensure_crypto_provider();
+    let prompt = args.prompt()?;
+    let cwd = session_cwd(&args)?;
+    let client = provider::select_provider(&args)?;
+
+    let mut tools = orbit_tools::builtin::default_tools();
+    let disallowed = args.disallowed_tool_rules();
+    // A bare tool name in --disallowedTools hides the tool from the model
+    // entirely (as Claude Code does); rules with a specifier stay rules.
+    tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
+
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let config = EngineConfig {
+        model: args.model.clone(),
+        system_prompt: system_prompt::build(
+            &cwd,
+            args.system_prompt.as_deref(),
+            args.append_system_prompt.as_deref(),
+        ),
+        max_tokens: args.max_tokens,
+        temperature: None,
+        max_turns: args.max_turns,
+        max_budget_usd: args.max_budget_usd,
+        permissions: PermissionConfig {
+            mode: args.permission_mode(),
+            allowed_tools: args.allowed_tool_rules(),
+            disallowed_tools: disallowed,
+            headless: true,
+        },
+        max_tool_use_concurrency: max_tool_use_concurrency(),
+        session_id: session_id.clone(),
+        cwd: cwd.clone(),
+        data_dir: data_dir()?,
+    };
+    let tool_names = tools.names();
+    let mut engine = QueryEngine::new(config, client, tools);
+    let abort = engine.abort_handle();
+    signals::install(abort.clone()).context("installing the Ctrl-C handler")?;
+
+    let mut writer = OutputWriter::new(
+        args.output_format,
+        args.verbose,
+        session_id,
+        std::io::stdout(),
+        std::io::stderr(),
+    );
+    let mut write_failed = false;
+    if let Err(err) = writer.init(InitInfo {
+        cwd: cwd.display().to_string(),
+        tools: tool_names,
+        model: args.model.clone(),
+        permission_mode: args.permission_mode_name().to_string(),
+        api_key_source: provider::api_key_source(&args).to_string(),
+    }) {
+        note_write_error(err, &mut write_failed, &abort);
+    }
+
+    let mut exit_code = None;
+    let mut events = engine.submit_message(prompt);
+    while let Some(event) = events.next().await {
+        match writer.event(&event) {
+            Ok(Some(code)) => exit_code = Some(code),
+            Ok(None) => {}
+            Err(err) => note_write_error(err, &mut write_failed, &abort),
+        }
+    }
+    match exit_code {
+        Some(_) if write_failed => Ok(EXIT_ERROR),
+        Some(code) => Ok(u8::try_from(code).unwrap_or(EXIT_ERROR)),
+        None => bail!("the engine ended without a result"),
+    }
+}
+
+/// stdout is gone or failing: nobody reads the output any more, so stop the
+/// run instead of spending tokens and tool time on it. Reported once.
+fn note_write_error(err: std::io::Error, write_failed: &mut bool, abort: &AbortHandle) {
+    if *write_failed {
+        return;
+    }
+    *write_failed = true;
+    abort.abort();
+    if err.kind() != ErrorKind::BrokenPipe {
+        eprintln!("orbit: error: writing output: {err}");
+    }
+}
+
+/// `--cwd` or the current directory, canonical (tools resolve paths against it).
+fn session_cwd(args: &Args) -> anyhow::Result<PathBuf> {
+    let dir = match &args.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let canonical = dir
+        .canonicalize()
+        .with_context(|| format!("working directory {}", dir.display()))?;
+    if !canonical.is_dir() {
+        bail!("working directory {} is not a directory", dir.display());
+    }
+    Ok(canonical)
+}
+
+/// `$ORBIT_HOME`, else `~/.orbit`. Created lazily by whoever writes there.
+fn data_dir() -> anyhow::Result<PathBuf> {
+    if let Some(home) = std::env::var_os("ORBIT_HOME").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".orbit")),
+        None => bail!("cannot find a data directory: set ORBIT_HOME or HOME"),
+    }
+}
+
+/// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, alias
+/// `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10; invalid values are ignored.
+fn max_tool_use_concurrency() -> usize {
+    [
+        "ORBIT_MAX_TOOL_USE_CONCURRENCY",
+        "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY",
+    ]
+    .iter()
+    .find_map(|name| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|n| *n > 0)
+    })
+    .unwrap_or(DEFAULT_MAX_TOOL_USE_CONCURRENCY)
+}

@@ -1,86 +1,33 @@
 //! The engine: [`QueryEngine`] holds a session (history, usage, denials,
 //! content-replacement state) and runs the tool-use loop for each submitted
-//! prompt. PUBLIC API SKETCH — to be implemented.
+//! prompt.
+//!
+//! Data flow of one turn (DESIGN §1), one module per step:
+//! [`engine`] (`submit_message`) → [`query`] (the loop: request, stream,
+//! limits, pairing) → [`assemble`] (assistant message from stream events) →
+//! [`executor`] (each completed tool_use starts at once, X3–X5) →
+//! [`orchestrator`] (validate → permission → call → result pipeline) →
+//! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
+//! terminal result. [`partition`] runs a whole message's calls in X1 batches;
+//! [`abort`] is the L5 signal; [`messages`] holds the engine's own texts.
 
+pub mod abort;
+pub mod assemble;
+pub mod engine;
+pub mod executor;
+pub mod messages;
+pub mod orchestrator;
+pub mod partition;
+mod query;
 pub mod results;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use futures::stream::BoxStream;
-use orbit_model::ModelClient;
-use orbit_protocol::{EngineEvent, Message};
-use orbit_tools::{ToolRegistry, ToolUseContext};
-
-/// Everything that shapes a session.
-#[derive(Debug, Clone)]
-pub struct EngineConfig {
-    pub model: String,
-    pub system_prompt: String,
-    pub max_tokens: u32,
-    pub temperature: Option<f32>,
-    pub max_turns: Option<u32>,
-    pub max_budget_usd: Option<f64>,
-    pub permissions: orbit_permissions::PermissionConfig,
-    /// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, default 10.
-    pub max_tool_use_concurrency: usize,
-    pub session_id: String,
-    pub cwd: PathBuf,
-    /// `$ORBIT_HOME`, default `~/.orbit`.
-    pub data_dir: PathBuf,
-}
-
-/// Cancels the running turn (L5). Cheap to clone, usable from a signal handler task.
-#[derive(Debug, Clone, Default)]
-pub struct AbortHandle {}
-
-impl AbortHandle {
-    pub fn abort(&self) {}
-}
-
-pub struct QueryEngine {
-    config: EngineConfig,
-    client: Arc<dyn ModelClient>,
-    tools: ToolRegistry,
-    tool_context: ToolUseContext,
-    messages: Vec<Message>,
-}
-
-impl QueryEngine {
-    pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
-        let tool_context = ToolUseContext::new(
-            config.session_id.clone(),
-            config.cwd.clone(),
-            config.data_dir.clone(),
-        );
-        Self {
-            config,
-            client,
-            tools,
-            tool_context,
-            messages: Vec::new(),
-        }
-    }
-
-    /// Runs the loop for one user prompt; the stream ends with `EngineEvent::Result`.
-    pub fn submit_message(&mut self, _prompt: String) -> BoxStream<'_, EngineEvent> {
-        let _ = (&self.config, &self.client, &self.tools);
-        Box::pin(futures::stream::empty())
-    }
-
-    pub fn abort_handle(&self) -> AbortHandle {
-        AbortHandle::default()
-    }
-
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
-    }
-
-    pub fn session_id(&self) -> &str {
-        &self.config.session_id
-    }
-
-    pub fn tool_context(&self) -> &ToolUseContext {
-        &self.tool_context
-    }
-}
+pub use abort::AbortHandle;
+pub use engine::{
+    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig,
+    MAX_TOOL_USE_CONCURRENCY_ENV, MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS, QueryEngine,
+    max_tool_use_concurrency_from_env, parse_max_tool_use_concurrency,
+};
+pub use executor::StreamingToolExecutor;
+pub use orchestrator::{ToolCallOutcome, ToolRuntime};
+pub use partition::{Batch, ToolCallsOutcome, partition_tool_calls, run_tool_calls};
+pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;

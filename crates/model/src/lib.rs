@@ -12,6 +12,7 @@
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
 pub mod anthropic;
+pub mod openai;
 pub mod error;
 pub mod pricing;
 pub mod retry;
@@ -37,6 +38,9 @@ pub struct ModelRequest {
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
     pub temperature: Option<f32>,
+    /// Sampling seed, for providers that take one (OpenAI-compatible servers,
+    /// llama.cpp); ignored by the others.
+    pub seed: Option<u64>,
 }
 
 /// A tool as the model sees it.

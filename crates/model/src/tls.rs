@@ -1,1 +1,50 @@
-//! placeholder
+//! TLS setup shared by every HTTP client of orbit.
+//!
+//! reqwest is built with `rustls-no-provider` (ring instead of aws-lc saves
+//! a lot of build time), so rustls' process-wide crypto provider must be
+//! installed before the first client is built, or building it panics.
+//! [`http_client_builder`] does that once and is the only way this crate
+//! (and the OpenAI client) should make a `reqwest::ClientBuilder`.
+
+use std::sync::Once;
+use std::time::Duration;
+
+/// How long establishing a TCP (+TLS) connection may take, in milliseconds.
+pub const CONNECT_TIMEOUT_MS: u64 = 30_000;
+
+static INSTALL: Once = Once::new();
+
+/// Installs rustls' ring crypto provider once per process. Another
+/// provider installed earlier (e.g. by an embedding program) is kept.
+pub fn ensure_crypto_provider() {
+    INSTALL.call_once(|| {
+        // Err means a provider is already installed: fine, reqwest uses it.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// A reqwest builder with the crypto provider installed and orbit's
+/// defaults: connect timeout, TCP_NODELAY, user agent.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    ensure_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(CONNECT_TIMEOUT_MS))
+        .tcp_nodelay(true)
+        .user_agent(concat!("orbit/", env!("CARGO_PKG_VERSION")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_client_builds_with_ring_provider() {
+        let client = http_client_builder().build();
+        assert!(client.is_ok(), "{client:?}");
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+        // Building a request for an https URL exercises nothing on the network.
+        let req = client.map(|c| c.post("https://api.anthropic.com/v1/messages").build());
+        assert!(matches!(req, Ok(Ok(_))));
+        ensure_crypto_provider(); // idempotent
+    }
+}

@@ -1,20 +1,313 @@
-//! Permission decisions (P1 basic). PLACEHOLDER — to be implemented.
+//! Permission decisions (DESIGN P1, basic): may this tool call run?
+//!
+//! Pure functions, no I/O. The engine's orchestrator builds a
+//! [`PermissionRequest`] for each validated tool call and asks
+//! [`can_use_tool`]; the answer is [`PermissionDecision::Allow`], `Ask` or
+//! `Deny` with a reason. Order of evaluation: disallowed rules (deny beats
+//! everything, even `bypassPermissions`) → mode → allowed rules → ask. In
+//! headless mode there is no one to ask, so an `ask` becomes a deny
+//! ([`PermissionConfig::headless`]); the engine records every deny in the
+//! result's `permission_denials`.
+//!
+//! Rules use Claude Code's syntax (`Tool` or `Tool(specifier)`, see
+//! [`rule`]). Until the permissions issue (P2/P3) lands, specifiers are coarse:
+//! a deny rule with a specifier denies the whole tool (errs on the safe side);
+//! an allow rule with a specifier allows the whole tool, except for Bash,
+//! where it allows only a command equal to the specifier (or starting with
+//! its prefix for `prefix:*`) that contains no shell metacharacters — so
+//! `Bash(git status)` never allows `git status; rm -rf ~`.
 
-/// `--permission-mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PermissionMode {
-    #[default]
-    Default,
-    AcceptEdits,
-    Plan,
-    BypassPermissions,
+pub mod mode;
+pub mod rule;
+
+use serde_json::Value;
+
+pub use mode::{ParseModeError, PermissionMode};
+pub use rule::{PermissionRule, parse_rule_list};
+
+/// Tools that edit files: allowed without asking in `acceptEdits` mode.
+pub const FILE_EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// The Bash tool's name (its allow specifiers are matched against `command`).
+pub const BASH_TOOL_NAME: &str = "Bash";
+
+/// Whether `tool_name` is a file-editing tool (for `acceptEdits`).
+pub fn is_file_edit_tool(tool_name: &str) -> bool {
+    FILE_EDIT_TOOLS.contains(&tool_name)
 }
 
+/// The session's permission settings (`--permission-mode`, `--allowedTools`,
+/// `--disallowedTools`).
 #[derive(Debug, Clone, Default)]
 pub struct PermissionConfig {
     pub mode: PermissionMode,
+    /// Rules in Claude Code syntax, e.g. `Read`, `Bash(git status)`.
     pub allowed_tools: Vec<String>,
     pub disallowed_tools: Vec<String>,
     /// No one to ask: an `ask` becomes a deny.
     pub headless: bool,
+}
+
+/// One tool call as the permission gate sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionRequest<'a> {
+    pub tool_name: &'a str,
+    /// The validated input (used to match Bash allow specifiers).
+    pub input: &'a Value,
+    pub is_read_only: bool,
+    pub is_edit_tool: bool,
+}
+
+impl<'a> PermissionRequest<'a> {
+    /// A request whose edit-ness is derived from the tool name.
+    pub fn new(tool_name: &'a str, input: &'a Value, is_read_only: bool) -> Self {
+        Self {
+            tool_name,
+            input,
+            is_read_only,
+            is_edit_tool: is_file_edit_tool(tool_name),
+        }
+    }
+}
+
+/// The gate's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionDecision {
+    Allow,
+    /// A human must confirm; `reason` says why it was not allowed outright.
+    Ask {
+        reason: String,
+    },
+    Deny {
+        reason: String,
+    },
+}
+
+impl PermissionDecision {
+    pub fn is_allow(&self) -> bool {
+        matches!(self, PermissionDecision::Allow)
+    }
+}
+
+/// Decides whether a tool call may run (P1). See the module docs for the order.
+pub fn can_use_tool(
+    config: &PermissionConfig,
+    request: &PermissionRequest<'_>,
+) -> PermissionDecision {
+    let decision = decide(config, request);
+    match decision {
+        PermissionDecision::Ask { reason } if config.headless => {
+            PermissionDecision::Deny { reason }
+        }
+        other => other,
+    }
+}
+
+fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> PermissionDecision {
+    let name = request.tool_name;
+    if let Some(rule) = matching_rule(&config.disallowed_tools, |r| r.matches_tool_name(name)) {
+        return PermissionDecision::Deny {
+            reason: format!("Permission to use {name} has been denied by the rule `{rule}`."),
+        };
+    }
+    match config.mode {
+        PermissionMode::BypassPermissions => return PermissionDecision::Allow,
+        PermissionMode::Plan => {
+            return if request.is_read_only {
+                PermissionDecision::Allow
+            } else {
+                PermissionDecision::Deny {
+                    reason: format!(
+                        "{name} is not allowed in plan mode: only read-only tools may run while planning."
+                    ),
+                }
+            };
+        }
+        PermissionMode::AcceptEdits if request.is_edit_tool => return PermissionDecision::Allow,
+        PermissionMode::AcceptEdits | PermissionMode::Default => {}
+    }
+    if request.is_read_only {
+        return PermissionDecision::Allow;
+    }
+    if matching_rule(&config.allowed_tools, |r| r.allows(request)).is_some() {
+        return PermissionDecision::Allow;
+    }
+    PermissionDecision::Ask {
+        reason: format!(
+            "orbit requested permissions to use {name}, but you haven't granted it yet."
+        ),
+    }
+}
+
+/// The first rule in `rules` (parsed leniently) that satisfies `pred`.
+fn matching_rule(
+    rules: &[String],
+    pred: impl Fn(&PermissionRule<'_>) -> bool,
+) -> Option<&str> {
+    rules
+        .iter()
+        .map(String::as_str)
+        .find(|raw| PermissionRule::parse(raw).is_some_and(|r| pred(&r)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cfg(mode: PermissionMode, allowed: &[&str], disallowed: &[&str]) -> PermissionConfig {
+        PermissionConfig {
+            mode,
+            allowed_tools: allowed.iter().map(|s| s.to_string()).collect(),
+            disallowed_tools: disallowed.iter().map(|s| s.to_string()).collect(),
+            headless: false,
+        }
+    }
+
+    fn ask(
+        config: &PermissionConfig,
+        name: &str,
+        input: Value,
+        read_only: bool,
+    ) -> PermissionDecision {
+        can_use_tool(config, &PermissionRequest::new(name, &input, read_only))
+    }
+
+    #[test]
+    fn default_mode_allows_read_only_and_asks_for_the_rest() {
+        let c = cfg(PermissionMode::Default, &[], &[]);
+        assert_eq!(ask(&c, "Read", json!({}), true), PermissionDecision::Allow);
+        assert_eq!(
+            ask(&c, "Bash", json!({"command": "rm x"}), false),
+            PermissionDecision::Ask {
+                reason: "orbit requested permissions to use Bash, but you haven't granted it yet."
+                    .into()
+            }
+        );
+        assert!(matches!(
+            ask(&c, "Write", json!({}), false),
+            PermissionDecision::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn headless_turns_ask_into_deny() {
+        let mut c = cfg(PermissionMode::Default, &[], &[]);
+        c.headless = true;
+        assert_eq!(
+            ask(&c, "Bash", json!({"command": "ls"}), false),
+            PermissionDecision::Deny {
+                reason: "orbit requested permissions to use Bash, but you haven't granted it yet."
+                    .into()
+            }
+        );
+        assert_eq!(ask(&c, "Read", json!({}), true), PermissionDecision::Allow);
+    }
+
+    #[test]
+    fn allowed_tools_grant_by_name() {
+        let c = cfg(PermissionMode::Default, &["Write", "Bash"], &[]);
+        assert!(ask(&c, "Write", json!({}), false).is_allow());
+        assert!(ask(&c, "Bash", json!({"command": "make; rm -rf /"}), false).is_allow());
+        assert!(!ask(&c, "Edit", json!({}), false).is_allow());
+    }
+
+    #[test]
+    fn bash_allow_specifiers_match_exact_or_prefix_without_metacharacters() {
+        let c = cfg(
+            PermissionMode::Default,
+            &["Bash(git status)", "Bash(npm run test:*)"],
+            &[],
+        );
+        assert!(ask(&c, "Bash", json!({"command": "git status"}), false).is_allow());
+        assert!(
+            !ask(
+                &c,
+                "Bash",
+                json!({"command": "git status; rm -rf ~"}),
+                false
+            )
+            .is_allow()
+        );
+        assert!(!ask(&c, "Bash", json!({"command": "git statusx"}), false).is_allow());
+        assert!(ask(&c, "Bash", json!({"command": "npm run test:unit"}), false).is_allow());
+        assert!(ask(&c, "Bash", json!({"command": "npm run test"}), false).is_allow());
+        assert!(
+            !ask(
+                &c,
+                "Bash",
+                json!({"command": "npm run test && curl x"}),
+                false
+            )
+            .is_allow()
+        );
+        assert!(!ask(&c, "Bash", json!({"command": "echo $(id)"}), false).is_allow());
+    }
+
+    #[test]
+    fn non_bash_specifiers_are_coarse_by_tool_name() {
+        let c = cfg(PermissionMode::Default, &["Edit(src/**)"], &[]);
+        assert!(ask(&c, "Edit", json!({"file_path": "/etc/passwd"}), false).is_allow());
+    }
+
+    #[test]
+    fn deny_beats_allow_and_every_mode() {
+        for mode in [
+            PermissionMode::Default,
+            PermissionMode::AcceptEdits,
+            PermissionMode::Plan,
+            PermissionMode::BypassPermissions,
+        ] {
+            let c = cfg(mode, &["Bash", "Read"], &["Bash(rm:*)", "Read"]);
+            assert_eq!(
+                ask(&c, "Bash", json!({"command": "ls"}), false),
+                PermissionDecision::Deny {
+                    reason: "Permission to use Bash has been denied by the rule `Bash(rm:*)`."
+                        .into()
+                },
+                "{mode:?}"
+            );
+            assert!(matches!(
+                ask(&c, "Read", json!({}), true),
+                PermissionDecision::Deny { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn bypass_allows_everything_not_disallowed() {
+        let c = cfg(PermissionMode::BypassPermissions, &[], &["WebFetch"]);
+        assert!(ask(&c, "Bash", json!({"command": "rm -rf build"}), false).is_allow());
+        assert!(ask(&c, "Write", json!({}), false).is_allow());
+        assert!(!ask(&c, "WebFetch", json!({}), true).is_allow());
+    }
+
+    #[test]
+    fn plan_mode_allows_only_read_only() {
+        let c = cfg(PermissionMode::Plan, &["Bash", "Write"], &[]);
+        assert!(ask(&c, "Grep", json!({}), true).is_allow());
+        assert!(ask(&c, "Bash", json!({"command": "ls"}), true).is_allow());
+        assert_eq!(
+            ask(&c, "Write", json!({}), false),
+            PermissionDecision::Deny {
+                reason: "Write is not allowed in plan mode: only read-only tools may run while planning."
+                    .into()
+            }
+        );
+    }
+
+    #[test]
+    fn accept_edits_allows_file_edits_and_asks_for_others() {
+        let c = cfg(PermissionMode::AcceptEdits, &[], &[]);
+        assert!(ask(&c, "Write", json!({}), false).is_allow());
+        assert!(ask(&c, "Edit", json!({}), false).is_allow());
+        assert!(ask(&c, "Read", json!({}), true).is_allow());
+        assert!(matches!(
+            ask(&c, "Bash", json!({"command": "touch x"}), false),
+            PermissionDecision::Ask { .. }
+        ));
+        let c = cfg(PermissionMode::AcceptEdits, &["Bash"], &[]);
+        assert!(ask(&c, "Bash", json!({"command": "touch x"}), false).is_allow());
+    }
 }

@@ -1,2 +1,42 @@
 //! Test support for orbit: fake provider servers that speak the real wire
 //! formats on 127.0.0.1, scripted turn by turn, capturing every request.
+//!
+//! - [`http`]: the shared scripted HTTP/1.1 + SSE server core
+//!   ([`ScriptServer`], [`WireReply`], [`sse_event`] / [`sse_data`]).
+//! - [`anthropic`]: [`FakeAnthropic`] with the [`Turn`] / [`Reply`] DSL.
+//! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
+//!   (chat-completions chunks, parallel tool calls, usage, faults).
+//! - [`body`]: assertions over captured request bodies
+//!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
+//!
+//! A whole scripted exchange:
+//!
+//! ```no_run
+//! use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
+//! use serde_json::json;
+//!
+//! let server = FakeAnthropic::start(vec![
+//!     Reply::turn(Turn::new().text("Let me read it.")
+//!         .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"})).usage(100, 20)),
+//!     Reply::overloaded().retry_after_secs(0),
+//!     Reply::text("done"),
+//! ]);
+//! // … point the client at server.base_url() and run the turn …
+//! let reqs = server.wait_for_requests(3, std::time::Duration::from_secs(5));
+//! assert_eq!(body::tool_result_texts(&reqs[2].body), vec!["1\thello"]);
+//! ```
+//!
+//! The server runs on its own thread and runtime, so the API is synchronous
+//! and works from `#[test]` and `#[tokio::test]` alike (in async tests prefer
+//! the `*_async` waits, which do not block the test's runtime).
+
+pub mod anthropic;
+pub mod body;
+pub mod http;
+pub mod openai;
+
+pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
+pub use openai::{Completion, FakeOpenAi, OpenAiReply};
+pub use http::{
+    CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
+};

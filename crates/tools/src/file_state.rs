@@ -1,18 +1,78 @@
 //! The file-state cache behind read-before-write (T5): what each file looked
 //! like when a tool last read or wrote it.
+//!
+//! Read records a [`FileState`] for every file it reads; Write and Edit ask
+//! [`FileStateCache::check_fresh`] before touching an existing file and
+//! record the state they leave behind, so a following Edit needs no re-read.
+//! Entries are keyed by the canonical path ([`state_key`]), so `a/../b`, a
+//! symlink and the target are one file.
 
 use std::collections::HashMap;
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+/// Refusal text for Write/Edit of an existing file never read (T5, §8).
+pub const NOT_READ_MESSAGE: &str = "File has not been read yet. Read it first before writing to it.";
+/// Refusal text for Write/Edit of a file changed on disk since it was read.
+pub const MODIFIED_MESSAGE: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+
+/// Buffer size for streaming a file through the hasher, in bytes.
+const HASH_BUF_BYTES: usize = 64 * 1024;
 
 /// A file's observed state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileState {
     pub size: u64,
     pub mtime: Option<SystemTime>,
-    /// sha256 of the content, hex.
+    /// sha256 of the content, hex. Empty when the content was not seen
+    /// whole (a partial Read of a large file): then any change of size or
+    /// mtime counts as a modification.
     pub hash: String,
+}
+
+impl FileState {
+    /// The state of a file whose whole content is `bytes`.
+    pub fn from_content(meta: &Metadata, bytes: &[u8]) -> Self {
+        Self {
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+            hash: sha256_hex(bytes),
+        }
+    }
+
+    /// Reads and hashes the file at `path` as it is now.
+    pub fn observe(path: &Path) -> io::Result<Self> {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; HASH_BUF_BYTES];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(Self {
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+            hash: to_hex(&hasher.finalize()),
+        })
+    }
+}
+
+/// Why a Write/Edit of an existing file is refused (T5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StaleFileError {
+    #[error("{}", NOT_READ_MESSAGE)]
+    NotRead,
+    #[error("{}", MODIFIED_MESSAGE)]
+    Modified,
 }
 
 #[derive(Debug, Default)]
@@ -43,5 +103,151 @@ impl FileStateCache {
             Err(p) => p.into_inner(),
         };
         g.remove(path);
+    }
+
+    /// T5: Ok when the existing file at `path` was read (or written) in this
+    /// session and is unchanged since. Size differs → modified; same size
+    /// and mtime → unchanged without reading; mtime differs → the content
+    /// hash decides (a `touch` or a rewrite with equal bytes is no change).
+    pub fn check_fresh(&self, path: &Path) -> Result<(), StaleFileError> {
+        let key = state_key(path);
+        let Some(recorded) = self.get(&key) else {
+            return Err(StaleFileError::NotRead);
+        };
+        let Ok(meta) = fs::metadata(&key) else {
+            return Err(StaleFileError::Modified);
+        };
+        if meta.len() != recorded.size {
+            return Err(StaleFileError::Modified);
+        }
+        if meta.modified().ok() == recorded.mtime {
+            return Ok(());
+        }
+        if recorded.hash.is_empty() {
+            return Err(StaleFileError::Modified);
+        }
+        match FileState::observe(&key) {
+            Ok(now) if now.hash == recorded.hash => {
+                // Same bytes: remember the new mtime so the next check is cheap.
+                self.record(&key, now);
+                Ok(())
+            }
+            _ => Err(StaleFileError::Modified),
+        }
+    }
+}
+
+/// The cache key of `path`: canonical when it exists; for a missing file,
+/// the canonical parent joined with the file name (so a file created later
+/// keeps the same key); the path itself otherwise.
+pub fn state_key(path: &Path) -> PathBuf {
+    if let Ok(c) = fs::canonicalize(path) {
+        return c;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => match fs::canonicalize(parent) {
+            Ok(p) => p.join(name),
+            Err(_) => path.to_path_buf(),
+        },
+        _ => path.to_path_buf(),
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    to_hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of a digest.
+pub fn to_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write(path: &Path, content: &str) {
+        let mut f = File::create(path).unwrap();
+        f.write_all(content.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn unread_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        write(&p, "x");
+        let cache = FileStateCache::default();
+        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::NotRead));
+        assert_eq!(StaleFileError::NotRead.to_string(), NOT_READ_MESSAGE);
+    }
+
+    #[test]
+    fn recorded_unchanged_file_is_fresh_under_any_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        write(&p, "hello");
+        let cache = FileStateCache::default();
+        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
+        assert_eq!(cache.check_fresh(&p), Ok(()));
+        let dotted = dir.path().join(".").join("a.txt");
+        assert_eq!(cache.check_fresh(&dotted), Ok(()));
+    }
+
+    #[test]
+    fn size_change_is_a_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        write(&p, "hello");
+        let cache = FileStateCache::default();
+        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
+        write(&p, "hello world");
+        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
+        assert_eq!(StaleFileError::Modified.to_string(), MODIFIED_MESSAGE);
+    }
+
+    #[test]
+    fn same_size_new_mtime_is_decided_by_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        write(&p, "hello");
+        let cache = FileStateCache::default();
+        let mut state = FileState::observe(&p).unwrap();
+        // Pretend the read happened at another mtime: same bytes → fresh.
+        state.mtime = Some(SystemTime::UNIX_EPOCH);
+        cache.record(&state_key(&p), state.clone());
+        assert_eq!(cache.check_fresh(&p), Ok(()));
+        // Different bytes of the same size → modified.
+        cache.record(&state_key(&p), state.clone());
+        write(&p, "HELLO");
+        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
+        // Unknown hash (partial read) and a new mtime → modified.
+        state.hash.clear();
+        cache.record(&state_key(&p), state);
+        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
+    }
+
+    #[test]
+    fn deleted_file_is_a_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        write(&p, "hello");
+        let cache = FileStateCache::default();
+        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
+        fs::remove_file(&p).unwrap();
+        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
+    }
+
+    #[test]
+    fn hash_is_sha256_hex() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

@@ -1,1 +1,85 @@
-//! placeholder: the result pipeline (R1–R4) and the per-message budget
+//! The result pipeline (DESIGN R1–R4): what happens to a tool's output
+//! between `Tool::call` and the model.
+//!
+//! Per result, [`process_tool_result`] runs, in order:
+//! map (`ToolOutput` → `tool_result` block) → R3 empty placeholder →
+//! R1 persist-if-large → R4 error format. Errors take only the R4 path: they
+//! are never persisted and an empty error gets R4's text, not R3's.
+//! Before each request the engine runs [`enforce_tool_result_budget`] (R2)
+//! over the whole history and sends the view it returns; its decisions are
+//! frozen in [`ContentReplacementState`] so the prompt cache stays valid.
+//!
+//! Submodules: [`storage`] (paths, slug, atomic write), [`persist`] (R1 text
+//! and preview), [`budget`] (R2), [`errors`] (R3/R4 texts).
+//!
+//! ## Sizes
+//! Thresholds and budgets count Unicode chars of the text parts (images count
+//! 0); the size shown in `Output too large (…)` is the UTF-8 byte size of the
+//! saved file. A result with an image is never persisted or replaced.
+//!
+//! ## `max_result_size_chars` per built-in tool (R1)
+//! Each tool declares its own threshold (`Tool::max_result_size_chars`); the
+//! recommended values, following Claude Code:
+//!
+//! | Tool       | max_result_size_chars | why |
+//! |------------|----------------------:|-----|
+//! | Bash       | 30,000     | DESIGN R1; build/test logs are long and mostly noise |
+//! | Read       | `usize::MAX` (never) | bounded by its own line/size limits; persisting a file just to Read it again would loop |
+//! | Grep       | 20,000     | matches are dense; the model should narrow the pattern |
+//! | Glob       | 100,000    | path lists; its own 100-file cap keeps it small anyway |
+//! | LS         | 100,000    | directory listings, self-capped |
+//! | Edit/Write | 100,000    | short confirmation texts; never reached in practice |
+//! | TodoWrite  | 100,000    | short confirmation text |
+//! | WebFetch   | 100,000    | converted page text, already size-capped by the tool |
+//! | MCP tools  | 100,000    | unknown output; the R2 budget still applies |
+//!
+//! The per-message budget (R2) defaults to
+//! [`DEFAULT_PER_MESSAGE_BUDGET_CHARS`] (200,000 chars); override with
+//! `ORBIT_TOOL_RESULT_BUDGET_CHARS` ([`per_message_budget_from_env`]) or the
+//! engine config.
+
+pub mod budget;
+pub mod errors;
+pub mod persist;
+pub mod storage;
+
+use orbit_protocol::ToolResultBlock;
+use orbit_tools::ToolOutput;
+
+pub use budget::{
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, TOOL_RESULT_BUDGET_ENV,
+    enforce_tool_result_budget, parse_budget_chars, per_message_budget_from_env,
+};
+pub use errors::{
+    EMPTY_ERROR_TEXT, MAX_ERROR_CHARS, empty_result_placeholder, format_error,
+    is_tool_result_content_empty,
+};
+pub use persist::{
+    PERSISTED_OUTPUT_CLOSING_TAG, PERSISTED_OUTPUT_TAG, PREVIEW_SIZE_CHARS, format_file_size,
+    generate_preview, maybe_persist_large_tool_result, persisted_output_message,
+};
+pub use storage::{PersistError, ToolResultStorage, project_slug};
+
+/// R1–R4 for one result: map → empty placeholder → persist-if-large → error
+/// format. `max_result_size_chars` is the tool's declared threshold
+/// (`usize::MAX` never persists).
+pub async fn process_tool_result(
+    storage: &ToolResultStorage,
+    tool_name: &str,
+    max_result_size_chars: usize,
+    tool_use_id: &str,
+    output: ToolOutput,
+) -> ToolResultBlock {
+    if output.is_error {
+        return ToolResultBlock::text(tool_use_id, format_error(&output.content.as_text()), true);
+    }
+    if is_tool_result_content_empty(&output.content) {
+        return ToolResultBlock::text(tool_use_id, empty_result_placeholder(tool_name), false);
+    }
+    let block = ToolResultBlock {
+        tool_use_id: tool_use_id.to_string(),
+        content: output.content,
+        is_error: None,
+    };
+    maybe_persist_large_tool_result(storage, block, max_result_size_chars).await
+}

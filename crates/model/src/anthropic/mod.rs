@@ -1,1 +1,222 @@
-//! placeholder
+//! The Anthropic Messages API client (`POST {base}/v1/messages`, `stream: true`).
+//!
+//! Data flow: [`AnthropicClient::stream`] serializes the request
+//! ([`request::build_body`], prompt-cache markers included) once, then a
+//! [`driver::Driver`] sends it and turns the SSE response into
+//! `StreamEvent`s via [`sse::Assembler`], retrying transient failures.
+//! The reqwest client is built once per `AnthropicClient` so connections
+//! are pooled and reused between turns.
+//!
+//! Configuration comes from [`AnthropicConfig`]; [`AnthropicConfig::from_env`]
+//! reads `ANTHROPIC_API_KEY` (→ `x-api-key`), `ANTHROPIC_AUTH_TOKEN`
+//! (→ `Authorization: Bearer`), `ANTHROPIC_BASE_URL`, `ORBIT_MAX_RETRIES`,
+//! `ORBIT_RETRY_BASE_DELAY_MS` and `ORBIT_IDLE_TIMEOUT_MS`.
+
+pub mod driver;
+pub mod request;
+pub mod sse;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::{EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+
+/// Where requests go when `ANTHROPIC_BASE_URL` is unset.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header value.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Abandon an attempt after this long without any SSE event, in milliseconds.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 90_000;
+/// Env var overriding [`AnthropicConfig::idle_timeout_ms`].
+pub const ENV_IDLE_TIMEOUT_MS: &str = "ORBIT_IDLE_TIMEOUT_MS";
+
+/// How to reach the API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnthropicConfig {
+    /// Without the `/v1/messages` suffix; a trailing `/` is ignored.
+    pub base_url: String,
+    /// Sent as `x-api-key`.
+    pub api_key: Option<String>,
+    /// Sent as `Authorization: Bearer …`.
+    pub auth_token: Option<String>,
+    pub retry: RetryConfig,
+    pub idle_timeout_ms: u64,
+    /// More headers for every request (e.g. `anthropic-beta`).
+    pub extra_headers: Vec<(String, String)>,
+}
+
+impl Default for AnthropicConfig {
+    fn default() -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.into(),
+            api_key: None,
+            auth_token: None,
+            retry: RetryConfig::default(),
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+            extra_headers: Vec::new(),
+        }
+    }
+}
+
+impl AnthropicConfig {
+    /// Reads the process environment (see the module docs). Empty values
+    /// count as unset.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`Self::from_env`] with an injectable variable lookup.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let mut config = Self {
+            base_url: get("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
+            api_key: get("ANTHROPIC_API_KEY"),
+            auth_token: get("ANTHROPIC_AUTH_TOKEN"),
+            retry: RetryConfig::from_lookup(&lookup),
+            ..Self::default()
+        };
+        if let Some(ms) = get(ENV_IDLE_TIMEOUT_MS).and_then(|v| v.trim().parse().ok()) {
+            config.idle_timeout_ms = ms;
+        }
+        config
+    }
+
+    /// The full endpoint URL.
+    pub fn messages_url(&self) -> String {
+        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// A [`ModelClient`] for the Anthropic Messages API and compatible servers.
+#[derive(Debug, Clone)]
+pub struct AnthropicClient {
+    config: AnthropicConfig,
+    url: String,
+    headers: HeaderMap,
+    http: reqwest::Client,
+}
+
+fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ModelError> {
+    let n = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| ModelError::Config(format!("invalid header name `{name}`")))?;
+    let v = HeaderValue::from_str(value)
+        .map_err(|_| ModelError::Config(format!("invalid value for header `{name}`")))?;
+    Ok((n, v))
+}
+
+impl AnthropicClient {
+    /// Validates the config and builds the HTTP client. Fails with one clear
+    /// line when no credentials are configured or a header is invalid.
+    pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
+        if config.api_key.is_none() && config.auth_token.is_none() {
+            return Err(ModelError::Config(
+                "no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".into(),
+            ));
+        }
+        let url = config.messages_url();
+        reqwest::Url::parse(&url).map_err(|e| {
+            ModelError::Config(format!("invalid ANTHROPIC_BASE_URL `{}`: {e}", config.base_url))
+        })?;
+        let mut headers = HeaderMap::new();
+        let mut add = |name: &str, value: &str| -> Result<(), ModelError> {
+            let (n, v) = header(name, value)?;
+            headers.append(n, v);
+            Ok(())
+        };
+        add("anthropic-version", ANTHROPIC_VERSION)?;
+        add("content-type", "application/json")?;
+        add("accept", "text/event-stream")?;
+        if let Some(key) = &config.api_key {
+            add("x-api-key", key)?;
+        }
+        if let Some(token) = &config.auth_token {
+            add("authorization", &format!("Bearer {token}"))?;
+        }
+        for (name, value) in &config.extra_headers {
+            add(name, value)?;
+        }
+        let http = crate::tls::http_client_builder()
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build HTTP client: {e}")))?;
+        Ok(Self {
+            config,
+            url,
+            headers,
+            http,
+        })
+    }
+
+    pub fn config(&self) -> &AnthropicConfig {
+        &self.config
+    }
+}
+
+impl ModelClient for AnthropicClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        let body = match request::build_body(request).and_then(|b| serde_json::to_vec(&b)) {
+            Ok(b) => Bytes::from(b),
+            Err(e) => {
+                let err = ModelError::Config(format!("cannot serialize the request: {e}"));
+                return Box::pin(futures::stream::once(async move { Err(err) }));
+            }
+        };
+        driver::Driver::new(
+            self.http.clone(),
+            self.url.clone(),
+            self.headers.clone(),
+            body,
+            self.config.retry.clone(),
+            Duration::from_millis(self.config.idle_timeout_ms),
+        )
+        .into_stream()
+    }
+
+    fn provider(&self) -> &str {
+        "anthropic"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_from_env_and_missing_credentials() {
+        let c = AnthropicConfig::from_lookup(|k| match k {
+            "ANTHROPIC_API_KEY" => Some("sk".into()),
+            "ANTHROPIC_AUTH_TOKEN" => Some(" ".into()),
+            "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:9/".into()),
+            "ORBIT_IDLE_TIMEOUT_MS" => Some("250".into()),
+            "ORBIT_MAX_RETRIES" => Some("2".into()),
+            _ => None,
+        });
+        assert_eq!(c.api_key.as_deref(), Some("sk"));
+        assert_eq!(c.auth_token, None);
+        assert_eq!(c.messages_url(), "http://127.0.0.1:9/v1/messages");
+        assert_eq!((c.idle_timeout_ms, c.retry.max_retries), (250, 2));
+        let d = AnthropicConfig::from_lookup(|_| None);
+        assert_eq!(d.base_url, "https://api.anthropic.com");
+        let err = AnthropicClient::new(d).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
+        );
+    }
+
+    #[test]
+    fn https_base_url_builds() {
+        let c = AnthropicConfig {
+            api_key: Some("k".into()),
+            ..Default::default()
+        };
+        let client = AnthropicClient::new(c);
+        assert!(client.is_ok());
+        let bad = AnthropicConfig {
+            api_key: Some("k\n".into()),
+            ..Default::default()
+        };
+        assert!(matches!(AnthropicClient::new(bad), Err(ModelError::Config(_))));
+    }
+}

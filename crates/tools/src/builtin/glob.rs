@@ -1,1 +1,354 @@
-//! placeholder
+//! The Glob tool: finds files by glob pattern (DESIGN T4).
+//!
+//! Flow: `pattern` (+ optional `path`) → search root and the pattern relative
+//! to it ([`split_pattern`]) → a parallel, gitignore-aware walk (ripgrep's
+//! `ignore` crate; hidden files skipped, as rg does) from the pattern's
+//! literal prefix directory → each file's path relative to the root is
+//! matched with `globset` (`*` does not cross `/`; `**` does) → matches are
+//! sorted most recently modified first (ties by path), capped at
+//! [`GLOB_MAX_RESULTS`], and shown relative to the cwd (absolute when
+//! outside it). Also home of the path helpers Grep and LS share.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{WalkBuilder, WalkState};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{CallContext, ToolUseContext};
+use crate::tool::{Tool, ToolOutput, input_schema_for};
+
+/// At most this many paths are returned (Claude Code's limit).
+pub const GLOB_MAX_RESULTS: usize = 100;
+/// Larger results are persisted by the engine (R1); 100 paths never get there.
+pub const GLOB_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+/// Appended when more than [`GLOB_MAX_RESULTS`] files matched.
+pub const GLOB_TRUNCATED_NOTE: &str =
+    "(Results are truncated. Consider using a more specific path or pattern.)";
+/// The answer when nothing matched (also Grep's in its file modes).
+pub const NO_FILES_FOUND: &str = "No files found";
+
+const DESCRIPTION: &str = "Fast file pattern matching for any codebase size.\n\
+- Supports glob patterns like \"**/*.js\" or \"src/**/*.ts\" (`*` stays within one directory, `**` crosses directories)\n\
+- Returns matching file paths sorted by modification time, newest first (at most 100)\n\
+- Respects .gitignore and skips hidden files\n\
+- Use it to find files by name; use Grep to search file contents";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    /// The glob pattern to match files against
+    pub pattern: String,
+    /// The directory to search in. Omit it to use the current working directory
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+pub struct GlobTool {
+    schema: Value,
+}
+
+impl GlobTool {
+    pub fn new() -> Self {
+        Self {
+            schema: input_schema_for::<GlobInput>(),
+        }
+    }
+}
+
+impl Default for GlobTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Models sometimes send the strings "undefined"/"null" for an omitted path.
+pub(crate) fn optional_path(path: &Option<String>) -> Option<&str> {
+    match path.as_deref().map(str::trim) {
+        None | Some("") | Some("undefined") | Some("null") => None,
+        Some(p) => Some(p),
+    }
+}
+
+/// `path` relative to `cwd` when inside it, else absolute (how all search
+/// tools show paths).
+pub(crate) fn display_path(path: &Path, cwd: &Path) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => path.to_string_lossy().into_owned(),
+    }
+}
+
+/// Removes `.` and folds `..` lexically, so results print without them.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The text of a "no such path" error, with the cwd note Claude Code adds.
+pub(crate) fn not_found_message(kind: &str, path: &Path, cwd: &Path) -> String {
+    format!(
+        "{kind} does not exist: {}. Note: your current working directory is {}.",
+        path.display(),
+        cwd.display()
+    )
+}
+
+fn has_glob_meta(s: &str) -> bool {
+    s.contains(['*', '?', '[', ']', '{', '}'])
+}
+
+/// Splits `pattern` (relative to `root`, or absolute) into the search root,
+/// the pattern relative to that root, and the literal directory prefix of the
+/// pattern (where the walk can start).
+fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String, PathBuf) {
+    let (root, pattern) = if Path::new(pattern).is_absolute() {
+        (PathBuf::from("/"), pattern.trim_start_matches('/').to_string())
+    } else {
+        (root.to_path_buf(), pattern.trim_start_matches("./").to_string())
+    };
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let mut prefix = PathBuf::new();
+    // The last component names files, so it never becomes part of the prefix.
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        if has_glob_meta(part) || *part == ".." || *part == "." {
+            break;
+        }
+        prefix.push(part);
+    }
+    if Path::new(&pattern).is_absolute() || root == Path::new("/") {
+        // Re-root absolute patterns at their literal prefix so the walk and
+        // the match both start there.
+        let new_root = root.join(&prefix);
+        let rest = Path::new(&pattern)
+            .strip_prefix(&prefix)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or(pattern.clone());
+        return (new_root, rest, PathBuf::new());
+    }
+    (root, pattern, prefix)
+}
+
+/// Every file under `root` matching `pattern`, with its mtime, unsorted.
+/// Runs on the calling thread (use `spawn_blocking`); stops early when
+/// `cancel` fires.
+pub fn glob_files(
+    root: &Path,
+    pattern: &str,
+    cancel: &CancellationToken,
+) -> Result<Vec<(PathBuf, SystemTime)>, String> {
+    let (root, pattern, prefix) = split_pattern(root, pattern);
+    let matcher: GlobMatcher = GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| format!("Invalid glob pattern `{pattern}`: {e}"))?
+        .compile_matcher();
+    let walk_root = if prefix.as_os_str().is_empty() {
+        root.clone()
+    } else {
+        root.join(&prefix)
+    };
+    if !walk_root.is_dir() {
+        return Ok(Vec::new());
+    }
+    let found: Mutex<Vec<(PathBuf, SystemTime)>> = Mutex::new(Vec::new());
+    WalkBuilder::new(&walk_root)
+        .hidden(true)
+        .require_git(false)
+        .threads(0)
+        .build_parallel()
+        .run(|| {
+            let matcher = &matcher;
+            let root = &root;
+            let found = &found;
+            Box::new(move |entry| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let Ok(rel) = entry.path().strip_prefix(root) else {
+                    return WalkState::Continue;
+                };
+                if matcher.is_match(rel) {
+                    let mtime = entry
+                        .metadata()
+                        .ok()
+                        .and_then(|m| m.modified().ok())
+                        .unwrap_or(SystemTime::UNIX_EPOCH);
+                    let mut guard = match found.lock() {
+                        Ok(g) => g,
+                        Err(p) => p.into_inner(),
+                    };
+                    guard.push((entry.into_path(), mtime));
+                }
+                WalkState::Continue
+            })
+        });
+    Ok(match found.into_inner() {
+        Ok(v) => v,
+        Err(p) => p.into_inner(),
+    })
+}
+
+/// Newest first; equal mtimes by path, so the order is deterministic.
+pub(crate) fn sort_newest_first(files: &mut [(PathBuf, SystemTime)]) {
+    files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+}
+
+/// Formats Glob's answer from unsorted matches.
+pub fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> String {
+    if files.is_empty() {
+        return NO_FILES_FOUND.to_string();
+    }
+    sort_newest_first(&mut files);
+    let truncated = files.len() > GLOB_MAX_RESULTS;
+    let mut lines: Vec<String> = files
+        .iter()
+        .take(GLOB_MAX_RESULTS)
+        .map(|(p, _)| display_path(&normalize(p), cwd))
+        .collect();
+    if truncated {
+        lines.push(GLOB_TRUNCATED_NOTE.to_string());
+    }
+    lines.join("\n")
+}
+
+fn parse(input: &Value) -> Result<GlobInput, String> {
+    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid Glob input: {e}"))
+}
+
+#[async_trait]
+impl Tool for GlobTool {
+    fn name(&self) -> &str {
+        "Glob"
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("find files by name pattern")
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn max_result_size_chars(&self) -> usize {
+        GLOB_MAX_RESULT_SIZE_CHARS
+    }
+
+    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
+        let input = parse(input)?;
+        if let Some(path) = optional_path(&input.path) {
+            let dir = ctx.resolve_path(path);
+            if !dir.exists() {
+                return Err(not_found_message("Directory", &dir, &ctx.cwd()));
+            }
+            if !dir.is_dir() {
+                return Err(format!("Path is not a directory: {}", dir.display()));
+            }
+        }
+        GlobBuilder::new(&input.pattern)
+            .literal_separator(true)
+            .build()
+            .map(|_| ())
+            .map_err(|e| format!("Invalid glob pattern `{}`: {e}", input.pattern))
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
+        let input = match parse(&input) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let cwd = ctx.cwd();
+        let root = match optional_path(&input.path) {
+            Some(p) => normalize(&ctx.resolve_path(p)),
+            None => cwd.clone(),
+        };
+        let cancel = call.cancel.clone();
+        let pattern = input.pattern;
+        let task = tokio::task::spawn_blocking(move || glob_files(&root, &pattern, &cancel));
+        tokio::select! {
+            joined = task => match joined {
+                Ok(Ok(files)) => ToolOutput::text(format_glob_result(files, &cwd)),
+                Ok(Err(e)) => ToolOutput::error(e),
+                Err(e) => ToolOutput::error(format!("Glob failed: {e}")),
+            },
+            () = call.cancel.cancelled() => ToolOutput::error("Glob was cancelled"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_relative_pattern_keeps_root_and_finds_prefix() {
+        let (root, pat, prefix) = split_pattern(Path::new("/r"), "src/**/*.rs");
+        assert_eq!(root, PathBuf::from("/r"));
+        assert_eq!(pat, "src/**/*.rs");
+        assert_eq!(prefix, PathBuf::from("src"));
+    }
+
+    #[test]
+    fn split_absolute_pattern_reroots_at_literal_prefix() {
+        let (root, pat, prefix) = split_pattern(Path::new("/r"), "/a/b/**/*.rs");
+        assert_eq!(root, PathBuf::from("/a/b"));
+        assert_eq!(pat, "**/*.rs");
+        assert_eq!(prefix, PathBuf::new());
+    }
+
+    #[test]
+    fn display_is_relative_inside_cwd_and_absolute_outside() {
+        let cwd = Path::new("/w/p");
+        assert_eq!(display_path(Path::new("/w/p/a/b.rs"), cwd), "a/b.rs");
+        assert_eq!(display_path(Path::new("/w/q/c.rs"), cwd), "/w/q/c.rs");
+    }
+
+    #[test]
+    fn normalize_folds_dots() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+    }
+
+    #[test]
+    fn optional_path_treats_placeholders_as_omitted() {
+        assert_eq!(optional_path(&Some("undefined".into())), None);
+        assert_eq!(optional_path(&Some("null".into())), None);
+        assert_eq!(optional_path(&Some("src".into())), Some("src"));
+        assert_eq!(optional_path(&None), None);
+    }
+}

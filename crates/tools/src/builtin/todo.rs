@@ -1,1 +1,171 @@
-//! placeholder
+//! The TodoWrite tool: the session's task list (DESIGN T4).
+//!
+//! Flow: `todos` (the whole list, replacing the previous one) →
+//! `validate_input` enforces at most one `in_progress` item → `call` converts
+//! the items to [`orbit_protocol::TodoItem`], stores them in
+//! `ToolUseContext::todos` and reports [`ToolProgress::Todos`], which the
+//! engine turns into `EngineEvent::TodoUpdate` for UIs → the model gets
+//! Claude Code's fixed confirmation text.
+
+use async_trait::async_trait;
+use orbit_protocol::TodoItem;
+use orbit_protocol::events::TodoStatus;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::context::{CallContext, ToolProgress, ToolUseContext};
+use crate::tool::{Tool, ToolOutput, input_schema_for};
+
+/// The fixed answer (Claude Code's text).
+pub const TODO_WRITE_RESULT: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
+/// The result is a fixed short text.
+pub const TODO_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+const DESCRIPTION: &str = "Create and update the task list for this session. Send the whole list each time; it replaces the previous one. \
+Each item: content (imperative, e.g. \"Run tests\"), activeForm (present continuous, e.g. \"Running tests\"), status pending|in_progress|completed. \
+Use it for multi-step tasks. Keep exactly one task in_progress while working and mark each completed as soon as it is done.";
+
+/// Status of a todo item as the model sends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum TodoInputStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// One item. Unknown keys (e.g. an old `id`/`priority`) are ignored, as
+/// Claude Code's non-strict item schema does.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(inline)]
+pub struct TodoInputItem {
+    #[schemars(length(min = 1))]
+    pub content: String,
+    pub status: TodoInputStatus,
+    #[serde(rename = "activeForm")]
+    #[schemars(length(min = 1))]
+    pub active_form: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoWriteInput {
+    /// The updated todo list
+    pub todos: Vec<TodoInputItem>,
+}
+
+impl From<TodoInputItem> for TodoItem {
+    fn from(item: TodoInputItem) -> Self {
+        TodoItem {
+            content: item.content,
+            status: match item.status {
+                TodoInputStatus::Pending => TodoStatus::Pending,
+                TodoInputStatus::InProgress => TodoStatus::InProgress,
+                TodoInputStatus::Completed => TodoStatus::Completed,
+            },
+            active_form: item.active_form,
+        }
+    }
+}
+
+pub struct TodoWriteTool {
+    schema: Value,
+}
+
+impl TodoWriteTool {
+    pub fn new() -> Self {
+        Self {
+            schema: input_schema_for::<TodoWriteInput>(),
+        }
+    }
+}
+
+impl Default for TodoWriteTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn parse(input: &Value) -> Result<TodoWriteInput, String> {
+    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid TodoWrite input: {e}"))
+}
+
+/// The one-in_progress rule; `Err` is the text the model sees.
+pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
+    let in_progress = todos
+        .iter()
+        .filter(|t| t.status == TodoInputStatus::InProgress)
+        .count();
+    if in_progress > 1 {
+        return Err(format!(
+            "Only one task can be in_progress at a time, but {in_progress} are. Keep one in_progress and mark the others pending or completed."
+        ));
+    }
+    if let Some(i) = todos
+        .iter()
+        .position(|t| t.content.trim().is_empty() || t.active_form.trim().is_empty())
+    {
+        return Err(format!(
+            "Todo {} needs a non-empty content and activeForm.",
+            i + 1
+        ));
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Tool for TodoWriteTool {
+    fn name(&self) -> &str {
+        "TodoWrite"
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("manage the session task list")
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// It changes session state.
+    fn is_read_only(&self, _input: &Value) -> bool {
+        false
+    }
+
+    /// Two concurrent writes of the whole list would race (Claude Code marks
+    /// it unsafe too).
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn max_result_size_chars(&self) -> usize {
+        TODO_MAX_RESULT_SIZE_CHARS
+    }
+
+    async fn validate_input(&self, input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
+        check_todos(&parse(input)?.todos)
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
+        let input = match parse(&input) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::error(e),
+        };
+        if let Err(e) = check_todos(&input.todos) {
+            return ToolOutput::error(e);
+        }
+        let todos: Vec<TodoItem> = input.todos.into_iter().map(TodoItem::from).collect();
+        match ctx.todos.lock() {
+            Ok(mut g) => *g = todos.clone(),
+            Err(p) => *p.into_inner() = todos.clone(),
+        }
+        call.progress(ToolProgress::Todos(todos));
+        ToolOutput::text(TODO_WRITE_RESULT)
+    }
+}

@@ -1,0 +1,302 @@
+//! Command-line flags (DESIGN §7), spelled as Claude Code spells them so
+//! existing scripts keep working.
+//!
+//! `Args` is parsed once in `main`; [`Args::prompt`] resolves where the prompt
+//! comes from (the `-p` value, a positional argument, or stdin) and
+//! [`Args::tool_list`] splits `--allowedTools`/`--disallowedTools` values.
+//! Later issues add a `--provider` flag and an `orbit local …` subcommand
+//! here; nothing below assumes they are absent.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{Parser, ValueEnum};
+use orbit_permissions::PermissionMode;
+
+/// Default model when neither `--model` nor `ANTHROPIC_MODEL` is set.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// Default output-token cap per model call (Claude Code's default).
+pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit",
+    version,
+    about = "orbit: a fast terminal coding agent (Claude Code's tool-use loop in Rust)",
+    after_help = "Example: orbit -p \"What does src/main.rs do?\" --output-format stream-json"
+)]
+pub struct Args {
+    /// Run headless: answer PROMPT and exit. Without a value (or with `-`)
+    /// the prompt is the positional argument or, failing that, stdin.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1, default_missing_value = "-")]
+    pub print: Option<String>,
+
+    /// The prompt, when not given as the value of `-p`.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// How results are written to stdout.
+    #[arg(long = "output-format", value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    /// stream-json: also emit `{"type":"system","subtype":"tool_progress"}` lines.
+    #[arg(long)]
+    pub verbose: bool,
+
+    /// Stop after N model calls (`error_max_turns`).
+    #[arg(long = "max-turns", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+
+    /// Stop once the run has cost more than X US dollars (`error_max_budget_usd`).
+    #[arg(long = "max-budget-usd", value_name = "X")]
+    pub max_budget_usd: Option<f64>,
+
+    /// Model id.
+    #[arg(long, value_name = "M", env = "ANTHROPIC_MODEL", default_value = DEFAULT_MODEL)]
+    pub model: String,
+
+    /// Maximum output tokens per model call.
+    #[arg(long = "max-tokens", value_name = "N", default_value_t = DEFAULT_MAX_TOKENS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tokens: u32,
+
+    /// Permission mode for tool calls.
+    #[arg(long = "permission-mode", value_enum, value_name = "MODE", default_value_t = PermissionModeArg::Default)]
+    pub permission_mode: PermissionModeArg,
+
+    /// Same as `--permission-mode bypassPermissions`.
+    #[arg(long = "dangerously-skip-permissions")]
+    pub dangerously_skip_permissions: bool,
+
+    /// Tools (or rules such as `Bash(git log:*)`) allowed without asking;
+    /// comma or space separated, repeatable.
+    #[arg(
+        long = "allowedTools",
+        visible_alias = "allowed-tools",
+        value_name = "TOOLS"
+    )]
+    pub allowed_tools: Vec<String>,
+
+    /// Tools (or rules) that are always denied; comma or space separated, repeatable.
+    #[arg(
+        long = "disallowedTools",
+        visible_alias = "disallowed-tools",
+        value_name = "TOOLS"
+    )]
+    pub disallowed_tools: Vec<String>,
+
+    /// Replace the default system prompt.
+    #[arg(long = "system-prompt", value_name = "S")]
+    pub system_prompt: Option<String>,
+
+    /// Append text to the system prompt (default or `--system-prompt`).
+    #[arg(long = "append-system-prompt", value_name = "S")]
+    pub append_system_prompt: Option<String>,
+
+    /// Working directory for the session (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    #[value(name = "stream-json")]
+    StreamJson,
+}
+
+/// `--permission-mode` values, in Claude Code's camelCase spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PermissionModeArg {
+    #[value(name = "default")]
+    Default,
+    #[value(name = "acceptEdits")]
+    AcceptEdits,
+    #[value(name = "plan")]
+    Plan,
+    #[value(name = "bypassPermissions")]
+    BypassPermissions,
+}
+
+impl Args {
+    /// The effective permission mode (`--dangerously-skip-permissions` wins).
+    pub fn permission_mode(&self) -> PermissionMode {
+        if self.dangerously_skip_permissions {
+            return PermissionMode::BypassPermissions;
+        }
+        match self.permission_mode {
+            PermissionModeArg::Default => PermissionMode::Default,
+            PermissionModeArg::AcceptEdits => PermissionMode::AcceptEdits,
+            PermissionModeArg::Plan => PermissionMode::Plan,
+            PermissionModeArg::BypassPermissions => PermissionMode::BypassPermissions,
+        }
+    }
+
+    /// The permission mode as the init line spells it.
+    pub fn permission_mode_name(&self) -> &'static str {
+        match self.permission_mode() {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+        }
+    }
+
+    /// Resolves the prompt: the `-p` value, else the positional argument,
+    /// else stdin (when it is not a terminal). Errors name what is missing.
+    pub fn prompt(&self) -> anyhow::Result<String> {
+        let Some(print) = self.print.as_deref() else {
+            bail!(
+                "interactive mode is not available yet; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
+            );
+        };
+        let given = match (print, self.prompt.as_deref()) {
+            ("-", None) | ("-", Some("-")) => None,
+            ("-", Some(p)) => Some(p),
+            (p, None) => Some(p),
+            (_, Some(_)) => {
+                bail!("the prompt was given twice (as the value of -p and as an argument)")
+            }
+        };
+        let prompt = match given {
+            Some(p) => p.to_string(),
+            None => read_stdin_prompt()?,
+        };
+        if prompt.trim().is_empty() {
+            bail!("the prompt is empty; pass it as `orbit -p \"PROMPT\"` or on stdin");
+        }
+        Ok(prompt)
+    }
+
+    /// `--allowedTools` values split into single rules.
+    pub fn allowed_tool_rules(&self) -> Vec<String> {
+        self.allowed_tools
+            .iter()
+            .flat_map(|v| split_tool_list(v))
+            .collect()
+    }
+
+    /// `--disallowedTools` values split into single rules.
+    pub fn disallowed_tool_rules(&self) -> Vec<String> {
+        self.disallowed_tools
+            .iter()
+            .flat_map(|v| split_tool_list(v))
+            .collect()
+    }
+}
+
+fn read_stdin_prompt() -> anyhow::Result<String> {
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        bail!("no prompt given; pass it as `orbit -p \"PROMPT\"` or pipe it on stdin");
+    }
+    let mut prompt = String::new();
+    stdin
+        .read_to_string(&mut prompt)
+        .context("reading the prompt from stdin")?;
+    Ok(prompt)
+}
+
+/// Splits `"Read, Bash(git log:*) Edit"` into rules at commas and whitespace
+/// that are not inside parentheses, so rule specifiers may contain spaces.
+pub fn split_tool_list(value: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in value.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            c if depth == 0 && (c == ',' || c.is_whitespace()) => {
+                if !current.is_empty() {
+                    rules.push(std::mem::take(&mut current));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        rules.push(current);
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(argv: &[&str]) -> Args {
+        match Args::try_parse_from(argv) {
+            Ok(a) => a,
+            Err(e) => panic!("parse failed: {e}"),
+        }
+    }
+
+    #[test]
+    fn tool_lists_split_outside_parentheses() {
+        assert_eq!(
+            split_tool_list("Read, Bash(git log:*) Edit,,Grep"),
+            vec!["Read", "Bash(git log:*)", "Edit", "Grep"]
+        );
+        assert!(split_tool_list(" , ").is_empty());
+    }
+
+    #[test]
+    fn allowed_tools_repeatable_with_both_spellings() {
+        let a = parse(&[
+            "orbit",
+            "-p",
+            "x",
+            "--allowedTools",
+            "Read,Bash",
+            "--allowed-tools",
+            "Edit",
+        ]);
+        assert_eq!(a.allowed_tool_rules(), vec!["Read", "Bash", "Edit"]);
+        let a = parse(&["orbit", "-p", "x", "--disallowed-tools", "Bash Write"]);
+        assert_eq!(a.disallowed_tool_rules(), vec!["Bash", "Write"]);
+    }
+
+    #[test]
+    fn prompt_from_print_value_or_positional() {
+        assert_eq!(
+            parse(&["orbit", "-p", "hello"]).prompt().ok().as_deref(),
+            Some("hello")
+        );
+        assert_eq!(
+            parse(&["orbit", "-p", "--verbose", "hello"])
+                .prompt()
+                .ok()
+                .as_deref(),
+            Some("hello")
+        );
+        assert_eq!(
+            parse(&["orbit", "--print", "-", "hi"])
+                .prompt()
+                .ok()
+                .as_deref(),
+            Some("hi")
+        );
+        assert!(parse(&["orbit", "-p", "a", "b"]).prompt().is_err());
+        assert!(parse(&["orbit", "hello"]).prompt().is_err());
+    }
+
+    #[test]
+    fn permission_modes_use_claude_code_spellings() {
+        let a = parse(&["orbit", "-p", "x", "--permission-mode", "acceptEdits"]);
+        assert_eq!(a.permission_mode(), PermissionMode::AcceptEdits);
+        assert_eq!(a.permission_mode_name(), "acceptEdits");
+        let a = parse(&["orbit", "-p", "x", "--dangerously-skip-permissions"]);
+        assert_eq!(a.permission_mode(), PermissionMode::BypassPermissions);
+        assert!(Args::try_parse_from(["orbit", "-p", "x", "--permission-mode", "yolo"]).is_err());
+    }
+}

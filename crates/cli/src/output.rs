@@ -1,0 +1,355 @@
+//! Headless output: maps the engine's [`EngineEvent`]s to what the chosen
+//! `--output-format` prints.
+//!
+//! - `text`: the final result text on stdout.
+//! - `json`: the single `result` object (Claude Agent SDK shape) on stdout.
+//! - `stream-json`: one JSON object per line as things happen — `system/init`
+//!   first, `assistant` and `user` messages, `system/api_retry` for retries,
+//!   with `--verbose` also `system/tool_progress`, and a final `result`. Each
+//!   line is flushed at once so consumers see it live.
+//!
+//! In every format an error result also prints its error lines on stderr as
+//! `orbit: error: …` (the one place a human looks).
+
+use std::io::{self, Write};
+
+use orbit_protocol::sdk::{
+    SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkSystem,
+};
+use orbit_protocol::{EngineEvent, Message, StreamEvent, TerminalResult};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::args::OutputFormat;
+
+/// What the `system/init` line reports.
+#[derive(Debug, Clone)]
+pub struct InitInfo {
+    pub cwd: String,
+    pub tools: Vec<String>,
+    pub model: String,
+    pub permission_mode: String,
+    pub api_key_source: String,
+}
+
+/// Writes one run's output in one format.
+pub struct OutputWriter<W: Write, E: Write> {
+    format: OutputFormat,
+    verbose: bool,
+    session_id: String,
+    out: W,
+    err: E,
+}
+
+/// `{"type":"system","subtype":"tool_progress",…}`: live output of a running
+/// tool, emitted in stream-json with `--verbose` only.
+#[derive(Serialize)]
+struct ToolProgressLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    subtype: &'static str,
+    tool_use_id: &'a str,
+    data: &'a Value,
+    parent_tool_use_id: Option<String>,
+    session_id: String,
+    uuid: String,
+}
+
+fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+impl<W: Write, E: Write> OutputWriter<W, E> {
+    pub fn new(format: OutputFormat, verbose: bool, session_id: String, out: W, err: E) -> Self {
+        Self {
+            format,
+            verbose,
+            session_id,
+            out,
+            err,
+        }
+    }
+
+    /// The first line of a stream-json run.
+    pub fn init(&mut self, info: InitInfo) -> io::Result<()> {
+        if self.format != OutputFormat::StreamJson {
+            return Ok(());
+        }
+        let line = SdkMessage::System(SdkSystem::Init {
+            cwd: info.cwd,
+            session_id: self.session_id.clone(),
+            tools: info.tools,
+            mcp_servers: Vec::new(),
+            model: info.model,
+            permission_mode: info.permission_mode,
+            api_key_source: info.api_key_source,
+            output_style: "default".to_string(),
+            uuid: new_uuid(),
+        });
+        self.line(&line)
+    }
+
+    /// Handles one engine event. Returns the exit code once the terminal
+    /// result has been written.
+    pub fn event(&mut self, event: &EngineEvent) -> io::Result<Option<i32>> {
+        match event {
+            EngineEvent::Result(result) => return self.result(result).map(Some),
+            _ if self.format != OutputFormat::StreamJson => {}
+            EngineEvent::Stream(StreamEvent::Retry {
+                attempt,
+                max_retries,
+                delay_ms,
+                error_status,
+                message,
+            }) => {
+                let line = SdkMessage::System(SdkSystem::ApiRetry {
+                    attempt: *attempt,
+                    max_retries: *max_retries,
+                    retry_delay_ms: *delay_ms,
+                    error_status: *error_status,
+                    error: message.clone(),
+                    session_id: self.session_id.clone(),
+                    uuid: new_uuid(),
+                });
+                self.line(&line)?;
+            }
+            EngineEvent::AssistantMessage {
+                uuid,
+                message,
+                message_id,
+                model,
+                stop_reason,
+                usage,
+            } => {
+                let api = SdkApiMessage {
+                    id: message_id.clone(),
+                    kind: Some("message".to_string()),
+                    role: message.role,
+                    model: Some(model.clone()),
+                    content: message.content.clone(),
+                    stop_reason: stop_reason.clone(),
+                    usage: Some(*usage),
+                };
+                let line = SdkMessage::Assistant(self.conversation(api, uuid));
+                self.line(&line)?;
+            }
+            EngineEvent::UserMessage { uuid, message } => {
+                let line = SdkMessage::User(self.conversation(user_api_message(message), uuid));
+                self.line(&line)?;
+            }
+            EngineEvent::ToolProgress { tool_use_id, data } if self.verbose => {
+                let line = ToolProgressLine {
+                    kind: "system",
+                    subtype: "tool_progress",
+                    tool_use_id,
+                    data,
+                    parent_tool_use_id: None,
+                    session_id: self.session_id.clone(),
+                    uuid: new_uuid(),
+                };
+                self.line(&line)?;
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn conversation(&self, message: SdkApiMessage, uuid: &str) -> SdkConversationMessage {
+        SdkConversationMessage {
+            message,
+            parent_tool_use_id: None,
+            session_id: self.session_id.clone(),
+            uuid: uuid.to_string(),
+        }
+    }
+
+    /// Writes the terminal result in the chosen format; returns the exit code.
+    fn result(&mut self, result: &TerminalResult) -> io::Result<i32> {
+        let sdk = to_sdk_result(result, &self.session_id);
+        let code = exit_code(result);
+        if sdk.is_error {
+            self.report_errors(result)?;
+        }
+        match self.format {
+            OutputFormat::Text => {
+                if !sdk.is_error {
+                    self.out.write_all(sdk.result.as_bytes())?;
+                    self.out.write_all(b"\n")?;
+                    self.out.flush()?;
+                }
+            }
+            OutputFormat::Json | OutputFormat::StreamJson => {
+                self.line(&SdkMessage::Result(sdk))?;
+            }
+        }
+        Ok(code)
+    }
+
+    fn report_errors(&mut self, result: &TerminalResult) -> io::Result<()> {
+        if result.interrupted {
+            writeln!(self.err, "orbit: interrupted")?;
+        }
+        for error in &result.errors {
+            writeln!(self.err, "orbit: error: {error}")?;
+        }
+        if result.errors.is_empty() && !result.interrupted {
+            let subtype = serde_json::to_value(result.subtype).unwrap_or(Value::Null);
+            writeln!(self.err, "orbit: error: the run ended with {subtype}")?;
+        }
+        self.err.flush()
+    }
+
+    fn line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        self.out.write_all(&bytes)?;
+        self.out.flush()
+    }
+}
+
+/// The `user` line's message: role and content only, as the SDK prints it.
+fn user_api_message(message: &Message) -> SdkApiMessage {
+    SdkApiMessage {
+        id: None,
+        kind: None,
+        role: message.role,
+        model: None,
+        content: message.content.clone(),
+        stop_reason: None,
+        usage: None,
+    }
+}
+
+/// The SDK result object for a terminal result.
+pub fn to_sdk_result(result: &TerminalResult, session_id: &str) -> SdkResult {
+    SdkResult {
+        subtype: result.subtype,
+        is_error: result.subtype.is_error() || result.interrupted,
+        duration_ms: result.duration_ms,
+        duration_api_ms: result.duration_api_ms,
+        num_turns: result.num_turns,
+        result: result.result.clone(),
+        stop_reason: result.stop_reason.clone(),
+        session_id: session_id.to_string(),
+        total_cost_usd: result.total_cost_usd,
+        usage: result.usage,
+        permission_denials: result.permission_denials.clone(),
+        errors: result.errors.clone(),
+        structured_output: result.structured_output.clone(),
+        uuid: new_uuid(),
+    }
+}
+
+/// Process exit code for a result: 0 success, 130 interrupted, 1 otherwise.
+pub fn exit_code(result: &TerminalResult) -> i32 {
+    if result.interrupted {
+        130
+    } else if result.subtype.is_error() {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orbit_protocol::{ContentBlock, ResultSubtype, Usage};
+
+    fn result(subtype: ResultSubtype, errors: Vec<String>) -> TerminalResult {
+        TerminalResult {
+            subtype,
+            num_turns: 1,
+            duration_ms: 5,
+            duration_api_ms: 3,
+            total_cost_usd: 0.5,
+            usage: Usage::default(),
+            result: "done".into(),
+            stop_reason: Some("end_turn".into()),
+            permission_denials: vec![],
+            errors,
+            interrupted: false,
+            structured_output: None,
+        }
+    }
+
+    fn run(format: OutputFormat, events: &[EngineEvent]) -> (String, String, Option<i32>) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut code = None;
+        {
+            let mut w = OutputWriter::new(format, true, "sid".into(), &mut out, &mut err);
+            for e in events {
+                if let Ok(Some(c)) = w.event(e) {
+                    code = Some(c);
+                }
+            }
+        }
+        (
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+            code,
+        )
+    }
+
+    #[test]
+    fn text_prints_result_or_errors() {
+        let ok = EngineEvent::Result(result(ResultSubtype::Success, vec![]));
+        assert_eq!(
+            run(OutputFormat::Text, &[ok]),
+            ("done\n".into(), String::new(), Some(0))
+        );
+        let bad = EngineEvent::Result(result(
+            ResultSubtype::ErrorMaxTurns,
+            vec!["Reached maximum number of turns (2)".into()],
+        ));
+        assert_eq!(
+            run(OutputFormat::Text, &[bad]),
+            (
+                String::new(),
+                "orbit: error: Reached maximum number of turns (2)\n".into(),
+                Some(1)
+            )
+        );
+    }
+
+    #[test]
+    fn stream_json_lines_carry_session_and_uuid() {
+        let events = vec![
+            EngineEvent::UserMessage {
+                uuid: "u1".into(),
+                message: Message::user(vec![ContentBlock::text("hi")]),
+            },
+            EngineEvent::ToolProgress {
+                tool_use_id: "t1".into(),
+                data: Value::String("line".into()),
+            },
+            EngineEvent::Result(result(ResultSubtype::Success, vec![])),
+        ];
+        let (out, _, code) = run(OutputFormat::StreamJson, &events);
+        assert_eq!(code, Some(0));
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0]["type"], "user");
+        assert_eq!(lines[0]["uuid"], "u1");
+        assert_eq!(lines[0]["parent_tool_use_id"], Value::Null);
+        assert_eq!(lines[1]["subtype"], "tool_progress");
+        assert_eq!(lines[2]["type"], "result");
+        for l in &lines {
+            assert_eq!(l["session_id"], "sid");
+            assert!(l["uuid"].is_string());
+        }
+    }
+
+    #[test]
+    fn interrupted_exits_130() {
+        let mut r = result(ResultSubtype::ErrorDuringExecution, vec![]);
+        r.interrupted = true;
+        let (out, err, code) = run(OutputFormat::Json, &[EngineEvent::Result(r)]);
+        assert_eq!(code, Some(130));
+        assert_eq!(err, "orbit: interrupted\n");
+        assert!(out.contains("\"is_error\":true"));
+    }
+}

@@ -1,0 +1,160 @@
+//! The default system prompt: lean on purpose (the first request with the
+//! built-in tools must stay under 16 KB, and every byte is paid on every turn).
+//!
+//! Built once per run from cheap facts only: an identity and behaviour
+//! paragraph, brief tool guidance (tool descriptions carry the details),
+//! environment facts (cwd, platform, OS version, today's date, git or not) and
+//! the project's CLAUDE.md / AGENTS.md (bounded). `--system-prompt` replaces
+//! the default; `--append-system-prompt` is added after either.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Largest part of one instruction file (CLAUDE.md, AGENTS.md) that is sent.
+pub const MAX_INSTRUCTION_FILE_BYTES: usize = 40 * 1024;
+
+/// Instruction files read from the project root, in this order.
+pub const INSTRUCTION_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
+
+const IDENTITY: &str = "You are orbit, a coding agent running in the user's terminal. \
+You help with software engineering tasks: reading and changing code, running commands, \
+answering questions about a project. Be concise and direct; lead with the answer. \
+Do what was asked, nothing more. Verify your work when you can (run the build or tests). \
+Never guess file contents: read them. Refer to code as path:line.";
+
+const TOOL_GUIDANCE: &str = "# Using tools\n\
+- Use the dedicated tools instead of shell equivalents: Read (not cat), Edit/Write \
+(not sed or echo), Glob (not find), Grep (not grep or rg), LS (not ls).\n\
+- Read a file before you Edit or overwrite it. Paths are absolute or relative to the \
+working directory.\n\
+- Independent read-only calls may be made together in one message; they run in parallel.\n\
+- A denied tool call was refused by the user's permission settings: do not retry it, \
+work around it or say what you need.";
+
+/// Assembles the system prompt for a run.
+pub fn build(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
+    let mut prompt = match replace {
+        Some(custom) => custom.to_string(),
+        None => default_prompt(cwd),
+    };
+    if let Some(extra) = append.filter(|s| !s.is_empty()) {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str(extra);
+    }
+    prompt
+}
+
+/// The default prompt for a session started in `cwd`.
+pub fn default_prompt(cwd: &Path) -> String {
+    let mut out = String::with_capacity(4096);
+    out.push_str(IDENTITY);
+    out.push_str("\n\n");
+    out.push_str(TOOL_GUIDANCE);
+    out.push_str("\n\n# Environment\n");
+    out.push_str(&format!("Working directory: {}\n", cwd.display()));
+    out.push_str(&format!(
+        "Is a git repository: {}\n",
+        if is_git_repo(cwd) { "yes" } else { "no" }
+    ));
+    out.push_str(&format!("Platform: {}\n", std::env::consts::OS));
+    if let Some(version) = os_version() {
+        out.push_str(&format!("OS version: {version}\n"));
+    }
+    out.push_str(&format!("Today's date: {}\n", today_utc()));
+    for name in INSTRUCTION_FILES {
+        if let Some(section) = instruction_file(cwd, name) {
+            out.push('\n');
+            out.push_str(&section);
+        }
+    }
+    out
+}
+
+/// Whether `dir` or one of its ancestors holds `.git` (a few stat calls, no walk).
+fn is_git_repo(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// The kernel release; read from /proc on Linux (cheap), omitted elsewhere.
+fn os_version() -> Option<String> {
+    let raw = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let v = raw.trim();
+    (!v.is_empty()).then(|| format!("Linux {v}"))
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, without a date crate.
+pub fn today_utc() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 → (year, month, day); Howard Hinnant's algorithm.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// `# NAME (project instructions)` + the file's text, cut at
+/// [`MAX_INSTRUCTION_FILE_BYTES`] with a note; None when absent or empty.
+fn instruction_file(dir: &Path, name: &str) -> Option<String> {
+    let bytes = std::fs::read(dir.join(name)).ok()?;
+    let total = bytes.len();
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut section =
+        format!("# {name} (project instructions from the working directory; follow them)\n");
+    if text.len() > MAX_INSTRUCTION_FILE_BYTES {
+        let mut cut = MAX_INSTRUCTION_FILE_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        section.push_str(&text[..cut]);
+        section.push_str(&format!(
+            "\n[{name} truncated: showing the first {cut} of {total} bytes]\n"
+        ));
+    } else {
+        section.push_str(text);
+        section.push('\n');
+    }
+    Some(section)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+    }
+
+    #[test]
+    fn replace_and_append() {
+        let cwd = Path::new("/nonexistent-orbit-dir");
+        assert_eq!(build(cwd, Some("S"), None), "S");
+        assert_eq!(build(cwd, Some("S"), Some("A")), "S\n\nA");
+        assert_eq!(build(cwd, Some(""), Some("A")), "A");
+        let d = build(cwd, None, Some("EXTRA"));
+        assert!(d.starts_with(IDENTITY));
+        assert!(d.ends_with("\n\nEXTRA"));
+    }
+}

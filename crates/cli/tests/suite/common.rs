@@ -1,0 +1,137 @@
+//! Shared helpers: a scratch project dir + data dir, the `orbit` command with
+//! a clean environment pointed at a fake server, and parsed output.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use orbit_test_support::FakeAnthropic;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// Upper bound for one orbit run in these tests.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A fixed system prompt for tests that snapshot request bodies.
+pub const TEST_SYSTEM_PROMPT: &str = "You are a test assistant.";
+
+/// A temporary project directory (the session cwd) and a temporary home.
+pub struct Scratch {
+    dir: TempDir,
+    home: TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The canonical project path (what orbit reports as cwd).
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.home.path().canonicalize().unwrap()
+    }
+
+    /// Writes a file in the project dir and returns its absolute path.
+    pub fn write(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// Replaces the scratch paths in `text` with stable placeholders.
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(&self.path().display().to_string(), "[CWD]")
+            .replace(&self.home().display().to_string(), "[HOME]")
+    }
+}
+
+/// `orbit` with only PATH, HOME, ORBIT_HOME and `env` set, run in the scratch dir.
+pub fn orbit_with_env(scratch: &Scratch, env: &[(String, String)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_orbit"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .current_dir(scratch.path())
+        .timeout(RUN_TIMEOUT);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// `orbit` pointed at `server` (base URL, test key, 1 ms retry backoff).
+pub fn orbit(scratch: &Scratch, server: &FakeAnthropic) -> Command {
+    orbit_with_env(scratch, &server.env())
+}
+
+/// What a finished run printed.
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// stdout parsed as JSON lines.
+    pub fn lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect()
+    }
+
+    /// `type` or `type/subtype` of every line (assistant/user have no subtype).
+    pub fn kinds(&self) -> Vec<String> {
+        self.lines().iter().map(kind).collect()
+    }
+
+    /// The last stdout line, which must be the result.
+    pub fn result(&self) -> Value {
+        let last = self.lines().pop().expect("no output lines");
+        assert_eq!(last["type"], "result", "last line is not a result: {last}");
+        last
+    }
+}
+
+pub fn kind(line: &Value) -> String {
+    let t = line["type"].as_str().unwrap_or("?");
+    match line["subtype"].as_str() {
+        Some(s) if t == "system" => format!("{t}/{s}"),
+        _ => t.to_string(),
+    }
+}
+
+pub fn run(mut cmd: Command) -> Outcome {
+    let out = cmd.output().unwrap();
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `orbit -p PROMPT --output-format stream-json EXTRA…` against `server`.
+pub fn run_stream_json(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    prompt: &str,
+    extra: &[&str],
+) -> Outcome {
+    let mut cmd = orbit(scratch, server);
+    cmd.args(["-p", prompt, "--output-format", "stream-json"])
+        .args(extra);
+    run(cmd)
+}
+
+/// `path` as a string (for tool inputs).
+pub fn s(path: &Path) -> String {
+    path.display().to_string()
+}

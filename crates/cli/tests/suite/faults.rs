@@ -1,0 +1,95 @@
+//! L4 through the binary: transient faults are retried (announced with
+//! `system/api_retry` lines) and a 401 fails at once with one clear line.
+
+use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use serde_json::Value;
+
+use super::common::{Scratch, orbit, run, run_stream_json};
+
+#[test]
+fn overloaded_529_is_retried_to_success() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::overloaded().retry_after_ms(1),
+        Reply::text("recovered"),
+    ]);
+    let out = run_stream_json(&scratch, &server, "hi", &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(
+        out.kinds(),
+        vec!["system/init", "system/api_retry", "assistant", "result"]
+    );
+    let retry = &out.lines()[1];
+    assert_eq!(retry["attempt"], 1);
+    assert_eq!(retry["error_status"], 529);
+    assert!(retry["max_retries"].as_u64().unwrap() >= 1);
+    assert!(retry["retry_delay_ms"].as_u64().is_some());
+    assert!(retry["uuid"].is_string());
+    assert_eq!(retry["session_id"], out.lines()[0]["session_id"]);
+    let result = out.result();
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(result["result"], "recovered");
+    assert_eq!(result["num_turns"], 1);
+    assert_eq!(server.request_count(), 2);
+}
+
+#[test]
+fn unauthorized_401_fails_at_once_with_one_clear_line() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::api_error(401, "authentication_error", "invalid x-api-key"),
+        Reply::text("must not be requested"),
+    ]);
+    let out = run_stream_json(&scratch, &server, "hi", &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stderr.lines().count(), 1, "stderr: {}", out.stderr);
+    assert!(out.stderr.starts_with("orbit: error: "), "{}", out.stderr);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    assert!(out.stderr.contains("invalid x-api-key"), "{}", out.stderr);
+    assert_eq!(out.kinds(), vec!["system/init", "result"]);
+    let result = out.result();
+    assert_eq!(result["subtype"], "error_during_execution");
+    assert_eq!(result["is_error"], true);
+    assert_eq!(server.request_count(), 1);
+}
+
+#[test]
+fn unauthorized_in_text_format_prints_only_the_error_line() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::api_error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    )]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "hi"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr.lines().count(), 1, "stderr: {}", out.stderr);
+    assert!(out.stderr.contains("invalid x-api-key"), "{}", out.stderr);
+}
+
+#[test]
+fn stream_cut_mid_block_is_retried_to_success() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        // message_start, ping, content_block_start, one text_delta, then cut.
+        Reply::turn(Turn::new().text("partial answer").cut_after(4)),
+        Reply::text("whole answer"),
+    ]);
+    let out = run_stream_json(&scratch, &server, "hi", &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(
+        out.kinds(),
+        vec!["system/init", "system/api_retry", "assistant", "result"]
+    );
+    assert_eq!(out.lines()[1]["error_status"], Value::Null);
+    // Only the complete attempt reaches the conversation.
+    assert_eq!(
+        out.lines()[2]["message"]["content"],
+        serde_json::json!([{"type": "text", "text": "whole answer"}])
+    );
+    assert_eq!(out.result()["result"], "whole answer");
+    assert_eq!(server.request_count(), 2);
+}

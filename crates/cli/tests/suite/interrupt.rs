@@ -1,0 +1,171 @@
+//! L5 through the binary (issue 4 acceptance): SIGINT during a 30 s Bash call
+//! ends the run within 200 ms with exit 130, stream-json still ends with a
+//! result, every tool_use is paired, and no process of the call's process
+//! group is left alive.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::{Value, json};
+
+use super::common::{Outcome, Scratch, kind};
+
+/// Longest acceptable time from SIGINT to process exit.
+const EXIT_AFTER_SIGINT_MAX: Duration = Duration::from_millis(200);
+/// How long to wait for the Bash command to start.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Pids of live (non-zombie) processes whose process group is `pgid`.
+fn live_members_of_group(pgid: i32) -> Vec<i32> {
+    let mut live = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesized command name: state ppid pgrp …
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+            live.push(pid);
+        }
+    }
+    live
+}
+
+#[test]
+fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_sleep",
+            "Bash",
+            json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000}),
+        ),
+        Reply::text("must not be requested"),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_orbit"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .envs(server.env())
+        .current_dir(scratch.path())
+        .args([
+            "-p",
+            "sleep please",
+            "--output-format",
+            "stream-json",
+            "--allowedTools",
+            "Bash",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    // The command writes its shell's pid (= its process group) when it starts.
+    let marker = scratch.path().join("started.pid");
+    let started = Instant::now();
+    let pgid = loop {
+        if let Some(pid) = std::fs::read_to_string(&marker)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        if started.elapsed() > START_TIMEOUT {
+            let _ = child.kill();
+            panic!("the Bash command did not start within {START_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(
+        !live_members_of_group(pgid).is_empty(),
+        "the command's group should be running"
+    );
+
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+    let (tx, rx) = mpsc::channel();
+    let sent = Instant::now();
+    kill(pid, Signal::SIGINT).unwrap();
+    std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send((status, Instant::now()));
+    });
+    let (status, exited) = rx
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| {
+            let _ = kill(pid, Signal::SIGKILL);
+            panic!("orbit did not exit within 10 s of SIGINT");
+        });
+    let took = exited - sent;
+    let status = status.unwrap();
+
+    let mut out = Outcome {
+        code: status.code().unwrap_or(-1),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    stdout.read_to_string(&mut out.stdout).unwrap();
+    stderr.read_to_string(&mut out.stderr).unwrap();
+    assert_eq!(out.code, 130, "stderr: {}", out.stderr);
+    assert!(
+        took <= EXIT_AFTER_SIGINT_MAX,
+        "exit took {took:?} after SIGINT"
+    );
+
+    let lines = out.lines();
+    let kinds: Vec<String> = lines.iter().map(kind).collect();
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("result"),
+        "{kinds:?}"
+    );
+    let result = out.result();
+    assert_eq!(result["is_error"], true);
+    let uses: Vec<Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| b["id"].clone())
+        .collect();
+    let results: Vec<Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "user")
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["tool_use_id"].clone())
+        .collect();
+    assert_eq!(uses, vec![json!("toolu_sleep")]);
+    assert_eq!(results, uses, "every tool_use is answered");
+    assert_eq!(server.request_count(), 1, "no request after the interrupt");
+    assert_eq!(
+        live_members_of_group(pgid),
+        Vec::<i32>::new(),
+        "processes of the call survived"
+    );
+}

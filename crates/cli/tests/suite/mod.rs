@@ -1,0 +1,12 @@
+//! One module per area of the `orbit` binary's behaviour.
+
+mod common;
+
+mod faults;
+mod formats;
+mod interrupt;
+mod max_turns;
+mod permissions;
+mod session;
+mod startup_errors;
+mod system_prompt;

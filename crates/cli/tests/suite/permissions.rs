@@ -1,0 +1,79 @@
+//! P1 through the binary: headless default mode denies Bash (an ask with
+//! no one to ask), the denial is reported; `--allowedTools`,
+//! `--disallowedTools` and `--dangerously-skip-permissions` take effect.
+
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::json;
+
+use super::common::{Scratch, run_stream_json};
+
+fn bash_then_text(command: &str) -> FakeAnthropic {
+    FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": command})),
+        Reply::text("finished"),
+    ])
+}
+
+#[test]
+fn headless_default_mode_denies_bash_and_reports_it() {
+    let scratch = Scratch::new();
+    let server = bash_then_text("echo ran > ran.txt");
+    let out = run_stream_json(&scratch, &server, "write a file", &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert!(
+        !scratch.path().join("ran.txt").exists(),
+        "a denied command ran"
+    );
+    let result = out.result();
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(
+        result["permission_denials"],
+        json!([{"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "echo ran > ran.txt"}}])
+    );
+    let requests = server.requests();
+    let denied = body::tool_results(&requests[1].body);
+    assert_eq!(denied.len(), 1);
+    assert_eq!(denied[0].tool_use_id, "toolu_1");
+    assert!(
+        denied[0].is_error,
+        "a denial is an error result: {denied:?}"
+    );
+}
+
+#[test]
+fn allowed_tools_and_skip_permissions_let_bash_run() {
+    for flags in [
+        &["--allowedTools", "Read,Bash"][..],
+        &["--dangerously-skip-permissions"][..],
+    ] {
+        let scratch = Scratch::new();
+        let server = bash_then_text("echo ran > ran.txt");
+        let out = run_stream_json(&scratch, &server, "write a file", flags);
+        assert_eq!(out.code, 0, "{flags:?} stderr: {}", out.stderr);
+        assert_eq!(out.result()["permission_denials"], json!([]), "{flags:?}");
+        assert_eq!(
+            std::fs::read_to_string(scratch.path().join("ran.txt")).unwrap(),
+            "ran\n",
+            "{flags:?}"
+        );
+    }
+}
+
+#[test]
+fn disallowed_tool_is_not_offered_to_the_model() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "hi",
+        &["--disallowed-tools", "Bash Write"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let names = body::tool_names(&server.requests()[0].body);
+    assert!(names.contains(&"Read".to_string()), "{names:?}");
+    assert!(!names.contains(&"Bash".to_string()), "{names:?}");
+    assert!(!names.contains(&"Write".to_string()), "{names:?}");
+    let init_tools = out.lines()[0]["tools"].clone();
+    assert_eq!(init_tools, json!(names));
+}

@@ -1,0 +1,228 @@
+//! Issue 2 acceptance: a 3-turn scripted session (Read → Bash → text)
+//! through the built binary yields the exact stream-json sequence, exact
+//! tool_result texts, a success result with the right turn count, usage and
+//! cost, and the request the model sees on turn 2 is snapshotted.
+
+use std::collections::HashSet;
+
+use orbit_protocol::Usage;
+use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use serde_json::{Value, json};
+
+use super::common::{Scratch, TEST_SYSTEM_PROMPT, run_stream_json, s};
+
+const MODEL: &str = "claude-sonnet-4-5";
+
+fn three_turn_script(scratch: &Scratch) -> Vec<Reply> {
+    let notes = scratch.write("notes.txt", "alpha\nbeta\n");
+    vec![
+        Reply::turn(
+            Turn::new()
+                .text("Reading the notes.")
+                .tool_use("toolu_01", "Read", json!({"file_path": s(&notes)}))
+                .usage(100, 20)
+                .cache_usage(1000, 0),
+        ),
+        Reply::turn(
+            Turn::new()
+                .tool_use(
+                    "toolu_02",
+                    "Bash",
+                    json!({"command": "echo out; echo err >&2"}),
+                )
+                .usage(200, 30)
+                .cache_usage(0, 1000),
+        ),
+        Reply::turn(Turn::new().text("All done.").usage(300, 40)),
+    ]
+}
+
+/// The text of the only tool_result in a `user` line.
+fn user_tool_result(line: &Value) -> (String, String, bool) {
+    let content = line["message"]["content"]
+        .as_array()
+        .expect("content array");
+    assert_eq!(content.len(), 1, "one tool_result expected: {line}");
+    let block = &content[0];
+    assert_eq!(block["type"], "tool_result");
+    let text = match &block["content"] {
+        Value::String(t) => t.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => panic!("unexpected tool_result content {other}"),
+    };
+    (
+        block["tool_use_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        text,
+        block["is_error"].as_bool().unwrap_or(false),
+    )
+}
+
+#[test]
+fn three_turn_session_streams_exact_sequence_and_success_result() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(three_turn_script(&scratch));
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "Summarize notes.txt",
+        &["--model", MODEL, "--allowedTools", "Bash"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert_eq!(
+        out.kinds(),
+        vec![
+            "system/init",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "result"
+        ]
+    );
+    let lines = out.lines();
+
+    // Every line: same session id, a unique uuid; messages at top level.
+    let session_id = lines[0]["session_id"]
+        .as_str()
+        .expect("session_id")
+        .to_string();
+    assert_eq!(session_id.len(), 36, "a UUID: {session_id}");
+    let mut uuids = HashSet::new();
+    for line in &lines {
+        assert_eq!(line["session_id"], session_id.as_str(), "{line}");
+        assert!(
+            uuids.insert(line["uuid"].as_str().expect("uuid").to_string()),
+            "{line}"
+        );
+        if line["type"] == "assistant" || line["type"] == "user" {
+            assert_eq!(line["parent_tool_use_id"], Value::Null);
+        }
+    }
+
+    let init = &lines[0];
+    assert_eq!(init["cwd"], s(&scratch.path()));
+    assert_eq!(init["model"], MODEL);
+    assert_eq!(init["permissionMode"], "default");
+    assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
+    assert_eq!(init["mcp_servers"], json!([]));
+    assert_eq!(init["output_style"], "default");
+    let tools: Vec<&str> = init["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"Read") && tools.contains(&"Bash"),
+        "{tools:?}"
+    );
+
+    let first = &lines[1]["message"];
+    assert_eq!(first["id"], "msg_fake_1");
+    assert_eq!(first["type"], "message");
+    assert_eq!(first["role"], "assistant");
+    assert_eq!(first["model"], orbit_test_support::DEFAULT_MODEL);
+    assert_eq!(first["stop_reason"], "tool_use");
+    assert_eq!(first["usage"]["input_tokens"], 100);
+    assert_eq!(first["usage"]["output_tokens"], 20);
+    assert_eq!(
+        first["content"][0],
+        json!({"type": "text", "text": "Reading the notes."})
+    );
+    assert_eq!(first["content"][1]["type"], "tool_use");
+    assert_eq!(first["content"][1]["id"], "toolu_01");
+    assert_eq!(first["content"][1]["name"], "Read");
+
+    assert_eq!(
+        user_tool_result(&lines[2]),
+        (
+            "toolu_01".to_string(),
+            "1\talpha\n2\tbeta".to_string(),
+            false
+        )
+    );
+    assert_eq!(lines[3]["message"]["content"][0]["name"], "Bash");
+    assert_eq!(
+        user_tool_result(&lines[4]),
+        ("toolu_02".to_string(), "out\nerr".to_string(), false)
+    );
+    assert_eq!(
+        lines[5]["message"]["content"],
+        json!([{"type": "text", "text": "All done."}])
+    );
+    assert_eq!(lines[5]["message"]["stop_reason"], "end_turn");
+
+    let result = out.result();
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["num_turns"], 3);
+    assert_eq!(result["result"], "All done.");
+    assert_eq!(result["stop_reason"], "end_turn");
+    assert_eq!(result["permission_denials"], json!([]));
+    assert_eq!(result["errors"], json!([]));
+    let usage = Usage {
+        input_tokens: 600,
+        output_tokens: 90,
+        cache_creation_input_tokens: 1000,
+        cache_read_input_tokens: 1000,
+    };
+    assert_eq!(result["usage"], serde_json::to_value(usage).unwrap());
+    let expected_cost = orbit_model::pricing::cost_usd(MODEL, &usage);
+    assert!(expected_cost > 0.0);
+    let cost = result["total_cost_usd"].as_f64().expect("total_cost_usd");
+    assert!(
+        (cost - expected_cost).abs() < 1e-9,
+        "cost {cost} != {expected_cost}"
+    );
+    assert!(result["duration_ms"].as_u64().is_some());
+    assert!(result["duration_api_ms"].as_u64().is_some());
+
+    assert_eq!(server.request_count(), 3);
+}
+
+#[test]
+fn second_request_shows_the_model_its_tool_use_and_result() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(three_turn_script(&scratch));
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "Summarize notes.txt",
+        &[
+            "--model",
+            MODEL,
+            "--allowedTools",
+            "Bash",
+            "--system-prompt",
+            TEST_SYSTEM_PROMPT,
+        ],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let second = &requests[1];
+    assert_eq!(second.path, "/v1/messages");
+    assert_eq!(second.header("x-api-key"), Some("test-key"));
+    assert_eq!(second.header("anthropic-version"), Some("2023-06-01"));
+
+    // Tool schemas belong to the tools' own tests; the snapshot keeps their
+    // names and everything else byte for byte.
+    let mut body: Value = serde_json::from_str(&scratch.redact(&second.raw_body)).unwrap();
+    let names: Vec<Value> = body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    body["tools"] = Value::Array(names);
+    insta::assert_json_snapshot!("second_request_body", body);
+}

@@ -1,0 +1,160 @@
+//! Builds the assistant message of one model call from its
+//! [`StreamEvent`]s.
+//!
+//! Only `ContentBlockComplete` contributes content (the model client has
+//! already assembled text, thinking + signature, redacted thinking and
+//! tool_use input); deltas are for UIs. `MessageStart` gives the API id,
+//! model and initial usage, `MessageDelta` the stop_reason and final usage.
+//! A `Retry` voids the attempt: everything collected so far is discarded.
+
+use std::collections::BTreeMap;
+
+use orbit_protocol::{ContentBlock, Message, StreamEvent, Usage};
+
+/// The assistant message of one model call, with its metadata.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssembledMessage {
+    pub message: Message,
+    pub message_id: Option<String>,
+    pub model: Option<String>,
+    pub stop_reason: Option<String>,
+    pub usage: Usage,
+}
+
+impl AssembledMessage {
+    pub fn has_tool_use(&self) -> bool {
+        self.message.tool_uses().next().is_some()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct MessageAssembler {
+    message_id: Option<String>,
+    model: Option<String>,
+    usage: Usage,
+    stop_reason: Option<String>,
+    /// Completed blocks by stream index, so the message keeps the API's order.
+    blocks: BTreeMap<usize, ContentBlock>,
+    stopped: bool,
+}
+
+impl MessageAssembler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one event of the stream.
+    pub fn apply(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::MessageStart { id, model, usage } => {
+                *self = Self::default();
+                self.message_id = Some(id.clone()).filter(|s| !s.is_empty());
+                self.model = Some(model.clone()).filter(|s| !s.is_empty());
+                self.usage = *usage;
+            }
+            StreamEvent::ContentBlockComplete { index, block, .. } => {
+                self.blocks.insert(*index, block.clone());
+            }
+            StreamEvent::MessageDelta { stop_reason, usage } => {
+                if stop_reason.is_some() {
+                    self.stop_reason = stop_reason.clone();
+                }
+                self.usage.merge_delta(usage);
+            }
+            StreamEvent::MessageStop => self.stopped = true,
+            StreamEvent::Retry { .. } => *self = Self::default(),
+            StreamEvent::ContentBlockStart { .. }
+            | StreamEvent::TextDelta { .. }
+            | StreamEvent::ThinkingDelta { .. }
+            | StreamEvent::InputJsonDelta { .. } => {}
+        }
+    }
+
+    /// Whether `message_stop` has arrived.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Whether any block has completed in the current attempt.
+    pub fn has_content(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+
+    /// The message so far: complete blocks only (a block cut mid-stream is
+    /// dropped, a partial tool_use never enters the history).
+    pub fn finish(self) -> AssembledMessage {
+        AssembledMessage {
+            message: Message::assistant(self.blocks.into_values().collect()),
+            message_id: self.message_id,
+            model: self.model,
+            stop_reason: self.stop_reason,
+            usage: self.usage,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use orbit_protocol::ToolUseBlock;
+    use serde_json::json;
+
+    fn complete(index: usize, block: ContentBlock) -> StreamEvent {
+        StreamEvent::ContentBlockComplete {
+            index,
+            block,
+            invalid_input: None,
+        }
+    }
+
+    #[test]
+    fn assembles_blocks_in_index_order_with_metadata() {
+        let mut a = MessageAssembler::new();
+        a.apply(&StreamEvent::MessageStart {
+            id: "msg_1".into(),
+            model: "claude-x".into(),
+            usage: Usage {
+                input_tokens: 10,
+                ..Usage::default()
+            },
+        });
+        let tool = ContentBlock::ToolUse(ToolUseBlock {
+            id: "toolu_1".into(),
+            name: "Read".into(),
+            input: json!({"file_path": "a"}),
+        });
+        a.apply(&complete(1, tool.clone()));
+        a.apply(&complete(0, ContentBlock::text("hi")));
+        a.apply(&StreamEvent::MessageDelta {
+            stop_reason: Some("tool_use".into()),
+            usage: Usage {
+                output_tokens: 7,
+                ..Usage::default()
+            },
+        });
+        a.apply(&StreamEvent::MessageStop);
+        assert!(a.is_stopped());
+        let m = a.finish();
+        assert_eq!(m.message.content, vec![ContentBlock::text("hi"), tool]);
+        assert_eq!(m.message_id.as_deref(), Some("msg_1"));
+        assert_eq!(m.stop_reason.as_deref(), Some("tool_use"));
+        assert_eq!((m.usage.input_tokens, m.usage.output_tokens), (10, 7));
+        assert!(m.has_tool_use());
+    }
+
+    #[test]
+    fn a_retry_voids_the_attempt() {
+        let mut a = MessageAssembler::new();
+        a.apply(&complete(0, ContentBlock::text("partial")));
+        a.apply(&StreamEvent::Retry {
+            attempt: 1,
+            max_retries: 10,
+            delay_ms: 0,
+            error_status: None,
+            message: "cut".into(),
+        });
+        assert!(!a.has_content());
+        assert!(a.finish().message.content.is_empty());
+    }
+}

@@ -1,0 +1,250 @@
+//! [`QueryEngine`]: one session — its configuration, the conversation
+//! history, the result-budget decisions, cost so far and the abort handle —
+//! and [`EngineConfig`], everything that shapes a session.
+//!
+//! `submit_message` appends the prompt and runs the query loop
+//! ([`crate::query`]) as a future that borrows the engine; the returned
+//! stream polls that future and yields the events it emits, ending with
+//! exactly one `EngineEvent::Result`. History is only ever extended with
+//! complete pairs (assistant message + its tool_results), so dropping the
+//! stream mid-turn never leaves an unpaired tool_use (L2); running tools are
+//! cancelled.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use futures::stream::BoxStream;
+use orbit_model::{ModelClient, ToolSpec};
+use orbit_permissions::PermissionConfig;
+use orbit_protocol::{EngineEvent, Message};
+use orbit_tools::{ToolRegistry, ToolUseContext};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use crate::abort::AbortHandle;
+use crate::orchestrator::ToolRuntime;
+use crate::results::{ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage};
+
+/// X2: default number of tools executing at once.
+pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
+/// X2: the environment variable for the cap, and Claude Code's name for it.
+pub const MAX_TOOL_USE_CONCURRENCY_ENV: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
+pub const MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY";
+/// Default `max_tokens` of a model call.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
+
+/// Everything that shapes a session.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub model: String,
+    pub system_prompt: String,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    /// Sampling seed for providers that take one (local models); None = random.
+    pub seed: Option<u64>,
+    pub max_turns: Option<u32>,
+    pub max_budget_usd: Option<f64>,
+    pub permissions: PermissionConfig,
+    /// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, default 10.
+    pub max_tool_use_concurrency: usize,
+    pub session_id: String,
+    pub cwd: PathBuf,
+    /// `$ORBIT_HOME`, default `~/.orbit`.
+    pub data_dir: PathBuf,
+    /// R2: per-message budget over all tool_results of one user message, in chars.
+    pub tool_result_budget_chars: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            model: String::new(),
+            system_prompt: String::new(),
+            max_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            temperature: None,
+            seed: None,
+            max_turns: None,
+            max_budget_usd: None,
+            permissions: PermissionConfig::default(),
+            max_tool_use_concurrency: DEFAULT_MAX_TOOL_USE_CONCURRENCY,
+            session_id: String::new(),
+            cwd: PathBuf::from("."),
+            data_dir: PathBuf::from(".orbit"),
+            tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
+        }
+    }
+}
+
+impl EngineConfig {
+    /// Applies the environment overrides the engine knows:
+    /// `ORBIT_MAX_TOOL_USE_CONCURRENCY` (alias `CLAUDE_CODE_…`) and
+    /// `ORBIT_TOOL_RESULT_BUDGET_CHARS`.
+    pub fn with_env_overrides(mut self) -> Self {
+        self.max_tool_use_concurrency = max_tool_use_concurrency_from_env();
+        self.tool_result_budget_chars = crate::results::per_message_budget_from_env();
+        self
+    }
+}
+
+/// X2: the cap from `ORBIT_MAX_TOOL_USE_CONCURRENCY`, else
+/// `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, else 10.
+pub fn max_tool_use_concurrency_from_env() -> usize {
+    parse_max_tool_use_concurrency(
+        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV).ok().as_deref(),
+        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS).ok().as_deref(),
+    )
+}
+
+/// The first value that is a positive integer wins; otherwise the default
+/// (like Claude Code's `parseInt(…) || 10`).
+pub fn parse_max_tool_use_concurrency(primary: Option<&str>, alias: Option<&str>) -> usize {
+    [primary, alias]
+        .into_iter()
+        .flatten()
+        .find_map(|v| v.trim().parse::<usize>().ok().filter(|n| *n > 0))
+        .unwrap_or(DEFAULT_MAX_TOOL_USE_CONCURRENCY)
+}
+
+pub struct QueryEngine {
+    pub(crate) config: EngineConfig,
+    pub(crate) client: Arc<dyn ModelClient>,
+    pub(crate) runtime: Arc<ToolRuntime>,
+    pub(crate) tool_specs: Vec<ToolSpec>,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) replacement_state: ContentReplacementState,
+    /// Cost of every model call of the session, in US dollars.
+    pub(crate) total_cost_usd: f64,
+    pub(crate) abort: AbortHandle,
+}
+
+impl QueryEngine {
+    pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
+        let project_root = config.cwd.canonicalize().unwrap_or_else(|_| config.cwd.clone());
+        let context = ToolUseContext::new(
+            config.session_id.clone(),
+            project_root.clone(),
+            config.data_dir.clone(),
+        );
+        let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
+        let tool_specs = tools
+            .tools()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                input_schema: t.input_schema().clone(),
+            })
+            .collect();
+        let runtime = Arc::new(ToolRuntime {
+            tools,
+            context,
+            permissions: config.permissions.clone(),
+            storage,
+            max_concurrency: config.max_tool_use_concurrency.max(1),
+        });
+        Self {
+            config,
+            client,
+            runtime,
+            tool_specs,
+            messages: Vec::new(),
+            replacement_state: ContentReplacementState::default(),
+            total_cost_usd: 0.0,
+            abort: AbortHandle::default(),
+        }
+    }
+
+    /// Runs the loop for one user prompt; the stream ends with `EngineEvent::Result`.
+    /// An abort requested before this call is forgotten.
+    pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
+        let cancel = self.abort.reset();
+        let (tx, rx) = unbounded_channel();
+        let run = crate::query::run_query(self, prompt, cancel, tx);
+        Box::pin(TurnStream {
+            run: Some(Box::pin(run)),
+            events: rx,
+        })
+    }
+
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.abort.clone()
+    }
+
+    /// The full history (tool_results as produced, before the R2 budget view).
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.config.session_id
+    }
+
+    pub fn tool_context(&self) -> &ToolUseContext {
+        &self.runtime.context
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.runtime.tools
+    }
+
+    /// The tool specs sent with every request, in registry order.
+    pub fn tool_specs(&self) -> &[ToolSpec] {
+        &self.tool_specs
+    }
+
+    /// R2's frozen decisions (persisted by the session store for `--resume`).
+    pub fn replacement_state(&self) -> &ContentReplacementState {
+        &self.replacement_state
+    }
+
+    /// Cost of all model calls of this session so far, in US dollars.
+    pub fn total_cost_usd(&self) -> f64 {
+        self.total_cost_usd
+    }
+}
+
+type RunFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Drives the loop future and yields the events it sends.
+struct TurnStream<'a> {
+    run: Option<RunFuture<'a>>,
+    events: UnboundedReceiver<EngineEvent>,
+}
+
+impl Stream for TurnStream<'_> {
+    type Item = EngineEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<EngineEvent>> {
+        if let Poll::Ready(Some(event)) = self.events.poll_recv(cx) {
+            return Poll::Ready(Some(event));
+        }
+        if let Some(run) = self.run.as_mut() {
+            if run.as_mut().poll(cx).is_ready() {
+                // The future owned the sender: once it is gone the channel
+                // drains and then reports its end.
+                self.run = None;
+            }
+        }
+        self.events.poll_recv(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrency_cap_prefers_orbit_then_claude_code_then_default() {
+        assert_eq!(parse_max_tool_use_concurrency(Some("4"), Some("7")), 4);
+        assert_eq!(parse_max_tool_use_concurrency(None, Some("7")), 7);
+        assert_eq!(parse_max_tool_use_concurrency(Some("x"), Some("7")), 7);
+        assert_eq!(parse_max_tool_use_concurrency(Some("0"), None), 10);
+        assert_eq!(parse_max_tool_use_concurrency(None, None), 10);
+    }
+}

@@ -1,0 +1,396 @@
+//! The StreamingToolExecutor (DESIGN X3–X5, L5 for tools): tools start while
+//! the model is still streaming.
+//!
+//! Data flow: the query loop hands each tool_use to [`StreamingToolExecutor::add_tool`]
+//! the moment its `content_block_stop` arrives → [`prepare`] (lookup, JSON,
+//! schema, safety) → queued → started at once when the start rule holds
+//! (nothing executing, or it and everything executing are concurrency-safe,
+//! and fewer than the cap are executing) — queued tools start in order, as
+//! soon as the rule allows → each runs [`run_tool_use`] on its own tokio task
+//! with a child of the turn's cancel token → completions and progress come
+//! back through [`StreamingToolExecutor::next_event`], which the loop polls
+//! alongside the model stream → results are released in tool_use order (X4)
+//! as `ToolResult` events; the loop collects them all for the single user
+//! message with [`StreamingToolExecutor::take_results`].
+//!
+//! A call rejected by [`prepare`] counts as unsafe (as in
+//! `partition_tool_calls`): it "runs" alone, instantly, so the batches of the
+//! streaming path equal those of the whole-message path.
+//!
+//! Sibling abort (X5): a batch is the set of tools that executed together
+//! (it begins when a tool starts while nothing executes). When a Bash call of
+//! a batch returns an error, the batch's other running Bash calls are
+//! cancelled and answered with `Cancelled: parallel tool call Bash(…) errored`;
+//! other tools and later batches go on.
+//!
+//! Dropping the executor (a `Retry` voided the attempt, or the embedder
+//! dropped the turn) cancels every running tool and forgets its result.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use orbit_protocol::{EngineEvent, PermissionDenial, ToolResultBlock, ToolUseBlock};
+use orbit_tools::{CallContext, ToolProgress};
+use serde_json::json;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::{Id as TaskId, JoinError, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+use crate::messages::{
+    CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, sibling_error_message, tool_panic_error,
+};
+use crate::orchestrator::{Prepared, ToolCallOutcome, ToolRuntime, prepare, run_tool_use};
+
+/// The tool whose failure cancels its running siblings (X5).
+pub const BASH_TOOL_NAME: &str = "Bash";
+
+/// After an interrupt, how long cancelled tools get to stop (kill their
+/// process groups) before the turn ends without them. Keeps L5's 200 ms.
+pub const ABORT_GRACE_MS: u64 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToolStatus {
+    Queued,
+    Executing,
+    Done,
+}
+
+#[derive(Debug)]
+struct TrackedTool {
+    block: ToolUseBlock,
+    prepared: Prepared,
+    status: ToolStatus,
+    cancel: CancellationToken,
+    /// The concurrent batch it executed in (X5); 0 until started.
+    batch: u64,
+    result: Option<ToolResultBlock>,
+    /// The answer decided when the tool was cancelled (sibling abort); it
+    /// replaces whatever the tool returns.
+    forced_result: Option<ToolResultBlock>,
+}
+
+impl TrackedTool {
+    fn tool_name(&self) -> &str {
+        match &self.prepared {
+            Prepared::Ready { tool, .. } => tool.name(),
+            Prepared::Rejected(_) => &self.block.name,
+        }
+    }
+}
+
+pub struct StreamingToolExecutor {
+    runtime: Arc<ToolRuntime>,
+    /// The turn's token; each tool gets a child.
+    turn_cancel: CancellationToken,
+    tools: Vec<TrackedTool>,
+    tasks: JoinSet<ToolCallOutcome>,
+    task_owner: HashMap<TaskId, usize>,
+    progress_tx: UnboundedSender<(String, ToolProgress)>,
+    progress_rx: UnboundedReceiver<(String, ToolProgress)>,
+    outbox: VecDeque<EngineEvent>,
+    /// Index of the next result to release (X4).
+    next_release: usize,
+    batch_counter: u64,
+    /// Once set, nothing more starts: queued and new tools get this error text.
+    closed: Option<String>,
+    denials: Vec<PermissionDenial>,
+}
+
+impl StreamingToolExecutor {
+    pub fn new(runtime: Arc<ToolRuntime>, turn_cancel: CancellationToken) -> Self {
+        let (progress_tx, progress_rx) = unbounded_channel();
+        Self {
+            runtime,
+            turn_cancel,
+            tools: Vec::new(),
+            tasks: JoinSet::new(),
+            task_owner: HashMap::new(),
+            progress_tx,
+            progress_rx,
+            outbox: VecDeque::new(),
+            next_release: 0,
+            batch_counter: 0,
+            closed: None,
+            denials: Vec::new(),
+        }
+    }
+
+    /// A complete tool_use from the stream; starts it now if the rule allows.
+    pub fn add_tool(&mut self, block: ToolUseBlock, invalid_input: Option<String>) {
+        let prepared = prepare(&self.runtime.tools, &block, invalid_input.as_deref());
+        self.tools.push(TrackedTool {
+            block,
+            prepared,
+            status: ToolStatus::Queued,
+            cancel: self.turn_cancel.child_token(),
+            batch: 0,
+            result: None,
+            forced_result: None,
+        });
+        self.process_queue();
+    }
+
+    /// Number of tool_uses handed to the executor.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Whether every tool has its result.
+    pub fn is_finished(&self) -> bool {
+        self.tools.iter().all(|t| t.status == ToolStatus::Done)
+    }
+
+    /// An event that is ready now (ToolStarted, a released ToolResult), without waiting.
+    pub fn pop_ready_event(&mut self) -> Option<EngineEvent> {
+        self.outbox.pop_front()
+    }
+
+    /// The next event: ready ones first, else waits for progress or a
+    /// completion. `None` once nothing runs and nothing is left to report.
+    /// Cancel-safe (may be raced against the model stream in `select!`).
+    pub async fn next_event(&mut self) -> Option<EngineEvent> {
+        loop {
+            if let Some(event) = self.outbox.pop_front() {
+                return Some(event);
+            }
+            if self.tasks.is_empty() {
+                return None;
+            }
+            tokio::select! {
+                biased;
+                Some((id, progress)) = self.progress_rx.recv() => self.on_progress(&id, progress),
+                Some(joined) = self.tasks.join_next_with_id() => match joined {
+                    Ok((task, outcome)) => self.on_task_done(task, Ok(outcome)),
+                    Err(error) => self.on_task_done(error.id(), Err(error)),
+                },
+                else => return None,
+            }
+        }
+    }
+
+    /// Stops starting tools: queued ones and any added later are answered
+    /// with `text` (is_error). Running ones continue (the model-error path
+    /// awaits them, see `query`).
+    pub fn close(&mut self, text: &str) {
+        self.closed = Some(text.to_string());
+        for t in &mut self.tools {
+            if t.status == ToolStatus::Queued {
+                t.status = ToolStatus::Done;
+                t.result = Some(ToolResultBlock::text(&t.block.id, text, true));
+            }
+        }
+        self.release_ready();
+    }
+
+    /// L5: answers running tools with the interrupt text (their tokens are
+    /// cancelled) and unstarted ones with the cancel text, then gives the
+    /// cancelled tools up to [`ABORT_GRACE_MS`] to stop.
+    pub async fn abort(&mut self) {
+        self.closed = Some(CANCEL_MESSAGE.to_string());
+        for t in &mut self.tools {
+            let text = match t.status {
+                ToolStatus::Executing => {
+                    t.cancel.cancel();
+                    INTERRUPT_MESSAGE_FOR_TOOL_USE
+                }
+                ToolStatus::Queued => CANCEL_MESSAGE,
+                ToolStatus::Done => continue,
+            };
+            t.status = ToolStatus::Done;
+            t.result = Some(ToolResultBlock::text(&t.block.id, text, true));
+        }
+        self.release_ready();
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(ABORT_GRACE_MS);
+        while !self.tasks.is_empty() {
+            match tokio::time::timeout_at(deadline, self.tasks.join_next()).await {
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        self.tasks.detach_all();
+    }
+
+    /// The results of all finished tools, in tool_use order.
+    pub fn take_results(&mut self) -> Vec<ToolResultBlock> {
+        self.tools.iter_mut().filter_map(|t| t.result.take()).collect()
+    }
+
+    /// Permission denials of this attempt (P1).
+    pub fn take_denials(&mut self) -> Vec<PermissionDenial> {
+        std::mem::take(&mut self.denials)
+    }
+
+    fn executing(&self) -> impl Iterator<Item = &TrackedTool> {
+        self.tools.iter().filter(|t| t.status == ToolStatus::Executing)
+    }
+
+    /// X3's start rule plus the X2 cap.
+    fn can_execute(&self, is_concurrency_safe: bool) -> bool {
+        let executing = self.executing().count();
+        executing == 0
+            || (is_concurrency_safe
+                && executing < self.runtime.max_concurrency.max(1)
+                && self.executing().all(|t| t.prepared.is_concurrency_safe()))
+    }
+
+    /// Starts queued tools in order while the rule allows.
+    fn process_queue(&mut self) {
+        if let Some(text) = self.closed.clone() {
+            self.close(&text);
+            return;
+        }
+        for i in 0..self.tools.len() {
+            if self.tools[i].status != ToolStatus::Queued {
+                continue;
+            }
+            if !self.can_execute(self.tools[i].prepared.is_concurrency_safe()) {
+                break;
+            }
+            self.start(i);
+        }
+        self.release_ready();
+    }
+
+    fn start(&mut self, i: usize) {
+        if self.executing().next().is_none() {
+            self.batch_counter += 1;
+        }
+        let batch = self.batch_counter;
+        let progress = self.progress_tx.clone();
+        let runtime = Arc::clone(&self.runtime);
+        let t = &mut self.tools[i];
+        t.batch = batch;
+        match &t.prepared {
+            Prepared::Rejected(text) => {
+                t.status = ToolStatus::Done;
+                t.result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
+            }
+            Prepared::Ready { tool, input, .. } => {
+                t.status = ToolStatus::Executing;
+                let tool = Arc::clone(tool);
+                let input = input.clone();
+                let original = t.block.input.clone();
+                let call = CallContext::new(&t.block.id, t.cancel.clone(), Some(progress));
+                self.outbox.push_back(EngineEvent::ToolStarted {
+                    tool_use_id: t.block.id.clone(),
+                    name: tool.name().to_string(),
+                });
+                let handle = self.tasks.spawn(async move {
+                    run_tool_use(&runtime, tool, original, input, call).await
+                });
+                self.task_owner.insert(handle.id(), i);
+            }
+        }
+    }
+
+    fn on_progress(&mut self, tool_use_id: &str, progress: ToolProgress) {
+        let running = self
+            .tools
+            .iter()
+            .any(|t| t.block.id == tool_use_id && t.status == ToolStatus::Executing);
+        if !running {
+            return;
+        }
+        let tool_use_id = tool_use_id.to_string();
+        self.outbox.push_back(match progress {
+            ToolProgress::Todos(todos) => EngineEvent::TodoUpdate { todos },
+            ToolProgress::Output(output) => EngineEvent::ToolProgress {
+                tool_use_id,
+                data: json!({ "type": "output", "output": output }),
+            },
+            ToolProgress::Other(data) => EngineEvent::ToolProgress { tool_use_id, data },
+        });
+    }
+
+    fn on_task_done(&mut self, task: TaskId, joined: Result<ToolCallOutcome, JoinError>) {
+        let Some(i) = self.task_owner.remove(&task) else {
+            return;
+        };
+        if self.tools[i].status == ToolStatus::Done {
+            // Already answered (interrupt); the tool's own result is dropped.
+            return;
+        }
+        let (result, tool_failed) = match joined {
+            Ok(outcome) => {
+                if let Some(denial) = outcome.denial {
+                    self.denials.push(denial);
+                }
+                (outcome.result, outcome.tool_failed)
+            }
+            Err(error) => {
+                let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
+                (ToolResultBlock::text(&self.tools[i].block.id, text, true), true)
+            }
+        };
+        let t = &mut self.tools[i];
+        let was_cancelled = t.forced_result.is_some();
+        t.result = Some(t.forced_result.take().unwrap_or(result));
+        t.status = ToolStatus::Done;
+        if tool_failed && !was_cancelled && t.tool_name() == BASH_TOOL_NAME {
+            self.abort_bash_siblings(i);
+        }
+        self.process_queue();
+    }
+
+    /// X5: cancels the running Bash calls of tool `failed`'s batch.
+    fn abort_bash_siblings(&mut self, failed: usize) {
+        let batch = self.tools[failed].batch;
+        let text = sibling_error_message(BASH_TOOL_NAME, &self.tools[failed].block.input);
+        for (j, t) in self.tools.iter_mut().enumerate() {
+            if j != failed
+                && t.batch == batch
+                && t.status == ToolStatus::Executing
+                && t.forced_result.is_none()
+                && t.tool_name() == BASH_TOOL_NAME
+            {
+                t.forced_result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
+                t.cancel.cancel();
+            }
+        }
+    }
+
+    /// X4: releases finished results that are next in tool_use order.
+    fn release_ready(&mut self) {
+        while let Some(t) = self.tools.get(self.next_release) {
+            let (ToolStatus::Done, Some(result)) = (t.status, &t.result) else {
+                break;
+            };
+            self.outbox.push_back(EngineEvent::ToolResult {
+                result: result.clone(),
+            });
+            self.next_release += 1;
+        }
+    }
+}
+
+impl Drop for StreamingToolExecutor {
+    fn drop(&mut self) {
+        for t in &self.tools {
+            if t.status == ToolStatus::Executing {
+                t.cancel.cancel();
+            }
+        }
+        // Let cancelled tools stop gracefully (kill their processes) rather
+        // than dropping their futures mid-way.
+        self.tasks.detach_all();
+    }
+}
+
+fn join_error_detail(error: JoinError) -> String {
+    if error.is_cancelled() {
+        return "the task was cancelled".to_string();
+    }
+    let payload = error.into_panic();
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}

@@ -1,0 +1,414 @@
+//! The query loop (DESIGN §2: L1–L3, L4's `max_tokens` continuation, L5).
+//!
+//! Per model call: check limits → build the request (system prompt, the R2
+//! budgeted view of the history, tool specs) → `RequestStart` → stream. Each
+//! `StreamEvent` is forwarded as `EngineEvent::Stream`; completed blocks go
+//! to the [`MessageAssembler`], completed tool_uses at once to the
+//! [`StreamingToolExecutor`]. After `message_stop` the assistant message is
+//! emitted, the tools are awaited, and the assistant message plus ONE user
+//! message with every tool_result (in tool_use order) are appended together.
+//!
+//! Decisions, each documented where it is made:
+//! - L1: the loop continues only if the assistant message holds a tool_use;
+//!   `stop_reason` is recorded, never trusted.
+//! - L3 order after a call: interrupt → budget (`total_cost_usd >=
+//!   max_budget_usd`, the session's cost as Claude Code checks it) → tool_use
+//!   → `max_tokens` continuation → success. `max_turns` is checked before a
+//!   call: the call that would exceed it is not made (the last turn's tool
+//!   results are already appended, history stays paired).
+//! - L4 `max_tokens`: a text answer cut by the token limit is continued with
+//!   [`MAX_TOKENS_CONTINUE_MESSAGE`] at most [`MAX_OUTPUT_TOKENS_RECOVERY_LIMIT`]
+//!   times; the answer is the concatenated text of the chain.
+//! - `Retry` voids the attempt: its blocks are discarded and the tools it
+//!   started are cancelled and their results dropped (their tool_use ids
+//!   never enter the history; side effects of a started tool cannot be undone,
+//!   cancelling is the fastest way to stop them).
+//! - L2 on a model error mid-stream: completed blocks are kept (the message
+//!   only if it has content); tools already started are awaited (they passed
+//!   validation and permission, their effects are real, and their true result
+//!   keeps the transcript honest for `--resume`; an interrupt still cuts the
+//!   wait), unstarted ones are answered with the error text (`is_error`).
+//! - L5: an interrupt drops the model stream, answers running tools with
+//!   `[Request interrupted by user for tool use]` and unstarted ones with the
+//!   cancel text, appends the paired history and ends with
+//!   `error_during_execution`, `interrupted: true`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use orbit_model::ModelRequest;
+use orbit_protocol::{
+    ContentBlock, EngineEvent, Message, PermissionDenial, ResultSubtype, StreamEvent,
+    TerminalResult, ToolResultBlock, Usage,
+};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::assemble::{AssembledMessage, MessageAssembler};
+use crate::engine::QueryEngine;
+use crate::executor::StreamingToolExecutor;
+use crate::messages::{
+    INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, max_budget_error, max_turns_error,
+};
+use crate::results::enforce_tool_result_budget;
+
+/// L4: how often a text answer cut by `max_tokens` is continued.
+pub const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT: u32 = 3;
+
+const STOP_REASON_MAX_TOKENS: &str = "max_tokens";
+
+/// How the loop ended.
+enum LoopEnd {
+    Success,
+    MaxTurns(u32),
+    MaxBudget(f64),
+    ModelError(String),
+    Interrupted,
+}
+
+/// How one model call (and its tools) ended.
+enum TurnEnd {
+    Completed(AssembledMessage),
+    Failed(String),
+    Interrupted,
+}
+
+/// How the model stream of one call ended.
+enum StreamEnd {
+    Stopped,
+    Failed(String),
+    Interrupted,
+}
+
+/// Runs one `submit_message`: the loop, then the terminal result event.
+pub(crate) async fn run_query(
+    engine: &mut QueryEngine,
+    prompt: String,
+    cancel: CancellationToken,
+    tx: UnboundedSender<EngineEvent>,
+) {
+    let mut query = QueryLoop {
+        engine,
+        cancel,
+        tx,
+        started: Instant::now(),
+        num_turns: 0,
+        usage: Usage::default(),
+        api_time: Duration::ZERO,
+        denials: Vec::new(),
+        stop_reason: None,
+        answer: String::new(),
+    };
+    let end = query.run(prompt).await;
+    let result = query.terminal_result(end);
+    query.emit(EngineEvent::Result(result));
+}
+
+struct QueryLoop<'a> {
+    engine: &'a mut QueryEngine,
+    cancel: CancellationToken,
+    tx: UnboundedSender<EngineEvent>,
+    started: Instant,
+    num_turns: u32,
+    usage: Usage,
+    /// Time spent inside model streams.
+    api_time: Duration,
+    denials: Vec<PermissionDenial>,
+    stop_reason: Option<String>,
+    /// The final answer so far (text of the last message, or of the
+    /// `max_tokens` continuation chain).
+    answer: String,
+}
+
+impl QueryLoop<'_> {
+    fn emit(&self, event: EngineEvent) {
+        // The receiver is gone only when the embedder dropped the stream,
+        // which also drops this future; nothing to do.
+        let _ = self.tx.send(event);
+    }
+
+    async fn run(&mut self, prompt: String) -> LoopEnd {
+        self.engine.messages.push(Message::user_text(prompt));
+        let mut continuations = 0;
+        loop {
+            if self.cancel.is_cancelled() {
+                return LoopEnd::Interrupted;
+            }
+            if let Some(max) = self.engine.config.max_turns {
+                if self.num_turns >= max {
+                    return LoopEnd::MaxTurns(max);
+                }
+            }
+            let request = self.build_request().await;
+            self.num_turns += 1;
+            self.emit(EngineEvent::RequestStart {
+                turn: self.num_turns,
+            });
+            let assistant = match self.model_call(&request).await {
+                TurnEnd::Completed(assistant) => assistant,
+                TurnEnd::Failed(message) => return LoopEnd::ModelError(message),
+                TurnEnd::Interrupted => return LoopEnd::Interrupted,
+            };
+            if let Some(max) = self.engine.config.max_budget_usd {
+                if self.engine.total_cost_usd >= max {
+                    return LoopEnd::MaxBudget(max);
+                }
+            }
+            // L1: a tool_use is the only reason to continue.
+            if assistant.has_tool_use() {
+                self.answer.clear();
+                continuations = 0;
+                continue;
+            }
+            self.answer.push_str(&assistant.message.text());
+            let cut_by_limit = assistant.stop_reason.as_deref() == Some(STOP_REASON_MAX_TOKENS);
+            if cut_by_limit && continuations < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT {
+                continuations += 1;
+                self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
+                continue;
+            }
+            return LoopEnd::Success;
+        }
+    }
+
+    async fn build_request(&mut self) -> ModelRequest {
+        let engine = &mut *self.engine;
+        let messages = enforce_tool_result_budget(
+            &engine.messages,
+            &mut engine.replacement_state,
+            engine.config.tool_result_budget_chars,
+            &engine.runtime.storage,
+        )
+        .await;
+        ModelRequest {
+            model: engine.config.model.clone(),
+            system: engine.config.system_prompt.clone(),
+            messages,
+            tools: engine.tool_specs.clone(),
+            max_tokens: engine.config.max_tokens,
+            temperature: engine.config.temperature,
+            seed: engine.config.seed,
+        }
+    }
+
+    /// One model call and its tools; appends the paired history.
+    async fn model_call(&mut self, request: &ModelRequest) -> TurnEnd {
+        let runtime = std::sync::Arc::clone(&self.engine.runtime);
+        let mut executor = StreamingToolExecutor::new(runtime, self.cancel.clone());
+        let mut assembler = MessageAssembler::new();
+        let api_start = Instant::now();
+        let mut stream = self.engine.client.stream(request);
+        let end = loop {
+            tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => break StreamEnd::Interrupted,
+                item = stream.next() => match item {
+                    Some(Ok(event)) => {
+                        if self.on_stream_event(event, &mut assembler, &mut executor) {
+                            break StreamEnd::Stopped;
+                        }
+                    }
+                    Some(Err(error)) => break StreamEnd::Failed(error.to_string()),
+                    None => break StreamEnd::Failed(orbit_model::ModelError::StreamCut.to_string()),
+                },
+                Some(event) = executor.next_event() => self.emit(event),
+            }
+        };
+        // Dropping the stream cancels the HTTP request (abort, error).
+        drop(stream);
+        self.api_time += api_start.elapsed();
+        let assistant = assembler.finish();
+        self.record_usage(&assistant, &request.model);
+
+        match end {
+            StreamEnd::Stopped => {
+                self.emit_assistant(&assistant);
+                let interrupted = self.await_tools(&mut executor).await;
+                self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
+                if interrupted {
+                    TurnEnd::Interrupted
+                } else {
+                    TurnEnd::Completed(assistant)
+                }
+            }
+            StreamEnd::Failed(message) => {
+                executor.close(&message);
+                let interrupted = self.await_tools(&mut executor).await;
+                if !assistant.message.content.is_empty() {
+                    self.emit_assistant(&assistant);
+                    self.commit(&assistant, &mut executor, &message);
+                }
+                if interrupted {
+                    TurnEnd::Interrupted
+                } else {
+                    TurnEnd::Failed(message)
+                }
+            }
+            StreamEnd::Interrupted => {
+                executor.abort().await;
+                self.drain_ready(&mut executor);
+                if !assistant.message.content.is_empty() {
+                    self.emit_assistant(&assistant);
+                    self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
+                }
+                TurnEnd::Interrupted
+            }
+        }
+    }
+
+    /// Handles one stream event; true at `message_stop`.
+    fn on_stream_event(
+        &mut self,
+        event: StreamEvent,
+        assembler: &mut MessageAssembler,
+        executor: &mut StreamingToolExecutor,
+    ) -> bool {
+        assembler.apply(&event);
+        match &event {
+            StreamEvent::Retry { .. } => {
+                // The attempt is void: cancel what it started, forget results.
+                *executor = StreamingToolExecutor::new(
+                    std::sync::Arc::clone(&self.engine.runtime),
+                    self.cancel.clone(),
+                );
+            }
+            StreamEvent::ContentBlockComplete {
+                block: ContentBlock::ToolUse(tool_use),
+                invalid_input,
+                ..
+            } => executor.add_tool(tool_use.clone(), invalid_input.clone()),
+            _ => {}
+        }
+        self.emit(EngineEvent::Stream(event));
+        self.drain_ready(executor);
+        assembler.is_stopped()
+    }
+
+    fn drain_ready(&self, executor: &mut StreamingToolExecutor) {
+        while let Some(event) = executor.pop_ready_event() {
+            self.emit(event);
+        }
+    }
+
+    /// Waits for every tool, forwarding events; on interrupt aborts them.
+    /// Returns whether the turn was interrupted.
+    async fn await_tools(&mut self, executor: &mut StreamingToolExecutor) -> bool {
+        loop {
+            tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => {
+                    executor.abort().await;
+                    self.drain_ready(executor);
+                    return true;
+                }
+                event = executor.next_event() => match event {
+                    Some(event) => self.emit(event),
+                    None => return false,
+                },
+            }
+        }
+    }
+
+    fn record_usage(&mut self, assistant: &AssembledMessage, request_model: &str) {
+        let model = assistant.model.as_deref().unwrap_or(request_model);
+        self.usage.add(&assistant.usage);
+        self.engine.total_cost_usd += orbit_model::pricing::cost_usd(model, &assistant.usage);
+        if assistant.stop_reason.is_some() {
+            self.stop_reason = assistant.stop_reason.clone();
+        }
+    }
+
+    fn emit_assistant(&self, assistant: &AssembledMessage) {
+        self.emit(EngineEvent::AssistantMessage {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            message: assistant.message.clone(),
+            message_id: assistant.message_id.clone(),
+            model: assistant
+                .model
+                .clone()
+                .unwrap_or_else(|| self.engine.config.model.clone()),
+            stop_reason: assistant.stop_reason.clone(),
+            usage: assistant.usage,
+        });
+    }
+
+    /// Appends the assistant message and, when it called tools, one user
+    /// message answering every tool_use in order (L2). A tool_use the
+    /// executor has no result for gets `missing_text` as an error.
+    fn commit(
+        &mut self,
+        assistant: &AssembledMessage,
+        executor: &mut StreamingToolExecutor,
+        missing_text: &str,
+    ) {
+        self.denials.extend(executor.take_denials());
+        let mut by_id: HashMap<String, ToolResultBlock> = executor
+            .take_results()
+            .into_iter()
+            .map(|r| (r.tool_use_id.clone(), r))
+            .collect();
+        let results: Vec<ContentBlock> = assistant
+            .message
+            .tool_uses()
+            .map(|tool_use| {
+                let result = by_id.remove(&tool_use.id).unwrap_or_else(|| {
+                    ToolResultBlock::text(&tool_use.id, missing_text, true)
+                });
+                ContentBlock::ToolResult(result)
+            })
+            .collect();
+        self.engine.messages.push(assistant.message.clone());
+        if !results.is_empty() {
+            self.append_user(Message::user(results));
+        }
+    }
+
+    fn append_user(&mut self, message: Message) {
+        self.engine.messages.push(message.clone());
+        self.emit(EngineEvent::UserMessage {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            message,
+        });
+    }
+
+    fn terminal_result(&self, end: LoopEnd) -> TerminalResult {
+        let (subtype, errors, interrupted) = match end {
+            LoopEnd::Success => (ResultSubtype::Success, Vec::new(), false),
+            LoopEnd::MaxTurns(max) => (ResultSubtype::ErrorMaxTurns, vec![max_turns_error(max)], false),
+            LoopEnd::MaxBudget(max) => (
+                ResultSubtype::ErrorMaxBudgetUsd,
+                vec![max_budget_error(max)],
+                false,
+            ),
+            LoopEnd::ModelError(message) => (ResultSubtype::ErrorDuringExecution, vec![message], false),
+            LoopEnd::Interrupted => (
+                ResultSubtype::ErrorDuringExecution,
+                vec![INTERRUPT_MESSAGE.to_string()],
+                true,
+            ),
+        };
+        TerminalResult {
+            subtype,
+            num_turns: self.num_turns,
+            duration_ms: millis(self.started.elapsed()),
+            duration_api_ms: millis(self.api_time),
+            total_cost_usd: self.engine.total_cost_usd,
+            usage: self.usage,
+            result: if subtype == ResultSubtype::Success {
+                self.answer.clone()
+            } else {
+                String::new()
+            },
+            stop_reason: self.stop_reason.clone(),
+            permission_denials: self.denials.clone(),
+            errors,
+            interrupted,
+            structured_output: None,
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

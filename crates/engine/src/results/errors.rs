@@ -1,0 +1,59 @@
+//! R3 (empty results) and R4 (error results): the texts the model sees when
+//! a tool printed nothing or failed (Claude Code's empty-result guard in
+//! `toolResultStorage.ts` and `formatError` in `toolErrors.ts`).
+//!
+//! Why R3 exists: some models read an empty tool_result as the end of their
+//! turn and stop; a short placeholder keeps them going.
+
+use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
+
+/// Error text longer than this (chars) is cut in the middle.
+pub const MAX_ERROR_CHARS: usize = 10_000;
+/// Chars kept from each end of a cut error.
+pub const ERROR_HALF_CHARS: usize = MAX_ERROR_CHARS / 2;
+/// R4: what an error with no text says.
+pub const EMPTY_ERROR_TEXT: &str = "Command failed with no output";
+
+/// R4 `formatError`: trims the message; empty → `Command failed with no
+/// output`; over 10,000 chars → first 5,000 + `\n\n... [N characters
+/// truncated] ...\n\n` + last 5,000, N = chars − 10,000.
+pub fn format_error(message: &str) -> String {
+    let full = message.trim();
+    if full.is_empty() {
+        return EMPTY_ERROR_TEXT.to_string();
+    }
+    let len = full.chars().count();
+    if len <= MAX_ERROR_CHARS {
+        return full.to_string();
+    }
+    let start_end = char_byte_offset(full, ERROR_HALF_CHARS);
+    let tail_start = char_byte_offset(full, len - ERROR_HALF_CHARS);
+    format!(
+        "{}\n\n... [{} characters truncated] ...\n\n{}",
+        &full[..start_end],
+        len - MAX_ERROR_CHARS,
+        &full[tail_start..]
+    )
+}
+
+/// R3: the placeholder for a successful result with no visible text.
+pub fn empty_result_placeholder(tool_name: &str) -> String {
+    format!("({tool_name} completed with no output)")
+}
+
+/// `isToolResultContentEmpty`: whitespace-only text, or a list with no image
+/// whose text blocks are all whitespace-only (an empty list counts).
+pub fn is_tool_result_content_empty(content: &ToolResultContent) -> bool {
+    match content {
+        ToolResultContent::Text(t) => t.trim().is_empty(),
+        ToolResultContent::Blocks(blocks) => blocks.iter().all(|b| match b {
+            ToolResultContentBlock::Text { text } => text.trim().is_empty(),
+            ToolResultContentBlock::Image { .. } => false,
+        }),
+    }
+}
+
+/// Byte offset of char number `n` (or the end).
+fn char_byte_offset(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}

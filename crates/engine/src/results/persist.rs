@@ -1,0 +1,134 @@
+//! R1: a result larger than its tool's `max_result_size_chars` is saved whole
+//! to disk and replaced by a `<persisted-output>` block holding the size, the
+//! path and a preview (Claude Code's `maybePersistLargeToolResult`,
+//! `generatePreview`, `buildLargeToolResultMessage`, `formatFileSize`).
+//!
+//! Flow: [`maybe_persist_large_tool_result`] measures the text (chars) →
+//! over the threshold, [`ToolResultStorage::write`] saves it byte-exact →
+//! [`persisted_output_message`] builds the text the model sees. If the write
+//! fails the original block is returned unchanged and a warning is logged.
+//! R2 (the budget) reuses [`persisted_output_message`], so both paths send
+//! the same shape.
+
+use std::path::Path;
+
+use orbit_protocol::{ToolResultBlock, ToolResultContent};
+
+use super::storage::ToolResultStorage;
+
+pub const PERSISTED_OUTPUT_TAG: &str = "<persisted-output>";
+pub const PERSISTED_OUTPUT_CLOSING_TAG: &str = "</persisted-output>";
+/// How much of a persisted result the model sees inline.
+pub const PREVIEW_SIZE_CHARS: usize = 2_000;
+
+/// `formatFileSize`: under 1 KiB `N bytes`; else KB (bytes/1024), MB, GB with
+/// one decimal, a trailing `.0` dropped (`2000` → `2KB`, `228894` →
+/// `223.5KB`). Rounds half up like JavaScript's `toFixed(1)` on these exact
+/// values, using integer arithmetic so no float tie is ever misrounded.
+pub fn format_file_size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = KIB * 1024;
+    const GIB: u64 = MIB * 1024;
+    let (unit_bytes, suffix) = if bytes < KIB {
+        return format!("{bytes} bytes");
+    } else if bytes < MIB {
+        (KIB, "KB")
+    } else if bytes < GIB {
+        (MIB, "MB")
+    } else {
+        (GIB, "GB")
+    };
+    let tenths = (u128::from(bytes) * 10 + u128::from(unit_bytes) / 2) / u128::from(unit_bytes);
+    if tenths % 10 == 0 {
+        format!("{}{suffix}", tenths / 10)
+    } else {
+        format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+    }
+}
+
+/// `generatePreview`: the first `max_chars` chars, cut back to the last
+/// newline inside them when that newline is past char `max_chars / 2` (the
+/// newline itself is dropped); otherwise (one long line) cut at `max_chars`.
+/// Returns the preview and whether anything was left out.
+pub fn generate_preview(content: &str, max_chars: usize) -> (&str, bool) {
+    let Some((cut_byte, _)) = content.char_indices().nth(max_chars) else {
+        return (content, false);
+    };
+    let truncated = &content[..cut_byte];
+    if let Some(nl_byte) = truncated.rfind('\n') {
+        let nl_char = truncated[..nl_byte].chars().count();
+        if nl_char > max_chars / 2 {
+            return (&content[..nl_byte], true);
+        }
+    }
+    (truncated, true)
+}
+
+/// The text that replaces a persisted result (`buildLargeToolResultMessage`):
+///
+/// ```text
+/// <persisted-output>
+/// Output too large (223.5KB). Full output saved to: PATH
+///
+/// Preview (first 2KB):
+/// PREVIEW
+/// ...
+/// </persisted-output>
+/// ```
+///
+/// The `...` line is present only when the preview left something out.
+/// Pure: depends only on `text` and `path`, so R2 can compute it before the
+/// write and freeze it.
+pub fn persisted_output_message(text: &str, path: &Path) -> String {
+    let (preview, has_more) = generate_preview(text, PREVIEW_SIZE_CHARS);
+    let mut msg = String::with_capacity(preview.len() + 256);
+    msg.push_str(PERSISTED_OUTPUT_TAG);
+    msg.push('\n');
+    msg.push_str(&format!(
+        "Output too large ({}). Full output saved to: {}\n\n",
+        format_file_size(text.len() as u64),
+        path.display()
+    ));
+    msg.push_str(&format!(
+        "Preview (first {}):\n",
+        format_file_size(PREVIEW_SIZE_CHARS as u64)
+    ));
+    msg.push_str(preview);
+    msg.push_str(if has_more { "\n...\n" } else { "\n" });
+    msg.push_str(PERSISTED_OUTPUT_CLOSING_TAG);
+    msg
+}
+
+/// True for text that is already a `<persisted-output>` block (R1 ran).
+pub fn is_persisted_output(content: &ToolResultContent) -> bool {
+    matches!(content, ToolResultContent::Text(t) if t.starts_with(PERSISTED_OUTPUT_TAG))
+}
+
+/// R1 for one block. Results containing an image are never persisted (the
+/// image would be lost, and their text is normally small); a text-only list
+/// of blocks is persisted as its texts joined by `\n`. `threshold_chars` of
+/// `usize::MAX` opts out (Read bounds itself).
+pub async fn maybe_persist_large_tool_result(
+    storage: &ToolResultStorage,
+    block: ToolResultBlock,
+    threshold_chars: usize,
+) -> ToolResultBlock {
+    if block.content.has_image() || block.content.text_len_chars() <= threshold_chars {
+        return block;
+    }
+    let text = block.content.as_text();
+    match storage.write(&block.tool_use_id, &text).await {
+        Ok(path) => ToolResultBlock {
+            content: ToolResultContent::Text(persisted_output_message(&text, &path)),
+            ..block
+        },
+        Err(err) => {
+            tracing::warn!(
+                tool_use_id = %block.tool_use_id,
+                error = %err,
+                "could not persist large tool result; sending it inline"
+            );
+            block
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! OpenAI-compatible chat completions client (OpenAI, llama.cpp's
+//! llama-server, Ollama, vLLM, LM Studio, OpenRouter).
+//!
+//! Data flow: [`OpenAiClient::stream`] serializes the request once
+//! ([`request::build_body`]) → `POST {base}/chat/completions` with
+//! `stream: true` and `stream_options.include_usage` → SSE `data:` chunks →
+//! [`chunks::ChunkAssembler`] → normalized [`StreamEvent`]s, identical in
+//! shape to the Anthropic client's. The attempt loop ([`driver`]) retries
+//! transient failures (429, 5xx, connection errors, a cut stream, a
+//! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
+//! honouring `retry-after`, announcing each with `StreamEvent::Retry`; 400,
+//! 401, 403 and 404 end the call at once with the server's own message.
+//!
+//! Fenced-JSON recovery ([`fenced`]) is a per-client switch
+//! ([`OpenAiConfig::fenced_tool_recovery`]): on for the local llama.cpp
+//! profile, off by default.
+
+pub mod chunks;
+mod driver;
+pub mod fenced;
+pub mod request;
+
+use std::time::Duration;
+
+use crate::{EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+
+/// The public OpenAI API, used when `OPENAI_BASE_URL` is unset.
+pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// Env var: base URL including the version segment (`…/v1`).
+pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
+/// Env var: API key, sent as `Authorization: Bearer` (optional for local servers).
+pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
+/// A response with no SSE event for this long is abandoned (and retried),
+/// in milliseconds. Generous: a local server on two cores may spend a
+/// minute on a long prompt before its first token.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 300_000;
+
+/// Connection settings and behaviour switches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenAiConfig {
+    /// Base URL including `/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub retry: RetryConfig,
+    /// Turn fenced ```json {"name": …, "arguments": …}``` blocks naming an
+    /// offered tool into tool calls (see [`fenced`]). Off by default.
+    pub fenced_tool_recovery: bool,
+    pub idle_timeout_ms: u64,
+}
+
+impl Default for OpenAiConfig {
+    fn default() -> Self {
+        Self {
+            base_url: OPENAI_DEFAULT_BASE_URL.to_string(),
+            api_key: None,
+            retry: RetryConfig::default(),
+            fenced_tool_recovery: false,
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+        }
+    }
+}
+
+impl OpenAiConfig {
+    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and the retry env overrides.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`Self::from_env`] with an injectable variable lookup.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let nonempty = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        Self {
+            base_url: nonempty(ENV_BASE_URL)
+                .unwrap_or_else(|| OPENAI_DEFAULT_BASE_URL.to_string()),
+            api_key: nonempty(ENV_API_KEY),
+            retry: RetryConfig::from_lookup(&lookup),
+            ..Self::default()
+        }
+    }
+
+    /// A client for a local OpenAI-compatible server at `base_url`
+    /// (no key, fenced recovery on).
+    pub fn local(base_url: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            fenced_tool_recovery: true,
+            retry: RetryConfig::from_env(),
+            ..Self::default()
+        }
+    }
+
+    /// The chat-completions endpoint.
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// The OpenAI chat-completions provider.
+#[derive(Debug, Clone)]
+pub struct OpenAiClient {
+    http: reqwest::Client,
+    config: OpenAiConfig,
+}
+
+impl OpenAiClient {
+    /// Builds the client; fails only when the base URL is unusable or the
+    /// HTTP client cannot be built.
+    pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
+        let url = config.endpoint();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(ModelError::Config(format!(
+                "{ENV_BASE_URL} must be an http:// or https:// URL, got `{}`",
+                config.base_url
+            )));
+        }
+        let http = crate::tls::http_client_builder()
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self { http, config })
+    }
+
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+}
+
+impl ModelClient for OpenAiClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        let body = request::build_body(request);
+        let recovery = self
+            .config
+            .fenced_tool_recovery
+            .then(|| request.tools.iter().map(|t| t.name.clone()).collect());
+        let attempt = driver::Driver {
+            http: self.http.clone(),
+            url: self.config.endpoint(),
+            api_key: self.config.api_key.clone(),
+            body: body.to_string(),
+            retry: self.config.retry.clone(),
+            idle_timeout: Duration::from_millis(self.config.idle_timeout_ms),
+            recovery,
+        };
+        attempt.into_stream()
+    }
+
+    fn provider(&self) -> &str {
+        "openai"
+    }
+}

@@ -1,0 +1,118 @@
+//! What goes on the wire: headers, the JSON body (cache_control placement),
+//! connection reuse.
+
+use orbit_model::{ModelRequest, ToolSpec};
+use orbit_protocol::{
+    ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
+    ToolUseBlock,
+};
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::json;
+
+use super::{client, client_with, request, run};
+
+#[tokio::test]
+async fn api_key_headers_and_endpoint() {
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let client = client_with(&server, |c| {
+        c.extra_headers = vec![("anthropic-beta".into(), "fine-grained-tool-streaming-2025-05-14".into())];
+    });
+    let (_, err) = run(&client, &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    let req = &server.requests()[0];
+    assert_eq!((req.method.as_str(), req.path.as_str()), ("POST", "/v1/messages"));
+    assert_eq!(req.header("x-api-key"), Some("test-key"));
+    assert_eq!(req.header("authorization"), None);
+    assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(req.header("content-type"), Some("application/json"));
+    assert_eq!(req.header("anthropic-beta"), Some("fine-grained-tool-streaming-2025-05-14"));
+    assert!(req.header("user-agent").is_some_and(|u| u.starts_with("orbit/")));
+    assert_eq!(req.body["stream"], true);
+}
+
+#[tokio::test]
+async fn auth_token_is_sent_as_bearer() {
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let client = client_with(&server, |c| {
+        c.api_key = None;
+        c.auth_token = Some("tok-123".into());
+        c.base_url = format!("{}/", server.base_url());
+    });
+    let (_, err) = run(&client, &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/v1/messages");
+    assert_eq!(req.header("authorization"), Some("Bearer tok-123"));
+    assert_eq!(req.header("x-api-key"), None);
+}
+
+fn history_request() -> ModelRequest {
+    ModelRequest {
+        model: "claude-sonnet-4-5-20250929".into(),
+        system: "You are orbit.".into(),
+        messages: vec![
+            Message::user_text("Read a.txt and list the dir"),
+            Message::assistant(vec![
+                ContentBlock::text("Reading."),
+                ContentBlock::ToolUse(ToolUseBlock {
+                    id: "toolu_01".into(),
+                    name: "Read".into(),
+                    input: json!({"file_path": "/tmp/a.txt"}),
+                }),
+                ContentBlock::ToolUse(ToolUseBlock {
+                    id: "toolu_02".into(),
+                    name: "Bash".into(),
+                    input: json!({"command": "ls"}),
+                }),
+            ]),
+            Message::user(vec![
+                ContentBlock::ToolResult(ToolResultBlock::text("toolu_01", "1\thello", false)),
+                ContentBlock::ToolResult(ToolResultBlock {
+                    tool_use_id: "toolu_02".into(),
+                    content: ToolResultContent::Blocks(vec![ToolResultContentBlock::Text {
+                        text: "Exit code 2\nls: cannot access".into(),
+                    }]),
+                    is_error: Some(true),
+                }),
+            ]),
+        ],
+        tools: vec![ToolSpec {
+            name: "Read".into(),
+            description: "Reads a file.".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {"file_path": {"type": "string"}},
+                "required": ["file_path"],
+                "additionalProperties": false
+            }),
+        }],
+        max_tokens: 32000,
+        temperature: Some(0.5),
+    }
+}
+
+#[tokio::test]
+async fn request_body_with_history_and_cache_control() {
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let req = history_request();
+    let before = serde_json::to_value(&req.messages).unwrap();
+    let (_, err) = run(&client(&server), &req).await;
+    assert!(err.is_none(), "{err:?}");
+    let sent = &server.requests()[0].body;
+    insta::assert_json_snapshot!("anthropic_request_body", sent);
+    // cache_control lives in the body only; the history is unchanged.
+    assert_eq!(serde_json::to_value(&req.messages).unwrap(), before);
+    assert_eq!(body::without_cache_control(&sent["messages"]), before);
+}
+
+#[tokio::test]
+async fn connection_is_reused_between_calls() {
+    let server = FakeAnthropic::start(vec![Reply::text("one"), Reply::text("two")]);
+    let client = client(&server);
+    for _ in 0..2 {
+        let (events, err) = run(&client, &request("hi")).await;
+        assert!(err.is_none() && !events.is_empty(), "{err:?}");
+    }
+    let reqs = server.requests();
+    assert_eq!(reqs[0].connection_id, reqs[1].connection_id, "a new connection per turn");
+}

@@ -1,0 +1,219 @@
+//! Streamed responses: every block kind assembled from its deltas.
+
+use std::time::{Duration, Instant};
+
+use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
+use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn};
+use serde_json::json;
+
+use super::{client, completed, request, run};
+
+fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
+    ContentBlock::ToolUse(ToolUseBlock {
+        id: id.into(),
+        name: name.into(),
+        input,
+    })
+}
+
+#[tokio::test]
+async fn streamed_text_yields_the_exact_event_sequence() {
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new().text("Hello, world!").usage(12, 7).cache_usage(3, 4),
+    )]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    let start_usage = Usage {
+        input_tokens: 12,
+        output_tokens: 1,
+        cache_creation_input_tokens: 3,
+        cache_read_input_tokens: 4,
+    };
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::MessageStart {
+                id: "msg_fake_1".into(),
+                model: DEFAULT_MODEL.into(),
+                usage: start_usage,
+            },
+            StreamEvent::ContentBlockStart {
+                index: 0,
+                block: ContentBlock::text("")
+            },
+            StreamEvent::TextDelta {
+                index: 0,
+                text: "Hello,".into()
+            },
+            StreamEvent::TextDelta {
+                index: 0,
+                text: " world!".into()
+            },
+            StreamEvent::ContentBlockComplete {
+                index: 0,
+                block: ContentBlock::text("Hello, world!"),
+                invalid_input: None
+            },
+            StreamEvent::MessageDelta {
+                stop_reason: Some("end_turn".into()),
+                usage: Usage {
+                    output_tokens: 7,
+                    ..start_usage
+                },
+            },
+            StreamEvent::MessageStop,
+        ]
+    );
+    assert_eq!(server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn tool_use_input_is_assembled_from_json_fragments() {
+    let input = json!({"file_path": "src/main.rs", "offset": 10, "limit": 5});
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .text("Let me read it.")
+            .tool_use("toolu_01", "Read", input.clone())
+            .tool_use("toolu_02", "LS", json!({}))
+            .usage(100, 20),
+    )]);
+    let (events, err) = run(&client(&server), &request("read")).await;
+    assert!(err.is_none(), "{err:?}");
+    let fragments: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::InputJsonDelta { index: 1, partial_json } => Some(partial_json.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fragments.len(), 4, "streamed in several fragments: {fragments:?}");
+    assert!(events.contains(&StreamEvent::ContentBlockStart {
+        index: 1,
+        block: tool("toolu_01", "Read", json!({}))
+    }));
+    assert_eq!(
+        completed(&events),
+        vec![
+            (ContentBlock::text("Let me read it."), None),
+            (tool("toolu_01", "Read", input), None),
+            (tool("toolu_02", "LS", json!({})), None),
+        ]
+    );
+    assert!(events.contains(&StreamEvent::MessageDelta {
+        stop_reason: Some("tool_use".into()),
+        usage: Usage {
+            input_tokens: 100,
+            output_tokens: 20,
+            ..Usage::default()
+        }
+    }));
+}
+
+#[tokio::test]
+async fn thinking_with_signature_and_redacted_thinking() {
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .thinking("Consider the file first.", "EqQBCkgIARABGAIiQL")
+            .redacted_thinking("EmwKAhgBEgy3va3pzix")
+            .text("Done."),
+    )]);
+    let (events, err) = run(&client(&server), &request("think")).await;
+    assert!(err.is_none(), "{err:?}");
+    let thinking: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ThinkingDelta { thinking, .. } => Some(thinking.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinking, "Consider the file first.");
+    assert_eq!(
+        completed(&events),
+        vec![
+            (
+                ContentBlock::Thinking {
+                    thinking: "Consider the file first.".into(),
+                    signature: "EqQBCkgIARABGAIiQL".into()
+                },
+                None
+            ),
+            (
+                ContentBlock::RedactedThinking {
+                    data: "EmwKAhgBEgy3va3pzix".into()
+                },
+                None
+            ),
+            (ContentBlock::text("Done."), None),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn llama_cpp_dialect_no_ping_no_input_field_other_ids() {
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .llama_style()
+            .tool_use("call_8f2a", "Bash", json!({"command": "ls"}))
+            .tool_use("call_9b3c", "LS", json!({})),
+    )]);
+    let (events, err) = run(&client(&server), &request("ls")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed(&events),
+        vec![
+            (tool("call_8f2a", "Bash", json!({"command": "ls"})), None),
+            (tool("call_9b3c", "LS", json!({})), None),
+        ]
+    );
+    assert!(!server.requests()[0].raw_body.is_empty());
+}
+
+#[tokio::test]
+async fn unparsable_tool_input_is_kept_raw_not_a_crash() {
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .tool_use_raw("toolu_bad", "Bash", &["", "{\"command\": \"ls", " -la"])
+            .tool_use_raw("toolu_arr", "Bash", &["[1, 2]"])
+            .tool_use("toolu_ok", "Bash", json!({"command": "pwd"})),
+    )]);
+    let (events, err) = run(&client(&server), &request("x")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed(&events),
+        vec![
+            (
+                tool("toolu_bad", "Bash", json!({})),
+                Some("{\"command\": \"ls -la".into())
+            ),
+            (tool("toolu_arr", "Bash", json!({})), Some("[1, 2]".into())),
+            (tool("toolu_ok", "Bash", json!({"command": "pwd"})), None),
+        ]
+    );
+    assert_eq!(events.last(), Some(&StreamEvent::MessageStop));
+}
+
+/// X3 depends on this: a completed tool_use block reaches the caller while
+/// the rest of the message is still streaming.
+#[tokio::test]
+async fn completed_tool_use_arrives_before_a_slow_message_end() {
+    const DRIP_MS: u64 = 600;
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .tool_use("toolu_1", "Read", json!({"file_path": "a"}))
+            .text("and more")
+            .delay_before_block(1, Duration::from_millis(DRIP_MS)),
+    )]);
+    let client = client(&server);
+    let mut stream = orbit_model::ModelClient::stream(&client, &request("x"));
+    let mut tool_done = None;
+    let mut stop = None;
+    while let Some(ev) = futures::StreamExt::next(&mut stream).await {
+        match ev.unwrap() {
+            StreamEvent::ContentBlockComplete { index: 0, .. } => tool_done = Some(Instant::now()),
+            StreamEvent::MessageStop => stop = Some(Instant::now()),
+            _ => {}
+        }
+    }
+    let gap = stop.unwrap() - tool_done.unwrap();
+    assert!(gap >= Duration::from_millis(DRIP_MS - 100), "tool block held back: {gap:?}");
+}

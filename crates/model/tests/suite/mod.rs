@@ -1,0 +1,2 @@
+mod anthropic;
+mod openai;

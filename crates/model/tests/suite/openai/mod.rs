@@ -1,0 +1,103 @@
+//! The OpenAI chat-completions client against `FakeOpenAi`: shared helpers.
+
+mod faults;
+mod recovery;
+mod request;
+mod stream;
+
+use futures::StreamExt;
+use orbit_model::openai::{OpenAiClient, OpenAiConfig};
+use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig, ToolSpec};
+use orbit_protocol::{ContentBlock, Message, StreamEvent, ToolUseBlock};
+use orbit_test_support::FakeOpenAi;
+use serde_json::json;
+
+/// Idle timeout of test clients, in milliseconds: long enough for a loaded
+/// machine, short enough that a hang fails fast.
+const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
+
+fn client(server: &FakeOpenAi) -> OpenAiClient {
+    client_with(server, |_| {})
+}
+
+fn client_with(server: &FakeOpenAi, edit: impl FnOnce(&mut OpenAiConfig)) -> OpenAiClient {
+    let mut config = OpenAiConfig {
+        base_url: server.base_url(),
+        api_key: Some("test-key".into()),
+        retry: RetryConfig {
+            base_delay_ms: 1,
+            max_delay_ms: 4,
+            ..RetryConfig::default()
+        },
+        idle_timeout_ms: TEST_IDLE_TIMEOUT_MS,
+        ..OpenAiConfig::default()
+    };
+    edit(&mut config);
+    OpenAiClient::new(config).unwrap()
+}
+
+fn tool_spec(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: format!("The {name} tool."),
+        input_schema: json!({"type": "object", "properties": {"file_path": {"type": "string"}}}),
+    }
+}
+
+fn request(prompt: &str) -> ModelRequest {
+    ModelRequest {
+        model: "gpt-4.1-mini".into(),
+        system: "You are a test.".into(),
+        messages: vec![Message::user_text(prompt)],
+        tools: vec![tool_spec("Read"), tool_spec("Bash")],
+        max_tokens: 1024,
+        ..Default::default()
+    }
+}
+
+/// Every event of one call, and the final error if the stream ended with one.
+async fn run(client: &OpenAiClient, req: &ModelRequest) -> (Vec<StreamEvent>, Option<ModelError>) {
+    let mut stream = client.stream(req);
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(e) => events.push(e),
+            Err(e) => {
+                assert!(stream.next().await.is_none(), "an error must end the stream");
+                return (events, Some(e));
+            }
+        }
+    }
+    (events, None)
+}
+
+/// The completed blocks after the last `Retry` (the attempt that counted).
+fn completed(events: &[StreamEvent]) -> Vec<ContentBlock> {
+    let last_retry = events
+        .iter()
+        .rposition(|e| matches!(e, StreamEvent::Retry { .. }))
+        .map_or(0, |i| i + 1);
+    events[last_retry..]
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ContentBlockComplete { block, .. } => Some(block.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
+    ContentBlock::ToolUse(ToolUseBlock {
+        id: id.into(),
+        name: name.into(),
+        input,
+    })
+}
+
+/// The `stop_reason` of the final `MessageDelta`.
+fn stop_reason(events: &[StreamEvent]) -> Option<String> {
+    events.iter().rev().find_map(|e| match e {
+        StreamEvent::MessageDelta { stop_reason, .. } => stop_reason.clone(),
+        _ => None,
+    })
+}

@@ -1,0 +1,190 @@
+//! Streamed chat completions: text, one tool call, parallel tool calls with
+//! fragmented arguments, usage, invalid arguments, a missing `[DONE]`.
+
+use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
+use orbit_test_support::openai::DEFAULT_OPENAI_MODEL;
+use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
+use serde_json::json;
+
+use super::{client, completed, request, run, stop_reason, tool};
+
+#[tokio::test]
+async fn streamed_text_yields_the_exact_event_sequence() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text("Hello, world!").usage(12, 7),
+    )]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::MessageStart {
+                id: "chatcmpl-fake-1".into(),
+                model: DEFAULT_OPENAI_MODEL.into(),
+                usage: Usage::default(),
+            },
+            StreamEvent::ContentBlockStart {
+                index: 0,
+                block: ContentBlock::text("")
+            },
+            StreamEvent::TextDelta {
+                index: 0,
+                text: "Hello,".into()
+            },
+            StreamEvent::TextDelta {
+                index: 0,
+                text: " world!".into()
+            },
+            StreamEvent::ContentBlockComplete {
+                index: 0,
+                block: ContentBlock::text("Hello, world!"),
+                invalid_input: None
+            },
+            StreamEvent::MessageDelta {
+                stop_reason: Some("end_turn".into()),
+                usage: Usage {
+                    input_tokens: 12,
+                    output_tokens: 7,
+                    ..Usage::default()
+                },
+            },
+            StreamEvent::MessageStop,
+        ]
+    );
+}
+
+#[tokio::test]
+async fn one_tool_call_after_text_is_assembled_from_fragments() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new()
+            .text("Reading it.")
+            .tool_call("call_abc", "Read", json!({"file_path": "/tmp/config.txt"})),
+    )]);
+    let (events, err) = run(&client(&server), &request("read")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed(&events),
+        vec![
+            ContentBlock::text("Reading it."),
+            tool("call_abc", "Read", json!({"file_path": "/tmp/config.txt"})),
+        ]
+    );
+    // The tool block starts with its id and name and an empty input; the
+    // arguments arrive as InputJsonDelta fragments that concatenate to JSON.
+    let start = events.iter().find_map(|e| match e {
+        StreamEvent::ContentBlockStart { index: 1, block } => Some(block.clone()),
+        _ => None,
+    });
+    assert_eq!(start, Some(tool("call_abc", "Read", json!({}))));
+    let fragments: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::InputJsonDelta { index: 1, partial_json } => Some(partial_json.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fragments.len(), 3);
+    assert_eq!(fragments.concat(), r#"{"file_path":"/tmp/config.txt"}"#);
+    assert_eq!(stop_reason(&events).as_deref(), Some("tool_use"));
+}
+
+#[tokio::test]
+async fn parallel_tool_calls_complete_in_order_each_as_soon_as_the_next_begins() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new()
+            .tool_call("call_1", "Read", json!({"file_path": "a.txt"}))
+            .tool_call_raw("call_2", "Read", &["{\"file_", "path\": \"b", ".txt\"}"])
+            .tool_call("call_3", "Bash", json!({"command": "ls -la"}))
+            .usage(100, 30),
+    )]);
+    let (events, err) = run(&client(&server), &request("read both")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed(&events),
+        vec![
+            tool("call_1", "Read", json!({"file_path": "a.txt"})),
+            tool("call_2", "Read", json!({"file_path": "b.txt"})),
+            tool("call_3", "Bash", json!({"command": "ls -la"})),
+        ]
+    );
+    // Block 0 completes before block 1 starts (X3: it may run at once).
+    let pos = |pred: &dyn Fn(&StreamEvent) -> bool| events.iter().position(pred);
+    let complete0 = pos(&|e| matches!(e, StreamEvent::ContentBlockComplete { index: 0, .. }));
+    let start1 = pos(&|e| matches!(e, StreamEvent::ContentBlockStart { index: 1, .. }));
+    assert!(complete0 < start1, "{events:#?}");
+    assert_eq!(stop_reason(&events).as_deref(), Some("tool_use"));
+}
+
+#[tokio::test]
+async fn usage_maps_cached_prompt_tokens_to_cache_reads() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text("ok").usage_cached(1000, 20, 800),
+    )]);
+    let (events, _) = run(&client(&server), &request("hi")).await;
+    let usage = events.iter().find_map(|e| match e {
+        StreamEvent::MessageDelta { usage, .. } => Some(*usage),
+        _ => None,
+    });
+    assert_eq!(
+        usage,
+        Some(Usage {
+            input_tokens: 200,
+            output_tokens: 20,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 800,
+        })
+    );
+}
+
+#[tokio::test]
+async fn unparsable_arguments_are_reported_as_invalid_input() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().tool_call_raw("call_x", "Read", &["{\"file_path\": ", "\"a.txt\""]),
+    )]);
+    let (events, err) = run(&client(&server), &request("read")).await;
+    assert!(err.is_none(), "{err:?}");
+    let complete = events.iter().find_map(|e| match e {
+        StreamEvent::ContentBlockComplete {
+            block: ContentBlock::ToolUse(t),
+            invalid_input,
+            ..
+        } => Some((t.clone(), invalid_input.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        complete,
+        Some((
+            ToolUseBlock {
+                id: "call_x".into(),
+                name: "Read".into(),
+                input: json!({}),
+            },
+            Some("{\"file_path\": \"a.txt\"".to_string())
+        ))
+    );
+}
+
+#[tokio::test]
+async fn finish_reasons_map_to_stop_reasons() {
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::completion(Completion::new().text("cut").finish_reason("length")),
+        OpenAiReply::completion(Completion::new().text("done").finish_reason("stop")),
+    ]);
+    let c = client(&server);
+    let (events, _) = run(&c, &request("a")).await;
+    assert_eq!(stop_reason(&events).as_deref(), Some("max_tokens"));
+    let (events, _) = run(&c, &request("b")).await;
+    assert_eq!(stop_reason(&events).as_deref(), Some("end_turn"));
+}
+
+#[tokio::test]
+async fn a_clean_end_without_done_after_finish_reason_is_complete() {
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text("no done marker").no_done(),
+    )]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(completed(&events), vec![ContentBlock::text("no done marker")]);
+    assert_eq!(events.last(), Some(&StreamEvent::MessageStop));
+    assert_eq!(server.request_count(), 1);
+}

@@ -1,0 +1,539 @@
+//! A tiny scripted HTTP/1.1 server core shared by the fake providers.
+//!
+//! Data flow: [`ScriptServer::start`] binds 127.0.0.1:0 and runs an accept
+//! loop on its own thread with its own tokio runtime (so it serves both
+//! `#[test]` and `#[tokio::test]` callers). Each request is parsed (request
+//! line, headers, `Content-Length` or chunked body), captured as a
+//! [`CapturedRequest`], and — when its method and path match the route — answered
+//! with the next [`WireReply`] of the script, in order. A request to another
+//! route gets a 404; a request after the script is exhausted gets the
+//! server's `exhausted` reply (a 500 with a clear body), so a test bug shows
+//! up as an error, never a hang. Dropping the server ends the accept loop and
+//! every connection (including hanging ones).
+//!
+//! Streamed replies are sent with `Transfer-Encoding: chunked`, one chunk per
+//! [`Frame`], flushed at once (TCP_NODELAY), each after its own delay. A
+//! stream ends cleanly ([`StreamEnd::Complete`], the connection stays open for
+//! the next request), abruptly ([`StreamEnd::Abort`], socket closed without
+//! the final chunk) or never ([`StreamEnd::Hang`]).
+//!
+//! Entry points for a new provider fake (e.g. `openai.rs`): render each
+//! scripted reply to a [`WireReply`] (use [`WireReply::json`] for status
+//! replies, [`WireReply::sse`] with [`sse_event`] / [`sse_data`] frames for
+//! streams), then `ScriptServer::start(replies, route, exhausted)`; expose
+//! `base_url`, `requests` and `wait_for_requests*` by delegation.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, watch};
+
+/// Largest request head (request line + headers) the server accepts, in bytes.
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Read buffer size per socket read, in bytes.
+const READ_CHUNK_BYTES: usize = 16 * 1024;
+
+/// One request as the server received it.
+#[derive(Debug, Clone)]
+pub struct CapturedRequest {
+    pub method: String,
+    /// Path with query, as sent (`/v1/messages`).
+    pub path: String,
+    /// Header names lowercased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON (`Value::Null` when empty or not JSON).
+    pub body: Value,
+    /// The body as received (lossy UTF-8).
+    pub raw_body: String,
+    /// 0-based number of the TCP connection it came on (equal ids = the
+    /// client reused a pooled connection).
+    pub connection_id: usize,
+    /// When the first byte of this request arrived.
+    pub received_at: Instant,
+    /// When the server finished writing the response (None while streaming
+    /// or hanging).
+    pub responded_at: Option<Instant>,
+}
+
+impl CapturedRequest {
+    /// First value of a header (name case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One chunk of a streamed body, sent after `delay`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub delay: Duration,
+    pub data: String,
+}
+
+/// How a streamed body ends after its frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// Final zero-length chunk; the connection stays usable (keep-alive).
+    Complete,
+    /// The socket is closed without the final chunk (a cut stream).
+    Abort,
+    /// Nothing more is sent until the server is dropped (idle-timeout tests).
+    Hang,
+}
+
+/// A response body: whole, or streamed frame by frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireBody {
+    Full(String),
+    Stream { frames: Vec<Frame>, end: StreamEnd },
+}
+
+/// A response exactly as it goes on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireReply {
+    pub status: u16,
+    /// Extra headers (content-type is included here by the constructors).
+    pub headers: Vec<(String, String)>,
+    pub body: WireBody,
+}
+
+impl WireReply {
+    /// A whole JSON body with the given status.
+    pub fn json(status: u16, body: impl Into<String>) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: WireBody::Full(body.into()),
+        }
+    }
+
+    /// A `200 text/event-stream` response made of `frames`.
+    pub fn sse(frames: Vec<Frame>, end: StreamEnd) -> Self {
+        Self {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/event-stream".into()),
+                ("cache-control".into(), "no-cache".into()),
+            ],
+            body: WireBody::Stream { frames, end },
+        }
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// An SSE frame with an event name: `event: NAME\ndata: DATA\n\n`.
+pub fn sse_event(event: &str, data: &str) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// An SSE frame without an event name: `data: DATA\n\n` (OpenAI style).
+pub fn sse_data(data: &str) -> String {
+    format!("data: {data}\n\n")
+}
+
+/// Which requests consume a scripted reply: `(method, path) -> bool`.
+pub type Route = fn(&str, &str) -> bool;
+/// The reply to the request with 0-based index `n` when the script is empty.
+pub type Exhausted = fn(usize) -> WireReply;
+
+struct State {
+    replies: VecDeque<WireReply>,
+    requests: Vec<CapturedRequest>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    arrived: Condvar,
+    count: watch::Sender<usize>,
+    route: Route,
+    exhausted: Exhausted,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock only poisons test bookkeeping; keep going.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A scripted HTTP server on 127.0.0.1; see the module docs.
+pub struct ScriptServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ScriptServer {
+    /// Binds 127.0.0.1 on a random port and starts serving `replies` in order.
+    ///
+    /// Panics if the socket or runtime cannot be created (a test environment bug).
+    pub fn start(replies: Vec<WireReply>, route: Route, exhausted: Exhausted) -> Self {
+        let std_listener = match std::net::TcpListener::bind("127.0.0.1:0") {
+            Ok(l) => l,
+            Err(e) => panic!("fake server: cannot bind 127.0.0.1:0: {e}"),
+        };
+        let addr = match std_listener.local_addr() {
+            Ok(a) => a,
+            Err(e) => panic!("fake server: no local address: {e}"),
+        };
+        if let Err(e) = std_listener.set_nonblocking(true) {
+            panic!("fake server: set_nonblocking: {e}");
+        }
+        let (count, _) = watch::channel(0usize);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                replies: replies.into(),
+                requests: Vec::new(),
+            }),
+            arrived: Condvar::new(),
+            count,
+            route,
+            exhausted,
+        });
+        let (shutdown, shutdown_rx) = oneshot::channel();
+        let loop_shared = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("fake-server-{}", addr.port()))
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(rt) => rt,
+                    Err(e) => panic!("fake server: tokio runtime: {e}"),
+                };
+                rt.block_on(accept_loop(std_listener, loop_shared, shutdown_rx));
+                // Cancels every connection task, including hanging streams.
+                rt.shutdown_background();
+            });
+        let thread = match thread {
+            Ok(t) => t,
+            Err(e) => panic!("fake server: cannot spawn thread: {e}"),
+        };
+        Self {
+            addr,
+            shared,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Appends a reply to the script.
+    pub fn push(&self, reply: WireReply) {
+        self.shared.lock().replies.push_back(reply);
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<CapturedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.shared.lock().requests.len()
+    }
+
+    /// Scripted replies not yet served.
+    pub fn remaining_replies(&self) -> usize {
+        self.shared.lock().replies.len()
+    }
+
+    /// Blocks until at least `n` requests arrived; panics after `timeout`.
+    /// In an async test use [`Self::wait_for_requests_async`] instead (this
+    /// blocks the calling thread).
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<CapturedRequest> {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.lock();
+        while state.requests.len() < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                panic!(
+                    "fake server: waited {timeout:?} for {n} requests, got {}",
+                    state.requests.len()
+                );
+            }
+            state = match self.shared.arrived.wait_timeout(state, left) {
+                Ok((s, _)) => s,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        state.requests.clone()
+    }
+
+    /// Async form of [`Self::wait_for_requests`].
+    pub async fn wait_for_requests_async(
+        &self,
+        n: usize,
+        timeout: Duration,
+    ) -> Vec<CapturedRequest> {
+        let mut rx = self.shared.count.subscribe();
+        let waited = tokio::time::timeout(timeout, rx.wait_for(|c| *c >= n)).await;
+        if !matches!(waited, Ok(Ok(_))) {
+            panic!(
+                "fake server: waited {timeout:?} for {n} requests, got {}",
+                self.request_count()
+            );
+        }
+        self.requests()
+    }
+}
+
+impl Drop for ScriptServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+async fn accept_loop(
+    std_listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: oneshot::Receiver<()>,
+) {
+    let listener = match TcpListener::from_std(std_listener) {
+        Ok(l) => l,
+        Err(e) => panic!("fake server: listener: {e}"),
+    };
+    let mut connections = 0usize;
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let Ok((socket, _)) = accepted else { continue };
+                let _ = socket.set_nodelay(true);
+                tokio::spawn(serve_connection(socket, connections, shared.clone()));
+                connections += 1;
+            }
+        }
+    }
+}
+
+/// A parsed request before capture.
+struct RawRequest {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    received_at: Instant,
+}
+
+/// Serves requests on one connection until it closes or a reply aborts it.
+async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: Arc<Shared>) {
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let Some(req) = read_request(&mut socket, &mut buf).await else {
+            return;
+        };
+        let close_after = req
+            .headers
+            .iter()
+            .any(|(k, v)| k == "connection" && v.eq_ignore_ascii_case("close"));
+        let (reply, index) = {
+            let mut state = shared.lock();
+            let index = state.requests.len();
+            let routed = (shared.route)(&req.method, &req.path);
+            let reply = if !routed {
+                WireReply::json(
+                    404,
+                    format!(
+                        r#"{{"type":"error","error":{{"type":"not_found_error","message":"fake server: no route for {} {}"}}}}"#,
+                        req.method, req.path
+                    ),
+                )
+            } else if let Some(r) = state.replies.pop_front() {
+                r
+            } else {
+                (shared.exhausted)(index)
+            };
+            let raw_body = String::from_utf8_lossy(&req.body).into_owned();
+            let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+            state.requests.push(CapturedRequest {
+                method: req.method,
+                path: req.path,
+                headers: req.headers,
+                body,
+                raw_body,
+                connection_id,
+                received_at: req.received_at,
+                responded_at: None,
+            });
+            let n = state.requests.len();
+            drop(state);
+            shared.arrived.notify_all();
+            shared.count.send_replace(n);
+            (reply, index)
+        };
+        let keep_open = write_reply(&mut socket, &reply).await;
+        shared.lock().requests[index].responded_at = Some(Instant::now());
+        if !keep_open || close_after {
+            let _ = socket.shutdown().await;
+            return;
+        }
+    }
+}
+
+/// Reads one request; None when the peer closed or sent garbage.
+async fn read_request(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<RawRequest> {
+    let mut received_at = (!buf.is_empty()).then(Instant::now);
+    let head_end = loop {
+        if let Some(pos) = find(buf, b"\r\n\r\n") {
+            break pos;
+        }
+        if buf.len() > MAX_HEAD_BYTES {
+            return None;
+        }
+        read_more(socket, buf).await?;
+        received_at.get_or_insert_with(Instant::now);
+    };
+    let received_at = received_at.unwrap_or_else(Instant::now);
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    buf.drain(..head_end + 4);
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let method = first.next()?.to_string();
+    let path = first.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let get = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let body = if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        read_chunked(socket, buf).await?
+    } else {
+        let len: usize = get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        while buf.len() < len {
+            read_more(socket, buf).await?;
+        }
+        buf.drain(..len).collect()
+    };
+    Some(RawRequest {
+        method,
+        path,
+        headers,
+        body,
+        received_at,
+    })
+}
+
+async fn read_chunked(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = loop {
+            if let Some(p) = find(buf, b"\r\n") {
+                break p;
+            }
+            read_more(socket, buf).await?;
+        };
+        let size_text = String::from_utf8_lossy(&buf[..line_end]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        buf.drain(..line_end + 2);
+        while buf.len() < size + 2 {
+            read_more(socket, buf).await?;
+        }
+        body.extend(buf.drain(..size));
+        buf.drain(..2);
+        if size == 0 {
+            return Some(body);
+        }
+    }
+}
+
+async fn read_more(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
+    let mut chunk = [0u8; READ_CHUNK_BYTES];
+    match socket.read(&mut chunk).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => {
+            buf.extend_from_slice(&chunk[..n]);
+            Some(())
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        413 => "Payload Too Large",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        529 => "Overloaded",
+        _ => "Status",
+    }
+}
+
+/// Writes a reply; returns whether the connection may serve another request.
+async fn write_reply(socket: &mut TcpStream, reply: &WireReply) -> bool {
+    let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
+    for (k, v) in &reply.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    match &reply.body {
+        WireBody::Full(body) => {
+            head.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
+            head.push_str(body);
+            socket.write_all(head.as_bytes()).await.is_ok() && socket.flush().await.is_ok()
+        }
+        WireBody::Stream { frames, end } => {
+            head.push_str("transfer-encoding: chunked\r\n\r\n");
+            if socket.write_all(head.as_bytes()).await.is_err() || socket.flush().await.is_err() {
+                return false;
+            }
+            for frame in frames {
+                if !frame.delay.is_zero() {
+                    tokio::time::sleep(frame.delay).await;
+                }
+                if frame.data.is_empty() {
+                    continue; // a zero-length chunk would end the body
+                }
+                let chunk = format!("{:x}\r\n{}\r\n", frame.data.len(), frame.data);
+                if socket.write_all(chunk.as_bytes()).await.is_err()
+                    || socket.flush().await.is_err()
+                {
+                    return false;
+                }
+            }
+            match end {
+                StreamEnd::Complete => {
+                    socket.write_all(b"0\r\n\r\n").await.is_ok() && socket.flush().await.is_ok()
+                }
+                StreamEnd::Abort => false,
+                StreamEnd::Hang => std::future::pending().await,
+            }
+        }
+    }
+}

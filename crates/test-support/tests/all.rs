@@ -1,0 +1,2 @@
+//! Integration tests of the fake servers, through raw TCP.
+mod suite;

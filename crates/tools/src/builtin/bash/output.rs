@@ -1,0 +1,175 @@
+//! The capped head+tail byte buffer one output stream (stdout or stderr) of a
+//! shell command is collected in.
+//!
+//! Bytes flow in through [`CappedBuffer::push`]: the first
+//! [`BASH_OUTPUT_HEAD_BYTES`] are kept as they come, after that only the last
+//! [`BASH_OUTPUT_TAIL_BYTES`] are (a ring), and the bytes that fell out in
+//! between are counted. Reads ([`CappedBuffer::read_from`]) address the stream
+//! by absolute byte offset, so a reader can take "everything since offset N"
+//! (BashOutput's incremental reads) and the gap shows up as one marker line
+//! saying how many bytes were dropped. A runaway command (`yes`) therefore
+//! costs at most head + tail bytes per stream, while ordinary output (even
+//! `seq 1 40000`, 228,894 bytes) arrives whole.
+
+use std::collections::VecDeque;
+
+/// Bytes kept from the start of a stream.
+pub const BASH_OUTPUT_HEAD_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes kept from the end of a stream once the head is full.
+pub const BASH_OUTPUT_TAIL_BYTES: usize = 1024 * 1024;
+
+/// One stream's output: head, dropped middle, tail.
+#[derive(Debug)]
+pub struct CappedBuffer {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    /// Bytes pushed in total (head + dropped + tail).
+    total: u64,
+    head_cap: usize,
+    tail_cap: usize,
+}
+
+impl Default for CappedBuffer {
+    fn default() -> Self {
+        Self::with_caps(BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES)
+    }
+}
+
+impl CappedBuffer {
+    /// A buffer with explicit caps (tests use small ones).
+    pub fn with_caps(head_cap: usize, tail_cap: usize) -> Self {
+        Self {
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            total: 0,
+            head_cap,
+            tail_cap,
+        }
+    }
+
+    /// Appends bytes, dropping from the middle once both parts are full.
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        if self.head.len() < self.head_cap {
+            let room = self.head_cap - self.head.len();
+            let take = room.min(bytes.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+        }
+        if bytes.is_empty() || self.tail_cap == 0 {
+            return;
+        }
+        if bytes.len() >= self.tail_cap {
+            // The chunk alone fills the tail: keep only its end.
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - self.tail_cap..]);
+            return;
+        }
+        let overflow = (self.tail.len() + bytes.len()).saturating_sub(self.tail_cap);
+        self.tail.drain(..overflow);
+        self.tail.extend(bytes);
+    }
+
+    /// Bytes pushed so far (including dropped ones).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes dropped from the middle so far.
+    pub fn dropped(&self) -> u64 {
+        self.total - self.head.len() as u64 - self.tail.len() as u64
+    }
+
+    /// Everything kept at or after absolute offset `from`, with a marker
+    /// where bytes were dropped; `(bytes, total)` so the caller can resume
+    /// from `total` next time.
+    pub fn read_from(&self, from: u64) -> (Vec<u8>, u64) {
+        let mut out = Vec::new();
+        let head_len = self.head.len() as u64;
+        let tail_start = self.total - self.tail.len() as u64;
+        let mut pos = from.min(self.total);
+        if pos < head_len {
+            out.extend_from_slice(&self.head[pos as usize..]);
+            pos = head_len;
+        }
+        if pos < tail_start {
+            out.extend_from_slice(dropped_marker(tail_start - pos).as_bytes());
+            pos = tail_start;
+        }
+        let skip = (pos - tail_start) as usize;
+        out.extend(self.tail.iter().skip(skip));
+        (out, self.total)
+    }
+
+    /// The whole kept output (head, marker, tail).
+    pub fn contents(&self) -> Vec<u8> {
+        self.read_from(0).0
+    }
+}
+
+/// The line that stands in for dropped bytes.
+pub fn dropped_marker(bytes: u64) -> String {
+    format!("\n\n... [{bytes} bytes of output truncated] ...\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_output_is_kept_whole() {
+        let mut b = CappedBuffer::with_caps(8, 4);
+        b.push(b"hello");
+        assert_eq!(b.contents(), b"hello");
+        assert_eq!(b.dropped(), 0);
+    }
+
+    #[test]
+    fn head_then_tail_with_marker() {
+        let mut b = CappedBuffer::with_caps(4, 3);
+        b.push(b"abcdefgh");
+        b.push(b"ij");
+        // head "abcd", dropped "efg", tail "hij"
+        assert_eq!(b.dropped(), 3);
+        let expected = format!("abcd{}hij", dropped_marker(3));
+        assert_eq!(b.contents(), expected.as_bytes());
+    }
+
+    #[test]
+    fn incremental_reads_resume_at_offset() {
+        let mut b = CappedBuffer::with_caps(4, 3);
+        b.push(b"ab");
+        let (first, pos) = b.read_from(0);
+        assert_eq!(first, b"ab");
+        b.push(b"cd");
+        let (second, pos) = b.read_from(pos);
+        assert_eq!(second, b"cd");
+        b.push(b"efghij");
+        // "efg" dropped while nobody read; "hij" in the tail.
+        let (third, pos) = b.read_from(pos);
+        assert_eq!(third, format!("{}hij", dropped_marker(3)).as_bytes());
+        let (fourth, _) = b.read_from(pos);
+        assert!(fourth.is_empty());
+    }
+
+    #[test]
+    fn read_inside_tail() {
+        let mut b = CappedBuffer::with_caps(2, 4);
+        b.push(b"abcdefgh");
+        // head "ab", tail "efgh" (offsets 4..8)
+        let (rest, _) = b.read_from(6);
+        assert_eq!(rest, b"gh");
+    }
+
+    #[test]
+    fn memory_stays_bounded() {
+        let mut b = CappedBuffer::with_caps(1024, 1024);
+        let chunk = vec![b'y'; 700];
+        for _ in 0..10_000 {
+            b.push(&chunk);
+        }
+        assert_eq!(b.total(), 7_000_000);
+        assert!(b.head.len() + b.tail.len() <= 2048);
+        assert_eq!(b.dropped(), 7_000_000 - 2048);
+    }
+}

@@ -1,0 +1,331 @@
+//! The Grep tool: content search with ripgrep's engine (DESIGN T4).
+//!
+//! Flow: [`GrepInput`] (Claude Code's parameter names) → [`request_from`]
+//! resolves path, mode and flags into a [`search::SearchRequest`] →
+//! [`search::run_search`] on a blocking thread (parallel walk, one searcher
+//! per thread) → [`format_output`] orders and renders the hits:
+//! - `files_with_matches` (default): `Found N file(s)` then paths, newest
+//!   mtime first (ties by path);
+//! - `content`: `path:line:text` (`-n` defaults to on), context lines
+//!   `path-line-text`, `--` between non-adjacent groups, files in path order;
+//! - `count`: `path:N` per file in path order, then
+//!   `\n\nFound M total occurrence(s) across N file(s).` (M counts matching
+//!   lines, as `rg -c` does).
+//! `head_limit` keeps the first N lines/entries. Nothing found →
+//! `No files found` (file modes) / `No matches found` (content, count).
+
+pub mod search;
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_globs};
+use crate::builtin::glob::{
+    NO_FILES_FOUND, display_path, normalize, not_found_message, optional_path, sort_newest_first,
+};
+use crate::context::{CallContext, ToolUseContext};
+use crate::tool::{Tool, ToolOutput, input_schema_for};
+
+/// Larger results are persisted by the engine with a preview (R1); Claude
+/// Code's threshold for Grep.
+pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
+/// The answer in content and count modes when nothing matched.
+pub const NO_MATCHES_FOUND: &str = "No matches found";
+/// Appended when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
+pub const GREP_CAPPED_NOTE: &str = "(Search stopped early: too much output. Narrow the pattern, path or glob, or use head_limit.)";
+
+const DESCRIPTION: &str = "Search file contents with ripgrep's engine.\n\
+- Full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"); escape literal braces (`interface\\{\\}`)\n\
+- Filter files with glob (\"*.js\", \"*.{ts,tsx}\") or type (\"js\", \"py\", \"rust\")\n\
+- output_mode: \"files_with_matches\" (default, paths newest first), \"content\" (matching lines; -A/-B/-C, -n), \"count\"\n\
+- multiline: true lets patterns span lines (. matches newlines)\n\
+- Respects .gitignore; skips binary files. Use it instead of grep/rg in Bash";
+
+/// What Grep shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum OutputMode {
+    Content,
+    #[default]
+    FilesWithMatches,
+    Count,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrepInput {
+    /// The regular expression to search for in file contents
+    pub pattern: String,
+    /// File or directory to search in (default: current working directory)
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Glob to filter files (e.g. "*.js", "*.{ts,tsx}")
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// "content" (matching lines), "files_with_matches" (file paths; default) or "count"
+    #[serde(default)]
+    pub output_mode: Option<OutputMode>,
+    /// Lines of context before each match (content mode)
+    #[serde(default, rename = "-B")]
+    pub before: Option<u32>,
+    /// Lines of context after each match (content mode)
+    #[serde(default, rename = "-A")]
+    pub after: Option<u32>,
+    /// Lines of context before and after each match (content mode)
+    #[serde(default, rename = "-C")]
+    pub context: Option<u32>,
+    /// Show line numbers (content mode; default true)
+    #[serde(default, rename = "-n")]
+    pub line_numbers: Option<bool>,
+    /// Case insensitive search
+    #[serde(default, rename = "-i")]
+    pub case_insensitive: Option<bool>,
+    /// File type to search (rg --type), e.g. js, py, rust, go, java
+    #[serde(default, rename = "type")]
+    pub file_type: Option<String>,
+    /// Only the first N lines/entries of the output
+    #[serde(default)]
+    pub head_limit: Option<u64>,
+    /// Let patterns span lines; . matches newlines
+    #[serde(default)]
+    pub multiline: Option<bool>,
+}
+
+pub struct GrepTool {
+    schema: Value,
+}
+
+impl GrepTool {
+    pub fn new() -> Self {
+        Self {
+            schema: input_schema_for::<GrepInput>(),
+        }
+    }
+}
+
+impl Default for GrepTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn parse(input: &Value) -> Result<GrepInput, String> {
+    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid Grep input: {e}"))
+}
+
+/// Resolves an input against the session (cwd, defaults, `-C` over `-A`/`-B`).
+pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
+    let cwd = ctx.cwd();
+    let root = match optional_path(&input.path) {
+        Some(p) => normalize(&ctx.resolve_path(p)),
+        None => cwd.clone(),
+    };
+    let (before, after) = match input.context {
+        Some(c) => (c, c),
+        None => (input.before.unwrap_or(0), input.after.unwrap_or(0)),
+    };
+    SearchRequest {
+        pattern: input.pattern.clone(),
+        root,
+        cwd,
+        mode: input.output_mode.unwrap_or_default(),
+        case_insensitive: input.case_insensitive.unwrap_or(false),
+        line_numbers: input.line_numbers.unwrap_or(true),
+        before: before as usize,
+        after: after as usize,
+        multiline: input.multiline.unwrap_or(false),
+        globs: input.glob.as_deref().map(split_globs).unwrap_or_default(),
+        file_type: input.file_type.clone().filter(|t| !t.trim().is_empty()),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// `head_limit` 0 or absent means no limit.
+fn limit_of(head_limit: Option<u64>) -> usize {
+    match head_limit {
+        Some(0) | None => usize::MAX,
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+    }
+}
+
+/// Renders a search outcome as the text the model receives.
+pub fn format_output(
+    mut outcome: SearchOutcome,
+    mode: OutputMode,
+    head_limit: Option<u64>,
+    context: bool,
+    cwd: &Path,
+) -> String {
+    let limit = limit_of(head_limit);
+    let mut text = match mode {
+        OutputMode::FilesWithMatches => {
+            if outcome.hits.is_empty() {
+                return NO_FILES_FOUND.to_string();
+            }
+            let mut files: Vec<_> = outcome.hits.into_iter().map(|h| (h.path, h.mtime)).collect();
+            sort_newest_first(&mut files);
+            files.truncate(limit);
+            let paths: Vec<String> = files.iter().map(|(p, _)| display_path(p, cwd)).collect();
+            format!("Found {}\n{}", plural(paths.len(), "file"), paths.join("\n"))
+        }
+        OutputMode::Content => {
+            if outcome.hits.is_empty() {
+                return NO_MATCHES_FOUND.to_string();
+            }
+            sort_by_path(&mut outcome.hits);
+            let separator = if context { "--\n" } else { "" };
+            let joined = outcome
+                .hits
+                .iter()
+                .map(|h| h.text.as_str())
+                .collect::<Vec<_>>()
+                .join(separator);
+            let lines: Vec<&str> = joined.lines().take(limit).collect();
+            lines.join("\n")
+        }
+        OutputMode::Count => {
+            if outcome.hits.is_empty() {
+                return NO_MATCHES_FOUND.to_string();
+            }
+            sort_by_path(&mut outcome.hits);
+            outcome.hits.truncate(limit);
+            let total: u64 = outcome.hits.iter().map(|h| h.count).sum();
+            let lines: Vec<String> = outcome
+                .hits
+                .iter()
+                .map(|h| format!("{}:{}", display_path(&h.path, cwd), h.count))
+                .collect();
+            let occurrences = if total == 1 { "occurrence" } else { "occurrences" };
+            format!(
+                "{}\n\nFound {total} total {occurrences} across {}.",
+                lines.join("\n"),
+                plural(outcome.hits.len(), "file")
+            )
+        }
+    };
+    if outcome.capped {
+        text.push_str("\n\n");
+        text.push_str(GREP_CAPPED_NOTE);
+    }
+    text
+}
+
+fn sort_by_path(hits: &mut [FileHit]) {
+    hits.sort_by(|a, b| a.path.cmp(&b.path));
+}
+
+#[async_trait]
+impl Tool for GrepTool {
+    fn name(&self) -> &str {
+        "Grep"
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("search file contents with regex (ripgrep)")
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn max_result_size_chars(&self) -> usize {
+        GREP_MAX_RESULT_SIZE_CHARS
+    }
+
+    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
+        let input = parse(input)?;
+        let req = request_from(&input, ctx);
+        if optional_path(&input.path).is_some() && !req.root.exists() {
+            return Err(not_found_message("Path", &req.root, &req.cwd));
+        }
+        search::build_matcher(&req)?;
+        search::build_walker(&req)?;
+        Ok(())
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
+        let input = match parse(&input) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let req = request_from(&input, ctx);
+        let context = req.before > 0 || req.after > 0;
+        let (mode, cwd) = (req.mode, req.cwd.clone());
+        let cancel = call.cancel.clone();
+        let task = tokio::task::spawn_blocking(move || run_search(&req, &cancel));
+        tokio::select! {
+            joined = task => match joined {
+                Ok(Ok(outcome)) => ToolOutput::text(format_output(outcome, mode, input.head_limit, context, &cwd)),
+                Ok(Err(e)) => ToolOutput::error(e),
+                Err(e) => ToolOutput::error(format!("Grep failed: {e}")),
+            },
+            () = call.cancel.cancelled() => ToolOutput::error("Grep was cancelled"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_split_on_commas_and_spaces_but_not_inside_braces() {
+        assert_eq!(split_globs("*.rs,*.toml"), vec!["*.rs", "*.toml"]);
+        assert_eq!(split_globs("*.{ts,tsx} *.js"), vec!["*.{ts,tsx}", "*.js"]);
+        assert_eq!(split_globs("!target/**"), vec!["!target/**"]);
+    }
+
+    #[test]
+    fn plural_and_limit() {
+        assert_eq!(plural(1, "file"), "1 file");
+        assert_eq!(plural(2, "file"), "2 files");
+        assert_eq!(limit_of(Some(0)), usize::MAX);
+        assert_eq!(limit_of(Some(3)), 3);
+    }
+
+    #[test]
+    fn schema_uses_claude_code_parameter_names() {
+        let schema = input_schema_for::<GrepInput>();
+        let props = schema["properties"].as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(
+            props,
+            Some(
+                [
+                    "pattern", "path", "glob", "output_mode", "-B", "-A", "-C", "-n", "-i", "type", "head_limit",
+                    "multiline"
+                ]
+                .map(String::from)
+                .to_vec()
+            )
+        );
+        assert_eq!(schema["required"], serde_json::json!(["pattern"]));
+        assert_eq!(
+            schema["properties"]["output_mode"]["enum"],
+            serde_json::json!(["content", "files_with_matches", "count"])
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! Streams a window of a text file's lines into Read's `N\tline` format,
+//! hashing every byte it passes so the file state (T5) costs no second read.
+//!
+//! Memory stays bounded by the window, not the file: lines before the window
+//! are skipped without being kept, a line's bytes are kept only up to
+//! [`LINE_KEEP_BYTES`], and reading stops after the window unless the caller
+//! asks for the whole file (to learn its hash).
+
+use std::io::{self, BufRead, BufReader, Read};
+
+use sha2::{Digest, Sha256};
+
+/// Lines longer than this many chars are cut.
+pub const MAX_LINE_CHARS: usize = 2_000;
+/// Appended to a cut line, so the model knows the line goes on.
+pub const LINE_TRUNCATION_MARKER: &str = "… [truncated]";
+/// Bytes of one line kept for display: enough for `MAX_LINE_CHARS` chars
+/// of up to 4 bytes each, plus a `\r`.
+const LINE_KEEP_BYTES: usize = MAX_LINE_CHARS * 4 + 1;
+/// Read buffer, in bytes.
+const READ_BUF_BYTES: usize = 64 * 1024;
+
+/// The lines of one window, formatted.
+#[derive(Debug, Default)]
+pub struct LineWindow {
+    /// `N\tline` entries joined by `\n`, no trailing newline.
+    pub text: String,
+    pub lines_shown: u64,
+    /// Number of lines in the file, when reading reached its end.
+    pub total_lines: Option<u64>,
+    /// sha256 hex of the whole file, when reading reached its end.
+    pub hash: Option<String>,
+}
+
+/// Reads lines `start..start + limit` (1-based, `start >= 1`). With
+/// `read_to_end`, keeps reading (without formatting) to the end of the file.
+pub fn read_window<R: Read>(
+    reader: R,
+    start: u64,
+    limit: u64,
+    read_to_end: bool,
+) -> io::Result<LineWindow> {
+    let mut r = BufReader::with_capacity(READ_BUF_BYTES, reader);
+    let mut hasher = Sha256::new();
+    let mut line = Vec::with_capacity(256);
+    let end = start.saturating_add(limit);
+    let mut window = LineWindow::default();
+    let mut n: u64 = 0;
+    loop {
+        let next = n + 1;
+        if next >= end && !read_to_end {
+            break;
+        }
+        let wanted = next >= start && next < end;
+        let Some(dropped) = next_line(&mut r, &mut line, &mut hasher, wanted)? else {
+            window.total_lines = Some(n);
+            window.hash = Some(crate::file_state::to_hex(&hasher.finalize()));
+            break;
+        };
+        n = next;
+        if wanted {
+            if window.lines_shown > 0 {
+                window.text.push('\n');
+            }
+            push_line(&mut window.text, n, &line, dropped);
+            window.lines_shown += 1;
+        }
+    }
+    Ok(window)
+}
+
+/// Reads one line (through its `\n`) into `line` when `keep`, capped at
+/// [`LINE_KEEP_BYTES`]. `None` at end of file; otherwise whether bytes were
+/// dropped by the cap.
+fn next_line<R: BufRead>(
+    r: &mut R,
+    line: &mut Vec<u8>,
+    hasher: &mut Sha256,
+    keep: bool,
+) -> io::Result<Option<bool>> {
+    line.clear();
+    let mut any = false;
+    let mut dropped = false;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(any.then_some(dropped));
+        }
+        any = true;
+        let (len, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let chunk = &buf[..len];
+        hasher.update(chunk);
+        if keep {
+            let room = LINE_KEEP_BYTES.saturating_sub(line.len());
+            let body = chunk.strip_suffix(b"\n").unwrap_or(chunk);
+            line.extend_from_slice(&body[..body.len().min(room)]);
+            dropped |= body.len() > room;
+        }
+        r.consume(len);
+        if done {
+            return Ok(Some(dropped));
+        }
+    }
+}
+
+/// Appends `N\tline`: `\r` of a CRLF ending removed, invalid UTF-8 shown
+/// lossily, long lines cut to [`MAX_LINE_CHARS`] plus the marker.
+fn push_line(out: &mut String, n: u64, raw: &[u8], dropped: bool) {
+    use std::fmt::Write;
+    let raw = if dropped { raw } else { raw.strip_suffix(b"\r").unwrap_or(raw) };
+    let text = String::from_utf8_lossy(raw);
+    let _ = write!(out, "{n}\t");
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => {
+            out.push_str(&text[..cut]);
+            out.push_str(LINE_TRUNCATION_MARKER);
+        }
+        None => {
+            out.push_str(&text);
+            if dropped {
+                out.push_str(LINE_TRUNCATION_MARKER);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(content: &[u8], start: u64, limit: u64, to_end: bool) -> LineWindow {
+        read_window(content, start, limit, to_end).unwrap()
+    }
+
+    #[test]
+    fn numbers_lines_from_one_without_padding() {
+        let w = window(b"a\nb\nc\n", 1, 2000, true);
+        assert_eq!(w.text, "1\ta\n2\tb\n3\tc");
+        assert_eq!(w.total_lines, Some(3));
+        assert_eq!(w.lines_shown, 3);
+    }
+
+    #[test]
+    fn last_line_without_newline_counts() {
+        let w = window(b"a\nb", 1, 2000, true);
+        assert_eq!(w.text, "1\ta\n2\tb");
+        assert_eq!(w.total_lines, Some(2));
+    }
+
+    #[test]
+    fn window_in_the_middle_stops_early() {
+        let w = window(b"1\n2\n3\n4\n5\n", 2, 2, false);
+        assert_eq!(w.text, "2\t2\n3\t3");
+        assert_eq!(w.total_lines, None);
+        assert_eq!(w.hash, None);
+    }
+
+    #[test]
+    fn window_reaching_the_end_knows_the_hash() {
+        let w = window(b"1\n2\n", 2, 10, false);
+        assert_eq!(w.text, "2\t2");
+        assert_eq!(w.hash.as_deref(), Some(crate::file_state::sha256_hex(b"1\n2\n").as_str()));
+    }
+
+    #[test]
+    fn crlf_is_shown_without_cr_and_invalid_utf8_lossily() {
+        let w = window(b"a\r\nb\xff\r\n", 1, 10, true);
+        assert_eq!(w.text, "1\ta\n2\tb\u{fffd}");
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_a_marker() {
+        let long = "x".repeat(MAX_LINE_CHARS + 1);
+        let w = window(format!("{long}\nshort\n").as_bytes(), 1, 10, true);
+        let expected = format!("1\t{}{LINE_TRUNCATION_MARKER}\n2\tshort", "x".repeat(MAX_LINE_CHARS));
+        assert_eq!(w.text, expected);
+        let exact = "é".repeat(MAX_LINE_CHARS);
+        let w = window(exact.as_bytes(), 1, 10, true);
+        assert_eq!(w.text, format!("1\t{exact}"));
+    }
+
+    #[test]
+    fn huge_line_keeps_bounded_bytes() {
+        let huge = "ab".repeat(1_000_000);
+        let w = window(format!("{huge}\nnext").as_bytes(), 1, 10, true);
+        let expected = format!(
+            "1\t{}{LINE_TRUNCATION_MARKER}\n2\tnext",
+            &huge[..MAX_LINE_CHARS]
+        );
+        assert_eq!(w.text, expected);
+        assert_eq!(w.total_lines, Some(2));
+    }
+}

@@ -1,0 +1,303 @@
+//! The Read tool (T4): a text file as `N\tline` lines, an image as an image
+//! block, with Claude Code's texts for missing files, directories, empty
+//! files and offsets past the end.
+//!
+//! Flow: resolve the path against the cwd → metadata (missing, directory,
+//! empty) → sniff the first bytes ([`detect`]: image or binary) → size guard
+//! for whole-file reads → stream the line window ([`lines`]) → token guard →
+//! record the file's state (T5) in `ctx.file_state`. Every read records
+//! state; a partial read of a large file records it without a hash, so any
+//! later change of size or mtime counts as a modification.
+
+mod detect;
+mod lines;
+
+use std::fs::{self, File};
+use std::io::{self, Read, Seek};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use orbit_protocol::{ImageSource, ToolResultContentBlock};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::context::{CallContext, ToolUseContext};
+use crate::file_state::{FileState, FileStateCache, state_key};
+use crate::tool::{Tool, ToolOutput, input_schema_for};
+
+pub use lines::{LINE_TRUNCATION_MARKER, MAX_LINE_CHARS};
+
+/// Lines returned when no `limit` is given.
+pub const DEFAULT_READ_LINES: u64 = 2_000;
+/// Largest file read whole (no offset/limit), in bytes.
+pub const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
+/// Largest result of one read, in estimated tokens (chars / 4).
+pub const MAX_READ_TOKENS: usize = 25_000;
+/// Largest image returned, in bytes (3.75 MiB): its base64 then stays
+/// within the API's 5 MiB per-image limit.
+pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;
+
+/// The text of an empty file (§8).
+pub const EMPTY_FILE_REMINDER: &str =
+    "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
+
+const DESCRIPTION: &str = "Reads a file from the local filesystem. file_path is absolute or relative to the cwd. \
+Returns up to 2000 lines from the start, each as its line number, a tab, then the line (1-based); \
+use offset (first line, 1-based) and limit for long files. Lines over 2000 chars are cut. \
+Files over 256 KB must be read in parts with offset/limit, or searched with Grep. \
+PNG, JPEG, GIF and WebP images are shown as images; other binary files are refused. \
+A file must be read before Write or Edit may change it.";
+
+// Input of Read (no doc comment: it would become a schema description).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadInput {
+    /// Path of the file to read
+    pub file_path: String,
+    /// Line number to start from (1-based)
+    #[serde(default)]
+    #[schemars(with = "u64")]
+    pub offset: Option<u64>,
+    /// Number of lines to read
+    #[serde(default)]
+    #[schemars(with = "u64")]
+    pub limit: Option<u64>,
+}
+
+pub struct ReadTool {
+    schema: Value,
+}
+
+impl ReadTool {
+    pub fn new() -> Self {
+        Self {
+            schema: input_schema_for::<ReadInput>(),
+        }
+    }
+}
+
+impl Default for ReadTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[async_trait]
+impl Tool for ReadTool {
+    fn name(&self) -> &str {
+        "Read"
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("read view open file contents lines image")
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    /// Read bounds its own output (size and token guards), so it is never
+    /// persisted to disk: the model would only Read the copy again.
+    fn max_result_size_chars(&self) -> usize {
+        usize::MAX
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
+        let input: ReadInput = match serde_json::from_value(input) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
+        };
+        let request = ReadRequest {
+            path: ctx.resolve_path(&input.file_path),
+            cwd: ctx.cwd(),
+            offset: input.offset,
+            limit: input.limit,
+        };
+        let cache = Arc::clone(&ctx.file_state);
+        match tokio::task::spawn_blocking(move || read_file(&request, &cache)).await {
+            Ok(out) => out,
+            Err(e) => ToolOutput::error(format!("Read failed: {e}")),
+        }
+    }
+}
+
+struct ReadRequest {
+    path: PathBuf,
+    cwd: PathBuf,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
+/// The whole read, blocking; every outcome is a `ToolOutput`.
+fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
+    let path = &req.path;
+    let shown = path.display();
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return ToolOutput::error(format!(
+                "File does not exist. Note: your current working directory is {}.",
+                req.cwd.display()
+            ));
+        }
+        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+    };
+    if meta.is_dir() {
+        return ToolOutput::error(format!(
+            "EISDIR: illegal operation on a directory, read '{shown}'"
+        ));
+    }
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+    };
+    if meta.len() == 0 {
+        cache.record(&state_key(path), FileState::from_content(&meta, b""));
+        return ToolOutput::text(EMPTY_FILE_REMINDER);
+    }
+
+    let mut head = Vec::with_capacity(detect::SNIFF_BYTES);
+    if let Err(e) = (&mut file).take(detect::SNIFF_BYTES as u64).read_to_end(&mut head) {
+        return ToolOutput::error(format!("Cannot read {shown}: {e}"));
+    }
+    if let Some(media_type) = detect::image_media_type(&head) {
+        return read_image(path, &meta, media_type, cache);
+    }
+    if detect::is_binary(path, &head) {
+        let ext = detect::extension(path);
+        let kind = if ext.is_empty() { String::new() } else { format!(".{ext} ") };
+        return ToolOutput::error(format!(
+            "This tool cannot read binary files. The file appears to be a binary {kind}file. \
+Please use appropriate tools for binary file analysis."
+        ));
+    }
+
+    let whole = req.offset.is_none() && req.limit.is_none();
+    if whole && meta.len() > MAX_READ_FILE_BYTES {
+        return ToolOutput::error(format!(
+            "File content ({}) exceeds maximum allowed size ({}). {}",
+            format_size(meta.len()),
+            format_size(MAX_READ_FILE_BYTES),
+            PARTIAL_READ_HINT
+        ));
+    }
+    if let Err(e) = file.rewind() {
+        return ToolOutput::error(format!("Cannot read {shown}: {e}"));
+    }
+    // Claude Code treats offset 0 as the first line; limit 0 as no limit.
+    let start = req.offset.unwrap_or(1).max(1);
+    let limit = req.limit.filter(|l| *l > 0).unwrap_or(DEFAULT_READ_LINES);
+    let window = match lines::read_window(&file, start, limit, whole) {
+        Ok(w) => w,
+        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+    };
+    cache.record(
+        &state_key(path),
+        FileState {
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+            hash: window.hash.clone().unwrap_or_default(),
+        },
+    );
+
+    if window.lines_shown == 0 {
+        let total = window.total_lines.unwrap_or(0);
+        return ToolOutput::text(format!(
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). \
+The file has {total} lines.</system-reminder>"
+        ));
+    }
+    let tokens = window.text.len() / 4;
+    if tokens > MAX_READ_TOKENS {
+        return ToolOutput::error(format!(
+            "File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_READ_TOKENS}). {PARTIAL_READ_HINT}"
+        ));
+    }
+    ToolOutput::text(window.text)
+}
+
+const PARTIAL_READ_HINT: &str = "Please use offset and limit parameters to read specific portions of the file, \
+or use the Grep tool to search for specific content.";
+
+fn read_image(
+    path: &Path,
+    meta: &fs::Metadata,
+    media_type: &str,
+    cache: &FileStateCache,
+) -> ToolOutput {
+    if meta.len() > MAX_IMAGE_BYTES {
+        return ToolOutput::error(format!(
+            "Image is too large ({}); the maximum is {}. Resize or compress it before reading.",
+            format_size(meta.len()),
+            format_size(MAX_IMAGE_BYTES)
+        ));
+    }
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
+    };
+    cache.record(&state_key(path), FileState::from_content(meta, &bytes));
+    ToolOutput::blocks(vec![ToolResultContentBlock::Image {
+        source: ImageSource::Base64 {
+            media_type: media_type.to_string(),
+            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        },
+    }])
+}
+
+/// Claude Code's formatFileSize: bytes, KB or MB with at most one decimal
+/// (a trailing `.0` dropped).
+pub fn format_size(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let b = bytes as f64;
+    let (value, unit) = if bytes < 1024 {
+        return format!("{bytes} bytes");
+    } else if b < 1024.0 * 1024.0 {
+        (b / 1024.0, "KB")
+    } else if b < 1024.0 * 1024.0 * 1024.0 {
+        (b / (1024.0 * 1024.0), "MB")
+    } else {
+        (b / (1024.0 * 1024.0 * 1024.0), "GB")
+    };
+    let s = format!("{value:.1}");
+    format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_like_claude_code() {
+        assert_eq!(format_size(10), "10 bytes");
+        assert_eq!(format_size(256 * 1024), "256KB");
+        assert_eq!(format_size(300 * 1024 + 100), "300.1KB");
+        assert_eq!(format_size(MAX_IMAGE_BYTES), "3.8MB");
+        assert_eq!(format_size(5 * 1024 * 1024), "5MB");
+    }
+
+    #[test]
+    fn schema_is_terse_and_numbers_are_optional() {
+        let tool = ReadTool::new();
+        let schema = tool.input_schema();
+        assert_eq!(schema["required"], serde_json::json!(["file_path"]));
+        assert_eq!(schema["properties"]["offset"]["type"], "integer");
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(tool.description().len() <= 600, "{}", tool.description().len());
+    }
+}

@@ -1,0 +1,211 @@
+//! WebFetch's HTTP side: one GET with manual redirect handling and a body cap.
+//!
+//! Flow: [`Fetcher::fetch`] sends a GET with automatic redirects off → a
+//! 3xx to the same host (modulo a leading `www.`, same scheme and port) is
+//! followed, at most [`MAX_REDIRECTS`] hops → a 3xx to another host stops
+//! with [`FetchOutcome::CrossHostRedirect`] so the model can decide → a
+//! final response is read chunk by chunk up to the byte cap (the rest is
+//! never downloaded) → [`FetchOutcome::Page`]. The whole exchange runs under
+//! one overall timeout.
+
+use std::time::Duration;
+
+use reqwest::{StatusCode, Url};
+
+/// Same-host redirects followed before giving up.
+pub const MAX_REDIRECTS: usize = 10;
+/// Default time for the whole fetch, connect included.
+pub const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
+/// Default download cap; bytes past it are not read.
+pub const WEB_FETCH_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+const USER_AGENT: &str = concat!("orbit/", env!("CARGO_PKG_VERSION"), " (WebFetch)");
+
+/// What a fetch produced.
+#[derive(Debug)]
+pub enum FetchOutcome {
+    Page(Page),
+    CrossHostRedirect {
+        original: Url,
+        target: Url,
+        status: StatusCode,
+    },
+}
+
+/// A final (non-redirect) response.
+#[derive(Debug)]
+pub struct Page {
+    pub url: Url,
+    pub status: StatusCode,
+    /// The `Content-Type` header, if any.
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
+    /// True when the body was cut at the byte cap.
+    pub truncated: bool,
+}
+
+/// Errors the model sees as the tool result.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("Request to {url} timed out after {secs}s")]
+    Timeout { url: Url, secs: f64 },
+    #[error("Too many redirects (more than {MAX_REDIRECTS}) starting at {0}")]
+    TooManyRedirects(Url),
+    #[error("Redirect from {0} has no valid Location header")]
+    BadRedirect(Url),
+    #[error("Failed to fetch {url}: {message}")]
+    Http { url: Url, message: String },
+    #[error("Could not create the HTTP client: {0}")]
+    Client(String),
+}
+
+/// An HTTP client configured for WebFetch.
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    timeout: Duration,
+    max_body_bytes: usize,
+}
+
+impl Fetcher {
+    pub fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
+        // reqwest is built without a default crypto provider; the first
+        // installer wins, later calls are no-ops.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(timeout)
+            .timeout(timeout)
+            .user_agent(USER_AGENT)
+            .build()
+            .map_err(|e| FetchError::Client(e.to_string()))?;
+        Ok(Self {
+            client,
+            timeout,
+            max_body_bytes,
+        })
+    }
+
+    pub async fn fetch(&self, url: Url) -> Result<FetchOutcome, FetchError> {
+        let secs = self.timeout.as_secs_f64();
+        match tokio::time::timeout(self.timeout, self.fetch_inner(url.clone())).await {
+            Ok(r) => r,
+            Err(_) => Err(FetchError::Timeout { url, secs }),
+        }
+    }
+
+    async fn fetch_inner(&self, original: Url) -> Result<FetchOutcome, FetchError> {
+        let mut current = original.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self
+                .client
+                .get(current.clone())
+                .header(reqwest::header::ACCEPT, "text/markdown, text/html, */*")
+                .send()
+                .await
+                .map_err(|e| self.http_error(&current, e))?;
+            let status = response.status();
+            if status.is_redirection() {
+                let target = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|loc| current.join(loc).ok())
+                    .ok_or_else(|| FetchError::BadRedirect(current.clone()))?;
+                if !is_permitted_redirect(&current, &target) {
+                    return Ok(FetchOutcome::CrossHostRedirect {
+                        original,
+                        target,
+                        status,
+                    });
+                }
+                current = target;
+                continue;
+            }
+            let content_type = response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let (body, truncated) = self.read_capped(response, &current).await?;
+            return Ok(FetchOutcome::Page(Page {
+                url: current,
+                status,
+                content_type,
+                body,
+                truncated,
+            }));
+        }
+        Err(FetchError::TooManyRedirects(original))
+    }
+
+    async fn read_capped(
+        &self,
+        mut response: reqwest::Response,
+        url: &Url,
+    ) -> Result<(Vec<u8>, bool), FetchError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.http_error(url, e))? {
+            let room = self.max_body_bytes - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                // Dropping the response closes the connection: nothing more is read.
+                return Ok((body, true));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok((body, false))
+    }
+
+    fn http_error(&self, url: &Url, e: reqwest::Error) -> FetchError {
+        if e.is_timeout() {
+            return FetchError::Timeout {
+                url: url.clone(),
+                secs: self.timeout.as_secs_f64(),
+            };
+        }
+        // The source chain says what actually failed (refused, DNS, TLS).
+        let mut message = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            message = format!("{message}: {s}");
+            source = s.source();
+        }
+        FetchError::Http {
+            url: url.clone(),
+            message,
+        }
+    }
+}
+
+/// Claude Code's rule: same scheme and port, same host ignoring a leading
+/// `www.`, and no credentials smuggled into the target.
+pub fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
+    let strip = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_ascii_lowercase();
+    from.scheme() == to.scheme()
+        && from.port_or_known_default() == to.port_or_known_default()
+        && to.username().is_empty()
+        && to.password().is_none()
+        && match (from.host_str(), to.host_str()) {
+            (Some(a), Some(b)) => strip(a) == strip(b),
+            _ => false,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn redirect_rule() {
+        assert!(is_permitted_redirect(&url("https://a.com/x"), &url("https://a.com/y")));
+        assert!(is_permitted_redirect(&url("https://a.com/x"), &url("https://www.a.com/y")));
+        assert!(!is_permitted_redirect(&url("https://a.com/x"), &url("https://b.com/y")));
+        assert!(!is_permitted_redirect(&url("http://a.com/x"), &url("https://a.com/y")));
+        assert!(!is_permitted_redirect(&url("http://a.com:81/"), &url("http://a.com:82/")));
+        assert!(!is_permitted_redirect(&url("http://a.com/"), &url("http://u:p@a.com/")));
+    }
+}

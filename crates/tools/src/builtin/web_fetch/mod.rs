@@ -1,0 +1,223 @@
+//! The WebFetch tool: fetch a URL and hand the page to the model as markdown
+//! (DESIGN T4).
+//!
+//! Flow: `url` + `prompt` → `validate_input` (parsable, http/https only,
+//! ≤ [`MAX_URL_CHARS`]) → [`fetch::Fetcher`] (manual redirects: same host
+//! followed, another host reported with Claude Code's `REDIRECT DETECTED`
+//! text; overall timeout; download cap) → [`convert`] (HTML → markdown
+//! without script/style/head…, text/JSON as-is, binary refused) → the result:
+//! the prompt echoed, the final URL, then the content capped at
+//! [`WEB_FETCH_MAX_CONTENT_CHARS`].
+//!
+//! Claude Code answers the prompt with a second, small model; orbit makes no
+//! hidden model calls, so the calling model reads the page itself.
+//! URLs are not upgraded from http to https.
+
+pub mod convert;
+pub mod fetch;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::Url;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use self::convert::{BodyKind, classify, html_to_markdown};
+use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
+use crate::context::{CallContext, ToolUseContext};
+use crate::tool::{Tool, ToolOutput, input_schema_for};
+
+/// Page content beyond this many chars is cut (Claude Code's markdown cap).
+pub const WEB_FETCH_MAX_CONTENT_CHARS: usize = 100_000;
+/// Above the content cap plus the header, so a capped page is sent whole
+/// rather than persisted (R1).
+pub const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
+/// Longer URLs are refused (Claude Code's limit).
+pub const MAX_URL_CHARS: usize = 2_000;
+
+const DESCRIPTION: &str = "Fetches a URL and returns its content as markdown (HTML converted; text and JSON as-is; binary refused). \
+The prompt is echoed with the page: read the content yourself to answer it. \
+http and https only; content over 100,000 chars is cut. \
+A redirect to another host is reported instead of followed: call WebFetch again with the new URL.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebFetchInput {
+    /// The URL to fetch
+    pub url: String,
+    /// What you want to learn from the page
+    pub prompt: String,
+}
+
+pub struct WebFetchTool {
+    schema: Value,
+    fetcher: Result<Fetcher, String>,
+}
+
+impl WebFetchTool {
+    /// The tool with its default limits (30 s, 10 MB download).
+    pub fn new() -> Self {
+        Self::with_limits(
+            Duration::from_millis(WEB_FETCH_TIMEOUT_MS),
+            WEB_FETCH_MAX_BODY_BYTES,
+        )
+    }
+
+    /// The tool with a custom overall timeout and download cap (tests).
+    pub fn with_limits(timeout: Duration, max_body_bytes: usize) -> Self {
+        Self {
+            schema: input_schema_for::<WebFetchInput>(),
+            fetcher: Fetcher::new(timeout, max_body_bytes).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+impl Default for WebFetchTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn parse(input: &Value) -> Result<WebFetchInput, String> {
+    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid WebFetch input: {e}"))
+}
+
+/// Parses and checks a URL; `Err` is the text the model sees.
+pub fn check_url(raw: &str) -> Result<Url, String> {
+    if raw.chars().count() > MAX_URL_CHARS {
+        return Err(format!("URL is too long (over {MAX_URL_CHARS} characters)."));
+    }
+    let url = Url::parse(raw.trim()).map_err(|_| {
+        format!("Invalid URL \"{raw}\". The URL provided could not be parsed.")
+    })?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        other => Err(format!(
+            "Unsupported URL scheme \"{other}:\". WebFetch fetches http:// and https:// URLs only."
+        )),
+    }
+}
+
+/// Claude Code's text for a redirect to another host.
+pub fn redirect_message(original: &str, target: &Url, status: reqwest::StatusCode, prompt: &str) -> String {
+    format!(
+        "REDIRECT DETECTED: The URL redirects to a different host.\n\n\
+         Original URL: {original}\n\
+         Redirect URL: {target}\n\
+         Status: {status}\n\n\
+         To complete your request, I need to fetch content from the redirected URL. \
+         Please use WebFetch again with these parameters:\n\
+         - url: \"{target}\"\n\
+         - prompt: \"{prompt}\""
+    )
+}
+
+/// Turns a final response into the tool's answer.
+pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
+    if !page.status.is_success() {
+        // axios' wording, which Claude Code passes through.
+        return ToolOutput::error(format!(
+            "Request failed with status code {}",
+            page.status.as_u16()
+        ));
+    }
+    let content_type = page.content_type.as_deref();
+    let content = match classify(content_type, &page.body) {
+        BodyKind::Binary => {
+            return ToolOutput::error(format!(
+                "WebFetch cannot read binary content (Content-Type: {}) from {}. It reads HTML, text and JSON.",
+                content_type.unwrap_or("unknown"),
+                page.url
+            ));
+        }
+        BodyKind::Text => String::from_utf8_lossy(&page.body).into_owned(),
+        BodyKind::Html => match html_to_markdown(&String::from_utf8_lossy(&page.body)) {
+            Ok(md) => md,
+            Err(e) => return ToolOutput::error(e),
+        },
+    };
+    let mut out = format!("Prompt: {prompt}\nURL: {}\n\n", page.url);
+    match content.char_indices().nth(WEB_FETCH_MAX_CONTENT_CHARS) {
+        Some((cut, _)) => {
+            out.push_str(&content[..cut]);
+            out.push_str(&format!(
+                "\n\n[Content truncated at {WEB_FETCH_MAX_CONTENT_CHARS} characters.]"
+            ));
+        }
+        None => out.push_str(&content),
+    }
+    if page.truncated {
+        out.push_str("\n\n[Download stopped at the size limit; the rest of the response was not read.]");
+    }
+    ToolOutput::text(out)
+}
+
+#[async_trait]
+impl Tool for WebFetchTool {
+    fn name(&self) -> &str {
+        "WebFetch"
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("fetch a web page as markdown")
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn max_result_size_chars(&self) -> usize {
+        WEB_FETCH_MAX_RESULT_SIZE_CHARS
+    }
+
+    async fn validate_input(&self, input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
+        check_url(&parse(input)?.url).map(|_| ())
+    }
+
+    async fn call(&self, input: Value, _ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
+        let input = match parse(&input) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let url = match check_url(&input.url) {
+            Ok(u) => u,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let fetcher = match &self.fetcher {
+            Ok(f) => f,
+            Err(e) => return ToolOutput::error(e.clone()),
+        };
+        let outcome = tokio::select! {
+            r = fetcher.fetch(url) => r,
+            () = call.cancel.cancelled() => return ToolOutput::error("WebFetch was cancelled"),
+        };
+        match outcome {
+            Ok(FetchOutcome::Page(page)) => {
+                let prompt = input.prompt;
+                // HTML conversion of a large page is CPU work: keep it off the runtime.
+                match tokio::task::spawn_blocking(move || render_page(page, &prompt)).await {
+                    Ok(out) => out,
+                    Err(e) => ToolOutput::error(format!("WebFetch failed: {e}")),
+                }
+            }
+            Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => {
+                ToolOutput::text(redirect_message(&input.url, &target, status, &input.prompt))
+            }
+            Err(e) => ToolOutput::error(e.to_string()),
+        }
+    }
+}

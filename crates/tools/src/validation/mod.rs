@@ -1,0 +1,134 @@
+//! Input validation (DESIGN T2/T3), used by the engine's orchestrator before
+//! a tool's own `validate_input`.
+//!
+//! Data flow: the raw `tool_use` input → [`coerce`] (numeric strings to
+//! numbers, "true"/"false" to booleans, integral floats to integers, driven by
+//! the tool's schema) → a cached, compiled `jsonschema` validator → on
+//! failure, every issue becomes one model-facing line ([`issues`]) under the
+//! Claude Code header `InputValidationError: NAME failed due to the
+//! following issue(s):`, wrapped in `<tool_use_error>` tags.
+//!
+//! Parameter paths in the lines use Claude Code's `formatValidationPath`
+//! style: object keys joined with `.`, array indices in brackets, e.g.
+//! `todos[0].status`.
+
+mod coerce;
+mod issues;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use crate::tool::Tool;
+
+pub use coerce::coerce;
+
+/// How much of an unparsable input is quoted back to the model, in chars.
+pub const UNPARSABLE_INPUT_QUOTE_CHARS: usize = 200;
+
+/// Validates `input` against the tool's schema, coercing numeric strings for
+/// number/integer fields (and "true"/"false" for booleans).
+/// Ok(coerced input) or Err(full text sent to the model, including the
+/// `<tool_use_error>` tags).
+pub fn validate_tool_input(tool: &dyn Tool, input: &Value) -> Result<Value, String> {
+    let schema = tool.input_schema();
+    let mut coerced = input.clone();
+    coerce(&mut coerced, schema);
+    let validator = match cached_validator(tool.name(), schema) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(wrap_tool_use_error(&format!(
+                "InputValidationError: {} has an invalid input schema: {e}",
+                tool.name()
+            )));
+        }
+    };
+    if validator.is_valid(&coerced) {
+        return Ok(coerced);
+    }
+    let lines = issues::issue_lines(validator.iter_errors(&coerced));
+    Err(format_issues(tool.name(), &lines))
+}
+
+/// T2: the model called a tool that exists under no name or alias.
+pub fn no_such_tool_error(name: &str) -> String {
+    wrap_tool_use_error(&format!("Error: No such tool available: {name}"))
+}
+
+/// T3: the streamed tool input was not valid JSON. Quotes the first
+/// [`UNPARSABLE_INPUT_QUOTE_CHARS`] chars of what was sent (`…` marks a cut).
+pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
+    let mut quoted: String = raw.chars().take(UNPARSABLE_INPUT_QUOTE_CHARS).collect();
+    if quoted.len() < raw.len() {
+        quoted.push('…');
+    }
+    format_issues(
+        tool_name,
+        &[format!("The input could not be parsed as JSON. Input received: {quoted}")],
+    )
+}
+
+/// `<tool_use_error>MSG</tool_use_error>`, for `validate_input` business errors.
+pub fn wrap_tool_use_error(msg: &str) -> String {
+    format!("<tool_use_error>{msg}</tool_use_error>")
+}
+
+/// The T3 header plus one line per issue, wrapped.
+fn format_issues(tool_name: &str, lines: &[String]) -> String {
+    let noun = if lines.len() == 1 { "issue" } else { "issues" };
+    wrap_tool_use_error(&format!(
+        "InputValidationError: {tool_name} failed due to the following {noun}:\n{}",
+        lines.join("\n")
+    ))
+}
+
+/// A compiled validator, remembered with the schema it was built from.
+struct CachedValidator {
+    schema: Value,
+    validator: Arc<Validator>,
+}
+
+type ValidatorCache = Mutex<HashMap<String, CachedValidator>>;
+
+/// Compiling a schema costs far more than validating with it, so validators
+/// are kept per tool name (bounded by the number of distinct tools) and
+/// rebuilt only when that tool's schema changes. Comparing a schema (a
+/// microsecond) is what makes a stale entry impossible, e.g. after an MCP
+/// server reconnects with a changed tool under the same name.
+fn cached_validator(name: &str, schema: &Value) -> Result<Arc<Validator>, String> {
+    static CACHE: OnceLock<ValidatorCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    {
+        let guard = match cache.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if let Some(entry) = guard.get(name)
+            && entry.schema == *schema
+        {
+            return Ok(Arc::clone(&entry.validator));
+        }
+    }
+    let validator = jsonschema::options()
+        .should_validate_formats(false)
+        .build(schema)
+        .map_err(|e| e.to_string())?;
+    let validator = Arc::new(validator);
+    let mut guard = match cache.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    guard.insert(
+        name.to_string(),
+        CachedValidator {
+            schema: schema.clone(),
+            validator: Arc::clone(&validator),
+        },
+    );
+    Ok(validator)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,302 @@
+//! Exact T2/T3 texts.
+
+use super::*;
+use crate::context::{CallContext, ToolUseContext};
+use crate::tool::{ToolOutput, input_schema_for};
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ProbeInput {
+    file_path: String,
+    #[serde(default)]
+    #[schemars(with = "u64")]
+    offset: Option<u64>,
+    #[serde(default)]
+    ratio: Option<f64>,
+    #[serde(default)]
+    replace_all: bool,
+    #[serde(default)]
+    todos: Vec<Todo>,
+    #[serde(default)]
+    nested: Option<Nested>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Todo {
+    content: String,
+    status: Status,
+    #[schemars(length(min = 1))]
+    active_form: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Nested {
+    depth: u32,
+}
+
+struct Probe {
+    name: &'static str,
+    schema: Value,
+}
+
+impl Probe {
+    fn new() -> Self {
+        Self {
+            name: "Probe",
+            schema: input_schema_for::<ProbeInput>(),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for Probe {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "probe"
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn is_read_only(&self, _: &Value) -> bool {
+        true
+    }
+    fn is_concurrency_safe(&self, _: &Value) -> bool {
+        true
+    }
+    fn max_result_size_chars(&self) -> usize {
+        1000
+    }
+    async fn call(&self, _: Value, _: &ToolUseContext, _: &CallContext) -> ToolOutput {
+        ToolOutput::text("")
+    }
+}
+
+fn err(input: Value) -> String {
+    validate_tool_input(&Probe::new(), &input).unwrap_err()
+}
+
+#[test]
+fn valid_input_passes_unchanged() {
+    let input = json!({"file_path": "/a", "offset": 3, "replace_all": true});
+    assert_eq!(validate_tool_input(&Probe::new(), &input), Ok(input));
+}
+
+#[test]
+fn missing_parameter() {
+    assert_eq!(
+        err(json!({})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The required parameter `file_path` is missing</tool_use_error>"
+    );
+}
+
+#[test]
+fn unexpected_parameter() {
+    assert_eq!(
+        err(json!({"file_path": "/a", "bogus": 1})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+An unexpected parameter `bogus` was provided</tool_use_error>"
+    );
+}
+
+#[test]
+fn type_mismatch_reports_integer_as_number() {
+    assert_eq!(
+        err(json!({"file_path": "/a", "offset": "ten"})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>"
+    );
+    assert_eq!(
+        err(json!({"file_path": 7})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `file_path` type is expected as `string` but provided as `number`</tool_use_error>"
+    );
+}
+
+#[test]
+fn fraction_for_integer_field() {
+    assert_eq!(
+        err(json!({"file_path": "/a", "offset": 2.5})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `offset` type is expected as `integer` but provided as `float`</tool_use_error>"
+    );
+}
+
+#[test]
+fn several_issues_in_category_order() {
+    assert_eq!(
+        err(json!({"bogus": true, "offset": "x", "extra": null})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issues:\n\
+The required parameter `file_path` is missing\n\
+An unexpected parameter `bogus` was provided\n\
+An unexpected parameter `extra` was provided\n\
+The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>"
+    );
+}
+
+#[test]
+fn numeric_and_boolean_strings_are_coerced() {
+    let out = validate_tool_input(
+        &Probe::new(),
+        &json!({"file_path": "/a", "offset": "10", "ratio": "0.5", "replace_all": "true"}),
+    );
+    assert_eq!(
+        out,
+        Ok(json!({"file_path": "/a", "offset": 10, "ratio": 0.5, "replace_all": true}))
+    );
+    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "offset": 3.0}));
+    assert_eq!(out, Ok(json!({"file_path": "/a", "offset": 3})));
+    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "offset": " -4 "}));
+    // Coerced to a number, then the minimum of u64 applies.
+    assert_eq!(
+        out.unwrap_err(),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `offset` must be greater than or equal to 0</tool_use_error>"
+    );
+}
+
+#[test]
+fn strings_that_are_not_plain_numbers_stay_strings() {
+    for s in ["1e3", "inf", "NaN", "0x10", "1.", ".5", ""] {
+        let msg = err(json!({"file_path": "/a", "offset": s}));
+        assert!(
+            msg.ends_with("The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>"),
+            "{s}: {msg}"
+        );
+    }
+}
+
+#[test]
+fn nested_paths_use_brackets_and_dots() {
+    assert_eq!(
+        err(json!({"file_path": "/a", "todos": [
+            {"content": "x", "status": "pending", "active_form": null},
+            {"content": 5, "status": "done", "active_form": "", "zzz": 1}
+        ]})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issues:\n\
+An unexpected parameter `todos[1].zzz` was provided\n\
+The parameter `todos[1].content` type is expected as `string` but provided as `number`\n\
+The parameter `todos[1].status` must be one of: pending, in_progress, completed\n\
+The parameter `todos[1].active_form` must be at least 1 character long</tool_use_error>"
+    );
+    assert_eq!(
+        err(json!({"file_path": "/a", "todos": [{"status": "pending"}]})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The required parameter `todos[0].content` is missing</tool_use_error>"
+    );
+}
+
+#[test]
+fn optional_nested_object_reports_the_object_branch() {
+    assert_eq!(
+        err(json!({"file_path": "/a", "nested": "deep"})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `nested` type is expected as `object` but provided as `string`</tool_use_error>"
+    );
+    assert_eq!(
+        err(json!({"file_path": "/a", "nested": {"depth": "x"}})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The parameter `nested.depth` type is expected as `number` but provided as `string`</tool_use_error>"
+    );
+    // Coercion follows the $ref into the optional object.
+    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "nested": {"depth": "2"}}));
+    assert_eq!(out, Ok(json!({"file_path": "/a", "nested": {"depth": 2}})));
+}
+
+#[test]
+fn array_sent_as_json_string_is_coerced() {
+    let out = validate_tool_input(
+        &Probe::new(),
+        &json!({"file_path": "/a", "todos": "[{\"content\":\"c\",\"status\":\"completed\"}]"}),
+    );
+    assert_eq!(
+        out,
+        Ok(json!({"file_path": "/a", "todos": [{"content": "c", "status": "completed"}]}))
+    );
+}
+
+#[test]
+fn non_object_input() {
+    assert_eq!(
+        err(json!(["a"])),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+The input type is expected as `object` but provided as `array`</tool_use_error>"
+    );
+}
+
+#[test]
+fn no_such_tool() {
+    assert_eq!(
+        no_such_tool_error("Frobnicate"),
+        "<tool_use_error>Error: No such tool available: Frobnicate</tool_use_error>"
+    );
+}
+
+#[test]
+fn unparsable_input_quotes_the_start() {
+    assert_eq!(
+        unparsable_input_error("Read", "{\"file_path\": \"/a"),
+        "<tool_use_error>InputValidationError: Read failed due to the following issue:\n\
+The input could not be parsed as JSON. Input received: {\"file_path\": \"/a</tool_use_error>"
+    );
+    let long = "é".repeat(300);
+    assert_eq!(
+        unparsable_input_error("Read", &long),
+        format!(
+            "<tool_use_error>InputValidationError: Read failed due to the following issue:\n\
+The input could not be parsed as JSON. Input received: {}…</tool_use_error>",
+            "é".repeat(200)
+        )
+    );
+}
+
+#[test]
+fn wrap() {
+    assert_eq!(wrap_tool_use_error("boom"), "<tool_use_error>boom</tool_use_error>");
+}
+
+#[test]
+fn validator_is_rebuilt_when_the_schema_changes() {
+    let mut probe = Probe::new();
+    probe.name = "ProbeRebuilt";
+    assert!(validate_tool_input(&probe, &json!({"file_path": "/a"})).is_ok());
+    probe.schema = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    assert_eq!(
+        validate_tool_input(&probe, &json!({"file_path": "/a"})).unwrap_err(),
+        "<tool_use_error>InputValidationError: ProbeRebuilt failed due to the following issue:\n\
+The required parameter `x` is missing</tool_use_error>"
+    );
+}
+
+#[test]
+fn cached_validation_is_fast() {
+    let probe = Probe::new();
+    let input = json!({"file_path": "/a", "offset": "5"});
+    let _ = validate_tool_input(&probe, &input);
+    let start = std::time::Instant::now();
+    for _ in 0..1000 {
+        assert!(validate_tool_input(&probe, &input).is_ok());
+    }
+    // Compiling per call would take well over a millisecond each.
+    assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
+}

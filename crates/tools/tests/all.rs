@@ -1,0 +1,7 @@
+//! Integration tests of orbit-tools: each module in `suite/` drives real
+//! tools through `validate_input` + `call` on real files, processes and
+//! local servers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite;

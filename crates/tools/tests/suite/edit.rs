@@ -1,0 +1,275 @@
+//! Edit through `validate_input` + `call` on real temp files: the §8 texts,
+//! T5, line endings, permissions.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use orbit_protocol::ToolResultContent;
+use orbit_tools::builtin::edit::EditTool;
+use orbit_tools::builtin::read::ReadTool;
+use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+fn session() -> (TempDir, ToolUseContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
+    (dir, ctx)
+}
+
+fn text(out: &ToolOutput) -> &str {
+    match &out.content {
+        ToolResultContent::Text(t) => t,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+async fn edit(ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, String> {
+    let tool = EditTool::new();
+    tool.validate_input(&input, ctx).await?;
+    Ok(tool.call(input, ctx, &CallContext::detached("t")).await)
+}
+
+/// A file with `content` that the session has read.
+async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> std::path::PathBuf {
+    let path = ctx.cwd().join(name);
+    fs::write(&path, content).unwrap();
+    let input = json!({"file_path": p(&path)});
+    let out = ReadTool::new().call(input, ctx, &CallContext::detached("r")).await;
+    assert!(!out.is_error, "{out:?}");
+    path
+}
+
+#[tokio::test]
+async fn replaces_a_unique_string() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "a.rs", b"fn main() {\n    println!(\"hi\");\n}\n").await;
+    let out = edit(&ctx, json!({"file_path": p(&path), "old_string": "\"hi\"", "new_string": "\"hello\""}))
+        .await
+        .unwrap();
+    assert!(!out.is_error);
+    assert_eq!(text(&out), format!("The file {} has been updated successfully.", path.display()));
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "fn main() {\n    println!(\"hello\");\n}\n"
+    );
+}
+
+#[tokio::test]
+async fn not_found_text() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "a.txt", b"abc").await;
+    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "xyz", "new_string": "q"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, "String to replace not found in file.\nString: xyz");
+}
+
+#[tokio::test]
+async fn ambiguous_text_and_replace_all() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "a.txt", b"foo bar foo baz foo\n").await;
+    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
+set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify \
+the instance.\nString: foo"
+    );
+    let out = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux", "replace_all": true}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text(&out),
+        format!(
+            "The file {} has been updated. All occurrences of 'foo' were successfully replaced with 'qux'.",
+            path.display()
+        )
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "qux bar qux baz qux\n");
+}
+
+#[tokio::test]
+async fn no_op_text() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "a.txt", b"same").await;
+    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "same", "new_string": "same"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, "No changes to make: old_string and new_string are exactly the same.");
+}
+
+#[tokio::test]
+async fn empty_old_string_creates_a_missing_file() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("new/dir/file.txt");
+    let out = edit(&ctx, json!({"file_path": p(&path), "old_string": "", "new_string": "born\n"}))
+        .await
+        .unwrap();
+    assert!(!out.is_error);
+    assert_eq!(text(&out), format!("The file {} has been updated successfully.", path.display()));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "born\n");
+    // And the new file may be edited at once.
+    edit(&ctx, json!({"file_path": p(&path), "old_string": "born", "new_string": "grown"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "grown\n");
+}
+
+#[tokio::test]
+async fn empty_old_string_on_an_existing_file() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "full.txt", b"content").await;
+    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "", "new_string": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, "Cannot create new file - file already exists.");
+    // A blank existing file (read first) takes new_string whole.
+    let blank = read_file(&ctx, "blank.txt", b"  \n").await;
+    edit(&ctx, json!({"file_path": p(&blank), "old_string": "", "new_string": "filled"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read_to_string(&blank).unwrap(), "filled");
+}
+
+#[tokio::test]
+async fn missing_file_with_old_string() {
+    let (_d, ctx) = session();
+    let err = edit(&ctx, json!({"file_path": "ghost.txt", "old_string": "a", "new_string": "b"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        format!(
+            "File does not exist. Note: your current working directory is {}.",
+            ctx.cwd().display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn unread_and_modified_files_are_refused() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("u.txt");
+    fs::write(&path, "alpha").unwrap();
+    let input = json!({"file_path": p(&path), "old_string": "alpha", "new_string": "beta"});
+    assert_eq!(
+        edit(&ctx, input.clone()).await.unwrap_err(),
+        "File has not been read yet. Read it first before writing to it."
+    );
+    let path = read_file(&ctx, "u.txt", b"alpha").await;
+    fs::write(&path, "alpha!").unwrap();
+    assert_eq!(
+        edit(&ctx, input).await.unwrap_err(),
+        "File has been modified since read, either by the user or by a linter. Read it again before \
+attempting to write it."
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "alpha!");
+}
+
+#[tokio::test]
+async fn touch_without_change_is_not_a_modification() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "t.txt", b"same bytes").await;
+    let f = fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+    drop(f);
+    edit(&ctx, json!({"file_path": p(&path), "old_string": "same", "new_string": "new"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "new bytes");
+}
+
+#[tokio::test]
+async fn crlf_files_stay_crlf() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "win.txt", b"one\r\ntwo\r\nthree\r\n").await;
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "one\ntwo", "new_string": "uno\ndos\ndos-bis"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"uno\r\ndos\r\ndos-bis\r\nthree\r\n");
+}
+
+#[tokio::test]
+async fn trailing_newline_and_its_absence_are_kept() {
+    let (_d, ctx) = session();
+    let with = read_file(&ctx, "with.txt", b"a\nb\n").await;
+    edit(&ctx, json!({"file_path": p(&with), "old_string": "b", "new_string": "c"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&with).unwrap(), b"a\nc\n");
+    let without = read_file(&ctx, "without.txt", b"a\nb").await;
+    edit(&ctx, json!({"file_path": p(&without), "old_string": "b", "new_string": "c"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&without).unwrap(), b"a\nc");
+}
+
+#[tokio::test]
+async fn permissions_are_kept_and_consecutive_edits_need_no_reread() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "run.sh", b"#!/bin/sh\necho 1\n").await;
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o700)).unwrap();
+    // chmod changes ctime only; size and mtime are unchanged, so still fresh.
+    edit(&ctx, json!({"file_path": p(&path), "old_string": "1", "new_string": "2"}))
+        .await
+        .unwrap();
+    edit(&ctx, json!({"file_path": p(&path), "old_string": "2", "new_string": "3"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho 3\n");
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+#[tokio::test]
+async fn invalid_utf8_bytes_survive_an_edit() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "latin1.txt", b"caf\xe9 old\n").await;
+    edit(&ctx, json!({"file_path": p(&path), "old_string": "old", "new_string": "new"}))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"caf\xe9 new\n");
+}
+
+#[tokio::test]
+async fn a_change_between_validation_and_call_is_caught() {
+    let (_d, ctx) = session();
+    let path = read_file(&ctx, "r.txt", b"x = 1\n").await;
+    let tool = EditTool::new();
+    let input = json!({"file_path": p(&path), "old_string": "1", "new_string": "2"});
+    tool.validate_input(&input, &ctx).await.unwrap();
+    fs::write(&path, "x = 10\n").unwrap();
+    let out = tool.call(input, &ctx, &CallContext::detached("t")).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it \
+again before attempting to write it.</tool_use_error>"
+    );
+}
+
+#[test]
+fn edit_declares_itself_honestly() {
+    let tool = EditTool::new();
+    let input = json!({"file_path": "/a", "old_string": "a", "new_string": "b"});
+    assert_eq!(tool.name(), "Edit");
+    assert!(!tool.is_read_only(&input));
+    assert!(!tool.is_concurrency_safe(&input));
+    let schema = tool.input_schema();
+    assert_eq!(schema["required"], json!(["file_path", "old_string", "new_string"]));
+    assert_eq!(schema["properties"]["replace_all"]["type"], "boolean");
+}

@@ -1,0 +1,345 @@
+//! Read through `validate_input` + `call` on real temp files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use orbit_protocol::{ImageSource, ToolResultContent, ToolResultContentBlock};
+use orbit_tools::builtin::read::{
+    EMPTY_FILE_REMINDER, LINE_TRUNCATION_MARKER, MAX_IMAGE_BYTES, ReadTool, format_size,
+};
+use orbit_tools::file_state::{sha256_hex, state_key};
+use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+fn session() -> (TempDir, ToolUseContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
+    (dir, ctx)
+}
+
+async fn read(ctx: &ToolUseContext, input: Value) -> ToolOutput {
+    let tool = ReadTool::new();
+    tool.validate_input(&input, ctx).await.unwrap();
+    tool.call(input, ctx, &CallContext::detached("t1")).await
+}
+
+fn text(out: &ToolOutput) -> &str {
+    match &out.content {
+        ToolResultContent::Text(t) => t,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[tokio::test]
+async fn lines_are_numbered_with_a_tab_and_no_padding() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("a.txt");
+    fs::write(&p, "alpha\n  beta\n\ngamma\n").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(!out.is_error);
+    assert_eq!(text(&out), "1\talpha\n2\t  beta\n3\t\n4\tgamma");
+}
+
+#[tokio::test]
+async fn relative_paths_resolve_against_the_cwd() {
+    let (_d, ctx) = session();
+    fs::create_dir(ctx.cwd().join("sub")).unwrap();
+    fs::write(ctx.cwd().join("sub/b.txt"), "x").unwrap();
+    let out = read(&ctx, json!({"file_path": "sub/b.txt"})).await;
+    assert_eq!(text(&out), "1\tx");
+    ctx.set_cwd(ctx.cwd().join("sub"));
+    let out = read(&ctx, json!({"file_path": "b.txt"})).await;
+    assert_eq!(text(&out), "1\tx");
+}
+
+#[tokio::test]
+async fn offset_and_limit_select_a_window() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("n.txt");
+    let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    fs::write(&p, body).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 4, "limit": 3})).await;
+    assert_eq!(text(&out), "4\tline 4\n5\tline 5\n6\tline 6");
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 9})).await;
+    assert_eq!(text(&out), "9\tline 9\n10\tline 10");
+    let out = read(&ctx, json!({"file_path": path_str(&p), "limit": 1})).await;
+    assert_eq!(text(&out), "1\tline 1");
+    // Claude Code reads offset 0 as the first line.
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 0, "limit": 1})).await;
+    assert_eq!(text(&out), "1\tline 1");
+}
+
+#[tokio::test]
+async fn default_window_is_2000_lines() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("long.txt");
+    let body: String = (1..=2500).map(|i| format!("{i}\n")).collect();
+    fs::write(&p, body).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    let t = text(&out);
+    assert_eq!(t.lines().count(), 2000);
+    assert!(t.starts_with("1\t1\n2\t2\n"));
+    assert!(t.ends_with("\n2000\t2000"));
+}
+
+#[tokio::test]
+async fn long_lines_are_cut_at_2000_chars() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("wide.txt");
+    fs::write(&p, format!("{}\nok\n", "y".repeat(5000))).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert_eq!(
+        text(&out),
+        format!("1\t{}{LINE_TRUNCATION_MARKER}\n2\tok", "y".repeat(2000))
+    );
+    assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
+}
+
+#[tokio::test]
+async fn missing_file_names_the_cwd() {
+    let (_d, ctx) = session();
+    let out = read(&ctx, json!({"file_path": "nope.txt"})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        format!(
+            "File does not exist. Note: your current working directory is {}.",
+            ctx.cwd().display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn directory_is_eisdir() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("adir");
+    fs::create_dir(&p).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        format!("EISDIR: illegal operation on a directory, read '{}'", p.display())
+    );
+}
+
+#[tokio::test]
+async fn empty_file_is_a_reminder_not_an_error() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("empty.txt");
+    fs::write(&p, "").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(!out.is_error);
+    assert_eq!(
+        text(&out),
+        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+    );
+    assert_eq!(text(&out), EMPTY_FILE_REMINDER);
+    assert!(ctx.file_state.get(&state_key(&p)).is_some());
+}
+
+#[tokio::test]
+async fn offset_past_the_end_is_explained() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("short.txt");
+    fs::write(&p, "a\nb\nc\n").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 10})).await;
+    assert!(!out.is_error);
+    assert_eq!(
+        text(&out),
+        "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). \
+The file has 3 lines.</system-reminder>"
+    );
+}
+
+#[tokio::test]
+async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("big.log");
+    let body: String = (0..30_000).map(|i| format!("entry number {i:08}\n")).collect();
+    fs::write(&p, &body).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        "File content (644.5KB) exceeds maximum allowed size (256KB). Please use offset and limit \
+parameters to read specific portions of the file, or use the Grep tool to search for specific content."
+    );
+    // A window of the same file reads fine.
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 20001, "limit": 2})).await;
+    assert_eq!(
+        text(&out),
+        "20001\tentry number 00020000\n20002\tentry number 00020001"
+    );
+}
+
+#[tokio::test]
+async fn too_many_tokens_for_one_read_is_an_error() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("dense.txt");
+    // ~200 KB: under the byte limit, over 25,000 estimated tokens.
+    let body: String = (0..1000).map(|_| format!("{}\n", "z".repeat(199))).collect();
+    fs::write(&p, &body).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(out.is_error);
+    let tokens = (0..1000).map(|i: usize| format!("{}\t{}\n", i + 1, "z".repeat(199)).len()).sum::<usize>() / 4;
+    assert_eq!(
+        text(&out),
+        format!(
+            "File content ({tokens} tokens) exceeds maximum allowed tokens (25000). Please use offset \
+and limit parameters to read specific portions of the file, or use the Grep tool to search for specific content."
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("huge.txt");
+    let line = format!("{}\n", "q".repeat(99));
+    fs::write(&p, line.repeat(100_000)).unwrap();
+    let start = std::time::Instant::now();
+    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 5, "limit": 2})).await;
+    let elapsed = start.elapsed();
+    assert_eq!(text(&out), format!("5\t{0}\n6\t{0}", "q".repeat(99)));
+    // Stopping after the window keeps this far below a full 10 MB read+hash.
+    assert!(elapsed < std::time::Duration::from_millis(200), "{elapsed:?}");
+    // Without the whole content seen, the state is recorded without a hash.
+    let state = ctx.file_state.get(&state_key(&p)).unwrap();
+    assert_eq!(state.size, 10_000_000);
+    assert_eq!(state.hash, "");
+}
+
+#[tokio::test]
+async fn binary_files_are_refused() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("blob.dat");
+    fs::write(&p, b"abc\0def").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        "This tool cannot read binary files. The file appears to be a binary .dat file. \
+Please use appropriate tools for binary file analysis."
+    );
+    let p = ctx.cwd().join("archive.zip");
+    fs::write(&p, b"PK\x03\x04 no nul here").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert_eq!(
+        text(&out),
+        "This tool cannot read binary files. The file appears to be a binary .zip file. \
+Please use appropriate tools for binary file analysis."
+    );
+    let p = ctx.cwd().join("noext");
+    fs::write(&p, b"\0\0").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert_eq!(
+        text(&out),
+        "This tool cannot read binary files. The file appears to be a binary file. \
+Please use appropriate tools for binary file analysis."
+    );
+}
+
+/// A minimal valid 1x1 PNG.
+const PNG_1X1: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+    0x42, 0x60, 0x82,
+];
+
+#[tokio::test]
+async fn images_come_back_as_image_blocks() {
+    let (_d, ctx) = session();
+    // The extension does not matter: magic bytes decide.
+    let p = ctx.cwd().join("pixel.bin");
+    fs::write(&p, PNG_1X1).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(!out.is_error);
+    assert_eq!(
+        out.content,
+        ToolResultContent::Blocks(vec![ToolResultContentBlock::Image {
+            source: ImageSource::Base64 {
+                media_type: "image/png".into(),
+                data: base64::engine::general_purpose::STANDARD.encode(PNG_1X1),
+            },
+        }])
+    );
+    let cases: [(&str, Vec<u8>, &str); 3] = [
+        ("a.jpg", vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10], "image/jpeg"),
+        ("a.gif", b"GIF89a\x01\x00\x01\x00".to_vec(), "image/gif"),
+        ("a.webp", b"RIFF\x04\0\0\0WEBPVP8 ".to_vec(), "image/webp"),
+    ];
+    for (name, bytes, media) in cases {
+        let p = ctx.cwd().join(name);
+        fs::write(&p, &bytes).unwrap();
+        let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+        match &out.content {
+            ToolResultContent::Blocks(b) => match &b[0] {
+                ToolResultContentBlock::Image {
+                    source: ImageSource::Base64 { media_type, .. },
+                } => assert_eq!(media_type, media),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn oversized_images_are_refused() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("big.png");
+    let mut bytes = PNG_1X1.to_vec();
+    bytes.resize(5 * 1024 * 1024, 0);
+    fs::write(&p, &bytes).unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(out.is_error);
+    assert_eq!(format_size(MAX_IMAGE_BYTES), "3.8MB");
+    assert_eq!(
+        text(&out),
+        "Image is too large (5MB); the maximum is 3.8MB. Resize or compress it before reading."
+    );
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_lossy_and_crlf_loses_its_cr() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("mixed.txt");
+    fs::write(&p, b"caf\xe9\r\nok\r\n").unwrap();
+    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
+    assert!(!out.is_error);
+    assert_eq!(text(&out), "1\tcaf\u{fffd}\n2\tok");
+}
+
+#[tokio::test]
+async fn every_read_records_the_file_state() {
+    let (_d, ctx) = session();
+    let p = ctx.cwd().join("s.txt");
+    fs::write(&p, "hello\n").unwrap();
+    read(&ctx, json!({"file_path": "./s.txt"})).await;
+    let state = ctx.file_state.get(&state_key(&p)).unwrap();
+    assert_eq!(state.size, 6);
+    assert_eq!(state.hash, sha256_hex(b"hello\n"));
+    assert_eq!(state.mtime, fs::metadata(&p).unwrap().modified().ok());
+    let key: PathBuf = state_key(&ctx.cwd().join("x/../s.txt"));
+    assert_eq!(key, state_key(&p));
+}
+
+#[test]
+fn read_declares_itself_honestly() {
+    let tool = ReadTool::new();
+    let input = json!({"file_path": "/a"});
+    assert_eq!(tool.name(), "Read");
+    assert!(tool.is_read_only(&input));
+    assert!(tool.is_concurrency_safe(&input));
+    assert!(!tool.is_destructive(&input));
+    assert_eq!(tool.max_result_size_chars(), usize::MAX);
+}

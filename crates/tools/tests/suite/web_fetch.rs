@@ -1,0 +1,253 @@
+//! WebFetch against a tiny local HTTP/1.1 server (127.0.0.1, random port):
+//! HTML → markdown, redirects, caps, timeouts, refusals.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use orbit_protocol::ToolResultContent;
+use orbit_tools::builtin::web_fetch::WebFetchTool;
+use orbit_tools::{Tool, ToolOutput};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::glob::{Tree, run};
+
+/// A canned response; `None` for a route that never answers.
+#[derive(Clone)]
+struct Reply {
+    status: &'static str,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+fn reply(status: &'static str, content_type: &str, body: impl Into<Vec<u8>>) -> Option<Reply> {
+    Some(Reply {
+        status,
+        headers: vec![("Content-Type".into(), content_type.into())],
+        body: body.into(),
+    })
+}
+
+fn redirect(status: &'static str, location: &str) -> Option<Reply> {
+    Some(Reply {
+        status,
+        headers: vec![("Location".into(), location.into())],
+        body: Vec::new(),
+    })
+}
+
+/// Serves `routes` for at most `max_conns` connections; returns the port.
+async fn serve(routes: HashMap<String, Option<Reply>>, max_conns: usize) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let routes = Arc::new(routes);
+    tokio::spawn(async move {
+        for _ in 0..max_conns {
+            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let routes = routes.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf);
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                match routes.get(&path).cloned().flatten() {
+                    Some(r) => {
+                        let mut out = format!("HTTP/1.1 {}\r\nConnection: close\r\nContent-Length: {}\r\n", r.status, r.body.len());
+                        for (k, v) in &r.headers {
+                            out.push_str(&format!("{k}: {v}\r\n"));
+                        }
+                        out.push_str("\r\n");
+                        let _ = sock.write_all(out.as_bytes()).await;
+                        let _ = sock.write_all(&r.body).await;
+                        let _ = sock.shutdown().await;
+                    }
+                    None if routes.contains_key(&path) => {
+                        // Hold the connection open without answering.
+                        tokio::time::sleep(Duration::from_secs(30)).await;
+                    }
+                    None => {
+                        let _ = sock
+                            .write_all(b"HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+                            .await;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+const PAGE: &str = "<!DOCTYPE html><html><head><title>T</title><style>p { color: red }</style>\
+<script>var secret = 1;</script></head><body><nav>Home | About</nav><h1>Title</h1>\
+<script>alert('x')</script><p>Hello <b>world</b>, see <a href=\"/docs\">the docs</a>.</p>\
+<ul><li>one</li><li>two</li></ul></body></html>";
+const PAGE_MD: &str = "# Title\n\nHello **world**, see [the docs](/docs).\n\n*   one\n*   two";
+
+fn text(out: &ToolOutput) -> &str {
+    match &out.content {
+        ToolResultContent::Text(t) => t,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+async fn fetch(tool: &WebFetchTool, url: &str) -> ToolOutput {
+    let t = Tree::new();
+    run(tool, &t.ctx(""), json!({"url": url, "prompt": "What is it about?"}))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn html_becomes_markdown_without_script_style_head_or_nav() {
+    let port = serve(HashMap::from([("/page".into(), reply("200 OK", "text/html; charset=utf-8", PAGE))]), 4).await;
+    let url = format!("http://127.0.0.1:{port}/page");
+    let out = fetch(&WebFetchTool::new(), &url).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(text(&out), format!("Prompt: What is it about?\nURL: {url}\n\n{PAGE_MD}"));
+}
+
+#[tokio::test]
+async fn text_and_json_pass_through() {
+    let port = serve(
+        HashMap::from([
+            ("/a.txt".into(), reply("200 OK", "text/plain", "plain <b>text</b>")),
+            ("/a.json".into(), reply("200 OK", "application/json", "{\"k\": 1}")),
+        ]),
+        4,
+    )
+    .await;
+    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/a.txt")).await;
+    assert!(text(&out).ends_with("\n\nplain <b>text</b>"), "{out:?}");
+    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/a.json")).await;
+    assert!(text(&out).ends_with("\n\n{\"k\": 1}"), "{out:?}");
+}
+
+#[tokio::test]
+async fn same_host_redirects_are_followed() {
+    let port = serve(
+        HashMap::from([
+            ("/old".into(), redirect("301 Moved Permanently", "/mid")),
+            ("/mid".into(), redirect("302 Found", "/page")),
+            ("/page".into(), reply("200 OK", "text/html", PAGE)),
+        ]),
+        6,
+    )
+    .await;
+    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/old")).await;
+    assert_eq!(
+        text(&out),
+        format!("Prompt: What is it about?\nURL: http://127.0.0.1:{port}/page\n\n{PAGE_MD}")
+    );
+}
+
+#[tokio::test]
+async fn cross_host_redirect_is_reported_not_followed() {
+    // Never contacted: a redirect to another host is only reported.
+    let target = "http://example.invalid/elsewhere".to_string();
+    let port = serve(
+        HashMap::from([("/go".into(), redirect("301 Moved Permanently", &target))]),
+        2,
+    )
+    .await;
+    let original = format!("http://127.0.0.1:{port}/go");
+    let out = fetch(&WebFetchTool::new(), &original).await;
+    assert!(!out.is_error);
+    assert_eq!(
+        text(&out),
+        format!(
+            "REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: {original}\nRedirect URL: {target}\nStatus: 301 Moved Permanently\n\nTo complete your request, I need to fetch content from the redirected URL. Please use WebFetch again with these parameters:\n- url: \"{target}\"\n- prompt: \"What is it about?\""
+        )
+    );
+}
+
+#[tokio::test]
+async fn redirect_loops_stop() {
+    let port = serve(HashMap::from([("/loop".into(), redirect("302 Found", "/loop"))]), 20).await;
+    let url = format!("http://127.0.0.1:{port}/loop");
+    let out = fetch(&WebFetchTool::new(), &url).await;
+    assert!(out.is_error);
+    assert_eq!(text(&out), format!("Too many redirects (more than 10) starting at {url}"));
+}
+
+#[tokio::test]
+async fn non_http_schemes_and_bad_urls_are_refused() {
+    let t = Tree::new();
+    let ctx = t.ctx("");
+    let tool = WebFetchTool::new();
+    let err = run(&tool, &ctx, json!({"url": "ftp://example.com/x", "prompt": "p"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "Unsupported URL scheme \"ftp:\". WebFetch fetches http:// and https:// URLs only."
+    );
+    let err = run(&tool, &ctx, json!({"url": "file:///etc/passwd", "prompt": "p"}))
+        .await
+        .unwrap_err();
+    assert!(err.starts_with("Unsupported URL scheme \"file:\""), "{err}");
+    let err = run(&tool, &ctx, json!({"url": "not a url", "prompt": "p"})).await.unwrap_err();
+    assert_eq!(err, "Invalid URL \"not a url\". The URL provided could not be parsed.");
+}
+
+#[tokio::test]
+async fn body_is_capped_at_the_download_limit() {
+    let big = "a".repeat(10_000);
+    let port = serve(HashMap::from([("/big".into(), reply("200 OK", "text/plain", big))]), 2).await;
+    let url = format!("http://127.0.0.1:{port}/big");
+    let out = fetch(&WebFetchTool::with_limits(Duration::from_secs(10), 1_024), &url).await;
+    assert_eq!(
+        text(&out),
+        format!(
+            "Prompt: What is it about?\nURL: {url}\n\n{}\n\n[Download stopped at the size limit; the rest of the response was not read.]",
+            "a".repeat(1_024)
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let port = serve(HashMap::from([("/hang".into(), None)]), 2).await;
+    let url = format!("http://127.0.0.1:{port}/hang");
+    let started = std::time::Instant::now();
+    let out = fetch(&WebFetchTool::with_limits(Duration::from_millis(300), 1_024), &url).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out.is_error);
+    assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
+}
+
+#[tokio::test]
+async fn http_errors_and_binary_content_are_errors() {
+    let port = serve(
+        HashMap::from([("/img".into(), reply("200 OK", "image/png", b"\x89PNG\r\n\x1a\n".to_vec()))]),
+        4,
+    )
+    .await;
+    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/missing")).await;
+    assert!(out.is_error);
+    assert_eq!(text(&out), "Request failed with status code 404");
+    let url = format!("http://127.0.0.1:{port}/img");
+    let out = fetch(&WebFetchTool::new(), &url).await;
+    assert!(out.is_error);
+    assert_eq!(
+        text(&out),
+        format!("WebFetch cannot read binary content (Content-Type: image/png) from {url}. It reads HTML, text and JSON.")
+    );
+}
+
+#[tokio::test]
+async fn declares_itself_read_only_and_concurrency_safe() {
+    let tool = WebFetchTool::new();
+    let input = json!({"url": "http://x", "prompt": "p"});
+    assert_eq!(tool.name(), "WebFetch");
+    assert!(tool.is_read_only(&input));
+    assert!(tool.is_concurrency_safe(&input));
+    assert_eq!(tool.input_schema()["required"], json!(["url", "prompt"]));
+}

@@ -1,0 +1,196 @@
+//! Write through `validate_input` + `call` on real temp files (T5 included).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use orbit_protocol::ToolResultContent;
+use orbit_tools::builtin::edit::EditTool;
+use orbit_tools::builtin::read::ReadTool;
+use orbit_tools::builtin::write::WriteTool;
+use orbit_tools::file_state::{sha256_hex, state_key};
+use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
+const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
+Read it again before attempting to write it.";
+
+fn session() -> (TempDir, ToolUseContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
+    (dir, ctx)
+}
+
+fn text(out: &ToolOutput) -> &str {
+    match &out.content {
+        ToolResultContent::Text(t) => t,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+async fn run(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, String> {
+    tool.validate_input(&input, ctx).await?;
+    Ok(tool.call(input, ctx, &CallContext::detached("t")).await)
+}
+
+async fn read(ctx: &ToolUseContext, path: &Path) {
+    let out = run(&ReadTool::new(), ctx, json!({"file_path": p(path)})).await.unwrap();
+    assert!(!out.is_error, "{out:?}");
+}
+
+#[tokio::test]
+async fn creates_a_new_file_with_parent_directories() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("a/b/c/new.txt");
+    let out = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "hi\n"}))
+        .await
+        .unwrap();
+    assert!(!out.is_error);
+    assert_eq!(text(&out), format!("File created successfully at: {}", path.display()));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "hi\n");
+    let state = ctx.file_state.get(&state_key(&path)).unwrap();
+    assert_eq!(state.hash, sha256_hex(b"hi\n"));
+}
+
+#[tokio::test]
+async fn relative_path_is_resolved_and_reported_absolute() {
+    let (_d, ctx) = session();
+    let out = run(&WriteTool::new(), &ctx, json!({"file_path": "rel.txt", "content": "x"}))
+        .await
+        .unwrap();
+    let abs = ctx.cwd().join("rel.txt");
+    assert_eq!(text(&out), format!("File created successfully at: {}", abs.display()));
+    assert_eq!(fs::read_to_string(abs).unwrap(), "x");
+}
+
+#[tokio::test]
+async fn overwriting_an_unread_file_is_refused() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("old.txt");
+    fs::write(&path, "keep me").unwrap();
+    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, NOT_READ);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "keep me");
+}
+
+#[tokio::test]
+async fn overwriting_after_read_succeeds_and_keeps_permissions() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("script.sh");
+    fs::write(&path, "echo old\n").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
+    read(&ctx, &path).await;
+    let out = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "echo new\n"}))
+        .await
+        .unwrap();
+    assert!(!out.is_error);
+    assert_eq!(
+        text(&out),
+        format!("The file {} has been updated successfully.", path.display())
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "echo new\n");
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
+    // No temp file left behind.
+    let names: Vec<_> = fs::read_dir(ctx.cwd()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("script.sh")]);
+}
+
+#[tokio::test]
+async fn a_file_changed_since_read_is_refused() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("lint.rs");
+    fs::write(&path, "fn a() {}\n").unwrap();
+    read(&ctx, &path).await;
+    fs::write(&path, "fn a() { }\n").unwrap();
+    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, MODIFIED);
+    // Reading again clears it.
+    read(&ctx, &path).await;
+    assert!(run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"})).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_change_between_validation_and_call_is_caught() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("race.txt");
+    fs::write(&path, "v1").unwrap();
+    read(&ctx, &path).await;
+    let tool = WriteTool::new();
+    let input = json!({"file_path": p(&path), "content": "mine"});
+    tool.validate_input(&input, &ctx).await.unwrap();
+    // The user edits the file while a permission prompt is open.
+    fs::write(&path, "theirs!").unwrap();
+    let out = tool.call(input, &ctx, &CallContext::detached("t")).await;
+    assert!(out.is_error);
+    assert_eq!(text(&out), format!("<tool_use_error>{MODIFIED}</tool_use_error>"));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "theirs!");
+}
+
+#[tokio::test]
+async fn write_then_edit_needs_no_reread() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("fresh.txt");
+    run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "one two\n"}))
+        .await
+        .unwrap();
+    let out = run(
+        &EditTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "two", "new_string": "2"}),
+    )
+    .await
+    .unwrap();
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "one 2\n");
+}
+
+#[tokio::test]
+async fn writes_through_a_symlink_to_its_target() {
+    let (_d, ctx) = session();
+    let real = ctx.cwd().join("real.txt");
+    let link = ctx.cwd().join("link.txt");
+    fs::write(&real, "r").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    read(&ctx, &link).await;
+    run(&WriteTool::new(), &ctx, json!({"file_path": p(&link), "content": "via link"}))
+        .await
+        .unwrap();
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read_to_string(&real).unwrap(), "via link");
+}
+
+#[tokio::test]
+async fn a_directory_is_refused() {
+    let (_d, ctx) = session();
+    let dir = ctx.cwd().join("d");
+    fs::create_dir(&dir).unwrap();
+    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&dir), "content": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, format!("EISDIR: illegal operation on a directory, open '{}'", dir.display()));
+}
+
+#[test]
+fn write_declares_itself_honestly() {
+    let tool = WriteTool::new();
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("e.txt");
+    fs::write(&existing, "x").unwrap();
+    let new = json!({"file_path": p(&dir.path().join("n.txt")), "content": ""});
+    assert_eq!(tool.name(), "Write");
+    assert!(!tool.is_read_only(&new));
+    assert!(!tool.is_concurrency_safe(&new));
+    assert!(!tool.is_destructive(&new));
+    assert!(tool.is_destructive(&json!({"file_path": p(&existing), "content": ""})));
+}
