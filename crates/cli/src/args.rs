@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Parser, ValueEnum};
-use orbit_permissions::PermissionMode;
+use orbit_permissions::{PermissionMode, parse_rule_list};
 
 /// Default model when neither `--model` nor `ANTHROPIC_MODEL` is set.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -137,12 +137,7 @@ impl Args {
 
     /// The permission mode as the init line spells it.
     pub fn permission_mode_name(&self) -> &'static str {
-        match self.permission_mode() {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::BypassPermissions => "bypassPermissions",
-        }
+        self.permission_mode().as_str()
     }
 
     /// Resolves the prompt: the `-p` value, else the positional argument,
@@ -175,7 +170,7 @@ impl Args {
     pub fn allowed_tool_rules(&self) -> Vec<String> {
         self.allowed_tools
             .iter()
-            .flat_map(|v| split_tool_list(v))
+            .flat_map(|v| parse_rule_list(v))
             .collect()
     }
 
@@ -183,7 +178,7 @@ impl Args {
     pub fn disallowed_tool_rules(&self) -> Vec<String> {
         self.disallowed_tools
             .iter()
-            .flat_map(|v| split_tool_list(v))
+            .flat_map(|v| parse_rule_list(v))
             .collect()
     }
 }
@@ -200,36 +195,6 @@ fn read_stdin_prompt() -> anyhow::Result<String> {
     Ok(prompt)
 }
 
-/// Splits `"Read, Bash(git log:*) Edit"` into rules at commas and whitespace
-/// that are not inside parentheses, so rule specifiers may contain spaces.
-pub fn split_tool_list(value: &str) -> Vec<String> {
-    let mut rules = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in value.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            c if depth == 0 && (c == ',' || c.is_whitespace()) => {
-                if !current.is_empty() {
-                    rules.push(std::mem::take(&mut current));
-                }
-            }
-            c => current.push(c),
-        }
-    }
-    if !current.is_empty() {
-        rules.push(current);
-    }
-    rules
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,15 +204,6 @@ mod tests {
             Ok(a) => a,
             Err(e) => panic!("parse failed: {e}"),
         }
-    }
-
-    #[test]
-    fn tool_lists_split_outside_parentheses() {
-        assert_eq!(
-            split_tool_list("Read, Bash(git log:*) Edit,,Grep"),
-            vec!["Read", "Bash(git log:*)", "Edit", "Grep"]
-        );
-        assert!(split_tool_list(" , ").is_empty());
     }
 
     #[test]

@@ -30,9 +30,6 @@ use crate::output::{InitInfo, OutputWriter};
 /// Exit code of any error result or failure before the run.
 const EXIT_ERROR: u8 = 1;
 
-/// X2 default when neither concurrency variable is set.
-const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
-
 /// Runtime worker threads: tools and the model stream are I/O bound, and the
 /// machines this targets have two cores.
 const RUNTIME_WORKER_THREADS: usize = 2;
@@ -128,11 +125,13 @@ async fn run(args: Args) -> anyhow::Result<u8> {
             disallowed_tools: disallowed,
             headless: true,
         },
-        max_tool_use_concurrency: max_tool_use_concurrency(),
         session_id: session_id.clone(),
         cwd: cwd.clone(),
         data_dir: data_dir()?,
-    };
+        ..EngineConfig::default()
+    }
+    // X2 concurrency cap and the R2 result budget from the environment.
+    .with_env_overrides();
     let tool_names = tools.names();
     let mut engine = QueryEngine::new(config, client, tools);
     let abort = engine.abort_handle();
@@ -209,21 +208,4 @@ fn data_dir() -> anyhow::Result<PathBuf> {
         Some(home) => Ok(PathBuf::from(home).join(".orbit")),
         None => bail!("cannot find a data directory: set ORBIT_HOME or HOME"),
     }
-}
-
-/// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, alias
-/// `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10; invalid values are ignored.
-fn max_tool_use_concurrency() -> usize {
-    [
-        "ORBIT_MAX_TOOL_USE_CONCURRENCY",
-        "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY",
-    ]
-    .iter()
-    .find_map(|name| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|n| *n > 0)
-    })
-    .unwrap_or(DEFAULT_MAX_TOOL_USE_CONCURRENCY)
 }

@@ -26,7 +26,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::abort::AbortHandle;
 use crate::orchestrator::ToolRuntime;
-use crate::results::{ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage};
+use crate::results::{
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
+};
 
 /// X2: default number of tools executing at once.
 pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
@@ -94,7 +96,9 @@ impl EngineConfig {
 pub fn max_tool_use_concurrency_from_env() -> usize {
     parse_max_tool_use_concurrency(
         std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV).ok().as_deref(),
-        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS).ok().as_deref(),
+        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS)
+            .ok()
+            .as_deref(),
     )
 }
 
@@ -122,7 +126,10 @@ pub struct QueryEngine {
 
 impl QueryEngine {
     pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
-        let project_root = config.cwd.canonicalize().unwrap_or_else(|_| config.cwd.clone());
+        let project_root = config
+            .cwd
+            .canonicalize()
+            .unwrap_or_else(|_| config.cwd.clone());
         let context = ToolUseContext::new(
             config.session_id.clone(),
             project_root.clone(),
@@ -224,12 +231,12 @@ impl Stream for TurnStream<'_> {
         if let Poll::Ready(Some(event)) = self.events.poll_recv(cx) {
             return Poll::Ready(Some(event));
         }
-        if let Some(run) = self.run.as_mut() {
-            if run.as_mut().poll(cx).is_ready() {
-                // The future owned the sender: once it is gone the channel
-                // drains and then reports its end.
-                self.run = None;
-            }
+        if let Some(run) = self.run.as_mut()
+            && run.as_mut().poll(cx).is_ready()
+        {
+            // The future owned the sender: once it is gone the channel
+            // drains and then reports its end.
+            self.run = None;
         }
         self.events.poll_recv(cx)
     }

@@ -217,7 +217,10 @@ impl StreamingToolExecutor {
 
     /// The results of all finished tools, in tool_use order.
     pub fn take_results(&mut self) -> Vec<ToolResultBlock> {
-        self.tools.iter_mut().filter_map(|t| t.result.take()).collect()
+        self.tools
+            .iter_mut()
+            .filter_map(|t| t.result.take())
+            .collect()
     }
 
     /// Permission denials of this attempt (P1).
@@ -226,7 +229,9 @@ impl StreamingToolExecutor {
     }
 
     fn executing(&self) -> impl Iterator<Item = &TrackedTool> {
-        self.tools.iter().filter(|t| t.status == ToolStatus::Executing)
+        self.tools
+            .iter()
+            .filter(|t| t.status == ToolStatus::Executing)
     }
 
     /// X3's start rule plus the X2 cap.
@@ -324,7 +329,10 @@ impl StreamingToolExecutor {
             }
             Err(error) => {
                 let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
-                (ToolResultBlock::text(&self.tools[i].block.id, text, true), true)
+                (
+                    ToolResultBlock::text(&self.tools[i].block.id, text, true),
+                    true,
+                )
             }
         };
         let t = &mut self.tools[i];

@@ -57,7 +57,9 @@ pub fn tool_call_description(tool_name: &str, input: &Value) -> String {
 /// The result of a tool whose call panicked: the panic is contained, the
 /// model sees an error like any other failed call.
 pub fn tool_panic_error(tool_name: &str, detail: &str) -> String {
-    format!("<tool_use_error>Error calling tool ({tool_name}): the tool crashed: {detail}</tool_use_error>")
+    format!(
+        "<tool_use_error>Error calling tool ({tool_name}): the tool crashed: {detail}</tool_use_error>"
+    )
 }
 
 #[cfg(test)]
@@ -81,7 +83,10 @@ mod tests {
         let long = "x".repeat(45);
         assert_eq!(
             sibling_error_message("Bash", &json!({ "command": long })),
-            format!("Cancelled: parallel tool call Bash({}…) errored", "x".repeat(40))
+            format!(
+                "Cancelled: parallel tool call Bash({}…) errored",
+                "x".repeat(40)
+            )
         );
     }
 }

@@ -77,13 +77,23 @@ impl std::fmt::Debug for Prepared {
 impl Prepared {
     /// X1: only a call that validated and whose tool says so is safe.
     pub fn is_concurrency_safe(&self) -> bool {
-        matches!(self, Prepared::Ready { is_concurrency_safe: true, .. })
+        matches!(
+            self,
+            Prepared::Ready {
+                is_concurrency_safe: true,
+                ..
+            }
+        )
     }
 }
 
 /// Step 1 for one tool_use. `invalid_input` is the raw text when the
 /// streamed input did not parse as JSON.
-pub fn prepare(tools: &ToolRegistry, block: &ToolUseBlock, invalid_input: Option<&str>) -> Prepared {
+pub fn prepare(
+    tools: &ToolRegistry,
+    block: &ToolUseBlock,
+    invalid_input: Option<&str>,
+) -> Prepared {
     let Some(tool) = tools.find(&block.name) else {
         return Prepared::Rejected(no_such_tool_error(&block.name));
     };

@@ -135,10 +135,10 @@ impl QueryLoop<'_> {
             if self.cancel.is_cancelled() {
                 return LoopEnd::Interrupted;
             }
-            if let Some(max) = self.engine.config.max_turns {
-                if self.num_turns >= max {
-                    return LoopEnd::MaxTurns(max);
-                }
+            if let Some(max) = self.engine.config.max_turns
+                && self.num_turns >= max
+            {
+                return LoopEnd::MaxTurns(max);
             }
             let request = self.build_request().await;
             self.num_turns += 1;
@@ -150,10 +150,10 @@ impl QueryLoop<'_> {
                 TurnEnd::Failed(message) => return LoopEnd::ModelError(message),
                 TurnEnd::Interrupted => return LoopEnd::Interrupted,
             };
-            if let Some(max) = self.engine.config.max_budget_usd {
-                if self.engine.total_cost_usd >= max {
-                    return LoopEnd::MaxBudget(max);
-                }
+            if let Some(max) = self.engine.config.max_budget_usd
+                && self.engine.total_cost_usd >= max
+            {
+                return LoopEnd::MaxBudget(max);
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
@@ -352,9 +352,9 @@ impl QueryLoop<'_> {
             .message
             .tool_uses()
             .map(|tool_use| {
-                let result = by_id.remove(&tool_use.id).unwrap_or_else(|| {
-                    ToolResultBlock::text(&tool_use.id, missing_text, true)
-                });
+                let result = by_id
+                    .remove(&tool_use.id)
+                    .unwrap_or_else(|| ToolResultBlock::text(&tool_use.id, missing_text, true));
                 ContentBlock::ToolResult(result)
             })
             .collect();
@@ -375,13 +375,19 @@ impl QueryLoop<'_> {
     fn terminal_result(&self, end: LoopEnd) -> TerminalResult {
         let (subtype, errors, interrupted) = match end {
             LoopEnd::Success => (ResultSubtype::Success, Vec::new(), false),
-            LoopEnd::MaxTurns(max) => (ResultSubtype::ErrorMaxTurns, vec![max_turns_error(max)], false),
+            LoopEnd::MaxTurns(max) => (
+                ResultSubtype::ErrorMaxTurns,
+                vec![max_turns_error(max)],
+                false,
+            ),
             LoopEnd::MaxBudget(max) => (
                 ResultSubtype::ErrorMaxBudgetUsd,
                 vec![max_budget_error(max)],
                 false,
             ),
-            LoopEnd::ModelError(message) => (ResultSubtype::ErrorDuringExecution, vec![message], false),
+            LoopEnd::ModelError(message) => {
+                (ResultSubtype::ErrorDuringExecution, vec![message], false)
+            }
             LoopEnd::Interrupted => (
                 ResultSubtype::ErrorDuringExecution,
                 vec![INTERRUPT_MESSAGE.to_string()],

@@ -1,3 +1,5 @@
-//! The engine's integration tests: one binary, one module per area.
+//! Integration tests of orbit-engine: the real loop against the fake
+//! Anthropic server through the real HTTP client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite;

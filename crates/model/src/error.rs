@@ -33,7 +33,10 @@ impl ModelError {
         match self {
             ModelError::Api { status, .. } => matches!(status, 408 | 409 | 429 | 500..=599),
             ModelError::StreamError { error_type, .. } => {
-                matches!(error_type.as_str(), "overloaded_error" | "api_error" | "rate_limit_error")
+                matches!(
+                    error_type.as_str(),
+                    "overloaded_error" | "api_error" | "rate_limit_error"
+                )
             }
             ModelError::Connection(_)
             | ModelError::StreamCut

@@ -78,13 +78,21 @@ pub fn model_price(model: &str) -> Option<ModelPrice> {
         };
     }
     if let Some((major, minor)) = version_after(&name, "opus") {
-        return Some(if (major, minor) >= (4, 5) { OPUS_NEW } else { OPUS_OLD });
+        return Some(if (major, minor) >= (4, 5) {
+            OPUS_NEW
+        } else {
+            OPUS_OLD
+        });
     }
     if version_after(&name, "sonnet").is_some() {
         return Some(SONNET);
     }
     if let Some(version) = version_after(&name, "haiku") {
-        return Some(if version >= (4, 5) { HAIKU_4_5 } else { HAIKU_3_5 });
+        return Some(if version >= (4, 5) {
+            HAIKU_4_5
+        } else {
+            HAIKU_3_5
+        });
     }
     None
 }
@@ -156,12 +164,27 @@ mod tests {
     #[test]
     fn cost_counts_every_kind_of_token() {
         // Sonnet: $3 in, $15 out, $3.75 cache write, $0.30 cache read per MTok.
-        let c = cost_usd("claude-sonnet-4-5", &usage(1_000_000, 1_000_000, 1_000_000, 1_000_000));
+        let c = cost_usd(
+            "claude-sonnet-4-5",
+            &usage(1_000_000, 1_000_000, 1_000_000, 1_000_000),
+        );
         assert!(close(c, 3.0 + 15.0 + 3.75 + 0.3), "{c}");
         // 100 in / 20 out on Sonnet = 0.0003 + 0.0003.
-        assert!(close(cost_usd("claude-sonnet-4-5", &usage(100, 20, 0, 0)), 0.0006));
-        assert!(close(cost_usd("claude-opus-4-1", &usage(0, 1000, 0, 0)), 0.075));
-        assert!(close(cost_usd("claude-opus-4-5", &usage(0, 1000, 0, 0)), 0.025));
-        assert!(close(cost_usd("claude-haiku-4-5", &usage(1000, 0, 0, 2000)), 0.0012));
+        assert!(close(
+            cost_usd("claude-sonnet-4-5", &usage(100, 20, 0, 0)),
+            0.0006
+        ));
+        assert!(close(
+            cost_usd("claude-opus-4-1", &usage(0, 1000, 0, 0)),
+            0.075
+        ));
+        assert!(close(
+            cost_usd("claude-opus-4-5", &usage(0, 1000, 0, 0)),
+            0.025
+        ));
+        assert!(close(
+            cost_usd("claude-haiku-4-5", &usage(1000, 0, 0, 2000)),
+            0.0012
+        ));
     }
 }

@@ -71,7 +71,10 @@ impl RetryConfig {
     /// Backoff before retry `retry` (1-based) without jitter.
     pub fn backoff(&self, retry: u32) -> Duration {
         let exp = retry.saturating_sub(1).min(30);
-        let ms = self.base_delay_ms.saturating_mul(1u64 << exp).min(self.max_delay_ms);
+        let ms = self
+            .base_delay_ms
+            .saturating_mul(1u64 << exp)
+            .min(self.max_delay_ms);
         Duration::from_millis(ms)
     }
 
@@ -89,11 +92,17 @@ impl RetryConfig {
 /// The server's requested wait: `retry-after-ms` (milliseconds) first, then
 /// `retry-after` in seconds (fractions allowed; HTTP dates are ignored).
 pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
     }
     let secs = get("retry-after").and_then(|v| v.parse::<f64>().ok())?;
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
@@ -119,15 +128,24 @@ mod tests {
         let c = RetryConfig::default();
         for _ in 0..200 {
             let d = c.delay(3, None);
-            assert!(d >= Duration::from_millis(2000) && d <= Duration::from_millis(2500), "{d:?}");
+            assert!(
+                d >= Duration::from_millis(2000) && d <= Duration::from_millis(2500),
+                "{d:?}"
+            );
         }
     }
 
     #[test]
     fn retry_after_wins_and_is_capped() {
         let c = RetryConfig::default();
-        assert_eq!(c.delay(5, Some(Duration::from_secs(2))), Duration::from_secs(2));
-        assert_eq!(c.delay(1, Some(Duration::from_secs(3600))), Duration::from_secs(300));
+        assert_eq!(
+            c.delay(5, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            c.delay(1, Some(Duration::from_secs(3600))),
+            Duration::from_secs(300)
+        );
     }
 
     #[test]
@@ -139,7 +157,10 @@ mod tests {
         h.insert("retry-after-ms", HeaderValue::from_static("250"));
         assert_eq!(parse_retry_after(&h), Some(Duration::from_millis(250)));
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(parse_retry_after(&h), None);
     }
 

@@ -1,16 +1,16 @@
 //! Token usage as the Messages API reports it, and its accumulation.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub output_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_creation_input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_read_input_tokens: u64,
 }
 
@@ -35,5 +35,23 @@ impl Usage {
         take(&mut self.output_tokens, delta.output_tokens);
         take(&mut self.cache_creation_input_tokens, delta.cache_creation_input_tokens);
         take(&mut self.cache_read_input_tokens, delta.cache_read_input_tokens);
+    }
+}
+
+/// Some compatible servers send `null` for counts they do not track.
+fn null_as_zero<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    Ok(Option::<u64>::deserialize(d)?.unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_counts_read_as_zero() {
+        let u: Usage =
+            serde_json::from_str(r#"{"input_tokens":5,"output_tokens":null}"#).unwrap_or_default();
+        assert_eq!(u.input_tokens, 5);
+        assert_eq!(u.output_tokens, 0);
     }
 }

@@ -20,9 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::http::{
-    CapturedRequest, Frame, ScriptServer, StreamEnd, WireReply, sse_event,
-};
+use crate::http::{CapturedRequest, Frame, ScriptServer, StreamEnd, WireReply, sse_event};
 
 /// Model name reported by turns that do not set one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -120,13 +118,19 @@ impl Turn {
 
     /// A text block streamed as exactly these `text_delta`s.
     pub fn text_chunks(mut self, chunks: &[&str]) -> Self {
-        self.blocks.push(Block::Text(chunks.iter().map(|c| c.to_string()).collect()));
+        self.blocks
+            .push(Block::Text(chunks.iter().map(|c| c.to_string()).collect()));
         self
     }
 
     /// A tool_use block; `input` is streamed as several `input_json_delta`
     /// fragments (`{}` as a single empty fragment).
-    pub fn tool_use(mut self, id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+    pub fn tool_use(
+        mut self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+    ) -> Self {
         self.blocks.push(Block::ToolUse {
             id: id.into(),
             name: name.into(),
@@ -263,10 +267,20 @@ impl Turn {
 
     /// The complete rendering as (event delay, frame text), before faults.
     fn events(&self, position: usize) -> Vec<(Duration, String)> {
-        let id = self.id.clone().unwrap_or_else(|| format!("msg_fake_{position}"));
-        let model = self.model.clone().unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let id = self
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("msg_fake_{position}"));
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let block_delay = |i: usize| -> Duration {
-            self.block_delays.iter().filter(|(b, _)| *b == i).map(|(_, d)| *d).sum()
+            self.block_delays
+                .iter()
+                .filter(|(b, _)| *b == i)
+                .map(|(_, d)| *d)
+                .sum()
         };
         let mut out: Vec<(Duration, String)> = Vec::new();
         let start = json!({"type": "message_start", "message": {
@@ -279,7 +293,10 @@ impl Turn {
                 "output_tokens": self.output_tokens.min(1),
             }
         }});
-        out.push((Duration::ZERO, sse_event("message_start", &start.to_string())));
+        out.push((
+            Duration::ZERO,
+            sse_event("message_start", &start.to_string()),
+        ));
         if !self.no_ping {
             out.push((Duration::ZERO, sse_event("ping", r#"{"type": "ping"}"#)));
         }
@@ -287,9 +304,16 @@ impl Turn {
             let (start_block, deltas): (Value, Vec<Value>) = match block {
                 Block::Text(chunks) => (
                     json!({"type": "text", "text": ""}),
-                    chunks.iter().map(|t| json!({"type": "text_delta", "text": t})).collect(),
+                    chunks
+                        .iter()
+                        .map(|t| json!({"type": "text_delta", "text": t}))
+                        .collect(),
                 ),
-                Block::ToolUse { id, name, fragments } => {
+                Block::ToolUse {
+                    id,
+                    name,
+                    fragments,
+                } => {
                     let mut b = json!({"type": "tool_use", "id": id, "name": name});
                     if !self.omit_tool_input {
                         b["input"] = json!({});
@@ -300,7 +324,10 @@ impl Turn {
                         .collect();
                     (b, deltas)
                 }
-                Block::Thinking { thinking, signature } => {
+                Block::Thinking {
+                    thinking,
+                    signature,
+                } => {
                     let mut d: Vec<Value> = halves(thinking)
                         .iter()
                         .map(|t| json!({"type": "thinking_delta", "thinking": t}))
@@ -308,29 +335,48 @@ impl Turn {
                     d.push(json!({"type": "signature_delta", "signature": signature}));
                     (json!({"type": "thinking", "thinking": ""}), d)
                 }
-                Block::RedactedThinking(data) => {
-                    (json!({"type": "redacted_thinking", "data": data}), Vec::new())
-                }
+                Block::RedactedThinking(data) => (
+                    json!({"type": "redacted_thinking", "data": data}),
+                    Vec::new(),
+                ),
             };
-            let start =
-                json!({"type": "content_block_start", "index": index, "content_block": start_block});
-            out.push((block_delay(index), sse_event("content_block_start", &start.to_string())));
+            let start = json!({"type": "content_block_start", "index": index, "content_block": start_block});
+            out.push((
+                block_delay(index),
+                sse_event("content_block_start", &start.to_string()),
+            ));
             for delta in deltas {
                 let d = json!({"type": "content_block_delta", "index": index, "delta": delta});
-                out.push((Duration::ZERO, sse_event("content_block_delta", &d.to_string())));
+                out.push((
+                    Duration::ZERO,
+                    sse_event("content_block_delta", &d.to_string()),
+                ));
             }
             let stop = json!({"type": "content_block_stop", "index": index});
-            out.push((Duration::ZERO, sse_event("content_block_stop", &stop.to_string())));
+            out.push((
+                Duration::ZERO,
+                sse_event("content_block_stop", &stop.to_string()),
+            ));
         }
-        let has_tool = self.blocks.iter().any(|b| matches!(b, Block::ToolUse { .. }));
-        let stop_reason = self.stop_reason.clone().unwrap_or_else(|| {
-            if has_tool { "tool_use" } else { "end_turn" }.to_string()
-        });
+        let has_tool = self
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::ToolUse { .. }));
+        let stop_reason = self
+            .stop_reason
+            .clone()
+            .unwrap_or_else(|| if has_tool { "tool_use" } else { "end_turn" }.to_string());
         let delta = json!({"type": "message_delta",
             "delta": {"stop_reason": stop_reason, "stop_sequence": null},
             "usage": {"output_tokens": self.output_tokens}});
-        out.push((block_delay(self.blocks.len()), sse_event("message_delta", &delta.to_string())));
-        out.push((Duration::ZERO, sse_event("message_stop", r#"{"type":"message_stop"}"#)));
+        out.push((
+            block_delay(self.blocks.len()),
+            sse_event("message_delta", &delta.to_string()),
+        ));
+        out.push((
+            Duration::ZERO,
+            sse_event("message_stop", r#"{"type":"message_stop"}"#),
+        ));
         for (i, (delay, _)) in out.iter_mut().enumerate() {
             if i > 0 {
                 *delay += self.event_delay;
@@ -364,14 +410,17 @@ impl Turn {
                 end = StreamEnd::Hang;
             }
         }
-        let frames = events.into_iter().map(|(delay, data)| Frame { delay, data }).collect();
+        let frames = events
+            .into_iter()
+            .map(|(delay, data)| Frame { delay, data })
+            .collect();
         WireReply::sse(frames, end).with_header("request-id", format!("req_fake_{position}"))
     }
 }
 
 #[derive(Debug, Clone)]
 enum ReplyKind {
-    Turn(Turn),
+    Turn(Box<Turn>),
     Status { status: u16, body: String },
 }
 
@@ -386,7 +435,7 @@ impl Reply {
     /// A streamed assistant message (possibly with a fault, see [`Turn`]).
     pub fn turn(turn: Turn) -> Self {
         Self {
-            kind: ReplyKind::Turn(turn),
+            kind: ReplyKind::Turn(Box::new(turn)),
             headers: Vec::new(),
         }
     }
@@ -474,7 +523,11 @@ pub struct FakeAnthropic {
 impl FakeAnthropic {
     /// Starts serving `replies` in order on 127.0.0.1 (random port).
     pub fn start(replies: Vec<Reply>) -> Self {
-        let wire = replies.iter().enumerate().map(|(i, r)| r.render(i + 1)).collect();
+        let wire = replies
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.render(i + 1))
+            .collect();
         Self {
             server: ScriptServer::start(wire, is_messages_route, exhausted),
         }
@@ -534,4 +587,3 @@ impl FakeAnthropic {
         self.server.wait_for_requests_async(n, timeout).await
     }
 }
-

@@ -89,7 +89,11 @@ pub fn system_text(body: &Value) -> String {
 pub fn tool_names(body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
-        .map(|ts| ts.iter().filter_map(|t| t["name"].as_str().map(String::from)).collect())
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| t["name"].as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 

@@ -209,7 +209,10 @@ impl ScriptServer {
         let thread = std::thread::Builder::new()
             .name(format!("fake-server-{}", addr.port()))
             .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(rt) => rt,
                     Err(e) => panic!("fake server: tokio runtime: {e}"),
                 };
@@ -419,11 +422,18 @@ async fn read_request(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<RawRe
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
-    let get = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     let body = if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
         read_chunked(socket, buf).await?
     } else {
-        let len: usize = get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let len: usize = get("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         while buf.len() < len {
             read_more(socket, buf).await?;
         }

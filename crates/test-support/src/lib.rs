@@ -36,7 +36,7 @@ pub mod http;
 pub mod openai;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
-pub use openai::{Completion, FakeOpenAi, OpenAiReply};
 pub use http::{
     CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
 };
+pub use openai::{Completion, FakeOpenAi, OpenAiReply};

@@ -36,6 +36,7 @@ struct FakeCall {
 #[derive(Debug, Clone)]
 enum Fault {
     CutAfter(usize),
+    EndAfter(usize),
     MalformedAt(usize),
     ErrorAfter(usize, String),
     HangAfter(usize),
@@ -102,7 +103,12 @@ impl Completion {
     }
 
     /// A tool call whose arguments are streamed in several fragments.
-    pub fn tool_call(mut self, id: impl Into<String>, name: impl Into<String>, args: Value) -> Self {
+    pub fn tool_call(
+        mut self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        args: Value,
+    ) -> Self {
         self.calls.push(FakeCall {
             id: id.into(),
             name: name.into(),
@@ -163,6 +169,12 @@ impl Completion {
         self
     }
 
+    /// End the body cleanly after `n` frames (no `finish_reason`, no `[DONE]`).
+    pub fn end_after(mut self, n: usize) -> Self {
+        self.fault = Some(Fault::EndAfter(n));
+        self
+    }
+
     /// Insert a frame with invalid JSON at position `n`, then the rest.
     pub fn malformed_at(mut self, n: usize) -> Self {
         self.fault = Some(Fault::MalformedAt(n));
@@ -188,8 +200,14 @@ impl Completion {
     }
 
     fn frames(&self, position: usize) -> Vec<String> {
-        let id = self.id.clone().unwrap_or_else(|| format!("chatcmpl-fake-{position}"));
-        let model = self.model.clone().unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
+        let id = self
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("chatcmpl-fake-{position}"));
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
         let chunk = |choices: Value| {
             json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000,
                    "model": model, "choices": choices})
@@ -197,7 +215,10 @@ impl Completion {
         let delta = |delta: Value, finish: Value| {
             chunk(json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]))
         };
-        let mut out = vec![delta(json!({"role": "assistant", "content": ""}), Value::Null)];
+        let mut out = vec![delta(
+            json!({"role": "assistant", "content": ""}),
+            Value::Null,
+        )];
         for t in &self.text {
             out.push(delta(json!({"content": t}), Value::Null));
         }
@@ -215,7 +236,12 @@ impl Completion {
             }
         }
         let finish = self.finish_reason.clone().unwrap_or_else(|| {
-            if self.calls.is_empty() { "stop" } else { "tool_calls" }.to_string()
+            if self.calls.is_empty() {
+                "stop"
+            } else {
+                "tool_calls"
+            }
+            .to_string()
         });
         out.push(delta(json!({}), json!(finish)));
         if let Some((prompt, completion, cached)) = self.usage {
@@ -244,8 +270,11 @@ impl Completion {
                 frames.truncate(*n);
                 end = StreamEnd::Abort;
             }
+            Some(Fault::EndAfter(n)) => frames.truncate(*n),
             Some(Fault::MalformedAt(n)) => {
-                let bad = sse_data(r#"{"id":"chatcmpl-bad","choices":[{"index":0,"delta":{"content":"tru"#);
+                let bad = sse_data(
+                    r#"{"id":"chatcmpl-bad","choices":[{"index":0,"delta":{"content":"tru"#,
+                );
                 frames.insert((*n).min(frames.len()), bad);
             }
             Some(Fault::ErrorAfter(n, message)) => {
@@ -262,7 +291,11 @@ impl Completion {
             .into_iter()
             .enumerate()
             .map(|(i, data)| Frame {
-                delay: if i == 0 { Duration::ZERO } else { self.frame_delay },
+                delay: if i == 0 {
+                    Duration::ZERO
+                } else {
+                    self.frame_delay
+                },
                 data,
             })
             .collect();
@@ -309,13 +342,18 @@ impl OpenAiReply {
 
     /// OpenAI's error body: `{"error": {"message", "type", "code"}}`.
     pub fn api_error(status: u16, error_type: &str, message: &str) -> Self {
-        let body = json!({"error": {"message": message, "type": error_type, "param": null, "code": null}});
+        let body =
+            json!({"error": {"message": message, "type": error_type, "param": null, "code": null}});
         Self::status(status, body.to_string())
     }
 
     /// HTTP 429 `rate_limit_exceeded`.
     pub fn rate_limited() -> Self {
-        Self::api_error(429, "rate_limit_exceeded", "Rate limit reached, try again later")
+        Self::api_error(
+            429,
+            "rate_limit_exceeded",
+            "Rate limit reached, try again later",
+        )
     }
 
     /// Adds `retry-after: SECS`.
@@ -358,7 +396,11 @@ pub struct FakeOpenAi {
 impl FakeOpenAi {
     /// Starts serving `replies` in order on 127.0.0.1 (random port).
     pub fn start(replies: Vec<OpenAiReply>) -> Self {
-        let wire = replies.iter().enumerate().map(|(i, r)| r.render(i + 1)).collect();
+        let wire = replies
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.render(i + 1))
+            .collect();
         Self {
             server: ScriptServer::start(wire, is_completions_route, exhausted),
         }

@@ -26,8 +26,8 @@ const READ_FILE_BYTES: usize = 10 * 1024 * 1024;
 const WORDS: [&str; 32] = [
     "let", "mut", "value", "return", "struct", "impl", "self", "match", "config", "buffer",
     "index", "result", "error", "option", "string", "vector", "handle", "stream", "parse",
-    "render", "token", "scope", "frame", "queue", "thread", "signal", "module", "import",
-    "export", "filter", "window", "cursor",
+    "render", "token", "scope", "frame", "queue", "thread", "signal", "module", "import", "export",
+    "filter", "window", "cursor",
 ];
 const EXTS: [&str; 5] = ["rs", "py", "txt", "md", "js"];
 
@@ -44,7 +44,11 @@ impl Rng {
 
 fn file_text(i: usize, rng: &mut Rng) -> String {
     let mut s = String::with_capacity(FILE_BYTES + 128);
-    let needle_line = if i % 97 == 0 { Some((rng.next() % 100) as usize) } else { None };
+    let needle_line = if i.is_multiple_of(97) {
+        Some((rng.next() % 100) as usize)
+    } else {
+        None
+    };
     let mut line = 0;
     while s.len() < FILE_BYTES {
         if needle_line == Some(line) {
@@ -80,11 +84,18 @@ fn generate(dir: &Path, files: usize) -> Result<(), BoxError> {
     let mut big = String::with_capacity(READ_FILE_BYTES + 128);
     let mut i = 0;
     while big.len() < READ_FILE_BYTES {
-        big.push_str(&format!("{i:08} {}\n", file_text(1, &mut rng).lines().next().unwrap_or("")));
+        big.push_str(&format!(
+            "{i:08} {}\n",
+            file_text(1, &mut rng).lines().next().unwrap_or("")
+        ));
         i += 1;
     }
     std::fs::write(dir.with_extension("read10mb.txt"), big)?;
-    println!("generated {files} files, {:.2} GB in {}", bytes as f64 / 1e9, dir.display());
+    println!(
+        "generated {files} files, {:.2} GB in {}",
+        bytes as f64 / 1e9,
+        dir.display()
+    );
     Ok(())
 }
 
@@ -97,7 +108,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// would stop at the first match) and returns (elapsed, stdout line count).
 fn time_command(args: &[&str]) -> Result<(Duration, usize), BoxError> {
     let start = Instant::now();
-    let mut child = Command::new(args[0]).args(&args[1..]).stdout(Stdio::piped()).spawn()?;
+    let mut child = Command::new(args[0])
+        .args(&args[1..])
+        .stdout(Stdio::piped())
+        .spawn()?;
     let mut out = Vec::new();
     if let Some(mut stdout) = child.stdout.take() {
         stdout.read_to_end(&mut out)?;
@@ -126,7 +140,10 @@ fn report(name: &str, orbit: Vec<Duration>, rg: Option<Vec<Duration>>, note: &st
                 r.as_secs_f64() / o.as_secs_f64()
             );
         }
-        None => println!("{name:<28} orbit {:>8.1} ms   {note}", o.as_secs_f64() * 1e3),
+        None => println!(
+            "{name:<28} orbit {:>8.1} ms   {note}",
+            o.as_secs_f64() * 1e3
+        ),
     }
 }
 
@@ -136,7 +153,9 @@ async fn call_tool(
     name: &str,
     input: Value,
 ) -> Result<(Duration, ToolOutput), BoxError> {
-    let tool = registry.find(name).ok_or(format!("{name} is not registered"))?;
+    let tool = registry
+        .find(name)
+        .ok_or(format!("{name} is not registered"))?;
     let start = Instant::now();
     tool.validate_input(&input, ctx).await?;
     let out = tool.call(input, ctx, &CallContext::detached("bench")).await;
@@ -145,7 +164,11 @@ async fn call_tool(
 
 async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
     let dir_s = dir.to_str().ok_or("non-UTF-8 dir")?;
-    let ctx = ToolUseContext::new("bench", dir.to_path_buf(), PathBuf::from("/tmp/orbit-bench-data"));
+    let ctx = ToolUseContext::new(
+        "bench",
+        dir.to_path_buf(),
+        PathBuf::from("/tmp/orbit-bench-data"),
+    );
     let registry = default_tools();
     // Warm the page cache once so every run reads from memory.
     time_command(&["rg", "-c", "zzzz_never", dir_s])?;
@@ -153,14 +176,34 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
     let (mut o, mut r) = (Vec::new(), Vec::new());
     let (mut o_lines, mut r_lines) = (0, 0);
     for _ in 0..runs {
-        let (t, lines) = time_command(&["rg", "--hidden", "-n", "--no-heading", "--color", "never", NEEDLE_PATTERN, dir_s])?;
+        let (t, lines) = time_command(&[
+            "rg",
+            "--hidden",
+            "-n",
+            "--no-heading",
+            "--color",
+            "never",
+            NEEDLE_PATTERN,
+            dir_s,
+        ])?;
         r.push(t);
         r_lines = lines;
-        let (t, out) = call_tool(&registry, &ctx, "Grep", json!({"pattern": NEEDLE_PATTERN, "output_mode": "content"})).await?;
+        let (t, out) = call_tool(
+            &registry,
+            &ctx,
+            "Grep",
+            json!({"pattern": NEEDLE_PATTERN, "output_mode": "content"}),
+        )
+        .await?;
         o.push(t);
         o_lines = text_of(&out).lines().count();
     }
-    report("Grep content", o, Some(r), &format!("(lines: orbit {o_lines}, rg {r_lines})"));
+    report(
+        "Grep content",
+        o,
+        Some(r),
+        &format!("(lines: orbit {o_lines}, rg {r_lines})"),
+    );
 
     let (mut o, mut r) = (Vec::new(), Vec::new());
     let (mut o_files, mut r_files) = (0, 0);
@@ -168,11 +211,17 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
         let (t, lines) = time_command(&["rg", "--hidden", "-l", NEEDLE_PATTERN, dir_s])?;
         r.push(t);
         r_files = lines;
-        let (t, out) = call_tool(&registry, &ctx, "Grep", json!({"pattern": NEEDLE_PATTERN})).await?;
+        let (t, out) =
+            call_tool(&registry, &ctx, "Grep", json!({"pattern": NEEDLE_PATTERN})).await?;
         o.push(t);
         o_files = text_of(&out).lines().count().saturating_sub(1);
     }
-    report("Grep files_with_matches", o, Some(r), &format!("(files: orbit {o_files}, rg {r_files})"));
+    report(
+        "Grep files_with_matches",
+        o,
+        Some(r),
+        &format!("(files: orbit {o_files}, rg {r_files})"),
+    );
 
     let (mut o, mut r) = (Vec::new(), Vec::new());
     let mut r_files = 0;
@@ -185,13 +234,21 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
         o.push(t);
         first_line = text_of(&out).lines().next().unwrap_or("").to_string();
     }
-    report("Glob **/*.rs", o, Some(r), &format!("(rg --files: {r_files} files; orbit sorts by mtime, newest {first_line})"));
+    report(
+        "Glob **/*.rs",
+        o,
+        Some(r),
+        &format!("(rg --files: {r_files} files; orbit sorts by mtime, newest {first_line})"),
+    );
 
     let read_path = dir.with_extension("read10mb.txt");
     let read_path = read_path.to_str().ok_or("non-UTF-8 path")?;
     for (label, input) in [
         ("Read 10 MB (whole)", json!({"file_path": read_path})),
-        ("Read 10 MB (offset, limit)", json!({"file_path": read_path, "offset": 100_000, "limit": 2_000})),
+        (
+            "Read 10 MB (offset, limit)",
+            json!({"file_path": read_path, "offset": 100_000, "limit": 2_000}),
+        ),
     ] {
         let mut times = Vec::new();
         let mut note = String::new();
@@ -219,7 +276,11 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
 
 fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |i: usize| args.get(i).map(String::as_str).ok_or("usage: search_bench generate DIR FILES | run DIR RUNS");
+    let arg = |i: usize| {
+        args.get(i)
+            .map(String::as_str)
+            .ok_or("usage: search_bench generate DIR FILES | run DIR RUNS")
+    };
     match arg(1)? {
         "generate" => generate(Path::new(arg(2)?), arg(3)?.parse()?),
         "run" => tokio::runtime::Builder::new_multi_thread()

@@ -17,7 +17,8 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 /// Refusal text for Write/Edit of an existing file never read (T5, §8).
-pub const NOT_READ_MESSAGE: &str = "File has not been read yet. Read it first before writing to it.";
+pub const NOT_READ_MESSAGE: &str =
+    "File has not been read yet. Read it first before writing to it.";
 /// Refusal text for Write/Edit of a file changed on disk since it was read.
 pub const MODIFIED_MESSAGE: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
@@ -168,6 +169,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use std::io::Write;

@@ -1,5 +1,14 @@
-//! One module per area of the engine.
+//! One module per area.
 
+mod support;
+
+mod abort;
+mod executor;
+mod loop_control;
+mod snapshot;
+mod tool_errors;
+mod results_bash;
 mod results_budget;
+mod results_e2e;
 mod results_errors;
 mod results_persist;

@@ -244,14 +244,51 @@ async fn small_persisted_result_has_no_ellipsis_line() {
     assert_eq!(text_of(&block), expected);
 }
 
+/// Collects the fields of WARN events on the current thread.
+#[derive(Default)]
+struct WarnCollector {
+    warnings: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl tracing::Subscriber for WarnCollector {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={:?} ", field.name(), value));
+            }
+        }
+        if *event.metadata().level() == tracing::Level::WARN {
+            let mut f = Fields(String::new());
+            event.record(&mut f);
+            self.warnings.lock().unwrap().push(f.0);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 #[tokio::test]
-async fn unwritable_data_dir_keeps_the_original_result() {
+async fn unwritable_data_dir_keeps_the_original_result_and_warns() {
     let tmp = tempfile::tempdir().unwrap();
     // A path under a regular file cannot be created, even by root.
     let blocker = tmp.path().join("blocker");
     std::fs::write(&blocker, b"not a directory").unwrap();
     let storage = ToolResultStorage::new(&blocker.join("sub"), Path::new("/w"), "s");
     let output = seq_output(40_000);
+
+    let collector = WarnCollector::default();
+    let warnings = collector.warnings.clone();
+    // tokio::test runs on one thread, so a thread-local default sees the call.
+    let guard = tracing::subscriber::set_default(collector);
     let block = process_tool_result(
         &storage,
         "Bash",
@@ -260,7 +297,13 @@ async fn unwritable_data_dir_keeps_the_original_result() {
         ToolOutput::text(output.clone()),
     )
     .await;
+    drop(guard);
+
     assert_eq!(block, ToolResultBlock::text("toolu_ro", output, false));
+    let warnings = warnings.lock().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("toolu_ro"), "{}", warnings[0]);
+    assert!(warnings[0].contains("could not persist"), "{}", warnings[0]);
 }
 
 #[tokio::test]

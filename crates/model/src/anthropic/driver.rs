@@ -157,8 +157,8 @@ impl Driver {
                 }
                 Phase::Draining(mut stream) => {
                     let drain = async { while stream.next().await.is_some() {} };
-                    let _ = tokio::time::timeout(Duration::from_millis(DRAIN_TIMEOUT_MS), drain)
-                        .await;
+                    let _ =
+                        tokio::time::timeout(Duration::from_millis(DRAIN_TIMEOUT_MS), drain).await;
                     return None;
                 }
             }
@@ -167,7 +167,9 @@ impl Driver {
 
     /// Schedules a retry (queueing the `Retry` event) or returns the final error.
     fn fail(&mut self, failure: Failure) -> Option<ModelError> {
-        let retryable = failure.should_retry.unwrap_or_else(|| failure.error.is_retryable());
+        let retryable = failure
+            .should_retry
+            .unwrap_or_else(|| failure.error.is_retryable());
         if !retryable || self.retries >= self.retry.max_retries {
             self.phase = Phase::Done;
             return Some(failure.error);
@@ -277,7 +279,13 @@ fn api_error(status: u16, text: &str, url: &str) -> ModelError {
     let api_message = error
         .and_then(|e| e["message"].as_str())
         .map(String::from)
-        .unwrap_or_else(|| if text.trim().is_empty() { "(empty body)".into() } else { head(text) });
+        .unwrap_or_else(|| {
+            if text.trim().is_empty() {
+                "(empty body)".into()
+            } else {
+                head(text)
+            }
+        });
     let hint = match status {
         401 => Some(
             "check the API key: ANTHROPIC_API_KEY (x-api-key) or ANTHROPIC_AUTH_TOKEN (bearer) was rejected"

@@ -117,7 +117,10 @@ impl AnthropicClient {
         }
         let url = config.messages_url();
         reqwest::Url::parse(&url).map_err(|e| {
-            ModelError::Config(format!("invalid ANTHROPIC_BASE_URL `{}`: {e}", config.base_url))
+            ModelError::Config(format!(
+                "invalid ANTHROPIC_BASE_URL `{}`: {e}",
+                config.base_url
+            ))
         })?;
         let mut headers = HeaderMap::new();
         let mut add = |name: &str, value: &str| -> Result<(), ModelError> {
@@ -217,6 +220,9 @@ mod tests {
             api_key: Some("k\n".into()),
             ..Default::default()
         };
-        assert!(matches!(AnthropicClient::new(bad), Err(ModelError::Config(_))));
+        assert!(matches!(
+            AnthropicClient::new(bad),
+            Err(ModelError::Config(_))
+        ));
     }
 }

@@ -23,7 +23,10 @@ fn ephemeral() -> Value {
 fn cacheable(block: &Map<String, Value>) -> bool {
     match block.get("type").and_then(Value::as_str) {
         Some("thinking" | "redacted_thinking") => false,
-        Some("text") => block.get("text").and_then(Value::as_str).is_some_and(|t| !t.is_empty()),
+        Some("text") => block
+            .get("text")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty()),
         _ => true,
     }
 }
@@ -51,6 +54,8 @@ pub fn build_body(request: &ModelRequest) -> Result<Value, serde_json::Error> {
         body.insert("tools".into(), serde_json::to_value(&request.tools)?);
     }
     if let Some(t) = request.temperature {
+        // Via the shortest decimal form: 0.7f32 as f64 would be 0.699999988….
+        let t: f64 = t.to_string().parse().unwrap_or(f64::from(t));
         body.insert("temperature".into(), json!(t));
     }
     body.insert("stream".into(), Value::Bool(true));
@@ -94,14 +99,31 @@ mod tests {
                     },
                 ]),
             ],
+            temperature: Some(0.7),
             ..Default::default()
         };
         let body = build_body(&request).unwrap_or_default();
         assert_eq!(body["max_tokens"], 8192);
+        assert_eq!(body["temperature"].to_string(), "0.7");
         assert!(body.get("system").is_none() && body.get("tools").is_none());
-        assert!(body["messages"][0]["content"][0].get("cache_control").is_none());
-        assert_eq!(body["messages"][1]["content"][0]["cache_control"], ephemeral());
-        assert!(body["messages"][1]["content"][1].get("cache_control").is_none());
-        assert!(!serde_json::to_string(&request.messages).unwrap_or_default().contains("cache"));
+        assert!(
+            body["messages"][0]["content"][0]
+                .get("cache_control")
+                .is_none()
+        );
+        assert_eq!(
+            body["messages"][1]["content"][0]["cache_control"],
+            ephemeral()
+        );
+        assert!(
+            body["messages"][1]["content"][1]
+                .get("cache_control")
+                .is_none()
+        );
+        assert!(
+            !serde_json::to_string(&request.messages)
+                .unwrap_or_default()
+                .contains("cache")
+        );
     }
 }

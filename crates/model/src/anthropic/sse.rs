@@ -56,7 +56,10 @@ pub struct Assembler {
 }
 
 fn str_of(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Reads usage leniently: absent or `null` counts are 0.
@@ -193,17 +196,27 @@ impl Assembler {
                     thinking: thinking.clone(),
                     signature: signature.clone(),
                 };
-                (Open::Thinking { thinking, signature }, block)
+                (
+                    Open::Thinking {
+                        thinking,
+                        signature,
+                    },
+                    block,
+                )
             }
             Some("redacted_thinking") => {
                 let data = str_of(b, "data");
-                (Open::Redacted(data.clone()), ContentBlock::RedactedThinking { data })
+                (
+                    Open::Redacted(data.clone()),
+                    ContentBlock::RedactedThinking { data },
+                )
             }
             // Server tools and future block types are not part of the history.
             _ => return,
         };
         self.open.insert(index, open);
-        self.out.push(StreamEvent::ContentBlockStart { index, block });
+        self.out
+            .push(StreamEvent::ContentBlockStart { index, block });
     }
 
     fn delta(&mut self, index: usize, d: &Value) {
@@ -227,7 +240,8 @@ impl Assembler {
             (Some("thinking_delta"), Open::Thinking { thinking, .. }) => {
                 let t = str_of(d, "thinking");
                 thinking.push_str(&t);
-                self.out.push(StreamEvent::ThinkingDelta { index, thinking: t });
+                self.out
+                    .push(StreamEvent::ThinkingDelta { index, thinking: t });
             }
             (Some("signature_delta"), Open::Thinking { signature, .. }) => {
                 signature.push_str(&str_of(d, "signature"));
@@ -250,7 +264,10 @@ impl Assembler {
                 json,
             } => {
                 let (input, invalid) = finish_tool_input(start_input, &json);
-                (ContentBlock::ToolUse(ToolUseBlock { id, name, input }), invalid)
+                (
+                    ContentBlock::ToolUse(ToolUseBlock { id, name, input }),
+                    invalid,
+                )
             }
             Open::Thinking {
                 thinking,
@@ -288,18 +305,35 @@ mod tests {
     #[test]
     fn tool_input_edge_cases() {
         assert_eq!(finish_tool_input(None, ""), (json!({}), None));
-        assert_eq!(finish_tool_input(Some(json!({"a": 1})), " "), (json!({"a": 1}), None));
-        assert_eq!(finish_tool_input(Some(json!({})), r#"{"b":2}"#), (json!({"b": 2}), None));
-        assert_eq!(finish_tool_input(None, r#"{"b":"#), (json!({}), Some(r#"{"b":"#.into())));
-        assert_eq!(finish_tool_input(None, "[1]"), (json!({}), Some("[1]".into())));
+        assert_eq!(
+            finish_tool_input(Some(json!({"a": 1})), " "),
+            (json!({"a": 1}), None)
+        );
+        assert_eq!(
+            finish_tool_input(Some(json!({})), r#"{"b":2}"#),
+            (json!({"b": 2}), None)
+        );
+        assert_eq!(
+            finish_tool_input(None, r#"{"b":"#),
+            (json!({}), Some(r#"{"b":"#.into()))
+        );
+        assert_eq!(
+            finish_tool_input(None, "[1]"),
+            (json!({}), Some("[1]".into()))
+        );
     }
 
     #[test]
     fn blocks_left_open_are_completed_at_message_stop() {
         let mut a = Assembler::new();
-        let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
-        assert_eq!(a.handle("content_block_start", start).ok(), Some(Outcome::Continue));
-        let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}"#;
+        let start =
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+        assert_eq!(
+            a.handle("content_block_start", start).ok(),
+            Some(Outcome::Continue)
+        );
+        let delta =
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}"#;
         assert!(a.handle("content_block_delta", delta).is_ok());
         assert_eq!(a.handle("message_stop", "{}").ok(), Some(Outcome::Stop));
         let events: Vec<StreamEvent> = a.take_events().collect();

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use orbit_protocol::StreamEvent;
@@ -22,7 +22,7 @@ use crate::{EventStream, ModelError, RetryConfig};
 /// Largest part of an error body quoted in an error message, in bytes.
 const MAX_ERROR_BODY_BYTES: usize = 2_000;
 
-type SseStream = BoxStream<'static, Result<eventsource_stream::Event, String>>;
+type SseStream = BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
 
 /// Everything needed to (re)send one request.
 pub(super) struct Driver {
@@ -89,11 +89,7 @@ impl Driver {
                 .unwrap_or_default();
             return Err((api_error(status.as_u16(), &text), retry_after));
         }
-        Ok(response
-            .bytes_stream()
-            .eventsource()
-            .map(|r| r.map_err(|e| e.to_string()))
-            .boxed())
+        Ok(response.bytes_stream().eventsource().boxed())
     }
 }
 
@@ -130,7 +126,11 @@ impl State {
                         self.fail(ModelError::StreamCut, None);
                     }
                 }
-                Ok(Some(Err(e))) => self.fail(ModelError::Connection(e), None),
+                // The connection broke mid-body (a cut chunked stream).
+                Ok(Some(Err(EventStreamError::Transport(e)))) => {
+                    self.fail(ModelError::Connection(error_chain(&e)), None)
+                }
+                Ok(Some(Err(e))) => self.fail(ModelError::Malformed(e.to_string()), None),
                 Ok(Some(Ok(event))) => self.on_event(&event.data),
             }
         }

@@ -40,7 +40,11 @@ fn turn_renders_anthropic_sse_with_fragmented_tool_input() {
             .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"}))
             .usage(100, 20),
     )]);
-    let resp = post(&server.base_url(), "/v1/messages", r#"{"model":"m","messages":[]}"#);
+    let resp = post(
+        &server.base_url(),
+        "/v1/messages",
+        r#"{"model":"m","messages":[]}"#,
+    );
     assert!(resp.starts_with("HTTP/1.1 200 OK\r\n"), "{resp}");
     assert!(resp.contains("content-type: text/event-stream\r\n"));
     assert!(resp.contains("event: message_start\ndata: {\"type\":\"message_start\""));
@@ -104,12 +108,18 @@ fn faults_cut_error_and_malformed() {
     assert_eq!(turn.event_count(), 8);
     let server = FakeAnthropic::start(vec![
         Reply::turn(turn.clone().cut_after(3)),
-        Reply::turn(turn.clone().error_after(2, "overloaded_error", "Overloaded")),
+        Reply::turn(
+            turn.clone()
+                .error_after(2, "overloaded_error", "Overloaded"),
+        ),
         Reply::turn(turn.clone().malformed_at(4)),
     ]);
     let cut = post(&server.base_url(), "/v1/messages", "{}");
     assert_eq!(cut.matches("event: ").count(), 3);
-    assert!(!cut.ends_with("0\r\n\r\n"), "a cut stream has no final chunk");
+    assert!(
+        !cut.ends_with("0\r\n\r\n"),
+        "a cut stream has no final chunk"
+    );
     let err = post(&server.base_url(), "/v1/messages", "{}");
     assert!(err.contains(
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"
@@ -123,18 +133,25 @@ fn faults_cut_error_and_malformed() {
 #[test]
 fn body_helpers_read_tool_results() {
     let b = json!({"system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
-        "tools": [{"name": "Read"}, {"name": "Bash"}],
-        "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"a": 1}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
-            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}], "is_error": true, "cache_control": {"type": "ephemeral"}}
-        ]}]});
+    "tools": [{"name": "Read"}, {"name": "Bash"}],
+    "messages": [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"a": 1}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}], "is_error": true, "cache_control": {"type": "ephemeral"}}
+    ]}]});
     assert_eq!(body::tool_result_texts(&b), ["one", "x\ny"]);
     assert!(body::tool_results(&b)[1].is_error);
-    assert_eq!(body::tool_uses(&b), [("t1".into(), "Read".into(), json!({"a": 1}))]);
+    assert_eq!(
+        body::tool_uses(&b),
+        [("t1".into(), "Read".into(), json!({"a": 1}))]
+    );
     assert_eq!(body::system_text(&b), "sys");
     assert_eq!(body::tool_names(&b), ["Read", "Bash"]);
-    assert!(!body::without_cache_control(&b).to_string().contains("cache_control"));
+    assert!(
+        !body::without_cache_control(&b)
+            .to_string()
+            .contains("cache_control")
+    );
 }

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::glob::{normalize, not_found_message};
+use crate::builtin::glob::{normalize, not_found_message, tidy_schema};
 use crate::context::{CallContext, ToolUseContext};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
 
@@ -60,7 +60,7 @@ pub struct LsTool {
 impl LsTool {
     pub fn new() -> Self {
         Self {
-            schema: input_schema_for::<LsInput>(),
+            schema: tidy_schema(input_schema_for::<LsInput>()),
         }
     }
 }
@@ -80,7 +80,9 @@ fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
     for g in globs {
         builder.add(Glob::new(g).map_err(|e| format!("Invalid ignore glob `{g}`: {e}"))?);
     }
-    builder.build().map_err(|e| format!("Invalid ignore globs: {e}"))
+    builder
+        .build()
+        .map_err(|e| format!("Invalid ignore globs: {e}"))
 }
 
 /// Lists `dir` as Claude Code's LS does. Runs on the calling thread.
@@ -120,7 +122,10 @@ pub fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) 
     if !root_line.ends_with('/') {
         root_line.push('/');
     }
-    let body = std::iter::once(root_line).chain(lines).collect::<Vec<_>>().join("\n");
+    let body = std::iter::once(root_line)
+        .chain(lines)
+        .collect::<Vec<_>>()
+        .join("\n");
     if truncated {
         format!("{}{body}", ls_truncated_note())
     } else {

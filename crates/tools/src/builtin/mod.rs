@@ -28,5 +28,8 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(std::sync::Arc::new(ls::LsTool::new()));
     registry.register(std::sync::Arc::new(todo::TodoWriteTool::new()));
     registry.register(std::sync::Arc::new(web_fetch::WebFetchTool::new()));
+    registry.register(std::sync::Arc::new(bash::BashTool::new()));
+    registry.register(std::sync::Arc::new(bash::BashOutputTool::new()));
+    registry.register(std::sync::Arc::new(bash::KillShellTool::new()));
     registry
 }

@@ -26,7 +26,8 @@ const DESCRIPTION: &str = "Create and update the task list for this session. Sen
 Each item: content (imperative, e.g. \"Run tests\"), activeForm (present continuous, e.g. \"Running tests\"), status pending|in_progress|completed. \
 Use it for multi-step tasks. Keep exactly one task in_progress while working and mark each completed as soon as it is done.";
 
-/// Status of a todo item as the model sends it.
+// Status of a todo item as the model sends it. (Plain comments on schema
+// types: doc comments would be sent to the model as descriptions.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
@@ -36,8 +37,8 @@ pub enum TodoInputStatus {
     Completed,
 }
 
-/// One item. Unknown keys (e.g. an old `id`/`priority`) are ignored, as
-/// Claude Code's non-strict item schema does.
+// One item. Unknown keys (e.g. an old `id`/`priority`) are ignored, as
+// Claude Code's non-strict item schema does.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(inline)]
 pub struct TodoInputItem {

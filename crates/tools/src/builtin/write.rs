@@ -199,7 +199,10 @@ pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileStat
         }
     }
     let Some((mut file, tmp)) = opened else {
-        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temp file name"));
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "no free temp file name",
+        ));
     };
     let written = (|| {
         file.write_all(content)?;
@@ -224,6 +227,7 @@ pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileStat
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
@@ -236,9 +240,15 @@ mod tests {
         fs::set_permissions(&p, fs::Permissions::from_mode(0o750)).unwrap();
         let state = atomic_write(&p, b"new content").unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "new content");
-        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o750
+        );
         assert_eq!(state, FileState::observe(&p).unwrap());
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("run.sh")]);
     }
 

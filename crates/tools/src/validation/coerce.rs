@@ -25,7 +25,12 @@ fn coerce_at(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     let Some(schema) = resolve(schema, root) else {
         return;
     };
-    for sub in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+    for sub in schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         coerce_at(value, sub, root, depth + 1);
     }
     for key in ["anyOf", "oneOf"] {
@@ -104,9 +109,9 @@ fn coerce_leaf(value: &mut Value, types: &[&str]) {
                 }
             } else if has("array") || has("object") {
                 // A structured value sent as a JSON string.
-                serde_json::from_str::<Value>(s).ok().filter(|v| {
-                    (has("array") && v.is_array()) || (has("object") && v.is_object())
-                })
+                serde_json::from_str::<Value>(s)
+                    .ok()
+                    .filter(|v| (has("array") && v.is_array()) || (has("object") && v.is_object()))
             } else {
                 None
             };

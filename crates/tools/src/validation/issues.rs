@@ -44,10 +44,15 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
     let subject = subject(&path);
     let (category, line) = match e.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string);
             (
                 Category::Missing,
-                format!("The required parameter `{}` is missing", join_path(&path, &name)),
+                format!(
+                    "The required parameter `{}` is missing",
+                    join_path(&path, &name)
+                ),
             )
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
@@ -55,14 +60,18 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
             for name in unexpected {
                 out.push((
                     Category::Unexpected,
-                    format!("An unexpected parameter `{}` was provided", join_path(&path, name)),
+                    format!(
+                        "An unexpected parameter `{}` was provided",
+                        join_path(&path, name)
+                    ),
                 ));
             }
             return;
         }
-        ValidationErrorKind::Type { kind } => {
-            (Category::TypeMismatch, type_line(&subject, kind, e.instance()))
-        }
+        ValidationErrorKind::Type { kind } => (
+            Category::TypeMismatch,
+            type_line(&subject, kind, e.instance()),
+        ),
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             match best_branch(context) {
                 Some(branch) => {
@@ -75,8 +84,15 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
             }
         }
         ValidationErrorKind::Enum { options } => {
+            // An optional enum lists `null` among its options; the model
+            // needs the real choices.
             let list = match options.as_ref() {
-                Value::Array(opts) => opts.iter().map(plain).collect::<Vec<_>>().join(", "),
+                Value::Array(opts) => opts
+                    .iter()
+                    .filter(|o| !o.is_null() || opts.len() == 1)
+                    .map(plain)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 other => plain(other),
             };
             (Category::Other, format!("{subject} must be one of: {list}"))
@@ -89,41 +105,58 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
             Category::Other,
             format!("{subject} must be greater than or equal to {limit}"),
         ),
-        ValidationErrorKind::ExclusiveMinimum { limit } => {
-            (Category::Other, format!("{subject} must be greater than {limit}"))
-        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => (
+            Category::Other,
+            format!("{subject} must be greater than {limit}"),
+        ),
         ValidationErrorKind::Maximum { limit } => (
             Category::Other,
             format!("{subject} must be less than or equal to {limit}"),
         ),
-        ValidationErrorKind::ExclusiveMaximum { limit } => {
-            (Category::Other, format!("{subject} must be less than {limit}"))
-        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => (
+            Category::Other,
+            format!("{subject} must be less than {limit}"),
+        ),
         ValidationErrorKind::MinLength { limit } => (
             Category::Other,
-            format!("{subject} must be at least {limit} {} long", plural(*limit, "character")),
+            format!(
+                "{subject} must be at least {limit} {} long",
+                plural(*limit, "character")
+            ),
         ),
         ValidationErrorKind::MaxLength { limit } => (
             Category::Other,
-            format!("{subject} must be at most {limit} {} long", plural(*limit, "character")),
+            format!(
+                "{subject} must be at most {limit} {} long",
+                plural(*limit, "character")
+            ),
         ),
         ValidationErrorKind::MinItems { limit } => (
             Category::Other,
-            format!("{subject} must contain at least {limit} {}", plural(*limit, "item")),
+            format!(
+                "{subject} must contain at least {limit} {}",
+                plural(*limit, "item")
+            ),
         ),
         ValidationErrorKind::MaxItems { limit } => (
             Category::Other,
-            format!("{subject} must contain at most {limit} {}", plural(*limit, "item")),
+            format!(
+                "{subject} must contain at most {limit} {}",
+                plural(*limit, "item")
+            ),
         ),
-        ValidationErrorKind::Pattern { pattern } => {
-            (Category::Other, format!("{subject} must match the pattern `{pattern}`"))
-        }
-        ValidationErrorKind::UniqueItems => {
-            (Category::Other, format!("{subject} must not contain duplicate items"))
-        }
-        ValidationErrorKind::Format { format } => {
-            (Category::Other, format!("{subject} must be a valid {format}"))
-        }
+        ValidationErrorKind::Pattern { pattern } => (
+            Category::Other,
+            format!("{subject} must match the pattern `{pattern}`"),
+        ),
+        ValidationErrorKind::UniqueItems => (
+            Category::Other,
+            format!("{subject} must not contain duplicate items"),
+        ),
+        ValidationErrorKind::Format { format } => (
+            Category::Other,
+            format!("{subject} must be a valid {format}"),
+        ),
         ValidationErrorKind::FalseSchema => (Category::Other, format!("{subject} is not allowed")),
         _ => (Category::Other, format!("{subject} is invalid: {e}")),
     };
@@ -143,7 +176,12 @@ fn best_branch<'c>(
 }
 
 fn expects_only_null(e: &ValidationError<'_>) -> bool {
-    matches!(e.kind(), ValidationErrorKind::Type { kind: TypeKind::Single(JsonType::Null) })
+    matches!(
+        e.kind(),
+        ValidationErrorKind::Type {
+            kind: TypeKind::Single(JsonType::Null)
+        }
+    )
 }
 
 fn type_line(subject: &str, kind: &TypeKind, instance: &Value) -> String {
@@ -236,5 +274,9 @@ fn plain(v: &Value) -> String {
 }
 
 fn plural(n: u64, word: &str) -> String {
-    if n == 1 { word.to_string() } else { format!("{word}s") }
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
 }

@@ -66,7 +66,9 @@ pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
     }
     format_issues(
         tool_name,
-        &[format!("The input could not be parsed as JSON. Input received: {quoted}")],
+        &[format!(
+            "The input could not be parsed as JSON. Input received: {quoted}"
+        )],
     )
 }
 
@@ -131,4 +133,5 @@ fn cached_validator(name: &str, schema: &Value) -> Result<Arc<Validator>, String
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;

@@ -219,7 +219,10 @@ The parameter `nested` type is expected as `object` but provided as `string`</to
 The parameter `nested.depth` type is expected as `number` but provided as `string`</tool_use_error>"
     );
     // Coercion follows the $ref into the optional object.
-    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "nested": {"depth": "2"}}));
+    let out = validate_tool_input(
+        &Probe::new(),
+        &json!({"file_path": "/a", "nested": {"depth": "2"}}),
+    );
     assert_eq!(out, Ok(json!({"file_path": "/a", "nested": {"depth": 2}})));
 }
 
@@ -272,7 +275,10 @@ The input could not be parsed as JSON. Input received: {}…</tool_use_error>",
 
 #[test]
 fn wrap() {
-    assert_eq!(wrap_tool_use_error("boom"), "<tool_use_error>boom</tool_use_error>");
+    assert_eq!(
+        wrap_tool_use_error("boom"),
+        "<tool_use_error>boom</tool_use_error>"
+    );
 }
 
 #[test]
@@ -280,7 +286,8 @@ fn validator_is_rebuilt_when_the_schema_changes() {
     let mut probe = Probe::new();
     probe.name = "ProbeRebuilt";
     assert!(validate_tool_input(&probe, &json!({"file_path": "/a"})).is_ok());
-    probe.schema = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    probe.schema =
+        json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
     assert_eq!(
         validate_tool_input(&probe, &json!({"file_path": "/a"})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeRebuilt failed due to the following issue:\n\
@@ -298,5 +305,31 @@ fn cached_validation_is_fast() {
         assert!(validate_tool_input(&probe, &input).is_ok());
     }
     // Compiling per call would take well over a millisecond each.
-    assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < std::time::Duration::from_millis(500),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn optional_enum_lists_only_real_choices() {
+    let mut probe = Probe::new();
+    probe.name = "ProbeEnum";
+    probe.schema = json!({
+        "type": "object",
+        "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", null]}},
+        "additionalProperties": false
+    });
+    assert_eq!(
+        validate_tool_input(&probe, &json!({"mode": "c"})).unwrap_err(),
+        "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issue:\n\
+The parameter `mode` must be one of: a, b</tool_use_error>"
+    );
+    assert_eq!(
+        validate_tool_input(&probe, &json!({"mode": 1})).unwrap_err(),
+        "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issues:\n\
+The parameter `mode` type is expected as `string` but provided as `number`\n\
+The parameter `mode` must be one of: a, b</tool_use_error>"
+    );
 }

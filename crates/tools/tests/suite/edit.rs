@@ -41,7 +41,9 @@ async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> std::pat
     let path = ctx.cwd().join(name);
     fs::write(&path, content).unwrap();
     let input = json!({"file_path": p(&path)});
-    let out = ReadTool::new().call(input, ctx, &CallContext::detached("r")).await;
+    let out = ReadTool::new()
+        .call(input, ctx, &CallContext::detached("r"))
+        .await;
     assert!(!out.is_error, "{out:?}");
     path
 }
@@ -50,11 +52,17 @@ async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> std::pat
 async fn replaces_a_unique_string() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "a.rs", b"fn main() {\n    println!(\"hi\");\n}\n").await;
-    let out = edit(&ctx, json!({"file_path": p(&path), "old_string": "\"hi\"", "new_string": "\"hello\""}))
-        .await
-        .unwrap();
+    let out = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "\"hi\"", "new_string": "\"hello\""}),
+    )
+    .await
+    .unwrap();
     assert!(!out.is_error);
-    assert_eq!(text(&out), format!("The file {} has been updated successfully.", path.display()));
+    assert_eq!(
+        text(&out),
+        format!("The file {} has been updated successfully.", path.display())
+    );
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         "fn main() {\n    println!(\"hello\");\n}\n"
@@ -65,9 +73,12 @@ async fn replaces_a_unique_string() {
 async fn not_found_text() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "a.txt", b"abc").await;
-    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "xyz", "new_string": "q"}))
-        .await
-        .unwrap_err();
+    let err = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "xyz", "new_string": "q"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err, "String to replace not found in file.\nString: xyz");
 }
 
@@ -75,9 +86,12 @@ async fn not_found_text() {
 async fn ambiguous_text_and_replace_all() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "a.txt", b"foo bar foo baz foo\n").await;
-    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux"}))
-        .await
-        .unwrap_err();
+    let err = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(
         err,
         "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
@@ -104,26 +118,41 @@ the instance.\nString: foo"
 async fn no_op_text() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "a.txt", b"same").await;
-    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "same", "new_string": "same"}))
-        .await
-        .unwrap_err();
-    assert_eq!(err, "No changes to make: old_string and new_string are exactly the same.");
+    let err = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "same", "new_string": "same"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "No changes to make: old_string and new_string are exactly the same."
+    );
 }
 
 #[tokio::test]
 async fn empty_old_string_creates_a_missing_file() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("new/dir/file.txt");
-    let out = edit(&ctx, json!({"file_path": p(&path), "old_string": "", "new_string": "born\n"}))
-        .await
-        .unwrap();
+    let out = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "", "new_string": "born\n"}),
+    )
+    .await
+    .unwrap();
     assert!(!out.is_error);
-    assert_eq!(text(&out), format!("The file {} has been updated successfully.", path.display()));
+    assert_eq!(
+        text(&out),
+        format!("The file {} has been updated successfully.", path.display())
+    );
     assert_eq!(fs::read_to_string(&path).unwrap(), "born\n");
     // And the new file may be edited at once.
-    edit(&ctx, json!({"file_path": p(&path), "old_string": "born", "new_string": "grown"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "born", "new_string": "grown"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "grown\n");
 }
 
@@ -131,24 +160,33 @@ async fn empty_old_string_creates_a_missing_file() {
 async fn empty_old_string_on_an_existing_file() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "full.txt", b"content").await;
-    let err = edit(&ctx, json!({"file_path": p(&path), "old_string": "", "new_string": "x"}))
-        .await
-        .unwrap_err();
+    let err = edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "", "new_string": "x"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err, "Cannot create new file - file already exists.");
     // A blank existing file (read first) takes new_string whole.
     let blank = read_file(&ctx, "blank.txt", b"  \n").await;
-    edit(&ctx, json!({"file_path": p(&blank), "old_string": "", "new_string": "filled"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&blank), "old_string": "", "new_string": "filled"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read_to_string(&blank).unwrap(), "filled");
 }
 
 #[tokio::test]
 async fn missing_file_with_old_string() {
     let (_d, ctx) = session();
-    let err = edit(&ctx, json!({"file_path": "ghost.txt", "old_string": "a", "new_string": "b"}))
-        .await
-        .unwrap_err();
+    let err = edit(
+        &ctx,
+        json!({"file_path": "ghost.txt", "old_string": "a", "new_string": "b"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(
         err,
         format!(
@@ -183,11 +221,15 @@ async fn touch_without_change_is_not_a_modification() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "t.txt", b"same bytes").await;
     let f = fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
-    drop(f);
-    edit(&ctx, json!({"file_path": p(&path), "old_string": "same", "new_string": "new"}))
-        .await
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
         .unwrap();
+    drop(f);
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "same", "new_string": "new"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "new bytes");
 }
 
@@ -201,21 +243,30 @@ async fn crlf_files_stay_crlf() {
     )
     .await
     .unwrap();
-    assert_eq!(fs::read(&path).unwrap(), b"uno\r\ndos\r\ndos-bis\r\nthree\r\n");
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        b"uno\r\ndos\r\ndos-bis\r\nthree\r\n"
+    );
 }
 
 #[tokio::test]
 async fn trailing_newline_and_its_absence_are_kept() {
     let (_d, ctx) = session();
     let with = read_file(&ctx, "with.txt", b"a\nb\n").await;
-    edit(&ctx, json!({"file_path": p(&with), "old_string": "b", "new_string": "c"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&with), "old_string": "b", "new_string": "c"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read(&with).unwrap(), b"a\nc\n");
     let without = read_file(&ctx, "without.txt", b"a\nb").await;
-    edit(&ctx, json!({"file_path": p(&without), "old_string": "b", "new_string": "c"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&without), "old_string": "b", "new_string": "c"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read(&without).unwrap(), b"a\nc");
 }
 
@@ -225,23 +276,35 @@ async fn permissions_are_kept_and_consecutive_edits_need_no_reread() {
     let path = read_file(&ctx, "run.sh", b"#!/bin/sh\necho 1\n").await;
     fs::set_permissions(&path, fs::Permissions::from_mode(0o700)).unwrap();
     // chmod changes ctime only; size and mtime are unchanged, so still fresh.
-    edit(&ctx, json!({"file_path": p(&path), "old_string": "1", "new_string": "2"}))
-        .await
-        .unwrap();
-    edit(&ctx, json!({"file_path": p(&path), "old_string": "2", "new_string": "3"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "1", "new_string": "2"}),
+    )
+    .await
+    .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "2", "new_string": "3"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho 3\n");
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
 }
 
 #[tokio::test]
 async fn invalid_utf8_bytes_survive_an_edit() {
     let (_d, ctx) = session();
     let path = read_file(&ctx, "latin1.txt", b"caf\xe9 old\n").await;
-    edit(&ctx, json!({"file_path": p(&path), "old_string": "old", "new_string": "new"}))
-        .await
-        .unwrap();
+    edit(
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "old", "new_string": "new"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(fs::read(&path).unwrap(), b"caf\xe9 new\n");
 }
 
@@ -270,6 +333,9 @@ fn edit_declares_itself_honestly() {
     assert!(!tool.is_read_only(&input));
     assert!(!tool.is_concurrency_safe(&input));
     let schema = tool.input_schema();
-    assert_eq!(schema["required"], json!(["file_path", "old_string", "new_string"]));
+    assert_eq!(
+        schema["required"],
+        json!(["file_path", "old_string", "new_string"])
+    );
     assert_eq!(schema["properties"]["replace_all"]["type"], "boolean");
 }

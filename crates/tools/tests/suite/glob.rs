@@ -36,7 +36,11 @@ impl Tree {
 
     /// A session whose cwd is `sub` under the root.
     pub fn ctx(&self, sub: &str) -> ToolUseContext {
-        let cwd = if sub.is_empty() { self.root.clone() } else { self.root.join(sub) };
+        let cwd = if sub.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(sub)
+        };
         fs::create_dir_all(&cwd).unwrap();
         ToolUseContext::new("test-session", cwd, self.root.join(".orbit-data"))
     }
@@ -49,9 +53,15 @@ pub fn set_mtime(path: &Path, secs: u64) {
 }
 
 /// Validates then calls, as the engine does; `Err` is a validation error.
-pub async fn run(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, String> {
+pub async fn run(
+    tool: &dyn Tool,
+    ctx: &ToolUseContext,
+    input: Value,
+) -> Result<ToolOutput, String> {
     tool.validate_input(&input, ctx).await?;
-    Ok(tool.call(input, ctx, &CallContext::detached("toolu_1")).await)
+    Ok(tool
+        .call(input, ctx, &CallContext::detached("toolu_1"))
+        .await)
 }
 
 /// The text of a successful call.
@@ -110,7 +120,10 @@ async fn truncates_at_100_keeping_the_newest() {
         t.file(&format!("f/{i:03}.txt"), "x", i);
     }
     let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.txt"})).await;
-    let mut expected: Vec<String> = (50..150u64).rev().map(|i| format!("f/{i:03}.txt")).collect();
+    let mut expected: Vec<String> = (50..150u64)
+        .rev()
+        .map(|i| format!("f/{i:03}.txt"))
+        .collect();
     expected.push(
         "(Results are truncated. Consider using a more specific path or pattern.)".to_string(),
     );
@@ -128,10 +141,20 @@ async fn no_match_says_no_files_found() {
 async fn path_is_resolved_against_cwd_and_results_stay_relative_to_cwd() {
     let t = sample_tree();
     let ctx = t.ctx("");
-    let out = ok_text(&GlobTool::new(), &ctx, json!({"pattern": "**/*.rs", "path": "src"})).await;
+    let out = ok_text(
+        &GlobTool::new(),
+        &ctx,
+        json!({"pattern": "**/*.rs", "path": "src"}),
+    )
+    .await;
     assert_eq!(out, "src/nested/b.rs\nsrc/a.rs");
     // The placeholder strings models send for "omitted" mean the cwd.
-    let out = ok_text(&GlobTool::new(), &ctx, json!({"pattern": "*.md", "path": "undefined"})).await;
+    let out = ok_text(
+        &GlobTool::new(),
+        &ctx,
+        json!({"pattern": "*.md", "path": "undefined"}),
+    )
+    .await;
     assert_eq!(out, "README.md");
 }
 
@@ -141,7 +164,12 @@ async fn results_outside_cwd_are_absolute() {
     t.file("proj/in.txt", "x", 1);
     let other = t.file("other/out.txt", "x", 1);
     let ctx = t.ctx("proj");
-    let out = ok_text(&GlobTool::new(), &ctx, json!({"pattern": "*.txt", "path": "../other"})).await;
+    let out = ok_text(
+        &GlobTool::new(),
+        &ctx,
+        json!({"pattern": "*.txt", "path": "../other"}),
+    )
+    .await;
     assert_eq!(out, other.display().to_string());
 }
 
@@ -157,9 +185,13 @@ async fn absolute_pattern_searches_from_its_literal_prefix() {
 async fn missing_directory_is_a_validation_error() {
     let t = Tree::new();
     let ctx = t.ctx("");
-    let err = run(&GlobTool::new(), &ctx, json!({"pattern": "*", "path": "nope"}))
-        .await
-        .unwrap_err();
+    let err = run(
+        &GlobTool::new(),
+        &ctx,
+        json!({"pattern": "*", "path": "nope"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(
         err,
         format!(

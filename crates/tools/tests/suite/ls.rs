@@ -43,7 +43,12 @@ async fn ignore_globs_prune_entries_and_relative_paths_work() {
     )
     .await;
     assert_eq!(out, format!("- {}/docs/\n  - guide.md", t.root.display()));
-    let out = ok_text(&LsTool::new(), &t.ctx(""), json!({"path": "src", "ignore": ["util"]})).await;
+    let out = ok_text(
+        &LsTool::new(),
+        &t.ctx(""),
+        json!({"path": "src", "ignore": ["util"]}),
+    )
+    .await;
     assert_eq!(out, format!("- {}/src/\n  - main.rs", t.root.display()));
 }
 
@@ -67,7 +72,9 @@ async fn caps_the_listing_at_1000_entries_with_a_note() {
 async fn missing_or_non_directory_paths_are_validation_errors() {
     let t = tree();
     let ctx = t.ctx("");
-    let err = run(&LsTool::new(), &ctx, json!({"path": "nope"})).await.unwrap_err();
+    let err = run(&LsTool::new(), &ctx, json!({"path": "nope"}))
+        .await
+        .unwrap_err();
     assert_eq!(
         err,
         format!(
@@ -75,8 +82,13 @@ async fn missing_or_non_directory_paths_are_validation_errors() {
             t.root.display()
         )
     );
-    let err = run(&LsTool::new(), &ctx, json!({"path": "Cargo.toml"})).await.unwrap_err();
-    assert_eq!(err, format!("Path is not a directory: {}/Cargo.toml", t.root.display()));
+    let err = run(&LsTool::new(), &ctx, json!({"path": "Cargo.toml"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        format!("Path is not a directory: {}/Cargo.toml", t.root.display())
+    );
 }
 
 #[tokio::test]

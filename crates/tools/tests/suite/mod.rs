@@ -1,5 +1,8 @@
 //! One module per tool area.
 
+mod bash;
+mod bash_background;
+mod bash_kill;
 mod edit;
 mod glob;
 mod grep;

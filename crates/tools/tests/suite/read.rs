@@ -65,14 +65,22 @@ async fn offset_and_limit_select_a_window() {
     let p = ctx.cwd().join("n.txt");
     let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
     fs::write(&p, body).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 4, "limit": 3})).await;
+    let out = read(
+        &ctx,
+        json!({"file_path": path_str(&p), "offset": 4, "limit": 3}),
+    )
+    .await;
     assert_eq!(text(&out), "4\tline 4\n5\tline 5\n6\tline 6");
     let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 9})).await;
     assert_eq!(text(&out), "9\tline 9\n10\tline 10");
     let out = read(&ctx, json!({"file_path": path_str(&p), "limit": 1})).await;
     assert_eq!(text(&out), "1\tline 1");
     // Claude Code reads offset 0 as the first line.
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 0, "limit": 1})).await;
+    let out = read(
+        &ctx,
+        json!({"file_path": path_str(&p), "offset": 0, "limit": 1}),
+    )
+    .await;
     assert_eq!(text(&out), "1\tline 1");
 }
 
@@ -125,7 +133,10 @@ async fn directory_is_eisdir() {
     assert!(out.is_error);
     assert_eq!(
         text(&out),
-        format!("EISDIR: illegal operation on a directory, read '{}'", p.display())
+        format!(
+            "EISDIR: illegal operation on a directory, read '{}'",
+            p.display()
+        )
     );
 }
 
@@ -162,7 +173,9 @@ The file has 3 lines.</system-reminder>"
 async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("big.log");
-    let body: String = (0..30_000).map(|i| format!("entry number {i:08}\n")).collect();
+    let body: String = (0..30_000)
+        .map(|i| format!("entry number {i:08}\n"))
+        .collect();
     fs::write(&p, &body).unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
@@ -172,7 +185,11 @@ async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
 parameters to read specific portions of the file, or use the Grep tool to search for specific content."
     );
     // A window of the same file reads fine.
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 20001, "limit": 2})).await;
+    let out = read(
+        &ctx,
+        json!({"file_path": path_str(&p), "offset": 20001, "limit": 2}),
+    )
+    .await;
     assert_eq!(
         text(&out),
         "20001\tentry number 00020000\n20002\tentry number 00020001"
@@ -184,11 +201,16 @@ async fn too_many_tokens_for_one_read_is_an_error() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("dense.txt");
     // ~200 KB: under the byte limit, over 25,000 estimated tokens.
-    let body: String = (0..1000).map(|_| format!("{}\n", "z".repeat(199))).collect();
+    let body: String = (0..1000)
+        .map(|_| format!("{}\n", "z".repeat(199)))
+        .collect();
     fs::write(&p, &body).unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
-    let tokens = (0..1000).map(|i: usize| format!("{}\t{}\n", i + 1, "z".repeat(199)).len()).sum::<usize>() / 4;
+    let tokens = (0..1000)
+        .map(|i: usize| format!("{}\t{}\n", i + 1, "z".repeat(199)).len())
+        .sum::<usize>()
+        / 4;
     assert_eq!(
         text(&out),
         format!(
@@ -205,11 +227,18 @@ async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
     let line = format!("{}\n", "q".repeat(99));
     fs::write(&p, line.repeat(100_000)).unwrap();
     let start = std::time::Instant::now();
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 5, "limit": 2})).await;
+    let out = read(
+        &ctx,
+        json!({"file_path": path_str(&p), "offset": 5, "limit": 2}),
+    )
+    .await;
     let elapsed = start.elapsed();
     assert_eq!(text(&out), format!("5\t{0}\n6\t{0}", "q".repeat(99)));
     // Stopping after the window keeps this far below a full 10 MB read+hash.
-    assert!(elapsed < std::time::Duration::from_millis(200), "{elapsed:?}");
+    assert!(
+        elapsed < std::time::Duration::from_millis(200),
+        "{elapsed:?}"
+    );
     // Without the whole content seen, the state is recorded without a hash.
     let state = ctx.file_state.get(&state_key(&p)).unwrap();
     assert_eq!(state.size, 10_000_000);
@@ -329,8 +358,12 @@ async fn every_read_records_the_file_state() {
     assert_eq!(state.size, 6);
     assert_eq!(state.hash, sha256_hex(b"hello\n"));
     assert_eq!(state.mtime, fs::metadata(&p).unwrap().modified().ok());
+    // Any spelling of the path, and a symlink to it, name the same entry.
+    fs::create_dir(ctx.cwd().join("x")).unwrap();
+    std::os::unix::fs::symlink(&p, ctx.cwd().join("link")).unwrap();
     let key: PathBuf = state_key(&ctx.cwd().join("x/../s.txt"));
     assert_eq!(key, state_key(&p));
+    assert_eq!(state_key(&ctx.cwd().join("link")), state_key(&p));
 }
 
 #[test]

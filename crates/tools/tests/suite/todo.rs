@@ -1,7 +1,7 @@
 //! TodoWrite: session state, the progress event, the one-in_progress rule.
 
-use orbit_protocol::ToolResultContent;
 use orbit_protocol::TodoItem;
+use orbit_protocol::ToolResultContent;
 use orbit_protocol::events::TodoStatus;
 use orbit_tools::builtin::todo::TodoWriteTool;
 use orbit_tools::{CallContext, Tool, ToolProgress};

@@ -36,7 +36,10 @@ The parameter `limit` type is expected as `number` but provided as `boolean`</to
 #[test]
 fn read_numeric_strings_are_coerced() {
     assert_eq!(
-        validate_tool_input(&ReadTool::new(), &json!({"file_path": "/a", "offset": "5", "limit": "10"})),
+        validate_tool_input(
+            &ReadTool::new(),
+            &json!({"file_path": "/a", "offset": "5", "limit": "10"})
+        ),
         Ok(json!({"file_path": "/a", "offset": 5, "limit": 10}))
     );
 }
@@ -61,7 +64,11 @@ The required parameter `new_string` is missing</tool_use_error>"
 #[test]
 fn write_content_must_be_a_string() {
     assert_eq!(
-        validate_tool_input(&WriteTool::new(), &json!({"file_path": "/a", "content": 12})).unwrap_err(),
+        validate_tool_input(
+            &WriteTool::new(),
+            &json!({"file_path": "/a", "content": 12})
+        )
+        .unwrap_err(),
         "<tool_use_error>InputValidationError: Write failed due to the following issue:\n\
 The parameter `content` type is expected as `string` but provided as `number`</tool_use_error>"
     );

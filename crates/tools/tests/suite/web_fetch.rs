@@ -45,7 +45,9 @@ async fn serve(routes: HashMap<String, Option<Reply>>, max_conns: usize) -> u16 
     let routes = Arc::new(routes);
     tokio::spawn(async move {
         for _ in 0..max_conns {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             let routes = routes.clone();
             tokio::spawn(async move {
                 let mut buf = Vec::new();
@@ -60,7 +62,11 @@ async fn serve(routes: HashMap<String, Option<Reply>>, max_conns: usize) -> u16 
                 let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
                 match routes.get(&path).cloned().flatten() {
                     Some(r) => {
-                        let mut out = format!("HTTP/1.1 {}\r\nConnection: close\r\nContent-Length: {}\r\n", r.status, r.body.len());
+                        let mut out = format!(
+                            "HTTP/1.1 {}\r\nConnection: close\r\nContent-Length: {}\r\n",
+                            r.status,
+                            r.body.len()
+                        );
                         for (k, v) in &r.headers {
                             out.push_str(&format!("{k}: {v}\r\n"));
                         }
@@ -100,33 +106,61 @@ fn text(out: &ToolOutput) -> &str {
 
 async fn fetch(tool: &WebFetchTool, url: &str) -> ToolOutput {
     let t = Tree::new();
-    run(tool, &t.ctx(""), json!({"url": url, "prompt": "What is it about?"}))
-        .await
-        .unwrap()
+    run(
+        tool,
+        &t.ctx(""),
+        json!({"url": url, "prompt": "What is it about?"}),
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
 async fn html_becomes_markdown_without_script_style_head_or_nav() {
-    let port = serve(HashMap::from([("/page".into(), reply("200 OK", "text/html; charset=utf-8", PAGE))]), 4).await;
+    let port = serve(
+        HashMap::from([(
+            "/page".into(),
+            reply("200 OK", "text/html; charset=utf-8", PAGE),
+        )]),
+        4,
+    )
+    .await;
     let url = format!("http://127.0.0.1:{port}/page");
     let out = fetch(&WebFetchTool::new(), &url).await;
     assert!(!out.is_error, "{out:?}");
-    assert_eq!(text(&out), format!("Prompt: What is it about?\nURL: {url}\n\n{PAGE_MD}"));
+    assert_eq!(
+        text(&out),
+        format!("Prompt: What is it about?\nURL: {url}\n\n{PAGE_MD}")
+    );
 }
 
 #[tokio::test]
 async fn text_and_json_pass_through() {
     let port = serve(
         HashMap::from([
-            ("/a.txt".into(), reply("200 OK", "text/plain", "plain <b>text</b>")),
-            ("/a.json".into(), reply("200 OK", "application/json", "{\"k\": 1}")),
+            (
+                "/a.txt".into(),
+                reply("200 OK", "text/plain", "plain <b>text</b>"),
+            ),
+            (
+                "/a.json".into(),
+                reply("200 OK", "application/json", "{\"k\": 1}"),
+            ),
         ]),
         4,
     )
     .await;
-    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/a.txt")).await;
+    let out = fetch(
+        &WebFetchTool::new(),
+        &format!("http://127.0.0.1:{port}/a.txt"),
+    )
+    .await;
     assert!(text(&out).ends_with("\n\nplain <b>text</b>"), "{out:?}");
-    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/a.json")).await;
+    let out = fetch(
+        &WebFetchTool::new(),
+        &format!("http://127.0.0.1:{port}/a.json"),
+    )
+    .await;
     assert!(text(&out).ends_with("\n\n{\"k\": 1}"), "{out:?}");
 }
 
@@ -141,7 +175,11 @@ async fn same_host_redirects_are_followed() {
         6,
     )
     .await;
-    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/old")).await;
+    let out = fetch(
+        &WebFetchTool::new(),
+        &format!("http://127.0.0.1:{port}/old"),
+    )
+    .await;
     assert_eq!(
         text(&out),
         format!("Prompt: What is it about?\nURL: http://127.0.0.1:{port}/page\n\n{PAGE_MD}")
@@ -170,11 +208,18 @@ async fn cross_host_redirect_is_reported_not_followed() {
 
 #[tokio::test]
 async fn redirect_loops_stop() {
-    let port = serve(HashMap::from([("/loop".into(), redirect("302 Found", "/loop"))]), 20).await;
+    let port = serve(
+        HashMap::from([("/loop".into(), redirect("302 Found", "/loop"))]),
+        20,
+    )
+    .await;
     let url = format!("http://127.0.0.1:{port}/loop");
     let out = fetch(&WebFetchTool::new(), &url).await;
     assert!(out.is_error);
-    assert_eq!(text(&out), format!("Too many redirects (more than 10) starting at {url}"));
+    assert_eq!(
+        text(&out),
+        format!("Too many redirects (more than 10) starting at {url}")
+    );
 }
 
 #[tokio::test]
@@ -182,27 +227,48 @@ async fn non_http_schemes_and_bad_urls_are_refused() {
     let t = Tree::new();
     let ctx = t.ctx("");
     let tool = WebFetchTool::new();
-    let err = run(&tool, &ctx, json!({"url": "ftp://example.com/x", "prompt": "p"}))
-        .await
-        .unwrap_err();
+    let err = run(
+        &tool,
+        &ctx,
+        json!({"url": "ftp://example.com/x", "prompt": "p"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(
         err,
         "Unsupported URL scheme \"ftp:\". WebFetch fetches http:// and https:// URLs only."
     );
-    let err = run(&tool, &ctx, json!({"url": "file:///etc/passwd", "prompt": "p"}))
+    let err = run(
+        &tool,
+        &ctx,
+        json!({"url": "file:///etc/passwd", "prompt": "p"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.starts_with("Unsupported URL scheme \"file:\""), "{err}");
+    let err = run(&tool, &ctx, json!({"url": "not a url", "prompt": "p"}))
         .await
         .unwrap_err();
-    assert!(err.starts_with("Unsupported URL scheme \"file:\""), "{err}");
-    let err = run(&tool, &ctx, json!({"url": "not a url", "prompt": "p"})).await.unwrap_err();
-    assert_eq!(err, "Invalid URL \"not a url\". The URL provided could not be parsed.");
+    assert_eq!(
+        err,
+        "Invalid URL \"not a url\". The URL provided could not be parsed."
+    );
 }
 
 #[tokio::test]
 async fn body_is_capped_at_the_download_limit() {
     let big = "a".repeat(10_000);
-    let port = serve(HashMap::from([("/big".into(), reply("200 OK", "text/plain", big))]), 2).await;
+    let port = serve(
+        HashMap::from([("/big".into(), reply("200 OK", "text/plain", big))]),
+        2,
+    )
+    .await;
     let url = format!("http://127.0.0.1:{port}/big");
-    let out = fetch(&WebFetchTool::with_limits(Duration::from_secs(10), 1_024), &url).await;
+    let out = fetch(
+        &WebFetchTool::with_limits(Duration::from_secs(10), 1_024),
+        &url,
+    )
+    .await;
     assert_eq!(
         text(&out),
         format!(
@@ -217,7 +283,11 @@ async fn a_server_that_never_answers_times_out() {
     let port = serve(HashMap::from([("/hang".into(), None)]), 2).await;
     let url = format!("http://127.0.0.1:{port}/hang");
     let started = std::time::Instant::now();
-    let out = fetch(&WebFetchTool::with_limits(Duration::from_millis(300), 1_024), &url).await;
+    let out = fetch(
+        &WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
+        &url,
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(out.is_error);
     assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
@@ -226,11 +296,18 @@ async fn a_server_that_never_answers_times_out() {
 #[tokio::test]
 async fn http_errors_and_binary_content_are_errors() {
     let port = serve(
-        HashMap::from([("/img".into(), reply("200 OK", "image/png", b"\x89PNG\r\n\x1a\n".to_vec()))]),
+        HashMap::from([(
+            "/img".into(),
+            reply("200 OK", "image/png", b"\x89PNG\r\n\x1a\n".to_vec()),
+        )]),
         4,
     )
     .await;
-    let out = fetch(&WebFetchTool::new(), &format!("http://127.0.0.1:{port}/missing")).await;
+    let out = fetch(
+        &WebFetchTool::new(),
+        &format!("http://127.0.0.1:{port}/missing"),
+    )
+    .await;
     assert!(out.is_error);
     assert_eq!(text(&out), "Request failed with status code 404");
     let url = format!("http://127.0.0.1:{port}/img");
@@ -238,7 +315,9 @@ async fn http_errors_and_binary_content_are_errors() {
     assert!(out.is_error);
     assert_eq!(
         text(&out),
-        format!("WebFetch cannot read binary content (Content-Type: image/png) from {url}. It reads HTML, text and JSON.")
+        format!(
+            "WebFetch cannot read binary content (Content-Type: image/png) from {url}. It reads HTML, text and JSON."
+        )
     );
 }
 

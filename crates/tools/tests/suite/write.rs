@@ -41,7 +41,9 @@ async fn run(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> Result<Tool
 }
 
 async fn read(ctx: &ToolUseContext, path: &Path) {
-    let out = run(&ReadTool::new(), ctx, json!({"file_path": p(path)})).await.unwrap();
+    let out = run(&ReadTool::new(), ctx, json!({"file_path": p(path)}))
+        .await
+        .unwrap();
     assert!(!out.is_error, "{out:?}");
 }
 
@@ -49,11 +51,18 @@ async fn read(ctx: &ToolUseContext, path: &Path) {
 async fn creates_a_new_file_with_parent_directories() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("a/b/c/new.txt");
-    let out = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "hi\n"}))
-        .await
-        .unwrap();
+    let out = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "hi\n"}),
+    )
+    .await
+    .unwrap();
     assert!(!out.is_error);
-    assert_eq!(text(&out), format!("File created successfully at: {}", path.display()));
+    assert_eq!(
+        text(&out),
+        format!("File created successfully at: {}", path.display())
+    );
     assert_eq!(fs::read_to_string(&path).unwrap(), "hi\n");
     let state = ctx.file_state.get(&state_key(&path)).unwrap();
     assert_eq!(state.hash, sha256_hex(b"hi\n"));
@@ -62,11 +71,18 @@ async fn creates_a_new_file_with_parent_directories() {
 #[tokio::test]
 async fn relative_path_is_resolved_and_reported_absolute() {
     let (_d, ctx) = session();
-    let out = run(&WriteTool::new(), &ctx, json!({"file_path": "rel.txt", "content": "x"}))
-        .await
-        .unwrap();
+    let out = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": "rel.txt", "content": "x"}),
+    )
+    .await
+    .unwrap();
     let abs = ctx.cwd().join("rel.txt");
-    assert_eq!(text(&out), format!("File created successfully at: {}", abs.display()));
+    assert_eq!(
+        text(&out),
+        format!("File created successfully at: {}", abs.display())
+    );
     assert_eq!(fs::read_to_string(abs).unwrap(), "x");
 }
 
@@ -75,9 +91,13 @@ async fn overwriting_an_unread_file_is_refused() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("old.txt");
     fs::write(&path, "keep me").unwrap();
-    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"}))
-        .await
-        .unwrap_err();
+    let err = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "x"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err, NOT_READ);
     assert_eq!(fs::read_to_string(&path).unwrap(), "keep me");
 }
@@ -89,18 +109,28 @@ async fn overwriting_after_read_succeeds_and_keeps_permissions() {
     fs::write(&path, "echo old\n").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
     read(&ctx, &path).await;
-    let out = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "echo new\n"}))
-        .await
-        .unwrap();
+    let out = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "echo new\n"}),
+    )
+    .await
+    .unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
         format!("The file {} has been updated successfully.", path.display())
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "echo new\n");
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o751
+    );
     // No temp file left behind.
-    let names: Vec<_> = fs::read_dir(ctx.cwd()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = fs::read_dir(ctx.cwd())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("script.sh")]);
 }
 
@@ -111,13 +141,25 @@ async fn a_file_changed_since_read_is_refused() {
     fs::write(&path, "fn a() {}\n").unwrap();
     read(&ctx, &path).await;
     fs::write(&path, "fn a() { }\n").unwrap();
-    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"}))
-        .await
-        .unwrap_err();
+    let err = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "x"}),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err, MODIFIED);
     // Reading again clears it.
     read(&ctx, &path).await;
-    assert!(run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "x"})).await.is_ok());
+    assert!(
+        run(
+            &WriteTool::new(),
+            &ctx,
+            json!({"file_path": p(&path), "content": "x"})
+        )
+        .await
+        .is_ok()
+    );
 }
 
 #[tokio::test]
@@ -133,7 +175,10 @@ async fn a_change_between_validation_and_call_is_caught() {
     fs::write(&path, "theirs!").unwrap();
     let out = tool.call(input, &ctx, &CallContext::detached("t")).await;
     assert!(out.is_error);
-    assert_eq!(text(&out), format!("<tool_use_error>{MODIFIED}</tool_use_error>"));
+    assert_eq!(
+        text(&out),
+        format!("<tool_use_error>{MODIFIED}</tool_use_error>")
+    );
     assert_eq!(fs::read_to_string(&path).unwrap(), "theirs!");
 }
 
@@ -141,9 +186,13 @@ async fn a_change_between_validation_and_call_is_caught() {
 async fn write_then_edit_needs_no_reread() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("fresh.txt");
-    run(&WriteTool::new(), &ctx, json!({"file_path": p(&path), "content": "one two\n"}))
-        .await
-        .unwrap();
+    run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "one two\n"}),
+    )
+    .await
+    .unwrap();
     let out = run(
         &EditTool::new(),
         &ctx,
@@ -163,10 +212,19 @@ async fn writes_through_a_symlink_to_its_target() {
     fs::write(&real, "r").unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
     read(&ctx, &link).await;
-    run(&WriteTool::new(), &ctx, json!({"file_path": p(&link), "content": "via link"}))
-        .await
-        .unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&link), "content": "via link"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read_to_string(&real).unwrap(), "via link");
 }
 
@@ -175,10 +233,20 @@ async fn a_directory_is_refused() {
     let (_d, ctx) = session();
     let dir = ctx.cwd().join("d");
     fs::create_dir(&dir).unwrap();
-    let err = run(&WriteTool::new(), &ctx, json!({"file_path": p(&dir), "content": "x"}))
-        .await
-        .unwrap_err();
-    assert_eq!(err, format!("EISDIR: illegal operation on a directory, open '{}'", dir.display()));
+    let err = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&dir), "content": "x"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err,
+        format!(
+            "EISDIR: illegal operation on a directory, open '{}'",
+            dir.display()
+        )
+    );
 }
 
 #[test]

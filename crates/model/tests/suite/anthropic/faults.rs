@@ -23,7 +23,10 @@ fn good() -> Reply {
 /// Asserts the final attempt is the whole good turn.
 fn assert_recovered(events: &[StreamEvent]) {
     let last = last_attempt(events);
-    assert!(matches!(last.first(), Some(StreamEvent::MessageStart { .. })), "{last:?}");
+    assert!(
+        matches!(last.first(), Some(StreamEvent::MessageStart { .. })),
+        "{last:?}"
+    );
     assert_eq!(last.last(), Some(&StreamEvent::MessageStop));
     let blocks: Vec<ContentBlock> = completed(last).into_iter().map(|(b, _)| b).collect();
     assert_eq!(blocks.len(), 2);
@@ -55,16 +58,27 @@ async fn survive(fault: Reply) -> (Vec<StreamEvent>, String, Option<u16>) {
 #[tokio::test]
 async fn http_429_honours_retry_after_seconds() {
     let server = FakeAnthropic::start(vec![
-        Reply::api_error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit").retry_after_secs(1),
+        Reply::api_error(
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your per-minute rate limit",
+        )
+        .retry_after_secs(1),
         good(),
     ]);
     let (events, err) = run(&client(&server), &request("go")).await;
     assert!(err.is_none(), "{err:?}");
     assert_recovered(&events);
-    assert_eq!(retries(&events), vec![(1, 10, Some(429), Duration::from_secs(1))]);
+    assert_eq!(
+        retries(&events),
+        vec![(1, 10, Some(429), Duration::from_secs(1))]
+    );
     let reqs = server.requests();
     let gap = reqs[1].received_at - reqs[0].received_at;
-    assert!(gap >= Duration::from_millis(950), "retry-after ignored: {gap:?}");
+    assert!(
+        gap >= Duration::from_millis(950),
+        "retry-after ignored: {gap:?}"
+    );
 }
 
 #[tokio::test]
@@ -72,7 +86,10 @@ async fn http_529_overloaded_then_success_with_retry_after_ms() {
     let (events, message, status) =
         survive(Reply::status(529, OVERLOADED_BODY).retry_after_ms(120)).await;
     assert_eq!(status, Some(529));
-    assert_eq!(message, "API error (HTTP 529, overloaded_error): Overloaded");
+    assert_eq!(
+        message,
+        "API error (HTTP 529, overloaded_error): Overloaded"
+    );
     assert_eq!(retries(&events)[0].3, Duration::from_millis(120));
 }
 
@@ -81,21 +98,35 @@ async fn http_500_then_success_uses_backoff() {
     let (events, message, status) =
         survive(Reply::api_error(500, "api_error", "Internal server error")).await;
     assert_eq!(status, Some(500));
-    assert_eq!(message, "API error (HTTP 500, api_error): Internal server error");
+    assert_eq!(
+        message,
+        "API error (HTTP 500, api_error): Internal server error"
+    );
     // Test config: base 1 ms, cap 4 ms, plus at most 25 % jitter.
     assert!(retries(&events)[0].3 <= Duration::from_millis(5));
 }
 
 #[tokio::test]
 async fn cut_stream_is_retried_and_the_partial_attempt_is_void() {
-    let partial = Turn::new().text("half an answer").tool_use("toolu_1", "Bash", json!({"command": "rm -rf build"}));
+    let partial = Turn::new().text("half an answer").tool_use(
+        "toolu_1",
+        "Bash",
+        json!({"command": "rm -rf build"}),
+    );
     let (events, message, status) = survive(Reply::turn(partial.cut_after(8))).await;
     assert_eq!(status, None);
     assert!(message.starts_with("connection error: "), "{message}");
     // The void attempt began and streamed a block before the cut.
-    let first = &events[..events.iter().position(|e| matches!(e, StreamEvent::Retry { .. })).unwrap()];
+    let first = &events[..events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::Retry { .. }))
+        .unwrap()];
     assert!(matches!(first[0], StreamEvent::MessageStart { .. }));
-    assert!(first.iter().any(|e| matches!(e, StreamEvent::ContentBlockComplete { index: 0, .. })));
+    assert!(
+        first
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ContentBlockComplete { index: 0, .. }))
+    );
     assert!(!first.iter().any(|e| matches!(e, StreamEvent::MessageStop)));
 }
 
@@ -110,20 +141,30 @@ async fn body_ending_before_message_stop_is_retried() {
 async fn malformed_event_json_is_retried() {
     let (_, message, _) = survive(Reply::turn(Turn::new().text("abc").malformed_at(3))).await;
     assert!(message.starts_with("malformed stream event: "), "{message}");
-    assert!(message.contains("`content_block_delta` event data"), "{message}");
+    assert!(
+        message.contains("`content_block_delta` event data"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn overloaded_error_event_mid_stream_is_retried() {
-    let fault = Turn::new().text("abc").error_after(4, "overloaded_error", "Overloaded");
+    let fault = Turn::new()
+        .text("abc")
+        .error_after(4, "overloaded_error", "Overloaded");
     let (_, message, status) = survive(Reply::turn(fault)).await;
     assert_eq!(status, None);
-    assert_eq!(message, "API error in stream (overloaded_error): Overloaded");
+    assert_eq!(
+        message,
+        "API error in stream (overloaded_error): Overloaded"
+    );
 }
 
 #[tokio::test]
 async fn non_retryable_error_event_ends_the_stream() {
-    let fault = Turn::new().text("abc").error_after(2, "invalid_request_error", "bad block");
+    let fault = Turn::new()
+        .text("abc")
+        .error_after(2, "invalid_request_error", "bad block");
     let server = FakeAnthropic::start(vec![Reply::turn(fault), good()]);
     let (events, err) = run(&client(&server), &request("go")).await;
     assert!(retries(&events).is_empty());
@@ -136,7 +177,12 @@ async fn non_retryable_error_event_ends_the_stream() {
 
 #[tokio::test]
 async fn retries_exhausted_returns_the_last_error() {
-    let server = FakeAnthropic::start((0..4).map(|_| Reply::overloaded()).chain([good()]).collect());
+    let server = FakeAnthropic::start(
+        (0..4)
+            .map(|_| Reply::overloaded())
+            .chain([good()])
+            .collect(),
+    );
     let client = client_with(&server, |c| c.retry.max_retries = 3);
     let (events, err) = run(&client, &request("go")).await;
     let attempts: Vec<(u32, u32)> = retries(&events).iter().map(|r| (r.0, r.1)).collect();
@@ -152,19 +198,42 @@ async fn retries_exhausted_returns_the_last_error() {
 #[tokio::test]
 async fn client_errors_fail_at_once_with_the_api_message() {
     let cases = [
-        (401, "authentication_error", "invalid x-api-key", "invalid x-api-key (check the API key: ANTHROPIC_API_KEY (x-api-key) or ANTHROPIC_AUTH_TOKEN (bearer) was rejected)"),
-        (400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum", "prompt is too long: 250000 tokens > 200000 maximum"),
-        (403, "permission_error", "Your API key does not have permission to use the specified resource.", "Your API key does not have permission to use the specified resource. (the API key lacks permission for this model or endpoint)"),
+        (
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+            "invalid x-api-key (check the API key: ANTHROPIC_API_KEY (x-api-key) or ANTHROPIC_AUTH_TOKEN (bearer) was rejected)",
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "prompt is too long: 250000 tokens > 200000 maximum",
+            "prompt is too long: 250000 tokens > 200000 maximum",
+        ),
+        (
+            403,
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+            "Your API key does not have permission to use the specified resource. (the API key lacks permission for this model or endpoint)",
+        ),
     ];
     for (status, kind, api_message, want) in cases {
-        let server = FakeAnthropic::start(vec![Reply::api_error(status, kind, api_message), good()]);
+        let server =
+            FakeAnthropic::start(vec![Reply::api_error(status, kind, api_message), good()]);
         let started = Instant::now();
         let (events, err) = run(&client(&server), &request("go")).await;
         assert!(started.elapsed() < Duration::from_secs(1));
         assert!(events.is_empty(), "{events:?}");
         match err {
-            Some(ModelError::Api { status: s, error_type, message }) => {
-                assert_eq!((s, error_type.as_deref(), message.as_str()), (status, Some(kind), want));
+            Some(ModelError::Api {
+                status: s,
+                error_type,
+                message,
+            }) => {
+                assert_eq!(
+                    (s, error_type.as_deref(), message.as_str()),
+                    (status, Some(kind), want)
+                );
             }
             other => panic!("{status}: {other:?}"),
         }
@@ -174,7 +243,11 @@ async fn client_errors_fail_at_once_with_the_api_message() {
 
 #[tokio::test]
 async fn not_found_names_model_and_base_url() {
-    let server = FakeAnthropic::start(vec![Reply::api_error(404, "not_found_error", "model: claude-nope")]);
+    let server = FakeAnthropic::start(vec![Reply::api_error(
+        404,
+        "not_found_error",
+        "model: claude-nope",
+    )]);
     let (_, err) = run(&client(&server), &request("go")).await;
     let want = format!(
         "API error (HTTP 404, not_found_error): model: claude-nope (check the model name (--model / ANTHROPIC_MODEL) and ANTHROPIC_BASE_URL (request went to {}/v1/messages))",
@@ -186,9 +259,15 @@ async fn not_found_names_model_and_base_url() {
 
 #[tokio::test]
 async fn x_should_retry_false_is_obeyed() {
-    let server = FakeAnthropic::start(vec![Reply::overloaded().header("x-should-retry", "false"), good()]);
+    let server = FakeAnthropic::start(vec![
+        Reply::overloaded().header("x-should-retry", "false"),
+        good(),
+    ]);
     let (_, err) = run(&client(&server), &request("go")).await;
-    assert!(matches!(err, Some(ModelError::Api { status: 529, .. })), "{err:?}");
+    assert!(
+        matches!(err, Some(ModelError::Api { status: 529, .. })),
+        "{err:?}"
+    );
     assert_eq!(server.request_count(), 1);
 }
 
@@ -211,22 +290,39 @@ async fn idle_timeout_abandons_a_hung_response_and_retries() {
             _ => None,
         })
         .collect();
-    assert_eq!(messages, vec!["no stream event for 300 ms; the response was abandoned"; 2]);
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert_eq!(
+        messages,
+        vec!["no stream event for 300 ms; the response was abandoned"; 2]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
 async fn connection_refused_is_retried_then_reported() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let server = FakeAnthropic::start(vec![]);
     let client = client_with(&server, |c| {
         c.base_url = format!("http://127.0.0.1:{port}");
         c.retry.max_retries = 2;
     });
     let (events, err) = run(&client, &request("go")).await;
-    assert_eq!(retries(&events).iter().map(|r| r.2).collect::<Vec<_>>(), vec![None, None]);
+    assert_eq!(
+        retries(&events).iter().map(|r| r.2).collect::<Vec<_>>(),
+        vec![None, None]
+    );
     let text = err.map(|e| e.to_string()).unwrap_or_default();
-    assert!(text.starts_with("connection error: ") && text.contains("onnect"), "{text}");
+    assert!(
+        text.starts_with("connection error: ") && text.contains("onnect"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -236,6 +332,8 @@ async fn exhausted_script_surfaces_as_a_clear_error() {
     let (_, err) = run(&client, &request("go")).await;
     assert_eq!(
         err.map(|e| e.to_string()).as_deref(),
-        Some("API error (HTTP 500, api_error): orbit-test-support: script exhausted: request #1 has no scripted reply")
+        Some(
+            "API error (HTTP 500, api_error): orbit-test-support: script exhausted: request #1 has no scripted reply"
+        )
     );
 }

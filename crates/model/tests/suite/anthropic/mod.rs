@@ -48,14 +48,20 @@ fn request(prompt: &str) -> ModelRequest {
 }
 
 /// Every event of one call, and the final error if the stream ended with one.
-async fn run(client: &AnthropicClient, req: &ModelRequest) -> (Vec<StreamEvent>, Option<ModelError>) {
+async fn run(
+    client: &AnthropicClient,
+    req: &ModelRequest,
+) -> (Vec<StreamEvent>, Option<ModelError>) {
     let mut stream = client.stream(req);
     let mut events = Vec::new();
     while let Some(item) = stream.next().await {
         match item {
             Ok(e) => events.push(e),
             Err(e) => {
-                assert!(stream.next().await.is_none(), "an error must end the stream");
+                assert!(
+                    stream.next().await.is_none(),
+                    "an error must end the stream"
+                );
                 return (events, Some(e));
             }
         }
@@ -83,7 +89,12 @@ fn retries(events: &[StreamEvent]) -> Vec<(u32, u32, Option<u16>, Duration)> {
                 error_status,
                 delay_ms,
                 ..
-            } => Some((*attempt, *max_retries, *error_status, Duration::from_millis(*delay_ms))),
+            } => Some((
+                *attempt,
+                *max_retries,
+                *error_status,
+                Duration::from_millis(*delay_ms),
+            )),
             _ => None,
         })
         .collect()

@@ -3,8 +3,7 @@
 
 use orbit_model::{ModelRequest, ToolSpec};
 use orbit_protocol::{
-    ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
-    ToolUseBlock,
+    ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock, ToolUseBlock,
 };
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
@@ -15,18 +14,30 @@ use super::{client, client_with, request, run};
 async fn api_key_headers_and_endpoint() {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let client = client_with(&server, |c| {
-        c.extra_headers = vec![("anthropic-beta".into(), "fine-grained-tool-streaming-2025-05-14".into())];
+        c.extra_headers = vec![(
+            "anthropic-beta".into(),
+            "fine-grained-tool-streaming-2025-05-14".into(),
+        )];
     });
     let (_, err) = run(&client, &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     let req = &server.requests()[0];
-    assert_eq!((req.method.as_str(), req.path.as_str()), ("POST", "/v1/messages"));
+    assert_eq!(
+        (req.method.as_str(), req.path.as_str()),
+        ("POST", "/v1/messages")
+    );
     assert_eq!(req.header("x-api-key"), Some("test-key"));
     assert_eq!(req.header("authorization"), None);
     assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(req.header("content-type"), Some("application/json"));
-    assert_eq!(req.header("anthropic-beta"), Some("fine-grained-tool-streaming-2025-05-14"));
-    assert!(req.header("user-agent").is_some_and(|u| u.starts_with("orbit/")));
+    assert_eq!(
+        req.header("anthropic-beta"),
+        Some("fine-grained-tool-streaming-2025-05-14")
+    );
+    assert!(
+        req.header("user-agent")
+            .is_some_and(|u| u.starts_with("orbit/"))
+    );
     assert_eq!(req.body["stream"], true);
 }
 
@@ -88,6 +99,7 @@ fn history_request() -> ModelRequest {
         }],
         max_tokens: 32000,
         temperature: Some(0.5),
+        ..Default::default()
     }
 }
 
@@ -114,5 +126,8 @@ async fn connection_is_reused_between_calls() {
         assert!(err.is_none() && !events.is_empty(), "{err:?}");
     }
     let reqs = server.requests();
-    assert_eq!(reqs[0].connection_id, reqs[1].connection_id, "a new connection per turn");
+    assert_eq!(
+        reqs[0].connection_id, reqs[1].connection_id,
+        "a new connection per turn"
+    );
 }

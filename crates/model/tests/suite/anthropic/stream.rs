@@ -19,7 +19,10 @@ fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
     let server = FakeAnthropic::start(vec![Reply::turn(
-        Turn::new().text("Hello, world!").usage(12, 7).cache_usage(3, 4),
+        Turn::new()
+            .text("Hello, world!")
+            .usage(12, 7)
+            .cache_usage(3, 4),
     )]);
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
@@ -82,11 +85,18 @@ async fn tool_use_input_is_assembled_from_json_fragments() {
     let fragments: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::InputJsonDelta { index: 1, partial_json } => Some(partial_json.as_str()),
+            StreamEvent::InputJsonDelta {
+                index: 1,
+                partial_json,
+            } => Some(partial_json.as_str()),
             _ => None,
         })
         .collect();
-    assert_eq!(fragments.len(), 4, "streamed in several fragments: {fragments:?}");
+    assert_eq!(
+        fragments.len(),
+        4,
+        "streamed in several fragments: {fragments:?}"
+    );
     assert!(events.contains(&StreamEvent::ContentBlockStart {
         index: 1,
         block: tool("toolu_01", "Read", json!({}))
@@ -215,5 +225,8 @@ async fn completed_tool_use_arrives_before_a_slow_message_end() {
         }
     }
     let gap = stop.unwrap() - tool_done.unwrap();
-    assert!(gap >= Duration::from_millis(DRIP_MS - 100), "tool block held back: {gap:?}");
+    assert!(
+        gap >= Duration::from_millis(DRIP_MS - 100),
+        "tool block held back: {gap:?}"
+    );
 }

@@ -34,7 +34,10 @@ async fn rate_limit_is_retried_honouring_retry_after() {
     let started = Instant::now();
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
-    assert!(started.elapsed() >= Duration::from_millis(950), "retry-after ignored");
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "retry-after ignored"
+    );
     assert_eq!(
         retries(&events),
         vec![(
@@ -48,7 +51,10 @@ async fn rate_limit_is_retried_honouring_retry_after() {
         _ => None,
     });
     assert_eq!(delay, Some(1000));
-    assert_eq!(completed(&events), vec![ContentBlock::text("after the wait")]);
+    assert_eq!(
+        completed(&events),
+        vec![ContentBlock::text("after the wait")]
+    );
     assert_eq!(server.request_count(), 2);
 }
 
@@ -78,7 +84,8 @@ async fn a_cut_stream_is_retried_and_the_partial_attempt_is_void() {
     let r = retries(&events);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0].1, None);
-    assert_eq!(r[0].2, "the response stream ended before message_stop");
+    // reqwest reports the missing final chunk as a body error.
+    assert!(r[0].2.starts_with("connection error: "), "{}", r[0].2);
     assert_eq!(completed(&events), vec![ContentBlock::text("whole answer")]);
     // The void attempt began with its own MessageStart; the retry a new one.
     let starts = events
@@ -86,6 +93,21 @@ async fn a_cut_stream_is_retried_and_the_partial_attempt_is_void() {
         .filter(|e| matches!(e, StreamEvent::MessageStart { .. }))
         .count();
     assert_eq!(starts, 2);
+}
+
+#[tokio::test]
+async fn a_body_ending_before_finish_reason_is_a_cut_stream() {
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::completion(Completion::new().text("half").end_after(2)),
+        OpenAiReply::text("whole"),
+    ]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        retries(&events),
+        vec![(1, None, "the response stream ended before message_stop".to_string())]
+    );
+    assert_eq!(completed(&events), vec![ContentBlock::text("whole")]);
 }
 
 #[tokio::test]
@@ -105,13 +127,20 @@ async fn a_malformed_chunk_is_retried() {
 #[tokio::test]
 async fn an_error_inside_the_stream_is_retried() {
     let server = FakeOpenAi::start(vec![
-        OpenAiReply::completion(Completion::new().text("abc").error_after(2, "model overloaded")),
+        OpenAiReply::completion(
+            Completion::new()
+                .text("abc")
+                .error_after(2, "model overloaded"),
+        ),
         OpenAiReply::text("second try"),
     ]);
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events).into_iter().map(|r| r.2).collect::<Vec<_>>(),
+        retries(&events)
+            .into_iter()
+            .map(|r| r.2)
+            .collect::<Vec<_>>(),
         vec!["API error in stream (api_error): model overloaded".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("second try")]);
@@ -120,10 +149,26 @@ async fn an_error_inside_the_stream_is_retried() {
 #[tokio::test]
 async fn client_errors_are_not_retried_and_carry_the_servers_message() {
     for (status, kind, message) in [
-        (400, "invalid_request_error", "Invalid schema for function 'Read'"),
-        (401, "invalid_request_error", "Incorrect API key provided: sk-bad"),
-        (403, "permission_error", "Project does not have access to model"),
-        (404, "invalid_request_error", "The model `gpt-9` does not exist"),
+        (
+            400,
+            "invalid_request_error",
+            "Invalid schema for function 'Read'",
+        ),
+        (
+            401,
+            "invalid_request_error",
+            "Incorrect API key provided: sk-bad",
+        ),
+        (
+            403,
+            "permission_error",
+            "Project does not have access to model",
+        ),
+        (
+            404,
+            "invalid_request_error",
+            "The model `gpt-9` does not exist",
+        ),
     ] {
         let server = FakeOpenAi::start(vec![
             OpenAiReply::api_error(status, kind, message),
@@ -158,7 +203,10 @@ async fn retries_are_bounded() {
     let c = super::client_with(&server, |c| c.retry.max_retries = 3);
     let (events, err) = run(&c, &request("hi")).await;
     assert_eq!(retries(&events).len(), 3);
-    assert!(matches!(err, Some(ModelError::Api { status: 500, .. })), "{err:?}");
+    assert!(
+        matches!(err, Some(ModelError::Api { status: 500, .. })),
+        "{err:?}"
+    );
     assert_eq!(server.request_count(), 4);
 }
 
@@ -172,7 +220,10 @@ async fn an_idle_stream_is_abandoned_and_retried() {
     let (events, err) = run(&c, &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events).into_iter().map(|r| r.2).collect::<Vec<_>>(),
+        retries(&events)
+            .into_iter()
+            .map(|r| r.2)
+            .collect::<Vec<_>>(),
         vec!["no stream event for 200 ms; the response was abandoned".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("awake")]);

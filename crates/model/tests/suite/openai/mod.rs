@@ -63,7 +63,10 @@ async fn run(client: &OpenAiClient, req: &ModelRequest) -> (Vec<StreamEvent>, Op
         match item {
             Ok(e) => events.push(e),
             Err(e) => {
-                assert!(stream.next().await.is_none(), "an error must end the stream");
+                assert!(
+                    stream.next().await.is_none(),
+                    "an error must end the stream"
+                );
                 return (events, Some(e));
             }
         }

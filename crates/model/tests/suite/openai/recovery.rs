@@ -8,8 +8,7 @@ use serde_json::json;
 
 use super::{client, client_with, completed, request, run, stop_reason};
 
-const FENCED_READ: &str =
-    "I will read it.\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}\n```";
+const FENCED_READ: &str = "I will read it.\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}\n```";
 
 fn recovering(server: &FakeOpenAi) -> orbit_model::openai::OpenAiClient {
     client_with(server, |c| c.fenced_tool_recovery = true)
@@ -17,8 +16,14 @@ fn recovering(server: &FakeOpenAi) -> orbit_model::openai::OpenAiClient {
 
 #[tokio::test]
 async fn a_fenced_call_of_a_known_tool_becomes_a_tool_use_block() {
-    let chunks = ["I will read it.\n`", "``json\n{\"name\": \"Read\", ", "\"arguments\": {\"file_path\": \"config.txt\"}}\n```"];
-    let server = FakeOpenAi::start(vec![OpenAiReply::completion(Completion::new().text_chunks(&chunks))]);
+    let chunks = [
+        "I will read it.\n`",
+        "``json\n{\"name\": \"Read\", ",
+        "\"arguments\": {\"file_path\": \"config.txt\"}}\n```",
+    ];
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text_chunks(&chunks),
+    )]);
     let (events, err) = run(&recovering(&server), &request("what is MAGIC?")).await;
     assert!(err.is_none(), "{err:?}");
     let blocks = completed(&events);
@@ -72,9 +77,11 @@ async fn recovery_is_off_by_default() {
 #[tokio::test]
 async fn real_tool_calls_win_over_recovery() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
-        Completion::new()
-            .text(FENCED_READ)
-            .tool_call("call_real", "Bash", json!({"command": "ls"})),
+        Completion::new().text(FENCED_READ).tool_call(
+            "call_real",
+            "Bash",
+            json!({"command": "ls"}),
+        ),
     )]);
     let (events, _) = run(&recovering(&server), &request("x")).await;
     let blocks = completed(&events);
@@ -90,5 +97,9 @@ async fn a_bare_fence_yields_only_a_tool_block() {
     let blocks = completed(&events);
     assert_eq!(blocks.len(), 1, "{events:#?}");
     assert!(matches!(&blocks[0], ContentBlock::ToolUse(t) if t.name == "Bash"));
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. })));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::TextDelta { .. }))
+    );
 }

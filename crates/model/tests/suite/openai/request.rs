@@ -4,8 +4,7 @@
 
 use orbit_model::ModelRequest;
 use orbit_protocol::{
-    ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent,
-    ToolResultContentBlock,
+    ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
 };
 use orbit_test_support::{FakeOpenAi, OpenAiReply};
 use serde_json::json;

@@ -56,9 +56,11 @@ async fn streamed_text_yields_the_exact_event_sequence() {
 #[tokio::test]
 async fn one_tool_call_after_text_is_assembled_from_fragments() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
-        Completion::new()
-            .text("Reading it.")
-            .tool_call("call_abc", "Read", json!({"file_path": "/tmp/config.txt"})),
+        Completion::new().text("Reading it.").tool_call(
+            "call_abc",
+            "Read",
+            json!({"file_path": "/tmp/config.txt"}),
+        ),
     )]);
     let (events, err) = run(&client(&server), &request("read")).await;
     assert!(err.is_none(), "{err:?}");
@@ -79,7 +81,10 @@ async fn one_tool_call_after_text_is_assembled_from_fragments() {
     let fragments: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::InputJsonDelta { index: 1, partial_json } => Some(partial_json.clone()),
+            StreamEvent::InputJsonDelta {
+                index: 1,
+                partial_json,
+            } => Some(partial_json.clone()),
             _ => None,
         })
         .collect();
@@ -184,7 +189,10 @@ async fn a_clean_end_without_done_after_finish_reason_is_complete() {
     )]);
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
-    assert_eq!(completed(&events), vec![ContentBlock::text("no done marker")]);
+    assert_eq!(
+        completed(&events),
+        vec![ContentBlock::text("no done marker")]
+    );
     assert_eq!(events.last(), Some(&StreamEvent::MessageStop));
     assert_eq!(server.request_count(), 1);
 }

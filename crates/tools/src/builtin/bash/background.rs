@@ -105,6 +105,12 @@ impl BackgroundShell {
         }
     }
 
+    /// Bytes received so far on (stdout, stderr), read or not (for UIs and
+    /// tests waiting for output without consuming it).
+    pub fn received_bytes(&self) -> (u64, u64) {
+        (lock(&self.stdout).total(), lock(&self.stderr).total())
+    }
+
     /// SIGKILLs the group; `false` when the shell had already ended.
     pub fn kill(&self) -> bool {
         let mut state = lock(&self.state);

@@ -30,7 +30,8 @@ use crate::validation::wrap_tool_use_error;
 pub use replace::{Replacement, find_all, replace};
 
 /// §8 no-op text.
-pub const NO_CHANGES_MESSAGE: &str = "No changes to make: old_string and new_string are exactly the same.";
+pub const NO_CHANGES_MESSAGE: &str =
+    "No changes to make: old_string and new_string are exactly the same.";
 /// Empty `old_string` on an existing, non-blank file.
 pub const FILE_EXISTS_MESSAGE: &str = "Cannot create new file - file already exists.";
 
@@ -194,7 +195,10 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
     }
     cache.check_fresh(path).map_err(|e| e.to_string())?;
     if meta.permissions().readonly() {
-        return Err(format!("EACCES: permission denied, open '{}'", path.display()));
+        return Err(format!(
+            "EACCES: permission denied, open '{}'",
+            path.display()
+        ));
     }
     if old.is_empty() {
         // A blank existing file: its content becomes new_string.
@@ -208,7 +212,9 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
             content,
             creates: false,
         }),
-        Replacement::NotFound => Err(format!("String to replace not found in file.\nString: {old}")),
+        Replacement::NotFound => Err(format!(
+            "String to replace not found in file.\nString: {old}"
+        )),
         Replacement::Ambiguous(n) => Err(format!(
             "Found {n} matches of the string to replace, but replace_all is false. To replace all \
 occurrences, set replace_all to true. To replace only one occurrence, please provide more context to \

@@ -81,25 +81,38 @@ fn splice(content: &[u8], hits: &[usize], old_len: usize, new: &[u8]) -> Vec<u8>
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     #[test]
     fn single_replacement() {
-        assert_eq!(replace(b"a b c", "b", "X", false), Replacement::Done(b"a X c".to_vec()));
+        assert_eq!(
+            replace(b"a b c", "b", "X", false),
+            Replacement::Done(b"a X c".to_vec())
+        );
     }
 
     #[test]
     fn ambiguous_and_replace_all() {
-        assert_eq!(replace(b"x x x", "x", "y", false), Replacement::Ambiguous(3));
-        assert_eq!(replace(b"x x x", "x", "y", true), Replacement::Done(b"y y y".to_vec()));
+        assert_eq!(
+            replace(b"x x x", "x", "y", false),
+            Replacement::Ambiguous(3)
+        );
+        assert_eq!(
+            replace(b"x x x", "x", "y", true),
+            Replacement::Done(b"y y y".to_vec())
+        );
     }
 
     #[test]
     fn overlapping_matches_count_left_to_right() {
         assert_eq!(find_all(b"aaaa", b"aa"), vec![0, 2]);
-        assert_eq!(replace(b"aaa", "aa", "b", true), Replacement::Done(b"ba".to_vec()));
+        assert_eq!(
+            replace(b"aaa", "aa", "b", true),
+            Replacement::Done(b"ba".to_vec())
+        );
     }
 
     #[test]
@@ -123,13 +136,19 @@ mod tests {
     #[test]
     fn mixed_endings_fall_back_to_the_strings_as_given() {
         let file = b"a\r\nb\nc\n";
-        assert_eq!(replace(file, "b\nc", "B\nC", false), Replacement::Done(b"a\r\nB\nC\n".to_vec()));
+        assert_eq!(
+            replace(file, "b\nc", "B\nC", false),
+            Replacement::Done(b"a\r\nB\nC\n".to_vec())
+        );
     }
 
     #[test]
     fn invalid_utf8_outside_the_match_survives() {
         let file = b"\xff\xfeold\x80";
-        assert_eq!(replace(file, "old", "new", false), Replacement::Done(b"\xff\xfenew\x80".to_vec()));
+        assert_eq!(
+            replace(file, "old", "new", false),
+            Replacement::Done(b"\xff\xfenew\x80".to_vec())
+        );
     }
 
     proptest! {

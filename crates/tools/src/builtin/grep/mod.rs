@@ -11,6 +11,7 @@
 //! - `count`: `path:N` per file in path order, then
 //!   `\n\nFound M total occurrence(s) across N file(s).` (M counts matching
 //!   lines, as `rg -c` does).
+//!
 //! `head_limit` keeps the first N lines/entries. Nothing found →
 //! `No files found` (file modes) / `No matches found` (content, count).
 
@@ -26,6 +27,7 @@ use serde_json::Value;
 use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_globs};
 use crate::builtin::glob::{
     NO_FILES_FOUND, display_path, normalize, not_found_message, optional_path, sort_newest_first,
+    tidy_schema,
 };
 use crate::context::{CallContext, ToolUseContext};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
@@ -36,7 +38,8 @@ pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
 /// The answer in content and count modes when nothing matched.
 pub const NO_MATCHES_FOUND: &str = "No matches found";
 /// Appended when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
-pub const GREP_CAPPED_NOTE: &str = "(Search stopped early: too much output. Narrow the pattern, path or glob, or use head_limit.)";
+pub const GREP_CAPPED_NOTE: &str =
+    "(Search stopped early: too much output. Narrow the pattern, path or glob, or use head_limit.)";
 
 const DESCRIPTION: &str = "Search file contents with ripgrep's engine.\n\
 - Full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"); escape literal braces (`interface\\{\\}`)\n\
@@ -45,7 +48,7 @@ const DESCRIPTION: &str = "Search file contents with ripgrep's engine.\n\
 - multiline: true lets patterns span lines (. matches newlines)\n\
 - Respects .gitignore; skips binary files. Use it instead of grep/rg in Bash";
 
-/// What Grep shows.
+// What Grep shows (no doc comment: it would become schema text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
@@ -103,7 +106,7 @@ pub struct GrepTool {
 impl GrepTool {
     pub fn new() -> Self {
         Self {
-            schema: input_schema_for::<GrepInput>(),
+            schema: tidy_schema(input_schema_for::<GrepInput>()),
         }
     }
 }
@@ -174,11 +177,19 @@ pub fn format_output(
             if outcome.hits.is_empty() {
                 return NO_FILES_FOUND.to_string();
             }
-            let mut files: Vec<_> = outcome.hits.into_iter().map(|h| (h.path, h.mtime)).collect();
+            let mut files: Vec<_> = outcome
+                .hits
+                .into_iter()
+                .map(|h| (h.path, h.mtime))
+                .collect();
             sort_newest_first(&mut files);
             files.truncate(limit);
             let paths: Vec<String> = files.iter().map(|(p, _)| display_path(p, cwd)).collect();
-            format!("Found {}\n{}", plural(paths.len(), "file"), paths.join("\n"))
+            format!(
+                "Found {}\n{}",
+                plural(paths.len(), "file"),
+                paths.join("\n")
+            )
         }
         OutputMode::Content => {
             if outcome.hits.is_empty() {
@@ -207,7 +218,11 @@ pub fn format_output(
                 .iter()
                 .map(|h| format!("{}:{}", display_path(&h.path, cwd), h.count))
                 .collect();
-            let occurrences = if total == 1 { "occurrence" } else { "occurrences" };
+            let occurrences = if total == 1 {
+                "occurrence"
+            } else {
+                "occurrences"
+            };
             format!(
                 "{}\n\nFound {total} total {occurrences} across {}.",
                 lines.join("\n"),
@@ -309,13 +324,25 @@ mod tests {
 
     #[test]
     fn schema_uses_claude_code_parameter_names() {
-        let schema = input_schema_for::<GrepInput>();
-        let props = schema["properties"].as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        let schema = tidy_schema(input_schema_for::<GrepInput>());
+        let props = schema["properties"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(
             props,
             Some(
                 [
-                    "pattern", "path", "glob", "output_mode", "-B", "-A", "-C", "-n", "-i", "type", "head_limit",
+                    "pattern",
+                    "path",
+                    "glob",
+                    "output_mode",
+                    "-B",
+                    "-A",
+                    "-C",
+                    "-n",
+                    "-i",
+                    "type",
+                    "head_limit",
                     "multiline"
                 ]
                 .map(String::from)

@@ -153,7 +153,10 @@ pub fn split_globs(glob: &str) -> Vec<String> {
 }
 
 /// Runs the search on the calling thread (use `spawn_blocking`).
-pub fn run_search(req: &SearchRequest, cancel: &CancellationToken) -> Result<SearchOutcome, String> {
+pub fn run_search(
+    req: &SearchRequest,
+    cancel: &CancellationToken,
+) -> Result<SearchOutcome, String> {
     let matcher = build_matcher(req)?;
     let walker = build_walker(req)?;
     let hits: Mutex<Vec<FileHit>> = Mutex::new(Vec::new());
@@ -176,7 +179,9 @@ pub fn run_search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Sea
                 return WalkState::Continue;
             }
             let mut sink = FileSink::new(req, entry.path());
-            if searcher.search_path(&matcher, entry.path(), &mut sink).is_err()
+            if searcher
+                .search_path(&matcher, entry.path(), &mut sink)
+                .is_err()
                 || sink.binary
                 || sink.count == 0
             {
@@ -248,11 +253,9 @@ impl<'r> FileSink<'r> {
             .get_or_insert_with(|| display_path(&normalize(self.path), &self.req.cwd));
         self.text.push_str(display);
         self.text.push(sep);
-        if self.req.line_numbers {
-            if let Some(n) = number {
-                self.text.push_str(&n.to_string());
-                self.text.push(sep);
-            }
+        if let (true, Some(n)) = (self.req.line_numbers, number) {
+            self.text.push_str(&n.to_string());
+            self.text.push(sep);
         }
         let line = String::from_utf8_lossy(line);
         match line.char_indices().nth(GREP_MAX_LINE_CHARS) {

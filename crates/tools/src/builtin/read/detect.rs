@@ -13,8 +13,8 @@ const BINARY_EXTENSIONS: &[&str] = &[
     "7z", "a", "aac", "avi", "bin", "bmp", "bz2", "class", "dll", "dmg", "doc", "docx", "dylib",
     "eot", "exe", "flac", "gif", "gz", "ico", "iso", "jar", "jpeg", "jpg", "lib", "m4a", "mkv",
     "mov", "mp3", "mp4", "o", "obj", "odt", "ogg", "otf", "pdf", "png", "ppt", "pptx", "psd",
-    "pyc", "pyo", "rar", "so", "sqlite", "tar", "tgz", "tiff", "ttf", "war", "wasm", "wav",
-    "webm", "webp", "woff", "woff2", "xls", "xlsx", "xz", "zip", "zst",
+    "pyc", "pyo", "rar", "so", "sqlite", "tar", "tgz", "tiff", "ttf", "war", "wasm", "wav", "webm",
+    "webp", "woff", "woff2", "xls", "xlsx", "xz", "zip", "zst",
 ];
 
 /// The image media type of `head` (a file's first bytes), if it is one.
@@ -46,16 +46,26 @@ pub fn extension(path: &Path) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn magic_bytes_name_the_image_type() {
-        assert_eq!(image_media_type(b"\x89PNG\r\n\x1a\n...."), Some("image/png"));
-        assert_eq!(image_media_type(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
+        assert_eq!(
+            image_media_type(b"\x89PNG\r\n\x1a\n...."),
+            Some("image/png")
+        );
+        assert_eq!(
+            image_media_type(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some("image/jpeg")
+        );
         assert_eq!(image_media_type(b"GIF89a.."), Some("image/gif"));
         assert_eq!(image_media_type(b"GIF87a.."), Some("image/gif"));
-        assert_eq!(image_media_type(b"RIFF\x10\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(
+            image_media_type(b"RIFF\x10\0\0\0WEBPVP8 "),
+            Some("image/webp")
+        );
         assert_eq!(image_media_type(b"RIFF\x10\0\0\0WAVE"), None);
         assert_eq!(image_media_type(b"hello"), None);
     }

@@ -114,7 +114,11 @@ fn next_line<R: BufRead>(
 /// lossily, long lines cut to [`MAX_LINE_CHARS`] plus the marker.
 fn push_line(out: &mut String, n: u64, raw: &[u8], dropped: bool) {
     use std::fmt::Write;
-    let raw = if dropped { raw } else { raw.strip_suffix(b"\r").unwrap_or(raw) };
+    let raw = if dropped {
+        raw
+    } else {
+        raw.strip_suffix(b"\r").unwrap_or(raw)
+    };
     let text = String::from_utf8_lossy(raw);
     let _ = write!(out, "{n}\t");
     match text.char_indices().nth(MAX_LINE_CHARS) {
@@ -132,6 +136,7 @@ fn push_line(out: &mut String, n: u64, raw: &[u8], dropped: bool) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -166,7 +171,10 @@ mod tests {
     fn window_reaching_the_end_knows_the_hash() {
         let w = window(b"1\n2\n", 2, 10, false);
         assert_eq!(w.text, "2\t2");
-        assert_eq!(w.hash.as_deref(), Some(crate::file_state::sha256_hex(b"1\n2\n").as_str()));
+        assert_eq!(
+            w.hash.as_deref(),
+            Some(crate::file_state::sha256_hex(b"1\n2\n").as_str())
+        );
     }
 
     #[test]
@@ -179,7 +187,10 @@ mod tests {
     fn long_lines_are_cut_with_a_marker() {
         let long = "x".repeat(MAX_LINE_CHARS + 1);
         let w = window(format!("{long}\nshort\n").as_bytes(), 1, 10, true);
-        let expected = format!("1\t{}{LINE_TRUNCATION_MARKER}\n2\tshort", "x".repeat(MAX_LINE_CHARS));
+        let expected = format!(
+            "1\t{}{LINE_TRUNCATION_MARKER}\n2\tshort",
+            "x".repeat(MAX_LINE_CHARS)
+        );
         assert_eq!(w.text, expected);
         let exact = "é".repeat(MAX_LINE_CHARS);
         let w = window(exact.as_bytes(), 1, 10, true);

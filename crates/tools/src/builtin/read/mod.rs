@@ -172,7 +172,10 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     }
 
     let mut head = Vec::with_capacity(detect::SNIFF_BYTES);
-    if let Err(e) = (&mut file).take(detect::SNIFF_BYTES as u64).read_to_end(&mut head) {
+    if let Err(e) = (&mut file)
+        .take(detect::SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+    {
         return ToolOutput::error(format!("Cannot read {shown}: {e}"));
     }
     if let Some(media_type) = detect::image_media_type(&head) {
@@ -180,7 +183,11 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     }
     if detect::is_binary(path, &head) {
         let ext = detect::extension(path);
-        let kind = if ext.is_empty() { String::new() } else { format!(".{ext} ") };
+        let kind = if ext.is_empty() {
+            String::new()
+        } else {
+            format!(".{ext} ")
+        };
         return ToolOutput::error(format!(
             "This tool cannot read binary files. The file appears to be a binary {kind}file. \
 Please use appropriate tools for binary file analysis."
@@ -279,6 +286,7 @@ pub fn format_size(bytes: u64) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -298,6 +306,10 @@ mod tests {
         assert_eq!(schema["required"], serde_json::json!(["file_path"]));
         assert_eq!(schema["properties"]["offset"]["type"], "integer");
         assert_eq!(schema["additionalProperties"], false);
-        assert!(tool.description().len() <= 600, "{}", tool.description().len());
+        assert!(
+            tool.description().len() <= 600,
+            "{}",
+            tool.description().len()
+        );
     }
 }

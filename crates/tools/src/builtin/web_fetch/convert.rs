@@ -60,7 +60,10 @@ fn sniff(body: &[u8]) -> BodyKind {
     }
     let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
     let trimmed = lower.trim_start();
-    if trimmed.starts_with("<!doctype html") || trimmed.starts_with("<html") || lower.contains("<body") {
+    if trimmed.starts_with("<!doctype html")
+        || trimmed.starts_with("<html")
+        || lower.contains("<body")
+    {
         BodyKind::Html
     } else {
         BodyKind::Text
@@ -85,7 +88,10 @@ mod tests {
 
     #[test]
     fn classifies_by_media_type() {
-        assert_eq!(classify(Some("text/html; charset=utf-8"), b""), BodyKind::Html);
+        assert_eq!(
+            classify(Some("text/html; charset=utf-8"), b""),
+            BodyKind::Html
+        );
         assert_eq!(classify(Some("application/json"), b"{}"), BodyKind::Text);
         assert_eq!(classify(Some("application/ld+json"), b"{}"), BodyKind::Text);
         assert_eq!(classify(Some("text/plain"), b"x"), BodyKind::Text);

@@ -144,7 +144,11 @@ impl Fetcher {
         url: &Url,
     ) -> Result<(Vec<u8>, bool), FetchError> {
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| self.http_error(url, e))? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.http_error(url, e))?
+        {
             let room = self.max_body_bytes - body.len();
             if chunk.len() > room {
                 body.extend_from_slice(&chunk[..room]);
@@ -201,11 +205,29 @@ mod tests {
 
     #[test]
     fn redirect_rule() {
-        assert!(is_permitted_redirect(&url("https://a.com/x"), &url("https://a.com/y")));
-        assert!(is_permitted_redirect(&url("https://a.com/x"), &url("https://www.a.com/y")));
-        assert!(!is_permitted_redirect(&url("https://a.com/x"), &url("https://b.com/y")));
-        assert!(!is_permitted_redirect(&url("http://a.com/x"), &url("https://a.com/y")));
-        assert!(!is_permitted_redirect(&url("http://a.com:81/"), &url("http://a.com:82/")));
-        assert!(!is_permitted_redirect(&url("http://a.com/"), &url("http://u:p@a.com/")));
+        assert!(is_permitted_redirect(
+            &url("https://a.com/x"),
+            &url("https://a.com/y")
+        ));
+        assert!(is_permitted_redirect(
+            &url("https://a.com/x"),
+            &url("https://www.a.com/y")
+        ));
+        assert!(!is_permitted_redirect(
+            &url("https://a.com/x"),
+            &url("https://b.com/y")
+        ));
+        assert!(!is_permitted_redirect(
+            &url("http://a.com/x"),
+            &url("https://a.com/y")
+        ));
+        assert!(!is_permitted_redirect(
+            &url("http://a.com:81/"),
+            &url("http://a.com:82/")
+        ));
+        assert!(!is_permitted_redirect(
+            &url("http://a.com/"),
+            &url("http://u:p@a.com/")
+        ));
     }
 }

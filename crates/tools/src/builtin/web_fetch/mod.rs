@@ -87,11 +87,12 @@ fn parse(input: &Value) -> Result<WebFetchInput, String> {
 /// Parses and checks a URL; `Err` is the text the model sees.
 pub fn check_url(raw: &str) -> Result<Url, String> {
     if raw.chars().count() > MAX_URL_CHARS {
-        return Err(format!("URL is too long (over {MAX_URL_CHARS} characters)."));
+        return Err(format!(
+            "URL is too long (over {MAX_URL_CHARS} characters)."
+        ));
     }
-    let url = Url::parse(raw.trim()).map_err(|_| {
-        format!("Invalid URL \"{raw}\". The URL provided could not be parsed.")
-    })?;
+    let url = Url::parse(raw.trim())
+        .map_err(|_| format!("Invalid URL \"{raw}\". The URL provided could not be parsed."))?;
     match url.scheme() {
         "http" | "https" => Ok(url),
         other => Err(format!(
@@ -101,7 +102,12 @@ pub fn check_url(raw: &str) -> Result<Url, String> {
 }
 
 /// Claude Code's text for a redirect to another host.
-pub fn redirect_message(original: &str, target: &Url, status: reqwest::StatusCode, prompt: &str) -> String {
+pub fn redirect_message(
+    original: &str,
+    target: &Url,
+    status: reqwest::StatusCode,
+    prompt: &str,
+) -> String {
     format!(
         "REDIRECT DETECTED: The URL redirects to a different host.\n\n\
          Original URL: {original}\n\
@@ -149,7 +155,9 @@ pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
         None => out.push_str(&content),
     }
     if page.truncated {
-        out.push_str("\n\n[Download stopped at the size limit; the rest of the response was not read.]");
+        out.push_str(
+            "\n\n[Download stopped at the size limit; the rest of the response was not read.]",
+        );
     }
     ToolOutput::text(out)
 }

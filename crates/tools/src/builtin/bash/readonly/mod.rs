@@ -65,8 +65,7 @@ pub fn is_read_only_command(command: &str) -> bool {
         return false;
     };
     let root = tree.root_node();
-    if root.has_error() || contains_kind(root, &["command_substitution", "process_substitution"])
-    {
+    if root.has_error() || contains_kind(root, &["command_substitution", "process_substitution"]) {
         return false;
     }
     let walker = Walker {
@@ -91,10 +90,11 @@ pub fn is_destructive_command(command: &str) -> bool {
     };
     let mut found = false;
     visit(tree.root_node(), &mut |node| {
-        if !found && node.kind() == "command" {
-            if let Some((name, args)) = walker.command_parts(node) {
-                found = rules::command_is_destructive(&name, &args);
-            }
+        if !found
+            && node.kind() == "command"
+            && let Some((name, args)) = walker.command_parts(node)
+        {
+            found = rules::command_is_destructive(&name, &args);
         }
     });
     found
@@ -188,7 +188,9 @@ impl Walker<'_> {
         let dest = dest.literal();
         match op {
             "<" => dest.is_some(),
-            ">&" | "<&" if dest.is_some_and(|d| d == "-" || d.bytes().all(|b| b.is_ascii_digit())) => {
+            ">&" | "<&"
+                if dest.is_some_and(|d| d == "-" || d.bytes().all(|b| b.is_ascii_digit())) =>
+            {
                 true
             }
             ">" | ">>" | "&>" | "&>>" | ">|" | ">&" => dest == Some("/dev/null"),

@@ -14,16 +14,52 @@ use super::Arg;
 /// Commands that cannot write files or run other programs, whatever their
 /// arguments.
 pub const READ_ONLY_COMMANDS: &[&str] = &[
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "echo", "printf", "pwd",
-    "which", "stat", "du", "df", "cut", "tr", "diff", "cmp", "comm", "true", "false",
-    "basename", "dirname", "realpath", "readlink", "printenv", "jq", "test", "[", "nl",
-    "id", "whoami", "uname", "seq", "md5sum", "sha1sum", "sha256sum", "sha512sum", "type",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "egrep",
+    "fgrep",
+    "echo",
+    "printf",
+    "pwd",
+    "which",
+    "stat",
+    "du",
+    "df",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "comm",
+    "true",
+    "false",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "printenv",
+    "jq",
+    "test",
+    "[",
+    "nl",
+    "id",
+    "whoami",
+    "uname",
+    "seq",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "type",
 ];
 
 /// Commands that delete or overwrite data.
 pub const DESTRUCTIVE_COMMANDS: &[&str] = &[
-    "rm", "rmdir", "unlink", "shred", "dd", "mv", "truncate", "wipefs", "mkfs", "fdisk",
-    "parted", "sfdisk",
+    "rm", "rmdir", "unlink", "shred", "dd", "mv", "truncate", "wipefs", "mkfs", "fdisk", "parted",
+    "sfdisk",
 ];
 
 /// Commands that run their first non-option argument as a command.
@@ -44,8 +80,15 @@ pub fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
         "find" => !args.iter().any(|a| {
             matches!(
                 *a,
-                "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fls" | "-fprint"
-                    | "-fprint0" | "-fprintf"
+                "-exec"
+                    | "-execdir"
+                    | "-ok"
+                    | "-okdir"
+                    | "-delete"
+                    | "-fls"
+                    | "-fprint"
+                    | "-fprint0"
+                    | "-fprintf"
             )
         }),
         "sort" => !args.iter().any(|a| {
@@ -70,7 +113,9 @@ pub fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
 
 /// All arguments' literal values, or `None` when one is opaque.
 fn literals(args: &[Arg]) -> Option<Vec<String>> {
-    args.iter().map(|a| a.literal().map(str::to_string)).collect()
+    args.iter()
+        .map(|a| a.literal().map(str::to_string))
+        .collect()
 }
 
 /// `arg` is the long option `full` or an abbreviation of it (getopt_long
@@ -108,7 +153,10 @@ fn git_is_read_only(args: &[&str]) -> bool {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         match *a {
-            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs"
+            "--no-pager"
+            | "-P"
+            | "--no-optional-locks"
+            | "--literal-pathspecs"
             | "--no-replace-objects" => i += 1,
             "-C" => i += 2,
             a if a.starts_with('-') => return false,
@@ -120,8 +168,7 @@ fn git_is_read_only(args: &[&str]) -> bool {
         return true;
     };
     let rest = &args[i + 1..];
-    let writes_output =
-        |a: &&str| long_option_is(a, "--output") || long_option_is(a, "--ext-diff");
+    let writes_output = |a: &&str| long_option_is(a, "--output") || long_option_is(a, "--ext-diff");
     match *sub {
         "status" | "blame" | "shortlog" | "describe" | "rev-parse" | "ls-files" | "ls-tree"
         | "cat-file" | "rev-list" | "merge-base" | "show-ref" | "log" | "diff" | "show" => {
@@ -145,9 +192,21 @@ fn git_branch_is_listing(rest: &[&str]) -> bool {
     rest.iter().all(|a| {
         matches!(
             *a,
-            "-a" | "--all" | "-r" | "--remotes" | "-v" | "-vv" | "--verbose" | "--show-current"
-                | "--no-color" | "--color" | "-l" | "--list" | "--merged" | "--no-merged"
-                | "--contains" | "--no-contains"
+            "-a" | "--all"
+                | "-r"
+                | "--remotes"
+                | "-v"
+                | "-vv"
+                | "--verbose"
+                | "--show-current"
+                | "--no-color"
+                | "--color"
+                | "-l"
+                | "--list"
+                | "--merged"
+                | "--no-merged"
+                | "--contains"
+                | "--no-contains"
         ) || a.starts_with("--format=")
             || a.starts_with("--sort=")
             || a.starts_with("--color=")
@@ -175,8 +234,17 @@ fn git_config_is_get(rest: &[&str]) -> bool {
             !a.starts_with('-')
                 || matches!(
                     *a,
-                    "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--global"
-                        | "--local" | "--system" | "--show-origin" | "--name-only" | "--null"
+                    "--get"
+                        | "--get-all"
+                        | "--get-regexp"
+                        | "--list"
+                        | "-l"
+                        | "--global"
+                        | "--local"
+                        | "--system"
+                        | "--show-origin"
+                        | "--name-only"
+                        | "--null"
                         | "-z"
                 )
         })
@@ -192,7 +260,12 @@ pub fn command_is_destructive(name: &str, args: &[Arg]) -> bool {
     let lit: Vec<&str> = args.iter().filter_map(Arg::literal).collect();
     let has = |flag: &str| lit.contains(&flag);
     match base {
-        "find" => has("-delete") || lit.windows(2).any(|w| w[0].starts_with("-exec") && w[1] == "rm"),
+        "find" => {
+            has("-delete")
+                || lit
+                    .windows(2)
+                    .any(|w| w[0].starts_with("-exec") && w[1] == "rm")
+        }
         "git" => git_is_destructive(&lit),
         w if WRAPPERS.contains(&w) => {
             // The wrapped command is the first argument that is neither an

@@ -317,6 +317,9 @@ fn destructive_heuristic() {
         "grep -r rm .",
         "cp a b",
     ] {
-        assert!(!is_destructive_command(c), "expected not destructive: {c:?}");
+        assert!(
+            !is_destructive_command(c),
+            "expected not destructive: {c:?}"
+        );
     }
 }

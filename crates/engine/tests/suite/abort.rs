@@ -1,0 +1,127 @@
+//! Interrupts (L5): one abort answers every tool_use, keeps the history
+//! paired and ends the turn within 200 ms.
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
+use orbit_engine::QueryEngine;
+use orbit_protocol::{EngineEvent, ResultSubtype, TerminalResult};
+use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use serde_json::json;
+
+use super::support::*;
+
+/// L5's bound from abort to the terminal result.
+const ABORT_DEADLINE: Duration = Duration::from_millis(200);
+
+/// Runs a prompt and aborts when `trigger` matches an event; returns the
+/// result and the time from abort to result.
+async fn run_and_abort(
+    engine: &mut QueryEngine,
+    trigger: impl Fn(&EngineEvent) -> bool,
+) -> (TerminalResult, Duration) {
+    let handle = engine.abort_handle();
+    let mut stream = engine.submit_message("go".into());
+    let mut aborted_at = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let event = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("the turn ended")
+            .expect("a result before the stream ends");
+        if aborted_at.is_none() && trigger(&event) {
+            handle.abort();
+            aborted_at = Some(Instant::now());
+        }
+        if let EngineEvent::Result(r) = event {
+            let at = aborted_at.expect("aborted before the result");
+            return (r, at.elapsed());
+        }
+    }
+}
+
+#[tokio::test]
+async fn abort_while_tools_run_answers_running_and_queued_calls() {
+    let log = Log::default();
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new()
+            .tool_use("toolu_1", "Slow", json!({"ms": 30_000}))
+            .tool_use("toolu_2", "Seq", json!({"ms": 1})),
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let tools = vec![sleeper("Slow", &log).arc(), sleeper("Seq", &log).unsafe_().arc()];
+    let mut engine = engine(&server, config(dir.path()), tools);
+    let (r, took) =
+        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::AssistantMessage { .. })).await;
+    assert!(took < ABORT_DEADLINE, "abort took {took:?}");
+    assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
+    assert!(r.interrupted);
+    assert_eq!(r.errors, vec!["[Request interrupted by user]"]);
+    assert_eq!(log.entries(), vec!["start:toolu_1", "cancelled:toolu_1"]);
+    let messages = engine.messages();
+    assert_paired(messages);
+    let results: Vec<(String, bool)> =
+        last_results(messages).iter().map(|r| (result_text(r), r.is_error())).collect();
+    assert_eq!(
+        results,
+        vec![
+            (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
+            (CANCEL_MESSAGE.to_string(), true),
+        ]
+    );
+    assert_eq!(
+        CANCEL_MESSAGE,
+        "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+    );
+    assert_eq!(INTERRUPT_MESSAGE_FOR_TOOL_USE, "[Request interrupted by user for tool use]");
+}
+
+#[tokio::test]
+async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
+    let log = Log::default();
+    let blocks = Turn::new()
+        .text("Looking.")
+        .tool_use("toolu_1", "Slow", json!({"ms": 30_000}));
+    let before_delta = blocks.event_count() - 2;
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        blocks.text("this block never arrives").hang_after(before_delta),
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &log).arc()]);
+    let (r, took) =
+        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::ToolStarted { .. })).await;
+    assert!(took < ABORT_DEADLINE, "abort took {took:?}");
+    assert!(r.interrupted);
+    assert_eq!(r.num_turns, 1);
+    let messages = engine.messages();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[1].text(), "Looking.");
+    assert_paired(messages);
+    let results = last_results(messages);
+    assert_eq!(result_text(&results[0]), INTERRUPT_MESSAGE_FOR_TOOL_USE);
+}
+
+#[tokio::test]
+async fn abort_before_any_block_leaves_the_prompt_alone() {
+    let server = FakeAnthropic::start(vec![Reply::hang()]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let (r, took) =
+        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::RequestStart { .. })).await;
+    assert!(took < ABORT_DEADLINE, "abort took {took:?}");
+    assert!(r.interrupted);
+    assert_eq!(engine.messages().len(), 1);
+}
+
+#[tokio::test]
+async fn an_abort_between_turns_does_not_cancel_the_next_one() {
+    let server = FakeAnthropic::start(vec![Reply::text("fine")]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(&server, config(dir.path()), vec![]);
+    engine.abort_handle().abort();
+    let events = run(&mut engine, "go").await;
+    let r = result(&events);
+    assert_eq!(r.subtype, ResultSubtype::Success);
+    assert!(!r.interrupted);
+}

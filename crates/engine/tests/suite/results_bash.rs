@@ -1,0 +1,59 @@
+//! The real Bash tool's output through the result pipeline: `seq 1 40000`
+//! is persisted whole and the model sees the exact `<persisted-output>` text.
+
+use std::path::Path;
+
+use orbit_engine::results::{ToolResultStorage, process_tool_result};
+use orbit_protocol::ToolResultContent;
+use orbit_tools::builtin::bash::BashTool;
+use orbit_tools::{CallContext, Tool, ToolUseContext};
+use serde_json::json;
+
+use super::results_persist::{seq_40000_message, seq_output};
+
+#[tokio::test]
+async fn real_seq_1_40000_through_bash_is_persisted_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let data_dir = tmp.path().join("orbit-home");
+    let ctx = ToolUseContext::new("sess-bash", project.clone(), data_dir.clone());
+    let bash = BashTool::new();
+
+    let output = bash
+        .call(
+            json!({"command": "seq 1 40000"}),
+            &ctx,
+            &CallContext::detached("toolu_seq"),
+        )
+        .await;
+    assert!(
+        !output.is_error,
+        "{:?}",
+        output.content.as_text().get(..200)
+    );
+
+    let storage = ToolResultStorage::new(&data_dir, &project, "sess-bash");
+    let block = process_tool_result(
+        &storage,
+        bash.name(),
+        bash.max_result_size_chars(),
+        "toolu_seq",
+        output,
+    )
+    .await;
+
+    let path = storage.dir().join("toolu_seq.txt");
+    assert_eq!(
+        block.content,
+        ToolResultContent::Text(seq_40000_message(&path))
+    );
+    // The file holds the Bash result byte-exact. Bash trims trailing
+    // newlines (T4), so that is seq's 228,894 bytes minus the final `\n`;
+    // the size shown (223.5KB) is the same either way.
+    let saved = std::fs::read(&path).unwrap();
+    let expected = seq_output(40_000);
+    assert_eq!(saved.len(), 228_893);
+    assert_eq!(saved, expected.trim_end_matches('\n').as_bytes());
+    assert!(Path::new(&path).starts_with(&data_dir));
+}

@@ -1,0 +1,224 @@
+//! The result pipeline end to end: the real engine, the real Bash tool and
+//! the real `AnthropicClient` against the fake server; assertions are on the
+//! captured request bodies, i.e. on exactly what the model receives.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use orbit_engine::results::ToolResultStorage;
+use orbit_protocol::ResultSubtype;
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
+use orbit_tools::ToolOutput;
+use orbit_tools::builtin::bash::BashTool;
+use serde_json::{Value, json};
+
+use super::results_persist::{seq_40000_message, seq_output};
+use super::support::*;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn bash_seq_turn(id: &str) -> Reply {
+    Reply::tool_use(id, "Bash", json!({"command": "seq 1 40000"}))
+}
+
+#[tokio::test]
+async fn seq_1_40000_reaches_the_model_as_the_exact_persisted_output() {
+    let server = FakeAnthropic::start(vec![bash_seq_turn("toolu_seq"), Reply::text("done")]);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let storage = ToolResultStorage::new(
+        &cfg.data_dir,
+        &dir.path().canonicalize().unwrap(),
+        &cfg.session_id,
+    );
+    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let events = run(&mut engine, "count").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+
+    let requests = server.wait_for_requests_async(2, WAIT).await;
+    let sent = body::tool_results(&requests[1].body);
+    assert_eq!(sent.len(), 1);
+    let path = storage.path_for("toolu_seq");
+    assert_eq!(sent[0].tool_use_id, "toolu_seq");
+    assert_eq!(sent[0].text, seq_40000_message(&path));
+    assert!(!sent[0].is_error);
+    // Byte-exact Bash result on disk: seq's output without the trailing
+    // newline Bash trims (T4).
+    let saved = std::fs::read(&path).unwrap();
+    assert_eq!(saved.len(), 228_893);
+    assert_eq!(saved, seq_output(40_000).trim_end_matches('\n').as_bytes());
+}
+
+#[tokio::test]
+async fn an_unwritable_data_dir_sends_the_original_result_and_succeeds() {
+    let server = FakeAnthropic::start(vec![bash_seq_turn("toolu_ro"), Reply::text("done")]);
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("not-a-dir");
+    std::fs::write(&blocker, b"file").unwrap();
+    let mut cfg = config(dir.path());
+    cfg.data_dir = blocker.join("orbit-home");
+    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let events = run(&mut engine, "count").await;
+    let r = result(&events);
+    assert_eq!(
+        (r.subtype, r.result.as_str()),
+        (ResultSubtype::Success, "done")
+    );
+
+    let requests = server.wait_for_requests_async(2, WAIT).await;
+    let sent = body::tool_results(&requests[1].body);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].text, seq_output(40_000).trim_end_matches('\n'));
+    assert!(!sent[0].is_error);
+}
+
+/// Distinct, line-structured text of exactly `n` chars for result `id`.
+fn big_output(id: &str, n: usize) -> String {
+    let mut s = String::with_capacity(n + 32);
+    let mut i = 0;
+    while s.len() < n {
+        s.push_str(&format!("{id} line {i}\n"));
+        i += 1;
+    }
+    s.truncate(n);
+    s
+}
+
+/// A tool answering `input.n` chars (below its 100,000-char R1 threshold, so
+/// only the R2 budget can shrink it).
+fn big_tool() -> TestTool {
+    TestTool::new(
+        "Big",
+        |input: Value, call: orbit_tools::CallContext| async move {
+            let n = input["n"].as_u64().unwrap_or(0) as usize;
+            ToolOutput::text(big_output(&call.tool_use_id, n))
+        },
+    )
+}
+
+fn messages_json(body: &Value) -> Vec<String> {
+    body::messages(body)
+        .iter()
+        .map(|m| serde_json::to_string(m).unwrap())
+        .collect()
+}
+
+fn messages_json_without_cache_control(body: &Value) -> Vec<String> {
+    body::messages(body)
+        .iter()
+        .map(|m| serde_json::to_string(&body::without_cache_control(m)).unwrap())
+        .collect()
+}
+
+/// Prompt-cache stability over a scripted 8-request session with a small
+/// budget: every request's messages are a byte-identical prefix of the next.
+#[tokio::test]
+async fn earlier_messages_never_change_between_requests() {
+    let big = |turn: Turn, id: &str, n: u64| turn.tool_use(id, "Big", json!({"n": n}));
+    let turns = vec![
+        Reply::turn(big(Turn::new(), "t1a", 20_000)),
+        Reply::turn(big(big(Turn::new(), "t2a", 45_000), "t2b", 30_000)),
+        Reply::turn(big(Turn::new(), "t3a", 10_000).tool_use(
+            "t3b",
+            "Bash",
+            json!({"command": "seq 1 40000"}),
+        )),
+        Reply::turn(big(Turn::new(), "t4a", 60_000)),
+        Reply::turn(big(
+            big(big(Turn::new(), "t5a", 10_000), "t5b", 10_000),
+            "t5c",
+            35_000,
+        )),
+        Reply::turn(big(Turn::new(), "t6a", 0)),
+        Reply::turn(big(big(Turn::new(), "t7a", 15_000), "t7b", 15_000)),
+        Reply::text("all done"),
+    ];
+    let server = FakeAnthropic::start(turns);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.tool_result_budget_chars = 50_000;
+    let tools = vec![big_tool().arc(), std::sync::Arc::new(BashTool::new()) as _];
+    let mut engine = engine(&server, cfg, tools);
+    let events = run(&mut engine, "go").await;
+    let r = result(&events);
+    assert_eq!(
+        (r.subtype, r.result.as_str()),
+        (ResultSubtype::Success, "all done")
+    );
+
+    let requests = server.wait_for_requests_async(8, WAIT).await;
+    assert_eq!(requests.len(), 8);
+    for pair in requests.windows(2) {
+        let (before, after) = (&pair[0].body, &pair[1].body);
+        let (raw_before, raw_after) = (messages_json(before), messages_json(after));
+        assert!(raw_after.len() > raw_before.len());
+        // Only the cache breakpoint moves: every message but the newest of
+        // the earlier request is byte-identical as sent …
+        let k = raw_before.len() - 1;
+        assert_eq!(raw_after[..k], raw_before[..k]);
+        // … and the newest one is, apart from its cache_control marker.
+        let (clean_before, clean_after) = (
+            messages_json_without_cache_control(before),
+            messages_json_without_cache_control(after),
+        );
+        assert_eq!(clean_after[..clean_before.len()], clean_before[..]);
+    }
+
+    // The budget triggered where a message's results exceeded 50,000 chars
+    // (t3b was already persisted by R1), and every message fits.
+    let replaced: BTreeSet<&str> = engine
+        .replacement_state()
+        .replacements
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(replaced, BTreeSet::from(["t2a", "t4a", "t5c"]));
+    let last = &requests[7].body;
+    for m in body::messages(last) {
+        let total: usize = body::blocks(&m)
+            .iter()
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| b["content"].as_str().map_or(0, |t| t.chars().count()))
+            .sum();
+        assert!(total <= 50_000, "{total}");
+    }
+    // Every tool_result of the whole history (body::tool_results only looks
+    // at the newest message); all contents are strings here.
+    let texts: Vec<(String, String)> = body::messages(last)
+        .iter()
+        .flat_map(|m| body::blocks(m))
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| {
+            let id = b["tool_use_id"].as_str().unwrap().to_string();
+            (id, b["content"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(texts.len(), 12);
+    let text_of = |id: &str| {
+        texts
+            .iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, t)| t.clone())
+            .unwrap()
+    };
+    assert_eq!(text_of("t2b"), big_output("t2b", 30_000));
+    assert!(text_of("t2a").starts_with("<persisted-output>\nOutput too large (43.9KB)."));
+    assert!(text_of("t3b").starts_with("<persisted-output>\nOutput too large (223.5KB)."));
+    assert_eq!(text_of("t6a"), "(Big completed with no output)");
+    // A replaced result's file holds the original bytes.
+    let saved_path = Path::new(
+        text_of("t4a")
+            .lines()
+            .nth(1)
+            .unwrap()
+            .rsplit("Full output saved to: ")
+            .next()
+            .unwrap(),
+    )
+    .to_path_buf();
+    assert_eq!(
+        std::fs::read_to_string(saved_path).unwrap(),
+        big_output("t4a", 60_000)
+    );
+}

@@ -1,0 +1,276 @@
+//! Shared test harness: the real `AnthropicClient` pointed at a
+//! `FakeAnthropic`, an engine in a temp dir, test-only tools built from
+//! closures, and helpers over the event stream.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use orbit_engine::{EngineConfig, QueryEngine};
+use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
+use orbit_model::{ModelClient, RetryConfig};
+use orbit_permissions::{PermissionConfig, PermissionMode};
+use orbit_protocol::{
+    ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock,
+};
+use orbit_test_support::FakeAnthropic;
+use orbit_tools::{CallContext, Tool, ToolOutput, ToolRegistry, ToolUseContext};
+use serde_json::{Value, json};
+
+pub const MODEL: &str = "claude-sonnet-4-5";
+
+/// The real client against the fake server; fast retries.
+pub fn client(server: &FakeAnthropic) -> Arc<dyn ModelClient> {
+    let config = AnthropicConfig {
+        base_url: server.base_url(),
+        api_key: Some("test-key".into()),
+        retry: RetryConfig {
+            max_retries: 2,
+            base_delay_ms: 1,
+            max_delay_ms: 5,
+        },
+        ..AnthropicConfig::default()
+    };
+    Arc::new(AnthropicClient::new(config).expect("client"))
+}
+
+pub fn config(dir: &Path) -> EngineConfig {
+    EngineConfig {
+        model: MODEL.into(),
+        system_prompt: "You are a test.".into(),
+        max_tokens: 1024,
+        permissions: PermissionConfig {
+            mode: PermissionMode::BypassPermissions,
+            headless: true,
+            ..PermissionConfig::default()
+        },
+        session_id: "session-test".into(),
+        cwd: dir.to_path_buf(),
+        data_dir: dir.join(".orbit"),
+        ..EngineConfig::default()
+    }
+}
+
+pub fn engine(server: &FakeAnthropic, config: EngineConfig, tools: Vec<Arc<dyn Tool>>) -> QueryEngine {
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    QueryEngine::new(config, client(server), registry)
+}
+
+/// Runs one prompt to the end and returns every event.
+pub async fn run(engine: &mut QueryEngine, prompt: &str) -> Vec<EngineEvent> {
+    let stream = engine.submit_message(prompt.to_string());
+    tokio::time::timeout(Duration::from_secs(30), stream.collect::<Vec<_>>())
+        .await
+        .expect("turn finished within 30 s")
+}
+
+pub fn result(events: &[EngineEvent]) -> &TerminalResult {
+    match events.last() {
+        Some(EngineEvent::Result(r)) => r,
+        other => panic!("last event is not a result: {other:?}"),
+    }
+}
+
+/// Every tool_use of an assistant message is answered, in order, by the
+/// next message, which is a user message (L2).
+pub fn assert_paired(messages: &[Message]) {
+    for (i, m) in messages.iter().enumerate() {
+        let uses: Vec<&str> = m.tool_uses().map(|t| t.id.as_str()).collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let next = messages.get(i + 1).unwrap_or_else(|| panic!("tool_use at {i} unanswered"));
+        assert_eq!(next.role, Role::User);
+        let answered: Vec<&str> = next.tool_results().map(|r| r.tool_use_id.as_str()).collect();
+        assert_eq!(answered, uses, "results of message {i} in tool_use order");
+    }
+}
+
+/// The tool_result blocks of the last user message.
+pub fn last_results(messages: &[Message]) -> Vec<ToolResultBlock> {
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User && m.tool_results().next().is_some())
+        .map(|m| m.tool_results().cloned().collect())
+        .unwrap_or_default()
+}
+
+pub fn result_text(r: &ToolResultBlock) -> String {
+    r.content.as_text()
+}
+
+/// Ids of the ToolResult events, in emission order.
+pub fn released_ids(events: &[EngineEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ToolResult { result } => Some(result.tool_use_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn assistant_texts(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .map(Message::text)
+        .collect()
+}
+
+pub fn tool_use_ids(message: &Message) -> Vec<String> {
+    message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse(t) => Some(t.id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A shared, ordered log of what tools did.
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    pub fn push(&self, entry: impl Into<String>) {
+        self.0.lock().unwrap().push(entry.into());
+    }
+
+    pub fn entries(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+type Behavior = Arc<dyn Fn(Value, CallContext) -> BoxFuture<'static, ToolOutput> + Send + Sync>;
+
+/// A test-only tool whose behaviour is a closure.
+pub struct TestTool {
+    name: String,
+    schema: Value,
+    safe: bool,
+    read_only: bool,
+    panic_in_safety_check: bool,
+    validate_error: Option<String>,
+    behavior: Behavior,
+}
+
+impl TestTool {
+    pub fn new<F, Fut>(name: &str, behavior: F) -> Self
+    where
+        F: Fn(Value, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ToolOutput> + Send + 'static,
+    {
+        Self {
+            name: name.into(),
+            schema: json!({"type": "object", "additionalProperties": true}),
+            safe: true,
+            read_only: true,
+            panic_in_safety_check: false,
+            validate_error: None,
+            behavior: Arc::new(move |input, call| Box::pin(behavior(input, call))),
+        }
+    }
+
+    pub fn unsafe_(mut self) -> Self {
+        self.safe = false;
+        self
+    }
+
+    pub fn writes(mut self) -> Self {
+        self.read_only = false;
+        self
+    }
+
+    pub fn schema(mut self, schema: Value) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    pub fn panicking_safety_check(mut self) -> Self {
+        self.panic_in_safety_check = true;
+        self
+    }
+
+    /// `validate_input` fails with this business-rule message.
+    pub fn rejecting(mut self, message: &str) -> Self {
+        self.validate_error = Some(message.into());
+        self
+    }
+
+    pub fn arc(self) -> Arc<dyn Tool> {
+        Arc::new(self)
+    }
+}
+
+#[async_trait]
+impl Tool for TestTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        "A test tool."
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        self.read_only
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        if self.panic_in_safety_check {
+            panic!("safety check exploded");
+        }
+        self.safe
+    }
+
+    fn max_result_size_chars(&self) -> usize {
+        100_000
+    }
+
+    async fn validate_input(&self, _input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
+        match &self.validate_error {
+            Some(message) => Err(message.clone()),
+            None => Ok(()),
+        }
+    }
+
+    async fn call(&self, input: Value, _ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
+        (self.behavior)(input, call.clone()).await
+    }
+}
+
+/// A tool that sleeps `input.ms` milliseconds (or until cancelled), logging
+/// `start:ID` and `end:ID` / `cancelled:ID`.
+pub fn sleeper(name: &str, log: &Log) -> TestTool {
+    let log = log.clone();
+    TestTool::new(name, move |input, call| {
+        let log = log.clone();
+        async move {
+            let ms = input.get("ms").and_then(Value::as_u64).unwrap_or(0);
+            log.push(format!("start:{}", call.tool_use_id));
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(ms)) => {
+                    log.push(format!("end:{}", call.tool_use_id));
+                    ToolOutput::text(format!("slept {ms} ms"))
+                }
+                _ = call.cancel.cancelled() => {
+                    log.push(format!("cancelled:{}", call.tool_use_id));
+                    ToolOutput::error("cancelled")
+                }
+            }
+        }
+    })
+}

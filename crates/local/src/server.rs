@@ -1,0 +1,383 @@
+//! Running llama-server: a private server per run, or a warm one shared by
+//! runs.
+//!
+//! - [`LocalServer::acquire`]: if `server.json` names a live, healthy warm
+//!   server (started by `orbit local serve`), take a lease on it
+//!   (`leases/<pid>`) and use it; otherwise start a private server on a free
+//!   127.0.0.1 port, wait for `GET /health` → `{"status":"ok"}`, and stop it
+//!   when the [`LocalServer`] is dropped (end of the run, error or Ctrl-C).
+//! - [`serve`]: starts a server, records it in `server.json`, and stops it
+//!   once no run has held a lease for the idle timeout
+//!   ([`DEFAULT_IDLE_TIMEOUT_SECS`]); [`stop_recorded`] stops it at once.
+//!
+//! The server runs with `OMP_WAIT_POLICY=passive` (spinning OpenMP threads
+//! make generation 3–4× slower as soon as anything else uses a core),
+//! `--jinja` and orbit's chat template, one slot, an 8k context.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+
+use crate::{CHAT_TEMPLATE, LocalError, LocalPaths, setup};
+
+/// Context window of the server, in tokens.
+pub const CONTEXT_TOKENS: u32 = 8192;
+/// How long a starting server may take to load the model, in seconds.
+pub const STARTUP_TIMEOUT_SECS: u64 = 180;
+/// A warm server with no run using it stops after this long, in seconds.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 900;
+/// Interval between health probes while a server starts, in milliseconds.
+const HEALTH_POLL_MS: u64 = 100;
+/// Timeout of one health probe, in milliseconds.
+const HEALTH_PROBE_TIMEOUT_MS: u64 = 1_000;
+/// How often the warm server's watchdog looks for activity, in milliseconds.
+const WATCHDOG_POLL_MS: u64 = 2_000;
+/// Grace period between SIGTERM and SIGKILL when stopping, in milliseconds.
+const STOP_GRACE_MS: u64 = 3_000;
+
+/// How to run llama-server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerOptions {
+    pub context_tokens: u32,
+    /// Compute threads (`-t`): the machine's cores, at most 8.
+    pub threads: usize,
+    pub startup_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        Self {
+            context_tokens: CONTEXT_TOKENS,
+            threads: cores.clamp(1, 8),
+            startup_timeout: Duration::from_secs(STARTUP_TIMEOUT_SECS),
+        }
+    }
+}
+
+/// The warm server, as `server.json` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerRecord {
+    /// llama-server's pid.
+    pub pid: u32,
+    pub port: u16,
+    /// The `orbit local serve` process watching it.
+    pub serve_pid: u32,
+    pub idle_timeout_secs: u64,
+}
+
+/// A usable server for the duration of one run.
+#[derive(Debug)]
+pub struct LocalServer {
+    port: u16,
+    /// Our private server (stopped on drop); None when reusing a warm one.
+    child: Option<Child>,
+    /// Our lease on a warm server (removed on drop).
+    lease: Option<PathBuf>,
+    paths: LocalPaths,
+    started_in: Duration,
+}
+
+impl LocalServer {
+    /// Reuses the warm server or starts a private one (see the module doc).
+    pub fn acquire(paths: &LocalPaths, options: &ServerOptions) -> Result<Self, LocalError> {
+        if !setup::is_complete(paths) {
+            return Err(LocalError::NotSetUp);
+        }
+        let started = Instant::now();
+        if let Some(record) = read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port)) {
+            let lease = take_lease(paths)?;
+            return Ok(Self {
+                port: record.port,
+                child: None,
+                lease: Some(lease),
+                paths: paths.clone(),
+                started_in: started.elapsed(),
+            });
+        }
+        let (child, port) = start(paths, options, "server.log")?;
+        Ok(Self {
+            port,
+            child: Some(child),
+            lease: None,
+            paths: paths.clone(),
+            started_in: started.elapsed(),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:PORT` (the Anthropic-compatible base URL).
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// `http://127.0.0.1:PORT/v1` (the OpenAI-compatible base URL).
+    pub fn openai_base_url(&self) -> String {
+        format!("{}/v1", self.base_url())
+    }
+
+    /// Whether this run reuses a warm server.
+    pub fn is_warm(&self) -> bool {
+        self.child.is_none()
+    }
+
+    /// Time spent acquiring (start + model load, or the reuse check).
+    pub fn started_in(&self) -> Duration {
+        self.started_in
+    }
+
+    /// Stops a private server / releases the lease (also done on drop).
+    pub fn stop(mut self) {
+        self.release();
+    }
+
+    fn release(&mut self) {
+        if let Some(child) = self.child.take() {
+            stop_child(child);
+        }
+        if let Some(lease) = self.lease.take() {
+            let _ = std::fs::remove_file(lease);
+            touch_last_used(&self.paths);
+        }
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Writes the chat template next to the model when missing or changed.
+pub fn write_template(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
+    let path = paths.template_file();
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(CHAT_TEMPLATE) {
+        std::fs::write(&path, CHAT_TEMPLATE).map_err(LocalError::io(format!("write {}", path.display())))?;
+    }
+    Ok(path)
+}
+
+/// The llama-server command line (without the port's bind check).
+pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) -> Command {
+    let mut cmd = Command::new(paths.server_bin());
+    cmd.arg("-m")
+        .arg(paths.model_file())
+        .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--jinja"])
+        .args(["-c", &options.context_tokens.to_string(), "-np", "1"])
+        .args(["-t", &options.threads.to_string()])
+        .arg("--chat-template-file")
+        .arg(paths.template_file())
+        .env("OMP_WAIT_POLICY", "passive");
+    cmd
+}
+
+/// Starts llama-server on a free port and waits until it is healthy.
+fn start(paths: &LocalPaths, options: &ServerOptions, log_name: &str) -> Result<(Child, u16), LocalError> {
+    write_template(paths)?;
+    let logs = paths.logs_dir();
+    std::fs::create_dir_all(&logs).map_err(LocalError::io(format!("create {}", logs.display())))?;
+    let log_path = logs.join(log_name);
+    let log = std::fs::File::create(&log_path).map_err(LocalError::io(format!("create {}", log_path.display())))?;
+    let log_err = log.try_clone().map_err(LocalError::io("duplicate the log handle"))?;
+    let port = free_port()?;
+    let mut child = server_command(paths, options, port)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log_err))
+        .spawn()
+        .map_err(LocalError::io(format!("start {}", paths.server_bin().display())))?;
+    let deadline = Instant::now() + options.startup_timeout;
+    loop {
+        if healthy(port) {
+            return Ok((child, port));
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(LocalError::ServerStart(format!(
+                "llama-server exited ({status}); last lines of {}:\n{}",
+                log_path.display(),
+                setup::tail(&log_path, 15)
+            )));
+        }
+        if Instant::now() >= deadline {
+            stop_child(child);
+            return Err(LocalError::ServerStart(format!(
+                "not healthy after {} s; see {}",
+                options.startup_timeout.as_secs(),
+                log_path.display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(HEALTH_POLL_MS));
+    }
+}
+
+/// A port that was free a moment ago on 127.0.0.1.
+fn free_port() -> Result<u16, LocalError> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(LocalError::io("find a free port"))?;
+    let port = listener.local_addr().map_err(LocalError::io("find a free port"))?.port();
+    Ok(port)
+}
+
+/// `GET /health` answers 200 with `"status":"ok"`.
+pub fn healthy(port: u16) -> bool {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let timeout = Duration::from_millis(HEALTH_PROBE_TIMEOUT_MS);
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, timeout) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(timeout));
+    let _ = stream.set_write_timeout(Some(timeout));
+    let request = format!("GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    let status_ok = response.lines().next().is_some_and(|l| l.split_whitespace().nth(1) == Some("200"));
+    let compact: String = response.chars().filter(|c| !c.is_whitespace()).collect();
+    status_ok && compact.contains(r#""status":"ok""#)
+}
+
+fn pid_alive(pid: u32) -> bool {
+    i32::try_from(pid).is_ok_and(|p| p > 0 && kill(Pid::from_raw(p), None).is_ok())
+}
+
+/// SIGTERM, a grace period, then SIGKILL; always reaps.
+fn stop_child(mut child: Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_millis(STOP_GRACE_MS);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn read_record(paths: &LocalPaths) -> Option<ServerRecord> {
+    let text = std::fs::read_to_string(paths.server_record()).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn last_used_file(paths: &LocalPaths) -> PathBuf {
+    paths.root().join("last_used")
+}
+
+fn touch_last_used(paths: &LocalPaths) {
+    let _ = std::fs::write(last_used_file(paths), now_secs().to_string());
+}
+
+fn take_lease(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
+    let dir = paths.leases_dir();
+    std::fs::create_dir_all(&dir).map_err(LocalError::io(format!("create {}", dir.display())))?;
+    let lease = dir.join(std::process::id().to_string());
+    std::fs::write(&lease, now_secs().to_string()).map_err(LocalError::io(format!("write {}", lease.display())))?;
+    touch_last_used(paths);
+    Ok(lease)
+}
+
+/// Whether a run holds a lease (stale leases of dead processes are removed).
+fn leased(paths: &LocalPaths) -> bool {
+    let Ok(entries) = std::fs::read_dir(paths.leases_dir()) else {
+        return false;
+    };
+    let mut busy = false;
+    for entry in entries.filter_map(Result::ok) {
+        let pid = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok());
+        match pid {
+            Some(pid) if pid_alive(pid) => busy = true,
+            _ => {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    busy
+}
+
+/// `orbit local serve`: keeps a warm server until it has been idle for
+/// `idle_timeout`; `on_ready` gets the record once it is healthy.
+pub fn serve(
+    paths: &LocalPaths,
+    options: &ServerOptions,
+    idle_timeout: Duration,
+    on_ready: &mut dyn FnMut(&ServerRecord),
+) -> Result<(), LocalError> {
+    if !setup::is_complete(paths) {
+        return Err(LocalError::NotSetUp);
+    }
+    if let Some(record) = read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port)) {
+        on_ready(&record);
+        return Ok(()); // one warm server is enough
+    }
+    let (mut child, port) = start(paths, options, "serve.log")?;
+    let record = ServerRecord {
+        pid: child.id(),
+        port,
+        serve_pid: std::process::id(),
+        idle_timeout_secs: idle_timeout.as_secs(),
+    };
+    let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+    std::fs::write(paths.server_record(), text).map_err(LocalError::io("write server.json"))?;
+    touch_last_used(paths);
+    on_ready(&record);
+    let result = loop {
+        std::thread::sleep(Duration::from_millis(WATCHDOG_POLL_MS));
+        if let Ok(Some(status)) = child.try_wait() {
+            break Err(LocalError::ServerStart(format!("the warm llama-server exited ({status})")));
+        }
+        if leased(paths) {
+            continue;
+        }
+        let last: u64 = std::fs::read_to_string(last_used_file(paths))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if now_secs().saturating_sub(last) >= idle_timeout.as_secs() {
+            break Ok(());
+        }
+    };
+    if read_record(paths).is_some_and(|r| r.pid == record.pid) {
+        let _ = std::fs::remove_file(paths.server_record());
+    }
+    stop_child(child);
+    result
+}
+
+/// `orbit local stop`: stops the warm server; false when none was running.
+pub fn stop_recorded(paths: &LocalPaths) -> bool {
+    let Some(record) = read_record(paths) else {
+        return false;
+    };
+    let _ = std::fs::remove_file(paths.server_record());
+    let mut stopped = false;
+    for pid in [record.serve_pid, record.pid] {
+        if pid_alive(pid)
+            && let Ok(p) = i32::try_from(pid)
+        {
+            stopped |= kill(Pid::from_raw(p), Signal::SIGTERM).is_ok();
+        }
+    }
+    stopped
+}
+
+/// The recorded warm server when it is alive and healthy.
+pub fn warm_server(paths: &LocalPaths) -> Option<ServerRecord> {
+    read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port))
+}
+

@@ -1,0 +1,281 @@
+//! Bash through `validate_input` + `call` with real processes: output
+//! layout, exit codes, cwd persistence, progress, huge and non-UTF-8 output.
+//! Helpers here are shared by the other `bash_*` modules.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use orbit_protocol::ToolResultContent;
+use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
+use orbit_tools::builtin::bash::{BashTool, INTERRUPT_MESSAGE};
+use orbit_tools::{CallContext, Tool, ToolOutput, ToolProgress, ToolUseContext};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+pub(super) fn session() -> (TempDir, ToolUseContext, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
+    (dir, ctx, root)
+}
+
+pub(super) fn text(out: &ToolOutput) -> &str {
+    match &out.content {
+        ToolResultContent::Text(t) => t,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+pub(super) async fn run_tool(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> ToolOutput {
+    tool.validate_input(&input, ctx).await.unwrap();
+    tool.call(input, ctx, &CallContext::detached("t")).await
+}
+
+pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
+    run_tool(&BashTool::new(), ctx, json!({ "command": command })).await
+}
+
+/// Processes of group `pgid` that are not dead. Zombies count as dead: this
+/// machine's PID 1 does not reap orphans.
+pub(super) fn live_members(pgid: i32) -> Vec<i32> {
+    let mut live = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may contain spaces.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+            live.push(pid);
+        }
+    }
+    live
+}
+
+/// Waits (bounded) until group `pgid` has no live process; panics otherwise.
+pub(super) async fn assert_group_dies(pgid: i32) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let live = live_members(pgid);
+        if live.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes of group {pgid} still alive: {live:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn stdout_then_stderr_trimmed() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "echo err >&2; echo out; printf '\\n\\n'").await;
+    assert_eq!(text(&out), "out\nerr");
+    assert!(!out.is_error);
+
+    let out = bash(&ctx, "printf 'a\\n\\n\\n'").await;
+    assert_eq!(text(&out), "a");
+
+    let out = bash(&ctx, "echo only-err >&2").await;
+    assert_eq!(text(&out), "only-err");
+    assert!(!out.is_error);
+}
+
+#[tokio::test]
+async fn empty_output_is_empty_text() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "true").await;
+    assert_eq!(text(&out), "");
+    assert!(!out.is_error);
+}
+
+#[tokio::test]
+async fn non_zero_exit_code_is_first_line() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "echo hi; echo bad >&2; exit 2").await;
+    assert_eq!(text(&out), "Exit code 2\nhi\nbad");
+    assert!(out.is_error);
+
+    let out = bash(&ctx, "false").await;
+    assert_eq!(text(&out), "Exit code 1");
+    assert!(out.is_error);
+}
+
+#[tokio::test]
+async fn killed_by_signal_is_reported() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "echo before; kill -9 $$").await;
+    assert_eq!(
+        text(&out),
+        "Command was killed by SIGKILL (signal 9)\nbefore"
+    );
+    assert!(out.is_error);
+}
+
+#[tokio::test]
+async fn stdin_is_closed() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "cat; echo done").await;
+    assert_eq!(text(&out), "done");
+}
+
+#[tokio::test]
+async fn pagers_are_disabled() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "echo $GIT_PAGER $PAGER $GIT_TERMINAL_PROMPT").await;
+    assert_eq!(text(&out), "cat cat 0");
+}
+
+#[tokio::test]
+async fn cd_persists_across_calls() {
+    let (_d, ctx, root) = session();
+    fs::create_dir(root.join("sub")).unwrap();
+    let out = bash(&ctx, "cd sub").await;
+    assert_eq!(text(&out), "");
+    assert_eq!(ctx.cwd(), root.join("sub"));
+    let out = bash(&ctx, "pwd").await;
+    assert_eq!(text(&out), root.join("sub").to_str().unwrap());
+    // `exit N` still reports the directory.
+    let out = bash(&ctx, "cd ..; exit 3").await;
+    assert_eq!(text(&out), "Exit code 3");
+    assert_eq!(ctx.cwd(), root);
+}
+
+#[tokio::test]
+async fn cd_outside_project_is_reset() {
+    let (_d, ctx, root) = session();
+    let out = bash(&ctx, "cd / && pwd").await;
+    assert_eq!(
+        text(&out),
+        format!("/\nShell cwd was reset to {}", root.display())
+    );
+    assert_eq!(ctx.cwd(), root);
+    let out = bash(&ctx, "pwd").await;
+    assert_eq!(text(&out), root.to_str().unwrap());
+}
+
+#[tokio::test]
+async fn timeout_kills_and_says_so() {
+    let (_d, ctx, _) = session();
+    let started = Instant::now();
+    let out = run_tool(
+        &BashTool::new(),
+        &ctx,
+        json!({ "command": "echo start; sleep 30", "timeout": 1000 }),
+    )
+    .await;
+    assert_eq!(text(&out), "Command timed out after 1s\nstart");
+    assert!(out.is_error);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn progress_streams_output() {
+    let (_d, ctx, _) = session();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let call = CallContext::new("tu_1", tokio_util::sync::CancellationToken::new(), Some(tx));
+    let out = BashTool::new()
+        .call(json!({ "command": "echo one; echo two >&2" }), &ctx, &call)
+        .await;
+    assert_eq!(text(&out), "one\ntwo");
+    drop(call);
+    let mut chunks = Vec::new();
+    while let Some((id, p)) = rx.recv().await {
+        assert_eq!(id, "tu_1");
+        match p {
+            ToolProgress::Output(s) => chunks.push(s),
+            other => panic!("unexpected progress {other:?}"),
+        }
+    }
+    chunks.sort();
+    assert_eq!(chunks, vec!["one\n".to_string(), "two\n".to_string()]);
+}
+
+#[tokio::test]
+async fn cancel_kills_group_promptly() {
+    let (_d, ctx, _) = session();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let token = tokio_util::sync::CancellationToken::new();
+    let call = CallContext::new("tu_1", token.clone(), Some(tx));
+    let tool = BashTool::new();
+    let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
+    let run = tool.call(input, &ctx, &call);
+    let control = async {
+        let (_, first) = rx.recv().await.unwrap();
+        let ToolProgress::Output(s) = first else {
+            panic!("expected output progress")
+        };
+        let pgid: i32 = s.trim().parse().unwrap();
+        let cancelled_at = Instant::now();
+        token.cancel();
+        (pgid, cancelled_at)
+    };
+    let (out, (pgid, cancelled_at)) = tokio::join!(run, control);
+    let took = cancelled_at.elapsed();
+    assert!(took < Duration::from_millis(200), "returned after {took:?}");
+    assert_eq!(text(&out), INTERRUPT_MESSAGE);
+    assert!(out.is_error);
+    assert_group_dies(pgid).await;
+}
+
+#[tokio::test]
+async fn huge_output_keeps_head_and_tail() {
+    let (_d, ctx, _) = session();
+    let total = 50_000_000usize;
+    let out = bash(&ctx, &format!("yes | head -c {total}")).await;
+    let dropped = total - BASH_OUTPUT_HEAD_BYTES - BASH_OUTPUT_TAIL_BYTES;
+    let head = "y\n".repeat(BASH_OUTPUT_HEAD_BYTES / 2);
+    let tail = "y\n".repeat(BASH_OUTPUT_TAIL_BYTES / 2);
+    let expected = format!(
+        "{head}\n\n... [{dropped} bytes of output truncated] ...\n\n{}",
+        tail.trim_end()
+    );
+    assert!(text(&out) == expected, "unexpected huge output layout");
+    assert!(!out.is_error);
+}
+
+#[tokio::test]
+async fn large_output_arrives_whole() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "seq 1 40000").await;
+    let expected: Vec<String> = (1..=40000).map(|n| n.to_string()).collect();
+    assert_eq!(text(&out).len(), 228_893);
+    assert!(text(&out) == expected.join("\n"));
+}
+
+#[tokio::test]
+async fn non_utf8_output_is_lossy() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, "printf 'a\\377b\\n'").await;
+    assert_eq!(text(&out), "a\u{fffd}b");
+}
+
+#[tokio::test]
+async fn flags_follow_the_classifier() {
+    let tool = BashTool::new();
+    assert!(tool.is_read_only(&json!({ "command": "ls -la | wc -l" })));
+    assert!(tool.is_concurrency_safe(&json!({ "command": "git status" })));
+    assert!(!tool.is_read_only(&json!({ "command": "ls > f" })));
+    assert!(!tool.is_concurrency_safe(&json!({ "command": "cat $(rm x)" })));
+    assert!(tool.is_destructive(&json!({ "command": "rm -rf build" })));
+    assert!(!tool.is_destructive(&json!({ "command": "ls" })));
+    assert_eq!(tool.max_result_size_chars(), 30_000);
+    assert_eq!(tool.name(), "Bash");
+}
+
+#[tokio::test]
+async fn registered_in_default_tools() {
+    let registry = orbit_tools::builtin::default_tools();
+    for name in ["Bash", "BashOutput", "KillShell"] {
+        assert!(registry.find(name).is_some(), "{name} not registered");
+    }
+}

@@ -1,0 +1,92 @@
+//! Bash never leaves processes holding its pipes: the killing test of
+//! issue 3 (timeout kills the whole group) and leaders that exit while
+//! background children live on. Membership is checked in /proc.
+
+use std::time::{Duration, Instant};
+
+use orbit_tools::builtin::bash::BashTool;
+use orbit_tools::{CallContext, Tool, ToolProgress};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::bash::{assert_group_dies, bash, live_members, run_tool, session, text};
+
+#[tokio::test]
+async fn timeout_leaves_no_process_of_the_group() {
+    let (_d, ctx, _) = session();
+    let out = run_tool(
+        &BashTool::new(),
+        &ctx,
+        json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait", "timeout": 1000 }),
+    )
+    .await;
+    let body = text(&out);
+    let mut lines = body.lines();
+    assert_eq!(lines.next(), Some("Command timed out after 1s"));
+    let pgid: i32 = lines.next().unwrap().parse().unwrap();
+    assert_eq!(lines.next(), None);
+    assert!(out.is_error);
+    assert_group_dies(pgid).await;
+}
+
+#[tokio::test]
+async fn background_child_holding_pipes_does_not_hang() {
+    let (_d, ctx, _) = session();
+    let started = Instant::now();
+    let out = bash(&ctx, "echo $$; sleep 1000 &").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!out.is_error);
+    let pgid: i32 = text(&out).parse().unwrap();
+    // The orphan held stdout, so the group was killed.
+    assert_group_dies(pgid).await;
+}
+
+#[tokio::test]
+async fn child_that_redirected_its_output_is_left_running() {
+    let (_d, ctx, _) = session();
+    let started = Instant::now();
+    let out = bash(&ctx, "sleep 1000 >/dev/null 2>&1 & echo $!").await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let pid: i32 = text(&out).parse().unwrap();
+    let pgid = pid_group(pid);
+    assert_eq!(
+        live_members(pgid),
+        vec![pid],
+        "detached child should survive"
+    );
+    // Clean up the process this test started.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert_group_dies(pgid).await;
+}
+
+#[tokio::test]
+async fn dropping_the_call_kills_the_group() {
+    let (_d, ctx, _) = session();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let call = CallContext::new("tu_1", CancellationToken::new(), Some(tx));
+    let tool = BashTool::new();
+    let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
+    let mut run = Box::pin(tool.call(input, &ctx, &call));
+    // Drive the call until the shell reports its pid, then drop it (as an
+    // embedder dropping the future instead of cancelling would).
+    let pgid: i32 = tokio::select! {
+        _ = &mut run => panic!("the call ended on its own"),
+        Some((_, ToolProgress::Output(s))) = rx.recv() => s.trim().parse().unwrap(),
+    };
+    drop(run);
+    assert_group_dies(pgid).await;
+}
+
+fn pid_group(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 1..];
+    after.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
