@@ -98,6 +98,12 @@ pub struct Args {
     /// Working directory for the session (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+
+    /// Model provider. Default: ORBIT_PROVIDER, else the API keys / base URLs
+    /// set in the environment, else `provider` in <data dir>/settings.json,
+    /// else the local model (set up on first use; see `orbit local --help`).
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Option<crate::provider::ProviderKind>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,6 +8,7 @@
 //! Errors before the first model call print one `orbit: error: …` line.
 
 mod args;
+mod local;
 mod output;
 mod provider;
 mod signals;
@@ -35,6 +36,9 @@ const EXIT_ERROR: u8 = 1;
 const RUNTIME_WORKER_THREADS: usize = 2;
 
 fn main() -> ExitCode {
+    if let Some(code) = local::maybe_run_subcommand() {
+        return code;
+    }
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(err) => return clap_exit(&err),
@@ -100,21 +104,35 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     let prompt = args.prompt()?;
     let cwd = session_cwd(&args)?;
     let client = provider::select_provider(&args)?;
+    // The local profile: a lean prompt and few tools (prompt size is latency there).
+    let local_profile = client.provider() == local::LOCAL_PROVIDER;
+    let model = provider::effective_model(&args, client.provider());
 
     let mut tools = orbit_tools::builtin::default_tools();
     let disallowed = args.disallowed_tool_rules();
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
+    if local_profile {
+        tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
+    }
 
     let session_id = uuid::Uuid::new_v4().to_string();
     let config = EngineConfig {
-        model: args.model.clone(),
-        system_prompt: system_prompt::build(
-            &cwd,
-            args.system_prompt.as_deref(),
-            args.append_system_prompt.as_deref(),
-        ),
+        model: model.clone(),
+        system_prompt: if local_profile {
+            system_prompt::build_local(
+                &cwd,
+                args.system_prompt.as_deref(),
+                args.append_system_prompt.as_deref(),
+            )
+        } else {
+            system_prompt::build(
+                &cwd,
+                args.system_prompt.as_deref(),
+                args.append_system_prompt.as_deref(),
+            )
+        },
         max_tokens: args.max_tokens,
         temperature: None,
         max_turns: args.max_turns,
@@ -148,7 +166,7 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     if let Err(err) = writer.init(InitInfo {
         cwd: cwd.display().to_string(),
         tools: tool_names,
-        model: args.model.clone(),
+        model,
         permission_mode: args.permission_mode_name().to_string(),
         api_key_source: provider::api_key_source(&args).to_string(),
     }) {

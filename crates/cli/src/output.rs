@@ -187,12 +187,14 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
 
     fn report_errors(&mut self, result: &TerminalResult) -> io::Result<()> {
         if result.interrupted {
+            // The engine's error line only restates the interrupt.
             writeln!(self.err, "orbit: interrupted")?;
+            return self.err.flush();
         }
         for error in &result.errors {
             writeln!(self.err, "orbit: error: {error}")?;
         }
-        if result.errors.is_empty() && !result.interrupted {
+        if result.errors.is_empty() {
             let subtype = serde_json::to_value(result.subtype).unwrap_or(Value::Null);
             writeln!(self.err, "orbit: error: the run ended with {subtype}")?;
         }
@@ -345,7 +347,10 @@ mod tests {
 
     #[test]
     fn interrupted_exits_130() {
-        let mut r = result(ResultSubtype::ErrorDuringExecution, vec![]);
+        let mut r = result(
+            ResultSubtype::ErrorDuringExecution,
+            vec!["[Request interrupted by user]".into()],
+        );
         r.interrupted = true;
         let (out, err, code) = run(OutputFormat::Json, &[EngineEvent::Result(r)]);
         assert_eq!(code, Some(130));

@@ -72,6 +72,51 @@ pub fn default_prompt(cwd: &Path) -> String {
     out
 }
 
+/// Largest part of an instruction file sent in the local profile, in bytes
+/// (every 1k prompt tokens costs a local model ≈ 10 s on two cores).
+pub const LOCAL_MAX_INSTRUCTION_FILE_BYTES: usize = 2 * 1024;
+
+/// The local model's prompt: a few plain sentences a 1.5B model follows.
+const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant working in the user's project. \
+Answer briefly and directly. When you need facts about files or the system, call a tool: \
+Read reads a file, LS lists a directory, Glob finds files by pattern, Grep searches text, \
+Bash runs a shell command, Write creates a file, Edit changes a file. \
+Use relative paths from the working directory. \
+When a tool result answers the question, reply with the answer in plain text.";
+
+/// [`build`] for the local profile: the same replace/append rules around a
+/// much shorter default ([`local_prompt`]).
+pub fn build_local(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
+    let base = match replace {
+        Some(custom) => custom.to_string(),
+        None => local_prompt(cwd),
+    };
+    build(cwd, Some(&base), append)
+}
+
+/// The local profile's default prompt: identity, cwd, platform, and the
+/// start of CLAUDE.md / AGENTS.md (bounded).
+pub fn local_prompt(cwd: &Path) -> String {
+    let mut out = String::with_capacity(1024);
+    out.push_str(LOCAL_IDENTITY);
+    out.push_str(&format!(
+        "\n\nWorking directory: {}\nPlatform: {}\n",
+        cwd.display(),
+        std::env::consts::OS
+    ));
+    for name in INSTRUCTION_FILES {
+        if let Some(section) = instruction_file(cwd, name) {
+            let mut cut = section.len().min(LOCAL_MAX_INSTRUCTION_FILE_BYTES);
+            while !section.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.push('\n');
+            out.push_str(&section[..cut]);
+        }
+    }
+    out
+}
+
 /// Whether `dir` or one of its ancestors holds `.git` (a few stat calls, no walk).
 fn is_git_repo(dir: &Path) -> bool {
     dir.ancestors().any(|d| d.join(".git").exists())

@@ -63,7 +63,9 @@ pub enum LocalError {
         #[source]
         source: std::io::Error,
     },
-    #[error("model checksum mismatch: expected {expected}, got {actual} (the file was removed; rerun `orbit local setup`)")]
+    #[error(
+        "model checksum mismatch: expected {expected}, got {actual} (the file was removed; rerun `orbit local setup`)"
+    )]
     Checksum { expected: String, actual: String },
     #[error("unexpected package content: {0}")]
     BadPackage(String),

@@ -161,7 +161,8 @@ impl Drop for LocalServer {
 pub fn write_template(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
     let path = paths.template_file();
     if std::fs::read_to_string(&path).ok().as_deref() != Some(CHAT_TEMPLATE) {
-        std::fs::write(&path, CHAT_TEMPLATE).map_err(LocalError::io(format!("write {}", path.display())))?;
+        std::fs::write(&path, CHAT_TEMPLATE)
+            .map_err(LocalError::io(format!("write {}", path.display())))?;
     }
     Ok(path)
 }
@@ -171,7 +172,13 @@ pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) ->
     let mut cmd = Command::new(paths.server_bin());
     cmd.arg("-m")
         .arg(paths.model_file())
-        .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--jinja"])
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--jinja",
+        ])
         .args(["-c", &options.context_tokens.to_string(), "-np", "1"])
         .args(["-t", &options.threads.to_string()])
         .arg("--chat-template-file")
@@ -181,20 +188,30 @@ pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) ->
 }
 
 /// Starts llama-server on a free port and waits until it is healthy.
-fn start(paths: &LocalPaths, options: &ServerOptions, log_name: &str) -> Result<(Child, u16), LocalError> {
+fn start(
+    paths: &LocalPaths,
+    options: &ServerOptions,
+    log_name: &str,
+) -> Result<(Child, u16), LocalError> {
     write_template(paths)?;
     let logs = paths.logs_dir();
     std::fs::create_dir_all(&logs).map_err(LocalError::io(format!("create {}", logs.display())))?;
     let log_path = logs.join(log_name);
-    let log = std::fs::File::create(&log_path).map_err(LocalError::io(format!("create {}", log_path.display())))?;
-    let log_err = log.try_clone().map_err(LocalError::io("duplicate the log handle"))?;
+    let log = std::fs::File::create(&log_path)
+        .map_err(LocalError::io(format!("create {}", log_path.display())))?;
+    let log_err = log
+        .try_clone()
+        .map_err(LocalError::io("duplicate the log handle"))?;
     let port = free_port()?;
     let mut child = server_command(paths, options, port)
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(log_err))
         .spawn()
-        .map_err(LocalError::io(format!("start {}", paths.server_bin().display())))?;
+        .map_err(LocalError::io(format!(
+            "start {}",
+            paths.server_bin().display()
+        )))?;
     let deadline = Instant::now() + options.startup_timeout;
     loop {
         if healthy(port) {
@@ -221,8 +238,12 @@ fn start(paths: &LocalPaths, options: &ServerOptions, log_name: &str) -> Result<
 
 /// A port that was free a moment ago on 127.0.0.1.
 fn free_port() -> Result<u16, LocalError> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(LocalError::io("find a free port"))?;
-    let port = listener.local_addr().map_err(LocalError::io("find a free port"))?.port();
+    let listener =
+        TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(LocalError::io("find a free port"))?;
+    let port = listener
+        .local_addr()
+        .map_err(LocalError::io("find a free port"))?
+        .port();
     Ok(port)
 }
 
@@ -235,13 +256,17 @@ pub fn healthy(port: u16) -> bool {
     };
     let _ = stream.set_read_timeout(Some(timeout));
     let _ = stream.set_write_timeout(Some(timeout));
-    let request = format!("GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     if stream.write_all(request.as_bytes()).is_err() {
         return false;
     }
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
-    let status_ok = response.lines().next().is_some_and(|l| l.split_whitespace().nth(1) == Some("200"));
+    let status_ok = response
+        .lines()
+        .next()
+        .is_some_and(|l| l.split_whitespace().nth(1) == Some("200"));
     let compact: String = response.chars().filter(|c| !c.is_whitespace()).collect();
     status_ok && compact.contains(r#""status":"ok""#)
 }
@@ -272,7 +297,9 @@ fn read_record(paths: &LocalPaths) -> Option<ServerRecord> {
 }
 
 fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn last_used_file(paths: &LocalPaths) -> PathBuf {
@@ -287,7 +314,8 @@ fn take_lease(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
     let dir = paths.leases_dir();
     std::fs::create_dir_all(&dir).map_err(LocalError::io(format!("create {}", dir.display())))?;
     let lease = dir.join(std::process::id().to_string());
-    std::fs::write(&lease, now_secs().to_string()).map_err(LocalError::io(format!("write {}", lease.display())))?;
+    std::fs::write(&lease, now_secs().to_string())
+        .map_err(LocalError::io(format!("write {}", lease.display())))?;
     touch_last_used(paths);
     Ok(lease)
 }
@@ -299,7 +327,10 @@ fn leased(paths: &LocalPaths) -> bool {
     };
     let mut busy = false;
     for entry in entries.filter_map(Result::ok) {
-        let pid = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok());
+        let pid = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok());
         match pid {
             Some(pid) if pid_alive(pid) => busy = true,
             _ => {
@@ -339,7 +370,9 @@ pub fn serve(
     let result = loop {
         std::thread::sleep(Duration::from_millis(WATCHDOG_POLL_MS));
         if let Ok(Some(status)) = child.try_wait() {
-            break Err(LocalError::ServerStart(format!("the warm llama-server exited ({status})")));
+            break Err(LocalError::ServerStart(format!(
+                "the warm llama-server exited ({status})"
+            )));
         }
         if leased(paths) {
             continue;
@@ -380,4 +413,3 @@ pub fn stop_recorded(paths: &LocalPaths) -> bool {
 pub fn warm_server(paths: &LocalPaths) -> Option<ServerRecord> {
     read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port))
 }
-

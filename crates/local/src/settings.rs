@@ -13,7 +13,10 @@ pub const SETTINGS_FILE: &str = "settings.json";
 pub fn configured_provider(data_dir: &Path) -> Option<String> {
     let text = std::fs::read_to_string(data_dir.join(SETTINGS_FILE)).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value["provider"].as_str().map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty())
+    value["provider"]
+        .as_str()
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]
@@ -25,7 +28,11 @@ mod tests {
     fn reads_the_provider_setting() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(configured_provider(dir.path()), None);
-        std::fs::write(dir.path().join(SETTINGS_FILE), r#"{"provider": "Local", "x": 1}"#).unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"provider": "Local", "x": 1}"#,
+        )
+        .unwrap();
         assert_eq!(configured_provider(dir.path()).as_deref(), Some("local"));
         std::fs::write(dir.path().join(SETTINGS_FILE), "not json").unwrap();
         assert_eq!(configured_provider(dir.path()), None);

@@ -12,6 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::file_state::FileStateCache;
 
+/// A per-session value a tool keeps (see [`ToolUseContext::extension`]).
+pub type Extension = Arc<dyn std::any::Any + Send + Sync>;
+
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
@@ -25,7 +28,7 @@ pub struct ToolUseContext {
     /// `$ORBIT_HOME` (default `~/.orbit`).
     pub data_dir: PathBuf,
     /// Extra data tools keep per session (e.g. background shells), by key.
-    pub extensions: Arc<Mutex<Vec<(String, Arc<dyn std::any::Any + Send + Sync>)>>>,
+    pub extensions: Arc<Mutex<Vec<(String, Extension)>>>,
 }
 
 impl ToolUseContext {
@@ -67,20 +70,24 @@ impl ToolUseContext {
     }
 
     /// Returns the session's instance of `T` under `key`, creating it.
-    pub fn extension<T: Send + Sync + 'static>(&self, key: &str, make: impl FnOnce() -> T) -> Arc<T> {
+    pub fn extension<T: Send + Sync + 'static>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> Arc<T> {
         let mut guard = match self.extensions.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
         for (k, v) in guard.iter() {
-            if k == key {
-                if let Ok(t) = Arc::clone(v).downcast::<T>() {
-                    return t;
-                }
+            if k == key
+                && let Ok(t) = Arc::clone(v).downcast::<T>()
+            {
+                return t;
             }
         }
         let t = Arc::new(make());
-        guard.push((key.to_string(), t.clone() as Arc<dyn std::any::Any + Send + Sync>));
+        guard.push((key.to_string(), t.clone() as Extension));
         t
     }
 }

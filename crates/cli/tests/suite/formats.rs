@@ -55,3 +55,47 @@ fn prompt_is_read_from_stdin_when_p_has_no_value() {
     };
     assert_eq!(text, "prompt from stdin\n");
 }
+
+#[test]
+fn verbose_stream_json_shows_tool_progress_between_call_and_result() {
+    let scratch = Scratch::new();
+    let command = "for i in 1 2 3; do echo line $i; done";
+    let script = || {
+        FakeAnthropic::start(vec![
+            Reply::tool_use("toolu_1", "Bash", serde_json::json!({"command": command})),
+            Reply::text("ok"),
+        ])
+    };
+    let server = script();
+    let verbose = ["--allowedTools", "Bash", "--verbose"];
+    let out = super::common::run_stream_json(&scratch, &server, "count", &verbose);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let lines = out.lines();
+    let kinds = out.kinds();
+    let first = kinds
+        .iter()
+        .position(|k| k == "system/tool_progress")
+        .expect("progress");
+    let last = kinds
+        .iter()
+        .rposition(|k| k == "system/tool_progress")
+        .unwrap();
+    assert_eq!(kinds[first - 1], "assistant");
+    assert_eq!(kinds[last + 1], "user");
+    let mut streamed = String::new();
+    for line in &lines[first..=last] {
+        assert_eq!(line["tool_use_id"], "toolu_1");
+        assert_eq!(line["session_id"], lines[0]["session_id"]);
+        assert_eq!(line["data"]["type"], "output");
+        streamed.push_str(line["data"]["output"].as_str().unwrap());
+    }
+    assert_eq!(streamed, "line 1\nline 2\nline 3\n");
+
+    // Without --verbose there are no progress lines.
+    let server = script();
+    let out = super::common::run_stream_json(&scratch, &server, "count", &verbose[..2]);
+    assert_eq!(
+        out.kinds(),
+        vec!["system/init", "assistant", "user", "assistant", "result"]
+    );
+}

@@ -136,6 +136,8 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
     );
     let result = out.result();
     assert_eq!(result["is_error"], true);
+    assert_eq!(result["subtype"], "error_during_execution");
+    assert_eq!(out.stderr, "orbit: interrupted\n");
     let uses: Vec<Value> = lines
         .iter()
         .filter(|l| l["type"] == "assistant")

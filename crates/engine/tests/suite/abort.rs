@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
 use orbit_engine::QueryEngine;
+use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
 use orbit_protocol::{EngineEvent, ResultSubtype, TerminalResult};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
@@ -50,10 +50,15 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
             .tool_use("toolu_2", "Seq", json!({"ms": 1})),
     )]);
     let dir = tempfile::tempdir().unwrap();
-    let tools = vec![sleeper("Slow", &log).arc(), sleeper("Seq", &log).unsafe_().arc()];
+    let tools = vec![
+        sleeper("Slow", &log).arc(),
+        sleeper("Seq", &log).unsafe_().arc(),
+    ];
     let mut engine = engine(&server, config(dir.path()), tools);
-    let (r, took) =
-        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::AssistantMessage { .. })).await;
+    let (r, took) = run_and_abort(&mut engine, |e| {
+        matches!(e, EngineEvent::AssistantMessage { .. })
+    })
+    .await;
     assert!(took < ABORT_DEADLINE, "abort took {took:?}");
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
     assert!(r.interrupted);
@@ -61,8 +66,10 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
     assert_eq!(log.entries(), vec!["start:toolu_1", "cancelled:toolu_1"]);
     let messages = engine.messages();
     assert_paired(messages);
-    let results: Vec<(String, bool)> =
-        last_results(messages).iter().map(|r| (result_text(r), r.is_error())).collect();
+    let results: Vec<(String, bool)> = last_results(messages)
+        .iter()
+        .map(|r| (result_text(r), r.is_error()))
+        .collect();
     assert_eq!(
         results,
         vec![
@@ -74,7 +81,10 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
         CANCEL_MESSAGE,
         "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
     );
-    assert_eq!(INTERRUPT_MESSAGE_FOR_TOOL_USE, "[Request interrupted by user for tool use]");
+    assert_eq!(
+        INTERRUPT_MESSAGE_FOR_TOOL_USE,
+        "[Request interrupted by user for tool use]"
+    );
 }
 
 #[tokio::test]
@@ -85,12 +95,20 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
         .tool_use("toolu_1", "Slow", json!({"ms": 30_000}));
     let before_delta = blocks.event_count() - 2;
     let server = FakeAnthropic::start(vec![Reply::turn(
-        blocks.text("this block never arrives").hang_after(before_delta),
+        blocks
+            .text("this block never arrives")
+            .hang_after(before_delta),
     )]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &log).arc()]);
-    let (r, took) =
-        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::ToolStarted { .. })).await;
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &log).arc()],
+    );
+    let (r, took) = run_and_abort(&mut engine, |e| {
+        matches!(e, EngineEvent::ToolStarted { .. })
+    })
+    .await;
     assert!(took < ABORT_DEADLINE, "abort took {took:?}");
     assert!(r.interrupted);
     assert_eq!(r.num_turns, 1);
@@ -107,8 +125,10 @@ async fn abort_before_any_block_leaves_the_prompt_alone() {
     let server = FakeAnthropic::start(vec![Reply::hang()]);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), vec![]);
-    let (r, took) =
-        run_and_abort(&mut engine, |e| matches!(e, EngineEvent::RequestStart { .. })).await;
+    let (r, took) = run_and_abort(&mut engine, |e| {
+        matches!(e, EngineEvent::RequestStart { .. })
+    })
+    .await;
     assert!(took < ABORT_DEADLINE, "abort took {took:?}");
     assert!(r.interrupted);
     assert_eq!(engine.messages().len(), 1);

@@ -29,41 +29,66 @@ fn meeting(name: &str, parties: usize, log: &Log, peak: &Arc<AtomicUsize>) -> Te
     let active = Arc::new(AtomicUsize::new(0));
     let (log, peak) = (log.clone(), Arc::clone(peak));
     TestTool::new(name, move |_, call| {
-        let (barrier, active, log, peak) =
-            (Arc::clone(&barrier), Arc::clone(&active), log.clone(), Arc::clone(&peak));
+        let (barrier, active, log, peak) = (
+            Arc::clone(&barrier),
+            Arc::clone(&active),
+            log.clone(),
+            Arc::clone(&peak),
+        );
         async move {
             let now = active.fetch_add(1, Ordering::SeqCst) + 1;
             peak.fetch_max(now, Ordering::SeqCst);
             log.push(format!("enter:{}", call.tool_use_id));
-            let met = tokio::time::timeout(BARRIER_TIMEOUT, barrier.wait()).await.is_ok();
+            let met = tokio::time::timeout(BARRIER_TIMEOUT, barrier.wait())
+                .await
+                .is_ok();
             log.push(format!("leave:{}", call.tool_use_id));
             active.fetch_sub(1, Ordering::SeqCst);
-            if met { ToolOutput::text("met") } else { ToolOutput::error("alone at the barrier") }
+            if met {
+                ToolOutput::text("met")
+            } else {
+                ToolOutput::error("alone at the barrier")
+            }
         }
     })
 }
 
 fn turn_of(calls: &[(&str, &str, Value)]) -> Turn {
-    calls
-        .iter()
-        .fold(Turn::new(), |t, (id, name, input)| t.tool_use(*id, *name, input.clone()))
+    calls.iter().fold(Turn::new(), |t, (id, name, input)| {
+        t.tool_use(*id, *name, input.clone())
+    })
 }
 
 #[tokio::test]
 async fn three_safe_calls_run_concurrently() {
     let log = Log::default();
     let peak = Arc::new(AtomicUsize::new(0));
-    let calls: Vec<_> = (1..=3).map(|i| (format!("toolu_{i}"), "Meet", json!({}))).collect();
-    let calls: Vec<_> = calls.iter().map(|(id, n, v)| (id.as_str(), *n, v.clone())).collect();
+    let calls: Vec<_> = (1..=3)
+        .map(|i| (format!("toolu_{i}"), "Meet", json!({})))
+        .collect();
+    let calls: Vec<_> = calls
+        .iter()
+        .map(|(id, n, v)| (id.as_str(), *n, v.clone()))
+        .collect();
     let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&calls)), Reply::text("ok")]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![meeting("Meet", 3, &log, &peak).arc()]);
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![meeting("Meet", 3, &log, &peak).arc()],
+    );
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
-    let texts: Vec<String> = last_results(engine.messages()).iter().map(result_text).collect();
+    let texts: Vec<String> = last_results(engine.messages())
+        .iter()
+        .map(result_text)
+        .collect();
     assert_eq!(texts, vec!["met"; 3]);
     let entries = log.entries();
-    assert!(entries[..3].iter().all(|e| e.starts_with("enter:")), "all enter before any leaves: {entries:?}");
+    assert!(
+        entries[..3].iter().all(|e| e.starts_with("enter:")),
+        "all enter before any leaves: {entries:?}"
+    );
     assert_eq!(peak.load(Ordering::SeqCst), 3);
 }
 
@@ -79,12 +104,22 @@ async fn safe_unsafe_safe_runs_as_three_batches_in_order() {
         Reply::text("ok"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let tools = vec![sleeper("Slow", &log).arc(), sleeper("Seq", &log).unsafe_().arc()];
+    let tools = vec![
+        sleeper("Slow", &log).arc(),
+        sleeper("Seq", &log).unsafe_().arc(),
+    ];
     let mut engine = engine(&server, config(dir.path()), tools);
     run(&mut engine, "go").await;
     assert_eq!(
         log.entries(),
-        vec!["start:toolu_a", "end:toolu_a", "start:toolu_b", "end:toolu_b", "start:toolu_c", "end:toolu_c"]
+        vec![
+            "start:toolu_a",
+            "end:toolu_a",
+            "start:toolu_b",
+            "end:toolu_b",
+            "start:toolu_c",
+            "end:toolu_c"
+        ]
     );
     assert_paired(engine.messages());
 }
@@ -94,7 +129,10 @@ async fn the_cap_is_honoured_with_twelve_safe_calls_and_a_cap_of_four() {
     let log = Log::default();
     let peak = Arc::new(AtomicUsize::new(0));
     let ids: Vec<String> = (1..=12).map(|i| format!("toolu_{i:02}")).collect();
-    let calls: Vec<_> = ids.iter().map(|id| (id.as_str(), "Meet", json!({}))).collect();
+    let calls: Vec<_> = ids
+        .iter()
+        .map(|id| (id.as_str(), "Meet", json!({})))
+        .collect();
     let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&calls)), Reply::text("ok")]);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
@@ -118,7 +156,8 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
     let log = Log::default();
     let chain_log = log.clone();
     let chain = TestTool::new("Chain", move |input: Value, call| {
-        let (done_tx, mut done_rx, log) = (Arc::clone(&done_tx), done_rx.clone(), chain_log.clone());
+        let (done_tx, mut done_rx, log) =
+            (Arc::clone(&done_tx), done_rx.clone(), chain_log.clone());
         async move {
             if let Some(after) = input.get("after").and_then(Value::as_str) {
                 let after = after.to_string();
@@ -147,10 +186,23 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), vec![chain.arc()]);
     let events = run(&mut engine, "go").await;
-    assert_eq!(log.entries(), vec!["end:toolu_3", "end:toolu_2", "end:toolu_1"]);
+    assert_eq!(
+        log.entries(),
+        vec!["end:toolu_3", "end:toolu_2", "end:toolu_1"]
+    );
     assert_eq!(released_ids(&events), vec!["toolu_1", "toolu_2", "toolu_3"]);
-    let texts: Vec<String> = last_results(engine.messages()).iter().map(result_text).collect();
-    assert_eq!(texts, vec!["result of toolu_1", "result of toolu_2", "result of toolu_3"]);
+    let texts: Vec<String> = last_results(engine.messages())
+        .iter()
+        .map(result_text)
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "result of toolu_1",
+            "result of toolu_2",
+            "result of toolu_3"
+        ]
+    );
 }
 
 /// A test-only tool named "Bash": `false` fails after 100 ms, anything else
@@ -190,7 +242,11 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
             ("toolu_2", "Bash", json!({"command": "false"})),
             ("toolu_3", "Slow", json!({"ms": 300})),
             ("toolu_4", "Seq", json!({"ms": 1})),
-            ("toolu_5", "Bash", json!({"command": "sleep 0.05", "ms": 50})),
+            (
+                "toolu_5",
+                "Bash",
+                json!({"command": "sleep 0.05", "ms": 50}),
+            ),
         ])),
         Reply::text("ok"),
     ]);
@@ -204,7 +260,10 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
     let started = Instant::now();
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
-    assert!(started.elapsed() < Duration::from_secs(5), "the sleeping sibling was cancelled");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the sleeping sibling was cancelled"
+    );
     let results: Vec<(String, bool)> = last_results(engine.messages())
         .iter()
         .map(|r| (result_text(r), r.is_error()))
@@ -212,7 +271,10 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
     assert_eq!(
         results,
         vec![
-            ("Cancelled: parallel tool call Bash(false) errored".to_string(), true),
+            (
+                "Cancelled: parallel tool call Bash(false) errored".to_string(),
+                true
+            ),
             ("Exit code 1".to_string(), true),
             ("slept 300 ms".to_string(), false),
             ("slept 1 ms".to_string(), false),
@@ -220,8 +282,14 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         ]
     );
     let entries = log.entries();
-    assert!(entries.contains(&"cancelled:toolu_1".to_string()), "{entries:?}");
-    assert!(entries.contains(&"end:toolu_3".to_string()), "non-Bash sibling finished: {entries:?}");
+    assert!(
+        entries.contains(&"cancelled:toolu_1".to_string()),
+        "{entries:?}"
+    );
+    assert!(
+        entries.contains(&"end:toolu_3".to_string()),
+        "non-Bash sibling finished: {entries:?}"
+    );
 }
 
 #[tokio::test]
@@ -239,7 +307,11 @@ async fn a_tool_completed_early_in_a_slow_stream_runs_before_message_stop() {
         Reply::text("ok"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &log).arc()]);
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &log).arc()],
+    );
     let mut stream = engine.submit_message("go".into());
     let mut timeline: Vec<(Instant, EngineEvent)> = Vec::new();
     use futures::StreamExt;
@@ -247,33 +319,64 @@ async fn a_tool_completed_early_in_a_slow_stream_runs_before_message_stop() {
         timeline.push((Instant::now(), event));
     }
     drop(stream);
-    let at = |pred: &dyn Fn(&EngineEvent) -> bool| timeline.iter().position(|(_, e)| pred(e)).unwrap();
+    let at =
+        |pred: &dyn Fn(&EngineEvent) -> bool| timeline.iter().position(|(_, e)| pred(e)).unwrap();
     let tool_complete = at(&|e| {
-        matches!(e, EngineEvent::Stream(StreamEvent::ContentBlockComplete { block: ContentBlock::ToolUse(_), .. }))
+        matches!(
+            e,
+            EngineEvent::Stream(StreamEvent::ContentBlockComplete {
+                block: ContentBlock::ToolUse(_),
+                ..
+            })
+        )
     });
     let started = at(&|e| matches!(e, EngineEvent::ToolStarted { .. }));
-    let next_block = at(&|e| matches!(e, EngineEvent::Stream(StreamEvent::ContentBlockStart { index: 1, .. })));
+    let next_block = at(&|e| {
+        matches!(
+            e,
+            EngineEvent::Stream(StreamEvent::ContentBlockStart { index: 1, .. })
+        )
+    });
     let released = at(&|e| matches!(e, EngineEvent::ToolResult { .. }));
     let stop = at(&|e| matches!(e, EngineEvent::Stream(StreamEvent::MessageStop)));
     let user = at(&|e| matches!(e, EngineEvent::UserMessage { .. }));
-    assert_eq!(started, tool_complete + 1, "the tool starts at its content_block_stop");
-    assert!(started < next_block, "before the rest of the message streams");
+    assert_eq!(
+        started,
+        tool_complete + 1,
+        "the tool starts at its content_block_stop"
+    );
+    assert!(
+        started < next_block,
+        "before the rest of the message streams"
+    );
     assert!(released < stop, "the tool finished before message_stop");
     let request = timeline[0].0;
     let turn = timeline[user].0 - request;
     let sum = STREAM_DRIP + Duration::from_millis(TOOL_MS);
-    assert!(turn < sum - Duration::from_millis(300), "turn took {turn:?}: ≈ max, not the sum {sum:?}");
+    assert!(
+        turn < sum - Duration::from_millis(300),
+        "turn took {turn:?}: ≈ max, not the sum {sum:?}"
+    );
     assert_eq!(log.entries(), vec!["start:toolu_1", "end:toolu_1"]);
 }
 
 fn block(id: &str, name: &str, input: Value) -> ToolUseBlock {
-    ToolUseBlock { id: id.into(), name: name.into(), input }
+    ToolUseBlock {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
 }
 
 fn batches_of(batches: &[Batch]) -> Vec<(bool, Vec<String>)> {
     batches
         .iter()
-        .map(|b| (b.is_concurrency_safe, b.blocks.iter().map(|t| t.id.clone()).collect()))
+        .map(|b| {
+            (
+                b.is_concurrency_safe,
+                b.blocks.iter().map(|t| t.id.clone()).collect(),
+            )
+        })
         .collect()
 }
 
@@ -338,12 +441,19 @@ async fn whole_message_execution_runs_batches_in_order() {
         block("d", "Missing", json!({})),
     ];
     let mut events = Vec::new();
-    let outcome = run_tool_calls(runtime, &blocks, CancellationToken::new(), |e| events.push(e)).await;
+    let outcome = run_tool_calls(runtime, &blocks, CancellationToken::new(), |e| {
+        events.push(e)
+    })
+    .await;
     let entries = log.entries();
     // a and b overlap (b ends first); c starts only after both ended.
     assert_eq!(&entries[..2], &["start:a", "start:b"]);
     assert_eq!(&entries[2..], &["end:b", "end:a", "start:c", "end:c"]);
-    let ids: Vec<&str> = outcome.results.iter().map(|r| r.tool_use_id.as_str()).collect();
+    let ids: Vec<&str> = outcome
+        .results
+        .iter()
+        .map(|r| r.tool_use_id.as_str())
+        .collect();
     assert_eq!(ids, vec!["a", "b", "c", "d"]);
     assert_eq!(
         outcome.results[3].content.as_text(),

@@ -21,7 +21,11 @@ async fn end_turn_with_a_tool_use_still_continues() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let log = Log::default();
-    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &log).arc()]);
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &log).arc()],
+    );
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -33,8 +37,9 @@ async fn end_turn_with_a_tool_use_still_continues() {
 
 #[tokio::test]
 async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
-    let server =
-        FakeAnthropic::start(vec![Reply::turn(Turn::new().text("all done").stop_reason("tool_use"))]);
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new().text("all done").stop_reason("tool_use"),
+    )]);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), vec![]);
     let events = run(&mut engine, "go").await;
@@ -50,7 +55,11 @@ async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
 #[tokio::test]
 async fn max_turns_ends_with_the_exact_error_and_a_paired_history() {
     let tool_turn = |id: &str| Reply::turn(Turn::new().tool_use(id, "Slow", json!({"ms": 1})));
-    let server = FakeAnthropic::start(vec![tool_turn("toolu_1"), tool_turn("toolu_2"), tool_turn("toolu_3")]);
+    let server = FakeAnthropic::start(vec![
+        tool_turn("toolu_1"),
+        tool_turn("toolu_2"),
+        tool_turn("toolu_3"),
+    ]);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.max_turns = Some(2);
@@ -87,7 +96,11 @@ async fn max_budget_is_checked_after_each_call() {
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorMaxBudgetUsd);
     assert_eq!(r.errors, vec!["Reached maximum budget ($1)"]);
-    assert!((r.total_cost_usd - 3.0).abs() < 1e-9, "{}", r.total_cost_usd);
+    assert!(
+        (r.total_cost_usd - 3.0).abs() < 1e-9,
+        "{}",
+        r.total_cost_usd
+    );
     assert_eq!(server.request_count(), 1);
     assert_paired(engine.messages());
 }
@@ -104,14 +117,22 @@ async fn usage_and_cost_are_summed_over_calls() {
         Reply::turn(Turn::new().text("The answer.").usage(200, 30)),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &Log::default()).arc()]);
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &Log::default()).arc()],
+    );
     let events = run(&mut engine, "question").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
     assert_eq!(r.result, "The answer.");
     assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (300, 50));
     let expected = (300.0 * 3.0 + 50.0 * 15.0) / 1_000_000.0;
-    assert!((r.total_cost_usd - expected).abs() < 1e-12, "{}", r.total_cost_usd);
+    assert!(
+        (r.total_cost_usd - expected).abs() < 1e-12,
+        "{}",
+        r.total_cost_usd
+    );
     assert_eq!(r.stop_reason.as_deref(), Some("end_turn"));
     assert!(r.duration_ms >= r.duration_api_ms);
 
@@ -130,7 +151,17 @@ async fn usage_and_cost_are_summed_over_calls() {
         .collect();
     assert_eq!(
         kinds,
-        vec!["request", "started", "stop", "assistant", "user", "request", "stop", "assistant", "end"]
+        vec![
+            "request",
+            "started",
+            "stop",
+            "assistant",
+            "user",
+            "request",
+            "stop",
+            "assistant",
+            "end"
+        ]
     );
     // The tool's result is released between its start and the user message.
     let pos = |pred: &dyn Fn(&EngineEvent) -> bool| events.iter().position(pred).unwrap();
@@ -138,8 +169,14 @@ async fn usage_and_cost_are_summed_over_calls() {
     let released = pos(&|e| matches!(e, EngineEvent::ToolResult { .. }));
     let user = pos(&|e| matches!(e, EngineEvent::UserMessage { .. }));
     assert!(started < released && released < user);
-    let Some(EngineEvent::AssistantMessage { message_id, model, stop_reason, .. }) =
-        events.iter().find(|e| matches!(e, EngineEvent::AssistantMessage { .. }))
+    let Some(EngineEvent::AssistantMessage {
+        message_id,
+        model,
+        stop_reason,
+        ..
+    }) = events
+        .iter()
+        .find(|e| matches!(e, EngineEvent::AssistantMessage { .. }))
     else {
         unreachable!()
     };

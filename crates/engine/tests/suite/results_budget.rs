@@ -58,10 +58,8 @@ fn user_results(results: &[(&str, usize)]) -> Message {
 fn result_text<'a>(view: &'a [Message], id: &str) -> &'a str {
     for m in view {
         for tr in m.tool_results() {
-            if tr.tool_use_id == id {
-                if let ToolResultContent::Text(t) = &tr.content {
-                    return t;
-                }
+            if let (true, ToolResultContent::Text(t)) = (tr.tool_use_id == id, &tr.content) {
+                return t;
             }
         }
     }

@@ -187,7 +187,7 @@ async fn earlier_messages_never_change_between_requests() {
     // at the newest message); all contents are strings here.
     let texts: Vec<(String, String)> = body::messages(last)
         .iter()
-        .flat_map(|m| body::blocks(m))
+        .flat_map(body::blocks)
         .filter(|b| b["type"] == "tool_result")
         .map(|b| {
             let id = b["tool_use_id"].as_str().unwrap().to_string();

@@ -21,7 +21,12 @@ async fn second_request_of_a_read_turn() {
                 .tool_use("toolu_read_1", "Read", json!({"file_path": "notes.txt"}))
                 .usage(120, 30),
         ),
-        Reply::turn(Turn::new().id("msg_read_2").text("It lists alpha and beta.").usage(160, 12)),
+        Reply::turn(
+            Turn::new()
+                .id("msg_read_2")
+                .text("It lists alpha and beta.")
+                .usage(160, 12),
+        ),
     ]);
     let mut engine = engine(&server, config(dir.path()), vec![Arc::new(ReadTool::new())]);
     let events = run(&mut engine, "What is in notes.txt?").await;

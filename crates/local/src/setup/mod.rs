@@ -148,7 +148,8 @@ pub(crate) fn tail(path: &Path, n: usize) -> String {
 /// Writes a step's marker (its content says what was done, for humans).
 pub(crate) fn mark_complete(paths: &LocalPaths, step: &str, note: &str) -> Result<(), LocalError> {
     let path = paths.marker(step);
-    std::fs::write(&path, format!("{note}\n")).map_err(LocalError::io(format!("write {}", path.display())))
+    std::fs::write(&path, format!("{note}\n"))
+        .map_err(LocalError::io(format!("write {}", path.display())))
 }
 
 /// `pip download --no-deps` of one requirement into `dir` (extra args for
@@ -164,16 +165,26 @@ pub(crate) fn pip_download(
     if let Some(found) = find_prefixed(dir, file_prefix) {
         return Ok(found);
     }
-    let mut args: Vec<String> = ["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", "-d"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     args.push(dir.display().to_string());
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(requirement.to_string());
     run_logged("python3", &args, None, log, &mut |_| {})?;
     find_prefixed(dir, file_prefix).ok_or_else(|| {
-        LocalError::BadPackage(format!("pip downloaded no file named {file_prefix}* for {requirement}"))
+        LocalError::BadPackage(format!(
+            "pip downloaded no file named {file_prefix}* for {requirement}"
+        ))
     })
 }
 

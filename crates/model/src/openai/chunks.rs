@@ -99,7 +99,9 @@ impl ChunkAssembler {
             return Err(stream_error(err));
         }
         if !chunk.is_object() {
-            return Err(ModelError::Malformed(format!("chunk is not an object: {chunk}")));
+            return Err(ModelError::Malformed(format!(
+                "chunk is not an object: {chunk}"
+            )));
         }
         if !self.started {
             self.started = true;
@@ -176,7 +178,9 @@ impl ChunkAssembler {
 
     /// Flushes held text and completes the open text block.
     fn close_text(&mut self, out: &mut Vec<StreamEvent>) {
-        let Some(mut state) = self.text.take() else { return };
+        let Some(mut state) = self.text.take() else {
+            return;
+        };
         let len = state.full.len();
         self.emit_text_upto(&mut state, len, out);
         if let Some(index) = state.index {
@@ -188,10 +192,18 @@ impl ChunkAssembler {
         }
     }
 
-    fn on_tool_delta(&mut self, call: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+    fn on_tool_delta(
+        &mut self,
+        call: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ModelError> {
         let openai_index = call["index"].as_u64().unwrap_or(self.tools.len() as u64);
         let function = &call["function"];
-        let pos = match self.tools.iter().position(|t| t.openai_index == openai_index) {
+        let pos = match self
+            .tools
+            .iter()
+            .position(|t| t.openai_index == openai_index)
+        {
             Some(p) => p,
             None => {
                 // A new call: what came before it is complete.
@@ -219,7 +231,10 @@ impl ChunkAssembler {
         if let Some(name) = function["name"].as_str() {
             self.tools[pos].name.push_str(name);
         }
-        let fragment = function["arguments"].as_str().unwrap_or_default().to_string();
+        let fragment = function["arguments"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         if self.tools[pos].block_index.is_none() && !self.tools[pos].name.is_empty() {
             self.start_tool(pos, out);
         }
@@ -327,7 +342,9 @@ impl ChunkAssembler {
         let Some(recovered) = fenced::recover(&state.full, known) else {
             return;
         };
-        let Some(mut state) = self.text.take() else { return };
+        let Some(mut state) = self.text.take() else {
+            return;
+        };
         // Everything sent so far lies before the first marker, so it is a
         // prefix of the kept text (up to trailing whitespace).
         let keep = recovered.text.len().max(state.emitted);
@@ -393,7 +410,9 @@ fn parse_arguments(raw: &str) -> (Value, Option<String>) {
 /// not as input, as Anthropic reports them).
 fn convert_usage(usage: &Value) -> Usage {
     let prompt = usage["prompt_tokens"].as_u64().unwrap_or(0);
-    let cached = usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0);
+    let cached = usage["prompt_tokens_details"]["cached_tokens"]
+        .as_u64()
+        .unwrap_or(0);
     Usage {
         input_tokens: prompt.saturating_sub(cached),
         output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
@@ -414,5 +433,8 @@ fn stream_error(err: &Value) -> ModelError {
         Some(other) => other,
     }
     .to_string();
-    ModelError::StreamError { error_type, message }
+    ModelError::StreamError {
+        error_type,
+        message,
+    }
 }

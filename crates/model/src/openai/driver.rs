@@ -22,7 +22,8 @@ use crate::{EventStream, ModelError, RetryConfig};
 /// Largest part of an error body quoted in an error message, in bytes.
 const MAX_ERROR_BODY_BYTES: usize = 2_000;
 
-type SseStream = BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
+type SseStream =
+    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
 
 /// Everything needed to (re)send one request.
 pub(super) struct Driver {
@@ -117,10 +118,17 @@ impl State {
             };
             let next = tokio::time::timeout(self.driver.idle_timeout, sse.next()).await;
             match next {
-                Err(_) => self.fail(ModelError::IdleTimeout(millis(self.driver.idle_timeout)), None),
+                Err(_) => self.fail(
+                    ModelError::IdleTimeout(millis(self.driver.idle_timeout)),
+                    None,
+                ),
                 Ok(None) => {
                     // A clean end without `[DONE]` is fine once the choice finished.
-                    if self.assembler.as_ref().is_some_and(ChunkAssembler::saw_finish) {
+                    if self
+                        .assembler
+                        .as_ref()
+                        .is_some_and(ChunkAssembler::saw_finish)
+                    {
                         self.finish();
                     } else {
                         self.fail(ModelError::StreamCut, None);
@@ -152,7 +160,9 @@ impl State {
                 return self.fail(ModelError::Malformed(format!("{e}: {shown}")), None);
             }
         };
-        let Some(assembler) = self.assembler.as_mut() else { return };
+        let Some(assembler) = self.assembler.as_mut() else {
+            return;
+        };
         match assembler.feed(&chunk) {
             Ok(events) => self.pending.extend(events.into_iter().map(Ok)),
             Err(e) => self.fail(e, None),
@@ -249,7 +259,10 @@ mod tests {
 
     #[test]
     fn api_error_bodies() {
-        let e = api_error(401, r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#);
+        let e = api_error(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+        );
         assert_eq!(
             e.to_string(),
             "API error (HTTP 401, invalid_request_error): Incorrect API key provided"
@@ -259,6 +272,9 @@ mod tests {
         let e = api_error(502, "bad gateway");
         assert_eq!(e.to_string(), "API error (HTTP 502): bad gateway");
         let e = api_error(500, "");
-        assert_eq!(e.to_string(), "API error (HTTP 500): HTTP 500 with an empty body");
+        assert_eq!(
+            e.to_string(),
+            "API error (HTTP 500): HTTP 500 with an empty body"
+        );
     }
 }

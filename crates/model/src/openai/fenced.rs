@@ -203,7 +203,10 @@ mod tests {
     fn several_fences_become_several_calls_in_order() {
         let text = "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n```\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"b\"}}\n```";
         let calls = recover(text, &known()).map(|r| r.calls).unwrap_or_default();
-        let paths: Vec<_> = calls.iter().map(|c| c.arguments["file_path"].clone()).collect();
+        let paths: Vec<_> = calls
+            .iter()
+            .map(|c| c.arguments["file_path"].clone())
+            .collect();
         assert_eq!(paths, vec![json!("a"), json!("b")]);
     }
 
@@ -231,8 +234,12 @@ mod tests {
     fn lost_closing_fence_tool_call_tags_bare_json_and_string_arguments() {
         let unclosed = "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}";
         assert_eq!(recover(unclosed, &known()).map(|r| r.calls.len()), Some(1));
-        let tags = "<tool_call>\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>";
-        assert_eq!(recover(tags, &known()).map(|r| r.calls[0].name.clone()), Some("Bash".into()));
+        let tags =
+            "<tool_call>\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>";
+        assert_eq!(
+            recover(tags, &known()).map(|r| r.calls[0].name.clone()),
+            Some("Bash".into())
+        );
         let bare = " {\"name\": \"Write\", \"arguments\": \"{\\\"file_path\\\": \\\"h\\\", \\\"content\\\": \\\"hi\\\"}\"}";
         let r = recover(bare, &known()).map(|r| r.calls[0].arguments.clone());
         assert_eq!(r, Some(json!({"file_path": "h", "content": "hi"})));

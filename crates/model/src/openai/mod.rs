@@ -70,8 +70,7 @@ impl OpenAiConfig {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let nonempty = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         Self {
-            base_url: nonempty(ENV_BASE_URL)
-                .unwrap_or_else(|| OPENAI_DEFAULT_BASE_URL.to_string()),
+            base_url: nonempty(ENV_BASE_URL).unwrap_or_else(|| OPENAI_DEFAULT_BASE_URL.to_string()),
             api_key: nonempty(ENV_API_KEY),
             retry: RetryConfig::from_lookup(&lookup),
             ..Self::default()

@@ -136,4 +136,3 @@ fn image_part(source: &ImageSource) -> Value {
     };
     json!({"type": "image_url", "image_url": {"url": url}})
 }
-

@@ -127,6 +127,10 @@ fn check_writable(path: &Path, cache: &FileStateCache) -> Result<(), String> {
             "EISDIR: illegal operation on a directory, open '{}'",
             path.display()
         )),
+        Ok(meta) if !meta.is_file() => Err(format!(
+            "Cannot write {}: not a regular file",
+            path.display()
+        )),
         Ok(meta) if meta.permissions().readonly() => Err(format!(
             "EACCES: permission denied, open '{}'",
             path.display()

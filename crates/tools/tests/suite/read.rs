@@ -218,6 +218,27 @@ async fn too_many_tokens_for_one_read_is_an_error() {
 and limit parameters to read specific portions of the file, or use the Grep tool to search for specific content."
         )
     );
+    // A refused read is not a read: Write/Edit still need one.
+    assert!(ctx.file_state.get(&state_key(&p)).is_none());
+}
+
+#[tokio::test]
+async fn devices_and_fifos_are_refused_instead_of_blocking() {
+    let (_d, ctx) = session();
+    let out = read(&ctx, json!({"file_path": "/dev/zero"})).await;
+    assert!(out.is_error);
+    assert_eq!(text(&out), "Cannot read /dev/zero: not a regular file");
+    let fifo = ctx.cwd().join("pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = read(&ctx, json!({"file_path": "pipe"})).await;
+    assert_eq!(
+        text(&out),
+        format!("Cannot read {}: not a regular file", fifo.display())
+    );
 }
 
 #[tokio::test]

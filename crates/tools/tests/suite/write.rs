@@ -262,3 +262,35 @@ fn write_declares_itself_honestly() {
     assert!(!tool.is_destructive(&new));
     assert!(tool.is_destructive(&json!({"file_path": p(&existing), "content": ""})));
 }
+
+#[tokio::test]
+async fn read_only_files_are_refused() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("locked.txt");
+    fs::write(&path, "locked").unwrap();
+    read(&ctx, &path).await;
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let err = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "x"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err,
+        format!("EACCES: permission denied, open '{}'", path.display())
+    );
+    let err = run(
+        &EditTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "old_string": "locked", "new_string": "open"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err,
+        format!("EACCES: permission denied, open '{}'", path.display())
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "locked");
+}

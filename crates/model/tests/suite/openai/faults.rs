@@ -105,7 +105,11 @@ async fn a_body_ending_before_finish_reason_is_a_cut_stream() {
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
         retries(&events),
-        vec![(1, None, "the response stream ended before message_stop".to_string())]
+        vec![(
+            1,
+            None,
+            "the response stream ended before message_stop".to_string()
+        )]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("whole")]);
 }

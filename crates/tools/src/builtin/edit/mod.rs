@@ -189,6 +189,12 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
             path.display()
         ));
     }
+    if !meta.is_file() {
+        return Err(format!(
+            "Cannot edit {}: not a regular file",
+            path.display()
+        ));
+    }
     let content = fs::read(path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
     if old.is_empty() && !String::from_utf8_lossy(&content).trim().is_empty() {
         return Err(FILE_EXISTS_MESSAGE.to_string());

@@ -5,9 +5,11 @@
 //! Flow: resolve the path against the cwd → metadata (missing, directory,
 //! empty) → sniff the first bytes ([`detect`]: image or binary) → size guard
 //! for whole-file reads → stream the line window ([`lines`]) → token guard →
-//! record the file's state (T5) in `ctx.file_state`. Every read records
-//! state; a partial read of a large file records it without a hash, so any
-//! later change of size or mtime counts as a modification.
+//! record the file's state (T5) in `ctx.file_state`. Every read that shows
+//! the model content (or tells it the file is empty or shorter than the
+//! offset) records state; refusals do not. A partial read of a large file
+//! records it without a hash, so any later change of size or mtime counts as
+//! a modification.
 
 mod detect;
 mod lines;
@@ -162,6 +164,10 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
             "EISDIR: illegal operation on a directory, read '{shown}'"
         ));
     }
+    if !meta.is_file() {
+        // A FIFO or device would block or never end.
+        return ToolOutput::error(format!("Cannot read {shown}: not a regular file"));
+    }
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
@@ -213,26 +219,26 @@ Please use appropriate tools for binary file analysis."
         Ok(w) => w,
         Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
     };
+    let tokens = window.text.len() / 4;
+    if tokens > MAX_READ_TOKENS {
+        // Not recorded: the model has not seen the content.
+        return ToolOutput::error(format!(
+            "File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_READ_TOKENS}). {PARTIAL_READ_HINT}"
+        ));
+    }
     cache.record(
         &state_key(path),
         FileState {
             size: meta.len(),
             mtime: meta.modified().ok(),
-            hash: window.hash.clone().unwrap_or_default(),
+            hash: window.hash.unwrap_or_default(),
         },
     );
-
     if window.lines_shown == 0 {
         let total = window.total_lines.unwrap_or(0);
         return ToolOutput::text(format!(
             "<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). \
 The file has {total} lines.</system-reminder>"
-        ));
-    }
-    let tokens = window.text.len() / 4;
-    if tokens > MAX_READ_TOKENS {
-        return ToolOutput::error(format!(
-            "File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_READ_TOKENS}). {PARTIAL_READ_HINT}"
         ));
     }
     ToolOutput::text(window.text)

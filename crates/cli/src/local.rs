@@ -1,0 +1,164 @@
+//! The local model in the CLI: the `orbit local …` subcommands and the
+//! `local` provider.
+//!
+//! - `orbit local setup | serve | stop | status` are dispatched from `main`
+//!   before the normal flags are parsed ([`maybe_run_subcommand`]).
+//! - [`local_client`] is what `--provider local` (or no API key at all)
+//!   selects: it runs the setup on first use (progress on stderr), acquires a
+//!   llama-server (the warm one of `orbit local serve`, else a private one
+//!   for this run), and returns a [`LocalClient`]: the OpenAI client with
+//!   fenced-JSON recovery on, temperature 0 and a fixed seed. The client owns
+//!   the server, so the server stops when the run drops the client.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, server, setup};
+use orbit_model::openai::{OpenAiClient, OpenAiConfig};
+use orbit_model::{EventStream, ModelClient, ModelRequest};
+
+/// Provider name of the local model (also the init line's value).
+pub const LOCAL_PROVIDER: &str = "local";
+
+/// The OpenAI client bound to a local llama-server it keeps alive.
+pub struct LocalClient {
+    inner: OpenAiClient,
+    /// Held for its Drop: stops a private server / releases the lease.
+    _server: LocalServer,
+}
+
+impl ModelClient for LocalClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        // Reproducible answers: greedy sampling with a fixed seed.
+        let mut request = request.clone();
+        request.temperature = Some(0.0);
+        request.seed = Some(LOCAL_SEED);
+        self.inner.stream(&request)
+    }
+
+    fn provider(&self) -> &str {
+        LOCAL_PROVIDER
+    }
+}
+
+/// Sets up (first use) and starts the local model; progress on stderr.
+pub fn local_client() -> anyhow::Result<Arc<dyn ModelClient>> {
+    let paths = LocalPaths::from_env();
+    if !setup::is_complete(&paths) {
+        eprintln!(
+            "orbit: no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)"
+        );
+        setup::run(&paths, &mut |line| eprintln!("orbit: {line}"))?;
+    }
+    let server = LocalServer::acquire(&paths, &ServerOptions::default())?;
+    let config = OpenAiConfig::local(server.openai_base_url());
+    let inner = OpenAiClient::new(config)?;
+    Ok(Arc::new(LocalClient {
+        inner,
+        _server: server,
+    }))
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit local",
+    about = "Manage orbit's local model (llama.cpp llama-server + Qwen2.5-Coder-1.5B)"
+)]
+struct LocalArgs {
+    #[command(subcommand)]
+    command: LocalCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum LocalCommand {
+    /// Download the model and build llama-server (idempotent, resumable).
+    Setup,
+    /// Keep a warm server that later runs reuse; stops after the idle timeout.
+    Serve {
+        /// Stop after this many seconds without a run using the server.
+        #[arg(long = "idle-timeout", value_name = "SECS", default_value_t = server::DEFAULT_IDLE_TIMEOUT_SECS)]
+        idle_timeout: u64,
+    },
+    /// Stop the warm server of `orbit local serve`.
+    Stop,
+    /// Show what is set up and whether a warm server runs.
+    Status,
+}
+
+/// Runs `orbit local …` when argv starts with `local`; None otherwise.
+pub fn maybe_run_subcommand() -> Option<ExitCode> {
+    let mut argv = std::env::args_os();
+    let program = argv.next()?;
+    let first = argv.next()?;
+    if first != "local" {
+        return None;
+    }
+    let parsed = LocalArgs::try_parse_from(std::iter::once(program).chain(argv));
+    let args = match parsed {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return Some(if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+    };
+    Some(match run_subcommand(args.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("orbit: error: {e:#}");
+            ExitCode::from(1)
+        }
+    })
+}
+
+fn run_subcommand(command: LocalCommand) -> anyhow::Result<()> {
+    let paths = LocalPaths::from_env();
+    let mut progress = |line: &str| eprintln!("orbit: {line}");
+    match command {
+        LocalCommand::Setup => setup::run(&paths, &mut progress)?,
+        LocalCommand::Serve { idle_timeout } => {
+            if !setup::is_complete(&paths) {
+                setup::run(&paths, &mut progress)?;
+            }
+            server::serve(
+                &paths,
+                &ServerOptions::default(),
+                Duration::from_secs(idle_timeout),
+                &mut |record| {
+                    eprintln!(
+                        "orbit: warm llama-server on http://127.0.0.1:{} (pid {}); stops after {} s without use, or `orbit local stop`",
+                        record.port, record.pid, record.idle_timeout_secs
+                    );
+                },
+            )?;
+        }
+        LocalCommand::Stop => {
+            if server::stop_recorded(&paths) {
+                eprintln!("orbit: warm llama-server stopped");
+            } else {
+                eprintln!("orbit: no warm llama-server is running");
+            }
+        }
+        LocalCommand::Status => {
+            println!("data: {}", paths.root().display());
+            println!(
+                "setup: {}",
+                if setup::is_complete(&paths) {
+                    "complete"
+                } else {
+                    "not done (run `orbit local setup`)"
+                }
+            );
+            match server::warm_server(&paths) {
+                Some(r) => println!("warm server: http://127.0.0.1:{} (pid {})", r.port, r.pid),
+                None => println!("warm server: none (each run starts its own)"),
+            }
+        }
+    }
+    Ok(())
+}
