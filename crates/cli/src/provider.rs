@@ -57,7 +57,9 @@ impl ProviderKind {
             "anthropic" => Ok(Self::Anthropic),
             "openai" => Ok(Self::Openai),
             "local" => Ok(Self::Local),
-            other => bail!("{origin}: unknown provider `{other}` (expected anthropic, openai or local)"),
+            other => {
+                bail!("{origin}: unknown provider `{other}` (expected anthropic, openai or local)")
+            }
         }
     }
 }
@@ -83,7 +85,11 @@ pub fn resolve_kind(args: &Args) -> anyhow::Result<ProviderKind> {
         return ProviderKind::parse(&value, ENV_PROVIDER);
     }
     let any = |names: &[&str]| names.iter().any(|n| env_nonempty(n).is_some());
-    if any(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"]) {
+    if any(&[
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+    ]) {
         return Ok(ProviderKind::Anthropic);
     }
     if any(&["OPENAI_API_KEY", "OPENAI_BASE_URL"]) {

@@ -183,6 +183,9 @@ pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) ->
         .args(["-t", &options.threads.to_string()])
         .arg("--chat-template-file")
         .arg(paths.template_file())
+        // Deterministic defaults for clients that send no sampling options
+        // (the Anthropic route); orbit's local client also sends them.
+        .args(["--temp", "0", "--seed", &crate::LOCAL_SEED.to_string()])
         .env("OMP_WAIT_POLICY", "passive");
     cmd
 }

@@ -5,6 +5,7 @@ mod common;
 mod faults;
 mod formats;
 mod interrupt;
+mod local_model;
 mod max_turns;
 mod permissions;
 mod session;

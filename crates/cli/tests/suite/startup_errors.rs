@@ -19,7 +19,8 @@ fn assert_one_error_line(out: &super::common::Outcome, needle: &str) {
 fn no_api_key_and_no_base_url_says_what_to_set() {
     let scratch = Scratch::new();
     let mut cmd = orbit_with_env(&scratch, &[]);
-    cmd.args(["-p", "hi"]);
+    // Without --provider, no key means the local model (issue 6).
+    cmd.args(["--provider", "anthropic", "-p", "hi"]);
     assert_one_error_line(&run(cmd), "set ANTHROPIC_API_KEY");
 }
 

@@ -5,6 +5,7 @@ mod support;
 mod abort;
 mod executor;
 mod loop_control;
+mod real_bash;
 mod results_bash;
 mod results_budget;
 mod results_e2e;

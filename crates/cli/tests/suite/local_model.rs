@@ -1,0 +1,267 @@
+//! Real-model end-to-end tests: the `orbit` binary against the local
+//! llama.cpp llama-server with Qwen2.5-Coder-1.5B-Instruct (no fake server).
+//!
+//! The runtime lives in the real data dir (`$ORBIT_HOME` or `~/.orbit`,
+//! prepared by `.ci/run` with `orbit local setup`); each test runs in a
+//! scratch project whose scratch data dir links `local/` to it. When the
+//! runtime is not ready the first test runs the setup itself; only when
+//! that fails are the tests skipped, with the reason printed. Temperature 0
+//! and a fixed seed; the tests take turns (one model on two cores) and each
+//! has a time bound.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use orbit_local::{LocalPaths, LocalServer, ServerOptions};
+use serde_json::Value;
+
+use super::common::{Outcome, Scratch, run};
+
+/// Upper bound of one real-model run (cold server start + a few turns).
+const LOCAL_RUN_TIMEOUT: Duration = Duration::from_secs(300);
+/// Upper bound of `orbit local setup` when the tests must run it.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// The value the model must find in config.txt.
+const MAGIC: &str = "48213";
+const CONFIG_TXT: &str = "NAME=orbit\nMAGIC=48213\nMODE=test\n";
+
+/// One test at a time: the model uses both cores.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The real data dir (where `.ci/run` set the runtime up).
+fn real_data_dir() -> PathBuf {
+    orbit_local::data_dir()
+}
+
+/// Ok when the runtime is ready (setting it up if needed), Err(reason) when
+/// it cannot be set up here.
+fn runtime() -> Result<(), String> {
+    static READY: OnceLock<Result<(), String>> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let paths = LocalPaths::in_data_dir(&real_data_dir());
+            if orbit_local::setup::is_complete(&paths) {
+                return Ok(());
+            }
+            eprintln!("local model not set up yet: running `orbit local setup` (≈ 10 min)");
+            let out = Command::new(env!("CARGO_BIN_EXE_orbit"))
+                .args(["local", "setup"])
+                .env("ORBIT_HOME", real_data_dir())
+                .timeout(SETUP_TIMEOUT)
+                .output()
+                .map_err(|e| format!("cannot run orbit local setup: {e}"))?;
+            if out.status.success() && orbit_local::setup::is_complete(&paths) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`orbit local setup` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ))
+            }
+        })
+        .clone()
+}
+
+/// Skips (printing why) when the runtime cannot be set up.
+macro_rules! require_runtime {
+    () => {
+        if let Err(reason) = runtime() {
+            eprintln!("SKIPPED (local runtime unavailable): {reason}");
+            return;
+        }
+    };
+}
+
+/// `orbit` in `scratch` with a clean environment (no keys) whose data dir
+/// links `local/` to the prepared runtime.
+fn orbit_local_cmd(scratch: &Scratch) -> Command {
+    let data = scratch.home().join(".orbit");
+    std::fs::create_dir_all(&data).unwrap();
+    let link = data.join("local");
+    if !link.exists() {
+        std::os::unix::fs::symlink(real_data_dir().join("local"), &link).unwrap();
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_orbit"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", &data)
+        .current_dir(scratch.path())
+        .timeout(LOCAL_RUN_TIMEOUT);
+    cmd
+}
+
+fn lines(out: &Outcome) -> Vec<Value> {
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Names of the tools the assistant called, in order.
+fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| {
+            (
+                b["name"].as_str().unwrap_or_default().to_string(),
+                b["input"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn result_line(lines: &[Value]) -> Value {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "result")
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn describe(out: &Outcome) -> String {
+    format!(
+        "exit {}\nstdout:\n{}\nstderr:\n{}",
+        out.code, out.stdout, out.stderr
+    )
+}
+
+#[test]
+fn local_model_reads_a_file_to_answer() {
+    require_runtime!();
+    let _turn = serial();
+    let scratch = Scratch::new();
+    scratch.write("config.txt", CONFIG_TXT);
+    // No key, no --provider: the local model is the default.
+    let mut cmd = orbit_local_cmd(&scratch);
+    cmd.args([
+        "-p",
+        "What is the value of MAGIC in config.txt?",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "4",
+    ]);
+    let out = run(cmd);
+    let lines = lines(&out);
+    let init = lines
+        .iter()
+        .find(|l| l["subtype"] == "init")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(init["model"], orbit_local::MODEL_NAME, "{}", describe(&out));
+    let calls = tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "Read"
+            && input["file_path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("config.txt"))),
+        "no Read of config.txt: {calls:?}\n{}",
+        describe(&out)
+    );
+    let result = result_line(&lines);
+    assert_eq!(result["subtype"], "success", "{}", describe(&out));
+    let answer = result["result"].as_str().unwrap_or_default();
+    assert!(
+        answer.contains(MAGIC),
+        "answer {answer:?}\n{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn local_model_creates_a_file() {
+    require_runtime!();
+    let _turn = serial();
+    let scratch = Scratch::new();
+    let mut cmd = orbit_local_cmd(&scratch);
+    cmd.args([
+        "--provider",
+        "local",
+        "-p",
+        "Create hello.txt containing hi",
+        "--permission-mode",
+        "acceptEdits",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "4",
+    ]);
+    let out = run(cmd);
+    let written = std::fs::read_to_string(scratch.path().join("hello.txt"));
+    let calls = tool_calls(&lines(&out));
+    match written {
+        Ok(text) => assert_eq!(text.trim_end_matches('\n'), "hi", "{calls:?}"),
+        Err(e) => panic!(
+            "hello.txt not created ({e}); calls {calls:?}\n{}",
+            describe(&out)
+        ),
+    }
+}
+
+#[test]
+fn anthropic_client_works_against_llama_server_messages_api() {
+    require_runtime!();
+    let _turn = serial();
+    let paths = LocalPaths::in_data_dir(&real_data_dir());
+    let server = match LocalServer::acquire(&paths, &ServerOptions::default()) {
+        Ok(s) => s,
+        Err(e) => panic!("the runtime is set up but llama-server did not start: {e}"),
+    };
+    let scratch = Scratch::new();
+    scratch.write("config.txt", CONFIG_TXT);
+    let mut cmd = orbit_local_cmd(&scratch);
+    cmd.env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_API_KEY", "local")
+        .args([
+            "--provider",
+            "anthropic",
+            "-p",
+            "What is the value of MAGIC in config.txt?",
+            "--system-prompt",
+            "You are a coding assistant. Use the Read tool to read files. After a tool result, answer in plain text.",
+            "--disallowedTools",
+            "Write,Edit,Bash,Glob,Grep,LS,TodoWrite,WebFetch",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--max-turns",
+            "4",
+        ]);
+    let out = run(cmd);
+    drop(server);
+    let lines = lines(&out);
+    let calls = tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, _)| name == "Read"),
+        "no Read via /v1/messages: {calls:?}\n{}",
+        describe(&out)
+    );
+    let result = result_line(&lines);
+    assert_eq!(result["subtype"], "success", "{}", describe(&out));
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(MAGIC),
+        "{}",
+        describe(&out)
+    );
+}
