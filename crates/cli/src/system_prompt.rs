@@ -77,11 +77,11 @@ pub fn default_prompt(cwd: &Path) -> String {
 pub const LOCAL_MAX_INSTRUCTION_FILE_BYTES: usize = 2 * 1024;
 
 /// The local model's prompt: a few plain sentences a 1.5B model follows.
-const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant working in the user's project. \
-Answer briefly and directly. When you need facts about files or the system, call a tool: \
-Read reads a file, LS lists a directory, Glob finds files by pattern, Grep searches text, \
-Bash runs a shell command, Write creates a file, Edit changes a file. \
-Use relative paths from the working directory. \
+const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant working in the user's project \
+directory. Answer briefly and directly.\n\
+Use tools to get facts; never guess what a file contains. To answer a question about a file, \
+first call Read on that file.\n\
+Other tools: LS lists a directory, Bash runs a command, Write creates a file, Edit changes a file.\n\
 When a tool result answers the question, reply with the answer in plain text.";
 
 /// [`build`] for the local profile: the same replace/append rules around a

@@ -373,6 +373,10 @@ pub fn serve(
     let result = loop {
         std::thread::sleep(Duration::from_millis(WATCHDOG_POLL_MS));
         if let Ok(Some(status)) = child.try_wait() {
+            // `orbit local stop` removes the record, then stops the server.
+            if read_record(paths).is_none_or(|r| r.pid != record.pid) {
+                break Ok(());
+            }
             break Err(LocalError::ServerStart(format!(
                 "the warm llama-server exited ({status})"
             )));
@@ -396,20 +400,24 @@ pub fn serve(
 }
 
 /// `orbit local stop`: stops the warm server; false when none was running.
+/// The server is signalled and its `orbit local serve` watchdog, seeing it
+/// gone, reaps it and exits; the watchdog is signalled too only if it has
+/// not exited within the grace period.
 pub fn stop_recorded(paths: &LocalPaths) -> bool {
     let Some(record) = read_record(paths) else {
         return false;
     };
     let _ = std::fs::remove_file(paths.server_record());
-    let mut stopped = false;
-    for pid in [record.serve_pid, record.pid] {
-        if pid_alive(pid)
-            && let Ok(p) = i32::try_from(pid)
-        {
-            stopped |= kill(Pid::from_raw(p), Signal::SIGTERM).is_ok();
-        }
+    let signal = |pid: u32| {
+        i32::try_from(pid)
+            .is_ok_and(|p| pid_alive(pid) && kill(Pid::from_raw(p), Signal::SIGTERM).is_ok())
+    };
+    let stopped = signal(record.pid);
+    let deadline = Instant::now() + Duration::from_millis(STOP_GRACE_MS + WATCHDOG_POLL_MS);
+    while pid_alive(record.serve_pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
     }
-    stopped
+    signal(record.serve_pid) || stopped
 }
 
 /// The recorded warm server when it is alive and healthy.

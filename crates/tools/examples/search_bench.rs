@@ -223,22 +223,31 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
         &format!("(files: orbit {o_files}, rg {r_files})"),
     );
 
-    let (mut o, mut r) = (Vec::new(), Vec::new());
+    let (mut o, mut r, mut r_sorted) = (Vec::new(), Vec::new(), Vec::new());
     let mut r_files = 0;
     let mut first_line = String::new();
     for _ in 0..runs {
         let (t, lines) = time_command(&["rg", "--files", "-g", "*.rs", dir_s])?;
         r.push(t);
         r_files = lines;
+        // The same work as Glob: stat every match and order by mtime.
+        let (t, _) = time_command(&["rg", "--files", "--sortr=modified", "-g", "*.rs", dir_s])?;
+        r_sorted.push(t);
         let (t, out) = call_tool(&registry, &ctx, "Glob", json!({"pattern": "**/*.rs"})).await?;
         o.push(t);
         first_line = text_of(&out).lines().next().unwrap_or("").to_string();
     }
     report(
         "Glob **/*.rs",
-        o,
+        o.clone(),
         Some(r),
-        &format!("(rg --files: {r_files} files; orbit sorts by mtime, newest {first_line})"),
+        &format!("(vs rg --files -g '*.rs': {r_files} files; newest {first_line})"),
+    );
+    report(
+        "Glob **/*.rs (sorted rg)",
+        o,
+        Some(r_sorted),
+        "(vs rg --files --sortr=modified)",
     );
 
     let read_path = dir.with_extension("read10mb.txt");
@@ -256,7 +265,16 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
             match call_tool(&registry, &ctx, "Read", input.clone()).await {
                 Ok((t, out)) => {
                     times.push(t);
-                    note = format!("(is_error {}, {} chars)", out.is_error, text_of(&out).len());
+                    let text = text_of(&out);
+                    note = if out.is_error {
+                        format!("(error: {})", text.chars().take(90).collect::<String>())
+                    } else {
+                        format!(
+                            "({} chars, first line {:?})",
+                            text.len(),
+                            text.lines().next().unwrap_or("")
+                        )
+                    };
                 }
                 Err(e) => {
                     // A refusal from validate_input is still a timed answer.

@@ -11,6 +11,10 @@ use crate::context::{CallContext, ToolUseContext};
 pub struct ToolOutput {
     pub content: ToolResultContent,
     pub is_error: bool,
+    /// The raw output when `content` was shaped for the model (Bash trims
+    /// trailing newlines). When the result is too large and persisted (R1),
+    /// this is what the saved file holds, byte-exact.
+    pub full_text: Option<String>,
 }
 
 impl ToolOutput {
@@ -18,6 +22,7 @@ impl ToolOutput {
         Self {
             content: ToolResultContent::Text(text.into()),
             is_error: false,
+            full_text: None,
         }
     }
 
@@ -25,6 +30,7 @@ impl ToolOutput {
         Self {
             content: ToolResultContent::Text(text.into()),
             is_error: true,
+            full_text: None,
         }
     }
 
@@ -32,7 +38,14 @@ impl ToolOutput {
         Self {
             content: ToolResultContent::Blocks(blocks),
             is_error: false,
+            full_text: None,
         }
+    }
+
+    /// Attaches the raw output to persist instead of `content` (see `full_text`).
+    pub fn with_full_text(mut self, raw: String) -> Self {
+        self.full_text = Some(raw);
+        self
     }
 }
 
@@ -109,7 +122,8 @@ pub fn input_schema_for<T: schemars::JsonSchema>() -> Value {
     if let Value::Object(map) = &mut value {
         map.remove("$schema");
         map.remove("title");
-        map.entry("additionalProperties").or_insert(Value::Bool(false));
+        map.entry("additionalProperties")
+            .or_insert(Value::Bool(false));
     }
     value
 }

@@ -19,19 +19,19 @@
 //!
 //! ## `max_result_size_chars` per built-in tool (R1)
 //! Each tool declares its own threshold (`Tool::max_result_size_chars`); the
-//! recommended values, following Claude Code:
+//! values the built-ins declare (Claude Code's where it has one):
 //!
 //! | Tool       | max_result_size_chars | why |
 //! |------------|----------------------:|-----|
-//! | Bash       | 30,000     | DESIGN R1; build/test logs are long and mostly noise |
-//! | Read       | `usize::MAX` (never) | bounded by its own line/size limits; persisting a file just to Read it again would loop |
-//! | Grep       | 20,000     | matches are dense; the model should narrow the pattern |
-//! | Glob       | 100,000    | path lists; its own 100-file cap keeps it small anyway |
-//! | LS         | 100,000    | directory listings, self-capped |
-//! | Edit/Write | 100,000    | short confirmation texts; never reached in practice |
-//! | TodoWrite  | 100,000    | short confirmation text |
-//! | WebFetch   | 100,000    | converted page text, already size-capped by the tool |
-//! | MCP tools  | 100,000    | unknown output; the R2 budget still applies |
+//! | Bash       | 30,000   | DESIGN R1; build/test logs are long and mostly noise |
+//! | Read       | never (`usize::MAX`) | bounded by its own line/size checks; persisting a file only for the model to Read it again would loop |
+//! | Grep       | 20,000   | matches are dense; the model should narrow the pattern |
+//! | Glob       | 100,000  | path lists, capped by the tool itself |
+//! | LS         | 100,000  | directory listings, capped by the tool itself |
+//! | Edit/Write | 100,000  | short confirmations; never reached in practice |
+//! | TodoWrite  | 100,000  | short confirmation |
+//! | WebFetch   | 110,000  | page text, already cut to 100,000 chars by the tool (+ header) |
+//! | MCP tools  | 100,000 (recommended) | unknown output; the R2 budget still applies |
 //!
 //! The per-message budget (R2) defaults to
 //! [`DEFAULT_PER_MESSAGE_BUDGET_CHARS`] (200,000 chars); override with
@@ -81,5 +81,5 @@ pub async fn process_tool_result(
         content: output.content,
         is_error: None,
     };
-    maybe_persist_large_tool_result(storage, block, max_result_size_chars).await
+    maybe_persist_large_tool_result(storage, block, max_result_size_chars, output.full_text).await
 }

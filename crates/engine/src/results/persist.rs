@@ -112,11 +112,13 @@ pub async fn maybe_persist_large_tool_result(
     storage: &ToolResultStorage,
     block: ToolResultBlock,
     threshold_chars: usize,
+    full_text: Option<String>,
 ) -> ToolResultBlock {
     if block.content.has_image() || block.content.text_len_chars() <= threshold_chars {
         return block;
     }
-    let text = block.content.as_text();
+    // The raw output (e.g. Bash before trimming) is what the file must hold.
+    let text = full_text.unwrap_or_else(|| block.content.as_text());
     match storage.write(&block.tool_use_id, &text).await {
         Ok(path) => ToolResultBlock {
             content: ToolResultContent::Text(persisted_output_message(&text, &path)),

@@ -48,12 +48,11 @@ async fn real_seq_1_40000_through_bash_is_persisted_whole() {
         block.content,
         ToolResultContent::Text(seq_40000_message(&path))
     );
-    // The file holds the Bash result byte-exact. Bash trims trailing
-    // newlines (T4), so that is seq's 228,894 bytes minus the final `\n`;
-    // the size shown (223.5KB) is the same either way.
+    // The file holds seq's raw output byte-exact (all 228,894 bytes, final
+    // newline included), although the inline text is trimmed (T4).
     let saved = std::fs::read(&path).unwrap();
     let expected = seq_output(40_000);
-    assert_eq!(saved.len(), 228_893);
-    assert_eq!(saved, expected.trim_end_matches('\n').as_bytes());
+    assert_eq!(saved.len(), 228_894);
+    assert_eq!(saved, expected.as_bytes());
     assert!(Path::new(&path).starts_with(&data_dir));
 }

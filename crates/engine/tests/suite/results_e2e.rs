@@ -43,11 +43,11 @@ async fn seq_1_40000_reaches_the_model_as_the_exact_persisted_output() {
     assert_eq!(sent[0].tool_use_id, "toolu_seq");
     assert_eq!(sent[0].text, seq_40000_message(&path));
     assert!(!sent[0].is_error);
-    // Byte-exact Bash result on disk: seq's output without the trailing
-    // newline Bash trims (T4).
+    // The file holds seq's raw output byte-exact, final newline included
+    // (the inline text is trimmed, the saved file is not).
     let saved = std::fs::read(&path).unwrap();
-    assert_eq!(saved.len(), 228_893);
-    assert_eq!(saved, seq_output(40_000).trim_end_matches('\n').as_bytes());
+    assert_eq!(saved.len(), 228_894);
+    assert_eq!(saved, seq_output(40_000).as_bytes());
 }
 
 #[tokio::test]

@@ -119,6 +119,16 @@ fn trim_trailing_newlines(bytes: &[u8]) -> String {
 }
 
 /// stdout then stderr, each trimmed, joined by a newline when both exist.
+/// stdout then stderr, untrimmed: what a large result's saved file holds.
+fn raw_output(stdout: &[u8], stderr: &[u8]) -> String {
+    let mut raw = String::from_utf8_lossy(stdout).into_owned();
+    if !raw.is_empty() && !stderr.is_empty() && !raw.ends_with('\n') {
+        raw.push('\n');
+    }
+    raw.push_str(&String::from_utf8_lossy(stderr));
+    raw
+}
+
 pub fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
     let out = trim_trailing_newlines(stdout);
     let err = trim_trailing_newlines(stderr);
@@ -272,15 +282,21 @@ impl Tool for BashTool {
             ),
             RunEnd::Cancelled => (INTERRUPT_MESSAGE.to_string(), true),
         };
+        let untouched = !is_error && notes.is_empty();
         for note in notes {
             if !text.is_empty() {
                 text.push('\n');
             }
             text.push_str(&note);
         }
-        ToolOutput {
+        let output = ToolOutput {
             is_error,
             ..ToolOutput::text(text)
+        };
+        if untouched {
+            output.with_full_text(raw_output(&run.stdout, &run.stderr))
+        } else {
+            output
         }
     }
 }
