@@ -23,6 +23,11 @@
 //! cancelled and answered with `Cancelled: parallel tool call Bash(…) errored`;
 //! other tools and later batches go on.
 //!
+//! Progress a tool reports on its `CallContext` becomes
+//! `EngineEvent::ToolProgress` (`{"type":"output","output":…}` for output
+//! chunks, the tool's JSON otherwise) or `EngineEvent::TodoUpdate`; only
+//! progress of a still-running call is forwarded.
+//!
 //! Dropping the executor (a `Retry` voided the attempt, or the embedder
 //! dropped the turn) cancels every running tool and forgets its result.
 

@@ -140,10 +140,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
 }
 
 /// The first rule in `rules` (parsed leniently) that satisfies `pred`.
-fn matching_rule(
-    rules: &[String],
-    pred: impl Fn(&PermissionRule<'_>) -> bool,
-) -> Option<&str> {
+fn matching_rule(rules: &[String], pred: impl Fn(&PermissionRule<'_>) -> bool) -> Option<&str> {
     rules
         .iter()
         .map(String::as_str)
