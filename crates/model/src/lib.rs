@@ -12,8 +12,8 @@
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
 pub mod anthropic;
-pub mod openai;
 pub mod error;
+pub mod openai;
 pub mod pricing;
 pub mod retry;
 pub mod tls;

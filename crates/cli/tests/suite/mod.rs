@@ -7,6 +7,7 @@ mod formats;
 mod interrupt;
 mod local_model;
 mod max_turns;
+mod openai_provider;
 mod permissions;
 mod session;
 mod startup_errors;

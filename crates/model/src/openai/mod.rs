@@ -61,7 +61,9 @@ impl Default for OpenAiConfig {
 }
 
 impl OpenAiConfig {
-    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and the retry env overrides.
+    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY`, and the retry and idle-timeout
+    /// env overrides (`ORBIT_MAX_RETRIES`, `ORBIT_RETRY_BASE_DELAY_MS`,
+    /// `ORBIT_IDLE_TIMEOUT_MS`).
     pub fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -73,6 +75,7 @@ impl OpenAiConfig {
             base_url: nonempty(ENV_BASE_URL).unwrap_or_else(|| OPENAI_DEFAULT_BASE_URL.to_string()),
             api_key: nonempty(ENV_API_KEY),
             retry: RetryConfig::from_lookup(&lookup),
+            idle_timeout_ms: idle_timeout_from(&lookup),
             ..Self::default()
         }
     }
@@ -84,6 +87,7 @@ impl OpenAiConfig {
             base_url: base_url.into(),
             fenced_tool_recovery: true,
             retry: RetryConfig::from_env(),
+            idle_timeout_ms: idle_timeout_from(|name| std::env::var(name).ok()),
             ..Self::default()
         }
     }
@@ -92,6 +96,14 @@ impl OpenAiConfig {
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+}
+
+/// `ORBIT_IDLE_TIMEOUT_MS` (shared with the Anthropic client), else
+/// [`DEFAULT_IDLE_TIMEOUT_MS`].
+fn idle_timeout_from(lookup: impl Fn(&str) -> Option<String>) -> u64 {
+    lookup(crate::anthropic::ENV_IDLE_TIMEOUT_MS)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_IDLE_TIMEOUT_MS)
 }
 
 /// The OpenAI chat-completions provider.
@@ -144,5 +156,36 @@ impl ModelClient for OpenAiClient {
 
     fn provider(&self) -> &str {
         "openai"
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_from_env_lookup() {
+        let c = OpenAiConfig::from_lookup(|k| match k {
+            "OPENAI_BASE_URL" => Some("http://127.0.0.1:8080/v1/".into()),
+            "OPENAI_API_KEY" => Some("sk-x".into()),
+            "ORBIT_IDLE_TIMEOUT_MS" => Some("250".into()),
+            "ORBIT_MAX_RETRIES" => Some("2".into()),
+            _ => None,
+        });
+        assert_eq!(c.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
+        assert_eq!(c.api_key.as_deref(), Some("sk-x"));
+        assert_eq!((c.idle_timeout_ms, c.retry.max_retries), (250, 2));
+        assert!(!c.fenced_tool_recovery);
+        let d = OpenAiConfig::from_lookup(|_| None);
+        assert_eq!(d.endpoint(), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(d.idle_timeout_ms, DEFAULT_IDLE_TIMEOUT_MS);
+        assert!(
+            OpenAiClient::new(OpenAiConfig {
+                base_url: "localhost:1".into(),
+                ..OpenAiConfig::default()
+            })
+            .is_err()
+        );
     }
 }

@@ -130,7 +130,8 @@ pub fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
 fn searcher_for(req: &SearchRequest) -> Searcher {
     let context = matches!(req.mode, OutputMode::Content);
     SearcherBuilder::new()
-        .line_number(true)
+        // Counting lines costs a pass over every byte; only content shows them.
+        .line_number(context)
         .multi_line(req.multiline)
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .before_context(if context { req.before } else { 0 })
