@@ -99,6 +99,28 @@ fn generate(dir: &Path, files: usize) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// CPU time (user + system) of this process and of its waited-for
+/// children, from /proc/self/stat (clock ticks of 10 ms). Wall time on a
+/// shared, loaded machine is noisy; CPU time shows the work done.
+fn cpu_times() -> Result<(Duration, Duration), BoxError> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    let after = stat.rsplit_once(')').ok_or("bad /proc/self/stat")?.1;
+    let f: Vec<u64> = after
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // After the command name: state is not numeric, so fields shift by one:
+    // utime, stime, cutime, cstime are stat fields 14..17 → f[10..14].
+    let tick = |n: u64| Duration::from_millis(n * 10);
+    Ok((tick(f[10] + f[11]), tick(f[12] + f[13])))
+}
+
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Duration,
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -106,7 +128,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// Runs a command with stdout on a pipe (rg treats /dev/null specially and
 /// would stop at the first match) and returns (elapsed, stdout line count).
-fn time_command(args: &[&str]) -> Result<(Duration, usize), BoxError> {
+fn time_command(args: &[&str]) -> Result<(Sample, usize), BoxError> {
+    let cpu_before = cpu_times()?.1;
     let start = Instant::now();
     let mut child = Command::new(args[0])
         .args(&args[1..])
@@ -117,8 +140,12 @@ fn time_command(args: &[&str]) -> Result<(Duration, usize), BoxError> {
         stdout.read_to_end(&mut out)?;
     }
     child.wait()?;
-    let elapsed = start.elapsed();
-    Ok((elapsed, out.iter().filter(|b| **b == b'\n').count()))
+    let wall = start.elapsed();
+    let cpu = cpu_times()?.1.saturating_sub(cpu_before);
+    Ok((
+        Sample { wall, cpu },
+        out.iter().filter(|b| **b == b'\n').count(),
+    ))
 }
 
 fn text_of(out: &ToolOutput) -> &str {
@@ -128,21 +155,33 @@ fn text_of(out: &ToolOutput) -> &str {
     }
 }
 
-fn report(name: &str, orbit: Vec<Duration>, rg: Option<Vec<Duration>>, note: &str) {
-    let o = median(orbit);
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// One line: medians of wall and CPU time, and rg/orbit ratios (≥ 1 means
+/// orbit is at least as fast).
+fn report(name: &str, orbit: &[Sample], rg: Option<&[Sample]>, note: &str) {
+    let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall).collect());
+    let cpu = |v: &[Sample]| median(v.iter().map(|s| s.cpu).collect());
+    let (ow, oc) = (wall(orbit), cpu(orbit));
     match rg {
         Some(rg) => {
-            let r = median(rg);
+            let (rw, rc) = (wall(rg), cpu(rg));
             println!(
-                "{name:<28} orbit {:>8.1} ms   rg {:>8.1} ms   speed vs rg {:.2}x   {note}",
-                o.as_secs_f64() * 1e3,
-                r.as_secs_f64() * 1e3,
-                r.as_secs_f64() / o.as_secs_f64()
+                "{name:<26} wall: orbit {:>7.1} ms, rg {:>7.1} ms, ratio {:.2}x | cpu: orbit {:>6.0} ms, rg {:>6.0} ms, ratio {:.2}x  {note}",
+                ms(ow),
+                ms(rw),
+                rw.as_secs_f64() / ow.as_secs_f64(),
+                ms(oc),
+                ms(rc),
+                rc.as_secs_f64() / oc.as_secs_f64().max(1e-3),
             );
         }
         None => println!(
-            "{name:<28} orbit {:>8.1} ms   {note}",
-            o.as_secs_f64() * 1e3
+            "{name:<26} wall: orbit {:>7.1} ms | cpu: orbit {:>6.0} ms  {note}",
+            ms(ow),
+            ms(oc)
         ),
     }
 }
@@ -152,14 +191,17 @@ async fn call_tool(
     ctx: &ToolUseContext,
     name: &str,
     input: Value,
-) -> Result<(Duration, ToolOutput), BoxError> {
+) -> Result<(Sample, ToolOutput), BoxError> {
     let tool = registry
         .find(name)
         .ok_or(format!("{name} is not registered"))?;
+    let cpu_before = cpu_times()?.0;
     let start = Instant::now();
     tool.validate_input(&input, ctx).await?;
     let out = tool.call(input, ctx, &CallContext::detached("bench")).await;
-    Ok((start.elapsed(), out))
+    let wall = start.elapsed();
+    let cpu = cpu_times()?.0.saturating_sub(cpu_before);
+    Ok((Sample { wall, cpu }, out))
 }
 
 async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
@@ -200,8 +242,8 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
     }
     report(
         "Grep content",
-        o,
-        Some(r),
+        &o,
+        Some(&r),
         &format!("(lines: orbit {o_lines}, rg {r_lines})"),
     );
 
@@ -218,8 +260,8 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
     }
     report(
         "Grep files_with_matches",
-        o,
-        Some(r),
+        &o,
+        Some(&r),
         &format!("(files: orbit {o_files}, rg {r_files})"),
     );
 
@@ -239,14 +281,14 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
     }
     report(
         "Glob **/*.rs",
-        o.clone(),
-        Some(r),
+        &o,
+        Some(&r),
         &format!("(vs rg --files -g '*.rs': {r_files} files; newest {first_line})"),
     );
     report(
         "Glob **/*.rs (sorted rg)",
-        o,
-        Some(r_sorted),
+        &o,
+        Some(&r_sorted),
         "(vs rg --files --sortr=modified)",
     );
 
@@ -286,7 +328,7 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
         if times.is_empty() {
             println!("{label:<28} {note}");
         } else {
-            report(label, times, None, &note);
+            report(label, &times, None, &note);
         }
     }
     Ok(())

@@ -80,7 +80,10 @@ pub fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, String> {
     builder
         .case_insensitive(req.case_insensitive)
         // ^ and $ match at line boundaries, as in rg.
-        .multi_line(true);
+        .multi_line(true)
+        // A match never contains NUL, the byte binary detection quits on
+        // (rg does the same; it keeps the fast paths simple).
+        .ban_byte(Some(b'\x00'));
     if req.multiline {
         builder.dot_matches_new_line(true);
     } else {
