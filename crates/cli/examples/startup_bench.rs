@@ -6,8 +6,8 @@
 //! - client gap of a Read turn: the server's `responded_at` of response 1
 //!   (after `message_stop` was written) to `received_at` of request 2; it
 //!   covers the client finishing the stream, running Read, and sending.
-//! - peak RSS of a 3-turn run (Read → Bash → text): `ru_maxrss` of waited
-//!   children (orbit is the largest; its bash child is smaller).
+//! - peak RSS of a 3-turn run (Read → Bash → text): GNU time's `%M` of the
+//!   orbit process (wait4's ru_maxrss of that one child).
 //!
 //! Run with `bench/startup.sh` (release build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -16,19 +16,34 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{UsageWho, getrusage};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
+use tempfile::TempDir;
 
-/// Runs per measurement; the median and extremes are reported.
+/// Runs per timing measurement; the median and extremes are reported.
 const RUNS: usize = 20;
+/// Runs of the 3-turn session for the peak RSS; the maximum is reported.
+const RSS_RUNS: usize = 5;
+/// GNU time, for the peak RSS of a run.
+const GNU_TIME: &str = "/usr/bin/time";
 
-struct Scratch {
-    dir: tempfile::TempDir,
-}
-
-fn orbit(bin: &Path, server: &FakeAnthropic, dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(bin);
+/// `orbit ARGS… --output-format stream-json` in `dir` against `server`,
+/// optionally under GNU time writing the peak RSS (KiB) to `rss_report`.
+fn orbit(
+    bin: &Path,
+    server: &FakeAnthropic,
+    dir: &Path,
+    args: &[&str],
+    rss_report: Option<&Path>,
+) -> Command {
+    let mut cmd = match rss_report {
+        Some(report) => {
+            let mut c = Command::new(GNU_TIME);
+            c.args(["-f", "%M", "-o"]).arg(report).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", dir)
@@ -55,34 +70,31 @@ fn stats(label: &str, mut samples: Vec<Duration>) {
     );
 }
 
+/// A scratch dir with `notes.txt`; returns the dir and the file's path.
+fn scratch() -> (TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "alpha\nbeta\n").unwrap();
+    (dir, file.display().to_string())
+}
+
 fn start_to_first_byte(bin: &Path) -> Duration {
-    let scratch = Scratch {
-        dir: tempfile::tempdir().unwrap(),
-    };
+    let (dir, _) = scratch();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut cmd = orbit(bin, &server, scratch.dir.path(), &["-p", "hi"]);
+    let mut cmd = orbit(bin, &server, dir.path(), &["-p", "hi"], None);
     let t0 = Instant::now();
     let status = cmd.status().unwrap();
     assert!(status.success(), "orbit failed: {status}");
-    let req = server.requests().remove(0);
-    req.received_at - t0
+    server.requests()[0].received_at - t0
 }
 
 fn read_turn_gap(bin: &Path) -> Duration {
-    let scratch = Scratch {
-        dir: tempfile::tempdir().unwrap(),
-    };
-    let file = scratch.dir.path().join("notes.txt");
-    std::fs::write(&file, "alpha\nbeta\n").unwrap();
+    let (dir, file) = scratch();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "Read",
-            json!({"file_path": file.display().to_string()}),
-        ),
+        Reply::tool_use("toolu_1", "Read", json!({"file_path": file})),
         Reply::text("done"),
     ]);
-    let status = orbit(bin, &server, scratch.dir.path(), &["-p", "read it"])
+    let status = orbit(bin, &server, dir.path(), &["-p", "read it"], None)
         .status()
         .unwrap();
     assert!(status.success(), "orbit failed: {status}");
@@ -91,27 +103,30 @@ fn read_turn_gap(bin: &Path) -> Duration {
     reqs[1].received_at - finished
 }
 
-fn three_turn_run(bin: &Path) {
-    let scratch = Scratch {
-        dir: tempfile::tempdir().unwrap(),
-    };
-    let file = scratch.dir.path().join("notes.txt");
-    std::fs::write(&file, "alpha\nbeta\n").unwrap();
+/// Peak RSS in KiB of one Read → Bash → text run.
+fn three_turn_peak_rss_kib(bin: &Path) -> u64 {
+    let (dir, file) = scratch();
     let server = FakeAnthropic::start(vec![
         Reply::turn(Turn::new().text("Reading.").tool_use(
             "toolu_1",
             "Read",
-            json!({"file_path": file.display().to_string()}),
+            json!({"file_path": file}),
         )),
         Reply::tool_use("toolu_2", "Bash", json!({"command": "echo hi"})),
         Reply::text("All done."),
     ]);
+    let report = dir.path().join("rss.txt");
     let args = ["-p", "go", "--allowedTools", "Bash"];
-    let status = orbit(bin, &server, scratch.dir.path(), &args)
+    let status = orbit(bin, &server, dir.path(), &args, Some(&report))
         .status()
         .unwrap();
     assert!(status.success(), "orbit failed: {status}");
     assert_eq!(server.request_count(), 3);
+    std::fs::read_to_string(&report)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 fn main() {
@@ -124,6 +139,8 @@ fn main() {
         "no binary at {} (build with --release)",
         bin.display()
     );
+    // Runs change directory, so the path must not be relative.
+    let bin = bin.canonicalize().unwrap();
     println!("binary: {}", bin.display());
 
     // Warm the page cache and the dynamic loader once.
@@ -136,15 +153,16 @@ fn main() {
         "client gap, Read turn",
         (0..RUNS).map(|_| read_turn_gap(&bin)).collect(),
     );
-
-    // Only 3-turn runs from here on count for the children's peak RSS; the
-    // runs above are similar and smaller, so the maximum is this run's.
-    for _ in 0..5 {
-        three_turn_run(&bin);
+    if Path::new(GNU_TIME).exists() {
+        let peak = (0..RSS_RUNS)
+            .map(|_| three_turn_peak_rss_kib(&bin))
+            .max()
+            .unwrap_or(0);
+        println!(
+            "peak RSS of a 3-turn run: {:.1} MiB (max of {RSS_RUNS} runs)",
+            peak as f64 / 1024.0
+        );
+    } else {
+        println!("peak RSS: skipped, {GNU_TIME} not found (apt-get install time)");
     }
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap();
-    println!(
-        "peak RSS of a 3-turn run: {:.1} MiB (ru_maxrss over all runs)",
-        usage.max_rss() as f64 / 1024.0
-    );
 }

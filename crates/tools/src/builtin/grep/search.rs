@@ -7,7 +7,7 @@
 //! each thread owns a `Searcher` and feeds one [`FileSink`] per file → each
 //! file with a hit becomes a [`FileHit`] (its formatted lines, match count
 //! and mtime), collected unsorted. Binary files (a NUL byte) are skipped
-//! whole. Ordering and final text live in `super::format`.
+//! whole. Ordering and the final text are `super::format_output`'s.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
