@@ -43,8 +43,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => return clap_exit(&err),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(RUNTIME_WORKER_THREADS)
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

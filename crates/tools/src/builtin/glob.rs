@@ -153,41 +153,30 @@ fn has_glob_meta(s: &str) -> bool {
     s.contains(['*', '?', '[', ']', '{', '}'])
 }
 
-/// Splits `pattern` (relative to `root`, or absolute) into the search root,
-/// the pattern relative to that root, and the literal directory prefix of the
-/// pattern (where the walk can start).
-fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String, PathBuf) {
-    let (root, pattern) = if Path::new(pattern).is_absolute() {
-        (
-            PathBuf::from("/"),
-            pattern.trim_start_matches('/').to_string(),
-        )
+/// Splits `pattern` (relative to `root`, or absolute) into the directory
+/// the walk starts from and the pattern relative to it: leading literal
+/// components (and `.`/`..`) move the start, so `src/**/*.rs` walks only
+/// `src` and `../lib/*.rs` works.
+fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String) {
+    let mut base = if Path::new(pattern).is_absolute() {
+        PathBuf::from("/")
     } else {
-        (
-            root.to_path_buf(),
-            pattern.trim_start_matches("./").to_string(),
-        )
+        root.to_path_buf()
     };
-    let parts: Vec<&str> = pattern.split('/').collect();
-    let mut prefix = PathBuf::new();
-    // The last component names files, so it never becomes part of the prefix.
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        if has_glob_meta(part) || *part == ".." || *part == "." {
-            break;
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    let mut i = 0;
+    // The last component names files, so it never moves the start.
+    while i + 1 < parts.len() && !has_glob_meta(parts[i]) {
+        match parts[i] {
+            "." => {}
+            ".." => {
+                base.pop();
+            }
+            dir => base.push(dir),
         }
-        prefix.push(part);
+        i += 1;
     }
-    if Path::new(&pattern).is_absolute() || root == Path::new("/") {
-        // Re-root absolute patterns at their literal prefix so the walk and
-        // the match both start there.
-        let new_root = root.join(&prefix);
-        let rest = Path::new(&pattern)
-            .strip_prefix(&prefix)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or(pattern.clone());
-        return (new_root, rest, PathBuf::new());
-    }
-    (root, pattern, prefix)
+    (base, parts[i..].join("/"))
 }
 
 /// Every file under `root` matching `pattern`, with its mtime, unsorted.
@@ -198,23 +187,18 @@ pub fn glob_files(
     pattern: &str,
     cancel: &CancellationToken,
 ) -> Result<Vec<(PathBuf, SystemTime)>, String> {
-    let (root, pattern, prefix) = split_pattern(root, pattern);
+    let (root, pattern) = split_pattern(root, pattern);
     let matcher: GlobMatcher = GlobBuilder::new(&pattern)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
         .map_err(|e| format!("Invalid glob pattern `{pattern}`: {e}"))?
         .compile_matcher();
-    let walk_root = if prefix.as_os_str().is_empty() {
-        root.clone()
-    } else {
-        root.join(&prefix)
-    };
-    if !walk_root.is_dir() {
+    if !root.is_dir() {
         return Ok(Vec::new());
     }
     let found: Mutex<Vec<(PathBuf, SystemTime)>> = Mutex::new(Vec::new());
-    WalkBuilder::new(&walk_root)
+    WalkBuilder::new(&root)
         .hidden(true)
         .require_git(false)
         .threads(0)
@@ -361,19 +345,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn split_relative_pattern_keeps_root_and_finds_prefix() {
-        let (root, pat, prefix) = split_pattern(Path::new("/r"), "src/**/*.rs");
-        assert_eq!(root, PathBuf::from("/r"));
-        assert_eq!(pat, "src/**/*.rs");
-        assert_eq!(prefix, PathBuf::from("src"));
-    }
-
-    #[test]
-    fn split_absolute_pattern_reroots_at_literal_prefix() {
-        let (root, pat, prefix) = split_pattern(Path::new("/r"), "/a/b/**/*.rs");
-        assert_eq!(root, PathBuf::from("/a/b"));
-        assert_eq!(pat, "**/*.rs");
-        assert_eq!(prefix, PathBuf::new());
+    fn split_moves_the_start_past_literal_directories() {
+        let split = |r: &str, p: &str| {
+            let (root, pat) = split_pattern(Path::new(r), p);
+            (root.to_string_lossy().into_owned(), pat)
+        };
+        assert_eq!(
+            split("/r", "src/**/*.rs"),
+            ("/r/src".into(), "**/*.rs".into())
+        );
+        assert_eq!(split("/r", "./a/b/*.rs"), ("/r/a/b".into(), "*.rs".into()));
+        assert_eq!(split("/r/p", "../q/*.rs"), ("/r/q".into(), "*.rs".into()));
+        assert_eq!(
+            split("/r", "/a/b/**/*.rs"),
+            ("/a/b".into(), "**/*.rs".into())
+        );
+        assert_eq!(split("/r", "**/x/*.rs"), ("/r".into(), "**/x/*.rs".into()));
+        assert_eq!(split("/r", "main.rs"), ("/r".into(), "main.rs".into()));
     }
 
     #[test]

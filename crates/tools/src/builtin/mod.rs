@@ -23,13 +23,13 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(std::sync::Arc::new(read::ReadTool::new()));
     registry.register(std::sync::Arc::new(write::WriteTool::new()));
     registry.register(std::sync::Arc::new(edit::EditTool::new()));
+    registry.register(std::sync::Arc::new(bash::BashTool::new()));
+    registry.register(std::sync::Arc::new(bash::BashOutputTool::new()));
+    registry.register(std::sync::Arc::new(bash::KillShellTool::new()));
     registry.register(std::sync::Arc::new(glob::GlobTool::new()));
     registry.register(std::sync::Arc::new(grep::GrepTool::new()));
     registry.register(std::sync::Arc::new(ls::LsTool::new()));
     registry.register(std::sync::Arc::new(todo::TodoWriteTool::new()));
     registry.register(std::sync::Arc::new(web_fetch::WebFetchTool::new()));
-    registry.register(std::sync::Arc::new(bash::BashTool::new()));
-    registry.register(std::sync::Arc::new(bash::BashOutputTool::new()));
-    registry.register(std::sync::Arc::new(bash::KillShellTool::new()));
     registry
 }

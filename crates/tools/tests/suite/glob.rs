@@ -171,6 +171,8 @@ async fn results_outside_cwd_are_absolute() {
     )
     .await;
     assert_eq!(out, other.display().to_string());
+    let out = ok_text(&GlobTool::new(), &ctx, json!({"pattern": "../other/*.txt"})).await;
+    assert_eq!(out, other.display().to_string());
 }
 
 #[tokio::test]

@@ -286,4 +286,3 @@ async fn declares_itself_read_only_and_concurrency_safe() {
     assert!(tool.is_concurrency_safe(&input));
     assert_eq!(tool.max_result_size_chars(), 20_000);
 }
-
