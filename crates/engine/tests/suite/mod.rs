@@ -3,6 +3,10 @@
 mod support;
 
 mod abort;
+mod builtin_tools;
+mod builtin_tools_files;
+mod builtin_tools_search;
+mod builtin_tools_shell;
 mod executor;
 mod loop_control;
 mod real_bash;

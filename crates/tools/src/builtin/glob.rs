@@ -57,7 +57,7 @@ pub struct GlobTool {
 impl GlobTool {
     pub fn new() -> Self {
         Self {
-            schema: tidy_schema(input_schema_for::<GlobInput>()),
+            schema: input_schema_for::<GlobInput>(),
         }
     }
 }
@@ -66,44 +66,6 @@ impl Default for GlobTool {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// Drops what schemars adds for `Option` fields and integer widths
-/// (`"null"` in `type`/`enum`, `"default": null`, `"format": "uint32"`):
-/// optional means "may be omitted", as in Claude Code's schemas, and every
-/// byte is sent on every request.
-pub(crate) fn tidy_schema(mut schema: Value) -> Value {
-    fn walk(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                if map.get("default") == Some(&Value::Null) {
-                    map.remove("default");
-                }
-                if map
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
-                {
-                    map.remove("format");
-                }
-                if let Some(Value::Array(types)) = map.get_mut("type") {
-                    types.retain(|t| t != "null");
-                    if types.len() == 1 {
-                        let only = types.remove(0);
-                        map.insert("type".into(), only);
-                    }
-                }
-                if let Some(Value::Array(values)) = map.get_mut("enum") {
-                    values.retain(|t| !t.is_null());
-                }
-                map.values_mut().for_each(walk);
-            }
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
-        }
-    }
-    walk(&mut schema);
-    schema
 }
 
 /// Models sometimes send the strings "undefined"/"null" for an omitted path.
@@ -369,21 +331,6 @@ mod tests {
         let cwd = Path::new("/w/p");
         assert_eq!(display_path(Path::new("/w/p/a/b.rs"), cwd), "a/b.rs");
         assert_eq!(display_path(Path::new("/w/q/c.rs"), cwd), "/w/q/c.rs");
-    }
-
-    #[test]
-    fn tidy_schema_drops_nulls_and_int_formats() {
-        let schema = tidy_schema(serde_json::json!({"properties": {
-            "a": {"type": ["integer", "null"], "format": "uint32", "minimum": 0, "default": null},
-            "b": {"type": ["string", "null"], "enum": ["x", "y", null]}
-        }}));
-        assert_eq!(
-            schema,
-            serde_json::json!({"properties": {
-                "a": {"type": "integer", "minimum": 0},
-                "b": {"type": "string", "enum": ["x", "y"]}
-            }})
-        );
     }
 
     #[test]

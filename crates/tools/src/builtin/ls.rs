@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::glob::{normalize, not_found_message, tidy_schema};
+use crate::builtin::glob::{normalize, not_found_message};
 use crate::context::{CallContext, ToolUseContext};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
 
@@ -60,7 +60,7 @@ pub struct LsTool {
 impl LsTool {
     pub fn new() -> Self {
         Self {
-            schema: tidy_schema(input_schema_for::<LsInput>()),
+            schema: input_schema_for::<LsInput>(),
         }
     }
 }

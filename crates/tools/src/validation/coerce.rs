@@ -1,6 +1,10 @@
 //! Schema-driven coercion of model input before validation (T3): models
 //! often send `"offset": "10"` or `"replace_all": "true"`; Claude Code
 //! accepts those, so orbit converts them instead of rejecting the call.
+//! Models also send `"offset": null` for an optional field they mean to
+//! omit; tool schemas no longer list `null` (see `tool::tidy_schema`), so a
+//! `null` for a property that is not required and whose schema does not
+//! accept `null` is removed, i.e. treated as absent.
 //!
 //! The walk follows the schema (local `$ref`s, `properties`, `items`,
 //! `allOf`, and the first non-null branch of `anyOf`/`oneOf`) alongside the
@@ -49,6 +53,15 @@ fn coerce_at(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     match value {
         Value::Object(map) => {
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                let required = schema.get("required").and_then(Value::as_array);
+                let is_required = |key: &str| required.is_some_and(|r| r.iter().any(|n| n == key));
+                map.retain(|key, v| {
+                    !(v.is_null()
+                        && !is_required(key)
+                        && props
+                            .get(key)
+                            .is_some_and(|sub| !accepts_null(sub, root, depth + 1)))
+                });
                 for (key, v) in map.iter_mut() {
                     if let Some(sub) = props.get(key) {
                         coerce_at(v, sub, root, depth + 1);
@@ -82,6 +95,42 @@ fn is_null_schema(schema: &Value, root: &Value) -> bool {
     resolve(schema, root)
         .and_then(|s| s.get("type"))
         .is_some_and(|t| t == "null")
+}
+
+/// Whether `schema` lets a `null` through: its `type`/`enum`/`const` say
+/// so, a branch of `anyOf`/`oneOf` does, or it does not constrain the type
+/// at all.
+fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
+    if depth > MAX_COERCE_DEPTH {
+        return true;
+    }
+    let Some(schema) = resolve(schema, root) else {
+        return true;
+    };
+    let Some(map) = schema.as_object() else {
+        // `true` accepts everything, `false` nothing.
+        return schema.as_bool().unwrap_or(true);
+    };
+    if map.contains_key("type") {
+        return declared_types(schema).contains(&"null");
+    }
+    if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        return values.iter().any(Value::is_null);
+    }
+    if let Some(value) = map.get("const") {
+        return value.is_null();
+    }
+    let branches = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| map.get(*k).and_then(Value::as_array))
+        .flatten()
+        .collect::<Vec<_>>();
+    if !branches.is_empty() {
+        return branches.iter().any(|b| accepts_null(b, root, depth + 1));
+    }
+    map.get("allOf")
+        .and_then(Value::as_array)
+        .is_none_or(|all| all.iter().all(|b| accepts_null(b, root, depth + 1)))
 }
 
 /// The `type` keyword as a list (`"integer"` or `["integer", "null"]`).

@@ -333,3 +333,47 @@ The parameter `mode` type is expected as `string` but provided as `number`\n\
 The parameter `mode` must be one of: a, b</tool_use_error>"
     );
 }
+
+#[test]
+fn null_for_an_optional_field_counts_as_absent() {
+    // The advertised schema no longer lists `null` for optional fields…
+    let probe = Probe::new();
+    assert_eq!(probe.schema["properties"]["ratio"]["type"], "number");
+    // …and a `null` the model sends anyway is dropped, at any depth.
+    let out = validate_tool_input(
+        &probe,
+        &json!({"file_path": "/a", "offset": null, "ratio": null, "nested": null,
+                "todos": [{"content": "c", "status": "pending", "active_form": null}]}),
+    );
+    assert_eq!(
+        out,
+        Ok(json!({"file_path": "/a", "todos": [{"content": "c", "status": "pending"}]}))
+    );
+}
+
+#[test]
+fn null_for_a_required_or_unknown_field_is_still_reported() {
+    assert_eq!(
+        err(json!({"file_path": null, "bogus": null})),
+        "<tool_use_error>InputValidationError: Probe failed due to the following issues:\n\
+An unexpected parameter `bogus` was provided\n\
+The parameter `file_path` type is expected as `string` but provided as `null`</tool_use_error>"
+    );
+}
+
+#[test]
+fn null_is_kept_where_the_schema_accepts_it() {
+    let mut probe = Probe::new();
+    probe.name = "ProbeNullable";
+    probe.schema = json!({
+        "type": "object",
+        "properties": {
+            "mode": {"type": ["string", "null"]},
+            "any": {"description": "anything"},
+            "choice": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+        },
+        "additionalProperties": false
+    });
+    let input = json!({"mode": null, "any": null, "choice": null});
+    assert_eq!(validate_tool_input(&probe, &input), Ok(input));
+}

@@ -27,7 +27,6 @@ use serde_json::Value;
 use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_globs};
 use crate::builtin::glob::{
     NO_FILES_FOUND, display_path, normalize, not_found_message, optional_path, sort_newest_first,
-    tidy_schema,
 };
 use crate::context::{CallContext, ToolUseContext};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
@@ -106,7 +105,7 @@ pub struct GrepTool {
 impl GrepTool {
     pub fn new() -> Self {
         Self {
-            schema: tidy_schema(input_schema_for::<GrepInput>()),
+            schema: input_schema_for::<GrepInput>(),
         }
     }
 }
@@ -324,7 +323,7 @@ mod tests {
 
     #[test]
     fn schema_uses_claude_code_parameter_names() {
-        let schema = tidy_schema(input_schema_for::<GrepInput>());
+        let schema = input_schema_for::<GrepInput>();
         let props = schema["properties"]
             .as_object()
             .map(|m| m.keys().cloned().collect::<Vec<_>>());

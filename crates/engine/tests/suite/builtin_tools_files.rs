@@ -1,0 +1,355 @@
+//! Read, Write and Edit end to end through the engine (issue 3): the exact
+//! tool_result the model receives, and what ends up on disk.
+
+use std::fs;
+
+use orbit_test_support::{Reply, body};
+use serde_json::{Value, json};
+
+use super::builtin_tools::*;
+
+const NOT_READ: &str = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>";
+
+/// Standard base64 (the API's image encoding), to build the expected block.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+// --------------------------------------------------------------------- Read
+
+#[tokio::test]
+async fn read_numbers_lines_from_offset_with_limit_and_cuts_long_lines() {
+    let (_dir, root) = temp_dir();
+    let long = "x".repeat(2_001);
+    fs::write(
+        root.join("notes.txt"),
+        format!("alpha\nbeta\n{long}\ndelta\n"),
+    )
+    .unwrap();
+    let r = call_one(
+        &root,
+        "Read",
+        json!({"file_path": "notes.txt", "offset": 2, "limit": 2}),
+    )
+    .await;
+    let expected = format!("2\tbeta\n3\t{}… [truncated]", "x".repeat(2_000));
+    assert_eq!(said(&r), (expected.as_str(), false));
+}
+
+#[tokio::test]
+async fn read_takes_null_for_an_optional_parameter_as_absent() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    let r = call_one(
+        &root,
+        "Read",
+        json!({"file_path": "notes.txt", "offset": null, "limit": null}),
+    )
+    .await;
+    assert_eq!(said(&r), ("1\talpha\n2\tbeta", false));
+}
+
+#[tokio::test]
+async fn read_of_a_missing_file_names_the_cwd() {
+    let (_dir, root) = temp_dir();
+    let r = call_one(&root, "Read", json!({"file_path": "nope.txt"})).await;
+    let expected = format!(
+        "File does not exist. Note: your current working directory is {}.",
+        root.display()
+    );
+    assert_eq!(said(&r), (expected.as_str(), true));
+}
+
+#[tokio::test]
+async fn read_of_a_directory_is_eisdir() {
+    let (_dir, root) = temp_dir();
+    let sub = root.join("sub");
+    fs::create_dir(&sub).unwrap();
+    let r = call_one(&root, "Read", json!({"file_path": sub})).await;
+    let expected = format!(
+        "EISDIR: illegal operation on a directory, read '{}'",
+        sub.display()
+    );
+    assert_eq!(said(&r), (expected.as_str(), true));
+}
+
+#[tokio::test]
+async fn read_of_an_empty_file_is_the_system_reminder() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("empty.txt"), "").unwrap();
+    let r = call_one(&root, "Read", json!({"file_path": "empty.txt"})).await;
+    assert_eq!(
+        said(&r),
+        (
+            "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+            false
+        )
+    );
+}
+
+#[tokio::test]
+async fn read_of_a_file_too_large_for_one_read_points_to_offset_limit_and_grep() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("big.log"), "y".repeat(300 * 1024 + 100)).unwrap();
+    let r = call_one(&root, "Read", json!({"file_path": "big.log"})).await;
+    assert_eq!(
+        said(&r),
+        (
+            "File content (300.1KB) exceeds maximum allowed size (256KB). Please use offset and limit \
+parameters to read specific portions of the file, or use the Grep tool to search for specific content.",
+            true
+        )
+    );
+}
+
+#[tokio::test]
+async fn read_refuses_a_binary_file() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("data.bin"), b"\x7fELF\0\0\x01\x02").unwrap();
+    let r = call_one(&root, "Read", json!({"file_path": "data.bin"})).await;
+    assert_eq!(
+        said(&r),
+        (
+            "This tool cannot read binary files. The file appears to be a binary .bin file. \
+Please use appropriate tools for binary file analysis.",
+            true
+        )
+    );
+}
+
+#[tokio::test]
+async fn read_of_a_png_sends_an_image_block() {
+    // A real 1×1 PNG.
+    const PNG: &[u8] =
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\
+\0\0\0\rIDATx\xdacd\xf8\xcfP\x0f\0\x03\x86\x01\x80Z4}k\0\0\0\0IEND\xaeB`\x82";
+    assert_eq!(
+        base64(PNG),
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    );
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("dot.png"), PNG).unwrap();
+    let run = run_calls(&root, &[("Read", json!({"file_path": "dot.png"}))]).await;
+    let blocks = body::blocks(&body::last_message(&run.bodies[1]));
+    let result: Vec<&Value> = blocks
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .collect();
+    assert_eq!(result.len(), 1);
+    assert_eq!(result[0]["tool_use_id"], "toolu_1");
+    assert_eq!(result[0].get("is_error"), None);
+    assert_eq!(
+        result[0]["content"],
+        json!([{"type": "image", "source": {
+            "type": "base64", "media_type": "image/png", "data": base64(PNG)
+        }}])
+    );
+}
+
+#[tokio::test]
+async fn read_shows_invalid_utf8_lossily() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("latin1.txt"), b"caf\xe9\r\nok\n").unwrap();
+    let r = call_one(&root, "Read", json!({"file_path": "latin1.txt"})).await;
+    assert_eq!(said(&r), ("1\tcaf\u{fffd}\n2\tok", false));
+}
+
+// -------------------------------------------------------------------- Write
+
+#[tokio::test]
+async fn write_creates_parent_directories() {
+    let (_dir, root) = temp_dir();
+    let r = call_one(
+        &root,
+        "Write",
+        json!({"file_path": "a/b/c.txt", "content": "hi\n"}),
+    )
+    .await;
+    let path = root.join("a/b/c.txt");
+    let expected = format!("File created successfully at: {}", path.display());
+    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_eq!(fs::read_to_string(path).unwrap(), "hi\n");
+}
+
+#[tokio::test]
+async fn write_refuses_to_overwrite_a_file_not_read_first() {
+    let (_dir, root) = temp_dir();
+    fs::write(root.join("f.txt"), "original").unwrap();
+    let r = call_one(
+        &root,
+        "Write",
+        json!({"file_path": "f.txt", "content": "clobbered"}),
+    )
+    .await;
+    assert_eq!(said(&r), (NOT_READ, true));
+    assert_eq!(fs::read_to_string(root.join("f.txt")).unwrap(), "original");
+}
+
+#[tokio::test]
+async fn write_refuses_a_file_changed_on_disk_since_it_was_read() {
+    let (_dir, root) = temp_dir();
+    let file = root.join("f.txt");
+    fs::write(&file, "v1\n").unwrap();
+    let mut session = Session::new(
+        &root,
+        vec![
+            Reply::tool_use("toolu_read", "Read", json!({"file_path": "f.txt"})),
+            Reply::text("read"),
+            Reply::tool_use(
+                "toolu_write",
+                "Write",
+                json!({"file_path": "f.txt", "content": "mine\n"}),
+            ),
+            Reply::text("done"),
+        ],
+    );
+    session.prompt("read it").await;
+    assert_eq!(said(&session.result_in(1, "toolu_read")), ("1\tv1", false));
+    fs::write(&file, "changed by the user\n").unwrap();
+    session.prompt("now write it").await;
+    assert_eq!(
+        said(&session.result_in(3, "toolu_write")),
+        (
+            "<tool_use_error>File has been modified since read, either by the user or by a linter. \
+Read it again before attempting to write it.</tool_use_error>",
+            true
+        )
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "changed by the user\n");
+}
+
+// --------------------------------------------------------------------- Edit
+
+/// Reads `f.txt` (holding `content`), then edits it with `edit`; returns
+/// the Edit's result and the file afterwards.
+async fn read_then_edit(content: &str, edit: Value) -> (body::ToolResultView, String, String) {
+    let (_dir, root) = temp_dir();
+    let file = root.join("f.txt");
+    fs::write(&file, content).unwrap();
+    let mut input = edit;
+    input["file_path"] = json!("f.txt");
+    let run = run_calls(
+        &root,
+        &[("Read", json!({"file_path": "f.txt"})), ("Edit", input)],
+    )
+    .await;
+    let shown = file.display().to_string();
+    let after = fs::read_to_string(&file).unwrap();
+    (run.results[1].clone(), shown, after)
+}
+
+#[tokio::test]
+async fn edit_of_a_missing_string_is_refused_with_the_string() {
+    let (r, _, after) =
+        read_then_edit("alpha\n", json!({"old_string": "zeta", "new_string": "z"})).await;
+    assert_eq!(
+        said(&r),
+        (
+            "<tool_use_error>String to replace not found in file.\nString: zeta</tool_use_error>",
+            true
+        )
+    );
+    assert_eq!(after, "alpha\n");
+}
+
+#[tokio::test]
+async fn edit_of_an_ambiguous_string_counts_the_matches() {
+    let (r, _, after) =
+        read_then_edit("a1 a2 a3\n", json!({"old_string": "a", "new_string": "b"})).await;
+    assert_eq!(
+        said(&r),
+        (
+            "<tool_use_error>Found 3 matches of the string to replace, but replace_all is false. \
+To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide \
+more context to uniquely identify the instance.\nString: a</tool_use_error>",
+            true
+        )
+    );
+    assert_eq!(after, "a1 a2 a3\n");
+}
+
+#[tokio::test]
+async fn edit_with_identical_strings_is_a_no_op_error() {
+    let (r, _, _) = read_then_edit(
+        "same\n",
+        json!({"old_string": "same", "new_string": "same"}),
+    )
+    .await;
+    assert_eq!(
+        said(&r),
+        (
+            "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>",
+            true
+        )
+    );
+}
+
+#[tokio::test]
+async fn edit_replaces_a_unique_string() {
+    let (r, shown, after) = read_then_edit(
+        "fn main() {}\n",
+        json!({"old_string": "main", "new_string": "start"}),
+    )
+    .await;
+    let expected = format!("The file {shown} has been updated successfully.");
+    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_eq!(after, "fn start() {}\n");
+}
+
+#[tokio::test]
+async fn edit_with_replace_all_replaces_every_occurrence() {
+    let (r, shown, after) = read_then_edit(
+        "a1 a2 a3\n",
+        json!({"old_string": "a", "new_string": "b", "replace_all": true}),
+    )
+    .await;
+    let expected = format!(
+        "The file {shown} has been updated. All occurrences of 'a' were successfully replaced with 'b'."
+    );
+    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_eq!(after, "b1 b2 b3\n");
+}
+
+#[tokio::test]
+async fn edit_keeps_crlf_line_endings() {
+    let (r, shown, after) = read_then_edit(
+        "one\r\ntwo\r\nthree\r\n",
+        json!({"old_string": "one\ntwo", "new_string": "uno\ndos"}),
+    )
+    .await;
+    let expected = format!("The file {shown} has been updated successfully.");
+    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_eq!(after, "uno\r\ndos\r\nthree\r\n");
+}
+
+#[tokio::test]
+async fn edit_with_empty_old_string_creates_a_missing_file() {
+    let (_dir, root) = temp_dir();
+    let r = call_one(
+        &root,
+        "Edit",
+        json!({"file_path": "new/made.txt", "old_string": "", "new_string": "hello\n"}),
+    )
+    .await;
+    let path = root.join("new/made.txt");
+    let expected = format!("The file {} has been updated successfully.", path.display());
+    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_eq!(fs::read_to_string(path).unwrap(), "hello\n");
+}

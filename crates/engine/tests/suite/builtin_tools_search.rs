@@ -1,0 +1,147 @@
+//! Glob, Grep and LS end to end through the engine (issue 3): the exact
+//! tool_result the model receives.
+
+use std::fs::{self, File};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
+
+use super::builtin_tools::*;
+
+/// Writes `content` to `root/rel` (parents created) with an mtime `age_s`
+/// seconds in the past, so "newest first" orders are deterministic.
+fn file_aged(root: &Path, rel: &str, content: &str, age_s: u64) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, content).unwrap();
+    let mtime = SystemTime::now() - Duration::from_secs(age_s);
+    File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+// --------------------------------------------------------------------- Glob
+
+#[tokio::test]
+async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
+    let (_dir, root) = temp_dir();
+    file_aged(&root, "old.rs", "", 300);
+    file_aged(&root, "src/new.rs", "", 10);
+    file_aged(&root, "src/mid.rs", "", 100);
+    file_aged(&root, "notes.txt", "", 1);
+    fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    file_aged(&root, "target/built.rs", "", 0);
+    let r = call_one(&root, "Glob", json!({"pattern": "**/*.rs"})).await;
+    assert_eq!(said(&r), ("src/new.rs\nsrc/mid.rs\nold.rs", false));
+}
+
+#[tokio::test]
+async fn glob_caps_at_100_results_with_a_note() {
+    let (_dir, root) = temp_dir();
+    for i in 0..105 {
+        file_aged(&root, &format!("f{i:03}.txt"), "", 1_000 - i);
+    }
+    let r = call_one(&root, "Glob", json!({"pattern": "*.txt"})).await;
+    let mut expected: Vec<String> = (5..105).rev().map(|i| format!("f{i:03}.txt")).collect();
+    expected
+        .push("(Results are truncated. Consider using a more specific path or pattern.)".into());
+    assert_eq!(said(&r), (expected.join("\n").as_str(), false));
+}
+
+// --------------------------------------------------------------------- Grep
+
+/// Three files: two mention `needle` (b.rs more recently modified).
+fn grep_tree(root: &Path) {
+    file_aged(root, "a.rs", "fn a() {}\nlet needle = 1;\nend\n", 200);
+    file_aged(
+        root,
+        "src/b.rs",
+        "one\ntwo\nneedle here\nthree\nfour\nNEEDLE again\n",
+        50,
+    );
+    file_aged(root, "c.txt", "nothing to see\n", 10);
+}
+
+#[tokio::test]
+async fn grep_files_with_matches_is_the_default_mode() {
+    let (_dir, root) = temp_dir();
+    grep_tree(&root);
+    let r = call_one(&root, "Grep", json!({"pattern": "needle"})).await;
+    assert_eq!(said(&r), ("Found 2 files\nsrc/b.rs\na.rs", false));
+}
+
+#[tokio::test]
+async fn grep_content_mode_with_line_numbers_and_context() {
+    let (_dir, root) = temp_dir();
+    grep_tree(&root);
+    let r = call_one(
+        &root,
+        "Grep",
+        json!({"pattern": "needle", "output_mode": "content", "-n": true, "-C": 1, "-i": true}),
+    )
+    .await;
+    // b.rs's context lines 4 and 5 are adjacent: one group, no `--` (as rg).
+    let expected = "a.rs-1-fn a() {}\n\
+a.rs:2:let needle = 1;\n\
+a.rs-3-end\n\
+--\n\
+src/b.rs-2-two\n\
+src/b.rs:3:needle here\n\
+src/b.rs-4-three\n\
+src/b.rs-5-four\n\
+src/b.rs:6:NEEDLE again";
+    assert_eq!(said(&r), (expected, false));
+}
+
+#[tokio::test]
+async fn grep_count_mode_counts_per_file_and_in_total() {
+    let (_dir, root) = temp_dir();
+    grep_tree(&root);
+    let r = call_one(
+        &root,
+        "Grep",
+        json!({"pattern": "needle", "output_mode": "count", "-i": true}),
+    )
+    .await;
+    assert_eq!(
+        said(&r),
+        (
+            "a.rs:1\nsrc/b.rs:2\n\nFound 3 total occurrences across 2 files.",
+            false
+        )
+    );
+}
+
+#[tokio::test]
+async fn grep_without_matches_says_no_files_found() {
+    let (_dir, root) = temp_dir();
+    grep_tree(&root);
+    let r = call_one(&root, "Grep", json!({"pattern": "haystack"})).await;
+    assert_eq!(said(&r), ("No files found", false));
+}
+
+// ----------------------------------------------------------------------- LS
+
+#[tokio::test]
+async fn ls_lists_a_tree_skipping_hidden_and_ignored_entries() {
+    let (_dir, root) = temp_dir();
+    for rel in [
+        "src/main.rs",
+        "src/lib.rs",
+        "Cargo.toml",
+        ".hidden/x",
+        "logs/a.log",
+    ] {
+        file_aged(&root, rel, "", 0);
+    }
+    let r = call_one(&root, "LS", json!({"path": ".", "ignore": ["*.log"]})).await;
+    let expected = format!(
+        "- {}/\n  - Cargo.toml\n  - logs/\n  - src/\n    - lib.rs\n    - main.rs",
+        root.display()
+    );
+    assert_eq!(said(&r), (expected.as_str(), false));
+}
