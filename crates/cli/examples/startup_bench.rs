@@ -78,14 +78,16 @@ fn scratch() -> (TempDir, String) {
     (dir, file.display().to_string())
 }
 
-fn start_to_first_byte(bin: &Path) -> Duration {
+/// (start → first request byte, first request body size in bytes).
+fn start_to_first_byte(bin: &Path) -> (Duration, usize) {
     let (dir, _) = scratch();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut cmd = orbit(bin, &server, dir.path(), &["-p", "hi"], None);
     let t0 = Instant::now();
     let status = cmd.status().unwrap();
     assert!(status.success(), "orbit failed: {status}");
-    server.requests()[0].received_at - t0
+    let first = server.requests().remove(0);
+    (first.received_at - t0, first.raw_body.len())
 }
 
 fn read_turn_gap(bin: &Path) -> Duration {
@@ -144,10 +146,11 @@ fn main() {
     println!("binary: {}", bin.display());
 
     // Warm the page cache and the dynamic loader once.
-    start_to_first_byte(&bin);
+    let (_, body_bytes) = start_to_first_byte(&bin);
+    println!("first request body (default prompt, built-in tools): {body_bytes} bytes");
     stats(
         "start -> first request byte",
-        (0..RUNS).map(|_| start_to_first_byte(&bin)).collect(),
+        (0..RUNS).map(|_| start_to_first_byte(&bin).0).collect(),
     );
     stats(
         "client gap, Read turn",

@@ -13,7 +13,6 @@ mod output;
 mod provider;
 mod signals;
 mod system_prompt;
-mod warmup;
 
 use std::io::ErrorKind;
 use std::path::PathBuf;
@@ -25,7 +24,6 @@ use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
 use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
 use orbit_permissions::PermissionConfig;
-use orbit_protocol::{EngineEvent, StreamEvent};
 
 use crate::args::Args;
 use crate::output::{InitInfo, OutputWriter};
@@ -152,7 +150,6 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     // X2 concurrency cap and the R2 result budget from the environment.
     .with_env_overrides();
     let tool_names = tools.names();
-    let mut warm_up = Some(tools.clone());
     let mut engine = QueryEngine::new(config, client, tools);
     let abort = engine.abort_handle();
     signals::install(abort.clone()).context("installing the Ctrl-C handler")?;
@@ -178,11 +175,6 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     let mut exit_code = None;
     let mut events = engine.submit_message(prompt);
     while let Some(event) = events.next().await {
-        if let EngineEvent::Stream(StreamEvent::MessageStart { .. }) = &event
-            && let Some(tools) = warm_up.take()
-        {
-            warmup::spawn(tools);
-        }
         match writer.event(&event) {
             Ok(Some(code)) => exit_code = Some(code),
             Ok(None) => {}
