@@ -33,9 +33,38 @@ pub fn http_client_builder() -> reqwest::ClientBuilder {
         .user_agent(concat!("orbit/", env!("CARGO_PKG_VERSION")))
 }
 
+/// [`http_client_builder`] for a client that only ever talks to
+/// `base_url`. For a plain `http://` base (a local llama-server, a test
+/// server) the system trust store is not loaded: that costs ≈ 9 ms of
+/// start-up and such a client never makes a TLS connection.
+pub fn http_client_builder_for(base_url: &str) -> reqwest::ClientBuilder {
+    let builder = http_client_builder();
+    if is_plain_http(base_url) {
+        builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
+    } else {
+        builder
+    }
+}
+
+fn is_plain_http(base_url: &str) -> bool {
+    base_url
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_http_skips_the_trust_store() {
+        assert!(is_plain_http("http://127.0.0.1:8080"));
+        assert!(is_plain_http("HTTP://localhost"));
+        assert!(!is_plain_http("https://api.anthropic.com"));
+        assert!(!is_plain_http("http"));
+        let client = http_client_builder_for("http://127.0.0.1:1").build();
+        assert!(client.is_ok(), "{client:?}");
+    }
 
     #[test]
     fn https_client_builds_with_ring_provider() {

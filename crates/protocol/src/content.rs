@@ -73,7 +73,9 @@ impl Message {
     }
 }
 
-fn content_string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ContentBlock>, D::Error> {
+fn content_string_or_blocks<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<ContentBlock>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Either {

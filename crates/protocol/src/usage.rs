@@ -33,8 +33,14 @@ impl Usage {
         }
         take(&mut self.input_tokens, delta.input_tokens);
         take(&mut self.output_tokens, delta.output_tokens);
-        take(&mut self.cache_creation_input_tokens, delta.cache_creation_input_tokens);
-        take(&mut self.cache_read_input_tokens, delta.cache_read_input_tokens);
+        take(
+            &mut self.cache_creation_input_tokens,
+            delta.cache_creation_input_tokens,
+        );
+        take(
+            &mut self.cache_read_input_tokens,
+            delta.cache_read_input_tokens,
+        );
     }
 }
 

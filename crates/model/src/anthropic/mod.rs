@@ -140,7 +140,7 @@ impl AnthropicClient {
         for (name, value) in &config.extra_headers {
             add(name, value)?;
         }
-        let http = crate::tls::http_client_builder()
+        let http = crate::tls::http_client_builder_for(&url)
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build HTTP client: {e}")))?;
         Ok(Self {

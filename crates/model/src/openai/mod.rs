@@ -124,7 +124,7 @@ impl OpenAiClient {
                 config.base_url
             )));
         }
-        let http = crate::tls::http_client_builder()
+        let http = crate::tls::http_client_builder_for(&url)
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Self { http, config })
