@@ -103,8 +103,14 @@ pub fn can_use_tool(
     }
 }
 
+/// Read-only tools that reach the network. They change nothing locally but
+/// can carry data out (a secret in a URL), so — as in Claude Code — they are
+/// not allowed without a rule (`WebFetch`, or `--allowedTools WebFetch`).
+pub const NETWORK_TOOLS: &[&str] = &["WebFetch", "WebSearch"];
+
 fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> PermissionDecision {
     let name = request.tool_name;
+    let local_read_only = request.is_read_only && !NETWORK_TOOLS.contains(&name);
     if let Some(rule) = matching_rule(&config.disallowed_tools, |r| r.matches_tool_name(name)) {
         return PermissionDecision::Deny {
             reason: format!("Permission to use {name} has been denied by the rule `{rule}`."),
@@ -112,8 +118,9 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
     }
     match config.mode {
         PermissionMode::BypassPermissions => return PermissionDecision::Allow,
+        PermissionMode::Plan if !local_read_only && request.is_read_only => {}
         PermissionMode::Plan => {
-            return if request.is_read_only {
+            return if local_read_only {
                 PermissionDecision::Allow
             } else {
                 PermissionDecision::Deny {
@@ -126,7 +133,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
         PermissionMode::AcceptEdits if request.is_edit_tool => return PermissionDecision::Allow,
         PermissionMode::AcceptEdits | PermissionMode::Default => {}
     }
-    if request.is_read_only {
+    if local_read_only {
         return PermissionDecision::Allow;
     }
     if matching_rule(&config.allowed_tools, |r| r.allows(request)).is_some() {
@@ -151,6 +158,26 @@ fn matching_rule(rules: &[String], pred: impl Fn(&PermissionRule<'_>) -> bool) -
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn network_tools_need_a_rule_even_though_read_only() {
+        for mode in [
+            PermissionMode::Default,
+            PermissionMode::AcceptEdits,
+            PermissionMode::Plan,
+        ] {
+            let c = cfg(mode, &[], &[]);
+            assert!(
+                !ask(&c, "WebFetch", json!({"url": "http://x"}), true).is_allow(),
+                "{mode:?}"
+            );
+            let c = cfg(mode, &["WebFetch"], &[]);
+            assert!(
+                ask(&c, "WebFetch", json!({"url": "http://x"}), true).is_allow(),
+                "{mode:?}"
+            );
+        }
+    }
     use serde_json::json;
 
     fn cfg(mode: PermissionMode, allowed: &[&str], disallowed: &[&str]) -> PermissionConfig {

@@ -23,6 +23,9 @@ use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
 
+/// Write answers with a short confirmation; the limit only guards odd cases.
+pub const WRITE_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
 /// How many temp-file names are tried before giving up.
 const TEMP_NAME_ATTEMPTS: u32 = 16;
 
@@ -94,7 +97,7 @@ impl Tool for WriteTool {
     }
 
     fn max_result_size_chars(&self) -> usize {
-        100_000
+        WRITE_MAX_RESULT_SIZE_CHARS
     }
 
     async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {

@@ -27,6 +27,9 @@ use crate::file_state::{FileStateCache, state_key};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
 use crate::validation::wrap_tool_use_error;
 
+/// Edit answers with a short confirmation; the limit only guards odd cases.
+pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
 pub use replace::{Replacement, find_all, replace};
 
 /// §8 no-op text.
@@ -101,7 +104,7 @@ impl Tool for EditTool {
     }
 
     fn max_result_size_chars(&self) -> usize {
-        100_000
+        EDIT_MAX_RESULT_SIZE_CHARS
     }
 
     async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
