@@ -77,7 +77,7 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
             let rendered = err.to_string();
             let text: Vec<&str> = rendered
                 .lines()
-                .take_while(|l| !l.starts_with("Usage:"))
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .collect();
