@@ -172,6 +172,8 @@ pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) ->
     let mut cmd = Command::new(paths.server_bin());
     cmd.arg("-m")
         .arg(paths.model_file())
+        // Responses name the model by its short name, not the GGUF path.
+        .args(["--alias", crate::MODEL_NAME])
         .args([
             "--host",
             "127.0.0.1",

@@ -51,6 +51,8 @@ fn a_private_server_starts_healthy_with_the_documented_command_and_stops() {
     let expected: Vec<&str> = vec![
         "-m",
         &model,
+        "--alias",
+        orbit_local::MODEL_NAME,
         "--host",
         "127.0.0.1",
         "--port",
