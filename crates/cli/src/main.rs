@@ -152,7 +152,10 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     let tool_names = tools.names();
     let mut engine = QueryEngine::new(config, client, tools);
     let abort = engine.abort_handle();
-    signals::install(abort.clone()).context("installing the Ctrl-C handler")?;
+    // A second Ctrl-C exits without running destructors: it kills the
+    // session's background shells first.
+    let before_exit = signals::kill_background_shells(engine.tool_context());
+    signals::install(abort.clone(), before_exit).context("installing the Ctrl-C handler")?;
 
     let mut writer = OutputWriter::new(
         args.output_format,

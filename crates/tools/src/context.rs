@@ -20,7 +20,7 @@ pub type Extension = Arc<dyn std::any::Any + Send + Sync>;
 pub struct ToolUseContext {
     pub session_id: String,
     /// The directory orbit was started in (canonical). Bash's `cd` is kept
-    /// inside it unless allowed otherwise.
+    /// inside it unless allowed otherwise ([`Self::allow_directory`]).
     pub project_root: PathBuf,
     cwd: Arc<Mutex<PathBuf>>,
     pub file_state: Arc<FileStateCache>,
@@ -29,6 +29,9 @@ pub struct ToolUseContext {
     pub data_dir: PathBuf,
     /// Extra data tools keep per session (e.g. background shells), by key.
     pub extensions: Arc<Mutex<Vec<(String, Extension)>>>,
+    /// Directories outside `project_root` that Bash's `cd` may stay in
+    /// (Claude Code's additional working directories), canonical.
+    allowed_dirs: Arc<Mutex<Vec<PathBuf>>>,
 }
 
 impl ToolUseContext {
@@ -41,6 +44,28 @@ impl ToolUseContext {
             todos: Arc::new(Mutex::new(Vec::new())),
             data_dir,
             extensions: Arc::new(Mutex::new(Vec::new())),
+            allowed_dirs: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// Lets Bash's working directory stay in `dir` (and below) although it
+    /// is outside the project. Shared by every clone of this context.
+    pub fn allow_directory(&self, dir: PathBuf) {
+        let dir = dir.canonicalize().unwrap_or(dir);
+        let mut g = match self.allowed_dirs.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if !g.contains(&dir) {
+            g.push(dir);
+        }
+    }
+
+    /// The directories added with [`Self::allow_directory`].
+    pub fn allowed_directories(&self) -> Vec<PathBuf> {
+        match self.allowed_dirs.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
         }
     }
 

@@ -93,3 +93,35 @@ fn stream_cut_mid_block_is_retried_to_success() {
     assert_eq!(out.result()["result"], "whole answer");
     assert_eq!(server.request_count(), 2);
 }
+
+#[test]
+fn malformed_event_and_overloaded_error_event_are_retried_to_success() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(Turn::new().text("garbled").malformed_at(3)),
+        Reply::turn(Turn::new().text("overloaded").error_after(
+            4,
+            "overloaded_error",
+            "Overloaded",
+        )),
+        Reply::text("whole answer"),
+    ]);
+    let out = run_stream_json(&scratch, &server, "hi", &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(
+        out.kinds(),
+        vec![
+            "system/init",
+            "system/api_retry",
+            "system/api_retry",
+            "assistant",
+            "result"
+        ]
+    );
+    assert_eq!(
+        out.lines()[3]["message"]["content"],
+        serde_json::json!([{"type": "text", "text": "whole answer"}])
+    );
+    assert_eq!(out.result()["subtype"], "success");
+    assert_eq!(server.request_count(), 3);
+}

@@ -1,7 +1,8 @@
 //! L5 through the binary (issue 4 acceptance): SIGINT during a 30 s Bash call
 //! ends the run within 200 ms with exit 130, stream-json still ends with a
 //! result, every tool_use is paired, and no process of the call's process
-//! group is left alive.
+//! group is left alive. A second SIGINT exits at once, and even then no
+//! `run_in_background` shell outlives orbit.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -169,5 +170,125 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
         live_members_of_group(pgid),
         Vec::<i32>::new(),
         "processes of the call survived"
+    );
+}
+
+/// Spawns `orbit -p … --output-format stream-json` (Bash allowed) against `server`.
+fn spawn_orbit(scratch: &Scratch, server: &FakeAnthropic) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_orbit"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .envs(server.env())
+        .current_dir(scratch.path())
+        .args([
+            "-p",
+            "sleep please",
+            "--output-format",
+            "stream-json",
+            "--allowedTools",
+            "Bash",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a command to write a pid into `name` (in the scratch dir).
+fn wait_for_pid(scratch: &Scratch, name: &str, child: &mut std::process::Child) -> i32 {
+    let marker = scratch.path().join(name);
+    let started = Instant::now();
+    loop {
+        if let Some(pid) = std::fs::read_to_string(&marker)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            return pid;
+        }
+        if started.elapsed() > START_TIMEOUT {
+            let _ = child.kill();
+            panic!("{name} was not written within {START_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Polls until no live process is left in group `pgid`; false on timeout.
+fn group_ends_within(pgid: i32, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if live_members_of_group(pgid).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    live_members_of_group(pgid).is_empty()
+}
+
+/// Kills a process this test started (indirectly) when dropped.
+struct KillOnDrop(i32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = kill(Pid::from_raw(self.0), Signal::SIGKILL);
+    }
+}
+
+/// Two Ctrl-Cs, the second right after the first was handled: whichever
+/// path ends the run (the orderly one or the immediate exit), it exits 130
+/// and no `run_in_background` shell outlives orbit. The immediate-exit path
+/// itself is covered deterministically by the unit test in `signals.rs`.
+#[test]
+fn double_sigint_exits_130_and_leaves_no_background_shell() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_bg",
+            "Bash",
+            json!({"command": "echo $$ > bg.pid; sleep 30", "run_in_background": true}),
+        ),
+        Reply::tool_use(
+            "toolu_fg",
+            "Bash",
+            json!({"command": "echo $$ > fg.pid; sleep 30", "timeout": 60000}),
+        ),
+        Reply::text("must not be requested"),
+    ]);
+    let mut child = spawn_orbit(&scratch, &server);
+    let bg = wait_for_pid(&scratch, "bg.pid", &mut child);
+    let _bg_guard = KillOnDrop(bg);
+    let fg = wait_for_pid(&scratch, "fg.pid", &mut child);
+    assert!(
+        !live_members_of_group(bg).is_empty(),
+        "background shell runs"
+    );
+
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+    kill(pid, Signal::SIGINT).unwrap();
+    // The first SIGINT has been handled once the foreground group is killed.
+    assert!(
+        group_ends_within(fg, Duration::from_secs(10)),
+        "the first SIGINT did not cancel the foreground call"
+    );
+    // orbit is not reaped yet, so this cannot hit another process.
+    kill(pid, Signal::SIGINT).unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = rx
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| {
+            let _ = kill(pid, Signal::SIGKILL);
+            panic!("orbit did not exit within 10 s of the second SIGINT");
+        });
+    assert_eq!(status.unwrap().code(), Some(130));
+    assert!(
+        group_ends_within(bg, Duration::from_secs(2)),
+        "background shell survived: {:?}",
+        live_members_of_group(bg)
     );
 }

@@ -6,6 +6,7 @@ mod faults;
 mod formats;
 mod interrupt;
 mod local_model;
+mod local_profile;
 mod max_turns;
 mod openai_provider;
 mod permissions;

@@ -353,3 +353,93 @@ async fn edit_with_empty_old_string_creates_a_missing_file() {
     assert_eq!(said(&r), (expected.as_str(), false));
     assert_eq!(fs::read_to_string(path).unwrap(), "hello\n");
 }
+
+// ------------------------------------------- permissions and final newlines
+
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A 0o640 file (not the umask default 0o644) keeps its mode through an
+/// atomic Write and Edit (temp file + rename), and Edit keeps the file's
+/// final newline even when `old_string` reaches the last line.
+#[tokio::test]
+async fn write_and_edit_keep_a_0640_mode_and_the_final_newline() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, root) = temp_dir();
+    let file = root.join("secret.env");
+    fs::write(&file, "KEY=1\n").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
+    let run = run_calls(
+        &root,
+        &[
+            ("Read", json!({"file_path": "secret.env"})),
+            (
+                "Write",
+                json!({"file_path": "secret.env", "content": "KEY=2\nOTHER=3\n"}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": "secret.env", "old_string": "2\nOTHER=3", "new_string": "4"}),
+            ),
+        ],
+    )
+    .await;
+    let updated = format!("The file {} has been updated successfully.", file.display());
+    assert_eq!(said(&run.results[0]), ("1\tKEY=1", false));
+    assert_eq!(said(&run.results[1]), (updated.as_str(), false));
+    assert_eq!(said(&run.results[2]), (updated.as_str(), false));
+    assert_eq!(fs::read_to_string(&file).unwrap(), "KEY=4\n");
+    assert_eq!(mode_of(&file), 0o640);
+    // Nothing but the file itself is left in the directory (no temp files).
+    let names: Vec<_> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != ".orbit")
+        .collect();
+    assert_eq!(names, vec!["secret.env".to_string()]);
+}
+
+/// Every Read records the file's state (size, mtime, hash), so a Write
+/// right after it is allowed; a file changed by the same byte count with a
+/// new mtime is caught by the hash.
+#[tokio::test]
+async fn read_records_state_so_an_equal_size_change_is_still_caught() {
+    let (_dir, root) = temp_dir();
+    let file = root.join("f.txt");
+    fs::write(&file, "aaaa\n").unwrap();
+    let mut session = Session::new(
+        &root,
+        vec![
+            Reply::tool_use("toolu_read", "Read", json!({"file_path": "f.txt"})),
+            Reply::text("read"),
+            Reply::tool_use(
+                "toolu_write",
+                "Write",
+                json!({"file_path": "f.txt", "content": "mine\n"}),
+            ),
+            Reply::text("done"),
+        ],
+    );
+    session.prompt("read it").await;
+    // Same size, different bytes, mtime moved on.
+    fs::write(&file, "bbbb\n").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    session.prompt("now write it").await;
+    assert_eq!(
+        said(&session.result_in(3, "toolu_write")),
+        (
+            "<tool_use_error>File has been modified since read, either by the user or by a linter. \
+Read it again before attempting to write it.</tool_use_error>",
+            true
+        )
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "bbbb\n");
+}

@@ -40,6 +40,27 @@ async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
 }
 
 #[tokio::test]
+async fn glob_results_are_relative_to_the_cwd_a_bash_cd_left() {
+    let (_dir, root) = temp_dir();
+    file_aged(&root, "top.rs", "", 300);
+    file_aged(&root, "src/new.rs", "", 10);
+    file_aged(&root, "src/deep/old.rs", "", 100);
+    let run = run_calls(
+        &root,
+        &[
+            ("Bash", json!({"command": "cd src"})),
+            ("Glob", json!({"pattern": "**/*.rs"})),
+            ("Glob", json!({"pattern": "*.rs", "path": ".."})),
+        ],
+    )
+    .await;
+    assert_eq!(said(&run.results[1]), ("new.rs\ndeep/old.rs", false));
+    // Outside the cwd, paths are absolute.
+    let top = root.join("top.rs").display().to_string();
+    assert_eq!(said(&run.results[2]), (top.as_str(), false));
+}
+
+#[tokio::test]
 async fn glob_caps_at_100_results_with_a_note() {
     let (_dir, root) = temp_dir();
     for i in 0..105 {
@@ -122,6 +143,43 @@ async fn grep_without_matches_says_no_files_found() {
     grep_tree(&root);
     let r = call_one(&root, "Grep", json!({"pattern": "haystack"})).await;
     assert_eq!(said(&r), ("No files found", false));
+}
+
+#[tokio::test]
+async fn grep_type_glob_multiline_and_head_limit() {
+    let (_dir, root) = temp_dir();
+    grep_tree(&root);
+    let run = run_calls(
+        &root,
+        &[
+            ("Grep", json!({"pattern": "see", "type": "rust"})),
+            ("Grep", json!({"pattern": "see", "glob": "*.txt"})),
+            (
+                "Grep",
+                json!({"pattern": "needle here\\s+three", "output_mode": "content"}),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "needle here\\s+three", "output_mode": "content", "multiline": true}),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "needle", "-i": true, "output_mode": "content", "head_limit": 2}),
+            ),
+        ],
+    )
+    .await;
+    let said_all: Vec<(&str, bool)> = run.results.iter().map(said).collect();
+    assert_eq!(
+        said_all,
+        vec![
+            ("No files found", false),
+            ("Found 1 file\nc.txt", false),
+            ("No matches found", false),
+            ("src/b.rs:3:needle here\nsrc/b.rs:4:three", false),
+            ("a.rs:2:let needle = 1;\nsrc/b.rs:3:needle here", false),
+        ]
+    );
 }
 
 // ----------------------------------------------------------------------- LS

@@ -151,3 +151,104 @@ async fn bash_in_background_then_bash_output_then_kill_shell() {
     );
     assert_no_process_with("1002.75").await;
 }
+
+/// Opens `fifo` for writing from a separate process (blocks until a reader
+/// opens it) and writes `text`.
+fn feed_fifo(fifo: &std::path::Path, text: &str) -> std::process::Child {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf {text} > '{}'", fifo.display()))
+        .spawn()
+        .unwrap()
+}
+
+/// X1 with Bash's per-command classification: two read-only commands
+/// (`cat FIFO`) run at the same time, a command writing a file runs alone.
+/// Each `cat` blocks until the test feeds its FIFO, and the test feeds the
+/// first only once both have started: had the engine run them one after the
+/// other, the first could never finish (a 10 s fallback feeds them anyway
+/// and fails the test).
+#[tokio::test]
+async fn read_only_bash_commands_run_together_and_writers_run_alone() {
+    use futures::StreamExt;
+    use orbit_protocol::EngineEvent;
+    use orbit_test_support::Turn;
+
+    let (_dir, root) = temp_dir();
+    let (f1, f2) = (root.join("f1"), root.join("f2"));
+    for f in [&f1, &f2] {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(f)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    let replies = vec![
+        Reply::turn(
+            Turn::new()
+                .tool_use("toolu_a", "Bash", json!({"command": "cat f1"}))
+                .tool_use("toolu_b", "Bash", json!({"command": "cat f2"}))
+                .tool_use("toolu_c", "Bash", json!({"command": "echo c > out.txt"})),
+        ),
+        Reply::text("done"),
+    ];
+    let mut session = Session::new(&root, replies);
+    let mut order: Vec<String> = Vec::new();
+    let mut writers = Vec::new();
+    let mut stalled = false;
+    {
+        let mut stream = session.engine.submit_message("go".into());
+        loop {
+            let event = match tokio::time::timeout(Duration::from_secs(10), stream.next()).await {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                Err(_) => {
+                    // Serialized by mistake: unblock everything, then fail.
+                    stalled = true;
+                    if writers.len() < 2 {
+                        writers.push(feed_fifo(&f1, "one"));
+                        writers.push(feed_fifo(&f2, "two"));
+                    }
+                    continue;
+                }
+            };
+            match &event {
+                EngineEvent::ToolStarted { tool_use_id, .. } => {
+                    order.push(format!("start {tool_use_id}"));
+                }
+                EngineEvent::ToolResult { result } => {
+                    order.push(format!("result {}", result.tool_use_id));
+                }
+                _ => {}
+            }
+            let seen = |s: &str| order.iter().any(|o| o == s);
+            if writers.is_empty() && seen("start toolu_a") && seen("start toolu_b") {
+                writers.push(feed_fifo(&f1, "one"));
+            }
+            if writers.len() == 1 && seen("result toolu_a") {
+                writers.push(feed_fifo(&f2, "two"));
+            }
+        }
+    }
+    for mut w in writers {
+        assert!(w.wait().unwrap().success());
+    }
+    assert!(!stalled, "read-only Bash calls did not run together: {order:?}");
+    let at = |s: &str| order.iter().position(|o| o == s).unwrap();
+    // The writer started only after the read-only batch had finished.
+    assert!(at("start toolu_c") > at("result toolu_a"), "{order:?}");
+    let sent = orbit_test_support::body::tool_results(&session.server.bodies()[1]);
+    let texts: Vec<(&str, &str, bool)> = sent
+        .iter()
+        .map(|r| (r.tool_use_id.as_str(), r.text.as_str(), r.is_error))
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            ("toolu_a", "one", false),
+            ("toolu_b", "two", false),
+            ("toolu_c", "(Bash completed with no output)", false),
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(root.join("out.txt")).unwrap(), "c\n");
+}

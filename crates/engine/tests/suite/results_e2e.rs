@@ -222,3 +222,96 @@ async fn earlier_messages_never_change_between_requests() {
         big_output("t4a", 60_000)
     );
 }
+
+/// A Bash command printing `n` copies of `c`, no newline.
+fn bash_chars(id: &str, n: usize, c: char, exit: Option<i32>) -> Reply {
+    let mut command = format!("head -c {n} /dev/zero | tr '\\0' {c}");
+    if let Some(code) = exit {
+        command.push_str(&format!("; exit {code}"));
+    }
+    Reply::tool_use(id, "Bash", json!({"command": command}))
+}
+
+/// R1's boundary through the engine with the real Bash tool: 29,999 and
+/// 30,000 chars reach the model inline, 30,001 as `<persisted-output>`.
+#[tokio::test]
+async fn bash_30_000_chars_stay_inline_and_30_001_are_persisted() {
+    let server = FakeAnthropic::start(vec![
+        bash_chars("toolu_29999", 29_999, 'x', None),
+        bash_chars("toolu_30000", 30_000, 'x', None),
+        bash_chars("toolu_30001", 30_001, 'x', None),
+        Reply::text("done"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let storage = ToolResultStorage::new(
+        &cfg.data_dir,
+        &dir.path().canonicalize().unwrap(),
+        &cfg.session_id,
+    );
+    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let events = run(&mut engine, "fill").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+
+    let requests = server.wait_for_requests_async(4, WAIT).await;
+    let sent = |n: usize| {
+        let mut r = body::tool_results(&requests[n].body);
+        assert_eq!(r.len(), 1);
+        r.remove(0)
+    };
+    for (n, id, len) in [(1, "toolu_29999", 29_999), (2, "toolu_30000", 30_000)] {
+        let r = sent(n);
+        assert_eq!((r.tool_use_id.as_str(), r.is_error), (id, false));
+        assert_eq!(r.text, "x".repeat(len));
+        assert!(!storage.path_for(id).exists(), "{id} must not be saved");
+    }
+    let r = sent(3);
+    let path = storage.path_for("toolu_30001");
+    assert_eq!(
+        r.text,
+        format!(
+            "<persisted-output>\nOutput too large (29.3KB). Full output saved to: {}\n\n\
+Preview (first 2KB):\n{}\n...\n</persisted-output>",
+            path.display(),
+            "x".repeat(2_000)
+        )
+    );
+    assert!(!r.is_error);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "x".repeat(30_001));
+}
+
+/// R4 through the engine with the real Bash tool: an error of exactly
+/// 10,000 chars (`Exit code 1` line included) is sent whole, one of 10,001
+/// keeps its first and last 5,000 chars.
+#[tokio::test]
+async fn bash_errors_are_cut_past_10_000_chars() {
+    // "Exit code 1\n" is 12 chars.
+    let server = FakeAnthropic::start(vec![
+        bash_chars("toolu_10000", 9_988, 'y', Some(1)),
+        bash_chars("toolu_10001", 9_989, 'y', Some(1)),
+        Reply::text("done"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![std::sync::Arc::new(BashTool::new())],
+    );
+    let events = run(&mut engine, "fail").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+
+    let requests = server.wait_for_requests_async(3, WAIT).await;
+    let whole = body::tool_results(&requests[1].body).remove(0);
+    assert_eq!(whole.text, format!("Exit code 1\n{}", "y".repeat(9_988)));
+    assert!(whole.is_error);
+    let cut = body::tool_results(&requests[2].body).remove(0);
+    assert_eq!(
+        cut.text,
+        format!(
+            "Exit code 1\n{}\n\n... [1 characters truncated] ...\n\n{}",
+            "y".repeat(4_988),
+            "y".repeat(5_000)
+        )
+    );
+    assert!(cut.is_error);
+}

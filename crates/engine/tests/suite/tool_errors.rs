@@ -290,3 +290,32 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
     );
     assert_eq!(r.num_turns, 2);
 }
+
+#[tokio::test]
+async fn malformed_events_on_every_attempt_end_cleanly_with_a_paired_history() {
+    let log = Log::default();
+    let blocks = Turn::new().tool_use("toolu_1", "Slow", json!({"ms": 1}));
+    let through_tool = events_through_blocks(&blocks);
+    let bad = || Reply::turn(blocks.clone().text("tail").malformed_at(through_tool));
+    // The test client retries twice: three attempts, all malformed.
+    let server = FakeAnthropic::start(vec![bad(), bad(), bad(), Reply::text("unused")]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Slow", &log).arc()],
+    );
+    let events = run(&mut engine, "go").await;
+    let r = result(&events);
+    assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution, "{r:?}");
+    assert_eq!(r.errors.len(), 1);
+    assert!(
+        r.errors[0].starts_with("malformed stream event: "),
+        "{:?}",
+        r.errors
+    );
+    assert_eq!(server.request_count(), 3);
+    let messages = engine.messages();
+    assert_paired(messages);
+    assert_eq!(tool_use_ids(&messages[1]), vec!["toolu_1"]);
+}

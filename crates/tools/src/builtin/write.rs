@@ -212,10 +212,12 @@ pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileStat
         ));
     };
     let written = (|| {
-        file.write_all(content)?;
+        // Permissions first: a 0o600 file's new content is never readable
+        // through a temp file with the default (umask) mode.
         if let Some(p) = old_permissions {
             file.set_permissions(p)?;
         }
+        file.write_all(content)?;
         file.sync_all()?;
         drop(file);
         fs::rename(&tmp, target)

@@ -164,6 +164,37 @@ async fn cd_outside_project_is_reset() {
 }
 
 #[tokio::test]
+async fn cd_into_an_allowed_directory_persists() {
+    let (_d, ctx, root) = session();
+    let extra_tmp = tempfile::tempdir().unwrap();
+    let extra = fs::canonicalize(extra_tmp.path()).unwrap();
+    fs::create_dir(extra.join("deep")).unwrap();
+    let cd = format!("cd {}", extra.join("deep").display());
+    // Not allowed yet: reset to the project root.
+    let out = bash(&ctx, &cd).await;
+    assert_eq!(
+        text(&out),
+        format!("Shell cwd was reset to {}", root.display())
+    );
+    assert_eq!(ctx.cwd(), root);
+    // Allowed (a clone shares the list): the cd sticks, below the dir too.
+    ctx.clone().allow_directory(extra_tmp.path().to_path_buf());
+    let out = bash(&ctx, &cd).await;
+    assert_eq!(text(&out), "");
+    let out = bash(&ctx, "pwd").await;
+    assert_eq!(text(&out), extra.join("deep").to_str().unwrap());
+    // A sibling with the allowed dir's name as prefix is still outside.
+    let sibling = PathBuf::from(format!("{}-sibling", extra.display()));
+    fs::create_dir(&sibling).unwrap();
+    let out = bash(&ctx, &format!("cd {}", sibling.display())).await;
+    assert_eq!(
+        text(&out),
+        format!("Shell cwd was reset to {}", root.display())
+    );
+    fs::remove_dir(&sibling).unwrap();
+}
+
+#[tokio::test]
 async fn timeout_kills_and_says_so() {
     let (_d, ctx, _) = session();
     let started = Instant::now();

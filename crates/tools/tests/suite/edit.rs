@@ -268,6 +268,24 @@ async fn trailing_newline_and_its_absence_are_kept() {
     .await
     .unwrap();
     assert_eq!(fs::read(&without).unwrap(), b"a\nc");
+    // old_string reaching the last line (without its newline) keeps the
+    // file's final newline, LF and CRLF alike.
+    let last = read_file(&ctx, "last.txt", b"x\ny\nz\n").await;
+    edit(
+        &ctx,
+        json!({"file_path": p(&last), "old_string": "y\nz", "new_string": "w"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(fs::read(&last).unwrap(), b"x\nw\n");
+    let crlf = read_file(&ctx, "last_crlf.txt", b"x\r\ny\r\nz\r\n").await;
+    edit(
+        &ctx,
+        json!({"file_path": p(&crlf), "old_string": "y\nz", "new_string": "w\nv"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(fs::read(&crlf).unwrap(), b"x\r\nw\r\nv\r\n");
 }
 
 #[tokio::test]

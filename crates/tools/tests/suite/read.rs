@@ -322,6 +322,11 @@ async fn images_come_back_as_image_blocks() {
             },
         }])
     );
+    // An image read records the file's state too (whole bytes hashed).
+    let state = ctx.file_state.get(&state_key(&p)).unwrap();
+    assert_eq!(state.size, PNG_1X1.len() as u64);
+    assert_eq!(state.hash, sha256_hex(PNG_1X1));
+    assert_eq!(state.mtime, fs::metadata(&p).unwrap().modified().ok());
     let cases: [(&str, Vec<u8>, &str); 3] = [
         ("a.jpg", vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10], "image/jpeg"),
         ("a.gif", b"GIF89a\x01\x00\x01\x00".to_vec(), "image/gif"),

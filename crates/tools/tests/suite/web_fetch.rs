@@ -330,3 +330,52 @@ async fn declares_itself_read_only_and_concurrency_safe() {
     assert!(tool.is_concurrency_safe(&input));
     assert_eq!(tool.input_schema()["required"], json!(["url", "prompt"]));
 }
+
+#[tokio::test]
+async fn content_over_100_000_chars_is_cut_with_a_note() {
+    let body = format!("{}{}", "é".repeat(100_000), "TAIL");
+    let port = serve(
+        HashMap::from([("/long".into(), reply("200 OK", "text/plain", body))]),
+        2,
+    )
+    .await;
+    let url = format!("http://127.0.0.1:{port}/long");
+    let out = fetch(&WebFetchTool::new(), &url).await;
+    assert!(!out.is_error);
+    // Chars, not bytes: 100,000 two-byte chars are kept whole.
+    assert_eq!(
+        text(&out),
+        format!(
+            "Prompt: What is it about?\nURL: {url}\n\n{}\n\n[Content truncated at 100000 characters.]",
+            "é".repeat(100_000)
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_after_the_headers_times_out() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let Ok((mut sock, _)) = listener.accept().await else {
+            return;
+        };
+        let mut buf = [0u8; 1024];
+        let _ = sock.read(&mut buf).await;
+        let _ = sock
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\npartial...")
+            .await;
+        // Promise 1,000 bytes, send 10, then go quiet.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let url = format!("http://127.0.0.1:{port}/slow");
+    let started = std::time::Instant::now();
+    let out = fetch(
+        &WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
+        &url,
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out.is_error);
+    assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
+}

@@ -294,3 +294,44 @@ async fn read_only_files_are_refused() {
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "locked");
 }
+
+#[tokio::test]
+async fn overwriting_a_0640_file_keeps_0640() {
+    let (_d, ctx) = session();
+    let path = ctx.cwd().join("secret.env");
+    fs::write(&path, "TOKEN=old\n").unwrap();
+    // Not the umask default (0o644): a plain create + rename would lose it.
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+    read(&ctx, &path).await;
+    let out = run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&path), "content": "TOKEN=new\n"}),
+    )
+    .await
+    .unwrap();
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "TOKEN=new\n");
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    // A new file gets the ordinary umask-derived mode, not a copied one.
+    let fresh = ctx.cwd().join("fresh.txt");
+    run(
+        &WriteTool::new(),
+        &ctx,
+        json!({"file_path": p(&fresh), "content": "x"}),
+    )
+    .await
+    .unwrap();
+    let umask_mode = {
+        let probe = ctx.cwd().join("probe");
+        fs::File::create(&probe).unwrap();
+        fs::metadata(&probe).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        umask_mode
+    );
+}

@@ -5,7 +5,8 @@
 //! ([`process::wrap_with_cwd_trap`]) → [`process::run_foreground`] in the
 //! session cwd with the timeout and the call's cancel token → the shell's
 //! final directory becomes the session cwd when it is inside the project
-//! (else the cwd is reset to the project root and a note says so) → the
+//! or a directory allowed with `ToolUseContext::allow_directory` (else the
+//! cwd is reset to the project root and a note says so) → the
 //! result text: stdout then stderr, trailing newlines trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed.
 //!
@@ -154,11 +155,16 @@ fn canonical_root(ctx: &ToolUseContext) -> PathBuf {
 }
 
 /// Applies the shell's final directory to the session; returns the reset
-/// note when it left the project.
+/// note when it left the project and every allowed directory.
 fn update_cwd(ctx: &ToolUseContext, root: &Path, reported: Option<String>) -> Option<String> {
     let dir = PathBuf::from(reported?);
     let dir = dir.canonicalize().unwrap_or(dir);
-    if dir.starts_with(root) {
+    let allowed = dir.starts_with(root)
+        || ctx
+            .allowed_directories()
+            .iter()
+            .any(|extra| dir.starts_with(extra));
+    if allowed {
         ctx.set_cwd(dir);
         None
     } else {

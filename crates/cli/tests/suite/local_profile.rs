@@ -1,0 +1,148 @@
+//! The `local` provider's wiring through the binary, without the real
+//! model: a stand-in `llama-server` (python) in a scratch data dir answers
+//! `/health` and `/v1/chat/completions` and records each request body.
+//! Checks what the real-model tests cannot pin down: with no key set the
+//! local provider is chosen, the request is the lean local profile (five
+//! tools, short prompt, temperature 0, seed 42), fenced-JSON recovery is on,
+//! and the private server is stopped when the run ends.
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use orbit_local::LocalPaths;
+use serde_json::Value;
+
+use super::common::{Scratch, orbit_with_env, run};
+
+/// Largest first request of the local profile, in bytes (docs/LOCAL.md and
+/// docs/PERFORMANCE.md report ≈ 5 KB; the default profile is ≈ 10 KB).
+const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 6 * 1024;
+
+/// Stand-in llama-server: reply N (0-based) is the Nth `REPLIES` entry,
+/// streamed as one content delta; writes its pid and every request body.
+const FAKE_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
+import http.server, json, os, sys
+argv = sys.argv[1:]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+open(os.path.join(root, "fake.pid"), "w").write(str(os.getpid()))
+port = int(argv[argv.index("--port") + 1])
+REPLIES = [
+    "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}\n```",
+    "MAGIC is 48213.",
+]
+count = [0]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def reply(self, status, ctype, body):
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self.reply(200, "application/json", b'{"status":"ok"}')
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers["content-length"]))
+        with open(os.path.join(root, "requests.jsonl"), "ab") as f:
+            f.write(raw + b"\n")
+        text = REPLIES[min(count[0], len(REPLIES) - 1)]
+        count[0] += 1
+        chunk = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+        done = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        body = "".join("data: %s\n\n" % json.dumps(c) for c in (chunk, done)) + "data: [DONE]\n\n"
+        self.reply(200, "text/event-stream", body.encode())
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;
+
+/// A scratch data dir whose local runtime looks set up, with the stand-in.
+fn fake_local_runtime(scratch: &Scratch) -> LocalPaths {
+    let paths = LocalPaths::in_data_dir(&scratch.home().join(".orbit"));
+    let bin = paths.server_bin();
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::write(&bin, FAKE_LLAMA_SERVER).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(paths.model_file().parent().unwrap()).unwrap();
+    std::fs::write(paths.model_file(), b"GGUF").unwrap();
+    std::fs::write(paths.marker("model"), "ok").unwrap();
+    std::fs::write(paths.marker("llama-server"), "ok").unwrap();
+    paths
+}
+
+fn pid_alive(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+}
+
+#[test]
+fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
+    let scratch = Scratch::new();
+    scratch.write("config.txt", "MAGIC=48213\n");
+    let paths = fake_local_runtime(&scratch);
+    // No key, no --provider, no settings: the local model is the default.
+    let mut cmd = orbit_with_env(&scratch, &[]);
+    cmd.args([
+        "-p",
+        "What is the value of MAGIC in config.txt?",
+        "--output-format",
+        "stream-json",
+    ]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let init = &out.lines()[0];
+    assert_eq!(init["model"], orbit_local::MODEL_NAME);
+    assert_eq!(init["apiKeySource"], "none");
+    assert_eq!(
+        init["tools"],
+        serde_json::json!(["Read", "Write", "Edit", "Bash", "LS"])
+    );
+    assert_eq!(out.result()["result"], "MAGIC is 48213.");
+
+    let log = std::fs::read_to_string(paths.root().join("requests.jsonl")).unwrap();
+    let raw: Vec<&str> = log.lines().collect();
+    assert_eq!(raw.len(), 2, "{log}");
+    // Shown with `--nocapture`: docs/PERFORMANCE.md quotes it.
+    eprintln!("first local-profile request: {} bytes", raw[0].len());
+    assert!(
+        raw[0].len() < LOCAL_FIRST_REQUEST_MAX_BYTES,
+        "first local request is {} bytes (limit {LOCAL_FIRST_REQUEST_MAX_BYTES})",
+        raw[0].len()
+    );
+    let first: Value = serde_json::from_str(raw[0]).unwrap();
+    assert_eq!(first["model"], orbit_local::MODEL_NAME);
+    assert_eq!(first["temperature"], 0.0);
+    assert_eq!(first["seed"], orbit_local::LOCAL_SEED);
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, orbit_local::LOCAL_TOOLS);
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You are orbit"), "{system}");
+    assert!(system.len() < 1024, "local system prompt: {system}");
+
+    // The fenced block came back as text and was recovered as a Read call,
+    // so the second request carries its result as a `tool` message.
+    let second: Value = serde_json::from_str(raw[1]).unwrap();
+    let messages = second["messages"].as_array().unwrap();
+    let last = &messages[messages.len() - 1];
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], "1\tMAGIC=48213");
+
+    // The private server ends with the run.
+    let pid: i32 = std::fs::read_to_string(paths.root().join("fake.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pid_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !pid_alive(pid),
+        "llama-server {pid} still runs after orbit exited"
+    );
+}
