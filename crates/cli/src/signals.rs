@@ -74,6 +74,7 @@ pub fn kill_background_shells(ctx: &ToolUseContext) -> impl FnOnce() + Send + 's
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use std::sync::Mutex;
     use std::time::{Duration, Instant};

@@ -233,7 +233,10 @@ async fn read_only_bash_commands_run_together_and_writers_run_alone() {
     for mut w in writers {
         assert!(w.wait().unwrap().success());
     }
-    assert!(!stalled, "read-only Bash calls did not run together: {order:?}");
+    assert!(
+        !stalled,
+        "read-only Bash calls did not run together: {order:?}"
+    );
     let at = |s: &str| order.iter().position(|o| o == s).unwrap();
     // The writer started only after the read-only batch had finished.
     assert!(at("start toolu_c") > at("result toolu_a"), "{order:?}");
@@ -250,5 +253,8 @@ async fn read_only_bash_commands_run_together_and_writers_run_alone() {
             ("toolu_c", "(Bash completed with no output)", false),
         ]
     );
-    assert_eq!(std::fs::read_to_string(root.join("out.txt")).unwrap(), "c\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("out.txt")).unwrap(),
+        "c\n"
+    );
 }
