@@ -99,6 +99,11 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
 
+    /// Another directory Bash may `cd` into and stay in (repeatable). Without
+    /// it, a `cd` out of the working directory is undone after the command.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
+
     /// Model provider. Default: ORBIT_PROVIDER, else the API keys / base URLs
     /// set in the environment, else `provider` in <data dir>/settings.json,
     /// else the local model (set up on first use; see `orbit local --help`).

@@ -102,6 +102,11 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
     let prompt = args.prompt()?;
     let cwd = session_cwd(&args)?;
+    let added_dirs = args
+        .add_dir
+        .iter()
+        .map(|dir| existing_dir(dir, "--add-dir"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let client = provider::select_provider(&args)?;
     // The local profile: a lean prompt and few tools (prompt size is latency there).
     let local_profile = client.provider() == local::LOCAL_PROVIDER;
@@ -151,6 +156,9 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     .with_env_overrides();
     let tool_names = tools.names();
     let mut engine = QueryEngine::new(config, client, tools);
+    for dir in added_dirs {
+        engine.tool_context().allow_directory(dir);
+    }
     let abort = engine.abort_handle();
     // A second Ctrl-C exits without running destructors: it kills the
     // session's background shells first.
@@ -210,11 +218,16 @@ fn session_cwd(args: &Args) -> anyhow::Result<PathBuf> {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
+    existing_dir(&dir, "working directory")
+}
+
+/// `dir` made canonical; an error naming `what` unless it is a directory.
+fn existing_dir(dir: &std::path::Path, what: &str) -> anyhow::Result<PathBuf> {
     let canonical = dir
         .canonicalize()
-        .with_context(|| format!("working directory {}", dir.display()))?;
+        .with_context(|| format!("{what} {}", dir.display()))?;
     if !canonical.is_dir() {
-        bail!("working directory {} is not a directory", dir.display());
+        bail!("{what} {} is not a directory", dir.display());
     }
     Ok(canonical)
 }

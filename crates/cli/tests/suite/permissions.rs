@@ -77,3 +77,53 @@ fn disallowed_tool_is_not_offered_to_the_model() {
     let init_tools = out.lines()[0]["tools"].clone();
     assert_eq!(init_tools, json!(names));
 }
+
+#[test]
+fn add_dir_lets_a_bash_cd_outside_the_project_persist() {
+    let scratch = Scratch::new();
+    let outside = tempfile::tempdir().unwrap();
+    let outside_path = outside.path().canonicalize().unwrap();
+    let cd = format!("cd {}", outside_path.display());
+    let script = || {
+        FakeAnthropic::start(vec![
+            Reply::tool_use("toolu_1", "Bash", json!({"command": cd})),
+            Reply::tool_use("toolu_2", "Bash", json!({"command": "pwd"})),
+            Reply::text("finished"),
+        ])
+    };
+    // Without --add-dir the cd is undone and the next command runs at home.
+    let server = script();
+    let out = run_stream_json(&scratch, &server, "go", &["--dangerously-skip-permissions"]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let requests = server.requests();
+    let first = body::tool_results(&requests[1].body);
+    assert!(
+        first[0].text.starts_with("Shell cwd was reset to "),
+        "{first:?}"
+    );
+    let pwd = body::tool_results(&requests[2].body);
+    assert_eq!(
+        pwd[0].text,
+        scratch.path().canonicalize().unwrap().display().to_string()
+    );
+
+    // With --add-dir the directory is allowed and the cd persists.
+    let server = script();
+    let dir = outside_path.display().to_string();
+    let flags = ["--dangerously-skip-permissions", "--add-dir", dir.as_str()];
+    let out = run_stream_json(&scratch, &server, "go", &flags);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let pwd = body::tool_results(&server.requests()[2].body);
+    assert_eq!(pwd[0].text, dir);
+
+    // A missing directory stops the run before any model call.
+    let server = script();
+    let out = run_stream_json(&scratch, &server, "go", &["--add-dir", "/no/such/dir"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("--add-dir /no/such/dir"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(server.request_count(), 0);
+}
