@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::http::{CapturedRequest, Frame, ScriptServer, StreamEnd, WireReply, sse_event};
+use crate::http::{Frame, ScriptServer, StreamEnd, WireReply, sse_event};
 
 /// Model name reported by turns that do not set one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -553,37 +553,15 @@ impl FakeAnthropic {
             ("ORBIT_RETRY_BASE_DELAY_MS".into(), "1".into()),
         ]
     }
+}
 
-    /// Every request so far, in arrival order.
-    pub fn requests(&self) -> Vec<CapturedRequest> {
-        self.server.requests()
-    }
+/// Captured requests and waiting come from the shared server core
+/// (`requests`, `bodies`, `request_count`, `remaining_replies`,
+/// `wait_for_requests`, `wait_for_requests_async`).
+impl std::ops::Deref for FakeAnthropic {
+    type Target = ScriptServer;
 
-    /// The JSON bodies of every request so far.
-    pub fn bodies(&self) -> Vec<Value> {
-        self.requests().into_iter().map(|r| r.body).collect()
-    }
-
-    pub fn request_count(&self) -> usize {
-        self.server.request_count()
-    }
-
-    /// Scripted replies not yet served.
-    pub fn remaining_replies(&self) -> usize {
-        self.server.remaining_replies()
-    }
-
-    /// Blocks until `n` requests arrived (panics after `timeout`).
-    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<CapturedRequest> {
-        self.server.wait_for_requests(n, timeout)
-    }
-
-    /// Async form of [`Self::wait_for_requests`].
-    pub async fn wait_for_requests_async(
-        &self,
-        n: usize,
-        timeout: Duration,
-    ) -> Vec<CapturedRequest> {
-        self.server.wait_for_requests_async(n, timeout).await
+    fn deref(&self) -> &ScriptServer {
+        &self.server
     }
 }

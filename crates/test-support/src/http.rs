@@ -251,6 +251,11 @@ impl ScriptServer {
         self.shared.lock().requests.clone()
     }
 
+    /// The JSON bodies of every request so far.
+    pub fn bodies(&self) -> Vec<Value> {
+        self.requests().into_iter().map(|r| r.body).collect()
+    }
+
     pub fn request_count(&self) -> usize {
         self.shared.lock().requests.len()
     }

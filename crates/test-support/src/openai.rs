@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::http::{CapturedRequest, Frame, ScriptServer, StreamEnd, WireReply, sse_data};
+use crate::http::{Frame, ScriptServer, StreamEnd, WireReply, sse_data};
 
 /// Model name reported by completions that do not set one.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
@@ -426,35 +426,15 @@ impl FakeOpenAi {
             ("ORBIT_RETRY_BASE_DELAY_MS".into(), "1".into()),
         ]
     }
+}
 
-    pub fn requests(&self) -> Vec<CapturedRequest> {
-        self.server.requests()
-    }
+/// Captured requests and waiting come from the shared server core
+/// (`requests`, `bodies`, `request_count`, `remaining_replies`,
+/// `wait_for_requests`, `wait_for_requests_async`).
+impl std::ops::Deref for FakeOpenAi {
+    type Target = ScriptServer;
 
-    /// The JSON bodies of every request so far.
-    pub fn bodies(&self) -> Vec<Value> {
-        self.requests().into_iter().map(|r| r.body).collect()
-    }
-
-    pub fn request_count(&self) -> usize {
-        self.server.request_count()
-    }
-
-    pub fn remaining_replies(&self) -> usize {
-        self.server.remaining_replies()
-    }
-
-    /// Blocks until `n` requests arrived (panics after `timeout`).
-    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<CapturedRequest> {
-        self.server.wait_for_requests(n, timeout)
-    }
-
-    /// Async form of [`Self::wait_for_requests`].
-    pub async fn wait_for_requests_async(
-        &self,
-        n: usize,
-        timeout: Duration,
-    ) -> Vec<CapturedRequest> {
-        self.server.wait_for_requests_async(n, timeout).await
+    fn deref(&self) -> &ScriptServer {
+        &self.server
     }
 }
