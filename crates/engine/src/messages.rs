@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-/// Result of a tool that was running when the user interrupted (L5).
-pub const INTERRUPT_MESSAGE_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+pub use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 
 /// Result of a tool that had not started when the user interrupted (L5).
 pub const CANCEL_MESSAGE: &str = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";

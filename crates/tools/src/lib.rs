@@ -19,4 +19,4 @@ pub mod builtin;
 pub use context::{CallContext, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::ToolRegistry;
-pub use tool::{Tool, ToolOutput, input_schema_for};
+pub use tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolOutput, input_schema_for};

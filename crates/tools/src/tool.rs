@@ -7,6 +7,11 @@ use serde_json::Value;
 
 use crate::context::{CallContext, ToolUseContext};
 
+/// What a cancelled call is answered with (Claude Code's text, which models
+/// know). Tools that stop on `CallContext::cancel` return it; the engine's
+/// executor uses it for the calls it cancels itself.
+pub const INTERRUPT_MESSAGE_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+
 /// What a tool call produced, before the engine's result pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {

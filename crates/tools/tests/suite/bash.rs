@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use orbit_protocol::ToolResultContent;
+use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
+use orbit_tools::builtin::bash::BashTool;
 use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
-use orbit_tools::builtin::bash::{BashTool, INTERRUPT_MESSAGE};
 use orbit_tools::{CallContext, Tool, ToolOutput, ToolProgress, ToolUseContext};
 use serde_json::{Value, json};
 use tempfile::TempDir;

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::{CallContext, ToolProgress, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
+use crate::tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolOutput, input_schema_for};
 use background::BackgroundShells;
 use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 
@@ -40,8 +40,6 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
-/// What a cancelled call answers (the engine may substitute its own).
-pub const INTERRUPT_MESSAGE: &str = "[Request interrupted by user for tool use]";
 
 const DESCRIPTION: &str = "Executes a bash command and returns its output (stdout, then stderr). \
 The working directory persists between calls (cd) within the project. stdin is closed, so \
@@ -260,7 +258,7 @@ impl Tool for BashTool {
             Err(e) => return ToolOutput::error(e.to_string()),
         };
         if run.end == RunEnd::Cancelled {
-            return ToolOutput::error(INTERRUPT_MESSAGE);
+            return ToolOutput::error(INTERRUPT_MESSAGE_FOR_TOOL_USE);
         }
         notes.extend(update_cwd(ctx, &root, reported));
 
@@ -286,7 +284,7 @@ impl Tool for BashTool {
                 with_first_line(format!("Failed to wait for the command: {e}"), &body),
                 true,
             ),
-            RunEnd::Cancelled => (INTERRUPT_MESSAGE.to_string(), true),
+            RunEnd::Cancelled => (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
         };
         let untouched = !is_error && notes.is_empty();
         for note in notes {
