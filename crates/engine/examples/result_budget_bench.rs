@@ -94,6 +94,7 @@ async fn run(mode: Mode, data_dir: &Path) -> Outcome {
                 &mut state,
                 DEFAULT_PER_MESSAGE_BUDGET_CHARS,
                 &storage,
+                &|_: &str| false,
             )
             .await
         } else {

@@ -5,7 +5,9 @@
 //! already assembled text, thinking + signature, redacted thinking and
 //! tool_use input); deltas are for UIs. `MessageStart` gives the API id,
 //! model and initial usage, `MessageDelta` the stop_reason and final usage.
-//! A `Retry` voids the attempt: everything collected so far is discarded.
+//! A `Retry` voids the attempt: everything collected so far is discarded,
+//! except its usage: every attempt the API billed is counted in
+//! [`AssembledMessage::billed_usage`].
 
 use std::collections::BTreeMap;
 
@@ -18,7 +20,11 @@ pub struct AssembledMessage {
     pub message_id: Option<String>,
     pub model: Option<String>,
     pub stop_reason: Option<String>,
+    /// Usage of the attempt that produced this message.
     pub usage: Usage,
+    /// Usage of every attempt of this call, voided ones included: what the
+    /// API billed, and what cost and budget count.
+    pub billed_usage: Usage,
 }
 
 impl AssembledMessage {
@@ -36,6 +42,8 @@ pub struct MessageAssembler {
     /// Completed blocks by stream index, so the message keeps the API's order.
     blocks: BTreeMap<usize, ContentBlock>,
     stopped: bool,
+    /// Usage of the attempts voided by a retry.
+    voided_usage: Usage,
 }
 
 impl MessageAssembler {
@@ -47,7 +55,7 @@ impl MessageAssembler {
     pub fn apply(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::MessageStart { id, model, usage } => {
-                *self = Self::default();
+                self.void_attempt();
                 self.message_id = Some(id.clone()).filter(|s| !s.is_empty());
                 self.model = Some(model.clone()).filter(|s| !s.is_empty());
                 self.usage = *usage;
@@ -62,12 +70,22 @@ impl MessageAssembler {
                 self.usage.merge_delta(usage);
             }
             StreamEvent::MessageStop => self.stopped = true,
-            StreamEvent::Retry { .. } => *self = Self::default(),
+            StreamEvent::Retry { .. } => self.void_attempt(),
             StreamEvent::ContentBlockStart { .. }
             | StreamEvent::TextDelta { .. }
             | StreamEvent::ThinkingDelta { .. }
             | StreamEvent::InputJsonDelta { .. } => {}
         }
+    }
+
+    /// Forgets the current attempt, keeping its usage in `voided_usage`.
+    fn void_attempt(&mut self) {
+        let mut voided = self.voided_usage;
+        voided.add(&self.usage);
+        *self = Self {
+            voided_usage: voided,
+            ..Self::default()
+        };
     }
 
     /// Whether `message_stop` has arrived.
@@ -83,7 +101,10 @@ impl MessageAssembler {
     /// The message so far: complete blocks only (a block cut mid-stream is
     /// dropped, a partial tool_use never enters the history).
     pub fn finish(self) -> AssembledMessage {
+        let mut billed_usage = self.voided_usage;
+        billed_usage.add(&self.usage);
         AssembledMessage {
+            billed_usage,
             message: Message::assistant(self.blocks.into_values().collect()),
             message_id: self.message_id,
             model: self.model,

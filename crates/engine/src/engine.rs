@@ -10,6 +10,7 @@
 //! stream mid-turn never leaves an unpaired tool_use (L2); running tools are
 //! cancelled.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -20,7 +21,7 @@ use futures::Stream;
 use futures::stream::BoxStream;
 use orbit_model::{ModelClient, ToolSpec};
 use orbit_permissions::PermissionConfig;
-use orbit_protocol::{EngineEvent, Message};
+use orbit_protocol::{EngineEvent, Message, Role, ToolUseBlock};
 use orbit_tools::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
@@ -122,6 +123,12 @@ pub struct QueryEngine {
     /// Cost of every model call of the session, in US dollars.
     pub(crate) total_cost_usd: f64,
     pub(crate) abort: AbortHandle,
+    /// Every tool_use id in the history (kept unique, see
+    /// [`QueryEngine::make_tool_use_id_unique`]).
+    pub(crate) tool_use_ids: HashSet<String>,
+    /// tool_use ids whose results the per-message budget must never
+    /// replace (their tool's fact; see `results::budget`).
+    pub(crate) never_persisted_ids: HashSet<String>,
 }
 
 impl QueryEngine {
@@ -150,6 +157,7 @@ impl QueryEngine {
             permissions: config.permissions.clone(),
             storage,
             max_concurrency: config.max_tool_use_concurrency.max(1),
+            denials: std::sync::Mutex::new(Vec::new()),
         });
         Self {
             config,
@@ -160,6 +168,46 @@ impl QueryEngine {
             replacement_state: ContentReplacementState::default(),
             total_cost_usd: 0.0,
             abort: AbortHandle::default(),
+            tool_use_ids: HashSet::new(),
+            never_persisted_ids: HashSet::new(),
+        }
+    }
+
+    /// Gives a tool_use a fresh id when its id is empty or was already used
+    /// in this session: some OpenAI-compatible servers repeat ids (`call_0`
+    /// every turn, or twice in one message), and a repeated id would pair a
+    /// result with the wrong call or reuse an old frozen budget decision.
+    /// `attempt_ids` holds the ids of the message being streamed (a voided
+    /// attempt's ids never enter the history and are forgotten with it).
+    pub(crate) fn make_tool_use_id_unique(
+        &self,
+        tool_use: &mut ToolUseBlock,
+        attempt_ids: &mut HashSet<String>,
+    ) {
+        if tool_use.id.is_empty()
+            || self.tool_use_ids.contains(&tool_use.id)
+            || attempt_ids.contains(&tool_use.id)
+        {
+            let fresh = format!("toolu_orbit_{}", uuid::Uuid::new_v4().simple());
+            tracing::debug!(from = %tool_use.id, to = %fresh, "renamed a repeated tool_use id");
+            tool_use.id = fresh;
+        }
+        attempt_ids.insert(tool_use.id.clone());
+    }
+
+    /// Appends a message to the history; a user message that follows a user
+    /// message (e.g. a prompt after an answer that had no content) is merged
+    /// into it, so roles alternate as the API requires.
+    pub(crate) fn push_message(&mut self, message: Message) {
+        match self.messages.last_mut() {
+            Some(last) if last.role == Role::User && message.role == Role::User => {
+                last.content.extend(message.content);
+            }
+            _ => {
+                self.tool_use_ids
+                    .extend(message.tool_uses().map(|t| t.id.clone()));
+                self.messages.push(message);
+            }
         }
     }
 

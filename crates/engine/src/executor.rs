@@ -28,14 +28,19 @@
 //! chunks, the tool's JSON otherwise) or `EngineEvent::TodoUpdate`; only
 //! progress of a still-running call is forwarded.
 //!
-//! Dropping the executor (a `Retry` voided the attempt, or the embedder
+//! A cancel (sibling abort, interrupt) only wins over a call that stopped
+//! because of it: a call that had already finished keeps its real result
+//! (see `ToolCallOutcome::completed`). [`StreamingToolExecutor::abort`]
+//! awaits the cancelled calls, bounded by [`TOOL_STOP_TIMEOUT_MS`], so no
+//! call acts after the turn reported it. Dropping the executor (a `Retry`
+//! voided an attempt that started only read-only calls, or the embedder
 //! dropped the turn) cancels every running tool and forgets its result.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use orbit_protocol::{EngineEvent, PermissionDenial, ToolResultBlock, ToolUseBlock};
+use orbit_protocol::{EngineEvent, ToolResultBlock, ToolUseBlock};
 use orbit_tools::{CallContext, ToolProgress};
 use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -50,9 +55,11 @@ use crate::orchestrator::{Prepared, ToolCallOutcome, ToolRuntime, prepare, run_t
 /// The tool whose failure cancels its running siblings (X5).
 pub const BASH_TOOL_NAME: &str = "Bash";
 
-/// After an interrupt, how long cancelled tools get to stop (kill their
-/// process groups) before the turn ends without them. Keeps L5's 200 ms.
-pub const ABORT_GRACE_MS: u64 = 100;
+/// After an interrupt, how long the turn waits for cancelled tools to stop
+/// (kill their process groups, skip their writes) before it ends without
+/// them. Tools that honour their cancel token stop within milliseconds; the
+/// bound only matters for one that ignores it.
+pub const TOOL_STOP_TIMEOUT_MS: u64 = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ToolStatus {
@@ -70,9 +77,12 @@ struct TrackedTool {
     /// The concurrent batch it executed in (X5); 0 until started.
     batch: u64,
     result: Option<ToolResultBlock>,
-    /// The answer decided when the tool was cancelled (sibling abort); it
-    /// replaces whatever the tool returns.
+    /// The answer decided when the tool was cancelled (sibling abort,
+    /// interrupt); it replaces what the tool returns unless the tool had
+    /// already finished when its token fired.
     forced_result: Option<ToolResultBlock>,
+    /// `Tool::call` was spawned (the call may have acted).
+    started: bool,
 }
 
 impl TrackedTool {
@@ -99,7 +109,6 @@ pub struct StreamingToolExecutor {
     batch_counter: u64,
     /// Once set, nothing more starts: queued and new tools get this error text.
     closed: Option<String>,
-    denials: Vec<PermissionDenial>,
 }
 
 impl StreamingToolExecutor {
@@ -117,7 +126,6 @@ impl StreamingToolExecutor {
             next_release: 0,
             batch_counter: 0,
             closed: None,
-            denials: Vec::new(),
         }
     }
 
@@ -132,6 +140,7 @@ impl StreamingToolExecutor {
             batch: 0,
             result: None,
             forced_result: None,
+            started: false,
         });
         self.process_queue();
     }
@@ -192,45 +201,88 @@ impl StreamingToolExecutor {
         self.release_ready();
     }
 
-    /// L5: answers running tools with the interrupt text (their tokens are
-    /// cancelled) and unstarted ones with the cancel text, then gives the
-    /// cancelled tools up to [`ABORT_GRACE_MS`] to stop.
+    /// L5: cancels every running tool and answers unstarted ones with the
+    /// cancel text, then waits (at most [`TOOL_STOP_TIMEOUT_MS`]) for the
+    /// running ones to stop. A tool that finished before its token fired
+    /// keeps its real result; one that stopped because of the abort is
+    /// answered with the interrupt text. A tool still running at the bound
+    /// is answered with the interrupt text too and left to finish on its
+    /// own (logged): tools check their token before any side effect, so in
+    /// practice only a tool that ignores cancellation gets there.
     pub async fn abort(&mut self) {
         self.closed = Some(CANCEL_MESSAGE.to_string());
         for t in &mut self.tools {
-            let text = match t.status {
+            match t.status {
                 ToolStatus::Executing => {
                     t.cancel.cancel();
-                    INTERRUPT_MESSAGE_FOR_TOOL_USE
+                    if t.forced_result.is_none() {
+                        t.forced_result = Some(ToolResultBlock::text(
+                            &t.block.id,
+                            INTERRUPT_MESSAGE_FOR_TOOL_USE,
+                            true,
+                        ));
+                    }
                 }
-                ToolStatus::Queued => CANCEL_MESSAGE,
-                ToolStatus::Done => continue,
-            };
-            t.status = ToolStatus::Done;
-            t.result = Some(ToolResultBlock::text(&t.block.id, text, true));
+                ToolStatus::Queued => {
+                    t.status = ToolStatus::Done;
+                    t.result = Some(ToolResultBlock::text(&t.block.id, CANCEL_MESSAGE, true));
+                }
+                ToolStatus::Done => {}
+            }
         }
-        self.release_ready();
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(ABORT_GRACE_MS);
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(TOOL_STOP_TIMEOUT_MS);
         while !self.tasks.is_empty() {
-            match tokio::time::timeout_at(deadline, self.tasks.join_next()).await {
-                Ok(Some(_)) => {}
-                Ok(None) | Err(_) => break,
+            match tokio::time::timeout_at(deadline, self.tasks.join_next_with_id()).await {
+                Ok(Some(Ok((task, outcome)))) => self.on_task_done(task, Ok(outcome)),
+                Ok(Some(Err(error))) => self.on_task_done(error.id(), Err(error)),
+                Ok(None) => break,
+                Err(_) => {
+                    tracing::warn!(
+                        running = self.tasks.len(),
+                        "tools did not stop within {TOOL_STOP_TIMEOUT_MS} ms of the interrupt"
+                    );
+                    break;
+                }
+            }
+        }
+        for t in &mut self.tools {
+            if t.status == ToolStatus::Executing {
+                t.status = ToolStatus::Done;
+                t.result = t.forced_result.take();
             }
         }
         self.tasks.detach_all();
+        self.release_ready();
     }
 
-    /// The results of all finished tools, in tool_use order.
-    pub fn take_results(&mut self) -> Vec<ToolResultBlock> {
+    /// The result of every tool_use handed in, by position (the order of
+    /// `add_tool` calls = the order of the blocks in the message); `None`
+    /// for a call that has no result (it never finished).
+    pub fn take_results(&mut self) -> Vec<Option<ToolResultBlock>> {
+        self.tools.iter_mut().map(|t| t.result.take()).collect()
+    }
+
+    /// The ids of calls whose tool never has its results persisted (its
+    /// fact `max_result_size_chars() == usize::MAX`): the per-message budget
+    /// leaves those results alone.
+    pub fn never_persisted_ids(&self) -> Vec<String> {
         self.tools
-            .iter_mut()
-            .filter_map(|t| t.result.take())
+            .iter()
+            .filter(|t| match &t.prepared {
+                Prepared::Ready { tool, .. } => tool.max_result_size_chars() == usize::MAX,
+                Prepared::Rejected(_) => false,
+            })
+            .map(|t| t.block.id.clone())
             .collect()
     }
 
-    /// Permission denials of this attempt (P1).
-    pub fn take_denials(&mut self) -> Vec<PermissionDenial> {
-        std::mem::take(&mut self.denials)
+    /// Whether a call that may have a side effect (not read-only by its
+    /// tool's facts) has started in this attempt. A retry must not run such
+    /// a response again (see `query`).
+    pub fn has_started_side_effects(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.started && t.prepared.may_have_side_effects())
     }
 
     fn executing(&self) -> impl Iterator<Item = &TrackedTool> {
@@ -282,6 +334,7 @@ impl StreamingToolExecutor {
             }
             Prepared::Ready { tool, input, .. } => {
                 t.status = ToolStatus::Executing;
+                t.started = true;
                 let tool = Arc::clone(tool);
                 let input = input.clone();
                 let original = t.block.input.clone();
@@ -325,24 +378,26 @@ impl StreamingToolExecutor {
             // Already answered (interrupt); the tool's own result is dropped.
             return;
         }
-        let (result, tool_failed) = match joined {
-            Ok(outcome) => {
-                if let Some(denial) = outcome.denial {
-                    self.denials.push(denial);
-                }
-                (outcome.result, outcome.tool_failed)
-            }
+        let (result, tool_failed, finished) = match joined {
+            Ok(outcome) => (outcome.result, outcome.tool_failed, outcome.completed),
             Err(error) => {
                 let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
                 (
                     ToolResultBlock::text(&self.tools[i].block.id, text, true),
                     true,
+                    true,
                 )
             }
         };
         let t = &mut self.tools[i];
-        let was_cancelled = t.forced_result.is_some();
-        t.result = Some(t.forced_result.take().unwrap_or(result));
+        // A call that finished before its token fired keeps its real result,
+        // even if a cancel (sibling abort, interrupt) was decided meanwhile.
+        let forced = t.forced_result.take();
+        let was_cancelled = forced.is_some() && !finished;
+        t.result = Some(match forced {
+            Some(forced) if !finished => forced,
+            _ => result,
+        });
         t.status = ToolStatus::Done;
         if tool_failed && !was_cancelled && t.tool_name() == BASH_TOOL_NAME {
             self.abort_bash_siblings(i);

@@ -9,6 +9,11 @@ pub use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 /// Result of a tool that had not started when the user interrupted (L5).
 pub const CANCEL_MESSAGE: &str = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
 
+/// Result of a tool_use of a response whose stream was cut after another
+/// call of it had started (so the response is kept rather than retried):
+/// this call never ran.
+pub const STREAM_CUT_TOOL_NOT_RUN_MESSAGE: &str = "<tool_use_error>This tool call was not run: the response was cut off by a network error before it started. Call it again if it is still needed.</tool_use_error>";
+
 /// The `errors` line of an interrupted run.
 pub const INTERRUPT_MESSAGE: &str = "[Request interrupted by user]";
 

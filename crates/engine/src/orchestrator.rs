@@ -11,7 +11,11 @@
 //!    `Tool::validate_input` (business rules, wrapped in `<tool_use_error>`)
 //!    → permission gate (P1; deny is recorded) → `Tool::call` with the call's
 //!    cancel token and progress channel → result pipeline (R1, R3, R4 via
-//!    [`process_tool_result`]).
+//!    [`process_tool_result`]). The cancel token is checked before
+//!    validation and again right before `Tool::call`: a call cancelled by
+//!    then never reaches its tool. Whether the tool did its work is
+//!    recorded ([`ToolCallOutcome::completed`]): a finished call keeps its
+//!    real result.
 //!
 //! Errors produced here (no such tool, validation, denial) are short
 //! `is_error` tool_results built directly; every `ToolOutput` of a tool goes
@@ -27,7 +31,9 @@ use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
 use orbit_tools::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
 };
-use orbit_tools::{CallContext, Tool, ToolRegistry, ToolUseContext};
+use orbit_tools::{
+    CallContext, INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolRegistry, ToolUseContext,
+};
 use serde_json::Value;
 
 use crate::results::{ToolResultStorage, process_tool_result};
@@ -41,6 +47,27 @@ pub struct ToolRuntime {
     pub storage: ToolResultStorage,
     /// X2: at most this many tools execute at once (≥ 1).
     pub max_concurrency: usize,
+    /// P1: every call the permission gate refused, recorded when it is
+    /// refused, so no path (retry, abort, error) can drop one. The query
+    /// loop takes them for the run's result.
+    pub denials: std::sync::Mutex<Vec<PermissionDenial>>,
+}
+
+impl ToolRuntime {
+    fn record_denial(&self, denial: PermissionDenial) {
+        match self.denials.lock() {
+            Ok(mut denials) => denials.push(denial),
+            Err(poisoned) => poisoned.into_inner().push(denial),
+        }
+    }
+
+    /// The denials recorded since the last call, in the order they happened.
+    pub fn take_denials(&self) -> Vec<PermissionDenial> {
+        match self.denials.lock() {
+            Ok(mut denials) => std::mem::take(&mut *denials),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
 }
 
 /// A tool_use after the synchronous checks of step 1.
@@ -51,6 +78,8 @@ pub enum Prepared {
         tool: Arc<dyn Tool>,
         input: Value,
         is_concurrency_safe: bool,
+        /// The tool's fact for this input: running it has no side effect.
+        is_read_only: bool,
     },
     /// Never runs; answered with this `is_error` text.
     Rejected(String),
@@ -63,11 +92,13 @@ impl std::fmt::Debug for Prepared {
                 tool,
                 input,
                 is_concurrency_safe,
+                is_read_only,
             } => f
                 .debug_struct("Ready")
                 .field("tool", &tool.name())
                 .field("input", input)
                 .field("is_concurrency_safe", is_concurrency_safe)
+                .field("is_read_only", is_read_only)
                 .finish(),
             Prepared::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
         }
@@ -81,6 +112,18 @@ impl Prepared {
             self,
             Prepared::Ready {
                 is_concurrency_safe: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether running this call could have a side effect (anything not
+    /// declared read-only; a rejected call never runs).
+    pub fn may_have_side_effects(&self) -> bool {
+        matches!(
+            self,
+            Prepared::Ready {
+                is_read_only: false,
                 ..
             }
         )
@@ -103,10 +146,12 @@ pub fn prepare(
     match validate_tool_input(tool.as_ref(), &block.input) {
         Ok(input) => {
             let is_concurrency_safe = concurrency_safe_guarded(tool.as_ref(), &input);
+            let is_read_only = read_only_guarded(tool.as_ref(), &input);
             Prepared::Ready {
                 tool: Arc::clone(tool),
                 input,
                 is_concurrency_safe,
+                is_read_only,
             }
         }
         Err(text) => Prepared::Rejected(text),
@@ -118,23 +163,41 @@ pub fn concurrency_safe_guarded(tool: &dyn Tool, input: &Value) -> bool {
     catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(input))).unwrap_or(false)
 }
 
+/// `is_read_only`, with a panic counted as "not read-only" (conservative).
+pub fn read_only_guarded(tool: &dyn Tool, input: &Value) -> bool {
+    catch_unwind(AssertUnwindSafe(|| tool.is_read_only(input))).unwrap_or(false)
+}
+
 /// What one call produced.
 #[derive(Debug, Clone)]
 pub struct ToolCallOutcome {
     pub result: ToolResultBlock,
-    /// Set when the permission gate refused the call.
-    pub denial: Option<PermissionDenial>,
     /// The tool ran and reported an error (what triggers sibling abort, X5);
     /// false for validation errors and denials.
     pub tool_failed: bool,
+    /// The tool did its work: it returned before its cancel token fired, or
+    /// returned a success despite it. Its result is real and wins over any
+    /// cancel text decided meanwhile (a finished call always keeps its
+    /// result); a tool that stopped because of the cancel returns an error
+    /// and is answered with the cancel text instead.
+    pub completed: bool,
 }
 
 impl ToolCallOutcome {
     fn rejected(tool_use_id: &str, text: String) -> Self {
         Self {
             result: ToolResultBlock::text(tool_use_id, text, true),
-            denial: None,
             tool_failed: false,
+            completed: true,
+        }
+    }
+
+    /// The call was cancelled before its tool could act: no side effect
+    /// happened, the answer is the interrupt text.
+    fn cancelled(tool_use_id: &str) -> Self {
+        Self {
+            completed: false,
+            ..Self::rejected(tool_use_id, INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string())
         }
     }
 }
@@ -151,6 +214,11 @@ pub async fn run_tool_use(
 ) -> ToolCallOutcome {
     let id = call.tool_use_id.clone();
     let name = tool.name().to_string();
+    // Cancellation is checked before every step that leads to a side effect:
+    // a call reported as cancelled never acts afterwards.
+    if call.cancel.is_cancelled() {
+        return ToolCallOutcome::cancelled(&id);
+    }
     if let Err(message) = tool.validate_input(&input, &runtime.context).await {
         return ToolCallOutcome::rejected(&id, wrap_tool_use_error(&message));
     }
@@ -160,8 +228,8 @@ pub async fn run_tool_use(
         // No interactive prompt is wired yet: an ask that reaches the engine
         // is answered like a headless one.
         PermissionDecision::Ask { reason } | PermissionDecision::Deny { reason } => {
-            let mut outcome = ToolCallOutcome::rejected(&id, reason);
-            outcome.denial = Some(PermissionDenial {
+            let outcome = ToolCallOutcome::rejected(&id, reason);
+            runtime.record_denial(PermissionDenial {
                 tool_name: name,
                 tool_use_id: id,
                 tool_input: original_input,
@@ -169,7 +237,11 @@ pub async fn run_tool_use(
             return outcome;
         }
     }
+    if call.cancel.is_cancelled() {
+        return ToolCallOutcome::cancelled(&id);
+    }
     let output = tool.call(input, &runtime.context, &call).await;
+    let completed = !call.cancel.is_cancelled() || !output.is_error;
     let tool_failed = output.is_error;
     let result = process_tool_result(
         &runtime.storage,
@@ -181,7 +253,7 @@ pub async fn run_tool_use(
     .await;
     ToolCallOutcome {
         result,
-        denial: None,
         tool_failed,
+        completed,
     }
 }

@@ -84,8 +84,10 @@ pub async fn run_tool_calls(
                 },
             }
         }
-        outcome.results.extend(executor.take_results());
-        outcome.denials.extend(executor.take_denials());
+        outcome
+            .results
+            .extend(executor.take_results().into_iter().flatten());
     }
+    outcome.denials = runtime.take_denials();
     outcome
 }

@@ -19,10 +19,22 @@
 //! - L4 `max_tokens`: a text answer cut by the token limit is continued with
 //!   [`MAX_TOKENS_CONTINUE_MESSAGE`] at most [`MAX_OUTPUT_TOKENS_RECOVERY_LIMIT`]
 //!   times; the answer is the concatenated text of the chain.
-//! - `Retry` voids the attempt: its blocks are discarded and the tools it
-//!   started are cancelled and their results dropped (their tool_use ids
-//!   never enter the history; side effects of a started tool cannot be undone,
-//!   cancelling is the fastest way to stop them).
+//! - `Retry` voids the attempt — unless it already started a call that may
+//!   have a side effect (a tool not read-only by its facts). Then nothing is
+//!   run twice: the retry is not made; the cut message's completed blocks are
+//!   kept, its started tools are awaited and keep their real results, its
+//!   unstarted calls are answered with [`STREAM_CUT_TOOL_NOT_RUN_MESSAGE`],
+//!   and the loop goes on (the model sees what happened). An attempt that
+//!   started only read-only calls is voided as before: its blocks are
+//!   discarded, its tools cancelled and their results dropped. Either way
+//!   its usage is counted (the API billed it) and its denials are kept.
+//! - Every tool_use id is unique in the session: a block whose id was seen
+//!   before (OpenAI-compatible servers repeat `call_0`) gets a fresh id
+//!   before anything else sees it. Results are paired with tool_uses by
+//!   position.
+//! - An assistant message with no content never enters the history (the
+//!   API rejects empty messages); a user message that would follow another
+//!   user message is merged into it.
 //! - L2 on a model error mid-stream: completed blocks are kept (the message
 //!   only if it has content); tools already started are awaited (they passed
 //!   validation and permission, their effects are real, and their true result
@@ -33,7 +45,7 @@
 //!   cancel text, appends the paired history and ends with
 //!   `error_during_execution`, `interrupted: true`.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -49,7 +61,8 @@ use crate::assemble::{AssembledMessage, MessageAssembler};
 use crate::engine::QueryEngine;
 use crate::executor::StreamingToolExecutor;
 use crate::messages::{
-    INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, max_budget_error, max_turns_error,
+    INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
+    max_budget_error, max_turns_error,
 };
 use crate::results::enforce_tool_result_budget;
 
@@ -77,8 +90,17 @@ enum TurnEnd {
 /// How the model stream of one call ended.
 enum StreamEnd {
     Stopped,
+    /// The stream was cut and would be retried, but the attempt had already
+    /// started a call that may have a side effect: keep it, do not retry.
+    CutAfterSideEffects,
     Failed(String),
     Interrupted,
+}
+
+/// What the loop does after one stream event.
+enum StreamStep {
+    Continue,
+    End(StreamEnd),
 }
 
 /// Runs one `submit_message`: the loop, then the terminal result event.
@@ -99,8 +121,10 @@ pub(crate) async fn run_query(
         denials: Vec::new(),
         stop_reason: None,
         answer: String::new(),
+        attempt_ids: HashSet::new(),
     };
     let end = query.run(prompt).await;
+    query.denials = query.engine.runtime.take_denials();
     let result = query.terminal_result(end);
     query.emit(EngineEvent::Result(result));
 }
@@ -119,6 +143,9 @@ struct QueryLoop<'a> {
     /// The final answer so far (text of the last message, or of the
     /// `max_tokens` continuation chain).
     answer: String,
+    /// tool_use ids of the message being streamed (see
+    /// `QueryEngine::make_tool_use_id_unique`).
+    attempt_ids: HashSet<String>,
 }
 
 impl QueryLoop<'_> {
@@ -129,7 +156,7 @@ impl QueryLoop<'_> {
     }
 
     async fn run(&mut self, prompt: String) -> LoopEnd {
-        self.engine.messages.push(Message::user_text(prompt));
+        self.engine.push_message(Message::user_text(prompt));
         let mut continuations = 0;
         loop {
             if self.cancel.is_cancelled() {
@@ -174,11 +201,14 @@ impl QueryLoop<'_> {
 
     async fn build_request(&mut self) -> ModelRequest {
         let engine = &mut *self.engine;
+        let never_persisted = &engine.never_persisted_ids;
+        let skip = |id: &str| never_persisted.contains(id);
         let messages = enforce_tool_result_budget(
             &engine.messages,
             &mut engine.replacement_state,
             engine.config.tool_result_budget_chars,
             &engine.runtime.storage,
+            &skip,
         )
         .await;
         ModelRequest {
@@ -196,6 +226,7 @@ impl QueryLoop<'_> {
     async fn model_call(&mut self, request: &ModelRequest) -> TurnEnd {
         let runtime = std::sync::Arc::clone(&self.engine.runtime);
         let mut executor = StreamingToolExecutor::new(runtime, self.cancel.clone());
+        self.attempt_ids.clear();
         let mut assembler = MessageAssembler::new();
         let api_start = Instant::now();
         let mut stream = self.engine.client.stream(request);
@@ -205,8 +236,10 @@ impl QueryLoop<'_> {
                 _ = self.cancel.cancelled() => break StreamEnd::Interrupted,
                 item = stream.next() => match item {
                     Some(Ok(event)) => {
-                        if self.on_stream_event(event, &mut assembler, &mut executor) {
-                            break StreamEnd::Stopped;
+                        if let StreamStep::End(end) =
+                            self.on_stream_event(event, &mut assembler, &mut executor)
+                        {
+                            break end;
                         }
                     }
                     Some(Err(error)) => break StreamEnd::Failed(error.to_string()),
@@ -226,6 +259,21 @@ impl QueryLoop<'_> {
                 self.emit_assistant(&assistant);
                 let interrupted = self.await_tools(&mut executor).await;
                 self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
+                if interrupted {
+                    TurnEnd::Interrupted
+                } else {
+                    TurnEnd::Completed(assistant)
+                }
+            }
+            StreamEnd::CutAfterSideEffects => {
+                tracing::warn!(
+                    "model stream cut after a tool with side effects started; \
+                     keeping the cut message instead of retrying"
+                );
+                executor.close(STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
+                self.emit_assistant(&assistant);
+                let interrupted = self.await_tools(&mut executor).await;
+                self.commit(&assistant, &mut executor, STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
                 if interrupted {
                     TurnEnd::Interrupted
                 } else {
@@ -257,17 +305,23 @@ impl QueryLoop<'_> {
         }
     }
 
-    /// Handles one stream event; true at `message_stop`.
+    /// Handles one stream event: feeds the assembler and the executor and
+    /// forwards it; ends the stream at `message_stop`, or at a retry that
+    /// must not happen (see the module docs).
     fn on_stream_event(
         &mut self,
-        event: StreamEvent,
+        mut event: StreamEvent,
         assembler: &mut MessageAssembler,
         executor: &mut StreamingToolExecutor,
-    ) -> bool {
-        assembler.apply(&event);
-        match &event {
+    ) -> StreamStep {
+        match &mut event {
             StreamEvent::Retry { .. } => {
-                // The attempt is void: cancel what it started, forget results.
+                if executor.has_started_side_effects() {
+                    return StreamStep::End(StreamEnd::CutAfterSideEffects);
+                }
+                // The attempt is void: cancel what it started, forget its
+                // results and ids (its denials are recorded by the runtime).
+                self.attempt_ids.clear();
                 *executor = StreamingToolExecutor::new(
                     std::sync::Arc::clone(&self.engine.runtime),
                     self.cancel.clone(),
@@ -277,12 +331,21 @@ impl QueryLoop<'_> {
                 block: ContentBlock::ToolUse(tool_use),
                 invalid_input,
                 ..
-            } => executor.add_tool(tool_use.clone(), invalid_input.clone()),
+            } => {
+                self.engine
+                    .make_tool_use_id_unique(tool_use, &mut self.attempt_ids);
+                executor.add_tool(tool_use.clone(), invalid_input.clone());
+            }
             _ => {}
         }
+        assembler.apply(&event);
         self.emit(EngineEvent::Stream(event));
         self.drain_ready(executor);
-        assembler.is_stopped()
+        if assembler.is_stopped() {
+            StreamStep::End(StreamEnd::Stopped)
+        } else {
+            StreamStep::Continue
+        }
     }
 
     fn drain_ready(&self, executor: &mut StreamingToolExecutor) {
@@ -312,8 +375,9 @@ impl QueryLoop<'_> {
 
     fn record_usage(&mut self, assistant: &AssembledMessage, request_model: &str) {
         let model = assistant.model.as_deref().unwrap_or(request_model);
-        self.usage.add(&assistant.usage);
-        self.engine.total_cost_usd += orbit_model::pricing::cost_usd(model, &assistant.usage);
+        self.usage.add(&assistant.billed_usage);
+        self.engine.total_cost_usd +=
+            orbit_model::pricing::cost_usd(model, &assistant.billed_usage);
         if assistant.stop_reason.is_some() {
             self.stop_reason = assistant.stop_reason.clone();
         }
@@ -334,38 +398,54 @@ impl QueryLoop<'_> {
     }
 
     /// Appends the assistant message and, when it called tools, one user
-    /// message answering every tool_use in order (L2). A tool_use the
-    /// executor has no result for gets `missing_text` as an error.
+    /// message answering every tool_use in order (L2). Results are paired
+    /// with tool_uses by position (ids are unique, see
+    /// `make_tool_use_id_unique`, but position is what the executor keeps);
+    /// a tool_use the executor has no result for gets `missing_text` as an
+    /// error. An empty assistant message is never appended.
     fn commit(
         &mut self,
         assistant: &AssembledMessage,
         executor: &mut StreamingToolExecutor,
         missing_text: &str,
     ) {
-        self.denials.extend(executor.take_denials());
-        let mut by_id: HashMap<String, ToolResultBlock> = executor
-            .take_results()
-            .into_iter()
-            .map(|r| (r.tool_use_id.clone(), r))
-            .collect();
+        self.engine
+            .never_persisted_ids
+            .extend(executor.never_persisted_ids());
+        let mut by_position = executor.take_results();
         let results: Vec<ContentBlock> = assistant
             .message
             .tool_uses()
-            .map(|tool_use| {
-                let result = by_id
-                    .remove(&tool_use.id)
+            .enumerate()
+            .map(|(i, tool_use)| {
+                // Blocks complete in message order, so position i is the
+                // result; the id check only guards a stream that completed
+                // blocks out of order.
+                let at = if matches!(by_position.get(i), Some(Some(r)) if r.tool_use_id == tool_use.id)
+                {
+                    Some(i)
+                } else {
+                    by_position
+                        .iter()
+                        .position(|r| matches!(r, Some(r) if r.tool_use_id == tool_use.id))
+                };
+                let result = at
+                    .and_then(|j| by_position[j].take())
                     .unwrap_or_else(|| ToolResultBlock::text(&tool_use.id, missing_text, true));
                 ContentBlock::ToolResult(result)
             })
             .collect();
-        self.engine.messages.push(assistant.message.clone());
+        if assistant.message.content.is_empty() {
+            return;
+        }
+        self.engine.push_message(assistant.message.clone());
         if !results.is_empty() {
             self.append_user(Message::user(results));
         }
     }
 
     fn append_user(&mut self, message: Message) {
-        self.engine.messages.push(message.clone());
+        self.engine.push_message(message.clone());
         self.emit(EngineEvent::UserMessage {
             uuid: uuid::Uuid::new_v4().to_string(),
             message,

@@ -5,7 +5,8 @@
 //! Flow, before each model request, over the full (unmodified) history:
 //! for each user message → re-apply frozen replacements → sum the chars of
 //! all its tool_results as they will be sent → while over budget, pick the
-//! largest *fresh* result (id never sent before) and plan its replacement →
+//! largest *fresh* result (id never sent before, of a tool whose results may
+//! be persisted) and plan its replacement →
 //! persist the picks (concurrently) → record each successful replacement →
 //! mark every tool_result id of the view as seen → return the view.
 //!
@@ -71,20 +72,37 @@ struct Planned {
     replacement: String,
 }
 
+/// Which results the budget must leave alone: true for a tool_use id whose
+/// tool never has its results persisted (its fact
+/// `max_result_size_chars() == usize::MAX`, e.g. Read: persisting a file
+/// only for the model to Read the copy again would loop). The seed's
+/// `skipToolNames`, decided by the tool's fact instead of a name list.
+pub type SkipResult<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
 /// R2: returns the view of `messages` to send; decisions are frozen in
 /// `state`. `messages` is the engine's full history (results as produced by
-/// the R1–R4 pipeline); it is not modified.
+/// the R1–R4 pipeline); it is not modified. Results for which `skip` holds
+/// count towards the total but are never replaced.
 pub async fn enforce_tool_result_budget(
     messages: &[Message],
     state: &mut ContentReplacementState,
     budget_chars: usize,
     storage: &ToolResultStorage,
+    skip: SkipResult<'_>,
 ) -> Vec<Message> {
     let mut view = messages.to_vec();
     let mut planned = Vec::new();
     for (mi, message) in view.iter_mut().enumerate() {
         if message.role == Role::User {
-            plan_message(mi, message, state, budget_chars, storage, &mut planned);
+            plan_message(
+                mi,
+                message,
+                state,
+                budget_chars,
+                storage,
+                skip,
+                &mut planned,
+            );
         }
     }
 
@@ -124,6 +142,7 @@ fn plan_message(
     state: &ContentReplacementState,
     budget_chars: usize,
     storage: &ToolResultStorage,
+    skip: SkipResult<'_>,
     planned: &mut Vec<Planned>,
 ) {
     let mut total = 0usize;
@@ -138,7 +157,8 @@ fn plan_message(
         }
         let size = tr.content.text_len_chars();
         total += size;
-        if !state.seen_ids.contains(&tr.tool_use_id) && is_replaceable(tr) {
+        if !state.seen_ids.contains(&tr.tool_use_id) && is_replaceable(tr) && !skip(&tr.tool_use_id)
+        {
             fresh.push((bi, size));
         }
     }

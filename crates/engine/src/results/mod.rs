@@ -47,7 +47,7 @@ use orbit_protocol::ToolResultBlock;
 use orbit_tools::ToolOutput;
 
 pub use budget::{
-    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, TOOL_RESULT_BUDGET_ENV,
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, SkipResult, TOOL_RESULT_BUDGET_ENV,
     enforce_tool_result_budget, parse_budget_chars, per_message_budget_from_env,
 };
 pub use errors::{

@@ -12,6 +12,9 @@ use serde_json::json;
 
 use super::support::*;
 
+/// How long the test waits between the trigger event and the abort.
+const SETTLE: Duration = Duration::from_millis(20);
+
 /// L5's bound from abort to the terminal result.
 const ABORT_DEADLINE: Duration = Duration::from_millis(200);
 
@@ -31,6 +34,9 @@ async fn run_and_abort(
             .expect("the turn ended")
             .expect("a result before the stream ends");
         if aborted_at.is_none() && trigger(&event) {
+            // Let tools already spawned get going first: a call cancelled
+            // before its tool runs never starts (and is not logged).
+            tokio::time::sleep(SETTLE).await;
             handle.abort();
             aborted_at = Some(Instant::now());
         }

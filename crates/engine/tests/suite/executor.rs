@@ -433,6 +433,7 @@ async fn whole_message_execution_runs_batches_in_order() {
         permissions: PermissionConfig::default(),
         storage: ToolResultStorage::new(&dir.path().join(".orbit"), dir.path(), "s"),
         max_concurrency: 10,
+        denials: Default::default(),
     });
     let blocks = vec![
         block("a", "Slow", json!({"ms": 60})),

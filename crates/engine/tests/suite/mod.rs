@@ -9,6 +9,7 @@ mod builtin_tools_search;
 mod builtin_tools_shell;
 mod executor;
 mod loop_control;
+mod loop_defects;
 mod real_bash;
 mod results_bash;
 mod results_budget;

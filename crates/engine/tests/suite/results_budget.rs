@@ -87,7 +87,8 @@ async fn under_budget_everything_is_sent_whole_and_marked_seen() {
         user_results(&[("a", 60_000), ("b", 60_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 120_000, &st).await;
+    let view =
+        enforce_tool_result_budget(&history, &mut state, 120_000, &st, &|_: &str| false).await;
     assert_eq!(view, history);
     assert_eq!(
         state.seen_ids,
@@ -108,7 +109,8 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     ];
     // 55,000 > 40,000: replacing "huge" alone fits.
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 40_000, &st).await;
+    let view =
+        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
     let huge = output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
@@ -123,7 +125,8 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let tmp2 = tempfile::tempdir().unwrap();
     let st2 = storage(tmp2.path());
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 10_000, &st2).await;
+    let view =
+        enforce_tool_result_budget(&history, &mut state, 10_000, &st2, &|_: &str| false).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge", "mid"]));
     let sent: usize = view[2]
         .tool_results()
@@ -144,7 +147,8 @@ async fn budget_is_per_message_not_per_history() {
         user_results(&[("b", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 40_000, &st).await;
+    let view =
+        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
     assert_eq!(view, history);
 }
 
@@ -158,15 +162,18 @@ async fn a_result_sent_whole_stays_whole_forever() {
         user_results(&[("a", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let first = enforce_tool_result_budget(&history, &mut state, 100_000, &st).await;
+    let first =
+        enforce_tool_result_budget(&history, &mut state, 100_000, &st, &|_: &str| false).await;
     // Same history under a budget it now exceeds: "a" was already sent whole.
-    let second = enforce_tool_result_budget(&history, &mut state, 1_000, &st).await;
+    let second =
+        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
     assert_eq!(first, second);
 
     // A new message over budget: only its fresh result is replaced.
     history.push(assistant_calls(&["b"]));
     history.push(user_results(&[("b", 30_000)]));
-    let third = enforce_tool_result_budget(&history, &mut state, 1_000, &st).await;
+    let third =
+        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
     assert_eq!(third[..3], first[..]);
     assert_eq!(replaced_ids(&state), BTreeSet::from(["b"]));
 }
@@ -181,14 +188,17 @@ async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
         user_results(&[("a", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let first = enforce_tool_result_budget(&history, &mut state, 10_000, &st).await;
+    let first =
+        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["a"]));
 
     // A different storage (another data dir) and a generous budget: the
     // frozen string (with the first path) is still what is sent.
     let other_tmp = tempfile::tempdir().unwrap();
     let other = storage(other_tmp.path());
-    let second = enforce_tool_result_budget(&history, &mut state, usize::MAX, &other).await;
+    let second =
+        enforce_tool_result_budget(&history, &mut state, usize::MAX, &other, &|_: &str| false)
+            .await;
     assert_eq!(serialized(&first), serialized(&second));
     assert!(result_text(&second, "a").contains(&st.path_for("a").display().to_string()));
     assert!(!other.dir().exists());
@@ -233,7 +243,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         ]),
     ];
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 6_000, &st).await;
+    let view = enforce_tool_result_budget(&history, &mut state, 6_000, &st, &|_: &str| false).await;
     // r1 (~2.2k) + img (3k) + fresh (3k) > 6,000: only "fresh" is eligible.
     assert_eq!(replaced_ids(&state), BTreeSet::from(["fresh"]));
     let blocks: Vec<_> = view[2].tool_results().cloned().collect();
@@ -254,13 +264,15 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
         user_results(&[("a", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let first = enforce_tool_result_budget(&history, &mut state, 1_000, &broken).await;
+    let first =
+        enforce_tool_result_budget(&history, &mut state, 1_000, &broken, &|_: &str| false).await;
     assert_eq!(first, history);
     assert!(state.seen_ids.contains("a"));
     assert!(state.replacements.is_empty());
     // Storage works again: the decision stays (sent whole once, whole forever).
     let st = storage(tmp.path());
-    let second = enforce_tool_result_budget(&history, &mut state, 1_000, &st).await;
+    let second =
+        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
     assert_eq!(second, history);
 }
 
@@ -274,7 +286,8 @@ async fn state_round_trips_through_serde_and_resumes_identically() {
         user_results(&[("a", 30_000), ("b", 500)]),
     ];
     let mut state = ContentReplacementState::default();
-    let before = enforce_tool_result_budget(&history, &mut state, 10_000, &st).await;
+    let before =
+        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
     let json = serde_json::to_string(&state).unwrap();
     let back: ContentReplacementState = serde_json::from_str(&json).unwrap();
     assert_eq!(back, state);
@@ -283,7 +296,8 @@ async fn state_round_trips_through_serde_and_resumes_identically() {
     assert_eq!(v["replacements"]["a"], json!(state.replacements["a"]));
 
     let mut resumed = back;
-    let after = enforce_tool_result_budget(&history, &mut resumed, 10_000, &st).await;
+    let after =
+        enforce_tool_result_budget(&history, &mut resumed, 10_000, &st, &|_: &str| false).await;
     assert_eq!(serialized(&before), serialized(&after));
 }
 
@@ -308,7 +322,8 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
     let mut state = ContentReplacementState::default();
     let mut previous: Vec<String> = Vec::new();
     for turn in turns {
-        let view = enforce_tool_result_budget(&history, &mut state, budget, &st).await;
+        let view =
+            enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
         let now = serialized(&view);
         assert_eq!(now[..previous.len()], previous[..], "prefix changed");
         previous = now;
@@ -316,7 +331,8 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
         history.push(assistant_calls(&ids));
         history.push(user_results(turn));
     }
-    let view = enforce_tool_result_budget(&history, &mut state, budget, &st).await;
+    let view =
+        enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
     let now = serialized(&view);
     assert_eq!(now[..previous.len()], previous[..]);
     // The budget triggered on the turns over 50,000 chars, and only there.

@@ -167,6 +167,8 @@ pub struct TestTool {
     read_only: bool,
     panic_in_safety_check: bool,
     validate_error: Option<String>,
+    /// `validate_input` takes this long (ignoring cancellation).
+    validate_delay: Duration,
     behavior: Behavior,
 }
 
@@ -183,6 +185,7 @@ impl TestTool {
             read_only: true,
             panic_in_safety_check: false,
             validate_error: None,
+            validate_delay: Duration::ZERO,
             behavior: Arc::new(move |input, call| Box::pin(behavior(input, call))),
         }
     }
@@ -210,6 +213,13 @@ impl TestTool {
     /// `validate_input` fails with this business-rule message.
     pub fn rejecting(mut self, message: &str) -> Self {
         self.validate_error = Some(message.into());
+        self
+    }
+
+    /// `validate_input` sleeps this long first (and does not watch the
+    /// cancel token, like a slow business check).
+    pub fn slow_validation(mut self, delay: Duration) -> Self {
+        self.validate_delay = delay;
         self
     }
 
@@ -248,6 +258,7 @@ impl Tool for TestTool {
     }
 
     async fn validate_input(&self, _input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
+        tokio::time::sleep(self.validate_delay).await;
         match &self.validate_error {
             Some(message) => Err(message.clone()),
             None => Ok(()),

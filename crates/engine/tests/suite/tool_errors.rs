@@ -252,7 +252,14 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
     let blocks = Turn::new().tool_use("toolu_void", "Slow", json!({"ms": 10_000}));
     let through_tool = events_through_blocks(&blocks);
     let server = FakeAnthropic::start(vec![
-        Reply::turn(blocks.text("cut here").cut_after(through_tool)),
+        // The completed tool_use sits 20 ms (the voided call starts), then
+        // the stream is cut inside the next block.
+        Reply::turn(
+            blocks
+                .text("cut here")
+                .delay_before_block(1, std::time::Duration::from_millis(20))
+                .cut_after(through_tool + 1),
+        ),
         Reply::turn(Turn::new().tool_use("toolu_real", "Slow", json!({"ms": 1}))),
         Reply::text("done"),
     ]);
