@@ -10,7 +10,6 @@
 //! stream mid-turn never leaves an unpaired tool_use (L2); running tools are
 //! cancelled.
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -21,7 +20,7 @@ use futures::Stream;
 use futures::stream::BoxStream;
 use orbit_model::{ModelClient, ToolSpec};
 use orbit_permissions::PermissionConfig;
-use orbit_protocol::{EngineEvent, Message, Role, ToolUseBlock};
+use orbit_protocol::{EngineEvent, Message};
 use orbit_tools::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
@@ -30,6 +29,7 @@ use crate::orchestrator::ToolRuntime;
 use crate::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
 };
+use crate::session::Session;
 
 /// X2: default number of tools executing at once.
 pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
@@ -113,44 +113,32 @@ pub fn parse_max_tool_use_concurrency(primary: Option<&str>, alias: Option<&str>
         .unwrap_or(DEFAULT_MAX_TOOL_USE_CONCURRENCY)
 }
 
+/// One agent session: its configuration, model client, tools and
+/// [`Session`] state. `submit_message` runs the tool-use loop for a prompt.
 pub struct QueryEngine {
-    pub(crate) config: EngineConfig,
-    pub(crate) client: Arc<dyn ModelClient>,
-    pub(crate) runtime: Arc<ToolRuntime>,
-    pub(crate) tool_specs: Vec<ToolSpec>,
-    pub(crate) messages: Vec<Message>,
-    pub(crate) replacement_state: ContentReplacementState,
-    /// Cost of every model call of the session, in US dollars.
-    pub(crate) total_cost_usd: f64,
-    pub(crate) abort: AbortHandle,
-    /// Every tool_use id in the history (kept unique, see
-    /// [`QueryEngine::make_tool_use_id_unique`]).
-    pub(crate) tool_use_ids: HashSet<String>,
-    /// tool_use ids whose results the per-message budget must never
-    /// replace (their tool's fact; see `results::budget`).
-    pub(crate) never_persisted_ids: HashSet<String>,
+    config: EngineConfig,
+    client: Arc<dyn ModelClient>,
+    runtime: Arc<ToolRuntime>,
+    session: Session,
+    abort: AbortHandle,
 }
 
 impl QueryEngine {
+    /// A new session in `config.cwd` with these tools.
     pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
         let project_root = config
             .cwd
             .canonicalize()
             .unwrap_or_else(|_| config.cwd.clone());
-        let context = ToolUseContext::new(
+        let session = Session::default();
+        let mut context = ToolUseContext::new(
             config.session_id.clone(),
             project_root.clone(),
             config.data_dir.clone(),
         );
+        context.file_state = Arc::clone(&session.file_state);
+        context.todos = Arc::clone(&session.todos);
         let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
-        let tool_specs = tools
-            .tools()
-            .map(|t| ToolSpec {
-                name: t.name().to_string(),
-                description: t.description().to_string(),
-                input_schema: t.input_schema().clone(),
-            })
-            .collect();
         let runtime = Arc::new(ToolRuntime {
             tools,
             context,
@@ -163,51 +151,8 @@ impl QueryEngine {
             config,
             client,
             runtime,
-            tool_specs,
-            messages: Vec::new(),
-            replacement_state: ContentReplacementState::default(),
-            total_cost_usd: 0.0,
+            session,
             abort: AbortHandle::default(),
-            tool_use_ids: HashSet::new(),
-            never_persisted_ids: HashSet::new(),
-        }
-    }
-
-    /// Gives a tool_use a fresh id when its id is empty or was already used
-    /// in this session: some OpenAI-compatible servers repeat ids (`call_0`
-    /// every turn, or twice in one message), and a repeated id would pair a
-    /// result with the wrong call or reuse an old frozen budget decision.
-    /// `attempt_ids` holds the ids of the message being streamed (a voided
-    /// attempt's ids never enter the history and are forgotten with it).
-    pub(crate) fn make_tool_use_id_unique(
-        &self,
-        tool_use: &mut ToolUseBlock,
-        attempt_ids: &mut HashSet<String>,
-    ) {
-        if tool_use.id.is_empty()
-            || self.tool_use_ids.contains(&tool_use.id)
-            || attempt_ids.contains(&tool_use.id)
-        {
-            let fresh = format!("toolu_orbit_{}", uuid::Uuid::new_v4().simple());
-            tracing::debug!(from = %tool_use.id, to = %fresh, "renamed a repeated tool_use id");
-            tool_use.id = fresh;
-        }
-        attempt_ids.insert(tool_use.id.clone());
-    }
-
-    /// Appends a message to the history; a user message that follows a user
-    /// message (e.g. a prompt after an answer that had no content) is merged
-    /// into it, so roles alternate as the API requires.
-    pub(crate) fn push_message(&mut self, message: Message) {
-        match self.messages.last_mut() {
-            Some(last) if last.role == Role::User && message.role == Role::User => {
-                last.content.extend(message.content);
-            }
-            _ => {
-                self.tool_use_ids
-                    .extend(message.tool_uses().map(|t| t.id.clone()));
-                self.messages.push(message);
-            }
         }
     }
 
@@ -216,51 +161,71 @@ impl QueryEngine {
     pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
         let cancel = self.abort.reset();
         let (tx, rx) = unbounded_channel();
-        let run = crate::query::run_query(self, prompt, cancel, tx);
+        let run = crate::query::run_query(
+            crate::query::QueryParts {
+                config: &self.config,
+                client: self.client.as_ref(),
+                runtime: &self.runtime,
+                session: &mut self.session,
+            },
+            prompt,
+            cancel,
+            tx,
+        );
         Box::pin(TurnStream {
             run: Some(Box::pin(run)),
             events: rx,
         })
     }
 
+    /// The handle that interrupts the running turn.
     pub fn abort_handle(&self) -> AbortHandle {
         self.abort.clone()
     }
 
-    /// The full history (tool_results as produced, before the R2 budget view).
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
+    /// The session's state.
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
+    /// The full history (tool_results as produced, before the R2 budget view).
+    pub fn messages(&self) -> &[Message] {
+        self.session.messages()
+    }
+
+    /// The session id.
     pub fn session_id(&self) -> &str {
         &self.config.session_id
     }
 
+    /// The state shared by this session's tool calls.
     pub fn tool_context(&self) -> &ToolUseContext {
         &self.runtime.context
     }
 
+    /// The configuration the session was built with.
     pub fn config(&self) -> &EngineConfig {
         &self.config
     }
 
+    /// The tools of the session.
     pub fn tools(&self) -> &ToolRegistry {
         &self.runtime.tools
     }
 
-    /// The tool specs sent with every request, in registry order.
-    pub fn tool_specs(&self) -> &[ToolSpec] {
-        &self.tool_specs
+    /// The tool specs the next request will carry, in registry order.
+    pub fn tool_specs(&self) -> Vec<ToolSpec> {
+        crate::query::tool_specs(&self.runtime.tools)
     }
 
     /// R2's frozen decisions (persisted by the session store for `--resume`).
     pub fn replacement_state(&self) -> &ContentReplacementState {
-        &self.replacement_state
+        self.session.replacement_state()
     }
 
     /// Cost of all model calls of this session so far, in US dollars.
     pub fn total_cost_usd(&self) -> f64 {
-        self.total_cost_usd
+        self.session.total_cost_usd()
     }
 }
 

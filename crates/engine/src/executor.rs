@@ -13,9 +13,11 @@
 //! as `ToolResult` events; the loop collects them all for the single user
 //! message with [`StreamingToolExecutor::take_results`].
 //!
-//! A call rejected by [`prepare`] counts as unsafe (as in
-//! `partition_tool_calls`): it "runs" alone, instantly, so the batches of the
-//! streaming path equal those of the whole-message path.
+//! This is the seed's `partition_tool_calls` (X1), applied as calls arrive:
+//! consecutive concurrency-safe calls run together, any other call runs
+//! alone. A call rejected by [`prepare`] counts as unsafe: it "runs" alone,
+//! instantly. A provider that delivers a whole message at once simply adds
+//! all its calls in a row and gets the same batches.
 //!
 //! Sibling abort (X5): a batch is the set of tools that executed together
 //! (it begins when a tool starts while nothing executes). When a Bash call of

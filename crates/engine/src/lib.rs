@@ -8,8 +8,8 @@
 //! [`executor`] (each completed tool_use starts at once, X3–X5) →
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
-//! terminal result. [`partition`] runs a whole message's calls in X1 batches;
-//! [`abort`] is the L5 signal; [`messages`] holds the engine's own texts.
+//! terminal result. X1's partition of calls into batches is the executor's
+//! start rule; [`abort`] is the L5 signal; [`messages`] holds the engine's own texts.
 
 pub mod abort;
 pub mod assemble;
@@ -17,9 +17,9 @@ pub mod engine;
 pub mod executor;
 pub mod messages;
 pub mod orchestrator;
-pub mod partition;
 mod query;
 pub mod results;
+mod session;
 
 pub use abort::AbortHandle;
 pub use engine::{
@@ -29,5 +29,5 @@ pub use engine::{
 };
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
-pub use partition::{Batch, ToolCallsOutcome, partition_tool_calls, run_tool_calls};
 pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
+pub use session::Session;

@@ -46,72 +46,99 @@
 //!   `error_during_execution`, `interrupted: true`.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use orbit_model::ModelRequest;
+use orbit_model::{ModelClient, ModelError, ModelRequest, ToolSpec};
 use orbit_protocol::{
     ContentBlock, EngineEvent, Message, PermissionDenial, ResultSubtype, StreamEvent,
     TerminalResult, ToolResultBlock, Usage,
 };
+use orbit_tools::ToolRegistry;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{AssembledMessage, MessageAssembler};
-use crate::engine::QueryEngine;
+use crate::engine::EngineConfig;
 use crate::executor::StreamingToolExecutor;
 use crate::messages::{
     INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
     max_budget_error, max_turns_error,
 };
+use crate::orchestrator::ToolRuntime;
 use crate::results::enforce_tool_result_budget;
+use crate::session::Session;
 
 /// L4: how often a text answer cut by `max_tokens` is continued.
 pub const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT: u32 = 3;
 
 const STOP_REASON_MAX_TOKENS: &str = "max_tokens";
 
-/// How the loop ended.
-enum LoopEnd {
+/// How a run ends: the one typed outcome the terminal result is built from.
+/// A model error keeps its type until the result is written.
+enum Outcome {
     Success,
     MaxTurns(u32),
     MaxBudget(f64),
-    ModelError(String),
+    ModelError(ModelError),
     Interrupted,
 }
 
-/// How one model call (and its tools) ended.
-enum TurnEnd {
-    Completed(AssembledMessage),
-    Failed(String),
-    Interrupted,
-}
-
-/// How the model stream of one call ended.
-enum StreamEnd {
-    Stopped,
+/// How the model stream of one call stopped when it did not end the run.
+enum StreamStop {
+    /// `message_stop` arrived.
+    MessageStop,
     /// The stream was cut and would be retried, but the attempt had already
     /// started a call that may have a side effect: keep it, do not retry.
     CutAfterSideEffects,
-    Failed(String),
-    Interrupted,
 }
 
 /// What the loop does after one stream event.
 enum StreamStep {
     Continue,
-    End(StreamEnd),
+    Stop(StreamStop),
+}
+
+/// What one run borrows from the engine.
+pub(crate) struct QueryParts<'a> {
+    pub(crate) config: &'a EngineConfig,
+    pub(crate) client: &'a dyn ModelClient,
+    pub(crate) runtime: &'a Arc<ToolRuntime>,
+    pub(crate) session: &'a mut Session,
+}
+
+/// The tool specs of a request, computed per request from the registry
+/// (tools enabled or added mid-session are sent from the next request on).
+pub(crate) fn tool_specs(tools: &ToolRegistry) -> Vec<ToolSpec> {
+    tools
+        .tools()
+        .map(|t| ToolSpec {
+            name: t.name().to_string(),
+            description: t.description().to_string(),
+            input_schema: t.input_schema().clone(),
+        })
+        .collect()
 }
 
 /// Runs one `submit_message`: the loop, then the terminal result event.
 pub(crate) async fn run_query(
-    engine: &mut QueryEngine,
+    parts: QueryParts<'_>,
     prompt: String,
     cancel: CancellationToken,
     tx: UnboundedSender<EngineEvent>,
 ) {
+    let QueryParts {
+        config,
+        client,
+        runtime,
+        session,
+    } = parts;
     let mut query = QueryLoop {
-        engine,
+        config,
+        client,
+        runtime,
+        session,
         cancel,
         tx,
         started: Instant::now(),
@@ -124,13 +151,16 @@ pub(crate) async fn run_query(
         attempt_ids: HashSet::new(),
     };
     let end = query.run(prompt).await;
-    query.denials = query.engine.runtime.take_denials();
+    query.denials = query.runtime.take_denials();
     let result = query.terminal_result(end);
     query.emit(EngineEvent::Result(result));
 }
 
 struct QueryLoop<'a> {
-    engine: &'a mut QueryEngine,
+    config: &'a EngineConfig,
+    client: &'a dyn ModelClient,
+    runtime: &'a Arc<ToolRuntime>,
+    session: &'a mut Session,
     cancel: CancellationToken,
     tx: UnboundedSender<EngineEvent>,
     started: Instant,
@@ -155,17 +185,17 @@ impl QueryLoop<'_> {
         let _ = self.tx.send(event);
     }
 
-    async fn run(&mut self, prompt: String) -> LoopEnd {
-        self.engine.push_message(Message::user_text(prompt));
+    async fn run(&mut self, prompt: String) -> Outcome {
+        self.session.push_message(Message::user_text(prompt));
         let mut continuations = 0;
         loop {
             if self.cancel.is_cancelled() {
-                return LoopEnd::Interrupted;
+                return Outcome::Interrupted;
             }
-            if let Some(max) = self.engine.config.max_turns
+            if let Some(max) = self.config.max_turns
                 && self.num_turns >= max
             {
-                return LoopEnd::MaxTurns(max);
+                return Outcome::MaxTurns(max);
             }
             let request = self.build_request().await;
             self.num_turns += 1;
@@ -173,14 +203,13 @@ impl QueryLoop<'_> {
                 turn: self.num_turns,
             });
             let assistant = match self.model_call(&request).await {
-                TurnEnd::Completed(assistant) => assistant,
-                TurnEnd::Failed(message) => return LoopEnd::ModelError(message),
-                TurnEnd::Interrupted => return LoopEnd::Interrupted,
+                Ok(assistant) => assistant,
+                Err(outcome) => return outcome,
             };
-            if let Some(max) = self.engine.config.max_budget_usd
-                && self.engine.total_cost_usd >= max
+            if let Some(max) = self.config.max_budget_usd
+                && self.session.total_cost_usd >= max
             {
-                return LoopEnd::MaxBudget(max);
+                return Outcome::MaxBudget(max);
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
@@ -195,55 +224,56 @@ impl QueryLoop<'_> {
                 self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
                 continue;
             }
-            return LoopEnd::Success;
+            return Outcome::Success;
         }
     }
 
     async fn build_request(&mut self) -> ModelRequest {
-        let engine = &mut *self.engine;
-        let never_persisted = &engine.never_persisted_ids;
+        let session = &mut *self.session;
+        let never_persisted = &session.never_persisted_ids;
         let skip = |id: &str| never_persisted.contains(id);
         let messages = enforce_tool_result_budget(
-            &engine.messages,
-            &mut engine.replacement_state,
-            engine.config.tool_result_budget_chars,
-            &engine.runtime.storage,
+            &session.messages,
+            &mut session.replacement_state,
+            self.config.tool_result_budget_chars,
+            &self.runtime.storage,
             &skip,
         )
         .await;
         ModelRequest {
-            model: engine.config.model.clone(),
-            system: engine.config.system_prompt.clone(),
+            model: self.config.model.clone(),
+            system: self.config.system_prompt.clone(),
             messages,
-            tools: engine.tool_specs.clone(),
-            max_tokens: engine.config.max_tokens,
-            temperature: engine.config.temperature,
-            seed: engine.config.seed,
+            tools: tool_specs(&self.runtime.tools),
+            max_tokens: self.config.max_tokens,
+            temperature: self.config.temperature,
+            seed: self.config.seed,
         }
     }
 
-    /// One model call and its tools; appends the paired history.
-    async fn model_call(&mut self, request: &ModelRequest) -> TurnEnd {
-        let runtime = std::sync::Arc::clone(&self.engine.runtime);
+    /// One model call and its tools; appends the paired history. `Err` is
+    /// how the run ends (a model error, an interrupt).
+    async fn model_call(&mut self, request: &ModelRequest) -> Result<AssembledMessage, Outcome> {
+        let runtime = Arc::clone(self.runtime);
         let mut executor = StreamingToolExecutor::new(runtime, self.cancel.clone());
         self.attempt_ids.clear();
         let mut assembler = MessageAssembler::new();
         let api_start = Instant::now();
-        let mut stream = self.engine.client.stream(request);
+        let mut stream = self.client.stream(request);
         let end = loop {
             tokio::select! {
                 biased;
-                _ = self.cancel.cancelled() => break StreamEnd::Interrupted,
+                _ = self.cancel.cancelled() => break Err(Outcome::Interrupted),
                 item = stream.next() => match item {
                     Some(Ok(event)) => {
-                        if let StreamStep::End(end) =
+                        if let StreamStep::Stop(stop) =
                             self.on_stream_event(event, &mut assembler, &mut executor)
                         {
-                            break end;
+                            break Ok(stop);
                         }
                     }
-                    Some(Err(error)) => break StreamEnd::Failed(error.to_string()),
-                    None => break StreamEnd::Failed(orbit_model::ModelError::StreamCut.to_string()),
+                    Some(Err(error)) => break Err(Outcome::ModelError(error)),
+                    None => break Err(Outcome::ModelError(ModelError::StreamCut)),
                 },
                 Some(event) = executor.next_event() => self.emit(event),
             }
@@ -255,17 +285,17 @@ impl QueryLoop<'_> {
         self.record_usage(&assistant, &request.model);
 
         match end {
-            StreamEnd::Stopped => {
+            Ok(StreamStop::MessageStop) => {
                 self.emit_assistant(&assistant);
                 let interrupted = self.await_tools(&mut executor).await;
                 self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
                 if interrupted {
-                    TurnEnd::Interrupted
+                    Err(Outcome::Interrupted)
                 } else {
-                    TurnEnd::Completed(assistant)
+                    Ok(assistant)
                 }
             }
-            StreamEnd::CutAfterSideEffects => {
+            Ok(StreamStop::CutAfterSideEffects) => {
                 tracing::warn!(
                     "model stream cut after a tool with side effects started; \
                      keeping the cut message instead of retrying"
@@ -275,12 +305,27 @@ impl QueryLoop<'_> {
                 let interrupted = self.await_tools(&mut executor).await;
                 self.commit(&assistant, &mut executor, STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
                 if interrupted {
-                    TurnEnd::Interrupted
+                    Err(Outcome::Interrupted)
                 } else {
-                    TurnEnd::Completed(assistant)
+                    Ok(assistant)
                 }
             }
-            StreamEnd::Failed(message) => {
+            Err(Outcome::Interrupted) => {
+                executor.abort().await;
+                self.drain_ready(&mut executor);
+                if !assistant.message.content.is_empty() {
+                    self.emit_assistant(&assistant);
+                    self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
+                }
+                Err(Outcome::Interrupted)
+            }
+            Err(outcome) => {
+                // A model error: unstarted calls are answered with its text;
+                // started ones are awaited (their effects are real).
+                let message = match &outcome {
+                    Outcome::ModelError(error) => error.to_string(),
+                    _ => INTERRUPT_MESSAGE.to_string(),
+                };
                 executor.close(&message);
                 let interrupted = self.await_tools(&mut executor).await;
                 if !assistant.message.content.is_empty() {
@@ -288,19 +333,10 @@ impl QueryLoop<'_> {
                     self.commit(&assistant, &mut executor, &message);
                 }
                 if interrupted {
-                    TurnEnd::Interrupted
+                    Err(Outcome::Interrupted)
                 } else {
-                    TurnEnd::Failed(message)
+                    Err(outcome)
                 }
-            }
-            StreamEnd::Interrupted => {
-                executor.abort().await;
-                self.drain_ready(&mut executor);
-                if !assistant.message.content.is_empty() {
-                    self.emit_assistant(&assistant);
-                    self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
-                }
-                TurnEnd::Interrupted
             }
         }
     }
@@ -317,22 +353,20 @@ impl QueryLoop<'_> {
         match &mut event {
             StreamEvent::Retry { .. } => {
                 if executor.has_started_side_effects() {
-                    return StreamStep::End(StreamEnd::CutAfterSideEffects);
+                    return StreamStep::Stop(StreamStop::CutAfterSideEffects);
                 }
                 // The attempt is void: cancel what it started, forget its
                 // results and ids (its denials are recorded by the runtime).
                 self.attempt_ids.clear();
-                *executor = StreamingToolExecutor::new(
-                    std::sync::Arc::clone(&self.engine.runtime),
-                    self.cancel.clone(),
-                );
+                *executor =
+                    StreamingToolExecutor::new(Arc::clone(self.runtime), self.cancel.clone());
             }
             StreamEvent::ContentBlockComplete {
                 block: ContentBlock::ToolUse(tool_use),
                 invalid_input,
                 ..
             } => {
-                self.engine
+                self.session
                     .make_tool_use_id_unique(tool_use, &mut self.attempt_ids);
                 executor.add_tool(tool_use.clone(), invalid_input.clone());
             }
@@ -342,7 +376,7 @@ impl QueryLoop<'_> {
         self.emit(EngineEvent::Stream(event));
         self.drain_ready(executor);
         if assembler.is_stopped() {
-            StreamStep::End(StreamEnd::Stopped)
+            StreamStep::Stop(StreamStop::MessageStop)
         } else {
             StreamStep::Continue
         }
@@ -376,7 +410,8 @@ impl QueryLoop<'_> {
     fn record_usage(&mut self, assistant: &AssembledMessage, request_model: &str) {
         let model = assistant.model.as_deref().unwrap_or(request_model);
         self.usage.add(&assistant.billed_usage);
-        self.engine.total_cost_usd +=
+        self.session.usage.add(&assistant.billed_usage);
+        self.session.total_cost_usd +=
             orbit_model::pricing::cost_usd(model, &assistant.billed_usage);
         if assistant.stop_reason.is_some() {
             self.stop_reason = assistant.stop_reason.clone();
@@ -391,7 +426,7 @@ impl QueryLoop<'_> {
             model: assistant
                 .model
                 .clone()
-                .unwrap_or_else(|| self.engine.config.model.clone()),
+                .unwrap_or_else(|| self.config.model.clone()),
             stop_reason: assistant.stop_reason.clone(),
             usage: assistant.usage,
         });
@@ -409,7 +444,7 @@ impl QueryLoop<'_> {
         executor: &mut StreamingToolExecutor,
         missing_text: &str,
     ) {
-        self.engine
+        self.session
             .never_persisted_ids
             .extend(executor.never_persisted_ids());
         let mut by_position = executor.take_results();
@@ -438,37 +473,39 @@ impl QueryLoop<'_> {
         if assistant.message.content.is_empty() {
             return;
         }
-        self.engine.push_message(assistant.message.clone());
+        self.session.push_message(assistant.message.clone());
         if !results.is_empty() {
             self.append_user(Message::user(results));
         }
     }
 
     fn append_user(&mut self, message: Message) {
-        self.engine.push_message(message.clone());
+        self.session.push_message(message.clone());
         self.emit(EngineEvent::UserMessage {
             uuid: uuid::Uuid::new_v4().to_string(),
             message,
         });
     }
 
-    fn terminal_result(&self, end: LoopEnd) -> TerminalResult {
+    fn terminal_result(&self, end: Outcome) -> TerminalResult {
         let (subtype, errors, interrupted) = match end {
-            LoopEnd::Success => (ResultSubtype::Success, Vec::new(), false),
-            LoopEnd::MaxTurns(max) => (
+            Outcome::Success => (ResultSubtype::Success, Vec::new(), false),
+            Outcome::MaxTurns(max) => (
                 ResultSubtype::ErrorMaxTurns,
                 vec![max_turns_error(max)],
                 false,
             ),
-            LoopEnd::MaxBudget(max) => (
+            Outcome::MaxBudget(max) => (
                 ResultSubtype::ErrorMaxBudgetUsd,
                 vec![max_budget_error(max)],
                 false,
             ),
-            LoopEnd::ModelError(message) => {
-                (ResultSubtype::ErrorDuringExecution, vec![message], false)
-            }
-            LoopEnd::Interrupted => (
+            Outcome::ModelError(error) => (
+                ResultSubtype::ErrorDuringExecution,
+                vec![error.to_string()],
+                false,
+            ),
+            Outcome::Interrupted => (
                 ResultSubtype::ErrorDuringExecution,
                 vec![INTERRUPT_MESSAGE.to_string()],
                 true,
@@ -479,7 +516,7 @@ impl QueryLoop<'_> {
             num_turns: self.num_turns,
             duration_ms: millis(self.started.elapsed()),
             duration_api_ms: millis(self.api_time),
-            total_cost_usd: self.engine.total_cost_usd,
+            total_cost_usd: self.session.total_cost_usd,
             usage: self.usage,
             result: if subtype == ResultSubtype::Success {
                 self.answer.clone()

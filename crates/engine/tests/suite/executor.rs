@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use orbit_engine::StreamingToolExecutor;
 use orbit_engine::orchestrator::ToolRuntime;
 use orbit_engine::results::ToolResultStorage;
-use orbit_engine::{Batch, partition_tool_calls, run_tool_calls};
 use orbit_permissions::PermissionConfig;
 use orbit_protocol::{ContentBlock, EngineEvent, ResultSubtype, StreamEvent, ToolUseBlock};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
@@ -368,18 +368,6 @@ fn block(id: &str, name: &str, input: Value) -> ToolUseBlock {
     }
 }
 
-fn batches_of(batches: &[Batch]) -> Vec<(bool, Vec<String>)> {
-    batches
-        .iter()
-        .map(|b| {
-            (
-                b.is_concurrency_safe,
-                b.blocks.iter().map(|t| t.id.clone()).collect(),
-            )
-        })
-        .collect()
-}
-
 fn x1_registry(log: &Log) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry.register(sleeper("Slow", log).arc());
@@ -394,37 +382,11 @@ fn x1_registry(log: &Log) -> ToolRegistry {
     registry
 }
 
-#[test]
-fn partition_groups_consecutive_safe_calls_and_isolates_the_rest() {
-    let registry = x1_registry(&Log::default());
-    let blocks = vec![
-        block("1", "Slow", json!({})),
-        block("2", "Slow", json!({})),
-        block("3", "Seq", json!({})),
-        block("4", "Slow", json!({})),
-        block("5", "Missing", json!({})),
-        block("6", "Typed", json!({"ms": "soon"})),
-        block("7", "Panicky", json!({})),
-        block("8", "Typed", json!({"ms": "5"})),
-        block("9", "Slow", json!({})),
-    ];
-    let s = |ids: &[&str]| ids.iter().map(|i| i.to_string()).collect::<Vec<_>>();
-    assert_eq!(
-        batches_of(&partition_tool_calls(&registry, &blocks)),
-        vec![
-            (true, s(&["1", "2"])),
-            (false, s(&["3"])),
-            (true, s(&["4"])),
-            (false, s(&["5"])),
-            (false, s(&["6"])),
-            (false, s(&["7"])),
-            (true, s(&["8", "9"])),
-        ]
-    );
-}
-
+/// X1 for a whole message added at once (a provider that does not stream
+/// blocks): consecutive safe calls run together, every other call alone,
+/// rejected calls answered at once, results in tool_use order.
 #[tokio::test]
-async fn whole_message_execution_runs_batches_in_order() {
+async fn a_whole_message_runs_in_x1_batches_in_order() {
     let log = Log::default();
     let dir = tempfile::tempdir().unwrap();
     let runtime = Arc::new(ToolRuntime {
@@ -440,26 +402,39 @@ async fn whole_message_execution_runs_batches_in_order() {
         block("b", "Slow", json!({"ms": 20})),
         block("c", "Seq", json!({"ms": 1})),
         block("d", "Missing", json!({})),
+        block("e", "Typed", json!({"ms": "soon"})),
+        block("f", "Panicky", json!({"ms": 1})),
+        block("g", "Typed", json!({"ms": "5"})),
+        block("h", "Slow", json!({"ms": 1})),
     ];
+    let mut executor = StreamingToolExecutor::new(runtime, CancellationToken::new());
+    for b in blocks {
+        executor.add_tool(b, None);
+    }
     let mut events = Vec::new();
-    let outcome = run_tool_calls(runtime, &blocks, CancellationToken::new(), |e| {
-        events.push(e)
-    })
-    .await;
-    let entries = log.entries();
-    // a and b overlap (b ends first); c starts only after both ended.
-    assert_eq!(&entries[..2], &["start:a", "start:b"]);
-    assert_eq!(&entries[2..], &["end:b", "end:a", "start:c", "end:c"]);
-    let ids: Vec<&str> = outcome
-        .results
-        .iter()
-        .map(|r| r.tool_use_id.as_str())
-        .collect();
-    assert_eq!(ids, vec!["a", "b", "c", "d"]);
+    while let Some(e) = executor.next_event().await {
+        events.push(e);
+    }
+    // a and b overlap (b ends first); c only after both; f (its safety
+    // check panics: unsafe) alone; g and h together (d and e are rejected
+    // and never run).
     assert_eq!(
-        outcome.results[3].content.as_text(),
+        log.entries(),
+        vec![
+            "start:a", "start:b", "end:b", "end:a", "start:c", "end:c", "start:f", "end:f",
+            "start:g", "start:h", "end:h", "end:g"
+        ]
+    );
+    let results: Vec<_> = executor.take_results().into_iter().flatten().collect();
+    let ids: Vec<&str> = results.iter().map(|r| r.tool_use_id.as_str()).collect();
+    assert_eq!(ids, vec!["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert_eq!(
+        results[3].content.as_text(),
         "<tool_use_error>Error: No such tool available: Missing</tool_use_error>"
     );
-    assert!(!outcome.interrupted);
-    assert_eq!(released_ids(&events), vec!["a", "b", "c", "d"]);
+    assert!(results[4].is_error() && !results[5].is_error() && !results[6].is_error());
+    assert_eq!(
+        released_ids(&events),
+        vec!["a", "b", "c", "d", "e", "f", "g", "h"]
+    );
 }
