@@ -40,6 +40,11 @@ impl ToolOutput {
         }
     }
 
+    /// The answer of a call that was cancelled ([`INTERRUPT_MESSAGE_FOR_TOOL_USE`]).
+    pub fn interrupted() -> Self {
+        Self::error(INTERRUPT_MESSAGE_FOR_TOOL_USE)
+    }
+
     pub fn blocks(blocks: Vec<ToolResultContentBlock>) -> Self {
         Self {
             content: ToolResultContent::Blocks(blocks),

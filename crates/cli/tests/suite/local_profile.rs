@@ -129,7 +129,7 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     let messages = second["messages"].as_array().unwrap();
     let last = &messages[messages.len() - 1];
     assert_eq!(last["role"], "tool");
-    assert_eq!(last["content"], "1\tMAGIC=48213");
+    assert_eq!(last["content"], "1\tMAGIC=48213\n2\t");
 
     // The private server ends with the run.
     let pid: i32 = std::fs::read_to_string(paths.root().join("fake.pid"))

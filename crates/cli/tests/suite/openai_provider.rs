@@ -56,7 +56,7 @@ fn openai_credentials_select_the_openai_provider_and_a_tool_round_trip_works() {
     assert_eq!(messages[n - 2]["tool_calls"][0]["id"], "call_1");
     assert_eq!(
         messages[n - 1],
-        json!({"role": "tool", "tool_call_id": "call_1", "content": "1\talpha"})
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "1\talpha\n2\t"})
     );
     let init: serde_json::Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(init["apiKeySource"], "OPENAI_API_KEY");

@@ -146,7 +146,7 @@ fn three_turn_session_streams_exact_sequence_and_success_result() {
         user_tool_result(&lines[2]),
         (
             "toolu_01".to_string(),
-            "1\talpha\n2\tbeta".to_string(),
+            "1\talpha\n2\tbeta\n3\t".to_string(),
             false
         )
     );

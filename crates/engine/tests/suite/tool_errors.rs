@@ -65,8 +65,10 @@ async fn unknown_tool_unparsable_json_and_schema_errors_have_exact_texts() {
         vec![
             ("<tool_use_error>Error: No such tool available: Nope</tool_use_error>".to_string(), true),
             (
-                "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-                 The input could not be parsed as JSON. Input received: {\"file_path\": \"a.txt\", \"offset\": </tool_use_error>"
+                "<tool_use_error>InputValidationError: Probe was called with input that could not be \
+                 parsed as JSON.\nYou sent (first 33 of 33 bytes): {\"file_path\": \"a.txt\", \"offset\": \n\
+                 Common causes: unescaped backslashes in file paths (use / or \\\\), unescaped control \
+                 characters, or truncated output. Retry with valid JSON.</tool_use_error>"
                     .to_string(),
                 true
             ),

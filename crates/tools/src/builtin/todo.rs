@@ -5,7 +5,8 @@
 //! the items to [`orbit_protocol::TodoItem`], stores them in
 //! `ToolUseContext::todos` and reports [`ToolProgress::Todos`], which the
 //! engine turns into `EngineEvent::TodoUpdate` for UIs → the model gets
-//! Claude Code's fixed confirmation text.
+//! Claude Code's fixed confirmation text. A cancelled call leaves the list
+//! as it was.
 
 use async_trait::async_trait;
 use orbit_protocol::TodoItem;
@@ -160,6 +161,9 @@ impl Tool for TodoWriteTool {
         };
         if let Err(e) = check_todos(&input.todos) {
             return ToolOutput::error(e);
+        }
+        if call.cancel.is_cancelled() {
+            return ToolOutput::interrupted();
         }
         let todos: Vec<TodoItem> = input.todos.into_iter().map(TodoItem::from).collect();
         match ctx.todos.lock() {

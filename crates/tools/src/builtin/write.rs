@@ -6,7 +6,10 @@
 //! directories, writes through [`atomic_write`] (temp file in the same
 //! directory → fsync → rename, the old file's permissions kept, symlinks
 //! written through to their target) and records the new state, so a
-//! following Edit needs no re-read.
+//! following Edit needs no re-read. A cancelled call (its token fired, the
+//! engine may already have reported it cancelled) writes nothing: the token
+//! is checked before the directories are made and again just before the
+//! rename that replaces the file.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write as _};
@@ -18,6 +21,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
@@ -107,14 +111,15 @@ impl Tool for WriteTool {
         check_writable(&path, &ctx.file_state)
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
         let input: WriteInput = match serde_json::from_value(input) {
             Ok(i) => i,
             Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
         };
         let path = ctx.resolve_path(&input.file_path);
         let cache = Arc::clone(&ctx.file_state);
-        let job = move || write_file(&path, input.content.as_bytes(), &cache);
+        let cancel = call.cancel.clone();
+        let job = move || write_file(&path, input.content.as_bytes(), &cache, &cancel);
         match tokio::task::spawn_blocking(job).await {
             Ok(out) => out,
             Err(e) => ToolOutput::error(format!("Write failed: {e}")),
@@ -143,10 +148,18 @@ fn check_writable(path: &Path, cache: &FileStateCache) -> Result<(), String> {
     }
 }
 
-fn write_file(path: &Path, content: &[u8], cache: &FileStateCache) -> ToolOutput {
+fn write_file(
+    path: &Path,
+    content: &[u8],
+    cache: &FileStateCache,
+    cancel: &CancellationToken,
+) -> ToolOutput {
     let existed = path.exists();
     if let Err(msg) = check_writable(path, cache) {
         return ToolOutput::error(crate::validation::wrap_tool_use_error(&msg));
+    }
+    if cancel.is_cancelled() {
+        return ToolOutput::interrupted();
     }
     let target = write_target(path);
     if let Some(parent) = target.parent()
@@ -154,7 +167,7 @@ fn write_file(path: &Path, content: &[u8], cache: &FileStateCache) -> ToolOutput
     {
         return ToolOutput::error(format!("Cannot create directory {}: {e}", parent.display()));
     }
-    match atomic_write(&target, content) {
+    match atomic_write(&target, content, cancel) {
         Ok(state) => {
             cache.record(&state_key(&target), state);
             if existed {
@@ -166,7 +179,24 @@ fn write_file(path: &Path, content: &[u8], cache: &FileStateCache) -> ToolOutput
                 ToolOutput::text(format!("File created successfully at: {}", path.display()))
             }
         }
-        Err(e) => ToolOutput::error(format!("Cannot write {}: {e}", path.display())),
+        Err(WriteError::Cancelled) => ToolOutput::interrupted(),
+        Err(WriteError::Io(e)) => {
+            ToolOutput::error(format!("Cannot write {}: {e}", path.display()))
+        }
+    }
+}
+
+/// Why [`atomic_write`] left the target as it was.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    /// The call's cancel token fired before the file was replaced.
+    Cancelled,
+    Io(io::Error),
+}
+
+impl From<io::Error> for WriteError {
+    fn from(e: io::Error) -> Self {
+        Self::Io(e)
     }
 }
 
@@ -179,9 +209,18 @@ pub(crate) fn write_target(path: &Path) -> PathBuf {
 /// Writes `content` to `target` so that readers see the old file or the new
 /// one, never a mix: a temp file in the same directory (same filesystem, so
 /// rename is atomic), fsynced, given the old file's permissions, renamed
-/// over `target`. Returns the state of the written file.
-pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileState> {
+/// over `target`. Returns the state of the written file. When `cancel` has
+/// fired before the rename, the temp file is removed and the target is left
+/// untouched.
+pub(crate) fn atomic_write(
+    target: &Path,
+    content: &[u8],
+    cancel: &CancellationToken,
+) -> Result<FileState, WriteError> {
     static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+    if cancel.is_cancelled() {
+        return Err(WriteError::Cancelled);
+    }
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -202,14 +241,11 @@ pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileStat
                 break;
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     let Some((mut file, tmp)) = opened else {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "no free temp file name",
-        ));
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temp file name").into());
     };
     let written = (|| {
         // Permissions first: a 0o600 file's new content is never readable
@@ -220,7 +256,12 @@ pub(crate) fn atomic_write(target: &Path, content: &[u8]) -> io::Result<FileStat
         file.write_all(content)?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, target)
+        // The last moment the write can still be called off.
+        if cancel.is_cancelled() {
+            return Err(WriteError::Cancelled);
+        }
+        fs::rename(&tmp, target)?;
+        Ok(())
     })();
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
@@ -247,7 +288,7 @@ mod tests {
         let p = dir.path().join("run.sh");
         fs::write(&p, "old").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o750)).unwrap();
-        let state = atomic_write(&p, b"new content").unwrap();
+        let state = atomic_write(&p, b"new content", &CancellationToken::new()).unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "new content");
         assert_eq!(
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
@@ -259,6 +300,19 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("run.sh")]);
+    }
+
+    #[test]
+    fn cancelled_atomic_write_leaves_target_and_directory_as_they_were() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("keep.txt");
+        fs::write(&p, "old").unwrap();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let out = atomic_write(&p, b"new", &cancel);
+        assert!(matches!(out, Err(WriteError::Cancelled)), "{out:?}");
+        assert_eq!(fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -25,8 +25,9 @@ use crate::tool::Tool;
 
 pub use coerce::coerce;
 
-/// How much of an unparsable input is quoted back to the model, in chars.
-pub const UNPARSABLE_INPUT_QUOTE_CHARS: usize = 200;
+/// How much of an unparsable input is quoted back to the model, in bytes
+/// (cut back to a char boundary).
+pub const UNPARSABLE_INPUT_PREVIEW_BYTES: usize = 300;
 
 /// Validates `input` against the tool's schema, coercing numeric strings for
 /// number/integer fields (and "true"/"false" for booleans).
@@ -58,18 +59,21 @@ pub fn no_such_tool_error(name: &str) -> String {
 }
 
 /// T3: the streamed tool input was not valid JSON. Quotes the first
-/// [`UNPARSABLE_INPUT_QUOTE_CHARS`] chars of what was sent (`…` marks a cut).
+/// [`UNPARSABLE_INPUT_PREVIEW_BYTES`] bytes of what was sent (fewer when
+/// that would split a char) and says how many bytes that is of how many.
 pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
-    let mut quoted: String = raw.chars().take(UNPARSABLE_INPUT_QUOTE_CHARS).collect();
-    if quoted.len() < raw.len() {
-        quoted.push('…');
+    let mut shown = raw.len().min(UNPARSABLE_INPUT_PREVIEW_BYTES);
+    while !raw.is_char_boundary(shown) {
+        shown -= 1;
     }
-    format_issues(
-        tool_name,
-        &[format!(
-            "The input could not be parsed as JSON. Input received: {quoted}"
-        )],
-    )
+    wrap_tool_use_error(&format!(
+        "InputValidationError: {tool_name} was called with input that could not be parsed as JSON.\n\
+You sent (first {shown} of {total} bytes): {preview}\n\
+Common causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, \
+or truncated output. Retry with valid JSON.",
+        total = raw.len(),
+        preview = &raw[..shown],
+    ))
 }
 
 /// `<tool_use_error>MSG</tool_use_error>`, for `validate_input` business errors.

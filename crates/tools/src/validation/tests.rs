@@ -256,21 +256,36 @@ fn no_such_tool() {
 }
 
 #[test]
-fn unparsable_input_quotes_the_start() {
-    assert_eq!(
-        unparsable_input_error("Read", "{\"file_path\": \"/a"),
-        "<tool_use_error>InputValidationError: Read failed due to the following issue:\n\
-The input could not be parsed as JSON. Input received: {\"file_path\": \"/a</tool_use_error>"
-    );
-    let long = "é".repeat(300);
-    assert_eq!(
-        unparsable_input_error("Read", &long),
+fn unparsable_input_quotes_at_most_the_preview_bytes() {
+    let expected = |shown: usize, total: usize, preview: &str| {
         format!(
-            "<tool_use_error>InputValidationError: Read failed due to the following issue:\n\
-The input could not be parsed as JSON. Input received: {}…</tool_use_error>",
-            "é".repeat(200)
+            "<tool_use_error>InputValidationError: Read was called with input that could not be \
+parsed as JSON.\nYou sent (first {shown} of {total} bytes): {preview}\nCommon causes: unescaped \
+backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. \
+Retry with valid JSON.</tool_use_error>"
         )
-    );
+    };
+    let short = r#"{"file_path": "C:\dir"#;
+    let over = format!("{{\"x\": \"{}", "a".repeat(400));
+    // 299 ASCII bytes, then a 2-byte char straddling the 300-byte cap.
+    let straddling = format!("{}é tail", "b".repeat(UNPARSABLE_INPUT_PREVIEW_BYTES - 1));
+    // Exactly the cap, ending in a whole multibyte char.
+    let exact = format!("{}é", "c".repeat(UNPARSABLE_INPUT_PREVIEW_BYTES - 2));
+    let table: Vec<(&str, String)> = vec![
+        (short, expected(short.len(), short.len(), short)),
+        (over.as_str(), expected(300, over.len(), &over[..300])),
+        (
+            straddling.as_str(),
+            expected(299, straddling.len(), &straddling[..299]),
+        ),
+        (exact.as_str(), expected(300, 300, &exact)),
+        ("", expected(0, 0, "")),
+    ];
+    for (raw, want) in table {
+        assert_eq!(unparsable_input_error("Read", raw), want, "{raw:?}");
+    }
+    // The text names the cause the model most likely hit, with two backslashes.
+    assert!(unparsable_input_error("Read", "x").contains(r"(use / or \\)"));
 }
 
 #[test]

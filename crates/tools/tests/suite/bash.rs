@@ -91,6 +91,39 @@ async fn stdout_then_stderr_trimmed() {
     assert!(!out.is_error);
 }
 
+/// All trailing whitespace goes (blank lines, spaces, tabs, `\r`), from
+/// the combined text; leading whitespace stays.
+#[tokio::test]
+async fn all_trailing_whitespace_is_trimmed() {
+    let (_d, ctx, _) = session();
+    let table = [
+        (r"printf 'line\n\n\n'; printf '   \n'", "line"),
+        (r"printf '  indented \t \r\n'", "  indented"),
+        (r"printf '\n\n  first\n'", "\n\n  first"),
+        (r"printf 'out \n'; printf 'err  \n \n' >&2", "out\nerr"),
+        (r"printf 'out\n'; printf '  \n\t\n' >&2", "out"),
+        (r"printf ' \n \n'; printf 'err\n' >&2", "err"),
+        (r"printf '  \n\t'", ""),
+    ];
+    for (command, expected) in table {
+        let out = bash(&ctx, command).await;
+        assert_eq!(text(&out), expected, "{command}");
+        assert!(!out.is_error, "{command}");
+    }
+    // A failing command's body is trimmed the same way under its first line.
+    let out = bash(&ctx, r"printf 'x  \n\n'; exit 3").await;
+    assert_eq!(text(&out), "Exit code 3\nx");
+}
+
+/// What a large result's saved copy holds: the raw streams, untrimmed.
+#[tokio::test]
+async fn full_text_keeps_the_trailing_whitespace() {
+    let (_d, ctx, _) = session();
+    let out = bash(&ctx, r"printf 'line\n\n   \n'").await;
+    assert_eq!(text(&out), "line");
+    assert_eq!(out.full_text.as_deref(), Some("line\n\n   \n"));
+}
+
 #[tokio::test]
 async fn empty_output_is_empty_text() {
     let (_d, ctx, _) = session();
@@ -109,6 +142,65 @@ async fn non_zero_exit_code_is_first_line() {
     let out = bash(&ctx, "false").await;
     assert_eq!(text(&out), "Exit code 1");
     assert!(out.is_error);
+}
+
+/// Exit 1 of grep/rg (no match), test/[/[[ (false) and diff (files differ)
+/// is an answer, reported as a success without `Exit code 1`, judged by the
+/// last command of the (parsed) command line. Exit 2 of those, and any
+/// non-zero exit of other commands, stays an error.
+#[tokio::test]
+async fn exit_one_of_search_test_and_diff_is_not_an_error() {
+    let (_d, ctx, root) = session();
+    fs::write(root.join("f"), "alpha\nbeta\n").unwrap();
+    fs::write(root.join("g"), "alpha\ngamma\n").unwrap();
+    let table: &[(&str, &str, bool)] = &[
+        // command, text, is_error
+        ("grep zzz f", "", false),
+        ("grep -c zzz f", "0", false),
+        ("cat f | grep zzz", "", false),
+        ("cat f | grep zzz 2>/dev/null", "", false),
+        ("echo start && grep zzz f", "start", false),
+        ("grep zzz f; grep zzz g", "", false),
+        ("egrep 'zz|yy' f", "", false),
+        ("test -f missing", "", false),
+        ("[ -f missing ]", "", false),
+        ("[[ -d missing ]]", "", false),
+        ("diff f g", "2c2\n< beta\n---\n> gamma", false),
+        (
+            "echo x | diff - f",
+            "1c1,2\n< x\n---\n> alpha\n> beta",
+            false,
+        ),
+        // Exit 2: a real error.
+        (
+            "grep zzz missing",
+            "Exit code 2\ngrep: missing: No such file or directory",
+            true,
+        ),
+        (
+            "diff f missing",
+            "Exit code 2\ndiff: missing: No such file or directory",
+            true,
+        ),
+        (
+            "[ a -eq 1 ]",
+            "Exit code 2\nbash: line 2: [: a: integer expression expected",
+            true,
+        ),
+        // Another command decides the exit code.
+        ("false", "Exit code 1", true),
+        ("grep zzz f; false", "Exit code 1", true),
+        ("grep zzz f | cat", "", false),
+        ("grep zzz f && echo found", "Exit code 1", true),
+        ("! grep alpha f", "Exit code 1\nalpha", true),
+        ("(grep zzz f)", "Exit code 1", true),
+        ("sh -c 'exit 1'", "Exit code 1", true),
+    ];
+    for (command, expected, is_error) in table {
+        let out = bash(&ctx, command).await;
+        assert_eq!(text(&out), *expected, "{command}");
+        assert_eq!(out.is_error, *is_error, "{command}");
+    }
 }
 
 #[tokio::test]

@@ -107,7 +107,7 @@ the instance.\nString: foo"
     assert_eq!(
         text(&out),
         format!(
-            "The file {} has been updated. All occurrences of 'foo' were successfully replaced with 'qux'.",
+            "The file {} has been updated. All occurrences were successfully replaced.",
             path.display()
         )
     );

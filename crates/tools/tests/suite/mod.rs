@@ -3,6 +3,7 @@
 mod bash;
 mod bash_background;
 mod bash_kill;
+mod cancelled;
 mod edit;
 mod glob;
 mod grep;

@@ -44,7 +44,56 @@ async fn lines_are_numbered_with_a_tab_and_no_padding() {
     fs::write(&p, "alpha\n  beta\n\ngamma\n").unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(!out.is_error);
-    assert_eq!(text(&out), "1\talpha\n2\t  beta\n3\t\n4\tgamma");
+    assert_eq!(text(&out), "1\talpha\n2\t  beta\n3\t\n4\tgamma\n5\t");
+}
+
+/// A file's final newline shows as a numbered empty last line, in whole
+/// reads and in windows that reach the end; the line count agrees.
+#[tokio::test]
+async fn final_newline_is_an_empty_numbered_line() {
+    let (_d, ctx) = session();
+    let with_nl = ctx.cwd().join("nl.txt");
+    fs::write(&with_nl, "alpha\nbeta\ngamma\n").unwrap();
+    let without_nl = ctx.cwd().join("no-nl.txt");
+    fs::write(&without_nl, "alpha\nbeta\ngamma").unwrap();
+    let past_end = |offset: u64, total: u64| {
+        format!(
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset \
+({offset}). The file has {total} lines.</system-reminder>"
+        )
+    };
+    let table: Vec<(&Path, Value, String)> = vec![
+        (
+            &with_nl,
+            json!({}),
+            "1\talpha\n2\tbeta\n3\tgamma\n4\t".into(),
+        ),
+        (
+            &with_nl,
+            json!({"offset": 3, "limit": 5}),
+            "3\tgamma\n4\t".into(),
+        ),
+        (&with_nl, json!({"offset": 4}), "4\t".into()),
+        (
+            &with_nl,
+            json!({"offset": 2, "limit": 2}),
+            "2\tbeta\n3\tgamma".into(),
+        ),
+        (&with_nl, json!({"offset": 5}), past_end(5, 4)),
+        (&without_nl, json!({}), "1\talpha\n2\tbeta\n3\tgamma".into()),
+        (
+            &without_nl,
+            json!({"offset": 3, "limit": 5}),
+            "3\tgamma".into(),
+        ),
+        (&without_nl, json!({"offset": 4}), past_end(4, 3)),
+    ];
+    for (path, mut input, expected) in table {
+        input["file_path"] = json!(path_str(path));
+        let out = read(&ctx, input.clone()).await;
+        assert!(!out.is_error, "{input}");
+        assert_eq!(text(&out), expected, "{input}");
+    }
 }
 
 #[tokio::test]
@@ -72,7 +121,7 @@ async fn offset_and_limit_select_a_window() {
     .await;
     assert_eq!(text(&out), "4\tline 4\n5\tline 5\n6\tline 6");
     let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 9})).await;
-    assert_eq!(text(&out), "9\tline 9\n10\tline 10");
+    assert_eq!(text(&out), "9\tline 9\n10\tline 10\n11\t");
     let out = read(&ctx, json!({"file_path": path_str(&p), "limit": 1})).await;
     assert_eq!(text(&out), "1\tline 1");
     // Claude Code reads offset 0 as the first line.
@@ -105,7 +154,10 @@ async fn long_lines_are_cut_at_2000_chars() {
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert_eq!(
         text(&out),
-        format!("1\t{}{LINE_TRUNCATION_MARKER}\n2\tok", "y".repeat(2000))
+        format!(
+            "1\t{}{LINE_TRUNCATION_MARKER}\n2\tok\n3\t",
+            "y".repeat(2000)
+        )
     );
     assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
 }
@@ -159,7 +211,7 @@ async fn empty_file_is_a_reminder_not_an_error() {
 async fn offset_past_the_end_is_explained() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("short.txt");
-    fs::write(&p, "a\nb\nc\n").unwrap();
+    fs::write(&p, "a\nb\nc").unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 10})).await;
     assert!(!out.is_error);
     assert_eq!(
@@ -207,9 +259,11 @@ async fn too_many_tokens_for_one_read_is_an_error() {
     fs::write(&p, &body).unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
-    let tokens = (0..1000)
+    // 1000 numbered lines, then the empty line 1001 after the final newline.
+    let tokens = ((0..1000)
         .map(|i: usize| format!("{}\t{}\n", i + 1, "z".repeat(199)).len())
         .sum::<usize>()
+        + "1001\t".len())
         / 4;
     assert_eq!(
         text(&out),
@@ -371,7 +425,7 @@ async fn invalid_utf8_is_lossy_and_crlf_loses_its_cr() {
     fs::write(&p, b"caf\xe9\r\nok\r\n").unwrap();
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(!out.is_error);
-    assert_eq!(text(&out), "1\tcaf\u{fffd}\n2\tok");
+    assert_eq!(text(&out), "1\tcaf\u{fffd}\n2\tok\n3\t");
 }
 
 #[tokio::test]

@@ -85,8 +85,10 @@ fn unknown_tool_and_unparsable_input_texts() {
     );
     assert_eq!(
         unparsable_input_error("Edit", "{\"file_path\": "),
-        "<tool_use_error>InputValidationError: Edit failed due to the following issue:\n\
-The input could not be parsed as JSON. Input received: {\"file_path\": </tool_use_error>"
+        "<tool_use_error>InputValidationError: Edit was called with input that could not be parsed \
+as JSON.\nYou sent (first 14 of 14 bytes): {\"file_path\": \nCommon causes: unescaped backslashes \
+in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid \
+JSON.</tool_use_error>"
     );
     assert_eq!(
         wrap_tool_use_error("File has not been read yet. Read it first before writing to it."),

@@ -7,13 +7,16 @@
 //! final directory becomes the session cwd when it is inside the project
 //! or a directory allowed with `ToolUseContext::allow_directory` (else the
 //! cwd is reset to the project root and a note says so) → the
-//! result text: stdout then stderr, trailing newlines trimmed, prefixed by
-//! `Exit code N` / a signal or timeout line when the command failed.
+//! result text: stdout then stderr, trailing whitespace trimmed, prefixed by
+//! `Exit code N` / a signal or timeout line when the command failed. Whether
+//! a non-zero exit failed is [`exit_code`]'s call (`grep` exit 1 did not).
+//! A call whose cancel token already fired starts nothing.
 //!
 //! Safety flags come from [`readonly`]: a command is read-only (and so
 //! concurrency-safe) only if tree-sitter-bash shows plain read-only commands.
 
 pub mod background;
+pub mod exit_code;
 pub mod output;
 pub mod output_tools;
 pub mod process;
@@ -111,13 +114,10 @@ fn format_duration_ms(ms: u64) -> String {
     }
 }
 
-fn trim_trailing_newlines(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes)
-        .trim_end_matches(['\n', '\r'])
-        .to_string()
+fn trim_trailing_whitespace(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).trim_end().to_string()
 }
 
-/// stdout then stderr, each trimmed, joined by a newline when both exist.
 /// stdout then stderr, untrimmed: what a large result's saved file holds.
 fn raw_output(stdout: &[u8], stderr: &[u8]) -> String {
     let mut raw = String::from_utf8_lossy(stdout).into_owned();
@@ -128,9 +128,12 @@ fn raw_output(stdout: &[u8], stderr: &[u8]) -> String {
     raw
 }
 
+/// stdout then stderr, joined by a newline when both have text, with all
+/// trailing whitespace (blank lines, spaces, `\r`) removed; leading
+/// whitespace is kept.
 pub fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
-    let out = trim_trailing_newlines(stdout);
-    let err = trim_trailing_newlines(stderr);
+    let out = trim_trailing_whitespace(stdout);
+    let err = trim_trailing_whitespace(stderr);
     match (out.is_empty(), err.is_empty()) {
         (_, true) => out,
         (true, false) => err,
@@ -229,6 +232,10 @@ impl Tool for BashTool {
             notes.push(format!("Shell cwd was reset to {}", root.display()));
         }
 
+        if call.cancel.is_cancelled() {
+            // Reported as cancelled already: the command must not run.
+            return ToolOutput::interrupted();
+        }
         if input.run_in_background == Some(true) {
             return match BackgroundShells::of(ctx).spawn(&input.command, &cwd) {
                 Ok(shell) => ToolOutput::text(format!(
@@ -258,13 +265,15 @@ impl Tool for BashTool {
             Err(e) => return ToolOutput::error(e.to_string()),
         };
         if run.end == RunEnd::Cancelled {
-            return ToolOutput::error(INTERRUPT_MESSAGE_FOR_TOOL_USE);
+            return ToolOutput::interrupted();
         }
         notes.extend(update_cwd(ctx, &root, reported));
 
         let body = combine_output(&run.stdout, &run.stderr);
         let (mut text, is_error) = match run.end {
-            RunEnd::Exited(0) => (body, false),
+            RunEnd::Exited(code) if !exit_code::exit_is_error(&input.command, code) => {
+                (body, false)
+            }
             RunEnd::Exited(code) => (with_first_line(format!("Exit code {code}"), &body), true),
             RunEnd::Signaled(sig) => (
                 with_first_line(
@@ -337,6 +346,11 @@ mod tests {
         assert_eq!(combine_output(b"a\n", b"e\n"), "a\ne");
         assert_eq!(combine_output(b"", b""), "");
         assert_eq!(combine_output(b"\xffa\n", b""), "\u{fffd}a");
+        // All trailing whitespace goes, leading whitespace stays.
+        assert_eq!(combine_output(b"line\n\n\n   \n", b""), "line");
+        assert_eq!(combine_output(b"  a \t\r\n", b" e  \n\n"), "  a\n e");
+        assert_eq!(combine_output(b"out", b" \n\t\n"), "out");
+        assert_eq!(combine_output(b"  \n\n", b"err\n"), "err");
     }
 
     #[test]

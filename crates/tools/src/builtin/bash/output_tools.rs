@@ -6,7 +6,8 @@
 //! matching `filter`) with its status, in Claude Code's tagged layout:
 //! `<status>…</status>`, `<exit_code>…</exit_code>` once it ended,
 //! `<stdout>…</stdout>`, `<stderr>…</stderr>` (sections without content are
-//! left out). KillShell SIGKILLs the shell's process group.
+//! left out). KillShell SIGKILLs the shell's process group. A cancelled
+//! call does neither: no output is consumed unseen, no shell is killed.
 
 use async_trait::async_trait;
 use regex::Regex;
@@ -116,7 +117,7 @@ keeps only matching lines."
         compile_filter(input.get("filter").and_then(Value::as_str)).map(|_| ())
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
         let input: BashOutputInput = match serde_json::from_value(input) {
             Ok(i) => i,
             Err(e) => return ToolOutput::error(format!("Invalid BashOutput input: {e}")),
@@ -128,6 +129,10 @@ keeps only matching lines."
         let Some(shell) = BackgroundShells::of(ctx).get(&input.bash_id) else {
             return ToolOutput::error(no_shell(&input.bash_id));
         };
+        if call.cancel.is_cancelled() {
+            // Taking the output would hide it from the next call.
+            return ToolOutput::interrupted();
+        }
         let new = shell.take_new_output();
         let mut parts = vec![format!("<status>{}</status>", new.status.label())];
         if let ShellStatus::Exited(code) = new.status {
@@ -198,7 +203,7 @@ impl Tool for KillShellTool {
         KILL_SHELL_MAX_RESULT_SIZE_CHARS
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
         let input: KillShellInput = match serde_json::from_value(input) {
             Ok(i) => i,
             Err(e) => return ToolOutput::error(format!("Invalid KillShell input: {e}")),
@@ -206,6 +211,9 @@ impl Tool for KillShellTool {
         let Some(shell) = BackgroundShells::of(ctx).get(&input.shell_id) else {
             return ToolOutput::error(no_shell(&input.shell_id));
         };
+        if call.cancel.is_cancelled() {
+            return ToolOutput::interrupted();
+        }
         if shell.kill() {
             ToolOutput::text(format!(
                 "Successfully killed shell: {} ({})",

@@ -8,6 +8,8 @@
 //! wraps them in `<tool_use_error>`); `call` runs it again just before
 //! writing (the file may have changed during a permission prompt), writes
 //! atomically through Write's [`atomic_write`] and records the new state.
+//! A call whose cancel token fired writes nothing (checked before the
+//! directories are made and again just before the rename).
 
 mod replace;
 
@@ -20,8 +22,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
-use crate::builtin::write::{atomic_write, write_target};
+use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileStateCache, state_key};
 use crate::tool::{Tool, ToolOutput, input_schema_for};
@@ -118,14 +121,15 @@ impl Tool for EditTool {
         }
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
+    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
         let input: EditInput = match serde_json::from_value(input) {
             Ok(i) => i,
             Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
         };
         let request = EditRequest::new(input, ctx);
         let cache = Arc::clone(&ctx.file_state);
-        match tokio::task::spawn_blocking(move || apply_edit(&request, &cache)).await {
+        let cancel = call.cancel.clone();
+        match tokio::task::spawn_blocking(move || apply_edit(&request, &cache, &cancel)).await {
             Ok(out) => out,
             Err(e) => ToolOutput::error(format!("Edit failed: {e}")),
         }
@@ -233,11 +237,14 @@ uniquely identify the instance.\nString: {old}"
 }
 
 /// Plans again, writes, records the new state, and answers with §8's text.
-fn apply_edit(req: &EditRequest, cache: &FileStateCache) -> ToolOutput {
+fn apply_edit(req: &EditRequest, cache: &FileStateCache, cancel: &CancellationToken) -> ToolOutput {
     let plan = match plan_edit(req, cache) {
         Ok(p) => p,
         Err(msg) => return ToolOutput::error(wrap_tool_use_error(&msg)),
     };
+    if cancel.is_cancelled() {
+        return ToolOutput::interrupted();
+    }
     let shown = req.path.display();
     let target = write_target(&req.path);
     if plan.creates
@@ -246,22 +253,21 @@ fn apply_edit(req: &EditRequest, cache: &FileStateCache) -> ToolOutput {
     {
         return ToolOutput::error(format!("Cannot create directory {}: {e}", parent.display()));
     }
-    match atomic_write(&target, &plan.content) {
+    match atomic_write(&target, &plan.content, cancel) {
         Ok(state) => cache.record(&state_key(&target), state),
-        Err(e) => return ToolOutput::error(format!("Cannot write {shown}: {e}")),
+        Err(WriteError::Cancelled) => return ToolOutput::interrupted(),
+        Err(WriteError::Io(e)) => return ToolOutput::error(format!("Cannot write {shown}: {e}")),
     }
-    let EditInput {
-        old_string,
-        new_string,
-        replace_all,
-        ..
-    } = &req.input;
-    if *replace_all {
-        ToolOutput::text(format!(
-            "The file {shown} has been updated. All occurrences of '{old_string}' were successfully \
-replaced with '{new_string}'."
-        ))
+    ToolOutput::text(success_text(&shown.to_string(), req.input.replace_all))
+}
+
+/// Claude Code's success texts: one replacement, or all of them.
+pub fn success_text(shown_path: &str, replace_all: bool) -> String {
+    if replace_all {
+        format!(
+            "The file {shown_path} has been updated. All occurrences were successfully replaced."
+        )
     } else {
-        ToolOutput::text(format!("The file {shown} has been updated successfully."))
+        format!("The file {shown_path} has been updated successfully.")
     }
 }

@@ -1,6 +1,12 @@
 //! Streams a window of a text file's lines into Read's `N\tline` format,
 //! hashing every byte it passes so the file state (T5) costs no second read.
 //!
+//! Lines are what splitting the content at `\n` gives (as Claude Code does):
+//! a file that ends with a newline has a last, empty line (`a\nb\n` is
+//! `1\ta`, `2\tb`, `3\t`), so the model can tell whether the file ends with
+//! a newline; one without a trailing newline has no such line. Line counts
+//! use the same rule.
+//!
 //! Memory stays bounded by the window, not the file: lines before the window
 //! are skipped without being kept, a line's bytes are kept only up to
 //! [`LINE_KEEP_BYTES`], and reading stops after the window unless the caller
@@ -26,7 +32,8 @@ pub struct LineWindow {
     /// `N\tline` entries joined by `\n`, no trailing newline.
     pub text: String,
     pub lines_shown: u64,
-    /// Number of lines in the file, when reading reached its end.
+    /// Number of lines in the file (the empty one after a final newline
+    /// included), when reading reached its end.
     pub total_lines: Option<u64>,
     /// sha256 hex of the whole file, when reading reached its end.
     pub hash: Option<String>,
@@ -46,16 +53,29 @@ pub fn read_window<R: Read>(
     let end = start.saturating_add(limit);
     let mut window = LineWindow::default();
     let mut n: u64 = 0;
+    // The previous line ended with `\n`, so another (maybe empty) follows.
+    let mut line_follows = false;
     loop {
         let next = n + 1;
         if next >= end && !read_to_end {
             break;
         }
         let wanted = next >= start && next < end;
-        let Some(dropped) = next_line(&mut r, &mut line, &mut hasher, wanted)? else {
-            window.total_lines = Some(n);
-            window.hash = Some(crate::file_state::to_hex(&hasher.finalize()));
-            break;
+        let dropped = match next_line(&mut r, &mut line, &mut hasher, wanted)? {
+            Some(read) => {
+                line_follows = read.terminated;
+                read.dropped
+            }
+            // The empty line after a final newline (`line` was cleared).
+            None if line_follows => {
+                line_follows = false;
+                false
+            }
+            None => {
+                window.total_lines = Some(n);
+                window.hash = Some(crate::file_state::to_hex(&hasher.finalize()));
+                break;
+            }
         };
         n = next;
         if wanted {
@@ -69,15 +89,22 @@ pub fn read_window<R: Read>(
     Ok(window)
 }
 
+/// One line as [`next_line`] read it.
+struct LineRead {
+    /// Bytes were dropped by the [`LINE_KEEP_BYTES`] cap.
+    dropped: bool,
+    /// The line ended with `\n` (else it ended the file).
+    terminated: bool,
+}
+
 /// Reads one line (through its `\n`) into `line` when `keep`, capped at
-/// [`LINE_KEEP_BYTES`]. `None` at end of file; otherwise whether bytes were
-/// dropped by the cap.
+/// [`LINE_KEEP_BYTES`]; `line` is cleared first. `None` at end of file.
 fn next_line<R: BufRead>(
     r: &mut R,
     line: &mut Vec<u8>,
     hasher: &mut Sha256,
     keep: bool,
-) -> io::Result<Option<bool>> {
+) -> io::Result<Option<LineRead>> {
     line.clear();
     let mut any = false;
     let mut dropped = false;
@@ -88,7 +115,10 @@ fn next_line<R: BufRead>(
             Err(e) => return Err(e),
         };
         if buf.is_empty() {
-            return Ok(any.then_some(dropped));
+            return Ok(any.then_some(LineRead {
+                dropped,
+                terminated: false,
+            }));
         }
         any = true;
         let (len, done) = match memchr::memchr(b'\n', buf) {
@@ -105,7 +135,10 @@ fn next_line<R: BufRead>(
         }
         r.consume(len);
         if done {
-            return Ok(Some(dropped));
+            return Ok(Some(LineRead {
+                dropped,
+                terminated: true,
+            }));
         }
     }
 }
@@ -146,17 +179,58 @@ mod tests {
 
     #[test]
     fn numbers_lines_from_one_without_padding() {
-        let w = window(b"a\nb\nc\n", 1, 2000, true);
+        let w = window(b"a\nb\nc", 1, 2000, true);
         assert_eq!(w.text, "1\ta\n2\tb\n3\tc");
         assert_eq!(w.total_lines, Some(3));
         assert_eq!(w.lines_shown, 3);
     }
 
+    /// A final newline is followed by a numbered empty line; windows that
+    /// reach the end show it, and line counts include it.
     #[test]
-    fn last_line_without_newline_counts() {
-        let w = window(b"a\nb", 1, 2000, true);
-        assert_eq!(w.text, "1\ta\n2\tb");
-        assert_eq!(w.total_lines, Some(2));
+    fn final_newline_shows_an_empty_last_line() {
+        // content, start, limit, text, total lines
+        let table: &[(&str, u64, u64, &str, u64)] = &[
+            (
+                "alpha\nbeta\ngamma\n",
+                1,
+                2000,
+                "1\talpha\n2\tbeta\n3\tgamma\n4\t",
+                4,
+            ),
+            (
+                "alpha\nbeta\ngamma",
+                1,
+                2000,
+                "1\talpha\n2\tbeta\n3\tgamma",
+                3,
+            ),
+            ("alpha\nbeta\ngamma\n", 3, 5, "3\tgamma\n4\t", 4),
+            ("alpha\nbeta\ngamma\n", 4, 1, "4\t", 4),
+            ("alpha\nbeta\ngamma\n", 5, 1, "", 4),
+            ("alpha\nbeta\ngamma", 4, 1, "", 3),
+            ("alpha\nbeta\ngamma\n", 2, 2, "2\tbeta\n3\tgamma", 4),
+            ("\n", 1, 10, "1\t\n2\t", 2),
+            ("a\n\n", 1, 10, "1\ta\n2\t\n3\t", 3),
+            ("a\r\n", 1, 10, "1\ta\n2\t", 2),
+        ];
+        for (content, start, limit, text, total) in table {
+            let w = window(content.as_bytes(), *start, *limit, true);
+            let at = format!("{content:?} from {start} limit {limit}");
+            let shown = if text.is_empty() {
+                0
+            } else {
+                text.split('\n').count() as u64
+            };
+            assert_eq!(w.text, *text, "{at}");
+            assert_eq!(w.lines_shown, shown, "{at}");
+            assert_eq!(w.total_lines, Some(*total), "{at}");
+            assert_eq!(
+                w.hash.as_deref(),
+                Some(crate::file_state::sha256_hex(content.as_bytes()).as_str()),
+                "{at}"
+            );
+        }
     }
 
     #[test]
@@ -170,7 +244,7 @@ mod tests {
     #[test]
     fn window_reaching_the_end_knows_the_hash() {
         let w = window(b"1\n2\n", 2, 10, false);
-        assert_eq!(w.text, "2\t2");
+        assert_eq!(w.text, "2\t2\n3\t");
         assert_eq!(
             w.hash.as_deref(),
             Some(crate::file_state::sha256_hex(b"1\n2\n").as_str())
@@ -180,13 +254,13 @@ mod tests {
     #[test]
     fn crlf_is_shown_without_cr_and_invalid_utf8_lossily() {
         let w = window(b"a\r\nb\xff\r\n", 1, 10, true);
-        assert_eq!(w.text, "1\ta\n2\tb\u{fffd}");
+        assert_eq!(w.text, "1\ta\n2\tb\u{fffd}\n3\t");
     }
 
     #[test]
     fn long_lines_are_cut_with_a_marker() {
         let long = "x".repeat(MAX_LINE_CHARS + 1);
-        let w = window(format!("{long}\nshort\n").as_bytes(), 1, 10, true);
+        let w = window(format!("{long}\nshort").as_bytes(), 1, 10, true);
         let expected = format!(
             "1\t{}{LINE_TRUNCATION_MARKER}\n2\tshort",
             "x".repeat(MAX_LINE_CHARS)

@@ -45,7 +45,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-fn parse(src: &str) -> Option<Tree> {
+/// Parses `src` with tree-sitter-bash (one parser per thread, reused).
+pub(super) fn parse(src: &str) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -68,9 +69,7 @@ pub fn is_read_only_command(command: &str) -> bool {
     if root.has_error() || contains_kind(root, &["command_substitution", "process_substitution"]) {
         return false;
     }
-    let walker = Walker {
-        src: command.as_bytes(),
-    };
+    let walker = Walker::new(command);
     walker.statement(root)
 }
 
@@ -85,9 +84,7 @@ pub fn is_destructive_command(command: &str) -> bool {
     let Some(tree) = parse(command) else {
         return false;
     };
-    let walker = Walker {
-        src: command.as_bytes(),
-    };
+    let walker = Walker::new(command);
     let mut found = false;
     visit(tree.root_node(), &mut |node| {
         if !found
@@ -114,7 +111,7 @@ fn contains_kind(node: Node<'_>, kinds: &[&str]) -> bool {
     found
 }
 
-fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor).collect()
 }
@@ -122,8 +119,17 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 /// Assignment prefixes that only change formatting or locale.
 const SAFE_ASSIGNMENTS: &[&str] = &["LANG", "LANGUAGE", "TZ", "NO_COLOR", "COLUMNS", "TERM"];
 
-struct Walker<'s> {
+/// Reads word values and commands out of one parsed source.
+pub(super) struct Walker<'s> {
     src: &'s [u8],
+}
+
+impl<'s> Walker<'s> {
+    pub(super) fn new(src: &'s str) -> Self {
+        Self {
+            src: src.as_bytes(),
+        }
+    }
 }
 
 impl Walker<'_> {
@@ -234,7 +240,7 @@ impl Walker<'_> {
     }
 
     /// The literal command name and the arguments of a `command` node.
-    fn command_parts(&self, node: Node<'_>) -> Option<(String, Vec<Arg>)> {
+    pub(super) fn command_parts(&self, node: Node<'_>) -> Option<(String, Vec<Arg>)> {
         let name_node = node.child_by_field_name("name")?;
         let name = match self.arg(name_node) {
             Arg::Literal(s) => s,
