@@ -1,22 +1,26 @@
-//! Tools: the [`Tool`] trait, the [`ToolRegistry`] (names + aliases), input
-//! validation with model-friendly errors ([`validation`]), shared session
-//! state tools use ([`context`]), and orbit's built-in tools.
+//! orbit's built-in tools: Read, Write, Edit, Bash (+ BashOutput,
+//! KillShell), Glob, Grep, LS, TodoWrite, WebFetch, each with Claude Code's
+//! observable behaviour, on the contract of the `orbit-tool` crate.
 //!
-//! A tool does one thing and reports honestly about itself (read-only?
-//! concurrency-safe? destructive? how big may its result be?). It holds no
+//! A tool does one thing and reports honestly about each call (its facts:
+//! read-only? concurrency-safe? which paths? which command?). It holds no
 //! policy: validation order, permission checks, result shaping (empty
-//! placeholder, persistence of large output, error truncation) all live in the
-//! engine's orchestrator, which calls `validate_input` then `call`.
-
-pub mod context;
-pub mod file_state;
-pub mod registry;
-pub mod tool;
-pub mod validation;
+//! placeholder, persistence of large output, error truncation) all live in
+//! the engine's orchestrator.
 
 pub mod builtin;
+pub mod legacy;
 
-pub use context::{CallContext, ToolProgress, ToolUseContext};
-pub use file_state::{FileState, FileStateCache};
-pub use registry::ToolRegistry;
-pub use tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolOutput, input_schema_for};
+/// The contract, re-exported under the paths the built-ins use.
+pub use orbit_tool::{context, file_state, registry, validation};
+pub use orbit_tool::{
+    CallContext, FileState, FileStateCache, INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolProgress,
+    ToolRegistry, ToolUseContext, input_schema_for,
+};
+pub use orbit_tool::{Tool, ToolOutput};
+
+/// The old untyped trait under its old path, while built-ins migrate.
+pub mod tool {
+    pub use crate::legacy::LegacyTool as Tool;
+    pub use orbit_tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolOutput, input_schema_for};
+}

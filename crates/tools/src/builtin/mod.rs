@@ -13,23 +13,22 @@ pub mod todo;
 pub mod web_fetch;
 pub mod write;
 
+use crate::legacy::legacy;
 use crate::registry::ToolRegistry;
 
 /// The built-in tool set. Tools are added here as they land.
 pub fn default_tools() -> ToolRegistry {
-    #[allow(unused_mut)]
     let mut registry = ToolRegistry::new();
-    // REGISTER: one line per tool, e.g. registry.register(Arc::new(read::ReadTool::new()));
-    registry.register(std::sync::Arc::new(read::ReadTool::new()));
-    registry.register(std::sync::Arc::new(write::WriteTool::new()));
-    registry.register(std::sync::Arc::new(edit::EditTool::new()));
-    registry.register(std::sync::Arc::new(bash::BashTool::new()));
-    registry.register(std::sync::Arc::new(bash::BashOutputTool::new()));
-    registry.register(std::sync::Arc::new(bash::KillShellTool::new()));
-    registry.register(std::sync::Arc::new(glob::GlobTool::new()));
-    registry.register(std::sync::Arc::new(grep::GrepTool::new()));
-    registry.register(std::sync::Arc::new(ls::LsTool::new()));
-    registry.register(std::sync::Arc::new(todo::TodoWriteTool::new()));
-    registry.register(std::sync::Arc::new(web_fetch::WebFetchTool::new()));
+    registry.register(legacy(read::ReadTool::new()));
+    registry.register(legacy(write::WriteTool::new()));
+    registry.register(legacy(edit::EditTool::new()));
+    registry.register(legacy(bash::BashTool::new()));
+    registry.register(legacy(bash::BashOutputTool::new()));
+    registry.register(legacy(bash::KillShellTool::new()));
+    registry.register(legacy(glob::GlobTool::new()));
+    registry.register(legacy(grep::GrepTool::new()));
+    registry.register(legacy(ls::LsTool::new()));
+    registry.register(legacy(todo::TodoWriteTool::new()));
+    registry.register(legacy(web_fetch::WebFetchTool::new()));
     registry
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::tool::Tool;
 
 #[derive(Clone, Default)]
+/// The tools of a session, in the order the model sees them.
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
 }
@@ -18,6 +19,7 @@ impl std::fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
+    /// An empty registry.
     pub fn new() -> Self {
         Self::default()
     }
@@ -33,6 +35,7 @@ impl ToolRegistry {
         self.tools.iter().filter(|t| t.is_enabled())
     }
 
+    /// The names of the enabled tools, in order.
     pub fn names(&self) -> Vec<String> {
         self.tools().map(|t| t.name().to_string()).collect()
     }

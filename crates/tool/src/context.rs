@@ -18,12 +18,15 @@ pub type Extension = Arc<dyn std::any::Any + Send + Sync>;
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
+    /// The session's id (names the session's files, e.g. persisted results).
     pub session_id: String,
     /// The directory orbit was started in (canonical). Bash's `cd` is kept
     /// inside it unless allowed otherwise ([`Self::allow_directory`]).
     pub project_root: PathBuf,
     cwd: Arc<Mutex<PathBuf>>,
+    /// Read-before-write state of the session (T5).
     pub file_state: Arc<FileStateCache>,
+    /// The TodoWrite list of the session.
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
     /// `$ORBIT_HOME` (default `~/.orbit`).
     pub data_dir: PathBuf,
@@ -35,6 +38,7 @@ pub struct ToolUseContext {
 }
 
 impl ToolUseContext {
+    /// A context for a session started in `project_root` (canonical).
     pub fn new(session_id: impl Into<String>, project_root: PathBuf, data_dir: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -77,6 +81,7 @@ impl ToolUseContext {
         }
     }
 
+    /// Moves the session's working directory (a shell's `cd` the orchestrator accepted).
     pub fn set_cwd(&self, dir: PathBuf) {
         match self.cwd.lock() {
             Ok(mut g) => *g = dir,
@@ -131,6 +136,7 @@ pub enum ToolProgress {
 /// Per-call context.
 #[derive(Debug, Clone)]
 pub struct CallContext {
+    /// The id of the tool_use being answered.
     pub tool_use_id: String,
     /// Fires on user interrupt or sibling abort; the tool must stop (kill its
     /// processes) and return promptly.
@@ -139,6 +145,7 @@ pub struct CallContext {
 }
 
 impl CallContext {
+    /// A call's context; `progress` receives what the call reports while it runs.
     pub fn new(
         tool_use_id: impl Into<String>,
         cancel: CancellationToken,
@@ -156,6 +163,7 @@ impl CallContext {
         Self::new(tool_use_id, CancellationToken::new(), None)
     }
 
+    /// Reports progress of a running call (dropped when no one listens).
     pub fn progress(&self, p: ToolProgress) {
         if let Some(tx) = &self.progress {
             let _ = tx.send((self.tool_use_id.clone(), p));

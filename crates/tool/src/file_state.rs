@@ -28,7 +28,9 @@ const HASH_BUF_BYTES: usize = 64 * 1024;
 /// A file's observed state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileState {
+    /// Size in bytes when read or written.
     pub size: u64,
+    /// Modification time when read or written.
     pub mtime: Option<SystemTime>,
     /// sha256 of the content, hex. Empty when the content was not seen
     /// whole (a partial Read of a large file): then any change of size or
@@ -71,17 +73,21 @@ impl FileState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum StaleFileError {
     #[error("{}", NOT_READ_MESSAGE)]
+    /// The file was never read in this session.
     NotRead,
     #[error("{}", MODIFIED_MESSAGE)]
+    /// The file changed on disk since it was read.
     Modified,
 }
 
 #[derive(Debug, Default)]
+/// Per-session read-before-write state, by canonical path.
 pub struct FileStateCache {
     entries: Mutex<HashMap<PathBuf, FileState>>,
 }
 
 impl FileStateCache {
+    /// Records what a read or write saw.
     pub fn record(&self, path: &Path, state: FileState) {
         let mut g = match self.entries.lock() {
             Ok(g) => g,
@@ -90,6 +96,7 @@ impl FileStateCache {
         g.insert(path.to_path_buf(), state);
     }
 
+    /// What was recorded for `path`.
     pub fn get(&self, path: &Path) -> Option<FileState> {
         let g = match self.entries.lock() {
             Ok(g) => g,
@@ -98,6 +105,7 @@ impl FileStateCache {
         g.get(path).cloned()
     }
 
+    /// Forgets `path` (it was deleted or moved).
     pub fn forget(&self, path: &Path) {
         let mut g = match self.entries.lock() {
             Ok(g) => g,
@@ -154,6 +162,7 @@ pub fn state_key(path: &Path) -> PathBuf {
     }
 }
 
+/// The lowercase hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     to_hex(&Sha256::digest(bytes))
 }

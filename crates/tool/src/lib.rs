@@ -1,0 +1,33 @@
+//! The tool contract of orbit: what a tool is and what the engine may ask
+//! of it. An MCP client or an embedder depends on this crate alone, not on
+//! orbit's built-in tools.
+//!
+//! - [`tool`]: [`TypedTool`] (what a tool author implements: a typed input
+//!   parsed once, facts per call, validate → plan → call), [`typed`] (the
+//!   one adapter to the object-safe [`Tool`] the registry holds),
+//!   [`CallFacts`], [`ToolOutput`], [`ToolError`], [`ResultLimit`].
+//! - [`registry`]: [`ToolRegistry`], lookup by name then alias (T2).
+//! - [`validation`]: JSON Schema validation with coercion and the exact
+//!   texts the model receives (T3).
+//! - [`context`]: [`ToolUseContext`] (session-wide: cwd, file state, todos,
+//!   extensions) and [`CallContext`] (per call: id, cancel, progress).
+//! - [`file_state`]: the read-before-write cache (T5).
+//! - [`schema`]: the lean input schema derived from a Rust type.
+
+#![deny(missing_docs)]
+
+pub mod context;
+pub mod file_state;
+pub mod registry;
+pub mod schema;
+pub mod tool;
+pub mod validation;
+
+pub use context::{CallContext, ToolProgress, ToolUseContext};
+pub use file_state::{FileState, FileStateCache};
+pub use registry::ToolRegistry;
+pub use schema::{input_schema_for, tidy_schema};
+pub use tool::{
+    CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolOutput,
+    TypedTool, typed,
+};

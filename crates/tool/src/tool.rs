@@ -1,0 +1,353 @@
+//! The tool contract: the typed [`TypedTool`] a tool author implements, the
+//! object-safe [`Tool`] the registry holds (one blanket adapter,
+//! [`typed`], turns the first into the second), the facts a call declares
+//! ([`CallFacts`]), what a call produces ([`ToolOutput`]) and how it is
+//! refused ([`ToolError`]).
+//!
+//! Data flow of one call, driven by the engine's orchestrator:
+//! JSON input → schema validation + coercion (`validation`, the exact T3
+//! texts) → [`Tool::parse`]: the typed input, parsed once, and the call's
+//! [`CallFacts`] (read-only? concurrency-safe? which paths, which host,
+//! which command?) → policy decides from the facts, never from the tool's
+//! name → [`ToolCall::validate`]: business rules, computing the plan the
+//! call will carry out (Edit reads its file once, here) → permission gate →
+//! [`ToolCall::call`]: consumes the plan → the result pipeline.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::{CallContext, ToolUseContext};
+use crate::schema::input_schema_for;
+
+/// What a cancelled call is answered with (Claude Code's text, which models
+/// know). Tools that stop on `CallContext::cancel` return it; the engine's
+/// executor uses it for the calls it cancels itself.
+pub const INTERRUPT_MESSAGE_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+
+/// How a call is refused or fails outside its normal output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The call is refused (a business rule, a stale file, a bad path): the
+    /// model receives `<tool_use_error>TEXT</tool_use_error>` (is_error) and
+    /// can correct itself.
+    #[error("{0}")]
+    RespondToModel(String),
+    /// The tool broke in a way the model cannot fix (an I/O error of orbit's
+    /// own state, a bug). The model receives an error result naming the
+    /// tool; the engine logs it at error level.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// What a tool call produced, before the engine's result pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// What the model receives (after the pipeline: empty placeholder,
+    /// persist-if-large, error format).
+    pub content: ToolResultContent,
+    /// The tool ran and failed (a command's non-zero exit): sent with
+    /// `is_error` and what may cancel siblings
+    /// ([`CallFacts::failure_cancels_siblings`]).
+    pub is_error: bool,
+    /// The raw output when `content` was shaped for the model (Bash trims
+    /// trailing whitespace). When the result is too large and persisted,
+    /// this is what the saved file holds, byte-exact.
+    pub full_text: Option<String>,
+    /// The working directory the call ended in (a shell's `cd`). The
+    /// orchestrator decides whether the session keeps it (workspace roots).
+    pub cwd: Option<PathBuf>,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::with_content(ToolResultContent::Text(text.into()), false)
+    }
+
+    /// A failed run (is_error) with this text.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self::with_content(ToolResultContent::Text(text.into()), true)
+    }
+
+    /// The answer of a call that was cancelled before it acted
+    /// ([`INTERRUPT_MESSAGE_FOR_TOOL_USE`]).
+    pub fn interrupted() -> Self {
+        Self::error(INTERRUPT_MESSAGE_FOR_TOOL_USE)
+    }
+
+    /// A successful result of several blocks (text and images).
+    pub fn blocks(blocks: Vec<ToolResultContentBlock>) -> Self {
+        Self::with_content(ToolResultContent::Blocks(blocks), false)
+    }
+
+    fn with_content(content: ToolResultContent, is_error: bool) -> Self {
+        Self {
+            content,
+            is_error,
+            full_text: None,
+            cwd: None,
+        }
+    }
+
+    /// Attaches the raw output to persist instead of `content` (see `full_text`).
+    pub fn with_full_text(mut self, raw: String) -> Self {
+        self.full_text = Some(raw);
+        self
+    }
+
+    /// Reports the working directory the call ended in (see `cwd`).
+    pub fn with_cwd(mut self, cwd: PathBuf) -> Self {
+        self.cwd = Some(cwd);
+        self
+    }
+}
+
+/// Whether and when a tool's results are saved to disk instead of being
+/// sent whole (R1), and whether the per-message budget (R2) may replace
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultLimit {
+    /// A result longer than this many chars is persisted and replaced by a
+    /// preview; the budget may replace it too.
+    PersistOver(usize),
+    /// Never persisted, never replaced by the budget: the tool bounds its
+    /// own output (Read: persisting a file only for the model to Read the
+    /// copy again would loop).
+    NeverPersist,
+}
+
+/// What one call will do, declared by its tool for its input. Policy
+/// (partitioning, permissions, sibling abort, workspace boundaries) reads
+/// these facts and never a tool's name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallFacts {
+    /// No side effect: it only reads. Auto-approved in default mode,
+    /// allowed in plan mode, discarded rather than kept by a retry.
+    pub read_only: bool,
+    /// May run at the same time as other concurrency-safe calls (X1).
+    pub concurrency_safe: bool,
+    /// Irreversible (deletes or overwrites without a way back).
+    pub destructive: bool,
+    /// Files or directories it reads, resolved against the session's cwd.
+    pub reads: Vec<PathBuf>,
+    /// Files it creates or changes, resolved against the session's cwd.
+    pub writes: Vec<PathBuf>,
+    /// The URL it fetches, if it reaches the network.
+    pub network: Option<String>,
+    /// The shell command it runs, if it runs one (command rules match it).
+    pub command: Option<String>,
+    /// When this call fails, its running siblings that also have this fact
+    /// are cancelled (X5: shell commands of one batch often depend on each
+    /// other; independent tools do not).
+    pub failure_cancels_siblings: bool,
+    /// The call's subject for a person: the command, path, pattern or URL
+    /// (`Bash(false)`, `Read(src/main.rs)`).
+    pub subject: String,
+}
+
+/// A tool, typed: its input is parsed once into `Input`, its business
+/// validation computes a `Plan`, and `call` carries the plan out. Register
+/// it with [`typed`].
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    /// The input, deserialized from the model's JSON after schema validation.
+    type Input: DeserializeOwned + JsonSchema + Send + Sync + 'static;
+    /// What validation found out and the call needs (often the input itself).
+    type Plan: Send + Sync + 'static;
+
+    /// The name the model calls it by.
+    fn name(&self) -> &str;
+
+    /// What the model is told about the tool. Keep it short: every byte is
+    /// sent on every request.
+    fn description(&self) -> &str;
+
+    /// Other names the model may call it by (T2).
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+
+    /// Keywords for deferred-tool search.
+    fn search_hint(&self) -> Option<&str> {
+        None
+    }
+
+    /// JSON Schema of the input: by default derived from `Input` (lean, see
+    /// [`input_schema_for`]); a tool whose schema comes from elsewhere (an
+    /// MCP server) returns it here. Computed once, at registration.
+    fn input_schema(&self) -> Value {
+        input_schema_for::<Self::Input>()
+    }
+
+    /// R1/R2 for its results.
+    fn result_limit(&self) -> ResultLimit;
+
+    /// Whether the tool is offered at all (e.g. a tool that needs a program
+    /// that is not installed). Asked per request.
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    /// The facts of a call with this input (synchronous and cheap: it runs
+    /// as soon as the call's block has streamed).
+    fn facts(&self, input: &Self::Input, ctx: &ToolUseContext) -> CallFacts;
+
+    /// Business rules after schema validation; the plan the call will use.
+    async fn validate(
+        &self,
+        input: Self::Input,
+        ctx: &ToolUseContext,
+    ) -> Result<Self::Plan, ToolError>;
+
+    /// Runs the call. Must return promptly once `call.cancel` fires, and
+    /// check it right before any side effect.
+    async fn call(
+        &self,
+        plan: Self::Plan,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError>;
+}
+
+/// The object-safe form of a tool, as the registry holds it. Implemented
+/// for every [`TypedTool`] by [`typed`]; implement [`TypedTool`], not this.
+pub trait Tool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &str;
+    /// Other names the model may call it by.
+    fn aliases(&self) -> &[&str];
+    /// Keywords for deferred-tool search.
+    fn search_hint(&self) -> Option<&str>;
+    /// What the model is told about the tool.
+    fn description(&self) -> &str;
+    /// JSON Schema of the input.
+    fn input_schema(&self) -> &Value;
+    /// R1/R2 for its results.
+    fn result_limit(&self) -> ResultLimit;
+    /// Whether the tool is offered at all.
+    fn is_enabled(&self) -> bool;
+    /// Parses a schema-valid input once; the call knows its facts.
+    fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError>;
+}
+
+/// One parsed call of a tool: facts now, then validate, then call.
+#[async_trait]
+pub trait ToolCall: Send + Sync {
+    /// What this call will do.
+    fn facts(&self) -> &CallFacts;
+    /// Business rules; keeps the plan for [`ToolCall::call`].
+    async fn validate(&mut self, ctx: &ToolUseContext) -> Result<(), ToolError>;
+    /// Runs the call (validating first if that has not happened).
+    async fn call(
+        self: Box<Self>,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError>;
+}
+
+/// Wraps a [`TypedTool`] as a registry entry; its schema is computed here,
+/// once.
+pub fn typed<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
+    let schema = tool.input_schema();
+    Arc::new(Typed {
+        tool: Arc::new(tool),
+        schema,
+    })
+}
+
+struct Typed<T: TypedTool> {
+    tool: Arc<T>,
+    schema: Value,
+}
+
+impl<T: TypedTool> Tool for Typed<T> {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn aliases(&self) -> &[&str] {
+        self.tool.aliases()
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        self.tool.search_hint()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn result_limit(&self) -> ResultLimit {
+        self.tool.result_limit()
+    }
+
+    fn is_enabled(&self) -> bool {
+        self.tool.is_enabled()
+    }
+
+    fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
+        let input: T::Input = serde_json::from_value(input).map_err(|e| {
+            ToolError::RespondToModel(format!(
+                "InputValidationError: {} failed due to the following issue:\n{e}",
+                self.tool.name()
+            ))
+        })?;
+        let facts = self.tool.facts(&input, ctx);
+        Ok(Box::new(TypedCall {
+            tool: Arc::clone(&self.tool),
+            facts,
+            stage: Stage::Parsed(input),
+        }))
+    }
+}
+
+enum Stage<T: TypedTool> {
+    Parsed(T::Input),
+    Planned(T::Plan),
+    Spent,
+}
+
+struct TypedCall<T: TypedTool> {
+    tool: Arc<T>,
+    facts: CallFacts,
+    stage: Stage<T>,
+}
+
+#[async_trait]
+impl<T: TypedTool> ToolCall for TypedCall<T> {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    async fn validate(&mut self, ctx: &ToolUseContext) -> Result<(), ToolError> {
+        if let Stage::Parsed(input) = std::mem::replace(&mut self.stage, Stage::Spent) {
+            self.stage = Stage::Planned(self.tool.validate(input, ctx).await?);
+        }
+        Ok(())
+    }
+
+    async fn call(
+        mut self: Box<Self>,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        self.validate(ctx).await?;
+        match std::mem::replace(&mut self.stage, Stage::Spent) {
+            Stage::Planned(plan) => self.tool.call(plan, ctx, call).await,
+            Stage::Parsed(_) | Stage::Spent => Err(ToolError::Fatal(format!(
+                "{}: the call was run twice or never validated",
+                self.tool.name()
+            ))),
+        }
+    }
+}
