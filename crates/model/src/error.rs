@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::reach::Endpoint;
+
 #[derive(Debug, Clone, Error)]
 pub enum ModelError {
     /// The API answered with an error status (not retried, or retries spent).
@@ -14,8 +16,25 @@ pub enum ModelError {
     /// An `error` event arrived inside the stream.
     #[error("API error in stream ({error_type}): {message}")]
     StreamError { error_type: String, message: String },
+    /// A transport error after the connection was made (reset, body cut).
     #[error("connection error: {0}")]
     Connection(String),
+    /// This attempt could not reach the server (connection refused, DNS
+    /// lookup failed, connect timeout, TLS handshake); retried on the short
+    /// connect schedule ([`crate::RetryConfig::for_connect`]). Its text is
+    /// the `Retry` event's message.
+    #[error("cannot reach {url} ({cause})")]
+    Connect { url: String, cause: String },
+    /// No attempt reached the server: the final form of [`Self::Connect`]
+    /// ([`Self::into_final`]), one line naming the cause and what to check.
+    #[error("cannot reach {base_url} ({cause}) after {attempts} attempt{}; check {check}", if *attempts == 1 { "" } else { "s" })]
+    Unreachable {
+        base_url: String,
+        cause: String,
+        attempts: u32,
+        /// What to check, e.g. `ANTHROPIC_BASE_URL`.
+        check: String,
+    },
     #[error("the response stream ended before message_stop")]
     StreamCut,
     #[error("no stream event for {0} ms; the response was abandoned")]
@@ -39,10 +58,31 @@ impl ModelError {
                 )
             }
             ModelError::Connection(_)
+            | ModelError::Connect { .. }
             | ModelError::StreamCut
             | ModelError::IdleTimeout(_)
             | ModelError::Malformed(_) => true,
-            ModelError::Config(_) => false,
+            ModelError::Config(_) | ModelError::Unreachable { .. } => false,
+        }
+    }
+
+    /// Whether this attempt failed to reach the server at all.
+    pub fn is_connect(&self) -> bool {
+        matches!(self, ModelError::Connect { .. })
+    }
+
+    /// The error that ends a call after `attempts` attempts: a connect
+    /// failure becomes [`Self::Unreachable`] naming `endpoint`'s base URL
+    /// and what to check; any other error is returned as it is.
+    pub fn into_final(self, attempts: u32, endpoint: &Endpoint) -> ModelError {
+        match self {
+            ModelError::Connect { cause, .. } => ModelError::Unreachable {
+                base_url: endpoint.base_url.clone(),
+                cause,
+                attempts,
+                check: endpoint.check.clone(),
+            },
+            other => other,
         }
     }
 

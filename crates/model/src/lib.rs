@@ -6,17 +6,23 @@
 //! provider events → `StreamEvent`s (blocks assembled, tool input JSON parsed)
 //! → the engine. Transient failures (429/529/5xx, connection errors, streams
 //! cut before their end) are retried inside the client with backoff
-//! ([`retry`]); each retry is announced with `StreamEvent::Retry`. Errors
-//! that reach the engine are final.
+//! ([`retry`]; a server that cannot be reached at all on a short schedule of
+//! its own, see [`reach`]); each retry is announced with `StreamEvent::Retry`.
+//! Errors that reach the engine are final. After the last event the rest
+//! of the body is drained in the background (`body`) so the pooled
+//! connection is reused by the next call.
 //!
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
 pub mod anthropic;
+mod body;
 pub mod error;
 pub mod openai;
 pub mod pricing;
+pub mod reach;
 pub mod retry;
 pub mod tls;
+pub mod tool_input;
 
 use futures::stream::BoxStream;
 use orbit_protocol::{Message, StreamEvent};
@@ -24,6 +30,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use error::ModelError;
+pub use reach::Endpoint;
 pub use retry::RetryConfig;
 
 /// A stream of events for one model call. Dropping it cancels the request.

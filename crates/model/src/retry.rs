@@ -23,6 +23,19 @@ pub const JITTER_FRACTION: f64 = 0.25;
 /// A server's `retry-after` is honoured up to this many milliseconds (5 min).
 pub const MAX_RETRY_AFTER_MS: u64 = 300_000;
 
+/// Connect failures (refused, DNS, connect timeout) get a short schedule of
+/// their own: a server that is not there rarely appears within minutes, and
+/// the user should hear so in seconds. Retries after the first attempt
+/// (fewer when [`RetryConfig::max_retries`] is lower).
+pub const CONNECT_MAX_RETRIES: u32 = 3;
+/// First backoff delay after a connect failure, in milliseconds (lower
+/// when [`RetryConfig::base_delay_ms`] is lower).
+pub const CONNECT_BASE_DELAY_MS: u64 = 250;
+/// Largest backoff delay after a connect failure (before jitter), in
+/// milliseconds. With the defaults the waits are 250, 500 and 1000 ms plus
+/// jitter: a refused connection is reported after ≈ 2 s.
+pub const CONNECT_MAX_DELAY_MS: u64 = 1_000;
+
 /// Env var overriding [`RetryConfig::max_retries`].
 pub const ENV_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
 /// Env var overriding [`RetryConfig::base_delay_ms`] (tests set 1).
@@ -66,6 +79,26 @@ impl RetryConfig {
             config.base_delay_ms = ms;
         }
         config
+    }
+
+    /// The schedule for connect failures ([`crate::ModelError::Connect`]):
+    /// this one bounded by [`CONNECT_MAX_RETRIES`], [`CONNECT_BASE_DELAY_MS`]
+    /// and [`CONNECT_MAX_DELAY_MS`], so a test's fast backoff stays fast.
+    pub fn for_connect(&self) -> Self {
+        Self {
+            max_retries: self.max_retries.min(CONNECT_MAX_RETRIES),
+            base_delay_ms: self.base_delay_ms.min(CONNECT_BASE_DELAY_MS),
+            max_delay_ms: self.max_delay_ms.min(CONNECT_MAX_DELAY_MS),
+        }
+    }
+
+    /// The schedule that applies to `error`.
+    pub fn for_error(&self, error: &crate::ModelError) -> Self {
+        if error.is_connect() {
+            self.for_connect()
+        } else {
+            self.clone()
+        }
     }
 
     /// Backoff before retry `retry` (1-based) without jitter.
@@ -162,6 +195,27 @@ mod tests {
             HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
         );
         assert_eq!(parse_retry_after(&h), None);
+    }
+
+    #[test]
+    fn connect_failures_give_up_within_seconds() {
+        let c = RetryConfig::default().for_connect();
+        assert_eq!(c.max_retries, CONNECT_MAX_RETRIES);
+        let worst: Duration = (1..=c.max_retries)
+            .map(|n| c.backoff(n).mul_f64(1.0 + JITTER_FRACTION))
+            .sum();
+        assert!(worst <= Duration::from_secs(3), "{worst:?}");
+        // Shorter than the general schedule's, which is kept for 429/529/5xx.
+        let general: Duration = (1..=DEFAULT_MAX_RETRIES)
+            .map(|n| RetryConfig::default().backoff(n))
+            .sum();
+        assert!(general >= Duration::from_secs(120), "{general:?}");
+        let fast = RetryConfig {
+            max_retries: 1,
+            base_delay_ms: 1,
+            max_delay_ms: 4,
+        };
+        assert_eq!(fast.for_connect(), fast);
     }
 
     #[test]

@@ -10,7 +10,10 @@ use std::sync::Once;
 use std::time::Duration;
 
 /// How long establishing a TCP (+TLS) connection may take, in milliseconds.
-pub const CONNECT_TIMEOUT_MS: u64 = 30_000;
+/// A connect timeout is retried on the short connect schedule
+/// ([`crate::RetryConfig::for_connect`]), so an unreachable host is reported
+/// within a minute.
+pub const CONNECT_TIMEOUT_MS: u64 = 10_000;
 
 static INSTALL: Once = Once::new();
 

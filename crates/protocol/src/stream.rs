@@ -42,8 +42,9 @@ pub enum StreamEvent {
         partial_json: String,
     },
     /// A block is complete. For tool_use blocks whose streamed input did not
-    /// parse as JSON, `block.input` is `{}` and `invalid_input` holds the raw
-    /// text, so the engine can answer with the "could not be parsed" error.
+    /// parse as JSON, `block.input` is `{"__unparsedToolInput": {"raw",
+    /// "len"}}` and `invalid_input` holds the raw text, so the engine can
+    /// answer with the "could not be parsed" error.
     ContentBlockComplete {
         index: usize,
         block: ContentBlock,

@@ -15,7 +15,10 @@
 //! [`Frame`], flushed at once (TCP_NODELAY), each after its own delay. A
 //! stream ends cleanly ([`StreamEnd::Complete`], the connection stays open for
 //! the next request), abruptly ([`StreamEnd::Abort`], socket closed without
-//! the final chunk) or never ([`StreamEnd::Hang`]).
+//! the final chunk) or never ([`StreamEnd::Hang`]); [`StreamEnd::CompleteAfter`]
+//! sends the final chunk late, and [`ScriptServer::connection_count`] counts
+//! accepted TCP connections, for connection-reuse tests. The wire side
+//! (parsing a request, writing a reply) is in `wire`.
 //!
 //! Entry points for a new provider fake (e.g. `openai.rs`): render each
 //! scripted reply to a [`WireReply`] (use [`WireReply::json`] for status
@@ -23,21 +26,21 @@
 //! streams), then `ScriptServer::start(replies, route, exhausted)`; expose
 //! `base_url`, `requests` and `wait_for_requests*` by delegation.
 
+mod wire;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
 
-/// Largest request head (request line + headers) the server accepts, in bytes.
-const MAX_HEAD_BYTES: usize = 64 * 1024;
-/// Read buffer size per socket read, in bytes.
-const READ_CHUNK_BYTES: usize = 16 * 1024;
+use wire::{read_request, write_reply};
 
 /// One request as the server received it.
 #[derive(Debug, Clone)]
@@ -83,6 +86,10 @@ pub struct Frame {
 pub enum StreamEnd {
     /// Final zero-length chunk; the connection stays usable (keep-alive).
     Complete,
+    /// The final zero-length chunk only after this delay (a server whose
+    /// last frame and end of body arrive in different reads); then as
+    /// [`StreamEnd::Complete`].
+    CompleteAfter(Duration),
     /// The socket is closed without the final chunk (a cut stream).
     Abort,
     /// Nothing more is sent until the server is dropped (idle-timeout tests).
@@ -158,6 +165,8 @@ struct Shared {
     state: Mutex<State>,
     arrived: Condvar,
     count: watch::Sender<usize>,
+    /// TCP connections accepted so far.
+    connections: AtomicUsize,
     route: Route,
     exhausted: Exhausted,
 }
@@ -201,6 +210,7 @@ impl ScriptServer {
             }),
             arrived: Condvar::new(),
             count,
+            connections: AtomicUsize::new(0),
             route,
             exhausted,
         });
@@ -254,6 +264,12 @@ impl ScriptServer {
     /// The JSON bodies of every request so far.
     pub fn bodies(&self) -> Vec<Value> {
         self.requests().into_iter().map(|r| r.body).collect()
+    }
+
+    /// TCP connections accepted so far (1 after any number of requests =
+    /// the client kept reusing one pooled connection).
+    pub fn connection_count(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
     }
 
     pub fn request_count(&self) -> usize {
@@ -325,27 +341,17 @@ async fn accept_loop(
         Ok(l) => l,
         Err(e) => panic!("fake server: listener: {e}"),
     };
-    let mut connections = 0usize;
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => {
                 let Ok((socket, _)) = accepted else { continue };
                 let _ = socket.set_nodelay(true);
-                tokio::spawn(serve_connection(socket, connections, shared.clone()));
-                connections += 1;
+                let connection_id = shared.connections.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(serve_connection(socket, connection_id, shared.clone()));
             }
         }
     }
-}
-
-/// A parsed request before capture.
-struct RawRequest {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    received_at: Instant,
 }
 
 /// Serves requests on one connection until it closes or a reply aborts it.
@@ -399,156 +405,6 @@ async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: A
         if !keep_open || close_after {
             let _ = socket.shutdown().await;
             return;
-        }
-    }
-}
-
-/// Reads one request; None when the peer closed or sent garbage.
-async fn read_request(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<RawRequest> {
-    let mut received_at = (!buf.is_empty()).then(Instant::now);
-    let head_end = loop {
-        if let Some(pos) = find(buf, b"\r\n\r\n") {
-            break pos;
-        }
-        if buf.len() > MAX_HEAD_BYTES {
-            return None;
-        }
-        read_more(socket, buf).await?;
-        received_at.get_or_insert_with(Instant::now);
-    };
-    let received_at = received_at.unwrap_or_else(Instant::now);
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    buf.drain(..head_end + 4);
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let method = first.next()?.to_string();
-    let path = first.next()?.to_string();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let get = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let body = if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        read_chunked(socket, buf).await?
-    } else {
-        let len: usize = get("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        while buf.len() < len {
-            read_more(socket, buf).await?;
-        }
-        buf.drain(..len).collect()
-    };
-    Some(RawRequest {
-        method,
-        path,
-        headers,
-        body,
-        received_at,
-    })
-}
-
-async fn read_chunked(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = loop {
-            if let Some(p) = find(buf, b"\r\n") {
-                break p;
-            }
-            read_more(socket, buf).await?;
-        };
-        let size_text = String::from_utf8_lossy(&buf[..line_end]).into_owned();
-        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-        buf.drain(..line_end + 2);
-        while buf.len() < size + 2 {
-            read_more(socket, buf).await?;
-        }
-        body.extend(buf.drain(..size));
-        buf.drain(..2);
-        if size == 0 {
-            return Some(body);
-        }
-    }
-}
-
-async fn read_more(socket: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
-    let mut chunk = [0u8; READ_CHUNK_BYTES];
-    match socket.read(&mut chunk).await {
-        Ok(0) | Err(_) => None,
-        Ok(n) => {
-            buf.extend_from_slice(&chunk[..n]);
-            Some(())
-        }
-    }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        413 => "Payload Too Large",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        529 => "Overloaded",
-        _ => "Status",
-    }
-}
-
-/// Writes a reply; returns whether the connection may serve another request.
-async fn write_reply(socket: &mut TcpStream, reply: &WireReply) -> bool {
-    let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
-    for (k, v) in &reply.headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    match &reply.body {
-        WireBody::Full(body) => {
-            head.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
-            head.push_str(body);
-            socket.write_all(head.as_bytes()).await.is_ok() && socket.flush().await.is_ok()
-        }
-        WireBody::Stream { frames, end } => {
-            head.push_str("transfer-encoding: chunked\r\n\r\n");
-            if socket.write_all(head.as_bytes()).await.is_err() || socket.flush().await.is_err() {
-                return false;
-            }
-            for frame in frames {
-                if !frame.delay.is_zero() {
-                    tokio::time::sleep(frame.delay).await;
-                }
-                if frame.data.is_empty() {
-                    continue; // a zero-length chunk would end the body
-                }
-                let chunk = format!("{:x}\r\n{}\r\n", frame.data.len(), frame.data);
-                if socket.write_all(chunk.as_bytes()).await.is_err()
-                    || socket.flush().await.is_err()
-                {
-                    return false;
-                }
-            }
-            match end {
-                StreamEnd::Complete => {
-                    socket.write_all(b"0\r\n\r\n").await.is_ok() && socket.flush().await.is_ok()
-                }
-                StreamEnd::Abort => false,
-                StreamEnd::Hang => std::future::pending().await,
-            }
         }
     }
 }

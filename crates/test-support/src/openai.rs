@@ -53,6 +53,7 @@ pub struct Completion {
     usage: Option<(u64, u64, u64)>,
     no_done: bool,
     frame_delay: Duration,
+    end_delay: Option<Duration>,
     fault: Option<Fault>,
 }
 
@@ -163,6 +164,14 @@ impl Completion {
         self
     }
 
+    /// Send the end of the HTTP body (the final zero-length chunk) only
+    /// `delay` after the last frame (`[DONE]`): the client sees `[DONE]`
+    /// and the end of the body in different reads.
+    pub fn end_body_after(mut self, delay: Duration) -> Self {
+        self.end_delay = Some(delay);
+        self
+    }
+
     /// Close the connection abruptly after `n` frames.
     pub fn cut_after(mut self, n: usize) -> Self {
         self.fault = Some(Fault::CutAfter(n));
@@ -263,7 +272,9 @@ impl Completion {
 
     fn render(&self, position: usize) -> WireReply {
         let mut frames = self.frames(position);
-        let mut end = StreamEnd::Complete;
+        let mut end = self
+            .end_delay
+            .map_or(StreamEnd::Complete, StreamEnd::CompleteAfter);
         match &self.fault {
             None => {}
             Some(Fault::CutAfter(n)) => {

@@ -53,10 +53,12 @@ fn openai_credentials_select_the_openai_provider_and_a_tool_round_trip_works() {
     assert!(tool_names.contains(&"Grep".to_string()), "{tool_names:?}");
     let messages = bodies[1]["messages"].as_array().unwrap();
     let n = messages.len();
-    assert_eq!(messages[n - 2]["tool_calls"][0]["id"], "call_1");
+    // The client's own tool-call id (not the server's `call_1`), paired.
+    let id = messages[n - 2]["tool_calls"][0]["id"].as_str().unwrap();
+    assert!(id.starts_with("call_") && id != "call_1", "{id}");
     assert_eq!(
         messages[n - 1],
-        json!({"role": "tool", "tool_call_id": "call_1", "content": "1\talpha\n2\t"})
+        json!({"role": "tool", "tool_call_id": id, "content": "1\talpha\n2\t"})
     );
     let init: serde_json::Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(init["apiKeySource"], "OPENAI_API_KEY");

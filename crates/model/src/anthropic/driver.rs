@@ -3,34 +3,33 @@
 //! final error, or retries run out (L4).
 //!
 //! [`Driver`] is a small state machine polled through `futures::stream::unfold`,
-//! so the returned stream owns everything, needs no spawned task, and
-//! dropping it cancels the request and any backoff sleep. Each await on the
-//! network is bounded by the idle timeout (response headers and every SSE
-//! event; `ping` counts). After `message_stop` the rest of the body is
-//! drained briefly so the pooled connection can be reused by the next turn.
+//! so the returned stream owns everything and dropping it cancels the
+//! request and any backoff sleep. Each await on the network is bounded by
+//! the idle timeout (response headers and every SSE event; `ping` counts).
+//! At `message_stop` the body goes to a bounded background drain
+//! (`body::SseBody::drain_in_background`) before the last events are yielded,
+//! so the pooled connection is reused by the next turn even though the
+//! engine drops the stream at `message_stop`. A server that cannot be
+//! reached is retried on the short connect schedule and reported as
+//! `cannot reach … ; check ANTHROPIC_BASE_URL` ([`crate::reach`]).
 
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{Event, EventStreamError, Eventsource};
-use futures::{Stream, StreamExt};
+use eventsource_stream::EventStreamError;
+use futures::StreamExt;
 use orbit_protocol::StreamEvent;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use super::sse::{Assembler, Outcome};
+use crate::body::SseBody;
+use crate::reach::{Endpoint, error_chain, send_error};
 use crate::{ModelError, RetryConfig, retry};
 
-/// After `message_stop`, how long to wait for the end of the HTTP body
-/// (so the connection returns to the pool), in milliseconds.
-const DRAIN_TIMEOUT_MS: u64 = 1_000;
 /// Longest raw error body quoted in an error message, in chars.
 const MAX_ERROR_BODY_CHARS: usize = 500;
-
-type SseStream =
-    Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
 
 /// A failed attempt, with what the server said about retrying.
 struct Failure {
@@ -53,8 +52,7 @@ impl From<ModelError> for Failure {
 enum Phase {
     Connect,
     Backoff(Duration),
-    Streaming(SseStream, Box<Assembler>),
-    Draining(SseStream),
+    Streaming(SseBody, Box<Assembler>),
     Done,
 }
 
@@ -62,7 +60,7 @@ enum Phase {
 /// the streaming state so `connect` borrows only `Sync` data.
 struct Target {
     http: reqwest::Client,
-    url: String,
+    endpoint: Endpoint,
     headers: HeaderMap,
     body: Bytes,
     idle_timeout: Duration,
@@ -80,7 +78,7 @@ pub struct Driver {
 impl Driver {
     pub fn new(
         http: reqwest::Client,
-        url: String,
+        endpoint: Endpoint,
         headers: HeaderMap,
         body: Bytes,
         retry: RetryConfig,
@@ -89,7 +87,7 @@ impl Driver {
         Self {
             target: Target {
                 http,
-                url,
+                endpoint,
                 headers,
                 body,
                 idle_timeout,
@@ -135,7 +133,7 @@ impl Driver {
                         Err(_) => Err(ModelError::IdleTimeout(self.target.idle_timeout_ms())),
                         Ok(None) => Err(ModelError::StreamCut),
                         Ok(Some(Err(EventStreamError::Transport(e)))) => {
-                            Err(ModelError::Connection(describe(&e)))
+                            Err(ModelError::Connection(error_chain(&e)))
                         }
                         Ok(Some(Err(e))) => Err(ModelError::Malformed(e.to_string())),
                         Ok(Some(Ok(event))) => assembler.handle(&event.event, &event.data),
@@ -143,10 +141,13 @@ impl Driver {
                     match step {
                         Ok(outcome) => {
                             self.pending.extend(assembler.take_events());
-                            self.phase = match outcome {
-                                Outcome::Continue => Phase::Streaming(stream, assembler),
-                                Outcome::Stop => Phase::Draining(stream),
-                            };
+                            match outcome {
+                                Outcome::Continue => {
+                                    self.phase = Phase::Streaming(stream, assembler);
+                                }
+                                // Done; the caller may drop us at MessageStop.
+                                Outcome::Stop => stream.drain_in_background(),
+                            }
                         }
                         Err(error) => {
                             if let Some(error) = self.fail(error.into()) {
@@ -154,12 +155,6 @@ impl Driver {
                             }
                         }
                     }
-                }
-                Phase::Draining(mut stream) => {
-                    let drain = async { while stream.next().await.is_some() {} };
-                    let _ =
-                        tokio::time::timeout(Duration::from_millis(DRAIN_TIMEOUT_MS), drain).await;
-                    return None;
                 }
             }
         }
@@ -170,16 +165,18 @@ impl Driver {
         let retryable = failure
             .should_retry
             .unwrap_or_else(|| failure.error.is_retryable());
-        if !retryable || self.retries >= self.retry.max_retries {
+        let schedule = self.retry.for_error(&failure.error);
+        if !retryable || self.retries >= schedule.max_retries {
             self.phase = Phase::Done;
-            return Some(failure.error);
+            let attempts = self.retries + 1;
+            return Some(failure.error.into_final(attempts, &self.target.endpoint));
         }
         self.retries += 1;
-        let delay = self.retry.delay(self.retries, failure.retry_after);
+        let delay = schedule.delay(self.retries, failure.retry_after);
         tracing::debug!(attempt = self.retries, ?delay, error = %failure.error, "retrying model call");
         self.pending.push_back(StreamEvent::Retry {
             attempt: self.retries,
-            max_retries: self.retry.max_retries,
+            max_retries: schedule.max_retries,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             error_status: failure.error.status(),
             message: failure.error.to_string(),
@@ -195,16 +192,17 @@ impl Target {
     }
 
     /// Sends the request; a 2xx SSE response becomes an event stream.
-    async fn connect(&self) -> Result<SseStream, Failure> {
+    async fn connect(&self) -> Result<SseBody, Failure> {
+        let url = &self.endpoint.url;
         let send = self
             .http
-            .post(&self.url)
+            .post(url)
             .headers(self.headers.clone())
             .body(self.body.clone())
             .send();
         let response = match tokio::time::timeout(self.idle_timeout, send).await {
             Err(_) => return Err(ModelError::IdleTimeout(self.idle_timeout_ms()).into()),
-            Ok(Err(e)) => return Err(ModelError::Connection(describe(&e)).into()),
+            Ok(Err(e)) => return Err(send_error(&e, url).into()),
             Ok(Ok(r)) => r,
         };
         let status = response.status().as_u16();
@@ -214,11 +212,11 @@ impl Target {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/json"));
         if response.status().is_success() && !is_json {
-            return Ok(Box::pin(response.bytes_stream().eventsource()));
+            return Ok(SseBody::new(response));
         }
         let text = match tokio::time::timeout(self.idle_timeout, response.text()).await {
             Ok(Ok(t)) => t,
-            Ok(Err(e)) => return Err(ModelError::Connection(describe(&e)).into()),
+            Ok(Err(e)) => return Err(ModelError::Connection(error_chain(&e)).into()),
             Err(_) => return Err(ModelError::IdleTimeout(self.idle_timeout_ms()).into()),
         };
         let error = if (200..300).contains(&status) {
@@ -231,7 +229,7 @@ impl Target {
                 ),
             }
         } else {
-            api_error(status, &text, &self.url)
+            api_error(status, &text, url)
         };
         let should_retry = match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
             Some("true") => Some(true),
@@ -252,22 +250,6 @@ fn head(text: &str) -> String {
         s.push('…');
     }
     s
-}
-
-/// A reqwest error with its causes, on one line (`error sending request:
-/// connection refused`), because the top-level message alone names no cause.
-fn describe(e: &reqwest::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
 }
 
 /// The API's error (its own `error.message`) plus a hint naming the likely

@@ -21,8 +21,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::{EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
+/// Env var: the base URL (without `/v1/messages`); named in the error when
+/// the server cannot be reached.
+pub const ENV_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 /// Where requests go when `ANTHROPIC_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header value.
@@ -71,7 +74,7 @@ impl AnthropicConfig {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let mut config = Self {
-            base_url: get("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
+            base_url: get(ENV_BASE_URL).unwrap_or_else(|| DEFAULT_BASE_URL.into()),
             api_key: get("ANTHROPIC_API_KEY"),
             auth_token: get("ANTHROPIC_AUTH_TOKEN"),
             retry: RetryConfig::from_lookup(&lookup),
@@ -87,13 +90,22 @@ impl AnthropicConfig {
     pub fn messages_url(&self) -> String {
         format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
     }
+
+    /// Where requests go, for "cannot reach" errors.
+    pub fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            url: self.messages_url(),
+            base_url: self.base_url.trim_end_matches('/').to_string(),
+            check: ENV_BASE_URL.to_string(),
+        }
+    }
 }
 
 /// A [`ModelClient`] for the Anthropic Messages API and compatible servers.
 #[derive(Debug, Clone)]
 pub struct AnthropicClient {
     config: AnthropicConfig,
-    url: String,
+    endpoint: Endpoint,
     headers: HeaderMap,
     http: reqwest::Client,
 }
@@ -115,12 +127,9 @@ impl AnthropicClient {
                 "no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".into(),
             ));
         }
-        let url = config.messages_url();
-        reqwest::Url::parse(&url).map_err(|e| {
-            ModelError::Config(format!(
-                "invalid ANTHROPIC_BASE_URL `{}`: {e}",
-                config.base_url
-            ))
+        let endpoint = config.endpoint();
+        reqwest::Url::parse(&endpoint.url).map_err(|e| {
+            ModelError::Config(format!("invalid {ENV_BASE_URL} `{}`: {e}", config.base_url))
         })?;
         let mut headers = HeaderMap::new();
         let mut add = |name: &str, value: &str| -> Result<(), ModelError> {
@@ -140,12 +149,12 @@ impl AnthropicClient {
         for (name, value) in &config.extra_headers {
             add(name, value)?;
         }
-        let http = crate::tls::http_client_builder_for(&url)
+        let http = crate::tls::http_client_builder_for(&endpoint.url)
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build HTTP client: {e}")))?;
         Ok(Self {
             config,
-            url,
+            endpoint,
             headers,
             http,
         })
@@ -167,7 +176,7 @@ impl ModelClient for AnthropicClient {
         };
         driver::Driver::new(
             self.http.clone(),
-            self.url.clone(),
+            self.endpoint.clone(),
             self.headers.clone(),
             body,
             self.config.retry.clone(),

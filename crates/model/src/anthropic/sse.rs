@@ -6,8 +6,9 @@
 //! by index, accumulates text / thinking / signature / partial tool JSON and
 //! emits each block whole in `ContentBlockComplete` at `content_block_stop`.
 //! Tool input: empty → `{}` (or the start event's non-empty `input`), JSON
-//! that does not parse to an object → `{}` plus `invalid_input` = the raw
-//! text, so the engine answers it like Claude Code does instead of crashing.
+//! that does not parse to an object → `{"__unparsedToolInput": {"raw",
+//! "len"}}` plus `invalid_input` = the raw text ([`crate::tool_input`]), so
+//! the engine answers it like Claude Code does instead of crashing.
 //! Usage: `message_start` usage merged with `message_delta` usage
 //! ([`Usage::merge_delta`]); `MessageDelta.usage` carries the merged total.
 //! Compatible servers differ (llama.cpp: no `ping`, no `input` in
@@ -20,6 +21,7 @@ use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
 use serde_json::Value;
 
 use crate::ModelError;
+use crate::tool_input::parse_tool_input;
 
 /// What the attempt loop should do after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,17 +75,17 @@ fn usage_of(v: &Value) -> Usage {
     }
 }
 
-/// The final input of a tool_use block and, when it did not parse, the raw text.
+/// The final input of a tool_use block and, when it did not parse, the raw
+/// text (see [`crate::tool_input`]). Empty streamed input falls back to the
+/// start event's `input` when that is an object.
 pub fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Option<String>) {
-    let empty = || Value::Object(Default::default());
     if json.trim().is_empty() {
-        let input = start_input.filter(Value::is_object).unwrap_or_else(empty);
+        let input = start_input
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
         return (input, None);
     }
-    match serde_json::from_str::<Value>(json) {
-        Ok(v @ Value::Object(_)) => (v, None),
-        _ => (empty(), Some(json.to_string())),
-    }
+    parse_tool_input(json)
 }
 
 impl Assembler {
@@ -315,11 +317,17 @@ mod tests {
         );
         assert_eq!(
             finish_tool_input(None, r#"{"b":"#),
-            (json!({}), Some(r#"{"b":"#.into()))
+            (
+                json!({"__unparsedToolInput": {"raw": "{\"b\":", "len": 5}}),
+                Some(r#"{"b":"#.into())
+            )
         );
         assert_eq!(
-            finish_tool_input(None, "[1]"),
-            (json!({}), Some("[1]".into()))
+            finish_tool_input(Some(json!({"a": 1})), "[1]"),
+            (
+                json!({"__unparsedToolInput": {"raw": "[1]", "len": 3}}),
+                Some("[1]".into())
+            )
         );
     }
 

@@ -10,9 +10,11 @@
 //! - `delta.tool_calls[i]` → one tool_use block per OpenAI `index`: the
 //!   first fragment with a name starts it, `function.arguments` fragments
 //!   become `InputJsonDelta`s, and it completes (`ContentBlockComplete`, input
-//!   parsed; `invalid_input` when the arguments do not parse as a JSON
-//!   object) as soon as the next tool call starts or the choice finishes — so
-//!   a tool can start while the model is still generating (X3);
+//!   parsed; the `__unparsedToolInput` object and `invalid_input` when the
+//!   arguments do not parse as a JSON object, see [`crate::tool_input`]) as
+//!   soon as the next tool call starts or the choice finishes — so a tool
+//!   can start while the model is still generating (X3). Every call gets a
+//!   fresh id ([`fresh_call_id`]); the server's `id` is ignored;
 //! - `finish_reason` → `stop_reason` (stop→end_turn, tool_calls→tool_use,
 //!   length→max_tokens); `usage` (prompt/completion tokens, cached prompt
 //!   tokens as cache reads) → the `MessageDelta` usage.
@@ -26,6 +28,7 @@ use serde_json::{Map, Value};
 
 use super::fenced;
 use crate::ModelError;
+use crate::tool_input::parse_tool_input;
 
 /// An open text block.
 #[derive(Debug, Default)]
@@ -60,8 +63,6 @@ pub struct ChunkAssembler {
     usage: Usage,
     /// Names of the offered tools when fenced recovery is on.
     recovery: Option<Vec<String>>,
-    /// Prefix for generated tool-call ids (unique per response).
-    id_prefix: String,
     finished: bool,
 }
 
@@ -76,7 +77,6 @@ impl ChunkAssembler {
             finish_reason: None,
             usage: Usage::default(),
             recovery,
-            id_prefix: format!("call_{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff),
             finished: false,
         }
     }
@@ -225,9 +225,6 @@ impl ChunkAssembler {
                 "tool call {openai_index} continued after a later one began"
             )));
         }
-        if let Some(id) = call["id"].as_str().filter(|s| !s.is_empty()) {
-            self.tools[pos].id = id.to_string();
-        }
         if let Some(name) = function["name"].as_str() {
             self.tools[pos].name.push_str(name);
         }
@@ -250,11 +247,8 @@ impl ChunkAssembler {
 
     fn start_tool(&mut self, pos: usize, out: &mut Vec<StreamEvent>) {
         let index = self.alloc_index();
-        let fallback_id = format!("{}_{}", self.id_prefix, index);
         let tool = &mut self.tools[pos];
-        if tool.id.is_empty() {
-            tool.id = fallback_id;
-        }
+        tool.id = fresh_call_id();
         tool.block_index = Some(index);
         out.push(StreamEvent::ContentBlockStart {
             index,
@@ -284,7 +278,7 @@ impl ChunkAssembler {
             }
             let tool = &mut self.tools[pos];
             tool.closed = true;
-            let (input, invalid_input) = parse_arguments(&tool.arguments);
+            let (input, invalid_input) = parse_tool_input(&tool.arguments);
             out.push(StreamEvent::ContentBlockComplete {
                 index: tool.block_index.unwrap_or_default(),
                 block: ContentBlock::ToolUse(ToolUseBlock {
@@ -360,7 +354,7 @@ impl ChunkAssembler {
         }
         for call in recovered.calls {
             let index = self.alloc_index();
-            let id = format!("{}_{}", self.id_prefix, index);
+            let id = fresh_call_id();
             let arguments = call.arguments.to_string();
             out.push(StreamEvent::ContentBlockStart {
                 index,
@@ -395,15 +389,13 @@ impl ChunkAssembler {
     }
 }
 
-/// Arguments text → (input object, raw text when it is not a JSON object).
-fn parse_arguments(raw: &str) -> (Value, Option<String>) {
-    if raw.trim().is_empty() {
-        return (Value::Object(Map::new()), None);
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v @ Value::Object(_)) => (v, None),
-        _ => (Value::Object(Map::new()), Some(raw.to_string())),
-    }
+/// A new tool-call id, unique across the session: `call_` + 32 hex digits
+/// (a random UUID). The server's own id is not used: OpenAI-compatible
+/// servers repeat them (`call_0` in every turn, or twice in one message),
+/// and chat completions never needs it back — the history we send pairs
+/// our ids in assistant `tool_calls` and tool messages' `tool_call_id`.
+pub fn fresh_call_id() -> String {
+    format!("call_{}", uuid::Uuid::new_v4().simple())
 }
 
 /// OpenAI usage → Messages usage (cached prompt tokens count as cache reads,

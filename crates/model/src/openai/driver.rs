@@ -3,32 +3,35 @@
 //! failure announce `StreamEvent::Retry`, wait, and start over.
 //!
 //! It is a pull-based state machine driven by `futures::stream::unfold`, so
-//! dropping the returned stream cancels the request wherever it is (no
-//! spawned task outlives the consumer).
+//! dropping the returned stream cancels the request wherever it is. The
+//! one task it spawns is the bounded drain of a finished body
+//! ([`SseBody::drain_in_background`], at `[DONE]`), so the pooled
+//! connection is reused even though the engine drops the stream at
+//! `MessageStop`. A server that cannot be reached is retried on the short
+//! connect schedule and reported as `cannot reach … ; check
+//! OPENAI_BASE_URL` (or what [`super::OpenAiConfig::base_url_check`] names).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
+use eventsource_stream::EventStreamError;
 use futures::StreamExt;
-use futures::stream::BoxStream;
 use orbit_protocol::StreamEvent;
 use serde_json::Value;
 
 use super::chunks::ChunkAssembler;
+use crate::body::SseBody;
+use crate::reach::{Endpoint, error_chain, send_error};
 use crate::retry::parse_retry_after;
 use crate::{EventStream, ModelError, RetryConfig};
 
 /// Largest part of an error body quoted in an error message, in bytes.
 const MAX_ERROR_BODY_BYTES: usize = 2_000;
 
-type SseStream =
-    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
-
 /// Everything needed to (re)send one request.
 pub(super) struct Driver {
     pub http: reqwest::Client,
-    pub url: String,
+    pub endpoint: Endpoint,
     pub api_key: Option<String>,
     pub body: String,
     pub retry: RetryConfig,
@@ -40,7 +43,7 @@ struct State {
     driver: Driver,
     retries: u32,
     pending: VecDeque<Result<StreamEvent, ModelError>>,
-    sse: Option<SseStream>,
+    sse: Option<SseBody>,
     assembler: Option<ChunkAssembler>,
     wait_before_send: Option<Duration>,
     done: bool,
@@ -65,10 +68,11 @@ impl Driver {
     }
 
     /// Sends the request; the SSE stream on a 2xx answer.
-    async fn send(&self) -> Result<SseStream, (ModelError, Option<Duration>)> {
+    async fn send(&self) -> Result<SseBody, (ModelError, Option<Duration>)> {
+        let url = &self.endpoint.url;
         let mut req = self
             .http
-            .post(&self.url)
+            .post(url)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
             .body(self.body.clone());
@@ -77,7 +81,7 @@ impl Driver {
         }
         let response = match tokio::time::timeout(self.idle_timeout, req.send()).await {
             Err(_) => return Err((ModelError::IdleTimeout(millis(self.idle_timeout)), None)),
-            Ok(Err(e)) => return Err((ModelError::Connection(error_chain(&e)), None)),
+            Ok(Err(e)) => return Err((send_error(&e, url), None)),
             Ok(Ok(r)) => r,
         };
         let status = response.status();
@@ -90,7 +94,7 @@ impl Driver {
                 .unwrap_or_default();
             return Err((api_error(status.as_u16(), &text), retry_after));
         }
-        Ok(response.bytes_stream().eventsource().boxed())
+        Ok(SseBody::new(response))
     }
 }
 
@@ -129,6 +133,7 @@ impl State {
                         .as_ref()
                         .is_some_and(ChunkAssembler::saw_finish)
                     {
+                        self.sse = None; // read to its end: nothing to drain
                         self.finish();
                     } else {
                         self.fail(ModelError::StreamCut, None);
@@ -169,11 +174,15 @@ impl State {
         }
     }
 
+    /// The closing events; the rest of the body is drained in the
+    /// background, since the caller may drop the stream at `MessageStop`.
     fn finish(&mut self) {
         if let Some(assembler) = self.assembler.as_mut() {
             self.pending.extend(assembler.finish().into_iter().map(Ok));
         }
-        self.sse = None;
+        if let Some(body) = self.sse.take() {
+            body.drain_in_background();
+        }
         self.done = true;
     }
 
@@ -182,19 +191,22 @@ impl State {
     fn fail(&mut self, err: ModelError, retry_after: Option<Duration>) {
         self.sse = None;
         self.assembler = None;
-        if err.is_retryable() && self.retries < self.driver.retry.max_retries {
+        let schedule = self.driver.retry.for_error(&err);
+        if err.is_retryable() && self.retries < schedule.max_retries {
             self.retries += 1;
-            let delay = self.driver.retry.delay(self.retries, retry_after);
+            let delay = schedule.delay(self.retries, retry_after);
             self.pending.push_back(Ok(StreamEvent::Retry {
                 attempt: self.retries,
-                max_retries: self.driver.retry.max_retries,
+                max_retries: schedule.max_retries,
                 delay_ms: millis(delay),
                 error_status: err.status(),
                 message: err.to_string(),
             }));
             self.wait_before_send = Some(delay);
         } else {
-            self.pending.push_back(Err(err));
+            let attempts = self.retries + 1;
+            self.pending
+                .push_back(Err(err.into_final(attempts, &self.driver.endpoint)));
             self.done = true;
         }
     }
@@ -202,21 +214,6 @@ impl State {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A reqwest error with its causes ("error sending request: … : connection refused").
-fn error_chain(e: &reqwest::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
 }
 
 /// An error status with the server's own message: `{"error": {"message",

@@ -9,7 +9,11 @@
 //! transient failures (429, 5xx, connection errors, a cut stream, a
 //! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
 //! honouring `retry-after`, announcing each with `StreamEvent::Retry`; 400,
-//! 401, 403 and 404 end the call at once with the server's own message.
+//! 401, 403 and 404 end the call at once with the server's own message. A
+//! server that cannot be reached gets the short connect schedule and a final
+//! `cannot reach … ; check OPENAI_BASE_URL` ([`OpenAiConfig::base_url_check`]).
+//! Tool-call ids are the client's own ([`chunks::fresh_call_id`]), never the
+//! server's, which compatible servers repeat.
 //!
 //! Fenced-JSON recovery ([`fenced`]) is a per-client switch
 //! ([`OpenAiConfig::fenced_tool_recovery`]): on for the local llama.cpp
@@ -22,12 +26,15 @@ pub mod request;
 
 use std::time::Duration;
 
-use crate::{EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
 /// The public OpenAI API, used when `OPENAI_BASE_URL` is unset.
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Env var: base URL including the version segment (`…/v1`).
 pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
+/// What [`OpenAiConfig::local`] clients name when their server cannot be
+/// reached (its URL comes from the local server, not from the environment).
+pub const LOCAL_BASE_URL_CHECK: &str = "the local model server (orbit local status)";
 /// Env var: API key, sent as `Authorization: Bearer` (optional for local servers).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 /// A response with no SSE event for this long is abandoned (and retried),
@@ -46,6 +53,10 @@ pub struct OpenAiConfig {
     /// offered tool into tool calls (see [`fenced`]). Off by default.
     pub fenced_tool_recovery: bool,
     pub idle_timeout_ms: u64,
+    /// Where `base_url` came from, named when the server cannot be reached
+    /// (`… ; check OPENAI_BASE_URL`): [`ENV_BASE_URL`] by default,
+    /// [`LOCAL_BASE_URL_CHECK`] for [`Self::local`].
+    pub base_url_check: String,
 }
 
 impl Default for OpenAiConfig {
@@ -56,6 +67,7 @@ impl Default for OpenAiConfig {
             retry: RetryConfig::default(),
             fenced_tool_recovery: false,
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+            base_url_check: ENV_BASE_URL.to_string(),
         }
     }
 }
@@ -88,6 +100,7 @@ impl OpenAiConfig {
             fenced_tool_recovery: true,
             retry: RetryConfig::from_env(),
             idle_timeout_ms: idle_timeout_from(|name| std::env::var(name).ok()),
+            base_url_check: LOCAL_BASE_URL_CHECK.to_string(),
             ..Self::default()
         }
     }
@@ -95,6 +108,15 @@ impl OpenAiConfig {
     /// The chat-completions endpoint.
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+
+    /// Where requests go, for "cannot reach" errors.
+    pub fn reach(&self) -> Endpoint {
+        Endpoint {
+            url: self.endpoint(),
+            base_url: self.base_url.trim_end_matches('/').to_string(),
+            check: self.base_url_check.clone(),
+        }
     }
 }
 
@@ -144,7 +166,7 @@ impl ModelClient for OpenAiClient {
             .then(|| request.tools.iter().map(|t| t.name.clone()).collect());
         let attempt = driver::Driver {
             http: self.http.clone(),
-            url: self.config.endpoint(),
+            endpoint: self.config.reach(),
             api_key: self.config.api_key.clone(),
             body: body.to_string(),
             retry: self.config.retry.clone(),

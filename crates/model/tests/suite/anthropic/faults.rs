@@ -4,6 +4,8 @@
 use std::time::{Duration, Instant};
 
 use orbit_model::ModelError;
+use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
+use orbit_model::retry::CONNECT_MAX_RETRIES;
 use orbit_protocol::{ContentBlock, StreamEvent};
 use orbit_test_support::{FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 use serde_json::json;
@@ -301,27 +303,52 @@ async fn idle_timeout_abandons_a_hung_response_and_retries() {
     );
 }
 
+/// Item 12: a refused connection is retried on the short connect schedule
+/// (the real default one here) and reported within seconds, in one line
+/// naming the cause and the variable to check.
 #[tokio::test]
-async fn connection_refused_is_retried_then_reported() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let server = FakeAnthropic::start(vec![]);
-    let client = client_with(&server, |c| {
-        c.base_url = format!("http://127.0.0.1:{port}");
-        c.retry.max_retries = 2;
-    });
+async fn unreachable_server_is_reported_within_seconds_naming_the_variable() {
+    let base_url = format!("http://127.0.0.1:{}", crate::suite::closed_port());
+    let client = AnthropicClient::new(AnthropicConfig {
+        base_url: base_url.clone(),
+        api_key: Some("test-key".into()),
+        ..AnthropicConfig::default()
+    })
+    .unwrap();
+    let started = Instant::now();
     let (events, err) = run(&client, &request("go")).await;
+    let elapsed = started.elapsed();
+    let messages: Vec<(u32, u32, Option<u16>, String)> = events
+        .iter()
+        .map(|e| match e {
+            StreamEvent::Retry {
+                attempt,
+                max_retries,
+                error_status,
+                message,
+                ..
+            } => (*attempt, *max_retries, *error_status, message.clone()),
+            other => panic!("only Retry events expected, got {other:?}"),
+        })
+        .collect();
+    let cause = format!("cannot reach {base_url}/v1/messages (connection refused)");
     assert_eq!(
-        retries(&events).iter().map(|r| r.2).collect::<Vec<_>>(),
-        vec![None, None]
+        messages,
+        (1..=CONNECT_MAX_RETRIES)
+            .map(|n| (n, CONNECT_MAX_RETRIES, None, cause.clone()))
+            .collect::<Vec<_>>()
     );
-    let text = err.map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some(format!(
+            "cannot reach {base_url} (connection refused) after 4 attempts; check ANTHROPIC_BASE_URL"
+        ))
+    );
+    // The default connect schedule was waited (250 + 500 + 1000 ms, plus
+    // jitter), and it is short.
     assert!(
-        text.starts_with("connection error: ") && text.contains("onnect"),
-        "{text}"
+        elapsed >= Duration::from_millis(1_700) && elapsed <= Duration::from_secs(10),
+        "{elapsed:?}"
     );
 }
 

@@ -5,7 +5,7 @@ use orbit_model::{ModelRequest, ToolSpec};
 use orbit_protocol::{
     ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock, ToolUseBlock,
 };
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
 use super::{client, client_with, request, run};
@@ -129,5 +129,69 @@ async fn connection_is_reused_between_calls() {
     assert_eq!(
         reqs[0].connection_id, reqs[1].connection_id,
         "a new connection per turn"
+    );
+}
+
+/// Item 11: the body ends 50 ms after `message_stop` and every stream is
+/// dropped at `message_stop`; the client still reuses one connection.
+#[tokio::test]
+async fn connection_is_reused_when_the_body_ends_after_message_stop() {
+    use crate::suite::reuse::{
+        CALLS, LATE_END_MS, assert_stops_not_delayed, calls_dropped_at_message_stop,
+    };
+    let late_end = std::time::Duration::from_millis(LATE_END_MS);
+    let server = FakeAnthropic::start(
+        (0..CALLS)
+            .map(|i| {
+                Reply::turn(
+                    Turn::new()
+                        .text(format!("answer {i}"))
+                        .end_body_after(late_end),
+                )
+            })
+            .collect(),
+    );
+    let client = client(&server);
+    let stops = calls_dropped_at_message_stop(&client, &request("hi")).await;
+    let responded: Vec<_> = server.requests().iter().map(|r| r.responded_at).collect();
+    assert_stops_not_delayed(&stops, &responded);
+    assert_eq!(server.request_count(), CALLS);
+    assert_eq!(server.connection_count(), 1, "a new connection per call");
+}
+
+/// Item 14: a tool_use whose input did not parse goes back to the API with
+/// the `__unparsedToolInput` object as its input.
+#[tokio::test]
+async fn unparsed_tool_input_goes_back_as_the_unparsed_input_object() {
+    let raw = "{\"command\": \"ls";
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(Turn::new().tool_use_raw("toolu_1", "Bash", &["", raw])),
+        Reply::text("sorry"),
+    ]);
+    let client = client(&server);
+    let mut req = request("list");
+    let (events, _) = run(&client, &req).await;
+    let blocks: Vec<ContentBlock> = super::completed(&events)
+        .into_iter()
+        .map(|(b, _)| b)
+        .collect();
+    req.messages.push(Message::assistant(blocks));
+    req.messages
+        .push(Message::user(vec![ContentBlock::ToolResult(
+            ToolResultBlock::text(
+                "toolu_1",
+                "<tool_use_error>bad input</tool_use_error>",
+                true,
+            ),
+        )]));
+    let (_, err) = run(&client, &req).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        body::tool_uses(&server.bodies()[1]),
+        vec![(
+            "toolu_1".to_string(),
+            "Bash".to_string(),
+            json!({"__unparsedToolInput": {"raw": raw, "len": raw.len()}})
+        )]
     );
 }

@@ -178,8 +178,11 @@ async fn llama_cpp_dialect_no_ping_no_input_field_other_ids() {
     assert!(!server.requests()[0].raw_body.is_empty());
 }
 
+/// Item 14: input that does not parse stays visible: the block's input is
+/// the `__unparsedToolInput` object (raw text and its byte length) and
+/// `invalid_input` carries the raw text.
 #[tokio::test]
-async fn unparsable_tool_input_is_kept_raw_not_a_crash() {
+async fn unparsable_tool_input_is_kept_as_an_unparsed_input_object() {
     let server = FakeAnthropic::start(vec![Reply::turn(
         Turn::new()
             .tool_use_raw("toolu_bad", "Bash", &["", "{\"command\": \"ls", " -la"])
@@ -188,14 +191,18 @@ async fn unparsable_tool_input_is_kept_raw_not_a_crash() {
     )]);
     let (events, err) = run(&client(&server), &request("x")).await;
     assert!(err.is_none(), "{err:?}");
+    let unparsed = |raw: &str| json!({"__unparsedToolInput": {"raw": raw, "len": raw.len()}});
     assert_eq!(
         completed(&events),
         vec![
             (
-                tool("toolu_bad", "Bash", json!({})),
+                tool("toolu_bad", "Bash", unparsed("{\"command\": \"ls -la")),
                 Some("{\"command\": \"ls -la".into())
             ),
-            (tool("toolu_arr", "Bash", json!({})), Some("[1, 2]".into())),
+            (
+                tool("toolu_arr", "Bash", unparsed("[1, 2]")),
+                Some("[1, 2]".into())
+            ),
             (tool("toolu_ok", "Bash", json!({"command": "pwd"})), None),
         ]
     );

@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use orbit_model::ModelError;
+use orbit_model::openai::{OpenAiClient, OpenAiConfig};
+use orbit_model::retry::CONNECT_MAX_RETRIES;
+use orbit_model::{ModelError, RetryConfig};
 use orbit_protocol::{ContentBlock, StreamEvent};
 use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 
@@ -233,25 +235,69 @@ async fn an_idle_stream_is_abandoned_and_retried() {
     assert_eq!(completed(&events), vec![ContentBlock::text("awake")]);
 }
 
+/// Item 12: a refused connection gets the short connect schedule (here
+/// with the tests' fast backoff), a one-line `Retry` message per attempt,
+/// and a final error naming what to check: `OPENAI_BASE_URL`, or for the
+/// local profile its server (whose URL is not from the environment).
 #[tokio::test]
-async fn connection_refused_names_the_cause() {
-    // Bind and drop to find a port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap();
-    let config = orbit_model::openai::OpenAiConfig {
-        base_url: format!("http://127.0.0.1:{port}/v1"),
-        retry: orbit_model::RetryConfig {
-            max_retries: 0,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let c = orbit_model::openai::OpenAiClient::new(config).unwrap();
-    let (_, err) = run(&c, &request("hi")).await;
-    match err {
-        Some(ModelError::Connection(m)) => assert!(m.to_lowercase().contains("refused"), "{m}"),
-        other => panic!("expected a connection error, got {other:?}"),
+async fn unreachable_server_names_the_cause_and_what_to_check() {
+    let base_url = format!("http://127.0.0.1:{}/v1", crate::suite::closed_port());
+    let cases = [
+        (OpenAiConfig::from_lookup(|_| None), "OPENAI_BASE_URL"),
+        (
+            OpenAiConfig::local(base_url.clone()),
+            "the local model server (orbit local status)",
+        ),
+    ];
+    for (config, check) in cases {
+        let config = OpenAiConfig {
+            base_url: base_url.clone(),
+            retry: RetryConfig {
+                base_delay_ms: 1,
+                max_delay_ms: 4,
+                ..RetryConfig::default()
+            },
+            ..config
+        };
+        let c = OpenAiClient::new(config).unwrap();
+        let started = Instant::now();
+        let (events, err) = run(&c, &request("hi")).await;
+        assert!(started.elapsed() < Duration::from_secs(2), "{check}");
+        let cause = format!("cannot reach {base_url}/chat/completions (connection refused)");
+        assert_eq!(
+            retries(&events),
+            (1..=CONNECT_MAX_RETRIES)
+                .map(|n| (n, None, cause.clone()))
+                .collect::<Vec<_>>(),
+            "{check}"
+        );
+        assert_eq!(
+            err.map(|e| e.to_string()),
+            Some(format!(
+                "cannot reach {base_url} (connection refused) after 4 attempts; check {check}"
+            ))
+        );
     }
+    // No retries configured: one attempt, said so.
+    let c = client_with_base(&base_url, 0);
+    let (events, err) = run(&c, &request("hi")).await;
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some(format!(
+            "cannot reach {base_url} (connection refused) after 1 attempt; check OPENAI_BASE_URL"
+        ))
+    );
+}
+
+fn client_with_base(base_url: &str, max_retries: u32) -> OpenAiClient {
+    OpenAiClient::new(OpenAiConfig {
+        base_url: base_url.into(),
+        retry: RetryConfig {
+            max_retries,
+            ..RetryConfig::default()
+        },
+        ..OpenAiConfig::default()
+    })
+    .unwrap()
 }

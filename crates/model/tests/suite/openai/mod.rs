@@ -1,6 +1,7 @@
 //! The OpenAI chat-completions client against `FakeOpenAi`: shared helpers.
 
 mod faults;
+mod history;
 mod recovery;
 mod request;
 mod stream;
@@ -85,6 +86,34 @@ fn completed(events: &[StreamEvent]) -> Vec<ContentBlock> {
         .filter_map(|e| match e {
             StreamEvent::ContentBlockComplete { block, .. } => Some(block.clone()),
             _ => None,
+        })
+        .collect()
+}
+
+/// Whether `id` is one of ours: `call_` + 32 lowercase hex digits.
+fn is_fresh_id(id: &str) -> bool {
+    id.strip_prefix("call_").is_some_and(|hex| {
+        hex.len() == 32
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Tool_use ids are the client's own, never the server's (item 8): asserts
+/// each is fresh ([`is_fresh_id`]) and all are distinct, then blanks them
+/// so a test compares the rest of the blocks.
+fn blank_fresh_ids(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+    let mut seen = std::collections::HashSet::new();
+    blocks
+        .into_iter()
+        .map(|b| match b {
+            ContentBlock::ToolUse(t) => {
+                assert!(is_fresh_id(&t.id), "not a fresh id: {}", t.id);
+                assert!(seen.insert(t.id.clone()), "id used twice: {}", t.id);
+                tool("", &t.name, t.input)
+            }
+            other => other,
         })
         .collect()
 }

@@ -1,12 +1,12 @@
 //! Streamed chat completions: text, one tool call, parallel tool calls with
 //! fragmented arguments, usage, invalid arguments, a missing `[DONE]`.
 
-use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
+use orbit_protocol::{ContentBlock, StreamEvent, Usage};
 use orbit_test_support::openai::DEFAULT_OPENAI_MODEL;
 use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
-use super::{client, completed, request, run, stop_reason, tool};
+use super::{blank_fresh_ids, client, completed, request, run, stop_reason, tool};
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
@@ -64,20 +64,25 @@ async fn one_tool_call_after_text_is_assembled_from_fragments() {
     )]);
     let (events, err) = run(&client(&server), &request("read")).await;
     assert!(err.is_none(), "{err:?}");
+    let blocks = completed(&events);
     assert_eq!(
-        completed(&events),
+        blank_fresh_ids(blocks.clone()),
         vec![
             ContentBlock::text("Reading it."),
-            tool("call_abc", "Read", json!({"file_path": "/tmp/config.txt"})),
+            tool("", "Read", json!({"file_path": "/tmp/config.txt"})),
         ]
     );
-    // The tool block starts with its id and name and an empty input; the
-    // arguments arrive as InputJsonDelta fragments that concatenate to JSON.
+    // The tool block starts with its (fresh) id and name and an empty
+    // input; the arguments arrive as InputJsonDelta fragments that
+    // concatenate to JSON.
+    let ContentBlock::ToolUse(done) = &blocks[1] else {
+        panic!("{blocks:?}")
+    };
     let start = events.iter().find_map(|e| match e {
         StreamEvent::ContentBlockStart { index: 1, block } => Some(block.clone()),
         _ => None,
     });
-    assert_eq!(start, Some(tool("call_abc", "Read", json!({}))));
+    assert_eq!(start, Some(tool(&done.id, "Read", json!({}))));
     let fragments: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
@@ -105,11 +110,11 @@ async fn parallel_tool_calls_complete_in_order_each_as_soon_as_the_next_begins()
     let (events, err) = run(&client(&server), &request("read both")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        completed(&events),
+        blank_fresh_ids(completed(&events)),
         vec![
-            tool("call_1", "Read", json!({"file_path": "a.txt"})),
-            tool("call_2", "Read", json!({"file_path": "b.txt"})),
-            tool("call_3", "Bash", json!({"command": "ls -la"})),
+            tool("", "Read", json!({"file_path": "a.txt"})),
+            tool("", "Read", json!({"file_path": "b.txt"})),
+            tool("", "Bash", json!({"command": "ls -la"})),
         ]
     );
     // Block 0 completes before block 1 starts (X3: it may run at once).
@@ -141,31 +146,49 @@ async fn usage_maps_cached_prompt_tokens_to_cache_reads() {
     );
 }
 
+/// Item 14: arguments that do not parse stay visible: the input is the
+/// `__unparsedToolInput` object (raw text and its byte length) and
+/// `invalid_input` carries the raw text.
 #[tokio::test]
-async fn unparsable_arguments_are_reported_as_invalid_input() {
+async fn unparsable_arguments_are_kept_as_an_unparsed_input_object() {
+    let raw = "{\"file_path\": \"a.txt\"";
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
-        Completion::new().tool_call_raw("call_x", "Read", &["{\"file_path\": ", "\"a.txt\""]),
+        Completion::new()
+            .tool_call_raw("call_x", "Read", &["{\"file_path\": ", "\"a.txt\""])
+            .tool_call_raw("call_y", "Bash", &["\"ls\""]),
     )]);
     let (events, err) = run(&client(&server), &request("read")).await;
     assert!(err.is_none(), "{err:?}");
-    let complete = events.iter().find_map(|e| match e {
-        StreamEvent::ContentBlockComplete {
-            block: ContentBlock::ToolUse(t),
-            invalid_input,
-            ..
-        } => Some((t.clone(), invalid_input.clone())),
-        _ => None,
-    });
+    let complete: Vec<(ContentBlock, Option<String>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ContentBlockComplete {
+                block,
+                invalid_input,
+                ..
+            } => Some((block.clone(), invalid_input.clone())),
+            _ => None,
+        })
+        .collect();
+    let (blocks, invalid): (Vec<_>, Vec<_>) = complete.into_iter().unzip();
     assert_eq!(
-        complete,
-        Some((
-            ToolUseBlock {
-                id: "call_x".into(),
-                name: "Read".into(),
-                input: json!({}),
-            },
-            Some("{\"file_path\": \"a.txt\"".to_string())
-        ))
+        blank_fresh_ids(blocks),
+        vec![
+            tool(
+                "",
+                "Read",
+                json!({"__unparsedToolInput": {"raw": raw, "len": raw.len()}})
+            ),
+            tool(
+                "",
+                "Bash",
+                json!({"__unparsedToolInput": {"raw": "\"ls\"", "len": 4}})
+            ),
+        ]
+    );
+    assert_eq!(
+        invalid,
+        vec![Some(raw.to_string()), Some("\"ls\"".to_string())]
     );
 }
 
