@@ -183,15 +183,15 @@ async fn run(args: Args) -> anyhow::Result<u8> {
         std::io::stderr(),
     );
     let mut write_failed = false;
-    if stdout.is_closed() {
-        // Nothing to write to.
-    } else if let Err(err) = writer.init(InitInfo {
-        cwd: cwd.display().to_string(),
-        tools: tool_names,
-        model,
-        permission_mode: args.permission_mode_name().to_string(),
-        api_key_source: provider::api_key_source(&args).to_string(),
-    }) {
+    if !stdout.is_closed()
+        && let Err(err) = writer.init(InitInfo {
+            cwd: cwd.display().to_string(),
+            tools: tool_names,
+            model,
+            permission_mode: args.permission_mode_name().to_string(),
+            api_key_source: provider::api_key_source(&args).to_string(),
+        })
+    {
         note_write_error(err, &mut write_failed, &stdout, &abort);
     }
 
@@ -215,8 +215,8 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     }
     tracing::debug!(?exit_code, stdout_closed = stdout.is_closed(), "run ended");
     match exit_code {
-        // The result was delivered; a reader leaving afterwards is fine.
         Some(_) if write_failed => Ok(EXIT_ERROR),
+        // The result was delivered; a reader leaving afterwards is fine.
         Some(code) => Ok(u8::try_from(code).unwrap_or(EXIT_ERROR)),
         None if stdout.is_closed() => {
             eprintln!("{STDOUT_CLOSED_LINE}");
