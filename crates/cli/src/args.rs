@@ -2,15 +2,16 @@
 //! existing scripts keep working.
 //!
 //! `Args` is parsed once in `main`; [`Args::prompt`] resolves where the prompt
-//! comes from (the `-p` value, a positional argument, or stdin) and
-//! [`Args::tool_list`] splits `--allowedTools`/`--disallowedTools` values.
+//! comes from (the `-p` value or a positional argument, plus piped stdin; or
+//! stdin alone, see [`crate::stdin`]) and [`Args::allowed_tool_rules`] /
+//! [`Args::disallowed_tool_rules`] split `--allowedTools`/`--disallowedTools`
+//! values.
 //! Later issues add a `--provider` flag and an `orbit local …` subcommand
 //! here; nothing below assumes they are absent.
 
-use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::{Parser, ValueEnum};
 use orbit_permissions::{PermissionMode, parse_rule_list};
 
@@ -24,12 +25,14 @@ pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
 #[command(
     name = "orbit",
     version,
+    disable_version_flag = true,
     about = "orbit: a fast terminal coding agent (Claude Code's tool-use loop in Rust)",
     after_help = "Example: orbit -p \"What does src/main.rs do?\" --output-format stream-json"
 )]
 pub struct Args {
     /// Run headless: answer PROMPT and exit. Without a value (or with `-`)
-    /// the prompt is the positional argument or, failing that, stdin.
+    /// the prompt is the positional argument or, failing that, stdin. With a
+    /// prompt, piped stdin is appended after a newline (`PROMPT\nSTDIN`).
     #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1, default_missing_value = "-")]
     pub print: Option<String>,
 
@@ -53,7 +56,7 @@ pub struct Args {
     #[arg(long = "max-budget-usd", value_name = "X")]
     pub max_budget_usd: Option<f64>,
 
-    /// Model id.
+    /// Model id, or an alias: sonnet, opus, haiku (Anthropic provider).
     #[arg(long, value_name = "M", env = "ANTHROPIC_MODEL", default_value = DEFAULT_MODEL)]
     pub model: String,
 
@@ -109,6 +112,19 @@ pub struct Args {
     /// else the local model (set up on first use; see `orbit local --help`).
     #[arg(long, value_enum, value_name = "PROVIDER")]
     pub provider: Option<crate::provider::ProviderKind>,
+
+    /// Debug logging on stderr (orbit's crates at debug level). `ORBIT_LOG`
+    /// takes an env-filter instead, e.g. `ORBIT_LOG=orbit_model=trace`.
+    #[arg(short = 'd', long)]
+    pub debug: bool,
+
+    /// Write the debug log to PATH (appended) instead of stderr; implies `--debug`.
+    #[arg(long = "debug-file", value_name = "PATH")]
+    pub debug_file: Option<PathBuf>,
+
+    /// Print the version and exit.
+    #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::Version)]
+    pub version: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,30 +167,36 @@ impl Args {
         self.permission_mode().as_str()
     }
 
-    /// Resolves the prompt: the `-p` value, else the positional argument,
-    /// else stdin (when it is not a terminal). Errors name what is missing.
+    /// Resolves the prompt: the `-p` value, else the positional argument
+    /// (either followed by piped stdin), else stdin (when it is not a
+    /// terminal). Errors name what is missing.
     pub fn prompt(&self) -> anyhow::Result<String> {
+        let prompt = match self.given_prompt()? {
+            Some(p) => crate::stdin::with_piped_input(p.to_string())?,
+            None => crate::stdin::read_prompt()?,
+        };
+        if prompt.trim().is_empty() {
+            bail!("the prompt is empty; pass it as `orbit -p \"PROMPT\"` or on stdin");
+        }
+        Ok(prompt)
+    }
+
+    /// The prompt given on the command line; None when it is to be read
+    /// from stdin. Reads nothing.
+    pub fn given_prompt(&self) -> anyhow::Result<Option<&str>> {
         let Some(print) = self.print.as_deref() else {
             bail!(
                 "interactive mode is not available yet; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
             );
         };
-        let given = match (print, self.prompt.as_deref()) {
+        Ok(match (print, self.prompt.as_deref()) {
             ("-", None) | ("-", Some("-")) => None,
             ("-", Some(p)) => Some(p),
             (p, None) => Some(p),
             (_, Some(_)) => {
                 bail!("the prompt was given twice (as the value of -p and as an argument)")
             }
-        };
-        let prompt = match given {
-            Some(p) => p.to_string(),
-            None => read_stdin_prompt()?,
-        };
-        if prompt.trim().is_empty() {
-            bail!("the prompt is empty; pass it as `orbit -p \"PROMPT\"` or on stdin");
-        }
-        Ok(prompt)
+        })
     }
 
     /// `--allowedTools` values split into single rules.
@@ -192,18 +214,6 @@ impl Args {
             .flat_map(|v| parse_rule_list(v))
             .collect()
     }
-}
-
-fn read_stdin_prompt() -> anyhow::Result<String> {
-    let mut stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        bail!("no prompt given; pass it as `orbit -p \"PROMPT\"` or pipe it on stdin");
-    }
-    let mut prompt = String::new();
-    stdin
-        .read_to_string(&mut prompt)
-        .context("reading the prompt from stdin")?;
-    Ok(prompt)
 }
 
 #[cfg(test)]
@@ -235,26 +245,25 @@ mod tests {
 
     #[test]
     fn prompt_from_print_value_or_positional() {
+        let given = |argv: &[&str]| {
+            parse(argv)
+                .given_prompt()
+                .ok()
+                .flatten()
+                .map(str::to_string)
+        };
+        assert_eq!(given(&["orbit", "-p", "hello"]).as_deref(), Some("hello"));
         assert_eq!(
-            parse(&["orbit", "-p", "hello"]).prompt().ok().as_deref(),
+            given(&["orbit", "-p", "--verbose", "hello"]).as_deref(),
             Some("hello")
         );
         assert_eq!(
-            parse(&["orbit", "-p", "--verbose", "hello"])
-                .prompt()
-                .ok()
-                .as_deref(),
-            Some("hello")
-        );
-        assert_eq!(
-            parse(&["orbit", "--print", "-", "hi"])
-                .prompt()
-                .ok()
-                .as_deref(),
+            given(&["orbit", "--print", "-", "hi"]).as_deref(),
             Some("hi")
         );
-        assert!(parse(&["orbit", "-p", "a", "b"]).prompt().is_err());
-        assert!(parse(&["orbit", "hello"]).prompt().is_err());
+        assert!(matches!(parse(&["orbit", "-p"]).given_prompt(), Ok(None)));
+        assert!(parse(&["orbit", "-p", "a", "b"]).given_prompt().is_err());
+        assert!(parse(&["orbit", "hello"]).given_prompt().is_err());
     }
 
     #[test]

@@ -1,17 +1,22 @@
 //! The `orbit` binary: parse flags → pick a provider → build the session
 //! (system prompt, tools, permissions) → run one headless turn through
 //! `QueryEngine::submit_message` → print events in the chosen output format
-//! → exit 0 (success), 1 (any error) or 130 (interrupted).
+//! → exit 0 (success), 1 (any error), 130 (interrupted) or 141 (stdout
+//! closed: the run stops before any further tool runs, see [`stdout_watch`]).
 //!
 //! Startup is kept cheap on purpose (target ≤ 10 ms to the first request
-//! byte): no tree walks, no eager regex builds, a small runtime.
+//! byte): no tree walks, no eager regex builds, a small runtime, a plain
+//! level filter for logging ([`logging`]).
 //! Errors before the first model call print one `orbit: error: …` line.
 
 mod args;
 mod local;
+mod logging;
 mod output;
 mod provider;
 mod signals;
+mod stdin;
+mod stdout_watch;
 mod system_prompt;
 
 use std::io::ErrorKind;
@@ -26,7 +31,8 @@ use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
 use orbit_permissions::PermissionConfig;
 
 use crate::args::Args;
-use crate::output::{InitInfo, OutputWriter};
+use crate::output::{InitInfo, OutputWriter, one_line};
+use crate::stdout_watch::{EXIT_STDOUT_CLOSED, STDOUT_CLOSED_LINE, StdoutState};
 
 /// Exit code of any error result or failure before the run.
 const EXIT_ERROR: u8 = 1;
@@ -39,6 +45,14 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => return clap_exit(&err),
     };
+    let log_options = logging::LogOptions {
+        debug: args.debug,
+        debug_file: args.debug_file.as_deref(),
+    };
+    if let Err(err) = logging::init(log_options) {
+        eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
+        return ExitCode::from(EXIT_ERROR);
+    }
     // One runtime thread: the loop, the model stream and async tools are I/O
     // bound; blocking tool work runs on tokio's blocking pool. This measured
     // ~2 ms faster to the first request and ~0.3 ms shorter per turn than a
@@ -89,15 +103,6 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
     }
 }
 
-/// Joins a multi-line error chain into one line for stderr.
-fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 async fn run(args: Args) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
     let prompt = args.prompt()?;
@@ -111,6 +116,7 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     // The local profile: a lean prompt and few tools (prompt size is latency there).
     let local_profile = client.provider() == local::LOCAL_PROVIDER;
     let model = provider::effective_model(&args, client.provider());
+    tracing::debug!(provider = client.provider(), %model, cwd = %cwd.display(), "starting");
 
     let mut tools = orbit_tools::builtin::default_tools();
     let disallowed = args.disallowed_tool_rules();
@@ -165,6 +171,10 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     let before_exit = signals::kill_background_shells(engine.tool_context());
     signals::install(abort.clone(), before_exit).context("installing the Ctrl-C handler")?;
 
+    // After the handlers: a closed stdout aborts, and an abort requested
+    // before the turn starts cancels it.
+    let stdout = StdoutState::watch(abort.clone());
+
     let mut writer = OutputWriter::new(
         args.output_format,
         args.verbose,
@@ -173,43 +183,68 @@ async fn run(args: Args) -> anyhow::Result<u8> {
         std::io::stderr(),
     );
     let mut write_failed = false;
-    if let Err(err) = writer.init(InitInfo {
-        cwd: cwd.display().to_string(),
-        tools: tool_names,
-        model,
-        permission_mode: args.permission_mode_name().to_string(),
-        api_key_source: provider::api_key_source(&args).to_string(),
-    }) {
-        note_write_error(err, &mut write_failed, &abort);
+    if !stdout.is_closed()
+        && let Err(err) = writer.init(InitInfo {
+            cwd: cwd.display().to_string(),
+            tools: tool_names,
+            model,
+            permission_mode: args.permission_mode_name().to_string(),
+            api_key_source: provider::api_key_source(&args).to_string(),
+        })
+    {
+        note_write_error(err, &mut write_failed, &stdout, &abort);
     }
 
+    tracing::debug!(
+        prompt_chars = prompt.chars().count(),
+        "submitting the prompt"
+    );
     let mut exit_code = None;
     let mut events = engine.submit_message(prompt);
     while let Some(event) = events.next().await {
+        if stdout.is_closed() {
+            // Drain: the engine still ends the turn cleanly (tools cancelled,
+            // history paired); nothing of it is printed.
+            continue;
+        }
         match writer.event(&event) {
             Ok(Some(code)) => exit_code = Some(code),
             Ok(None) => {}
-            Err(err) => note_write_error(err, &mut write_failed, &abort),
+            Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
         }
     }
+    tracing::debug!(?exit_code, stdout_closed = stdout.is_closed(), "run ended");
     match exit_code {
         Some(_) if write_failed => Ok(EXIT_ERROR),
+        // The result was delivered; a reader leaving afterwards is fine.
         Some(code) => Ok(u8::try_from(code).unwrap_or(EXIT_ERROR)),
+        None if stdout.is_closed() => {
+            eprintln!("{STDOUT_CLOSED_LINE}");
+            Ok(EXIT_STDOUT_CLOSED)
+        }
         None => bail!("the engine ended without a result"),
     }
 }
 
 /// stdout is gone or failing: nobody reads the output any more, so stop the
-/// run instead of spending tokens and tool time on it. Reported once.
-fn note_write_error(err: std::io::Error, write_failed: &mut bool, abort: &AbortHandle) {
+/// run instead of spending tokens and tool time on it. A closed pipe is
+/// reported once at the end ([`STDOUT_CLOSED_LINE`]); another error at once.
+fn note_write_error(
+    err: std::io::Error,
+    write_failed: &mut bool,
+    stdout: &StdoutState,
+    abort: &AbortHandle,
+) {
+    if err.kind() == ErrorKind::BrokenPipe {
+        stdout.mark_closed();
+        return;
+    }
     if *write_failed {
         return;
     }
     *write_failed = true;
     abort.abort();
-    if err.kind() != ErrorKind::BrokenPipe {
-        eprintln!("orbit: error: writing output: {err}");
-    }
+    eprintln!("orbit: error: writing output: {err}");
 }
 
 /// `--cwd` or the current directory, canonical (tools resolve paths against it).

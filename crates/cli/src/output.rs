@@ -9,7 +9,10 @@
 //!   line is flushed at once so consumers see it live.
 //!
 //! In every format an error result also prints its error lines on stderr as
-//! `orbit: error: …` (the one place a human looks).
+//! `orbit: error: …` (the one place a human looks), each error on one line.
+//! In `text`, each retry of a model call is announced on stderr:
+//! `orbit: MESSAGE; retry N/M in S s` ([`retry_line`]).
+//! stderr is best effort: failing to write it never stops the run.
 
 use std::io::{self, Write};
 
@@ -94,6 +97,16 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
     pub fn event(&mut self, event: &EngineEvent) -> io::Result<Option<i32>> {
         match event {
             EngineEvent::Result(result) => return self.result(result).map(Some),
+            EngineEvent::Stream(StreamEvent::Retry {
+                attempt,
+                max_retries,
+                delay_ms,
+                message,
+                ..
+            }) if self.format == OutputFormat::Text => {
+                let line = retry_line(message, *attempt, *max_retries, *delay_ms);
+                self.err_line(&line);
+            }
             _ if self.format != OutputFormat::StreamJson => {}
             EngineEvent::Stream(StreamEvent::Retry {
                 attempt,
@@ -168,7 +181,7 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         let sdk = to_sdk_result(result, &self.session_id);
         let code = exit_code(result);
         if sdk.is_error {
-            self.report_errors(result)?;
+            self.report_errors(result);
         }
         match self.format {
             OutputFormat::Text => {
@@ -185,20 +198,24 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         Ok(code)
     }
 
-    fn report_errors(&mut self, result: &TerminalResult) -> io::Result<()> {
+    fn report_errors(&mut self, result: &TerminalResult) {
         if result.interrupted {
             // The engine's error line only restates the interrupt.
-            writeln!(self.err, "orbit: interrupted")?;
-            return self.err.flush();
+            self.err_line("orbit: interrupted");
+            return;
         }
         for error in &result.errors {
-            writeln!(self.err, "orbit: error: {error}")?;
+            self.err_line(&format!("orbit: error: {}", one_line(error)));
         }
         if result.errors.is_empty() {
             let subtype = serde_json::to_value(result.subtype).unwrap_or(Value::Null);
-            writeln!(self.err, "orbit: error: the run ended with {subtype}")?;
+            self.err_line(&format!("orbit: error: the run ended with {subtype}"));
         }
-        self.err.flush()
+    }
+
+    /// One line on stderr, flushed; best effort.
+    fn err_line(&mut self, line: &str) {
+        let _ = writeln!(self.err, "{line}").and_then(|()| self.err.flush());
     }
 
     fn line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
@@ -207,6 +224,42 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         self.out.write_all(&bytes)?;
         self.out.flush()
     }
+}
+
+/// `orbit: MESSAGE; retry N/M in S s`: the text-mode retry notice.
+pub fn retry_line(message: &str, attempt: u32, max_retries: u32, delay_ms: u64) -> String {
+    format!(
+        "orbit: {}; retry {attempt}/{max_retries} in {} s",
+        one_line(message),
+        seconds(delay_ms)
+    )
+}
+
+/// A delay for people: one decimal below 10 s (`0.5`, `9.9`), whole
+/// seconds from there (`10`, `32`), two decimals for the very short delays
+/// of test setups (`0.01`) so they do not read as `0.0`.
+fn seconds(delay_ms: u64) -> String {
+    /// Below this, two decimals are shown.
+    const TWO_DECIMALS_BELOW_MS: u64 = 95;
+    /// Below this, one decimal is shown.
+    const ONE_DECIMAL_BELOW_MS: u64 = 9_950;
+    let secs = delay_ms as f64 / 1000.0;
+    if delay_ms < TWO_DECIMALS_BELOW_MS {
+        format!("{secs:.2}")
+    } else if delay_ms < ONE_DECIMAL_BELOW_MS {
+        format!("{secs:.1}")
+    } else {
+        format!("{secs:.0}")
+    }
+}
+
+/// Joins a multi-line text (an error chain, a server message) into one line.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The `user` line's message: role and content only, as the SDK prints it.
@@ -343,6 +396,50 @@ mod tests {
             assert_eq!(l["session_id"], "sid");
             assert!(l["uuid"].is_string());
         }
+    }
+
+    #[test]
+    fn text_announces_retries_on_stderr_only() {
+        let retry = |attempt, delay_ms| {
+            EngineEvent::Stream(StreamEvent::Retry {
+                attempt,
+                max_retries: 10,
+                delay_ms,
+                error_status: Some(529),
+                message: "overloaded\n(529)".into(),
+            })
+        };
+        let events = [
+            retry(1, 12),
+            retry(2, 523),
+            retry(3, 9_960),
+            retry(4, 32_400),
+        ];
+        let (out, err, _) = run(OutputFormat::Text, &events);
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "orbit: overloaded (529); retry 1/10 in 0.01 s\n\
+             orbit: overloaded (529); retry 2/10 in 0.5 s\n\
+             orbit: overloaded (529); retry 3/10 in 10 s\n\
+             orbit: overloaded (529); retry 4/10 in 32 s\n"
+        );
+        let (_, err, _) = run(OutputFormat::Json, &events);
+        assert_eq!(err, "", "json keeps stderr for errors");
+    }
+
+    #[test]
+    fn a_multi_line_error_prints_as_one_line() {
+        let bad = EngineEvent::Result(result(
+            ResultSubtype::ErrorDuringExecution,
+            vec!["API error\n  caused by: connection refused\n".into()],
+        ));
+        let (_, err, code) = run(OutputFormat::Text, &[bad]);
+        assert_eq!(
+            err,
+            "orbit: error: API error caused by: connection refused\n"
+        );
+        assert_eq!(code, Some(1));
     }
 
     #[test]

@@ -121,15 +121,34 @@ fn openai_client() -> anyhow::Result<Arc<dyn ModelClient>> {
 /// The model id sent for `provider` (the name `ModelClient::provider`
 /// returns): local → the local model's name; openai → `--model` unless it
 /// is still the Anthropic default, else `OPENAI_MODEL` or
-/// [`DEFAULT_OPENAI_MODEL`]; anthropic → `--model`.
+/// [`DEFAULT_OPENAI_MODEL`]; anthropic → `--model` with
+/// [`MODEL_ALIASES`] resolved.
 pub fn effective_model(args: &Args, provider: &str) -> String {
     match provider {
         crate::local::LOCAL_PROVIDER => orbit_local::MODEL_NAME.to_string(),
         "openai" if args.model == crate::args::DEFAULT_MODEL => {
             env_nonempty("OPENAI_MODEL").unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string())
         }
-        _ => args.model.clone(),
+        "openai" => args.model.clone(),
+        _ => resolve_model_alias(&args.model).to_string(),
     }
+}
+
+/// `--model` / `ANTHROPIC_MODEL` aliases of the Anthropic provider → the
+/// current model id of each family (ids `orbit_model::pricing` prices).
+pub const MODEL_ALIASES: [(&str, &str); 3] = [
+    ("sonnet", "claude-sonnet-4-5"),
+    ("opus", "claude-opus-4-6"),
+    ("haiku", "claude-haiku-4-5"),
+];
+
+/// The model id for an alias (ASCII case-insensitive); other names as given.
+pub fn resolve_model_alias(model: &str) -> &str {
+    let name = model.trim();
+    MODEL_ALIASES
+        .iter()
+        .find(|(alias, _)| name.eq_ignore_ascii_case(alias))
+        .map_or(model, |(_, id)| id)
 }
 
 /// The Anthropic Messages API client configured from the environment.
@@ -162,6 +181,16 @@ pub fn api_key_source(_args: &Args) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aliases_resolve_to_priced_ids() {
+        for (alias, id) in MODEL_ALIASES {
+            assert_eq!(resolve_model_alias(alias), id);
+            assert!(orbit_model::pricing::model_price(id).is_some(), "{id}");
+        }
+        assert_eq!(resolve_model_alias("Opus"), "claude-opus-4-6");
+        assert_eq!(resolve_model_alias("claude-3-5-haiku"), "claude-3-5-haiku");
+    }
 
     #[test]
     fn base_url_schemes() {

@@ -24,7 +24,7 @@ use orbit_protocol::{EngineEvent, Message};
 use orbit_tools::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::abort::AbortHandle;
+use crate::abort::{AbortHandle, TurnGuard};
 use crate::orchestrator::ToolRuntime;
 use crate::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
@@ -157,9 +157,11 @@ impl QueryEngine {
     }
 
     /// Runs the loop for one user prompt; the stream ends with `EngineEvent::Result`.
-    /// An abort requested before this call is forgotten.
+    /// An abort requested before this call (and not consumed by an earlier
+    /// turn) cancels this turn: it ends interrupted without calling the
+    /// model. See [`crate::abort`] for the semantics.
     pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
-        let cancel = self.abort.reset();
+        let turn = self.abort.begin_turn();
         let (tx, rx) = unbounded_channel();
         let run = crate::query::run_query(
             crate::query::QueryParts {
@@ -169,11 +171,12 @@ impl QueryEngine {
                 session: &mut self.session,
             },
             prompt,
-            cancel,
+            turn.token(),
             tx,
         );
         Box::pin(TurnStream {
             run: Some(Box::pin(run)),
+            turn: Some(turn),
             events: rx,
         })
     }
@@ -234,6 +237,9 @@ type RunFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 /// Drives the loop future and yields the events it sends.
 struct TurnStream<'a> {
     run: Option<RunFuture<'a>>,
+    /// The turn's claim on the abort handle, released when the loop ends
+    /// (or the stream is dropped): a later abort then waits for the next turn.
+    turn: Option<TurnGuard>,
     events: UnboundedReceiver<EngineEvent>,
 }
 
@@ -250,6 +256,7 @@ impl Stream for TurnStream<'_> {
             // The future owned the sender: once it is gone the channel
             // drains and then reports its end.
             self.run = None;
+            self.turn = None;
         }
         self.events.poll_recv(cx)
     }

@@ -67,6 +67,44 @@ pub fn orbit_with_env(scratch: &Scratch, env: &[(String, String)]) -> Command {
     cmd
 }
 
+/// [`orbit_with_env`] as a plain `std::process::Command`, for tests that
+/// wire stdin/stdout themselves (assert_cmd always pipes both). No timeout:
+/// callers bound the wait.
+pub fn orbit_process(scratch: &Scratch, env: &[(String, String)]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_orbit"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .current_dir(scratch.path())
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    cmd
+}
+
+/// Waits for `child` up to `limit`; kills it and panics when it is still running.
+pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("orbit still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The text of the first user message of a captured request body.
+pub fn first_user_text(body: &Value) -> String {
+    match &body["messages"][0]["content"] {
+        Value::String(t) => t.clone(),
+        other => other[0]["text"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
 /// `orbit` pointed at `server` (base URL, test key, 1 ms retry backoff).
 pub fn orbit(scratch: &Scratch, server: &FakeAnthropic) -> Command {
     orbit_with_env(scratch, &server.env())

@@ -1,10 +1,71 @@
 //! L4 through the binary: transient faults are retried (announced with
 //! `system/api_retry` lines) and a 401 fails at once with one clear line.
 
+use std::time::Duration;
+
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::Value;
 
-use super::common::{Scratch, orbit, run, run_stream_json};
+use super::common::{Scratch, orbit, orbit_with_env, run, run_stream_json};
+
+/// Bound of the connection-refused run (retries with backoff included).
+const UNREACHABLE_RUN_LIMIT: Duration = Duration::from_secs(240);
+
+/// A 127.0.0.1 port nothing listens on (bound, then released).
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// `text` output announces each retry on stderr as
+/// `orbit: MESSAGE; retry N/M in S s` and ends with one error line.
+#[test]
+fn unreachable_server_announces_retries_then_one_error_line() {
+    let scratch = Scratch::new();
+    let env = [
+        (
+            "ANTHROPIC_BASE_URL".to_string(),
+            format!("http://127.0.0.1:{}", closed_port()),
+        ),
+        ("ANTHROPIC_API_KEY".to_string(), "test-key".to_string()),
+        // Short backoff; the retry count stays the model crate's default.
+        ("ORBIT_RETRY_BASE_DELAY_MS".to_string(), "1".to_string()),
+    ];
+    let mut cmd = orbit_with_env(&scratch, &env);
+    cmd.args(["-p", "hi"]).timeout(UNREACHABLE_RUN_LIMIT);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "stderr: {}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let (last, retries) = lines.split_last().expect("stderr lines");
+    assert!(last.starts_with("orbit: error: "), "{}", out.stderr);
+    assert!(!retries.is_empty(), "no retry lines: {}", out.stderr);
+    let mut max = None;
+    for (i, line) in retries.iter().enumerate() {
+        let (head, tail) = line
+            .rsplit_once("; retry ")
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            head.starts_with("orbit: ") && head.len() > "orbit: ".len(),
+            "{line}"
+        );
+        assert!(!head.starts_with("orbit: error:"), "{line}");
+        let (count, delay) = tail.split_once(" in ").unwrap_or_else(|| panic!("{line}"));
+        let (attempt, of) = count.split_once('/').unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(attempt.parse::<usize>().unwrap(), i + 1, "{line}");
+        let of: usize = of.parse().unwrap();
+        assert_eq!(*max.get_or_insert(of), of, "{line}");
+        let secs = delay.strip_suffix(" s").unwrap_or_else(|| panic!("{line}"));
+        assert!(secs.parse::<f64>().is_ok(), "{line}");
+    }
+    assert!(lines[0].contains("; retry 1/"), "{}", out.stderr);
+    assert_eq!(
+        Some(retries.len()),
+        max,
+        "every retry announced: {}",
+        out.stderr
+    );
+}
 
 #[test]
 fn overloaded_529_is_retried_to_success() {

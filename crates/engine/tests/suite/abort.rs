@@ -140,14 +140,48 @@ async fn abort_before_any_block_leaves_the_prompt_alone() {
     assert_eq!(engine.messages().len(), 1);
 }
 
+/// Issue 9 item 4: an abort requested before the turn starts (an early
+/// Ctrl-C, the CLI's "stdout closed" stop) is not lost: the turn ends
+/// interrupted without any model request, and the abort is consumed by it,
+/// so the next turn runs normally.
 #[tokio::test]
-async fn an_abort_between_turns_does_not_cancel_the_next_one() {
+async fn an_abort_before_submit_cancels_that_turn_without_calling_the_model() {
     let server = FakeAnthropic::start(vec![Reply::text("fine")]);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(&server, config(dir.path()), vec![]);
     engine.abort_handle().abort();
     let events = run(&mut engine, "go").await;
     let r = result(&events);
+    assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
+    assert!(r.interrupted);
+    assert_eq!(r.num_turns, 0);
+    assert_eq!(server.request_count(), 0, "the model was called");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::RequestStart { .. })),
+        "{events:?}"
+    );
+    assert!(!engine.abort_handle().is_aborted(), "the turn consumed it");
+
+    let events = run(&mut engine, "again").await;
+    let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
     assert!(!r.interrupted);
+    assert_eq!(r.result, "fine");
+    assert_eq!(server.request_count(), 1);
+}
+
+/// An abort after a turn ended waits for the next turn instead of vanishing.
+#[tokio::test]
+async fn an_abort_between_turns_cancels_the_next_one() {
+    let server = FakeAnthropic::start(vec![Reply::text("fine"), Reply::text("unused")]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let events = run(&mut engine, "go").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+    engine.abort_handle().abort();
+    let events = run(&mut engine, "again").await;
+    assert!(result(&events).interrupted);
+    assert_eq!(server.request_count(), 1);
 }
