@@ -22,7 +22,10 @@ use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::EngineEvent;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolRegistry, ToolUseContext};
+use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
+    TypedTool, typed,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -35,35 +38,46 @@ const TOOL_MS: u64 = 800;
 
 /// A safe tool that reports when its call begins, then sleeps `input.ms`.
 struct Probe {
-    schema: Value,
     started: mpsc::UnboundedSender<Instant>,
 }
 
 #[async_trait]
-impl Tool for Probe {
+impl TypedTool for Probe {
+    type Input = Value;
+    type Plan = Value;
+
     fn name(&self) -> &str {
         "Probe"
     }
     fn description(&self) -> &str {
         "bench"
     }
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"ms": {"type": "number"}}})
     }
-    fn is_read_only(&self, _: &Value) -> bool {
-        true
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(100_000)
     }
-    fn is_concurrency_safe(&self, _: &Value) -> bool {
-        true
+    fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            ..CallFacts::default()
+        }
     }
-    fn max_result_size_chars(&self) -> usize {
-        100_000
+    async fn validate(&self, input: Value, _: &ToolUseContext) -> Result<Value, ToolError> {
+        Ok(input)
     }
-    async fn call(&self, input: Value, _: &ToolUseContext, _: &CallContext) -> ToolOutput {
+    async fn call(
+        &self,
+        input: Value,
+        _: &ToolUseContext,
+        _: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let _ = self.started.send(Instant::now());
         let ms = input["ms"].as_u64().unwrap_or(0);
         tokio::time::sleep(Duration::from_millis(ms)).await;
-        ToolOutput::text("ok")
+        Ok(ToolOutput::text("ok"))
     }
 }
 
@@ -84,10 +98,7 @@ fn engine(
     })
     .unwrap();
     let mut tools = ToolRegistry::new();
-    tools.register(Arc::new(Probe {
-        schema: json!({"type": "object", "properties": {"ms": {"type": "number"}}}),
-        started,
-    }));
+    tools.register(typed(Probe { started }));
     let config = EngineConfig {
         model: "claude-sonnet-4-5".into(),
         max_tokens: 1024,

@@ -21,7 +21,7 @@ use futures::stream::BoxStream;
 use orbit_model::{ModelClient, ToolSpec};
 use orbit_permissions::PermissionConfig;
 use orbit_protocol::{EngineEvent, Message};
-use orbit_tools::{ToolRegistry, ToolUseContext};
+use orbit_tool::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::abort::{AbortHandle, TurnGuard};

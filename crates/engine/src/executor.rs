@@ -43,7 +43,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use orbit_protocol::{EngineEvent, ToolResultBlock, ToolUseBlock};
-use orbit_tools::{CallContext, ToolProgress};
+use orbit_tool::{CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolProgress};
 use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{Id as TaskId, JoinError, JoinSet};
@@ -53,9 +53,6 @@ use crate::messages::{
     CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, sibling_error_message, tool_panic_error,
 };
 use crate::orchestrator::{Prepared, ToolCallOutcome, ToolRuntime, prepare, run_tool_use};
-
-/// The tool whose failure cancels its running siblings (X5).
-pub const BASH_TOOL_NAME: &str = "Bash";
 
 /// After an interrupt, how long the turn waits for cancelled tools to stop
 /// (kill their process groups, skip their writes) before it ends without
@@ -70,10 +67,14 @@ enum ToolStatus {
     Done,
 }
 
-#[derive(Debug)]
 struct TrackedTool {
     block: ToolUseBlock,
-    prepared: Prepared,
+    /// The tool, when the call was found and parsed.
+    tool: Option<Arc<dyn Tool>>,
+    /// The call's facts; a rejected call has none (it counts as unsafe).
+    facts: Option<CallFacts>,
+    /// What starting it does: run the parsed call, or answer the rejection.
+    pending: Pending,
     status: ToolStatus,
     cancel: CancellationToken,
     /// The concurrent batch it executed in (X5); 0 until started.
@@ -83,16 +84,78 @@ struct TrackedTool {
     /// interrupt); it replaces what the tool returns unless the tool had
     /// already finished when its token fired.
     forced_result: Option<ToolResultBlock>,
-    /// `Tool::call` was spawned (the call may have acted).
+    /// `ToolCall::call` was spawned (the call may have acted).
     started: bool,
 }
 
-impl TrackedTool {
-    fn tool_name(&self) -> &str {
-        match &self.prepared {
-            Prepared::Ready { tool, .. } => tool.name(),
-            Prepared::Rejected(_) => &self.block.name,
+enum Pending {
+    Call(Box<dyn ToolCall>),
+    Rejected(String),
+    Taken,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pending::Call(call) => f.debug_tuple("Call").field(call.facts()).finish(),
+            Pending::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
+            Pending::Taken => f.write_str("Taken"),
         }
+    }
+}
+
+impl TrackedTool {
+    fn new(block: ToolUseBlock, prepared: Prepared, cancel: CancellationToken) -> Self {
+        let (tool, facts, pending) = match prepared {
+            Prepared::Ready { tool, call, facts } => (
+                Some(tool),
+                Some(facts),
+                call.map_or(Pending::Taken, Pending::Call),
+            ),
+            Prepared::Rejected(text) => (None, None, Pending::Rejected(text)),
+        };
+        Self {
+            block,
+            tool,
+            facts,
+            pending,
+            status: ToolStatus::Queued,
+            cancel,
+            batch: 0,
+            result: None,
+            forced_result: None,
+            started: false,
+        }
+    }
+
+    fn tool_name(&self) -> &str {
+        self.tool.as_ref().map_or(&self.block.name, |t| t.name())
+    }
+
+    /// X1: only a call that parsed and whose facts say so is safe.
+    fn is_concurrency_safe(&self) -> bool {
+        self.facts.as_ref().is_some_and(|f| f.concurrency_safe)
+    }
+
+    fn may_have_side_effects(&self) -> bool {
+        self.facts.as_ref().is_some_and(|f| !f.read_only)
+    }
+
+    fn cancels_siblings(&self) -> bool {
+        self.facts
+            .as_ref()
+            .is_some_and(|f| f.failure_cancels_siblings)
+    }
+}
+
+impl std::fmt::Debug for TrackedTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrackedTool")
+            .field("id", &self.block.id)
+            .field("tool", &self.tool_name())
+            .field("status", &self.status)
+            .field("pending", &self.pending)
+            .finish()
     }
 }
 
@@ -133,17 +196,14 @@ impl StreamingToolExecutor {
 
     /// A complete tool_use from the stream; starts it now if the rule allows.
     pub fn add_tool(&mut self, block: ToolUseBlock, invalid_input: Option<String>) {
-        let prepared = prepare(&self.runtime.tools, &block, invalid_input.as_deref());
-        self.tools.push(TrackedTool {
-            block,
-            prepared,
-            status: ToolStatus::Queued,
-            cancel: self.turn_cancel.child_token(),
-            batch: 0,
-            result: None,
-            forced_result: None,
-            started: false,
-        });
+        let prepared = prepare(
+            &self.runtime.tools,
+            &block,
+            invalid_input.as_deref(),
+            &self.runtime.context,
+        );
+        let cancel = self.turn_cancel.child_token();
+        self.tools.push(TrackedTool::new(block, prepared, cancel));
         self.process_queue();
     }
 
@@ -270,9 +330,10 @@ impl StreamingToolExecutor {
     pub fn never_persisted_ids(&self) -> Vec<String> {
         self.tools
             .iter()
-            .filter(|t| match &t.prepared {
-                Prepared::Ready { tool, .. } => tool.max_result_size_chars() == usize::MAX,
-                Prepared::Rejected(_) => false,
+            .filter(|t| {
+                t.tool
+                    .as_ref()
+                    .is_some_and(|tool| tool.result_limit() == ResultLimit::NeverPersist)
             })
             .map(|t| t.block.id.clone())
             .collect()
@@ -284,7 +345,7 @@ impl StreamingToolExecutor {
     pub fn has_started_side_effects(&self) -> bool {
         self.tools
             .iter()
-            .any(|t| t.started && t.prepared.may_have_side_effects())
+            .any(|t| t.started && t.may_have_side_effects())
     }
 
     fn executing(&self) -> impl Iterator<Item = &TrackedTool> {
@@ -299,7 +360,7 @@ impl StreamingToolExecutor {
         executing == 0
             || (is_concurrency_safe
                 && executing < self.runtime.max_concurrency.max(1)
-                && self.executing().all(|t| t.prepared.is_concurrency_safe()))
+                && self.executing().all(TrackedTool::is_concurrency_safe))
     }
 
     /// Starts queued tools in order while the rule allows.
@@ -312,7 +373,7 @@ impl StreamingToolExecutor {
             if self.tools[i].status != ToolStatus::Queued {
                 continue;
             }
-            if !self.can_execute(self.tools[i].prepared.is_concurrency_safe()) {
+            if !self.can_execute(self.tools[i].is_concurrency_safe()) {
                 break;
             }
             self.start(i);
@@ -329,16 +390,27 @@ impl StreamingToolExecutor {
         let runtime = Arc::clone(&self.runtime);
         let t = &mut self.tools[i];
         t.batch = batch;
-        match &t.prepared {
-            Prepared::Rejected(text) => {
+        match std::mem::replace(&mut t.pending, Pending::Taken) {
+            Pending::Rejected(text) => {
                 t.status = ToolStatus::Done;
-                t.result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
+                t.result = Some(ToolResultBlock::text(&t.block.id, text, true));
             }
-            Prepared::Ready { tool, input, .. } => {
+            Pending::Taken => {
+                // A call starts once; reaching this again is a bug, answered
+                // rather than run twice.
+                t.status = ToolStatus::Done;
+                t.result = Some(ToolResultBlock::text(
+                    &t.block.id,
+                    INTERRUPT_MESSAGE_FOR_TOOL_USE,
+                    true,
+                ));
+            }
+            Pending::Call(prepared) => {
+                let Some(tool) = t.tool.clone() else {
+                    return;
+                };
                 t.status = ToolStatus::Executing;
                 t.started = true;
-                let tool = Arc::clone(tool);
-                let input = input.clone();
                 let original = t.block.input.clone();
                 let call = CallContext::new(&t.block.id, t.cancel.clone(), Some(progress));
                 self.outbox.push_back(EngineEvent::ToolStarted {
@@ -346,7 +418,7 @@ impl StreamingToolExecutor {
                     name: tool.name().to_string(),
                 });
                 let handle = self.tasks.spawn(async move {
-                    run_tool_use(&runtime, tool, original, input, call).await
+                    run_tool_use(&runtime, tool, prepared, original, call).await
                 });
                 self.task_owner.insert(handle.id(), i);
             }
@@ -401,22 +473,29 @@ impl StreamingToolExecutor {
             _ => result,
         });
         t.status = ToolStatus::Done;
-        if tool_failed && !was_cancelled && t.tool_name() == BASH_TOOL_NAME {
-            self.abort_bash_siblings(i);
+        if tool_failed && !was_cancelled && t.cancels_siblings() {
+            self.abort_siblings(i);
         }
         self.process_queue();
     }
 
-    /// X5: cancels the running Bash calls of tool `failed`'s batch.
-    fn abort_bash_siblings(&mut self, failed: usize) {
+    /// X5: cancels the running calls of tool `failed`'s batch that share its
+    /// fact `failure_cancels_siblings` (shell commands of one batch often
+    /// depend on each other; independent tools go on).
+    fn abort_siblings(&mut self, failed: usize) {
         let batch = self.tools[failed].batch;
-        let text = sibling_error_message(BASH_TOOL_NAME, &self.tools[failed].block.input);
+        let failed_tool = &self.tools[failed];
+        let subject = failed_tool
+            .facts
+            .as_ref()
+            .map_or("", |f| f.subject.as_str());
+        let text = sibling_error_message(failed_tool.tool_name(), subject);
         for (j, t) in self.tools.iter_mut().enumerate() {
             if j != failed
                 && t.batch == batch
                 && t.status == ToolStatus::Executing
                 && t.forced_result.is_none()
-                && t.tool_name() == BASH_TOOL_NAME
+                && t.cancels_siblings()
             {
                 t.forced_result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
                 t.cancel.cancel();

@@ -2,9 +2,7 @@
 //! messages (cancel, interrupt, denial, sibling abort, limits). Models are
 //! trained on Claude Code's wording, so these follow it where it exists.
 
-use serde_json::Value;
-
-pub use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE;
+pub use orbit_tool::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 
 /// Result of a tool that had not started when the user interrupted (L5).
 pub const CANCEL_MESSAGE: &str = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
@@ -21,7 +19,7 @@ pub const INTERRUPT_MESSAGE: &str = "[Request interrupted by user]";
 /// (L4), Claude Code's recovery text.
 pub const MAX_TOKENS_CONTINUE_MESSAGE: &str = "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
 
-/// How much of a failed sibling's command the cancel text quotes, in chars.
+/// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;
 
 /// `Reached maximum number of turns (N)` (L3).
@@ -35,27 +33,25 @@ pub fn max_budget_error(max_budget_usd: f64) -> String {
     format!("Reached maximum budget (${max_budget_usd})")
 }
 
-/// The result of a Bash call cancelled because a parallel Bash call failed
-/// (X5), e.g. `Cancelled: parallel tool call Bash(false) errored`.
-pub fn sibling_error_message(failed_tool_name: &str, failed_input: &Value) -> String {
-    format!(
-        "Cancelled: parallel tool call {} errored",
-        tool_call_description(failed_tool_name, failed_input)
-    )
-}
-
-/// `NAME(summary…)`: the call's command (or path/pattern), cut to
-/// [`SIBLING_DESCRIPTION_CHARS`].
-pub fn tool_call_description(tool_name: &str, input: &Value) -> String {
-    let summary = ["command", "file_path", "pattern", "path", "url"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .unwrap_or("");
-    let mut cut: String = summary.chars().take(SIBLING_DESCRIPTION_CHARS).collect();
-    if cut.len() < summary.len() {
+/// The result of a call cancelled because a parallel call failed (X5), e.g.
+/// `Cancelled: parallel tool call Bash(false) errored`: the failed call's
+/// tool name and its subject (command, path, pattern or URL, from its
+/// facts) cut to [`SIBLING_DESCRIPTION_CHARS`].
+pub fn sibling_error_message(failed_tool_name: &str, failed_subject: &str) -> String {
+    let mut cut: String = failed_subject
+        .chars()
+        .take(SIBLING_DESCRIPTION_CHARS)
+        .collect();
+    if cut.len() < failed_subject.len() {
         cut.push('…');
     }
-    format!("{tool_name}({cut})")
+    format!("Cancelled: parallel tool call {failed_tool_name}({cut}) errored")
+}
+
+/// The result of a call whose tool reported a fatal error (orbit broke, not
+/// the call): the model sees an error naming the tool.
+pub fn tool_fatal_error(tool_name: &str, detail: &str) -> String {
+    format!("<tool_use_error>Error calling tool ({tool_name}): {detail}</tool_use_error>")
 }
 
 /// The result of a tool whose call panicked: the panic is contained, the
@@ -69,7 +65,6 @@ pub fn tool_panic_error(tool_name: &str, detail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn limit_texts_match_claude_code() {
@@ -81,12 +76,12 @@ mod tests {
     #[test]
     fn sibling_text_quotes_the_command_cut_to_40_chars() {
         assert_eq!(
-            sibling_error_message("Bash", &json!({"command": "false"})),
+            sibling_error_message("Bash", "false"),
             "Cancelled: parallel tool call Bash(false) errored"
         );
         let long = "x".repeat(45);
         assert_eq!(
-            sibling_error_message("Bash", &json!({ "command": long })),
+            sibling_error_message("Bash", &long),
             format!(
                 "Cancelled: parallel tool call Bash({}…) errored",
                 "x".repeat(40)

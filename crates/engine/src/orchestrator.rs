@@ -1,21 +1,24 @@
 //! The orchestrator: the one place that decides what happens to a tool_use
-//! (DESIGN §1, X1–X5 live around it). No tool carries its own policy.
+//! (X1–X5 live around it). No tool carries its own policy, and no policy
+//! here names a tool: every decision reads the call's `CallFacts`.
 //!
 //! Per call, in order:
 //! 1. [`prepare`] (synchronous, at `content_block_stop`): find the tool by
 //!    name then alias (T2) → unparsable input JSON → schema validation with
-//!    coercion (T3) → `is_concurrency_safe` (a panic counts as unsafe). A
-//!    failure here yields the exact error text; the call is then treated as
-//!    unsafe and never runs.
+//!    coercion (T3) → `Tool::parse`: the typed input, parsed once, and the
+//!    call's facts (a panic while stating facts gives the most conservative
+//!    facts). A failure here yields the exact error text; the call is then
+//!    treated as unsafe and never runs.
 //! 2. [`run_tool_use`] (on its own tokio task, started by the executor):
-//!    `Tool::validate_input` (business rules, wrapped in `<tool_use_error>`)
-//!    → permission gate (P1; deny is recorded) → `Tool::call` with the call's
-//!    cancel token and progress channel → result pipeline (R1, R3, R4 via
-//!    [`process_tool_result`]). The cancel token is checked before
-//!    validation and again right before `Tool::call`: a call cancelled by
-//!    then never reaches its tool. Whether the tool did its work is
-//!    recorded ([`ToolCallOutcome::completed`]): a finished call keeps its
-//!    real result.
+//!    `ToolCall::validate` (business rules → the plan; a refusal is wrapped
+//!    in `<tool_use_error>`) → permission gate by facts (P1; a denial is
+//!    recorded in the runtime) → `ToolCall::call` with the call's cancel
+//!    token and progress channel → workspace policy on the cwd the call
+//!    ended in → result pipeline (R1, R3, R4 via [`process_tool_result`]).
+//!    The cancel token is checked before validation and again right before
+//!    the call: a call cancelled by then never reaches its tool. Whether the
+//!    tool did its work is recorded ([`ToolCallOutcome::completed`]): a
+//!    finished call keeps its real result.
 //!
 //! Errors produced here (no such tool, validation, denial) are short
 //! `is_error` tool_results built directly; every `ToolOutput` of a tool goes
@@ -28,14 +31,16 @@ use std::sync::Arc;
 
 use orbit_permissions::{PermissionConfig, PermissionDecision, PermissionRequest, can_use_tool};
 use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
-use orbit_tools::validation::{
+use orbit_tool::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
 };
-use orbit_tools::{
-    CallContext, INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolRegistry, ToolUseContext,
+use orbit_tool::{
+    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError,
+    ToolRegistry, ToolUseContext,
 };
 use serde_json::Value;
 
+use crate::messages::tool_fatal_error;
 use crate::results::{ToolResultStorage, process_tool_result};
 
 /// Everything a tool call needs, shared by all calls of a session.
@@ -71,15 +76,12 @@ impl ToolRuntime {
 }
 
 /// A tool_use after the synchronous checks of step 1.
-#[derive(Clone)]
 pub enum Prepared {
-    /// Ready to run with the (coerced) input.
+    /// Ready to run: the parsed call (taken when it starts) and its facts.
     Ready {
         tool: Arc<dyn Tool>,
-        input: Value,
-        is_concurrency_safe: bool,
-        /// The tool's fact for this input: running it has no side effect.
-        is_read_only: bool,
+        call: Option<Box<dyn ToolCall>>,
+        facts: CallFacts,
     },
     /// Never runs; answered with this `is_error` text.
     Rejected(String),
@@ -88,17 +90,10 @@ pub enum Prepared {
 impl std::fmt::Debug for Prepared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Prepared::Ready {
-                tool,
-                input,
-                is_concurrency_safe,
-                is_read_only,
-            } => f
+            Prepared::Ready { tool, facts, .. } => f
                 .debug_struct("Ready")
                 .field("tool", &tool.name())
-                .field("input", input)
-                .field("is_concurrency_safe", is_concurrency_safe)
-                .field("is_read_only", is_read_only)
+                .field("facts", facts)
                 .finish(),
             Prepared::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
         }
@@ -106,27 +101,28 @@ impl std::fmt::Debug for Prepared {
 }
 
 impl Prepared {
-    /// X1: only a call that validated and whose tool says so is safe.
+    /// The call's facts (a rejected call has the most conservative ones).
+    pub fn facts(&self) -> Option<&CallFacts> {
+        match self {
+            Prepared::Ready { facts, .. } => Some(facts),
+            Prepared::Rejected(_) => None,
+        }
+    }
+
+    /// X1: only a call that validated and whose facts say so is safe.
     pub fn is_concurrency_safe(&self) -> bool {
-        matches!(
-            self,
-            Prepared::Ready {
-                is_concurrency_safe: true,
-                ..
-            }
-        )
+        self.facts().is_some_and(|f| f.concurrency_safe)
     }
 
     /// Whether running this call could have a side effect (anything not
     /// declared read-only; a rejected call never runs).
     pub fn may_have_side_effects(&self) -> bool {
-        matches!(
-            self,
-            Prepared::Ready {
-                is_read_only: false,
-                ..
-            }
-        )
+        self.facts().is_some_and(|f| !f.read_only)
+    }
+
+    /// Whether the call's results may never be persisted or replaced.
+    pub fn never_persists(&self) -> bool {
+        matches!(self, Prepared::Ready { tool, .. } if tool.result_limit() == ResultLimit::NeverPersist)
     }
 }
 
@@ -136,6 +132,7 @@ pub fn prepare(
     tools: &ToolRegistry,
     block: &ToolUseBlock,
     invalid_input: Option<&str>,
+    ctx: &ToolUseContext,
 ) -> Prepared {
     let Some(tool) = tools.find(&block.name) else {
         return Prepared::Rejected(no_such_tool_error(&block.name));
@@ -143,29 +140,31 @@ pub fn prepare(
     if let Some(raw) = invalid_input {
         return Prepared::Rejected(unparsable_input_error(tool.name(), raw));
     }
-    match validate_tool_input(tool.as_ref(), &block.input) {
-        Ok(input) => {
-            let is_concurrency_safe = concurrency_safe_guarded(tool.as_ref(), &input);
-            let is_read_only = read_only_guarded(tool.as_ref(), &input);
-            Prepared::Ready {
-                tool: Arc::clone(tool),
-                input,
-                is_concurrency_safe,
-                is_read_only,
-            }
-        }
-        Err(text) => Prepared::Rejected(text),
+    let input = match validate_tool_input(tool.as_ref(), &block.input) {
+        Ok(input) => input,
+        Err(text) => return Prepared::Rejected(text),
+    };
+    match catch_unwind(AssertUnwindSafe(|| tool.parse(input, ctx))) {
+        Ok(Ok(call)) => Prepared::Ready {
+            tool: Arc::clone(tool),
+            facts: call.facts().clone(),
+            call: Some(call),
+        },
+        Ok(Err(error)) => Prepared::Rejected(refusal_text(tool.name(), error)),
+        Err(_) => Prepared::Rejected(tool_fatal_error(tool.name(), "parsing its input panicked")),
     }
 }
 
-/// `is_concurrency_safe`, with a panic counted as "unsafe" (conservative).
-pub fn concurrency_safe_guarded(tool: &dyn Tool, input: &Value) -> bool {
-    catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(input))).unwrap_or(false)
-}
-
-/// `is_read_only`, with a panic counted as "not read-only" (conservative).
-pub fn read_only_guarded(tool: &dyn Tool, input: &Value) -> bool {
-    catch_unwind(AssertUnwindSafe(|| tool.is_read_only(input))).unwrap_or(false)
+/// The text of a refused call: a refusal the model can act on is wrapped in
+/// `<tool_use_error>`; a fatal error names the tool.
+fn refusal_text(tool_name: &str, error: ToolError) -> String {
+    match error {
+        ToolError::RespondToModel(text) => wrap_tool_use_error(&text),
+        ToolError::Fatal(text) => {
+            tracing::error!(tool = tool_name, error = %text, "tool failed");
+            tool_fatal_error(tool_name, &text)
+        }
+    }
 }
 
 /// What one call produced.
@@ -173,7 +172,7 @@ pub fn read_only_guarded(tool: &dyn Tool, input: &Value) -> bool {
 pub struct ToolCallOutcome {
     pub result: ToolResultBlock,
     /// The tool ran and reported an error (what triggers sibling abort, X5);
-    /// false for validation errors and denials.
+    /// false for validation errors, refusals and denials.
     pub tool_failed: bool,
     /// The tool did its work: it returned before its cancel token fired, or
     /// returned a success despite it. Its result is real and wins over any
@@ -202,14 +201,14 @@ impl ToolCallOutcome {
     }
 }
 
-/// Step 2 for one validated call: business validation → permission → call →
+/// Step 2 for one prepared call: business validation → permission → call →
 /// result pipeline. `original_input` is what the model sent (recorded in a
-/// denial); `input` is the coerced input the tool receives.
+/// denial).
 pub async fn run_tool_use(
     runtime: &ToolRuntime,
     tool: Arc<dyn Tool>,
+    mut prepared: Box<dyn ToolCall>,
     original_input: Value,
-    input: Value,
     call: CallContext,
 ) -> ToolCallOutcome {
     let id = call.tool_use_id.clone();
@@ -219,10 +218,13 @@ pub async fn run_tool_use(
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
-    if let Err(message) = tool.validate_input(&input, &runtime.context).await {
-        return ToolCallOutcome::rejected(&id, wrap_tool_use_error(&message));
+    if let Err(error) = prepared.validate(&runtime.context).await {
+        return ToolCallOutcome::rejected(&id, refusal_text(&name, error));
     }
-    let request = PermissionRequest::new(&name, &input, tool.is_read_only(&input));
+    let request = PermissionRequest {
+        tool_name: &name,
+        facts: prepared.facts(),
+    };
     match can_use_tool(&runtime.permissions, &request) {
         PermissionDecision::Allow => {}
         // No interactive prompt is wired yet: an ask that reaches the engine
@@ -240,17 +242,17 @@ pub async fn run_tool_use(
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
-    let output = tool.call(input, &runtime.context, &call).await;
+    let output = match prepared.call(&runtime.context, &call).await {
+        Ok(output) => output,
+        Err(error) => return ToolCallOutcome::rejected(&id, refusal_text(&name, error)),
+    };
     let completed = !call.cancel.is_cancelled() || !output.is_error;
     let tool_failed = output.is_error;
-    let result = process_tool_result(
-        &runtime.storage,
-        &name,
-        tool.max_result_size_chars(),
-        &id,
-        output,
-    )
-    .await;
+    let max_chars = match tool.result_limit() {
+        ResultLimit::PersistOver(chars) => chars,
+        ResultLimit::NeverPersist => usize::MAX,
+    };
+    let result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
     ToolCallOutcome {
         result,
         tool_failed,

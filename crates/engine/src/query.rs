@@ -55,7 +55,7 @@ use orbit_protocol::{
     ContentBlock, EngineEvent, Message, PermissionDenial, ResultSubtype, StreamEvent,
     TerminalResult, ToolResultBlock, Usage,
 };
-use orbit_tools::ToolRegistry;
+use orbit_tool::ToolRegistry;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use orbit_protocol::{Message, Role, TodoItem, ToolUseBlock, Usage};
-use orbit_tools::FileStateCache;
+use orbit_tool::FileStateCache;
 
 use crate::results::ContentReplacementState;
 

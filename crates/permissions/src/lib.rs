@@ -20,21 +20,10 @@
 pub mod mode;
 pub mod rule;
 
-use serde_json::Value;
+use orbit_tool::CallFacts;
 
 pub use mode::{ParseModeError, PermissionMode};
 pub use rule::{PermissionRule, parse_rule_list};
-
-/// Tools that edit files: allowed without asking in `acceptEdits` mode.
-pub const FILE_EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
-
-/// The Bash tool's name (its allow specifiers are matched against `command`).
-pub const BASH_TOOL_NAME: &str = "Bash";
-
-/// Whether `tool_name` is a file-editing tool (for `acceptEdits`).
-pub fn is_file_edit_tool(tool_name: &str) -> bool {
-    FILE_EDIT_TOOLS.contains(&tool_name)
-}
 
 /// The session's permission settings (`--permission-mode`, `--allowedTools`,
 /// `--disallowedTools`).
@@ -48,25 +37,31 @@ pub struct PermissionConfig {
     pub headless: bool,
 }
 
-/// One tool call as the permission gate sees it.
+/// One tool call as the permission gate sees it: the tool's name (what
+/// rules are written against) and the facts the tool declared for this
+/// input (what the policy decides by; it never matches tool names).
 #[derive(Debug, Clone, Copy)]
 pub struct PermissionRequest<'a> {
+    /// The tool's name, as rules name it (`Bash`, `Edit`, `mcp__s__t`).
     pub tool_name: &'a str,
-    /// The validated input (used to match Bash allow specifiers).
-    pub input: &'a Value,
-    pub is_read_only: bool,
-    pub is_edit_tool: bool,
+    /// What the call will do.
+    pub facts: &'a CallFacts,
 }
 
-impl<'a> PermissionRequest<'a> {
-    /// A request whose edit-ness is derived from the tool name.
-    pub fn new(tool_name: &'a str, input: &'a Value, is_read_only: bool) -> Self {
-        Self {
-            tool_name,
-            input,
-            is_read_only,
-            is_edit_tool: is_file_edit_tool(tool_name),
-        }
+impl PermissionRequest<'_> {
+    /// Reads only, and only local things: allowed without a rule outside
+    /// plan mode's limits. A network read can carry data out (a secret in a
+    /// URL), so — as in Claude Code — it needs a rule.
+    fn is_local_read_only(&self) -> bool {
+        self.facts.read_only && self.facts.network.is_none()
+    }
+
+    /// Edits files and does nothing else (no command, no network): what
+    /// `acceptEdits` allows without asking.
+    fn is_file_edit(&self) -> bool {
+        !self.facts.writes.is_empty()
+            && self.facts.command.is_none()
+            && self.facts.network.is_none()
     }
 }
 
@@ -103,14 +98,9 @@ pub fn can_use_tool(
     }
 }
 
-/// Read-only tools that reach the network. They change nothing locally but
-/// can carry data out (a secret in a URL), so — as in Claude Code — they are
-/// not allowed without a rule (`WebFetch`, or `--allowedTools WebFetch`).
-pub const NETWORK_TOOLS: &[&str] = &["WebFetch", "WebSearch"];
-
 fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> PermissionDecision {
     let name = request.tool_name;
-    let local_read_only = request.is_read_only && !NETWORK_TOOLS.contains(&name);
+    let local_read_only = request.is_local_read_only();
     if let Some(rule) = matching_rule(&config.disallowed_tools, |r| r.matches_tool_name(name)) {
         return PermissionDecision::Deny {
             reason: format!("Permission to use {name} has been denied by the rule `{rule}`."),
@@ -118,7 +108,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
     }
     match config.mode {
         PermissionMode::BypassPermissions => return PermissionDecision::Allow,
-        PermissionMode::Plan if !local_read_only && request.is_read_only => {}
+        PermissionMode::Plan if !local_read_only && request.facts.read_only => {}
         PermissionMode::Plan => {
             return if local_read_only {
                 PermissionDecision::Allow
@@ -130,7 +120,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
                 }
             };
         }
-        PermissionMode::AcceptEdits if request.is_edit_tool => return PermissionDecision::Allow,
+        PermissionMode::AcceptEdits if request.is_file_edit() => return PermissionDecision::Allow,
         PermissionMode::AcceptEdits | PermissionMode::Default => {}
     }
     if local_read_only {
@@ -178,7 +168,7 @@ mod tests {
             );
         }
     }
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn cfg(mode: PermissionMode, allowed: &[&str], disallowed: &[&str]) -> PermissionConfig {
         PermissionConfig {
@@ -189,13 +179,35 @@ mod tests {
         }
     }
 
+    /// The facts the built-ins declare for such a call (what the gate sees).
+    fn facts_of(name: &str, input: &Value, read_only: bool) -> CallFacts {
+        CallFacts {
+            read_only,
+            command: input["command"].as_str().map(str::to_string),
+            writes: if matches!(name, "Write" | "Edit") {
+                vec!["file.txt".into()]
+            } else {
+                Vec::new()
+            },
+            network: input["url"].as_str().map(str::to_string),
+            ..CallFacts::default()
+        }
+    }
+
     fn ask(
         config: &PermissionConfig,
         name: &str,
         input: Value,
         read_only: bool,
     ) -> PermissionDecision {
-        can_use_tool(config, &PermissionRequest::new(name, &input, read_only))
+        let facts = facts_of(name, &input, read_only);
+        can_use_tool(
+            config,
+            &PermissionRequest {
+                tool_name: name,
+                facts: &facts,
+            },
+        )
     }
 
     #[test]

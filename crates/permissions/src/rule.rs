@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::{BASH_TOOL_NAME, PermissionRequest};
+use crate::PermissionRequest;
 
 /// Characters that make a shell command more than one simple command (or
 /// expand to something a prefix cannot vouch for). An allow specifier never
@@ -72,10 +72,11 @@ impl<'a> PermissionRule<'a> {
         }
         match self.specifier {
             None => true,
-            Some(spec) if request.tool_name == BASH_TOOL_NAME => {
-                let command = request.input.get("command").and_then(|c| c.as_str());
-                command.is_some_and(|c| bash_command_matches(spec, c))
-            }
+            Some(spec) if request.facts.command.is_some() => request
+                .facts
+                .command
+                .as_deref()
+                .is_some_and(|c| bash_command_matches(spec, c)),
             // Coarse until P2: path globs and domains are not checked yet.
             Some(_) => true,
         }

@@ -302,7 +302,13 @@ impl<T: TypedTool> Tool for Typed<T> {
                 self.tool.name()
             ))
         })?;
-        let facts = self.tool.facts(&input, ctx);
+        // A panic while stating facts must not take the session down: the
+        // call then gets the most conservative facts (not read-only, not
+        // concurrency-safe: it runs alone, and asks where asking applies).
+        let facts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.tool.facts(&input, ctx)
+        }))
+        .unwrap_or_default();
         Ok(Box::new(TypedCall {
             tool: Arc::clone(&self.tool),
             facts,

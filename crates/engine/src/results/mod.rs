@@ -44,7 +44,7 @@ pub mod persist;
 pub mod storage;
 
 use orbit_protocol::ToolResultBlock;
-use orbit_tools::ToolOutput;
+use orbit_tool::ToolOutput;
 
 pub use budget::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, SkipResult, TOOL_RESULT_BUDGET_ENV,

@@ -12,7 +12,7 @@ use orbit_engine::results::ToolResultStorage;
 use orbit_permissions::PermissionConfig;
 use orbit_protocol::{ContentBlock, EngineEvent, ResultSubtype, StreamEvent, ToolUseBlock};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tools::{ToolOutput, ToolRegistry, ToolUseContext};
+use orbit_tool::{ToolOutput, ToolRegistry, ToolUseContext};
 use serde_json::{Value, json};
 use tokio::sync::{Barrier, watch};
 use tokio_util::sync::CancellationToken;
@@ -206,7 +206,8 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
 }
 
 /// A test-only tool named "Bash": `false` fails after 100 ms, anything else
-/// sleeps `ms` (or until cancelled). Concurrency-safe, like read-only Bash.
+/// sleeps `ms` (or until cancelled). Concurrency-safe, like read-only Bash,
+/// and its failure cancels siblings, like Bash's.
 fn fake_bash(log: &Log) -> TestTool {
     let log = log.clone();
     TestTool::new("Bash", move |input: Value, call| {
@@ -231,6 +232,7 @@ fn fake_bash(log: &Log) -> TestTool {
             }
         }
     })
+    .cancels_siblings()
 }
 
 #[tokio::test]

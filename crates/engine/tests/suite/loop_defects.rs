@@ -13,7 +13,7 @@ use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, ResultSubtype, Role};
 use orbit_test_support::body;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tools::ToolOutput;
+use orbit_tool::ToolOutput;
 use orbit_tools::builtin::default_tools;
 use serde_json::{Value, json};
 
@@ -100,7 +100,8 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         } else {
             ToolOutput::text("ok")
         }
-    });
+    })
+    .cancels_siblings();
     let mut engine = engine(&server, config(dir.path()), vec![tool.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);

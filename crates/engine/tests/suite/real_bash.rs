@@ -2,14 +2,12 @@
 //! processes, and none may outlive its cancelled call.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_protocol::{EngineEvent, ResultSubtype};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tools::builtin::bash::BashTool;
 use serde_json::json;
 
 use super::support::*;
@@ -58,10 +56,7 @@ async fn a_failing_bash_call_kills_its_running_bash_sibling() {
         ),
         Reply::text("ok"),
     ]);
-    let tools = vec![
-        Arc::new(BashTool::new()) as _,
-        sleeper("Slow", &Log::default()).arc(),
-    ];
+    let tools = vec![builtin("Bash"), sleeper("Slow", &Log::default()).arc()];
     let mut engine = engine(&server, config(dir.path()), tools);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
@@ -92,11 +87,7 @@ async fn abort_during_a_bash_call_kills_it_within_200_ms() {
         "Bash",
         json!({"command": endless}),
     ))]);
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![Arc::new(BashTool::new()) as _],
-    );
+    let mut engine = engine(&server, config(dir.path()), vec![builtin("Bash")]);
     let handle = engine.abort_handle();
     let mut stream = engine.submit_message("go".into());
     let mut aborted_at = None;

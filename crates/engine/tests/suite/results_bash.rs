@@ -5,9 +5,11 @@ use std::path::Path;
 
 use orbit_engine::results::{ToolResultStorage, process_tool_result};
 use orbit_protocol::ToolResultContent;
-use orbit_tools::builtin::bash::BashTool;
-use orbit_tools::{CallContext, Tool, ToolUseContext};
+use orbit_tool::{CallContext, ToolUseContext};
+use orbit_tools::builtin::bash::BASH_MAX_RESULT_SIZE_CHARS;
 use serde_json::json;
+
+use super::support::{builtin, run_tool};
 
 use super::results_persist::{seq_40000_message, seq_output};
 
@@ -18,15 +20,16 @@ async fn real_seq_1_40000_through_bash_is_persisted_whole() {
     std::fs::create_dir(&project).unwrap();
     let data_dir = tmp.path().join("orbit-home");
     let ctx = ToolUseContext::new("sess-bash", project.clone(), data_dir.clone());
-    let bash = BashTool::new();
+    let bash = builtin("Bash");
 
-    let output = bash
-        .call(
-            json!({"command": "seq 1 40000"}),
-            &ctx,
-            &CallContext::detached("toolu_seq"),
-        )
-        .await;
+    let output = run_tool(
+        &bash,
+        json!({"command": "seq 1 40000"}),
+        &ctx,
+        &CallContext::detached("toolu_seq"),
+    )
+    .await
+    .unwrap();
     assert!(
         !output.is_error,
         "{:?}",
@@ -37,7 +40,7 @@ async fn real_seq_1_40000_through_bash_is_persisted_whole() {
     let block = process_tool_result(
         &storage,
         bash.name(),
-        bash.max_result_size_chars(),
+        BASH_MAX_RESULT_SIZE_CHARS,
         "toolu_seq",
         output,
     )

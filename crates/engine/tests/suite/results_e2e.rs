@@ -10,7 +10,6 @@ use orbit_engine::results::ToolResultStorage;
 use orbit_protocol::ResultSubtype;
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use orbit_tools::ToolOutput;
-use orbit_tools::builtin::bash::BashTool;
 use serde_json::{Value, json};
 
 use super::results_persist::{seq_40000_message, seq_output};
@@ -32,7 +31,7 @@ async fn seq_1_40000_reaches_the_model_as_the_exact_persisted_output() {
         &dir.path().canonicalize().unwrap(),
         &cfg.session_id,
     );
-    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
     let events = run(&mut engine, "count").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
 
@@ -58,7 +57,7 @@ async fn an_unwritable_data_dir_sends_the_original_result_and_succeeds() {
     std::fs::write(&blocker, b"file").unwrap();
     let mut cfg = config(dir.path());
     cfg.data_dir = blocker.join("orbit-home");
-    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
     let events = run(&mut engine, "count").await;
     let r = result(&events);
     assert_eq!(
@@ -138,7 +137,7 @@ async fn earlier_messages_never_change_between_requests() {
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.tool_result_budget_chars = 50_000;
-    let tools = vec![big_tool().arc(), std::sync::Arc::new(BashTool::new()) as _];
+    let tools = vec![big_tool().arc(), builtin("Bash")];
     let mut engine = engine(&server, cfg, tools);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
@@ -249,7 +248,7 @@ async fn bash_30_000_chars_stay_inline_and_30_001_are_persisted() {
         &dir.path().canonicalize().unwrap(),
         &cfg.session_id,
     );
-    let mut engine = engine(&server, cfg, vec![std::sync::Arc::new(BashTool::new())]);
+    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
     let events = run(&mut engine, "fill").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
 
@@ -292,11 +291,7 @@ async fn bash_errors_are_cut_past_10_000_chars() {
         Reply::text("done"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![std::sync::Arc::new(BashTool::new())],
-    );
+    let mut engine = engine(&server, config(dir.path()), vec![builtin("Bash")]);
     let events = run(&mut engine, "fail").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
 

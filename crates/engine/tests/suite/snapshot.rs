@@ -1,10 +1,7 @@
 //! The request the model sees after a Read turn (the exact tool_use and
 //! tool_result), as an insta snapshot.
 
-use std::sync::Arc;
-
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tools::builtin::read::ReadTool;
 use serde_json::json;
 
 use super::support::*;
@@ -28,7 +25,7 @@ async fn second_request_of_a_read_turn() {
                 .usage(160, 12),
         ),
     ]);
-    let mut engine = engine(&server, config(dir.path()), vec![Arc::new(ReadTool::new())]);
+    let mut engine = engine(&server, config(dir.path()), vec![builtin("Read")]);
     let events = run(&mut engine, "What is in notes.txt?").await;
     assert_eq!(result(&events).result, "It lists alpha and beta.");
     let bodies = server.bodies();

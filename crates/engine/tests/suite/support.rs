@@ -15,7 +15,10 @@ use orbit_model::{ModelClient, RetryConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
 use orbit_test_support::FakeAnthropic;
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolRegistry, ToolUseContext};
+use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
+    TypedTool, typed,
+};
 use serde_json::{Value, json};
 
 pub const MODEL: &str = "claude-sonnet-4-5";
@@ -62,6 +65,27 @@ pub fn engine(
         registry.register(t);
     }
     QueryEngine::new(config, client(server), registry)
+}
+
+/// A built-in tool by name, as `default_tools()` registers it.
+pub fn builtin(name: &str) -> Arc<dyn Tool> {
+    orbit_tools::builtin::default_tools()
+        .find(name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no built-in tool {name}"))
+}
+
+/// Runs one call the way the engine does (parse → validate → call),
+/// without the engine's policy.
+pub async fn run_tool(
+    tool: &Arc<dyn Tool>,
+    input: Value,
+    ctx: &ToolUseContext,
+    call: &CallContext,
+) -> Result<ToolOutput, ToolError> {
+    let mut prepared = tool.parse(input, ctx)?;
+    prepared.validate(ctx).await?;
+    prepared.call(ctx, call).await
 }
 
 /// Runs one prompt to the end and returns every event.
@@ -169,6 +193,7 @@ pub struct TestTool {
     validate_error: Option<String>,
     /// `validate_input` takes this long (ignoring cancellation).
     validate_delay: Duration,
+    cancels_siblings: bool,
     behavior: Behavior,
 }
 
@@ -186,6 +211,7 @@ impl TestTool {
             panic_in_safety_check: false,
             validate_error: None,
             validate_delay: Duration::ZERO,
+            cancels_siblings: false,
             behavior: Arc::new(move |input, call| Box::pin(behavior(input, call))),
         }
     }
@@ -223,13 +249,23 @@ impl TestTool {
         self
     }
 
+    /// Its failure cancels running siblings that share this fact (X5),
+    /// as Bash's does.
+    pub fn cancels_siblings(mut self) -> Self {
+        self.cancels_siblings = true;
+        self
+    }
+
     pub fn arc(self) -> Arc<dyn Tool> {
-        Arc::new(self)
+        typed(self)
     }
 }
 
 #[async_trait]
-impl Tool for TestTool {
+impl TypedTool for TestTool {
+    type Input = Value;
+    type Plan = Value;
+
     fn name(&self) -> &str {
         &self.name
     }
@@ -238,35 +274,42 @@ impl Tool for TestTool {
         "A test tool."
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        self.read_only
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(100_000)
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn facts(&self, input: &Value, _ctx: &ToolUseContext) -> CallFacts {
         if self.panic_in_safety_check {
             panic!("safety check exploded");
         }
-        self.safe
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        100_000
-    }
-
-    async fn validate_input(&self, _input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
-        tokio::time::sleep(self.validate_delay).await;
-        match &self.validate_error {
-            Some(message) => Err(message.clone()),
-            None => Ok(()),
+        CallFacts {
+            read_only: self.read_only,
+            concurrency_safe: self.safe,
+            failure_cancels_siblings: self.cancels_siblings,
+            subject: input["command"].as_str().unwrap_or_default().to_string(),
+            ..CallFacts::default()
         }
     }
 
-    async fn call(&self, input: Value, _ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        (self.behavior)(input, call.clone()).await
+    async fn validate(&self, input: Value, _ctx: &ToolUseContext) -> Result<Value, ToolError> {
+        tokio::time::sleep(self.validate_delay).await;
+        match &self.validate_error {
+            Some(message) => Err(ToolError::RespondToModel(message.clone())),
+            None => Ok(input),
+        }
+    }
+
+    async fn call(
+        &self,
+        input: Value,
+        _ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        Ok((self.behavior)(input, call.clone()).await)
     }
 }
 
