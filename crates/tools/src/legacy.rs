@@ -76,7 +76,6 @@ pub trait LegacyTool: Send + Sync + 'static {
     async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput;
 }
 
-
 /// Registers a [`LegacyTool`].
 pub fn legacy<T: LegacyTool>(tool: T) -> Arc<dyn Tool> {
     typed(Legacy(tool))

@@ -11,13 +11,13 @@
 pub mod builtin;
 pub mod legacy;
 
-/// The contract, re-exported under the paths the built-ins use.
-pub use orbit_tool::{context, file_state, registry, validation};
 pub use orbit_tool::{
     CallContext, FileState, FileStateCache, INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolProgress,
     ToolRegistry, ToolUseContext, input_schema_for,
 };
 pub use orbit_tool::{Tool, ToolOutput};
+/// The contract, re-exported under the paths the built-ins use.
+pub use orbit_tool::{context, file_state, registry, validation};
 
 /// The old untyped trait under its old path, while built-ins migrate.
 pub mod tool {
