@@ -336,9 +336,12 @@ impl<T: TypedTool> ToolCall for TypedCall<T> {
     }
 
     async fn validate(&mut self, ctx: &ToolUseContext) -> Result<(), ToolError> {
-        if let Stage::Parsed(input) = std::mem::replace(&mut self.stage, Stage::Spent) {
-            self.stage = Stage::Planned(self.tool.validate(input, ctx).await?);
-        }
+        // Validating twice (the engine validates, then `call` makes sure)
+        // keeps the plan; a refused call is left spent.
+        self.stage = match std::mem::replace(&mut self.stage, Stage::Spent) {
+            Stage::Parsed(input) => Stage::Planned(self.tool.validate(input, ctx).await?),
+            done => done,
+        };
         Ok(())
     }
 

@@ -12,20 +12,24 @@
 //!   - Cargo.toml
 //! ```
 //! A longer listing is cut and prefixed with [`ls_truncated_note`].
+//!
+//! Facts: read-only, concurrency-safe, reads the resolved directory.
+//! `validate` refuses a missing path, a non-directory and a bad `ignore`
+//! glob (`ToolError::RespondToModel`); its plan is the directory and the
+//! compiled globs, which `call` walks.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::glob::{normalize, not_found_message};
 use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// At most this many files and directories are listed (Claude Code's limit).
 pub const LS_MAX_ENTRIES: usize = 1_000;
@@ -53,26 +57,15 @@ pub struct LsInput {
     pub ignore: Option<Vec<String>>,
 }
 
-pub struct LsTool {
-    schema: Value,
-}
+/// The LS tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LsTool;
 
-impl LsTool {
-    pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<LsInput>(),
-        }
-    }
-}
-
-impl Default for LsTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn parse(input: &Value) -> Result<LsInput, String> {
-    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid LS input: {e}"))
+/// A listing to make: the resolved directory and the compiled `ignore` globs.
+#[derive(Debug)]
+pub struct LsPlan {
+    dir: PathBuf,
+    ignore: GlobSet,
 }
 
 fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
@@ -134,7 +127,10 @@ pub fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) 
 }
 
 #[async_trait]
-impl Tool for LsTool {
+impl TypedTool for LsTool {
+    type Input = LsInput;
+    type Plan = LsPlan;
+
     fn name(&self) -> &str {
         "LS"
     }
@@ -147,52 +143,54 @@ impl Tool for LsTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
+    fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![normalize(&ctx.resolve_path(&input.path))],
+            subject: input.path.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        LS_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let input = parse(input)?;
+    async fn validate(&self, input: LsInput, ctx: &ToolUseContext) -> Result<LsPlan, ToolError> {
         let dir = normalize(&ctx.resolve_path(&input.path));
         if !dir.exists() {
-            return Err(not_found_message("Directory", &dir, &ctx.cwd()));
+            return Err(ToolError::RespondToModel(not_found_message(
+                "Directory",
+                &dir,
+                &ctx.cwd(),
+            )));
         }
         if !dir.is_dir() {
-            return Err(format!("Path is not a directory: {}", dir.display()));
+            return Err(ToolError::RespondToModel(format!(
+                "Path is not a directory: {}",
+                dir.display()
+            )));
         }
-        ignore_set(input.ignore.as_deref().unwrap_or_default()).map(|_| ())
+        let ignore = ignore_set(input.ignore.as_deref().unwrap_or_default())
+            .map_err(ToolError::RespondToModel)?;
+        Ok(LsPlan { dir, ignore })
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input = match parse(&input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(e),
-        };
-        let set = match ignore_set(input.ignore.as_deref().unwrap_or_default()) {
-            Ok(s) => s,
-            Err(e) => return ToolOutput::error(e),
-        };
-        let dir = normalize(&ctx.resolve_path(&input.path));
+    async fn call(
+        &self,
+        plan: LsPlan,
+        _ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let cancel = call.cancel.clone();
-        let task = tokio::task::spawn_blocking(move || list_directory(&dir, &set, &cancel));
+        let task =
+            tokio::task::spawn_blocking(move || list_directory(&plan.dir, &plan.ignore, &cancel));
         tokio::select! {
-            joined = task => match joined {
-                Ok(text) => ToolOutput::text(text),
-                Err(e) => ToolOutput::error(format!("LS failed: {e}")),
-            },
-            () = call.cancel.cancelled() => ToolOutput::error("LS was cancelled"),
+            joined = task => joined
+                .map(ToolOutput::text)
+                .map_err(|e| ToolError::Fatal(format!("LS failed: {e}"))),
+            () = call.cancel.cancelled() => Ok(ToolOutput::error("LS was cancelled")),
         }
     }
 }

@@ -13,22 +13,24 @@ pub mod todo;
 pub mod web_fetch;
 pub mod write;
 
+use orbit_tool::typed;
+
 use crate::legacy::legacy;
 use crate::registry::ToolRegistry;
 
 /// The built-in tool set. Tools are added here as they land.
 pub fn default_tools() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    registry.register(legacy(read::ReadTool::new()));
-    registry.register(legacy(write::WriteTool::new()));
-    registry.register(legacy(edit::EditTool::new()));
+    registry.register(typed(read::ReadTool));
+    registry.register(typed(write::WriteTool));
+    registry.register(typed(edit::EditTool));
     registry.register(legacy(bash::BashTool::new()));
     registry.register(legacy(bash::BashOutputTool::new()));
     registry.register(legacy(bash::KillShellTool::new()));
     registry.register(legacy(glob::GlobTool::new()));
     registry.register(legacy(grep::GrepTool::new()));
-    registry.register(legacy(ls::LsTool::new()));
-    registry.register(legacy(todo::TodoWriteTool::new()));
-    registry.register(legacy(web_fetch::WebFetchTool::new()));
+    registry.register(typed(ls::LsTool));
+    registry.register(typed(todo::TodoWriteTool));
+    registry.register(typed(web_fetch::WebFetchTool::new()));
     registry
 }

@@ -1,8 +1,14 @@
 //! The TodoWrite tool: the session's task list (DESIGN T4).
 //!
-//! Flow: `todos` (the whole list, replacing the previous one) →
-//! `validate_input` enforces at most one `in_progress` item → `call` converts
-//! the items to [`orbit_protocol::TodoItem`], stores them in
+//! Facts: read-only (it changes only the session's own list: no file, no
+//! process, no network, so the permission gate allows it without a rule, in
+//! default and plan mode, and it never counts as a file write), not
+//! concurrency-safe (two whole-list writes would race).
+//!
+//! Flow: `todos` (the whole list, replacing the previous one) → `validate`
+//! enforces at most one `in_progress` item and non-empty texts
+//! (`ToolError::RespondToModel`) and converts the items to
+//! [`orbit_protocol::TodoItem`]s, the plan → `call` stores them in
 //! `ToolUseContext::todos` and reports [`ToolProgress::Todos`], which the
 //! engine turns into `EngineEvent::TodoUpdate` for UIs → the model gets
 //! Claude Code's fixed confirmation text. A cancelled call leaves the list
@@ -11,12 +17,11 @@
 use async_trait::async_trait;
 use orbit_protocol::TodoItem;
 use orbit_protocol::events::TodoStatus;
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::context::{CallContext, ToolProgress, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// The fixed answer (Claude Code's text).
 pub const TODO_WRITE_RESULT: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
@@ -72,27 +77,9 @@ impl From<TodoInputItem> for TodoItem {
     }
 }
 
-pub struct TodoWriteTool {
-    schema: Value,
-}
-
-impl TodoWriteTool {
-    pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<TodoWriteInput>(),
-        }
-    }
-}
-
-impl Default for TodoWriteTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn parse(input: &Value) -> Result<TodoWriteInput, String> {
-    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid TodoWrite input: {e}"))
-}
+/// The TodoWrite tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TodoWriteTool;
 
 /// The one-in_progress rule; `Err` is the text the model sees.
 pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
@@ -118,7 +105,10 @@ pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
 }
 
 #[async_trait]
-impl Tool for TodoWriteTool {
+impl TypedTool for TodoWriteTool {
+    type Input = TodoWriteInput;
+    type Plan = Vec<TodoItem>;
+
     fn name(&self) -> &str {
         "TodoWrite"
     }
@@ -131,46 +121,43 @@ impl Tool for TodoWriteTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS)
     }
 
-    /// It changes session state.
-    fn is_read_only(&self, _input: &Value) -> bool {
-        false
-    }
-
-    /// Two concurrent writes of the whole list would race (Claude Code marks
-    /// it unsafe too).
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        TODO_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
-        check_todos(&parse(input)?.todos)
-    }
-
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input = match parse(&input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(e),
-        };
-        if let Err(e) = check_todos(&input.todos) {
-            return ToolOutput::error(e);
+    /// Session state only: read-only as far as policy is concerned (see the
+    /// module docs); two concurrent writes of the whole list would race
+    /// (Claude Code marks it unsafe too).
+    fn facts(&self, _input: &TodoWriteInput, _ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            ..CallFacts::default()
         }
+    }
+
+    async fn validate(
+        &self,
+        input: TodoWriteInput,
+        _ctx: &ToolUseContext,
+    ) -> Result<Vec<TodoItem>, ToolError> {
+        check_todos(&input.todos).map_err(ToolError::RespondToModel)?;
+        Ok(input.todos.into_iter().map(TodoItem::from).collect())
+    }
+
+    async fn call(
+        &self,
+        todos: Vec<TodoItem>,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         if call.cancel.is_cancelled() {
-            return ToolOutput::interrupted();
+            return Ok(ToolOutput::interrupted());
         }
-        let todos: Vec<TodoItem> = input.todos.into_iter().map(TodoItem::from).collect();
         match ctx.todos.lock() {
             Ok(mut g) => *g = todos.clone(),
             Err(p) => *p.into_inner() = todos.clone(),
         }
         call.progress(ToolProgress::Todos(todos));
-        ToolOutput::text(TODO_WRITE_RESULT)
+        Ok(ToolOutput::text(TODO_WRITE_RESULT))
     }
 }

@@ -1,12 +1,16 @@
 //! The Write tool (T4/T5): creates or overwrites a file, atomically.
 //!
-//! Flow: `validate_input` refuses an existing file that was not read in
-//! this session or changed on disk since (T5, via `ctx.file_state`); `call`
-//! checks again (a permission prompt may have taken minutes), creates parent
-//! directories, writes through [`atomic_write`] (temp file in the same
-//! directory → fsync → rename, the old file's permissions kept, symlinks
-//! written through to their target) and records the new state, so a
-//! following Edit needs no re-read. A cancelled call (its token fired, the
+//! Facts: writes the resolved path; not read-only, not concurrency-safe;
+//! destructive when the file exists (it is replaced whole).
+//!
+//! Flow: `validate` refuses (`ToolError::RespondToModel`) a directory, a
+//! read-only file, or an existing file that was not read in this session or
+//! changed on disk since (T5, via `ctx.file_state`); the plan is the
+//! resolved path and the content. `call` checks again (a permission prompt
+//! may have taken minutes), creates parent directories, writes through
+//! [`atomic_write`] (temp file in the same directory → fsync → rename, the
+//! old file's permissions kept, symlinks written through to their target)
+//! and records the new state, so a following Edit needs no re-read. A cancelled call (its token fired, the
 //! engine may already have reported it cancelled) writes nothing: the token
 //! is checked before the directories are made and again just before the
 //! rename that replaces the file.
@@ -18,14 +22,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// Write answers with a short confirmation; the limit only guards odd cases.
 pub const WRITE_MAX_RESULT_SIZE_CHARS: usize = 100_000;
@@ -47,26 +50,22 @@ pub struct WriteInput {
     pub content: String,
 }
 
-pub struct WriteTool {
-    schema: Value,
-}
+/// The Write tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WriteTool;
 
-impl WriteTool {
-    pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<WriteInput>(),
-        }
-    }
-}
-
-impl Default for WriteTool {
-    fn default() -> Self {
-        Self::new()
-    }
+/// A write with its path resolved against the session cwd.
+#[derive(Debug)]
+pub struct WritePlan {
+    path: PathBuf,
+    content: String,
 }
 
 #[async_trait]
-impl Tool for WriteTool {
+impl TypedTool for WriteTool {
+    type Input = WriteInput;
+    type Plan = WritePlan;
+
     fn name(&self) -> &str {
         "Write"
     }
@@ -79,51 +78,47 @@ impl Tool for WriteTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    /// Destructive when it overwrites. Without the session cwd a relative
-    /// path cannot be checked, so it counts as destructive.
-    fn is_destructive(&self, input: &Value) -> bool {
-        match input.get("file_path").and_then(Value::as_str) {
-            Some(p) if Path::new(p).is_absolute() => Path::new(p).exists(),
-            _ => true,
+    /// Writes the resolved path; destructive when that path exists (the
+    /// whole file is replaced, the old content is gone). One `stat`.
+    fn facts(&self, input: &WriteInput, ctx: &ToolUseContext) -> CallFacts {
+        let path = ctx.resolve_path(&input.file_path);
+        CallFacts {
+            destructive: path.exists(),
+            writes: vec![path],
+            subject: input.file_path.clone(),
+            ..CallFacts::default()
         }
     }
 
-    fn max_result_size_chars(&self) -> usize {
-        WRITE_MAX_RESULT_SIZE_CHARS
+    async fn validate(
+        &self,
+        input: WriteInput,
+        ctx: &ToolUseContext,
+    ) -> Result<WritePlan, ToolError> {
+        let path = ctx.resolve_path(&input.file_path);
+        check_writable(&path, &ctx.file_state).map_err(ToolError::RespondToModel)?;
+        Ok(WritePlan {
+            path,
+            content: input.content,
+        })
     }
 
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let input: WriteInput =
-            serde_json::from_value(input.clone()).map_err(|e| format!("Invalid input: {e}"))?;
-        let path = ctx.resolve_path(&input.file_path);
-        check_writable(&path, &ctx.file_state)
-    }
-
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input: WriteInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
-        };
-        let path = ctx.resolve_path(&input.file_path);
+    async fn call(
+        &self,
+        plan: WritePlan,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
-        let job = move || write_file(&path, input.content.as_bytes(), &cache, &cancel);
-        match tokio::task::spawn_blocking(job).await {
-            Ok(out) => out,
-            Err(e) => ToolOutput::error(format!("Write failed: {e}")),
-        }
+        let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|e| ToolError::Fatal(format!("Write failed: {e}")))?
     }
 }
 
@@ -148,26 +143,29 @@ fn check_writable(path: &Path, cache: &FileStateCache) -> Result<(), String> {
     }
 }
 
+/// Checks again what may have changed since `validate` (a permission
+/// prompt may have taken minutes), then writes.
 fn write_file(
     path: &Path,
     content: &[u8],
     cache: &FileStateCache,
     cancel: &CancellationToken,
-) -> ToolOutput {
+) -> Result<ToolOutput, ToolError> {
     let existed = path.exists();
-    if let Err(msg) = check_writable(path, cache) {
-        return ToolOutput::error(crate::validation::wrap_tool_use_error(&msg));
-    }
+    check_writable(path, cache).map_err(ToolError::RespondToModel)?;
     if cancel.is_cancelled() {
-        return ToolOutput::interrupted();
+        return Ok(ToolOutput::interrupted());
     }
     let target = write_target(path);
     if let Some(parent) = target.parent()
         && let Err(e) = fs::create_dir_all(parent)
     {
-        return ToolOutput::error(format!("Cannot create directory {}: {e}", parent.display()));
+        return Ok(ToolOutput::error(format!(
+            "Cannot create directory {}: {e}",
+            parent.display()
+        )));
     }
-    match atomic_write(&target, content, cancel) {
+    Ok(match atomic_write(&target, content, cancel) {
         Ok(state) => {
             cache.record(&state_key(&target), state);
             if existed {
@@ -183,7 +181,7 @@ fn write_file(
         Err(WriteError::Io(e)) => {
             ToolOutput::error(format!("Cannot write {}: {e}", path.display()))
         }
-    }
+    })
 }
 
 /// Why [`atomic_write`] left the target as it was.

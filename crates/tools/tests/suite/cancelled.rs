@@ -6,28 +6,27 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
 use orbit_tools::builtin::bash::background::BackgroundShells;
-use orbit_tools::builtin::bash::{BashOutputTool, BashTool, KillShellTool};
-use orbit_tools::builtin::edit::EditTool;
-use orbit_tools::builtin::read::ReadTool;
-use orbit_tools::builtin::todo::TodoWriteTool;
-use orbit_tools::builtin::write::WriteTool;
 use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::bash::{run_tool, session, text};
+use super::harness::{builtin, output, run, run_with, session, text};
 
 /// Validates like the engine does, then calls with a token that already fired.
-async fn call_cancelled(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> ToolOutput {
-    tool.validate_input(&input, ctx).await.unwrap();
+async fn call_cancelled(tool: &Arc<dyn Tool>, ctx: &ToolUseContext, input: Value) -> ToolOutput {
     let cancel = CancellationToken::new();
     cancel.cancel();
-    tool.call(input, ctx, &CallContext::new("t", cancel, None))
-        .await
+    output(run_with(tool, ctx, input, &CallContext::new("t", cancel, None)).await)
+}
+
+/// A call that must not be refused.
+async fn run_tool(tool: &Arc<dyn Tool>, ctx: &ToolUseContext, input: Value) -> ToolOutput {
+    output(run(tool, ctx, input).await)
 }
 
 fn assert_interrupted(out: &ToolOutput, what: &str) {
@@ -54,13 +53,13 @@ async fn cancelled_write_and_edit_leave_the_disk_alone() {
     let (_d, ctx, root) = session();
     let existing = root.join("existing.txt");
     fs::write(&existing, "old one\n").unwrap();
-    let out = run_tool(&ReadTool::new(), &ctx, json!({ "file_path": s(&existing) })).await;
+    let out = run_tool(&builtin("Read"), &ctx, json!({ "file_path": s(&existing) })).await;
     assert!(!out.is_error);
     let before = listing(&root);
 
-    let write = WriteTool::new();
-    let edit = EditTool::new();
-    let table: Vec<(&str, &dyn Tool, Value)> = vec![
+    let write = builtin("Write");
+    let edit = builtin("Edit");
+    let table: Vec<(&str, &Arc<dyn Tool>, Value)> = vec![
         (
             "Write of a new file in a new directory",
             &write,
@@ -122,7 +121,7 @@ async fn cancelled_bash_runs_nothing() {
             "command": format!("touch {}", s(&marker)),
             "run_in_background": background,
         });
-        let out = call_cancelled(&BashTool::new(), &ctx, input).await;
+        let out = call_cancelled(&builtin("Bash"), &ctx, input).await;
         assert_interrupted(&out, &format!("background {background}"));
         // A started command would have touched it within this time.
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -137,7 +136,7 @@ async fn cancelled_todo_write_keeps_the_list() {
     let input = json!({"todos": [
         {"content": "Ship", "status": "pending", "activeForm": "Shipping"}
     ]});
-    let out = call_cancelled(&TodoWriteTool::new(), &ctx, input).await;
+    let out = call_cancelled(&builtin("TodoWrite"), &ctx, input).await;
     assert_interrupted(&out, "TodoWrite");
     assert!(ctx.todos.lock().unwrap().is_empty());
 }
@@ -146,7 +145,7 @@ async fn cancelled_todo_write_keeps_the_list() {
 async fn cancelled_kill_shell_and_bash_output_leave_the_shell_alone() {
     let (_d, ctx, _) = session();
     let out = run_tool(
-        &BashTool::new(),
+        &builtin("Bash"),
         &ctx,
         json!({ "command": "echo hello; sleep 30", "run_in_background": true }),
     )
@@ -161,18 +160,18 @@ async fn cancelled_kill_shell_and_bash_output_leave_the_shell_alone() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 
-    let out = call_cancelled(&BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
+    let out = call_cancelled(&builtin("BashOutput"), &ctx, json!({ "bash_id": id })).await;
     assert_interrupted(&out, "BashOutput");
-    let out = call_cancelled(&KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call_cancelled(&builtin("KillShell"), &ctx, json!({ "shell_id": id })).await;
     assert_interrupted(&out, "KillShell");
     assert_eq!(shell.status().label(), "running");
 
     // The output was not consumed: the next (uncancelled) read shows it.
-    let out = run_tool(&BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
+    let out = run_tool(&builtin("BashOutput"), &ctx, json!({ "bash_id": id })).await;
     assert_eq!(
         text(&out),
         "<status>running</status>\n\n<stdout>\nhello\n</stdout>"
     );
-    let out = run_tool(&KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = run_tool(&builtin("KillShell"), &ctx, json!({ "shell_id": id })).await;
     assert!(!out.is_error, "{out:?}");
 }

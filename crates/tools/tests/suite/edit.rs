@@ -1,16 +1,19 @@
-//! Edit through `validate_input` + `call` on real temp files: the §8 texts,
-//! T5, line endings, permissions.
+//! Edit through the erased contract (parse → validate → call) on real temp
+//! files: the §8 texts, T5, line endings, permissions, the plan carried
+//! from validate to call.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::time::{Duration, SystemTime};
 
-use orbit_protocol::ToolResultContent;
-use orbit_tools::builtin::edit::EditTool;
-use orbit_tools::builtin::read::ReadTool;
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use orbit_tool::{CallFacts, ResultLimit, ToolError};
+use orbit_tools::builtin::edit::EDIT_MAX_RESULT_SIZE_CHARS;
+use orbit_tools::{CallContext, ToolOutput, ToolUseContext};
 use serde_json::{Value, json};
 use tempfile::TempDir;
+
+use super::harness::{Refusal, builtin, facts, output, parse, run, text};
 
 fn session() -> (TempDir, ToolUseContext) {
     let dir = tempfile::tempdir().unwrap();
@@ -19,31 +22,19 @@ fn session() -> (TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
-fn text(out: &ToolOutput) -> &str {
-    match &out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
-}
-
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-async fn edit(ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, String> {
-    let tool = EditTool::new();
-    tool.validate_input(&input, ctx).await?;
-    Ok(tool.call(input, ctx, &CallContext::detached("t")).await)
+async fn edit(ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, ToolError> {
+    run(&builtin("Edit"), ctx, input).await
 }
 
 /// A file with `content` that the session has read.
 async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> std::path::PathBuf {
     let path = ctx.cwd().join(name);
     fs::write(&path, content).unwrap();
-    let input = json!({"file_path": p(&path)});
-    let out = ReadTool::new()
-        .call(input, ctx, &CallContext::detached("r"))
-        .await;
+    let out = output(run(&builtin("Read"), ctx, json!({"file_path": p(&path)})).await);
     assert!(!out.is_error, "{out:?}");
     path
 }
@@ -78,7 +69,7 @@ async fn not_found_text() {
         json!({"file_path": p(&path), "old_string": "xyz", "new_string": "q"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(err, "String to replace not found in file.\nString: xyz");
 }
 
@@ -91,7 +82,7 @@ async fn ambiguous_text_and_replace_all() {
         json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
@@ -123,7 +114,7 @@ async fn no_op_text() {
         json!({"file_path": p(&path), "old_string": "same", "new_string": "same"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         "No changes to make: old_string and new_string are exactly the same."
@@ -165,7 +156,7 @@ async fn empty_old_string_on_an_existing_file() {
         json!({"file_path": p(&path), "old_string": "", "new_string": "x"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(err, "Cannot create new file - file already exists.");
     // A blank existing file (read first) takes new_string whole.
     let blank = read_file(&ctx, "blank.txt", b"  \n").await;
@@ -186,7 +177,7 @@ async fn missing_file_with_old_string() {
         json!({"file_path": "ghost.txt", "old_string": "a", "new_string": "b"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         format!(
@@ -203,13 +194,13 @@ async fn unread_and_modified_files_are_refused() {
     fs::write(&path, "alpha").unwrap();
     let input = json!({"file_path": p(&path), "old_string": "alpha", "new_string": "beta"});
     assert_eq!(
-        edit(&ctx, input.clone()).await.unwrap_err(),
+        edit(&ctx, input.clone()).await.unwrap_refusal(),
         "File has not been read yet. Read it first before writing to it."
     );
     let path = read_file(&ctx, "u.txt", b"alpha").await;
     fs::write(&path, "alpha!").unwrap();
     assert_eq!(
-        edit(&ctx, input).await.unwrap_err(),
+        edit(&ctx, input).await.unwrap_refusal(),
         "File has been modified since read, either by the user or by a linter. Read it again before \
 attempting to write it."
     );
@@ -326,30 +317,140 @@ async fn invalid_utf8_bytes_survive_an_edit() {
     assert_eq!(fs::read(&path).unwrap(), b"caf\xe9 new\n");
 }
 
+/// What happens to the file between `validate` (which planned the edit)
+/// and `call` (a permission prompt may take minutes).
+enum Meanwhile {
+    Write(&'static [u8]),
+    /// Written with a later mtime (a write within the filesystem's
+    /// timestamp granularity may keep the mtime; then the edit is planned
+    /// again on the new bytes, and fails or applies to them).
+    Rewrite(&'static [u8]),
+    Touch,
+    Delete,
+}
+
 #[tokio::test]
-async fn a_change_between_validation_and_call_is_caught() {
+async fn the_plan_is_rechecked_against_the_file_before_writing() {
+    const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
+Read it again before attempting to write it.";
     let (_d, ctx) = session();
-    let path = read_file(&ctx, "r.txt", b"x = 1\n").await;
-    let tool = EditTool::new();
-    let input = json!({"file_path": p(&path), "old_string": "1", "new_string": "2"});
-    tool.validate_input(&input, &ctx).await.unwrap();
-    fs::write(&path, "x = 10\n").unwrap();
-    let out = tool.call(input, &ctx, &CallContext::detached("t")).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it \
-again before attempting to write it.</tool_use_error>"
+    let missing = |cwd: &Path| {
+        format!(
+            "File does not exist. Note: your current working directory is {}.",
+            cwd.display()
+        )
+    };
+    // (case, file before (None: missing, else read first), edit, meanwhile,
+    //  Ok(file after the write) or Err(refusal, file left as is))
+    type Case = (
+        &'static str,
+        Option<&'static [u8]>,
+        (&'static str, &'static str),
+        Meanwhile,
+        Result<&'static [u8], String>,
     );
+    let table: Vec<Case> = vec![
+        (
+            "rewritten, other size",
+            Some(b"x = 1\n"),
+            ("1", "2"),
+            Meanwhile::Write(b"x = 10\n"),
+            Err(MODIFIED.into()),
+        ),
+        (
+            "rewritten, same size",
+            Some(b"x = 1\n"),
+            ("1", "2"),
+            Meanwhile::Rewrite(b"x = 3\n"),
+            Err(MODIFIED.into()),
+        ),
+        (
+            "touched, same bytes",
+            Some(b"x = 1\n"),
+            ("1", "2"),
+            Meanwhile::Touch,
+            Ok(b"x = 2\n"),
+        ),
+        (
+            "deleted",
+            Some(b"x = 1\n"),
+            ("1", "2"),
+            Meanwhile::Delete,
+            Err(missing(&ctx.cwd())),
+        ),
+        (
+            "created by someone else, with content",
+            None,
+            ("", "mine"),
+            Meanwhile::Write(b"theirs"),
+            Err("Cannot create new file - file already exists.".into()),
+        ),
+        (
+            "created by someone else, blank",
+            None,
+            ("", "mine"),
+            Meanwhile::Write(b""),
+            Err("File has not been read yet. Read it first before writing to it.".into()),
+        ),
+    ];
+    for (i, (what, before, (old, new), meanwhile, expected)) in table.into_iter().enumerate() {
+        let name = format!("case{i}.txt");
+        let path = match before {
+            Some(content) => read_file(&ctx, &name, content).await,
+            None => ctx.cwd().join(&name),
+        };
+        let input = json!({"file_path": p(&path), "old_string": old, "new_string": new});
+        let mut call = parse(&builtin("Edit"), &ctx, &input);
+        call.validate(&ctx).await.unwrap();
+        let later = || {
+            let f = fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(SystemTime::now() + Duration::from_secs(5))
+                .unwrap();
+        };
+        match meanwhile {
+            Meanwhile::Write(content) => fs::write(&path, content).unwrap(),
+            Meanwhile::Rewrite(content) => {
+                fs::write(&path, content).unwrap();
+                later();
+            }
+            Meanwhile::Touch => later(),
+            Meanwhile::Delete => fs::remove_file(&path).unwrap(),
+        }
+        let on_disk = fs::read(&path).ok();
+        let out = call.call(&ctx, &CallContext::detached("t")).await;
+        match expected {
+            Ok(after) => {
+                assert!(!output(out).is_error, "{what}");
+                assert_eq!(fs::read(&path).unwrap(), after, "{what}");
+            }
+            Err(refusal) => {
+                assert_eq!(out.unwrap_refusal(), refusal, "{what}");
+                assert_eq!(fs::read(&path).ok(), on_disk, "{what}: left as is");
+            }
+        }
+    }
 }
 
 #[test]
 fn edit_declares_itself_honestly() {
-    let tool = EditTool::new();
-    let input = json!({"file_path": "/a", "old_string": "a", "new_string": "b"});
+    let (_d, ctx) = session();
+    let tool = builtin("Edit");
     assert_eq!(tool.name(), "Edit");
-    assert!(!tool.is_read_only(&input));
-    assert!(!tool.is_concurrency_safe(&input));
+    assert_eq!(
+        tool.result_limit(),
+        ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS)
+    );
+    fs::write(ctx.cwd().join("a.txt"), "a").unwrap();
+    // Not destructive, even on an existing file: a targeted replacement.
+    let input = json!({"file_path": "a.txt", "old_string": "a", "new_string": "b"});
+    assert_eq!(
+        facts(&tool, &ctx, &input),
+        CallFacts {
+            writes: vec![ctx.cwd().join("a.txt")],
+            subject: "a.txt".into(),
+            ..CallFacts::default()
+        }
+    );
     let schema = tool.input_schema();
     assert_eq!(
         schema["required"],

@@ -1,11 +1,20 @@
 //! LS on real temp trees: tree format, gitignore, hidden files, `ignore`
 //! globs, the 1,000-entry cap.
 
-use orbit_tools::Tool;
-use orbit_tools::builtin::ls::LsTool;
-use serde_json::json;
+use orbit_tool::{CallFacts, ResultLimit};
+use orbit_tools::ToolUseContext;
+use orbit_tools::builtin::ls::LS_MAX_RESULT_SIZE_CHARS;
+use serde_json::{Value, json};
 
-use super::glob::{Tree, ok_text, run};
+use super::glob::Tree;
+use super::harness::{Refusal, builtin, facts, output, run, text};
+
+/// The text of a listing that must succeed.
+async fn ls(ctx: &ToolUseContext, input: Value) -> String {
+    let out = output(run(&builtin("LS"), ctx, input).await);
+    assert!(!out.is_error, "unexpected error: {out:?}");
+    text(&out).to_string()
+}
 
 fn tree() -> Tree {
     let t = Tree::new();
@@ -23,7 +32,7 @@ fn tree() -> Tree {
 #[tokio::test]
 async fn lists_a_tree_respecting_gitignore_and_hidden_files() {
     let t = tree();
-    let out = ok_text(&LsTool::new(), &t.ctx(""), json!({"path": t.root})).await;
+    let out = ls(&t.ctx(""), json!({"path": t.root})).await;
     assert_eq!(
         out,
         format!(
@@ -36,19 +45,9 @@ async fn lists_a_tree_respecting_gitignore_and_hidden_files() {
 #[tokio::test]
 async fn ignore_globs_prune_entries_and_relative_paths_work() {
     let t = tree();
-    let out = ok_text(
-        &LsTool::new(),
-        &t.ctx(""),
-        json!({"path": "docs", "ignore": ["*.log"]}),
-    )
-    .await;
+    let out = ls(&t.ctx(""), json!({"path": "docs", "ignore": ["*.log"]})).await;
     assert_eq!(out, format!("- {}/docs/\n  - guide.md", t.root.display()));
-    let out = ok_text(
-        &LsTool::new(),
-        &t.ctx(""),
-        json!({"path": "src", "ignore": ["util"]}),
-    )
-    .await;
+    let out = ls(&t.ctx(""), json!({"path": "src", "ignore": ["util"]})).await;
     assert_eq!(out, format!("- {}/src/\n  - main.rs", t.root.display()));
 }
 
@@ -58,7 +57,7 @@ async fn caps_the_listing_at_1000_entries_with_a_note() {
     for i in 0..1_005 {
         t.file(&format!("f{i:04}.txt"), "", 0);
     }
-    let out = ok_text(&LsTool::new(), &t.ctx(""), json!({"path": "."})).await;
+    let out = ls(&t.ctx(""), json!({"path": "."})).await;
     let note = "There are more than 1000 files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 1000 files and directories are included below:\n\n";
     assert!(out.starts_with(note), "{}", &out[..200]);
     let listing: Vec<&str> = out[note.len()..].lines().collect();
@@ -72,9 +71,9 @@ async fn caps_the_listing_at_1000_entries_with_a_note() {
 async fn missing_or_non_directory_paths_are_validation_errors() {
     let t = tree();
     let ctx = t.ctx("");
-    let err = run(&LsTool::new(), &ctx, json!({"path": "nope"}))
+    let err = run(&builtin("LS"), &ctx, json!({"path": "nope"}))
         .await
-        .unwrap_err();
+        .unwrap_refusal();
     assert_eq!(
         err,
         format!(
@@ -82,9 +81,9 @@ async fn missing_or_non_directory_paths_are_validation_errors() {
             t.root.display()
         )
     );
-    let err = run(&LsTool::new(), &ctx, json!({"path": "Cargo.toml"}))
+    let err = run(&builtin("LS"), &ctx, json!({"path": "Cargo.toml"}))
         .await
-        .unwrap_err();
+        .unwrap_refusal();
     assert_eq!(
         err,
         format!("Path is not a directory: {}/Cargo.toml", t.root.display())
@@ -92,11 +91,37 @@ async fn missing_or_non_directory_paths_are_validation_errors() {
 }
 
 #[tokio::test]
+async fn a_bad_ignore_glob_is_a_validation_error() {
+    let t = tree();
+    let err = run(
+        &builtin("LS"),
+        &t.ctx(""),
+        json!({"path": ".", "ignore": ["a[b"]}),
+    )
+    .await
+    .unwrap_refusal();
+    assert!(err.starts_with("Invalid ignore glob `a[b`: "), "{err}");
+}
+
+#[tokio::test]
 async fn declares_itself_read_only_and_concurrency_safe() {
-    let tool = LsTool::new();
-    let input = json!({"path": "."});
+    let t = tree();
+    let ctx = t.ctx("src");
+    let tool = builtin("LS");
     assert_eq!(tool.name(), "LS");
-    assert!(tool.is_read_only(&input));
-    assert!(tool.is_concurrency_safe(&input));
     assert_eq!(tool.input_schema()["required"], json!(["path"]));
+    assert_eq!(
+        tool.result_limit(),
+        ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS)
+    );
+    assert_eq!(
+        facts(&tool, &ctx, &json!({"path": "../docs"})),
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![t.root.join("docs")],
+            subject: "../docs".into(),
+            ..CallFacts::default()
+        }
+    );
 }

@@ -7,6 +7,7 @@ mod cancelled;
 mod edit;
 mod glob;
 mod grep;
+mod harness;
 mod ls;
 mod read;
 mod todo;

@@ -1,17 +1,21 @@
-//! Read through `validate_input` + `call` on real temp files.
+//! Read through the erased contract (parse → validate → call) on real
+//! temp files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContent, ToolResultContentBlock};
+use orbit_tool::{CallFacts, ResultLimit};
 use orbit_tools::builtin::read::{
-    EMPTY_FILE_REMINDER, LINE_TRUNCATION_MARKER, MAX_IMAGE_BYTES, ReadTool, format_size,
+    EMPTY_FILE_REMINDER, LINE_TRUNCATION_MARKER, MAX_IMAGE_BYTES, format_size,
 };
 use orbit_tools::file_state::{sha256_hex, state_key};
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use orbit_tools::{ToolOutput, ToolUseContext};
 use serde_json::{Value, json};
 use tempfile::TempDir;
+
+use super::harness::{builtin, facts, output, run, text};
 
 fn session() -> (TempDir, ToolUseContext) {
     let dir = tempfile::tempdir().unwrap();
@@ -20,17 +24,9 @@ fn session() -> (TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
+/// Every Read outcome is an output (a missing file too), never a refusal.
 async fn read(ctx: &ToolUseContext, input: Value) -> ToolOutput {
-    let tool = ReadTool::new();
-    tool.validate_input(&input, ctx).await.unwrap();
-    tool.call(input, ctx, &CallContext::detached("t1")).await
-}
-
-fn text(out: &ToolOutput) -> &str {
-    match &out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
+    output(run(&builtin("Read"), ctx, input).await)
 }
 
 fn path_str(p: &Path) -> &str {
@@ -448,11 +444,18 @@ async fn every_read_records_the_file_state() {
 
 #[test]
 fn read_declares_itself_honestly() {
-    let tool = ReadTool::new();
-    let input = json!({"file_path": "/a"});
+    let (_d, ctx) = session();
+    let tool = builtin("Read");
     assert_eq!(tool.name(), "Read");
-    assert!(tool.is_read_only(&input));
-    assert!(tool.is_concurrency_safe(&input));
-    assert!(!tool.is_destructive(&input));
-    assert_eq!(tool.max_result_size_chars(), usize::MAX);
+    assert_eq!(tool.result_limit(), ResultLimit::NeverPersist);
+    assert_eq!(
+        facts(&tool, &ctx, &json!({"file_path": "src/a.rs"})),
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![ctx.cwd().join("src/a.rs")],
+            subject: "src/a.rs".into(),
+            ..CallFacts::default()
+        }
+    );
 }

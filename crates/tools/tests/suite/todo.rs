@@ -3,28 +3,29 @@
 use orbit_protocol::TodoItem;
 use orbit_protocol::ToolResultContent;
 use orbit_protocol::events::TodoStatus;
-use orbit_tools::builtin::todo::TodoWriteTool;
-use orbit_tools::{CallContext, Tool, ToolProgress};
+use orbit_tool::{CallFacts, ResultLimit};
+use orbit_tools::builtin::todo::TODO_MAX_RESULT_SIZE_CHARS;
+use orbit_tools::{CallContext, ToolProgress};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::glob::{Tree, run};
+use super::glob::Tree;
+use super::harness::{Refusal, builtin, facts, output, run, run_with};
 
 #[tokio::test]
 async fn stores_the_list_reports_progress_and_answers_like_claude_code() {
     let t = Tree::new();
     let ctx = t.ctx("");
-    let tool = TodoWriteTool::new();
+    let tool = builtin("TodoWrite");
     let input = json!({"todos": [
         {"content": "Write tests", "status": "completed", "activeForm": "Writing tests"},
         {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},
         // Older models send id/priority; they are ignored, not rejected.
         {"content": "Ship", "status": "pending", "activeForm": "Shipping", "id": "3", "priority": "high"}
     ]});
-    tool.validate_input(&input, &ctx).await.unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("toolu_todo", CancellationToken::new(), Some(tx));
-    let out = tool.call(input, &ctx, &call).await;
+    let out = output(run_with(&tool, &ctx, input, &call).await);
     assert!(!out.is_error);
     assert_eq!(
         out.content,
@@ -64,7 +65,7 @@ async fn more_than_one_in_progress_is_refused() {
     let t = Tree::new();
     let ctx = t.ctx("");
     let err = run(
-        &TodoWriteTool::new(),
+        &builtin("TodoWrite"),
         &ctx,
         json!({"todos": [
             {"content": "A", "status": "in_progress", "activeForm": "Doing A"},
@@ -72,7 +73,7 @@ async fn more_than_one_in_progress_is_refused() {
         ]}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         "Only one task can be in_progress at a time, but 2 are. Keep one in_progress and mark the others pending or completed."
@@ -81,12 +82,40 @@ async fn more_than_one_in_progress_is_refused() {
 }
 
 #[tokio::test]
-async fn is_neither_read_only_nor_concurrency_safe() {
-    let tool = TodoWriteTool::new();
-    let input = json!({"todos": []});
+async fn blank_texts_are_refused() {
+    let t = Tree::new();
+    let ctx = t.ctx("");
+    let err = run(
+        &builtin("TodoWrite"),
+        &ctx,
+        json!({"todos": [
+            {"content": "A", "status": "pending", "activeForm": "Doing A"},
+            {"content": "  ", "status": "pending", "activeForm": "Doing B"}
+        ]}),
+    )
+    .await
+    .unwrap_refusal();
+    assert_eq!(err, "Todo 2 needs a non-empty content and activeForm.");
+}
+
+/// Session state only: read-only for policy (allowed without a rule, never
+/// a file write), but not concurrency-safe (whole-list writes would race).
+#[tokio::test]
+async fn is_read_only_but_not_concurrency_safe() {
+    let t = Tree::new();
+    let tool = builtin("TodoWrite");
     assert_eq!(tool.name(), "TodoWrite");
-    assert!(!tool.is_read_only(&input));
-    assert!(!tool.is_concurrency_safe(&input));
+    assert_eq!(
+        facts(&tool, &t.ctx(""), &json!({"todos": []})),
+        CallFacts {
+            read_only: true,
+            ..CallFacts::default()
+        }
+    );
+    assert_eq!(
+        tool.result_limit(),
+        ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS)
+    );
     let item = &tool.input_schema()["properties"]["todos"]["items"];
     assert_eq!(
         item["properties"]["status"]["enum"],

@@ -1,18 +1,17 @@
 //! T2/T3 through the real built-in tools and the default registry.
 
 use orbit_tools::builtin::default_tools;
-use orbit_tools::builtin::edit::EditTool;
-use orbit_tools::builtin::read::ReadTool;
-use orbit_tools::builtin::write::WriteTool;
 use orbit_tools::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
 };
 use serde_json::json;
 
+use super::harness::builtin;
+
 #[test]
 fn read_missing_file_path() {
     assert_eq!(
-        validate_tool_input(&ReadTool::new(), &json!({})).unwrap_err(),
+        validate_tool_input(&*builtin("Read"), &json!({})).unwrap_err(),
         "<tool_use_error>InputValidationError: Read failed due to the following issue:\n\
 The required parameter `file_path` is missing</tool_use_error>"
     );
@@ -22,7 +21,7 @@ The required parameter `file_path` is missing</tool_use_error>"
 fn read_unexpected_and_mistyped_parameters() {
     assert_eq!(
         validate_tool_input(
-            &ReadTool::new(),
+            &*builtin("Read"),
             &json!({"file_path": "/a", "bogus": 1, "offset": "abc", "limit": true})
         )
         .unwrap_err(),
@@ -37,7 +36,7 @@ The parameter `limit` type is expected as `number` but provided as `boolean`</to
 fn read_numeric_strings_are_coerced() {
     assert_eq!(
         validate_tool_input(
-            &ReadTool::new(),
+            &*builtin("Read"),
             &json!({"file_path": "/a", "offset": "5", "limit": "10"})
         ),
         Ok(json!({"file_path": "/a", "offset": 5, "limit": 10}))
@@ -48,13 +47,13 @@ fn read_numeric_strings_are_coerced() {
 fn edit_replace_all_string_is_coerced_and_missing_strings_reported() {
     assert_eq!(
         validate_tool_input(
-            &EditTool::new(),
+            &*builtin("Edit"),
             &json!({"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": "false"})
         ),
         Ok(json!({"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": false}))
     );
     assert_eq!(
-        validate_tool_input(&EditTool::new(), &json!({"file_path": "/a"})).unwrap_err(),
+        validate_tool_input(&*builtin("Edit"), &json!({"file_path": "/a"})).unwrap_err(),
         "<tool_use_error>InputValidationError: Edit failed due to the following issues:\n\
 The required parameter `old_string` is missing\n\
 The required parameter `new_string` is missing</tool_use_error>"
@@ -65,7 +64,7 @@ The required parameter `new_string` is missing</tool_use_error>"
 fn write_content_must_be_a_string() {
     assert_eq!(
         validate_tool_input(
-            &WriteTool::new(),
+            &*builtin("Write"),
             &json!({"file_path": "/a", "content": 12})
         )
         .unwrap_err(),

@@ -5,14 +5,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use orbit_protocol::ToolResultContent;
-use orbit_tools::builtin::web_fetch::WebFetchTool;
-use orbit_tools::{Tool, ToolOutput};
+use orbit_tool::{CallFacts, ResultLimit, typed};
+use orbit_tools::ToolOutput;
+use orbit_tools::builtin::web_fetch::{WEB_FETCH_MAX_RESULT_SIZE_CHARS, WebFetchTool};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::glob::{Tree, run};
+use super::glob::Tree;
+use super::harness::{Refusal, builtin, facts, output, run, text};
 
 /// A canned response; `None` for a route that never answers.
 #[derive(Clone)]
@@ -97,22 +98,17 @@ const PAGE: &str = "<!DOCTYPE html><html><head><title>T</title><style>p { color:
 <ul><li>one</li><li>two</li></ul></body></html>";
 const PAGE_MD: &str = "# Title\n\nHello **world**, see [the docs](/docs).\n\n*   one\n*   two";
 
-fn text(out: &ToolOutput) -> &str {
-    match &out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
-}
-
-async fn fetch(tool: &WebFetchTool, url: &str) -> ToolOutput {
+/// Fetches `url` through `tool` (registered as the engine registers it).
+async fn fetch(tool: WebFetchTool, url: &str) -> ToolOutput {
     let t = Tree::new();
-    run(
-        tool,
-        &t.ctx(""),
-        json!({"url": url, "prompt": "What is it about?"}),
+    output(
+        run(
+            &typed(tool),
+            &t.ctx(""),
+            json!({"url": url, "prompt": "What is it about?"}),
+        )
+        .await,
     )
-    .await
-    .unwrap()
 }
 
 #[tokio::test]
@@ -126,7 +122,7 @@ async fn html_becomes_markdown_without_script_style_head_or_nav() {
     )
     .await;
     let url = format!("http://127.0.0.1:{port}/page");
-    let out = fetch(&WebFetchTool::new(), &url).await;
+    let out = fetch(WebFetchTool::new(), &url).await;
     assert!(!out.is_error, "{out:?}");
     assert_eq!(
         text(&out),
@@ -151,13 +147,13 @@ async fn text_and_json_pass_through() {
     )
     .await;
     let out = fetch(
-        &WebFetchTool::new(),
+        WebFetchTool::new(),
         &format!("http://127.0.0.1:{port}/a.txt"),
     )
     .await;
     assert!(text(&out).ends_with("\n\nplain <b>text</b>"), "{out:?}");
     let out = fetch(
-        &WebFetchTool::new(),
+        WebFetchTool::new(),
         &format!("http://127.0.0.1:{port}/a.json"),
     )
     .await;
@@ -175,11 +171,7 @@ async fn same_host_redirects_are_followed() {
         6,
     )
     .await;
-    let out = fetch(
-        &WebFetchTool::new(),
-        &format!("http://127.0.0.1:{port}/old"),
-    )
-    .await;
+    let out = fetch(WebFetchTool::new(), &format!("http://127.0.0.1:{port}/old")).await;
     assert_eq!(
         text(&out),
         format!("Prompt: What is it about?\nURL: http://127.0.0.1:{port}/page\n\n{PAGE_MD}")
@@ -196,7 +188,7 @@ async fn cross_host_redirect_is_reported_not_followed() {
     )
     .await;
     let original = format!("http://127.0.0.1:{port}/go");
-    let out = fetch(&WebFetchTool::new(), &original).await;
+    let out = fetch(WebFetchTool::new(), &original).await;
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
@@ -214,7 +206,7 @@ async fn redirect_loops_stop() {
     )
     .await;
     let url = format!("http://127.0.0.1:{port}/loop");
-    let out = fetch(&WebFetchTool::new(), &url).await;
+    let out = fetch(WebFetchTool::new(), &url).await;
     assert!(out.is_error);
     assert_eq!(
         text(&out),
@@ -226,14 +218,14 @@ async fn redirect_loops_stop() {
 async fn non_http_schemes_and_bad_urls_are_refused() {
     let t = Tree::new();
     let ctx = t.ctx("");
-    let tool = WebFetchTool::new();
+    let tool = builtin("WebFetch");
     let err = run(
         &tool,
         &ctx,
         json!({"url": "ftp://example.com/x", "prompt": "p"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         "Unsupported URL scheme \"ftp:\". WebFetch fetches http:// and https:// URLs only."
@@ -244,11 +236,11 @@ async fn non_http_schemes_and_bad_urls_are_refused() {
         json!({"url": "file:///etc/passwd", "prompt": "p"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert!(err.starts_with("Unsupported URL scheme \"file:\""), "{err}");
     let err = run(&tool, &ctx, json!({"url": "not a url", "prompt": "p"}))
         .await
-        .unwrap_err();
+        .unwrap_refusal();
     assert_eq!(
         err,
         "Invalid URL \"not a url\". The URL provided could not be parsed."
@@ -265,7 +257,7 @@ async fn body_is_capped_at_the_download_limit() {
     .await;
     let url = format!("http://127.0.0.1:{port}/big");
     let out = fetch(
-        &WebFetchTool::with_limits(Duration::from_secs(10), 1_024),
+        WebFetchTool::with_limits(Duration::from_secs(10), 1_024),
         &url,
     )
     .await;
@@ -284,7 +276,7 @@ async fn a_server_that_never_answers_times_out() {
     let url = format!("http://127.0.0.1:{port}/hang");
     let started = std::time::Instant::now();
     let out = fetch(
-        &WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
+        WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
         &url,
     )
     .await;
@@ -304,14 +296,14 @@ async fn http_errors_and_binary_content_are_errors() {
     )
     .await;
     let out = fetch(
-        &WebFetchTool::new(),
+        WebFetchTool::new(),
         &format!("http://127.0.0.1:{port}/missing"),
     )
     .await;
     assert!(out.is_error);
     assert_eq!(text(&out), "Request failed with status code 404");
     let url = format!("http://127.0.0.1:{port}/img");
-    let out = fetch(&WebFetchTool::new(), &url).await;
+    let out = fetch(WebFetchTool::new(), &url).await;
     assert!(out.is_error);
     assert_eq!(
         text(&out),
@@ -322,13 +314,35 @@ async fn http_errors_and_binary_content_are_errors() {
 }
 
 #[tokio::test]
-async fn declares_itself_read_only_and_concurrency_safe() {
-    let tool = WebFetchTool::new();
-    let input = json!({"url": "http://x", "prompt": "p"});
+async fn declares_itself_read_only_concurrency_safe_and_networked() {
+    let t = Tree::new();
+    let ctx = t.ctx("");
+    let tool = builtin("WebFetch");
     assert_eq!(tool.name(), "WebFetch");
-    assert!(tool.is_read_only(&input));
-    assert!(tool.is_concurrency_safe(&input));
     assert_eq!(tool.input_schema()["required"], json!(["url", "prompt"]));
+    assert_eq!(
+        tool.result_limit(),
+        ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS)
+    );
+    // The network fact is the URL as fetched; the subject, as sent.
+    let table = [
+        ("http://example.com", "http://example.com/"),
+        (" https://example.com/a?b=1 ", "https://example.com/a?b=1"),
+        ("not a url", "not a url"),
+    ];
+    for (sent, fetched) in table {
+        assert_eq!(
+            facts(&tool, &ctx, &json!({"url": sent, "prompt": "p"})),
+            CallFacts {
+                read_only: true,
+                concurrency_safe: true,
+                network: Some(fetched.into()),
+                subject: sent.into(),
+                ..CallFacts::default()
+            },
+            "{sent}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -340,7 +354,7 @@ async fn content_over_100_000_chars_is_cut_with_a_note() {
     )
     .await;
     let url = format!("http://127.0.0.1:{port}/long");
-    let out = fetch(&WebFetchTool::new(), &url).await;
+    let out = fetch(WebFetchTool::new(), &url).await;
     assert!(!out.is_error);
     // Chars, not bytes: 100,000 two-byte chars are kept whole.
     assert_eq!(
@@ -371,7 +385,7 @@ async fn a_body_that_stalls_after_the_headers_times_out() {
     let url = format!("http://127.0.0.1:{port}/slow");
     let started = std::time::Instant::now();
     let out = fetch(
-        &WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
+        WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
         &url,
     )
     .await;

@@ -1,17 +1,18 @@
-//! Write through `validate_input` + `call` on real temp files (T5 included).
+//! Write through the erased contract (parse → validate → call) on real
+//! temp files (T5 included).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use orbit_protocol::ToolResultContent;
-use orbit_tools::builtin::edit::EditTool;
-use orbit_tools::builtin::read::ReadTool;
-use orbit_tools::builtin::write::WriteTool;
+use orbit_tool::{CallFacts, ResultLimit, ToolError};
+use orbit_tools::builtin::write::WRITE_MAX_RESULT_SIZE_CHARS;
 use orbit_tools::file_state::{sha256_hex, state_key};
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
-use serde_json::{Value, json};
+use orbit_tools::{CallContext, ToolUseContext};
+use serde_json::json;
 use tempfile::TempDir;
+
+use super::harness::{Refusal, builtin, facts, parse, run, text};
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
@@ -24,24 +25,12 @@ fn session() -> (TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
-fn text(out: &ToolOutput) -> &str {
-    match &out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
-}
-
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-async fn run(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, String> {
-    tool.validate_input(&input, ctx).await?;
-    Ok(tool.call(input, ctx, &CallContext::detached("t")).await)
-}
-
 async fn read(ctx: &ToolUseContext, path: &Path) {
-    let out = run(&ReadTool::new(), ctx, json!({"file_path": p(path)}))
+    let out = run(&builtin("Read"), ctx, json!({"file_path": p(path)}))
         .await
         .unwrap();
     assert!(!out.is_error, "{out:?}");
@@ -52,7 +41,7 @@ async fn creates_a_new_file_with_parent_directories() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("a/b/c/new.txt");
     let out = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "hi\n"}),
     )
@@ -72,7 +61,7 @@ async fn creates_a_new_file_with_parent_directories() {
 async fn relative_path_is_resolved_and_reported_absolute() {
     let (_d, ctx) = session();
     let out = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": "rel.txt", "content": "x"}),
     )
@@ -92,12 +81,12 @@ async fn overwriting_an_unread_file_is_refused() {
     let path = ctx.cwd().join("old.txt");
     fs::write(&path, "keep me").unwrap();
     let err = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "x"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(err, NOT_READ);
     assert_eq!(fs::read_to_string(&path).unwrap(), "keep me");
 }
@@ -110,7 +99,7 @@ async fn overwriting_after_read_succeeds_and_keeps_permissions() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
     read(&ctx, &path).await;
     let out = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "echo new\n"}),
     )
@@ -142,18 +131,18 @@ async fn a_file_changed_since_read_is_refused() {
     read(&ctx, &path).await;
     fs::write(&path, "fn a() { }\n").unwrap();
     let err = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "x"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(err, MODIFIED);
     // Reading again clears it.
     read(&ctx, &path).await;
     assert!(
         run(
-            &WriteTool::new(),
+            &builtin("Write"),
             &ctx,
             json!({"file_path": p(&path), "content": "x"})
         )
@@ -168,17 +157,13 @@ async fn a_change_between_validation_and_call_is_caught() {
     let path = ctx.cwd().join("race.txt");
     fs::write(&path, "v1").unwrap();
     read(&ctx, &path).await;
-    let tool = WriteTool::new();
     let input = json!({"file_path": p(&path), "content": "mine"});
-    tool.validate_input(&input, &ctx).await.unwrap();
+    let mut call = parse(&builtin("Write"), &ctx, &input);
+    call.validate(&ctx).await.unwrap();
     // The user edits the file while a permission prompt is open.
     fs::write(&path, "theirs!").unwrap();
-    let out = tool.call(input, &ctx, &CallContext::detached("t")).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        format!("<tool_use_error>{MODIFIED}</tool_use_error>")
-    );
+    let out = call.call(&ctx, &CallContext::detached("t")).await;
+    assert_eq!(out.unwrap_err(), ToolError::RespondToModel(MODIFIED.into()));
     assert_eq!(fs::read_to_string(&path).unwrap(), "theirs!");
 }
 
@@ -187,14 +172,14 @@ async fn write_then_edit_needs_no_reread() {
     let (_d, ctx) = session();
     let path = ctx.cwd().join("fresh.txt");
     run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "one two\n"}),
     )
     .await
     .unwrap();
     let out = run(
-        &EditTool::new(),
+        &builtin("Edit"),
         &ctx,
         json!({"file_path": p(&path), "old_string": "two", "new_string": "2"}),
     )
@@ -213,7 +198,7 @@ async fn writes_through_a_symlink_to_its_target() {
     std::os::unix::fs::symlink(&real, &link).unwrap();
     read(&ctx, &link).await;
     run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&link), "content": "via link"}),
     )
@@ -234,12 +219,12 @@ async fn a_directory_is_refused() {
     let dir = ctx.cwd().join("d");
     fs::create_dir(&dir).unwrap();
     let err = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&dir), "content": "x"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         format!(
@@ -251,16 +236,28 @@ async fn a_directory_is_refused() {
 
 #[test]
 fn write_declares_itself_honestly() {
-    let tool = WriteTool::new();
-    let dir = tempfile::tempdir().unwrap();
-    let existing = dir.path().join("e.txt");
-    fs::write(&existing, "x").unwrap();
-    let new = json!({"file_path": p(&dir.path().join("n.txt")), "content": ""});
+    let (_d, ctx) = session();
+    let tool = builtin("Write");
     assert_eq!(tool.name(), "Write");
-    assert!(!tool.is_read_only(&new));
-    assert!(!tool.is_concurrency_safe(&new));
-    assert!(!tool.is_destructive(&new));
-    assert!(tool.is_destructive(&json!({"file_path": p(&existing), "content": ""})));
+    assert_eq!(
+        tool.result_limit(),
+        ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS)
+    );
+    fs::write(ctx.cwd().join("e.txt"), "x").unwrap();
+    // Relative paths are resolved against the session's cwd; only an
+    // existing file is overwritten, so only that is destructive.
+    for (name, destructive) in [("n.txt", false), ("e.txt", true)] {
+        assert_eq!(
+            facts(&tool, &ctx, &json!({"file_path": name, "content": ""})),
+            CallFacts {
+                destructive,
+                writes: vec![ctx.cwd().join(name)],
+                subject: name.into(),
+                ..CallFacts::default()
+            },
+            "{name}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -271,23 +268,23 @@ async fn read_only_files_are_refused() {
     read(&ctx, &path).await;
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
     let err = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "x"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         format!("EACCES: permission denied, open '{}'", path.display())
     );
     let err = run(
-        &EditTool::new(),
+        &builtin("Edit"),
         &ctx,
         json!({"file_path": p(&path), "old_string": "locked", "new_string": "open"}),
     )
     .await
-    .unwrap_err();
+    .unwrap_refusal();
     assert_eq!(
         err,
         format!("EACCES: permission denied, open '{}'", path.display())
@@ -304,7 +301,7 @@ async fn overwriting_a_0640_file_keeps_0640() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
     read(&ctx, &path).await;
     let out = run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&path), "content": "TOKEN=new\n"}),
     )
@@ -319,7 +316,7 @@ async fn overwriting_a_0640_file_keeps_0640() {
     // A new file gets the ordinary umask-derived mode, not a copied one.
     let fresh = ctx.cwd().join("fresh.txt");
     run(
-        &WriteTool::new(),
+        &builtin("Write"),
         &ctx,
         json!({"file_path": p(&fresh), "content": "x"}),
     )

@@ -1,34 +1,40 @@
 //! The Edit tool (T4/T5, §8): exact-string replacement in a file.
 //!
-//! Flow: [`plan_edit`] runs Claude Code's checks in its order — no-op
-//! strings, missing file (created when `old_string` is empty), an empty
-//! `old_string` on a non-blank file, read-before-edit and modified-since-read
-//! (T5), then the match count ([`replace`]) — and yields the new content.
-//! `validate_input` runs it for the model-facing refusal texts (the engine
-//! wraps them in `<tool_use_error>`); `call` runs it again just before
-//! writing (the file may have changed during a permission prompt), writes
-//! atomically through Write's [`atomic_write`] and records the new state.
-//! A call whose cancel token fired writes nothing (checked before the
-//! directories are made and again just before the rename).
+//! Facts: writes the resolved path; not read-only, not concurrency-safe, not
+//! destructive (a targeted replacement whose old text is in the
+//! conversation; a created file replaces nothing).
+//!
+//! Flow: `validate` reads the file once and runs [`plan_edit`], Claude
+//! Code's checks in its order — no-op strings, missing file (created when
+//! `old_string` is empty), an empty `old_string` on a non-blank file,
+//! read-before-edit and modified-since-read (T5), then the match count
+//! ([`replace`]) — yielding the new content and the file's state as read
+//! ([`EditPlan`]); a refusal is `ToolError::RespondToModel` (the engine
+//! wraps it in `<tool_use_error>`). `call` re-checks only what can change
+//! meanwhile (a permission prompt may take minutes): the file's size and
+//! content hash against the plan. A changed file is planned again against
+//! what is on disk now, so the model gets the text a fresh check gives
+//! (mostly T5's "modified since read"). It then writes atomically through
+//! Write's [`atomic_write`] and records the new state. A call whose cancel
+//! token fired writes nothing (checked before the directories are made and
+//! again just before the rename).
 
 mod replace;
 
 use std::fs;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
-use crate::file_state::{FileStateCache, state_key};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
-use crate::validation::wrap_tool_use_error;
+use crate::file_state::{FileState, FileStateCache, state_key};
 
 /// Edit answers with a short confirmation; the limit only guards odd cases.
 pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
@@ -62,26 +68,15 @@ pub struct EditInput {
     pub replace_all: bool,
 }
 
-pub struct EditTool {
-    schema: Value,
-}
-
-impl EditTool {
-    pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<EditInput>(),
-        }
-    }
-}
-
-impl Default for EditTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The Edit tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EditTool;
 
 #[async_trait]
-impl Tool for EditTool {
+impl TypedTool for EditTool {
+    type Input = EditInput;
+    type Plan = PlannedEdit;
+
     fn name(&self) -> &str {
         "Edit"
     }
@@ -94,49 +89,51 @@ impl Tool for EditTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        EDIT_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let input: EditInput =
-            serde_json::from_value(input.clone()).map_err(|e| format!("Invalid input: {e}"))?;
-        let request = EditRequest::new(input, ctx);
-        let cache = Arc::clone(&ctx.file_state);
-        match tokio::task::spawn_blocking(move || plan_edit(&request, &cache).map(|_| ())).await {
-            Ok(r) => r,
-            Err(e) => Err(format!("Edit failed: {e}")),
+    fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            writes: vec![ctx.resolve_path(&input.file_path)],
+            subject: input.file_path.clone(),
+            ..CallFacts::default()
         }
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input: EditInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
-        };
+    async fn validate(
+        &self,
+        input: EditInput,
+        ctx: &ToolUseContext,
+    ) -> Result<PlannedEdit, ToolError> {
         let request = EditRequest::new(input, ctx);
+        let cache = Arc::clone(&ctx.file_state);
+        let job = move || -> Result<PlannedEdit, String> {
+            let plan = plan_edit(&request, &cache)?;
+            Ok(PlannedEdit { request, plan })
+        };
+        match tokio::task::spawn_blocking(job).await {
+            Ok(planned) => planned.map_err(ToolError::RespondToModel),
+            Err(e) => Err(ToolError::Fatal(format!("Edit failed: {e}"))),
+        }
+    }
+
+    async fn call(
+        &self,
+        planned: PlannedEdit,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
-        match tokio::task::spawn_blocking(move || apply_edit(&request, &cache, &cancel)).await {
-            Ok(out) => out,
-            Err(e) => ToolOutput::error(format!("Edit failed: {e}")),
-        }
+        tokio::task::spawn_blocking(move || apply_edit(planned, &cache, &cancel))
+            .await
+            .map_err(|e| ToolError::Fatal(format!("Edit failed: {e}")))?
     }
 }
 
 /// An edit with its path resolved against the session cwd.
+#[derive(Debug)]
 pub struct EditRequest {
     pub path: PathBuf,
     pub cwd: PathBuf,
@@ -160,6 +157,15 @@ pub struct EditPlan {
     pub content: Vec<u8>,
     /// The file does not exist yet (created, with parent directories).
     pub creates: bool,
+    /// The file as it was read for this plan; `None` when it is created.
+    pub seen: Option<FileState>,
+}
+
+/// What `validate` hands to `call`: the request and its plan.
+#[derive(Debug)]
+pub struct PlannedEdit {
+    request: EditRequest,
+    plan: EditPlan,
 }
 
 /// Claude Code's Edit checks, in order; `Err` is the unwrapped refusal text.
@@ -181,6 +187,7 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
                 return Ok(EditPlan {
                     content: new.as_bytes().to_vec(),
                     creates: true,
+                    seen: None,
                 });
             }
             return Err(format!(
@@ -203,6 +210,7 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
         ));
     }
     let content = fs::read(path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+    let seen = Some(FileState::from_content(&meta, &content));
     if old.is_empty() && !String::from_utf8_lossy(&content).trim().is_empty() {
         return Err(FILE_EXISTS_MESSAGE.to_string());
     }
@@ -218,12 +226,14 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
         return Ok(EditPlan {
             content: new.as_bytes().to_vec(),
             creates: false,
+            seen,
         });
     }
     match replace(&content, old, new, *replace_all) {
         Replacement::Done(content) => Ok(EditPlan {
             content,
             creates: false,
+            seen,
         }),
         Replacement::NotFound => Err(format!(
             "String to replace not found in file.\nString: {old}"
@@ -236,14 +246,36 @@ uniquely identify the instance.\nString: {old}"
     }
 }
 
-/// Plans again, writes, records the new state, and answers with §8's text.
-fn apply_edit(req: &EditRequest, cache: &FileStateCache, cancel: &CancellationToken) -> ToolOutput {
-    let plan = match plan_edit(req, cache) {
-        Ok(p) => p,
-        Err(msg) => return ToolOutput::error(wrap_tool_use_error(&msg)),
+/// Whether the file at `path` is still as the plan saw it: absent for a
+/// creation; else the same size and the same bytes. The hash decides even
+/// when the mtime is unchanged: a same-size rewrite within the
+/// filesystem's timestamp granularity (or one that restores the mtime)
+/// would otherwise be overwritten by a plan made from the old bytes.
+fn still_as_planned(path: &Path, seen: Option<&FileState>) -> bool {
+    match (fs::metadata(path), seen) {
+        (Err(e), None) => e.kind() == io::ErrorKind::NotFound,
+        (Ok(meta), Some(seen)) if meta.len() == seen.size => {
+            FileState::observe(path).is_ok_and(|now| now.hash == seen.hash)
+        }
+        _ => false,
+    }
+}
+
+/// Writes the plan (planned again if the file changed since), records the
+/// new state, and answers with §8's text.
+fn apply_edit(
+    planned: PlannedEdit,
+    cache: &FileStateCache,
+    cancel: &CancellationToken,
+) -> Result<ToolOutput, ToolError> {
+    let PlannedEdit { request: req, plan } = planned;
+    let plan = if still_as_planned(&req.path, plan.seen.as_ref()) {
+        plan
+    } else {
+        plan_edit(&req, cache).map_err(ToolError::RespondToModel)?
     };
     if cancel.is_cancelled() {
-        return ToolOutput::interrupted();
+        return Ok(ToolOutput::interrupted());
     }
     let shown = req.path.display();
     let target = write_target(&req.path);
@@ -251,14 +283,22 @@ fn apply_edit(req: &EditRequest, cache: &FileStateCache, cancel: &CancellationTo
         && let Some(parent) = target.parent()
         && let Err(e) = fs::create_dir_all(parent)
     {
-        return ToolOutput::error(format!("Cannot create directory {}: {e}", parent.display()));
+        return Ok(ToolOutput::error(format!(
+            "Cannot create directory {}: {e}",
+            parent.display()
+        )));
     }
     match atomic_write(&target, &plan.content, cancel) {
         Ok(state) => cache.record(&state_key(&target), state),
-        Err(WriteError::Cancelled) => return ToolOutput::interrupted(),
-        Err(WriteError::Io(e)) => return ToolOutput::error(format!("Cannot write {shown}: {e}")),
+        Err(WriteError::Cancelled) => return Ok(ToolOutput::interrupted()),
+        Err(WriteError::Io(e)) => {
+            return Ok(ToolOutput::error(format!("Cannot write {shown}: {e}")));
+        }
     }
-    ToolOutput::text(success_text(&shown.to_string(), req.input.replace_all))
+    Ok(ToolOutput::text(success_text(
+        &shown.to_string(),
+        req.input.replace_all,
+    )))
 }
 
 /// Claude Code's success texts: one replacement, or all of them.

@@ -2,7 +2,11 @@
 //! block, with Claude Code's texts for missing files, directories, empty
 //! files and offsets past the end.
 //!
-//! Flow: resolve the path against the cwd → metadata (missing, directory,
+//! Facts: read-only, concurrency-safe, reads the resolved path. `validate`
+//! refuses nothing (a missing file is an answer, not a refusal): the plan is
+//! the path resolved against the cwd plus the window.
+//!
+//! Flow of `call`: metadata (missing, directory,
 //! empty) → sniff the first bytes ([`detect`]: image or binary) → size guard
 //! for whole-file reads → stream the line window ([`lines`]) → token guard →
 //! record the file's state (T5) in `ctx.file_state`. Every read that shows
@@ -22,13 +26,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContentBlock};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 pub use lines::{LINE_TRUNCATION_MARKER, MAX_LINE_CHARS};
 
@@ -69,26 +72,15 @@ pub struct ReadInput {
     pub limit: Option<u64>,
 }
 
-pub struct ReadTool {
-    schema: Value,
-}
-
-impl ReadTool {
-    pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<ReadInput>(),
-        }
-    }
-}
-
-impl Default for ReadTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The Read tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadTool;
 
 #[async_trait]
-impl Tool for ReadTool {
+impl TypedTool for ReadTool {
+    type Input = ReadInput;
+    type Plan = ReadRequest;
+
     fn name(&self) -> &str {
         "Read"
     }
@@ -101,44 +93,53 @@ impl Tool for ReadTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
-    }
-
     /// Read bounds its own output (size and token guards), so it is never
     /// persisted to disk: the model would only Read the copy again.
-    fn max_result_size_chars(&self) -> usize {
-        usize::MAX
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::NeverPersist
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, _call: &CallContext) -> ToolOutput {
-        let input: ReadInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid input: {e}")),
-        };
-        let request = ReadRequest {
+    fn facts(&self, input: &ReadInput, ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![ctx.resolve_path(&input.file_path)],
+            subject: input.file_path.clone(),
+            ..CallFacts::default()
+        }
+    }
+
+    /// Nothing to refuse up front: every outcome of a read (a missing file
+    /// included) is the tool's own answer, so the plan is the resolved path
+    /// and window.
+    async fn validate(
+        &self,
+        input: ReadInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ReadRequest, ToolError> {
+        Ok(ReadRequest {
             path: ctx.resolve_path(&input.file_path),
             cwd: ctx.cwd(),
             offset: input.offset,
             limit: input.limit,
-        };
+        })
+    }
+
+    async fn call(
+        &self,
+        request: ReadRequest,
+        ctx: &ToolUseContext,
+        _call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
-        match tokio::task::spawn_blocking(move || read_file(&request, &cache)).await {
-            Ok(out) => out,
-            Err(e) => ToolOutput::error(format!("Read failed: {e}")),
-        }
+        tokio::task::spawn_blocking(move || read_file(&request, &cache))
+            .await
+            .map_err(|e| ToolError::Fatal(format!("Read failed: {e}")))
     }
 }
 
-struct ReadRequest {
+/// A read with its path resolved against the session cwd.
+pub struct ReadRequest {
     path: PathBuf,
     cwd: PathBuf,
     offset: Option<u64>,
@@ -307,7 +308,7 @@ mod tests {
 
     #[test]
     fn schema_is_terse_and_numbers_are_optional() {
-        let tool = ReadTool::new();
+        let tool = ReadTool;
         let schema = tool.input_schema();
         assert_eq!(schema["required"], serde_json::json!(["file_path"]));
         assert_eq!(schema["properties"]["offset"]["type"], "integer");

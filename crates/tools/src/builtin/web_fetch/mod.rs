@@ -1,8 +1,12 @@
 //! The WebFetch tool: fetch a URL and hand the page to the model as markdown
 //! (DESIGN T4).
 //!
-//! Flow: `url` + `prompt` → `validate_input` (parsable, http/https only,
-//! ≤ [`MAX_URL_CHARS`]) → [`fetch::Fetcher`] (manual redirects: same host
+//! Facts: read-only, concurrency-safe, reaches the network at the URL (the
+//! permission gate asks for a rule: a URL can carry data out).
+//!
+//! Flow: `url` + `prompt` → `validate` (parsable, http/https only,
+//! ≤ [`MAX_URL_CHARS`]; a refusal is `ToolError::RespondToModel`; the plan
+//! holds the parsed URL) → [`fetch::Fetcher`] (manual redirects: same host
 //! followed, another host reported with Claude Code's `REDIRECT DETECTED`
 //! text; overall timeout; download cap) → [`convert`] (HTML → markdown
 //! without script/style/head…, text/JSON as-is, binary refused) → the result:
@@ -19,15 +23,14 @@ pub mod fetch;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use self::convert::{BodyKind, classify, html_to_markdown};
 use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
 use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// Page content beyond this many chars is cut (Claude Code's markdown cap).
 pub const WEB_FETCH_MAX_CONTENT_CHARS: usize = 100_000;
@@ -51,9 +54,17 @@ pub struct WebFetchInput {
     pub prompt: String,
 }
 
+/// The WebFetch tool: its HTTP client (register it with `orbit_tool::typed`).
 pub struct WebFetchTool {
-    schema: Value,
     fetcher: Result<Fetcher, String>,
+}
+
+/// A fetch to make: the checked URL, plus the input as sent (the redirect
+/// text quotes both).
+#[derive(Debug)]
+pub struct WebFetchPlan {
+    url: Url,
+    input: WebFetchInput,
 }
 
 impl WebFetchTool {
@@ -68,7 +79,6 @@ impl WebFetchTool {
     /// The tool with a custom overall timeout and download cap (tests).
     pub fn with_limits(timeout: Duration, max_body_bytes: usize) -> Self {
         Self {
-            schema: input_schema_for::<WebFetchInput>(),
             fetcher: Fetcher::new(timeout, max_body_bytes).map_err(|e| e.to_string()),
         }
     }
@@ -78,10 +88,6 @@ impl Default for WebFetchTool {
     fn default() -> Self {
         Self::new()
     }
-}
-
-fn parse(input: &Value) -> Result<WebFetchInput, String> {
-    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid WebFetch input: {e}"))
 }
 
 /// Parses and checks a URL; `Err` is the text the model sees.
@@ -163,7 +169,10 @@ pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
 }
 
 #[async_trait]
-impl Tool for WebFetchTool {
+impl TypedTool for WebFetchTool {
+    type Input = WebFetchInput;
+    type Plan = WebFetchPlan;
+
     fn name(&self) -> &str {
         "WebFetch"
     }
@@ -176,56 +185,59 @@ impl Tool for WebFetchTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
+    /// The network fact is the URL as it will be fetched (parsed), or as
+    /// sent when it does not parse (`validate` refuses it then).
+    fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
+        let url = check_url(&input.url).map_or_else(|_| input.url.clone(), String::from);
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            network: Some(url),
+            subject: input.url.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
+    async fn validate(
+        &self,
+        input: WebFetchInput,
+        _ctx: &ToolUseContext,
+    ) -> Result<WebFetchPlan, ToolError> {
+        let url = check_url(&input.url).map_err(ToolError::RespondToModel)?;
+        Ok(WebFetchPlan { url, input })
     }
 
-    fn max_result_size_chars(&self) -> usize {
-        WEB_FETCH_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, _ctx: &ToolUseContext) -> Result<(), String> {
-        check_url(&parse(input)?.url).map(|_| ())
-    }
-
-    async fn call(&self, input: Value, _ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input = match parse(&input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(e),
-        };
-        let url = match check_url(&input.url) {
-            Ok(u) => u,
-            Err(e) => return ToolOutput::error(e),
-        };
+    async fn call(
+        &self,
+        plan: WebFetchPlan,
+        _ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let WebFetchPlan { url, input } = plan;
         let fetcher = match &self.fetcher {
             Ok(f) => f,
-            Err(e) => return ToolOutput::error(e.clone()),
+            Err(e) => return Ok(ToolOutput::error(e.clone())),
         };
         let outcome = tokio::select! {
             r = fetcher.fetch(url) => r,
-            () = call.cancel.cancelled() => return ToolOutput::error("WebFetch was cancelled"),
+            () = call.cancel.cancelled() => return Ok(ToolOutput::error("WebFetch was cancelled")),
         };
         match outcome {
             Ok(FetchOutcome::Page(page)) => {
                 let prompt = input.prompt;
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
-                match tokio::task::spawn_blocking(move || render_page(page, &prompt)).await {
-                    Ok(out) => out,
-                    Err(e) => ToolOutput::error(format!("WebFetch failed: {e}")),
-                }
+                tokio::task::spawn_blocking(move || render_page(page, &prompt))
+                    .await
+                    .map_err(|e| ToolError::Fatal(format!("WebFetch failed: {e}")))
             }
-            Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => {
-                ToolOutput::text(redirect_message(&input.url, &target, status, &input.prompt))
-            }
-            Err(e) => ToolOutput::error(e.to_string()),
+            Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => Ok(ToolOutput::text(
+                redirect_message(&input.url, &target, status, &input.prompt),
+            )),
+            Err(e) => Ok(ToolOutput::error(e.to_string())),
         }
     }
 }
