@@ -13,6 +13,8 @@ pub mod todo;
 pub mod web_fetch;
 pub mod write;
 
+use orbit_tool::typed;
+
 use crate::legacy::legacy;
 use crate::registry::ToolRegistry;
 
@@ -22,11 +24,11 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(legacy(read::ReadTool::new()));
     registry.register(legacy(write::WriteTool::new()));
     registry.register(legacy(edit::EditTool::new()));
-    registry.register(legacy(bash::BashTool::new()));
-    registry.register(legacy(bash::BashOutputTool::new()));
-    registry.register(legacy(bash::KillShellTool::new()));
-    registry.register(legacy(glob::GlobTool::new()));
-    registry.register(legacy(grep::GrepTool::new()));
+    registry.register(typed(bash::BashTool::new()));
+    registry.register(typed(bash::BashOutputTool::new()));
+    registry.register(typed(bash::KillShellTool::new()));
+    registry.register(typed(glob::GlobTool::new()));
+    registry.register(typed(grep::GrepTool::new()));
     registry.register(legacy(ls::LsTool::new()));
     registry.register(legacy(todo::TodoWriteTool::new()));
     registry.register(legacy(web_fetch::WebFetchTool::new()));

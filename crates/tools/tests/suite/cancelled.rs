@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::bash::{run_tool, session, text};
+use super::contract::{call, call_after_cancel};
 
 /// Validates like the engine does, then calls with a token that already fired.
 async fn call_cancelled(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> ToolOutput {
@@ -122,7 +123,7 @@ async fn cancelled_bash_runs_nothing() {
             "command": format!("touch {}", s(&marker)),
             "run_in_background": background,
         });
-        let out = call_cancelled(&BashTool::new(), &ctx, input).await;
+        let out = call_after_cancel(BashTool::new(), &ctx, input).await;
         assert_interrupted(&out, &format!("background {background}"));
         // A started command would have touched it within this time.
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -145,8 +146,8 @@ async fn cancelled_todo_write_keeps_the_list() {
 #[tokio::test]
 async fn cancelled_kill_shell_and_bash_output_leave_the_shell_alone() {
     let (_d, ctx, _) = session();
-    let out = run_tool(
-        &BashTool::new(),
+    let out = call(
+        BashTool::new(),
         &ctx,
         json!({ "command": "echo hello; sleep 30", "run_in_background": true }),
     )
@@ -161,18 +162,18 @@ async fn cancelled_kill_shell_and_bash_output_leave_the_shell_alone() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 
-    let out = call_cancelled(&BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
+    let out = call_after_cancel(BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
     assert_interrupted(&out, "BashOutput");
-    let out = call_cancelled(&KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call_after_cancel(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
     assert_interrupted(&out, "KillShell");
     assert_eq!(shell.status().label(), "running");
 
     // The output was not consumed: the next (uncancelled) read shows it.
-    let out = run_tool(&BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
+    let out = call(BashOutputTool::new(), &ctx, json!({ "bash_id": id })).await;
     assert_eq!(
         text(&out),
         "<status>running</status>\n\n<stdout>\nhello\n</stdout>"
     );
-    let out = run_tool(&KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
     assert!(!out.is_error, "{out:?}");
 }
