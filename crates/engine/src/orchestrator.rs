@@ -36,7 +36,7 @@ use orbit_tool::validation::{
 };
 use orbit_tool::{
     CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError,
-    ToolRegistry, ToolUseContext,
+    ToolRegistry, ToolUseContext, apply_cwd_policy,
 };
 use serde_json::Value;
 
@@ -242,10 +242,13 @@ pub async fn run_tool_use(
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
-    let output = match prepared.call(&runtime.context, &call).await {
+    let mut output = match prepared.call(&runtime.context, &call).await {
         Ok(output) => output,
         Err(error) => return ToolCallOutcome::rejected(&id, refusal_text(&name, error)),
     };
+    // Workspace roots: the session keeps a directory the call ended in only
+    // inside the project or an allowed directory.
+    apply_cwd_policy(&runtime.context, &mut output);
     let completed = !call.cancel.is_cancelled() || !output.is_error;
     let tool_failed = output.is_error;
     let max_chars = match tool.result_limit() {

@@ -22,6 +22,7 @@ pub mod registry;
 pub mod schema;
 pub mod tool;
 pub mod validation;
+pub mod workspace;
 
 pub use context::{CallContext, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
@@ -31,3 +32,4 @@ pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolOutput,
     TypedTool, typed,
 };
+pub use workspace::apply_cwd_policy;

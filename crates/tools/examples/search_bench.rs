@@ -197,8 +197,8 @@ async fn call_tool(
         .ok_or(format!("{name} is not registered"))?;
     let cpu_before = cpu_times()?.0;
     let start = Instant::now();
-    tool.validate_input(&input, ctx).await?;
-    let out = tool.call(input, ctx, &CallContext::detached("bench")).await;
+    let parsed = tool.parse(input, ctx)?;
+    let out = parsed.call(ctx, &CallContext::detached("bench")).await?;
     let wall = start.elapsed();
     let cpu = cpu_times()?.0.saturating_sub(cpu_before);
     Ok((Sample { wall, cpu }, out))
@@ -319,7 +319,7 @@ async fn run(dir: &Path, runs: usize) -> Result<(), BoxError> {
                     };
                 }
                 Err(e) => {
-                    // A refusal from validate_input is still a timed answer.
+                    // A refusal (parse or validate) is still a timed answer.
                     note = format!("(not measured: {e})");
                     break;
                 }

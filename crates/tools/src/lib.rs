@@ -9,7 +9,6 @@
 //! the engine's orchestrator.
 
 pub mod builtin;
-pub mod legacy;
 
 pub use orbit_tool::{
     CallContext, FileState, FileStateCache, INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolProgress,
@@ -18,9 +17,3 @@ pub use orbit_tool::{
 pub use orbit_tool::{Tool, ToolOutput};
 /// The contract, re-exported under the paths the built-ins use.
 pub use orbit_tool::{context, file_state, registry, validation};
-
-/// The old untyped trait under its old path, while built-ins migrate.
-pub mod tool {
-    pub use crate::legacy::LegacyTool as Tool;
-    pub use orbit_tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolOutput, input_schema_for};
-}

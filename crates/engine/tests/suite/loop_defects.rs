@@ -78,12 +78,12 @@ async fn the_message_budget_never_replaces_read_results() {
     }
 }
 
-/// Item 2: a Bash call that fails does not overwrite the result of a
-/// sibling that had already finished (its completion not yet processed).
+/// Item 2: a failing call does not overwrite the result of a sibling that
+/// finished: the sibling ignores the cancel and completes its work (as a
+/// call whose completion was not yet processed has), so its real result
+/// is what the model sees.
 #[tokio::test]
 async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
-    // A test tool named "Bash" (sibling abort is Bash's fact); both calls
-    // finish on their first poll, the failing one first.
     let server = FakeAnthropic::start(vec![
         Reply::turn(
             Turn::new()
@@ -93,11 +93,15 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         Reply::text("done"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    // One tool instance answers both calls: it fails for `false`.
+    // A test tool named "Bash" whose failure cancels siblings: `false`
+    // fails after 30 ms (the sibling is running by then); the other call
+    // finishes at 100 ms, whatever its token says.
     let tool = TestTool::new("Bash", |input: Value, _call| async move {
         if input["command"] == "false" {
+            tokio::time::sleep(Duration::from_millis(30)).await;
             ToolOutput::error("Exit code 1")
         } else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
             ToolOutput::text("ok")
         }
     })

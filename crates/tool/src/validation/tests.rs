@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{ToolOutput, input_schema_for};
+use crate::schema::input_schema_for;
+use crate::tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool, typed};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,6 +53,7 @@ struct Nested {
     depth: u32,
 }
 
+#[derive(Clone)]
 struct Probe {
     name: &'static str,
     schema: Value,
@@ -67,38 +69,49 @@ impl Probe {
 }
 
 #[async_trait]
-impl Tool for Probe {
+impl TypedTool for Probe {
+    type Input = Value;
+    type Plan = Value;
+
     fn name(&self) -> &str {
         self.name
     }
     fn description(&self) -> &str {
         "probe"
     }
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
     }
-    fn is_read_only(&self, _: &Value) -> bool {
-        true
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(1000)
     }
-    fn is_concurrency_safe(&self, _: &Value) -> bool {
-        true
+    fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
+        CallFacts::default()
     }
-    fn max_result_size_chars(&self) -> usize {
-        1000
+    async fn validate(&self, input: Value, _: &ToolUseContext) -> Result<Value, ToolError> {
+        Ok(input)
     }
-    async fn call(&self, _: Value, _: &ToolUseContext, _: &CallContext) -> ToolOutput {
-        ToolOutput::text("")
+    async fn call(
+        &self,
+        _: Value,
+        _: &ToolUseContext,
+        _: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(""))
     }
 }
 
 fn err(input: Value) -> String {
-    validate_tool_input(&Probe::new(), &input).unwrap_err()
+    validate_tool_input(&*typed(Probe::new()), &input).unwrap_err()
 }
 
 #[test]
 fn valid_input_passes_unchanged() {
     let input = json!({"file_path": "/a", "offset": 3, "replace_all": true});
-    assert_eq!(validate_tool_input(&Probe::new(), &input), Ok(input));
+    assert_eq!(
+        validate_tool_input(&*typed(Probe::new()), &input),
+        Ok(input)
+    );
 }
 
 #[test]
@@ -157,16 +170,22 @@ The parameter `offset` type is expected as `number` but provided as `string`</to
 #[test]
 fn numeric_and_boolean_strings_are_coerced() {
     let out = validate_tool_input(
-        &Probe::new(),
+        &*typed(Probe::new()),
         &json!({"file_path": "/a", "offset": "10", "ratio": "0.5", "replace_all": "true"}),
     );
     assert_eq!(
         out,
         Ok(json!({"file_path": "/a", "offset": 10, "ratio": 0.5, "replace_all": true}))
     );
-    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "offset": 3.0}));
+    let out = validate_tool_input(
+        &*typed(Probe::new()),
+        &json!({"file_path": "/a", "offset": 3.0}),
+    );
     assert_eq!(out, Ok(json!({"file_path": "/a", "offset": 3})));
-    let out = validate_tool_input(&Probe::new(), &json!({"file_path": "/a", "offset": " -4 "}));
+    let out = validate_tool_input(
+        &*typed(Probe::new()),
+        &json!({"file_path": "/a", "offset": " -4 "}),
+    );
     // Coerced to a number, then the minimum of u64 applies.
     assert_eq!(
         out.unwrap_err(),
@@ -220,7 +239,7 @@ The parameter `nested.depth` type is expected as `number` but provided as `strin
     );
     // Coercion follows the $ref into the optional object.
     let out = validate_tool_input(
-        &Probe::new(),
+        &*typed(Probe::new()),
         &json!({"file_path": "/a", "nested": {"depth": "2"}}),
     );
     assert_eq!(out, Ok(json!({"file_path": "/a", "nested": {"depth": 2}})));
@@ -229,7 +248,7 @@ The parameter `nested.depth` type is expected as `number` but provided as `strin
 #[test]
 fn array_sent_as_json_string_is_coerced() {
     let out = validate_tool_input(
-        &Probe::new(),
+        &*typed(Probe::new()),
         &json!({"file_path": "/a", "todos": "[{\"content\":\"c\",\"status\":\"completed\"}]"}),
     );
     assert_eq!(
@@ -300,11 +319,11 @@ fn wrap() {
 fn validator_is_rebuilt_when_the_schema_changes() {
     let mut probe = Probe::new();
     probe.name = "ProbeRebuilt";
-    assert!(validate_tool_input(&probe, &json!({"file_path": "/a"})).is_ok());
+    assert!(validate_tool_input(&*typed(probe.clone()), &json!({"file_path": "/a"})).is_ok());
     probe.schema =
         json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
     assert_eq!(
-        validate_tool_input(&probe, &json!({"file_path": "/a"})).unwrap_err(),
+        validate_tool_input(&*typed(probe.clone()), &json!({"file_path": "/a"})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeRebuilt failed due to the following issue:\n\
 The required parameter `x` is missing</tool_use_error>"
     );
@@ -314,10 +333,10 @@ The required parameter `x` is missing</tool_use_error>"
 fn cached_validation_is_fast() {
     let probe = Probe::new();
     let input = json!({"file_path": "/a", "offset": "5"});
-    let _ = validate_tool_input(&probe, &input);
+    let _ = validate_tool_input(&*typed(probe.clone()), &input);
     let start = std::time::Instant::now();
     for _ in 0..1000 {
-        assert!(validate_tool_input(&probe, &input).is_ok());
+        assert!(validate_tool_input(&*typed(probe.clone()), &input).is_ok());
     }
     // Compiling per call would take well over a millisecond each.
     assert!(
@@ -337,12 +356,12 @@ fn optional_enum_lists_only_real_choices() {
         "additionalProperties": false
     });
     assert_eq!(
-        validate_tool_input(&probe, &json!({"mode": "c"})).unwrap_err(),
+        validate_tool_input(&*typed(probe.clone()), &json!({"mode": "c"})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issue:\n\
 The parameter `mode` must be one of: a, b</tool_use_error>"
     );
     assert_eq!(
-        validate_tool_input(&probe, &json!({"mode": 1})).unwrap_err(),
+        validate_tool_input(&*typed(probe.clone()), &json!({"mode": 1})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issues:\n\
 The parameter `mode` type is expected as `string` but provided as `number`\n\
 The parameter `mode` must be one of: a, b</tool_use_error>"
@@ -356,7 +375,7 @@ fn null_for_an_optional_field_counts_as_absent() {
     assert_eq!(probe.schema["properties"]["ratio"]["type"], "number");
     // …and a `null` the model sends anyway is dropped, at any depth.
     let out = validate_tool_input(
-        &probe,
+        &*typed(probe.clone()),
         &json!({"file_path": "/a", "offset": null, "ratio": null, "nested": null,
                 "todos": [{"content": "c", "status": "pending", "active_form": null}]}),
     );
@@ -390,5 +409,8 @@ fn null_is_kept_where_the_schema_accepts_it() {
         "additionalProperties": false
     });
     let input = json!({"mode": null, "any": null, "choice": null});
-    assert_eq!(validate_tool_input(&probe, &input), Ok(input));
+    assert_eq!(
+        validate_tool_input(&*typed(probe.clone()), &input),
+        Ok(input)
+    );
 }

@@ -16,13 +16,12 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
+use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-
-use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// At most this many paths are returned (Claude Code's limit).
 pub const GLOB_MAX_RESULTS: usize = 100;
@@ -40,6 +39,7 @@ const DESCRIPTION: &str = "Fast file pattern matching for any codebase size.\n\
 - Respects .gitignore and skips hidden files\n\
 - Use it to find files by name; use Grep to search file contents";
 
+/// Glob's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GlobInput {
@@ -50,21 +50,14 @@ pub struct GlobInput {
     pub path: Option<String>,
 }
 
-pub struct GlobTool {
-    schema: Value,
-}
+/// The Glob tool.
+#[derive(Debug, Default)]
+pub struct GlobTool;
 
 impl GlobTool {
+    /// The tool (register it with `orbit_tool::typed`).
     pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<GlobInput>(),
-        }
-    }
-}
-
-impl Default for GlobTool {
-    fn default() -> Self {
-        Self::new()
+        Self
     }
 }
 
@@ -73,6 +66,15 @@ pub(crate) fn optional_path(path: &Option<String>) -> Option<&str> {
     match path.as_deref().map(str::trim) {
         None | Some("") | Some("undefined") | Some("null") => None,
         Some(p) => Some(p),
+    }
+}
+
+/// The directory a search starts from: `path` resolved against the cwd
+/// (`.` and `..` folded), or the cwd itself.
+pub(crate) fn search_root(path: &Option<String>, ctx: &ToolUseContext) -> PathBuf {
+    match optional_path(path) {
+        Some(p) => normalize(&ctx.resolve_path(p)),
+        None => ctx.cwd(),
     }
 }
 
@@ -226,12 +228,11 @@ pub fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> 
     lines.join("\n")
 }
 
-fn parse(input: &Value) -> Result<GlobInput, String> {
-    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid Glob input: {e}"))
-}
-
 #[async_trait]
-impl Tool for GlobTool {
+impl TypedTool for GlobTool {
+    type Input = GlobInput;
+    type Plan = GlobInput;
+
     fn name(&self) -> &str {
         "Glob"
     }
@@ -244,61 +245,72 @@ impl Tool for GlobTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
+    fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![search_root(&input.path, ctx)],
+            subject: input.pattern.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        GLOB_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let input = parse(input)?;
+    async fn validate(
+        &self,
+        input: GlobInput,
+        ctx: &ToolUseContext,
+    ) -> Result<GlobInput, ToolError> {
         if let Some(path) = optional_path(&input.path) {
             let dir = ctx.resolve_path(path);
             if !dir.exists() {
-                return Err(not_found_message("Directory", &dir, &ctx.cwd()));
+                return Err(ToolError::RespondToModel(not_found_message(
+                    "Directory",
+                    &dir,
+                    &ctx.cwd(),
+                )));
             }
             if !dir.is_dir() {
-                return Err(format!("Path is not a directory: {}", dir.display()));
+                return Err(ToolError::RespondToModel(format!(
+                    "Path is not a directory: {}",
+                    dir.display()
+                )));
             }
         }
-        GlobBuilder::new(&input.pattern)
+        if let Err(e) = GlobBuilder::new(&input.pattern)
             .literal_separator(true)
             .build()
-            .map(|_| ())
-            .map_err(|e| format!("Invalid glob pattern `{}`: {e}", input.pattern))
+        {
+            return Err(ToolError::RespondToModel(format!(
+                "Invalid glob pattern `{}`: {e}",
+                input.pattern
+            )));
+        }
+        Ok(input)
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input = match parse(&input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(e),
-        };
+    async fn call(
+        &self,
+        input: GlobInput,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let cwd = ctx.cwd();
-        let root = match optional_path(&input.path) {
-            Some(p) => normalize(&ctx.resolve_path(p)),
-            None => cwd.clone(),
-        };
+        let root = search_root(&input.path, ctx);
         let cancel = call.cancel.clone();
         let pattern = input.pattern;
         let task = tokio::task::spawn_blocking(move || glob_files(&root, &pattern, &cancel));
-        tokio::select! {
+        Ok(tokio::select! {
             joined = task => match joined {
                 Ok(Ok(files)) => ToolOutput::text(format_glob_result(files, &cwd)),
                 Ok(Err(e)) => ToolOutput::error(e),
                 Err(e) => ToolOutput::error(format!("Glob failed: {e}")),
             },
             () = call.cancel.cancelled() => ToolOutput::error("Glob was cancelled"),
-        }
+        })
     }
 }
 

@@ -15,7 +15,6 @@ pub mod write;
 
 use orbit_tool::typed;
 
-use crate::legacy::legacy;
 use crate::registry::ToolRegistry;
 
 /// The built-in tool set. Tools are added here as they land.
@@ -24,11 +23,11 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(typed(read::ReadTool));
     registry.register(typed(write::WriteTool));
     registry.register(typed(edit::EditTool));
-    registry.register(legacy(bash::BashTool::new()));
-    registry.register(legacy(bash::BashOutputTool::new()));
-    registry.register(legacy(bash::KillShellTool::new()));
-    registry.register(legacy(glob::GlobTool::new()));
-    registry.register(legacy(grep::GrepTool::new()));
+    registry.register(typed(bash::BashTool::new()));
+    registry.register(typed(bash::BashOutputTool::new()));
+    registry.register(typed(bash::KillShellTool::new()));
+    registry.register(typed(glob::GlobTool::new()));
+    registry.register(typed(grep::GrepTool::new()));
     registry.register(typed(ls::LsTool));
     registry.register(typed(todo::TodoWriteTool));
     registry.register(typed(web_fetch::WebFetchTool::new()));

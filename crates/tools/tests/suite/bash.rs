@@ -1,18 +1,22 @@
-//! Bash through `validate_input` + `call` with real processes: output
-//! layout, exit codes, cwd persistence, progress, huge and non-UTF-8 output.
-//! Helpers here are shared by the other `bash_*` modules.
+//! Bash through the erased contract (parse → validate → call, then the
+//! workspace cwd policy) with real processes: output layout, exit codes,
+//! cwd persistence, progress, huge and non-UTF-8 output, facts. Helpers
+//! here are shared by the other `bash_*` modules.
 
 use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use orbit_protocol::ToolResultContent;
+use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
 use orbit_tools::builtin::bash::BashTool;
 use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolProgress, ToolUseContext};
-use serde_json::{Value, json};
+use orbit_tools::{CallContext, ToolOutput, ToolProgress, ToolUseContext};
+use serde_json::json;
 use tempfile::TempDir;
+
+use super::contract::{call, call_with, facts};
 
 pub(super) fn session() -> (TempDir, ToolUseContext, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -28,13 +32,8 @@ pub(super) fn text(out: &ToolOutput) -> &str {
     }
 }
 
-pub(super) async fn run_tool(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> ToolOutput {
-    tool.validate_input(&input, ctx).await.unwrap();
-    tool.call(input, ctx, &CallContext::detached("t")).await
-}
-
 pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
-    run_tool(&BashTool::new(), ctx, json!({ "command": command })).await
+    call(BashTool::new(), ctx, json!({ "command": command })).await
 }
 
 /// Processes of group `pgid` that are not dead. Zombies count as dead: this
@@ -287,12 +286,59 @@ async fn cd_into_an_allowed_directory_persists() {
     fs::remove_dir(&sibling).unwrap();
 }
 
+/// Bash only reports where the shell ended; the session's cwd is the
+/// orchestrator's decision (`apply_cwd_policy`, applied by `drive`).
+#[tokio::test]
+async fn bash_reports_the_final_directory_without_moving_the_session() {
+    let (_d, ctx, root) = session();
+    fs::create_dir(root.join("sub")).unwrap();
+    let tool = orbit_tool::typed(BashTool::new());
+    let parsed = tool.parse(json!({ "command": "cd sub" }), &ctx).unwrap();
+    let out = parsed
+        .call(&ctx, &CallContext::detached("t"))
+        .await
+        .unwrap();
+    assert_eq!(out.cwd, Some(root.join("sub")));
+    assert_eq!(ctx.cwd(), root);
+    let parsed = tool.parse(json!({ "command": "cd /" }), &ctx).unwrap();
+    let out = parsed
+        .call(&ctx, &CallContext::detached("t"))
+        .await
+        .unwrap();
+    assert_eq!(out.cwd, Some(PathBuf::from("/")));
+    assert_eq!(text(&out), "");
+}
+
+/// A session cwd removed since the last call: the command runs in the
+/// project root, and the output says so.
+#[tokio::test]
+async fn a_removed_cwd_falls_back_to_the_project_root() {
+    let (_d, ctx, root) = session();
+    fs::create_dir(root.join("gone")).unwrap();
+    bash(&ctx, "cd gone").await;
+    assert_eq!(ctx.cwd(), root.join("gone"));
+    fs::remove_dir(root.join("gone")).unwrap();
+    let out = bash(&ctx, "pwd").await;
+    assert_eq!(
+        text(&out),
+        format!(
+            "{}\nShell cwd was reset to {}",
+            root.display(),
+            root.display()
+        )
+    );
+    assert_eq!(out.full_text, None);
+    assert_eq!(ctx.cwd(), root);
+    let out = bash(&ctx, "pwd").await;
+    assert_eq!(text(&out), root.to_str().unwrap());
+}
+
 #[tokio::test]
 async fn timeout_kills_and_says_so() {
     let (_d, ctx, _) = session();
     let started = Instant::now();
-    let out = run_tool(
-        &BashTool::new(),
+    let out = call(
+        BashTool::new(),
         &ctx,
         json!({ "command": "echo start; sleep 30", "timeout": 1000 }),
     )
@@ -307,9 +353,13 @@ async fn progress_streams_output() {
     let (_d, ctx, _) = session();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", tokio_util::sync::CancellationToken::new(), Some(tx));
-    let out = BashTool::new()
-        .call(json!({ "command": "echo one; echo two >&2" }), &ctx, &call)
-        .await;
+    let out = call_with(
+        BashTool::new(),
+        &ctx,
+        json!({ "command": "echo one; echo two >&2" }),
+        &call,
+    )
+    .await;
     assert_eq!(text(&out), "one\ntwo");
     drop(call);
     let mut chunks = Vec::new();
@@ -330,9 +380,8 @@ async fn cancel_kills_group_promptly() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let token = tokio_util::sync::CancellationToken::new();
     let call = CallContext::new("tu_1", token.clone(), Some(tx));
-    let tool = BashTool::new();
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let run = tool.call(input, &ctx, &call);
+    let run = call_with(BashTool::new(), &ctx, input, &call);
     let control = async {
         let (_, first) = rx.recv().await.unwrap();
         let ToolProgress::Output(s) = first else {
@@ -384,16 +433,24 @@ async fn non_utf8_output_is_lossy() {
 }
 
 #[tokio::test]
-async fn flags_follow_the_classifier() {
+async fn facts_follow_the_shell_analysis() {
+    let (_d, ctx, _) = session();
+    let facts_of = |command: &str| facts(BashTool::new(), &ctx, json!({ "command": command }));
+    let f = facts_of("ls -la | wc -l");
+    assert!(f.read_only && f.concurrency_safe && !f.destructive);
+    assert_eq!(f.command.as_deref(), Some("ls -la | wc -l"));
+    assert_eq!(f.subject, "ls -la | wc -l");
+    assert!(f.failure_cancels_siblings);
+    assert!(f.reads.is_empty() && f.writes.is_empty() && f.network.is_none());
+    assert!(facts_of("git status").concurrency_safe);
+    let f = facts_of("ls > f");
+    assert!(!f.read_only && !f.concurrency_safe);
+    assert!(!facts_of("cat $(rm x)").concurrency_safe);
+    assert!(facts_of("rm -rf build").destructive);
+    assert!(!facts_of("ls").destructive);
     let tool = BashTool::new();
-    assert!(tool.is_read_only(&json!({ "command": "ls -la | wc -l" })));
-    assert!(tool.is_concurrency_safe(&json!({ "command": "git status" })));
-    assert!(!tool.is_read_only(&json!({ "command": "ls > f" })));
-    assert!(!tool.is_concurrency_safe(&json!({ "command": "cat $(rm x)" })));
-    assert!(tool.is_destructive(&json!({ "command": "rm -rf build" })));
-    assert!(!tool.is_destructive(&json!({ "command": "ls" })));
-    assert_eq!(tool.max_result_size_chars(), 30_000);
-    assert_eq!(tool.name(), "Bash");
+    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(30_000));
+    assert_eq!(TypedTool::name(&tool), "Bash");
 }
 
 #[tokio::test]

@@ -6,14 +6,15 @@ use std::time::{Duration, Instant};
 
 use orbit_tools::builtin::bash::background::{BackgroundShell, BackgroundShells};
 use orbit_tools::builtin::bash::{BashOutputTool, BashTool, KillShellTool};
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
+use orbit_tools::{ToolOutput, ToolUseContext};
 use serde_json::json;
 
-use super::bash::{assert_group_dies, run_tool, session, text};
+use super::bash::{assert_group_dies, session, text};
+use super::contract::{call, try_call};
 
 async fn start(ctx: &ToolUseContext, command: &str) -> String {
-    let out = run_tool(
-        &BashTool::new(),
+    let out = call(
+        BashTool::new(),
         ctx,
         json!({ "command": command, "run_in_background": true }),
     )
@@ -26,7 +27,7 @@ async fn start(ctx: &ToolUseContext, command: &str) -> String {
 }
 
 async fn output(ctx: &ToolUseContext, id: &str) -> ToolOutput {
-    run_tool(&BashOutputTool::new(), ctx, json!({ "bash_id": id })).await
+    call(BashOutputTool::new(), ctx, json!({ "bash_id": id })).await
 }
 
 fn shell(ctx: &ToolUseContext, id: &str) -> std::sync::Arc<BackgroundShell> {
@@ -98,8 +99,8 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
     let (_d, ctx, _) = session();
     let id = start(&ctx, "printf 'ok 1\\nbad\\nok 2\\n'").await;
     wait_for(&ctx, &id, ended).await;
-    let out = run_tool(
-        &BashOutputTool::new(),
+    let out = call(
+        BashOutputTool::new(),
         &ctx,
         json!({ "bash_id": id, "filter": "^ok" }),
     )
@@ -118,29 +119,25 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
 #[tokio::test]
 async fn bad_filter_and_unknown_id_are_refused() {
     let (_d, ctx, _) = session();
-    let tool = BashOutputTool::new();
-    let err = tool
-        .validate_input(&json!({ "bash_id": "bash_9" }), &ctx)
+    let err = try_call(BashOutputTool::new(), &ctx, json!({ "bash_id": "bash_9" }))
         .await
         .unwrap_err();
     assert_eq!(err, "No shell found with ID: bash_9");
     let id = start(&ctx, "true").await;
-    let err = tool
-        .validate_input(&json!({ "bash_id": id, "filter": "(" }), &ctx)
-        .await
-        .unwrap_err();
+    let err = try_call(
+        BashOutputTool::new(),
+        &ctx,
+        json!({ "bash_id": id, "filter": "(" }),
+    )
+    .await
+    .unwrap_err();
     assert!(
         err.starts_with("Invalid regular expression \"(\": "),
         "{err}"
     );
 
-    let out = KillShellTool::new()
-        .call(
-            json!({ "shell_id": "bash_9" }),
-            &ctx,
-            &CallContext::detached("t"),
-        )
-        .await;
+    // KillShell answers an unknown id as a failed run, not a refusal.
+    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": "bash_9" })).await;
     assert_eq!(text(&out), "No shell found with ID: bash_9");
     assert!(out.is_error);
 }
@@ -158,8 +155,7 @@ async fn kill_shell_kills_the_group() {
         .unwrap_or_else(|| panic!("unexpected {body:?}"));
     let pgid: i32 = pid_text.parse().unwrap();
 
-    let kill = KillShellTool::new();
-    let out = run_tool(&kill, &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Successfully killed shell: bash_1 (echo $$; sleep 1000 & sleep 1000; wait)"
@@ -169,7 +165,7 @@ async fn kill_shell_kills_the_group() {
 
     let out = output(&ctx, &id).await;
     assert_eq!(text(&out), "<status>killed</status>");
-    let out = run_tool(&kill, &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Shell bash_1 is not running, so cannot be killed (status: killed)"

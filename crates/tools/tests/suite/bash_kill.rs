@@ -5,17 +5,18 @@
 use std::time::{Duration, Instant};
 
 use orbit_tools::builtin::bash::BashTool;
-use orbit_tools::{CallContext, Tool, ToolProgress};
+use orbit_tools::{CallContext, ToolProgress};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::bash::{assert_group_dies, bash, live_members, run_tool, session, text};
+use super::bash::{assert_group_dies, bash, live_members, session, text};
+use super::contract::{call, call_with};
 
 #[tokio::test]
 async fn timeout_leaves_no_process_of_the_group() {
     let (_d, ctx, _) = session();
-    let out = run_tool(
-        &BashTool::new(),
+    let out = call(
+        BashTool::new(),
         &ctx,
         json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait", "timeout": 1000 }),
     )
@@ -72,9 +73,8 @@ async fn dropping_the_call_kills_the_group() {
     let (_d, ctx, _) = session();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", CancellationToken::new(), Some(tx));
-    let tool = BashTool::new();
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let mut run = Box::pin(tool.call(input, &ctx, &call));
+    let mut run = Box::pin(call_with(BashTool::new(), &ctx, input, &call));
     // Drive the call until the shell reports its pid, then drop it (as an
     // embedder dropping the future instead of cancelling would).
     let pgid: i32 = tokio::select! {

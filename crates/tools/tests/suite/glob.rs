@@ -6,10 +6,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use orbit_protocol::ToolResultContent;
+use orbit_tool::{ResultLimit, TypedTool};
+use orbit_tools::ToolUseContext;
 use orbit_tools::builtin::glob::GlobTool;
-use orbit_tools::{CallContext, Tool, ToolOutput, ToolUseContext};
-use serde_json::{Value, json};
+use serde_json::json;
+
+use super::contract::{facts, success_text, try_call};
 
 /// A temp directory with helpers to lay out files and set their mtimes.
 pub struct Tree {
@@ -52,28 +54,6 @@ pub fn set_mtime(path: &Path, secs: u64) {
         .unwrap();
 }
 
-/// Validates then calls, as the engine does; `Err` is a validation error.
-pub async fn run(
-    tool: &dyn Tool,
-    ctx: &ToolUseContext,
-    input: Value,
-) -> Result<ToolOutput, String> {
-    tool.validate_input(&input, ctx).await?;
-    Ok(tool
-        .call(input, ctx, &CallContext::detached("toolu_1"))
-        .await)
-}
-
-/// The text of a successful call.
-pub async fn ok_text(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> String {
-    let out = run(tool, ctx, input).await.unwrap();
-    assert!(!out.is_error, "unexpected error: {out:?}");
-    match out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
-}
-
 fn sample_tree() -> Tree {
     let t = Tree::new();
     t.file(".gitignore", "target/\n*.log\n", 0);
@@ -90,16 +70,16 @@ fn sample_tree() -> Tree {
 #[tokio::test]
 async fn respects_gitignore_skips_hidden_and_sorts_newest_first() {
     let t = sample_tree();
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.rs"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.rs"})).await;
     assert_eq!(out, "src/nested/b.rs\nmain.rs\nsrc/a.rs");
 }
 
 #[tokio::test]
 async fn single_star_stays_in_one_directory() {
     let t = sample_tree();
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "*.rs"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "*.rs"})).await;
     assert_eq!(out, "main.rs");
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "src/*.rs"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "src/*.rs"})).await;
     assert_eq!(out, "src/a.rs");
 }
 
@@ -109,7 +89,7 @@ async fn equal_mtimes_are_ordered_by_path() {
     for name in ["c.txt", "a.txt", "b.txt"] {
         t.file(name, "x", 7);
     }
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "*.txt"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "*.txt"})).await;
     assert_eq!(out, "a.txt\nb.txt\nc.txt");
 }
 
@@ -119,7 +99,7 @@ async fn truncates_at_100_keeping_the_newest() {
     for i in 0..150u64 {
         t.file(&format!("f/{i:03}.txt"), "x", i);
     }
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.txt"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.txt"})).await;
     let mut expected: Vec<String> = (50..150u64)
         .rev()
         .map(|i| format!("f/{i:03}.txt"))
@@ -133,7 +113,7 @@ async fn truncates_at_100_keeping_the_newest() {
 #[tokio::test]
 async fn no_match_says_no_files_found() {
     let t = sample_tree();
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.py"})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.py"})).await;
     assert_eq!(out, "No files found");
 }
 
@@ -141,16 +121,16 @@ async fn no_match_says_no_files_found() {
 async fn path_is_resolved_against_cwd_and_results_stay_relative_to_cwd() {
     let t = sample_tree();
     let ctx = t.ctx("");
-    let out = ok_text(
-        &GlobTool::new(),
+    let out = success_text(
+        GlobTool::new(),
         &ctx,
         json!({"pattern": "**/*.rs", "path": "src"}),
     )
     .await;
     assert_eq!(out, "src/nested/b.rs\nsrc/a.rs");
     // The placeholder strings models send for "omitted" mean the cwd.
-    let out = ok_text(
-        &GlobTool::new(),
+    let out = success_text(
+        GlobTool::new(),
         &ctx,
         json!({"pattern": "*.md", "path": "undefined"}),
     )
@@ -164,14 +144,14 @@ async fn results_outside_cwd_are_absolute() {
     t.file("proj/in.txt", "x", 1);
     let other = t.file("other/out.txt", "x", 1);
     let ctx = t.ctx("proj");
-    let out = ok_text(
-        &GlobTool::new(),
+    let out = success_text(
+        GlobTool::new(),
         &ctx,
         json!({"pattern": "*.txt", "path": "../other"}),
     )
     .await;
     assert_eq!(out, other.display().to_string());
-    let out = ok_text(&GlobTool::new(), &ctx, json!({"pattern": "../other/*.txt"})).await;
+    let out = success_text(GlobTool::new(), &ctx, json!({"pattern": "../other/*.txt"})).await;
     assert_eq!(out, other.display().to_string());
 }
 
@@ -179,7 +159,7 @@ async fn results_outside_cwd_are_absolute() {
 async fn absolute_pattern_searches_from_its_literal_prefix() {
     let t = sample_tree();
     let pattern = format!("{}/src/**/*.rs", t.root.display());
-    let out = ok_text(&GlobTool::new(), &t.ctx(""), json!({"pattern": pattern})).await;
+    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": pattern})).await;
     assert_eq!(out, "src/nested/b.rs\nsrc/a.rs");
 }
 
@@ -187,8 +167,8 @@ async fn absolute_pattern_searches_from_its_literal_prefix() {
 async fn missing_directory_is_a_validation_error() {
     let t = Tree::new();
     let ctx = t.ctx("");
-    let err = run(
-        &GlobTool::new(),
+    let err = try_call(
+        GlobTool::new(),
         &ctx,
         json!({"pattern": "*", "path": "nope"}),
     )
@@ -206,12 +186,22 @@ async fn missing_directory_is_a_validation_error() {
 
 #[tokio::test]
 async fn declares_itself_read_only_and_concurrency_safe() {
+    let t = Tree::new();
+    let ctx = t.ctx("sub");
+    let f = facts(GlobTool::new(), &ctx, json!({"pattern": "*"}));
+    assert!(f.read_only && f.concurrency_safe && !f.destructive);
+    assert_eq!(f.reads, vec![t.root.join("sub")]);
+    assert_eq!(f.subject, "*");
+    assert!(f.command.is_none() && !f.failure_cancels_siblings);
+    let f = facts(
+        GlobTool::new(),
+        &ctx,
+        json!({"pattern": "*", "path": "../x/./y"}),
+    );
+    assert_eq!(f.reads, vec![t.root.join("x/y")]);
     let tool = GlobTool::new();
-    let input = json!({"pattern": "*"});
-    assert_eq!(tool.name(), "Glob");
-    assert!(tool.is_read_only(&input));
-    assert!(tool.is_concurrency_safe(&input));
-    assert_eq!(tool.max_result_size_chars(), 100_000);
+    assert_eq!(TypedTool::name(&tool), "Glob");
+    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(100_000));
     assert_eq!(tool.input_schema()["required"], json!(["pattern"]));
     assert_eq!(tool.input_schema()["additionalProperties"], json!(false));
 }

@@ -1,11 +1,12 @@
 //! Grep on real temp trees: every output mode and flag, gitignore, binary
 //! and VCS skipping, ordering, head_limit, errors.
 
-use orbit_tools::Tool;
+use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::builtin::grep::GrepTool;
 use serde_json::{Value, json};
 
-use super::glob::{Tree, ok_text, run};
+use super::contract::{facts, success_text, try_call};
+use super::glob::Tree;
 
 fn tree() -> Tree {
     let t = Tree::new();
@@ -31,7 +32,7 @@ fn tree() -> Tree {
 }
 
 async fn grep(t: &Tree, input: Value) -> String {
-    ok_text(&GrepTool::new(), &t.ctx(""), input).await
+    success_text(GrepTool::new(), &t.ctx(""), input).await
 }
 
 #[tokio::test]
@@ -158,8 +159,8 @@ async fn type_filter_uses_ripgrep_types() {
     let t = tree();
     let out = grep(&t, json!({"pattern": "hello", "type": "rust", "-i": true})).await;
     assert_eq!(out, "Found 2 files\nsrc/lib.rs\nsrc/main.rs");
-    let err = run(
-        &GrepTool::new(),
+    let err = try_call(
+        GrepTool::new(),
         &t.ctx(""),
         json!({"pattern": "x", "type": "nosuchlang"}),
     )
@@ -256,12 +257,12 @@ async fn a_file_path_searches_that_file() {
 async fn invalid_regex_and_missing_path_are_validation_errors() {
     let t = tree();
     let ctx = t.ctx("");
-    let err = run(&GrepTool::new(), &ctx, json!({"pattern": "fn ("}))
+    let err = try_call(GrepTool::new(), &ctx, json!({"pattern": "fn ("}))
         .await
         .unwrap_err();
     assert!(err.starts_with("Invalid regex pattern `fn (`: "), "{err}");
-    let err = run(
-        &GrepTool::new(),
+    let err = try_call(
+        GrepTool::new(),
         &ctx,
         json!({"pattern": "x", "path": "missing"}),
     )
@@ -279,10 +280,19 @@ async fn invalid_regex_and_missing_path_are_validation_errors() {
 
 #[tokio::test]
 async fn declares_itself_read_only_and_concurrency_safe() {
+    let t = tree();
+    let ctx = t.ctx("");
+    let f = facts(GrepTool::new(), &ctx, json!({"pattern": "x"}));
+    assert!(f.read_only && f.concurrency_safe && !f.destructive);
+    assert_eq!(f.reads, vec![t.root.clone()]);
+    assert_eq!(f.subject, "x");
+    let f = facts(
+        GrepTool::new(),
+        &ctx,
+        json!({"pattern": "x", "path": "src/main.rs"}),
+    );
+    assert_eq!(f.reads, vec![t.root.join("src/main.rs")]);
     let tool = GrepTool::new();
-    let input = json!({"pattern": "x"});
-    assert_eq!(tool.name(), "Grep");
-    assert!(tool.is_read_only(&input));
-    assert!(tool.is_concurrency_safe(&input));
-    assert_eq!(tool.max_result_size_chars(), 20_000);
+    assert_eq!(TypedTool::name(&tool), "Grep");
+    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(20_000));
 }

@@ -4,6 +4,7 @@ mod bash;
 mod bash_background;
 mod bash_kill;
 mod cancelled;
+mod contract;
 mod edit;
 mod glob;
 mod grep;

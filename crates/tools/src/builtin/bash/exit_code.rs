@@ -4,18 +4,15 @@
 //! (no match), `test`/`[`/`[[ … ]]` (false) and `diff` (files differ) — as
 //! Claude Code reports them (DESIGN §10). Exit 2 of those is still an error.
 //!
-//! The command is parsed with tree-sitter-bash (the [`super::readonly`]
-//! parser); the exit code belongs to the last command the shell ran, which is
-//! taken to be the last statement of the script, the last element of a
-//! `&&`/`||` list, or the last element of a pipeline. Only a plain command
-//! (assignment prefixes and redirections allowed, a path such as
-//! `/usr/bin/grep` reduced to its file name) or a `[[ … ]]`/`[ … ]` test
+//! The exit code belongs to the last command the shell ran, as
+//! `orbit_shell`'s [`Script::last_command_name`] finds it: the last
+//! statement, the last element of a `&&`/`||` list or of a pipeline. Only a
+//! plain command (assignment prefixes and redirections allowed, a path such
+//! as `/usr/bin/grep` reduced to its file name) or a `[[ … ]]`/`[ … ]` test
 //! counts; a parse error, a subshell, `!`, `if`, a loop, a function or a
 //! heredoc that carries more commands all fall back to the normal rule.
 
-use tree_sitter::Node;
-
-use super::readonly::{Walker, named_children, parse};
+use orbit_shell::Script;
 
 /// Commands whose exit code 1 is an answer (no match, false, files differ).
 pub const EXIT_ONE_IS_ANSWER_COMMANDS: &[&str] =
@@ -32,64 +29,14 @@ pub fn exit_is_error(command: &str, code: i32) -> bool {
 /// True when the last command `command` runs is one whose exit 1 is an
 /// answer ([`EXIT_ONE_IS_ANSWER_COMMANDS`]).
 pub fn exit_one_is_an_answer(command: &str) -> bool {
-    let Some(tree) = parse(command) else {
-        return false;
-    };
-    let root = tree.root_node();
-    if root.has_error() {
-        return false;
-    }
-    let walker = Walker::new(command);
-    last_command_name(&walker, root).is_some_and(|name| {
+    let name = orbit_shell::parse(command)
+        .ok()
+        .as_ref()
+        .and_then(Script::last_command_name);
+    name.is_some_and(|name| {
         let base = name.rsplit('/').next().unwrap_or(&name);
         EXIT_ONE_IS_ANSWER_COMMANDS.contains(&base)
     })
-}
-
-/// The name of the command whose exit status `node` ends with, when that is
-/// a plain command or a test; `None` for anything else.
-fn last_command_name(walker: &Walker<'_>, node: Node<'_>) -> Option<String> {
-    match node.kind() {
-        "program" | "list" | "pipeline" => {
-            let last = named_children(node)
-                .into_iter()
-                .rev()
-                .find(|c| c.kind() != "comment")?;
-            last_command_name(walker, last)
-        }
-        "redirected_statement" => {
-            let body = node.child_by_field_name("body")?;
-            let redirects_are_plain = named_children(node)
-                .into_iter()
-                .filter(|c| c.id() != body.id())
-                .all(plain_redirect);
-            if redirects_are_plain {
-                last_command_name(walker, body)
-            } else {
-                None
-            }
-        }
-        "command" => walker.command_parts(node).map(|(name, _)| name),
-        // `[ … ]` and `[[ … ]]`: the opening bracket is the first child.
-        "test_command" => node.child(0).map(|open| open.kind().to_string()),
-        _ => None,
-    }
-}
-
-/// A redirection that runs no command of its own: `cat <<EOF | grep x`
-/// hangs the rest of the line off the heredoc node, so a heredoc may hold
-/// only its own parts.
-fn plain_redirect(node: Node<'_>) -> bool {
-    match node.kind() {
-        "file_redirect" | "herestring_redirect" => true,
-        "heredoc_redirect" => named_children(node).into_iter().all(|c| {
-            matches!(
-                c.kind(),
-                "heredoc_start" | "heredoc_body" | "heredoc_end" | "file_redirect"
-            )
-        }),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

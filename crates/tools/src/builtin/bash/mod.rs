@@ -3,37 +3,41 @@
 //! A call flows: input → (background? → [`background`] registry, answer
 //! with an id at once) → the command wrapped with a cwd-reporting EXIT trap
 //! ([`process::wrap_with_cwd_trap`]) → [`process::run_foreground`] in the
-//! session cwd with the timeout and the call's cancel token → the shell's
-//! final directory becomes the session cwd when it is inside the project
-//! or a directory allowed with `ToolUseContext::allow_directory` (else the
-//! cwd is reset to the project root and a note says so) → the
-//! result text: stdout then stderr, trailing whitespace trimmed, prefixed by
+//! session cwd with the timeout and the call's cancel token → the result
+//! text: stdout then stderr, trailing whitespace trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed. Whether
 //! a non-zero exit failed is [`exit_code`]'s call (`grep` exit 1 did not).
-//! A call whose cancel token already fired starts nothing.
+//! The shell's final directory is reported with the output
+//! ([`ToolOutput::with_cwd`]); whether the session keeps it is the
+//! orchestrator's workspace policy (`orbit_tool::apply_cwd_policy`), not
+//! Bash's. A session cwd that no longer exists is replaced by the project
+//! root before the run (with the reset note). A call whose cancel token
+//! already fired starts nothing.
 //!
-//! Safety flags come from [`readonly`]: a command is read-only (and so
-//! concurrency-safe) only if tree-sitter-bash shows plain read-only commands.
+//! Facts come from `orbit_shell`: a command is read-only (and so
+//! concurrency-safe) only if tree-sitter-bash shows plain read-only
+//! commands; `command` carries the command for permission rules, and a
+//! failure cancels the sibling shell commands of its batch.
 
 pub mod background;
 pub mod exit_code;
 pub mod output;
 pub mod output_tools;
 pub mod process;
-pub mod readonly;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use background::BackgroundShells;
+use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
+use orbit_tool::{
+    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolOutput,
+    ToolProgress, ToolUseContext, TypedTool,
+};
+use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
-
-use crate::context::{CallContext, ToolProgress, ToolUseContext};
-use crate::tool::{INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolOutput, input_schema_for};
-use background::BackgroundShells;
-use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 
 pub use output_tools::{BashOutputTool, KillShellTool};
 
@@ -71,27 +75,14 @@ pub struct BashInput {
 }
 
 /// The Bash tool.
-#[derive(Debug)]
-pub struct BashTool {
-    schema: Value,
-}
+#[derive(Debug, Default)]
+pub struct BashTool;
 
 impl BashTool {
+    /// The tool (register it with `orbit_tool::typed`).
     pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<BashInput>(),
-        }
+        Self
     }
-}
-
-impl Default for BashTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn command_of(input: &Value) -> Option<&str> {
-    input.get("command").and_then(Value::as_str)
 }
 
 /// The timeout to apply: default when absent or not a positive number,
@@ -149,31 +140,6 @@ fn with_first_line(first: String, body: &str) -> String {
     }
 }
 
-fn canonical_root(ctx: &ToolUseContext) -> PathBuf {
-    ctx.project_root
-        .canonicalize()
-        .unwrap_or_else(|_| ctx.project_root.clone())
-}
-
-/// Applies the shell's final directory to the session; returns the reset
-/// note when it left the project and every allowed directory.
-fn update_cwd(ctx: &ToolUseContext, root: &Path, reported: Option<String>) -> Option<String> {
-    let dir = PathBuf::from(reported?);
-    let dir = dir.canonicalize().unwrap_or(dir);
-    let allowed = dir.starts_with(root)
-        || ctx
-            .allowed_directories()
-            .iter()
-            .any(|extra| dir.starts_with(extra));
-    if allowed {
-        ctx.set_cwd(dir);
-        None
-    } else {
-        ctx.set_cwd(root.to_path_buf());
-        Some(format!("Shell cwd was reset to {}", root.display()))
-    }
-}
-
 /// Reads and removes the file the EXIT trap wrote.
 fn take_reported_cwd(file: &Path) -> Option<String> {
     let text = std::fs::read_to_string(file).ok();
@@ -184,7 +150,10 @@ fn take_reported_cwd(file: &Path) -> Option<String> {
 }
 
 #[async_trait]
-impl Tool for BashTool {
+impl TypedTool for BashTool {
+    type Input = BashInput;
+    type Plan = BashInput;
+
     fn name(&self) -> &str {
         "Bash"
     }
@@ -197,53 +166,69 @@ impl Tool for BashTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, input: &Value) -> bool {
-        command_of(input).is_some_and(readonly::is_read_only_command)
+    fn facts(&self, input: &BashInput, _ctx: &ToolUseContext) -> CallFacts {
+        let script = orbit_shell::parse(&input.command);
+        let read_only = script.as_ref().is_ok_and(|s| s.is_read_only());
+        CallFacts {
+            read_only,
+            concurrency_safe: read_only,
+            destructive: orbit_shell::is_destructive(&input.command),
+            command: Some(input.command.clone()),
+            failure_cancels_siblings: true,
+            subject: input.command.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, input: &Value) -> bool {
-        self.is_read_only(input)
+    async fn validate(
+        &self,
+        input: BashInput,
+        _ctx: &ToolUseContext,
+    ) -> Result<BashInput, ToolError> {
+        Ok(input)
     }
 
-    fn is_destructive(&self, input: &Value) -> bool {
-        command_of(input).is_some_and(readonly::is_destructive_command)
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        BASH_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input: BashInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid Bash input: {e}")),
-        };
-        let root = canonical_root(ctx);
+    async fn call(
+        &self,
+        input: BashInput,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let root = canonical_project_root(ctx);
         let mut cwd = ctx.cwd();
         let mut notes = Vec::new();
-        if !cwd.is_dir() {
-            // The directory was removed since the last call.
+        // The directory was removed since the last call: run in the project
+        // root, and report it as the directory the call ended in unless the
+        // shell reports another.
+        let fell_back = !cwd.is_dir();
+        if fell_back {
             cwd = root.clone();
-            ctx.set_cwd(root.clone());
-            notes.push(format!("Shell cwd was reset to {}", root.display()));
+            notes.push(cwd_reset_note(&root));
         }
+        let finish = |output: ToolOutput, reported: Option<PathBuf>| match reported
+            .or_else(|| fell_back.then(|| root.clone()))
+        {
+            Some(dir) => output.with_cwd(dir),
+            None => output,
+        };
 
         if call.cancel.is_cancelled() {
             // Reported as cancelled already: the command must not run.
-            return ToolOutput::interrupted();
+            return Ok(finish(ToolOutput::interrupted(), None));
         }
         if input.run_in_background == Some(true) {
-            return match BackgroundShells::of(ctx).spawn(&input.command, &cwd) {
+            let output = match BackgroundShells::of(ctx).spawn(&input.command, &cwd) {
                 Ok(shell) => ToolOutput::text(format!(
                     "Command running in background with ID: {}",
                     shell.id
                 )),
                 Err(e) => ToolOutput::error(e.to_string()),
             };
+            return Ok(finish(output, None));
         }
 
         let timeout_ms = effective_timeout_ms(input.timeout);
@@ -259,15 +244,14 @@ impl Tool for BashTool {
             &progress,
         )
         .await;
-        let reported = take_reported_cwd(&cwd_file);
+        let reported = take_reported_cwd(&cwd_file).map(PathBuf::from);
         let run = match run {
             Ok(r) => r,
-            Err(e) => return ToolOutput::error(e.to_string()),
+            Err(e) => return Ok(finish(ToolOutput::error(e.to_string()), None)),
         };
         if run.end == RunEnd::Cancelled {
-            return ToolOutput::interrupted();
+            return Ok(finish(ToolOutput::interrupted(), None));
         }
-        notes.extend(update_cwd(ctx, &root, reported));
 
         let body = combine_output(&run.stdout, &run.stderr);
         let (mut text, is_error) = match run.end {
@@ -306,11 +290,12 @@ impl Tool for BashTool {
             is_error,
             ..ToolOutput::text(text)
         };
-        if untouched {
+        let output = if untouched {
             output.with_full_text(raw_output(&run.stdout, &run.stderr))
         } else {
             output
-        }
+        };
+        Ok(finish(output, reported))
     }
 }
 
@@ -355,7 +340,7 @@ mod tests {
 
     #[test]
     fn schema_matches_claude_code_names() {
-        let schema = BashTool::new().input_schema().clone();
+        let schema = BashTool::new().input_schema();
         assert_eq!(schema["required"], serde_json::json!(["command"]));
         assert_eq!(schema["properties"]["timeout"]["type"], "number");
         assert_eq!(schema["properties"]["run_in_background"]["type"], "boolean");

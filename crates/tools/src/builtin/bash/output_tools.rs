@@ -9,15 +9,17 @@
 //! left out). KillShell SIGKILLs the shell's process group. A cancelled
 //! call does neither: no output is consumed unseen, no shell is killed.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
+use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+};
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
-use super::background::{BackgroundShells, ShellStatus};
-use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
+use super::background::{BackgroundShell, BackgroundShells, ShellStatus};
 
 /// BashOutput results above this many chars are persisted by the engine.
 pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
@@ -28,6 +30,7 @@ fn no_shell(id: &str) -> String {
     format!("No shell found with ID: {id}")
 }
 
+/// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashOutputInput {
@@ -40,23 +43,21 @@ pub struct BashOutputInput {
 }
 
 /// Reads new output of a background shell.
-#[derive(Debug)]
-pub struct BashOutputTool {
-    schema: Value,
-}
+#[derive(Debug, Default)]
+pub struct BashOutputTool;
 
 impl BashOutputTool {
+    /// The tool (register it with `orbit_tool::typed`).
     pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<BashOutputInput>(),
-        }
+        Self
     }
 }
 
-impl Default for BashOutputTool {
-    fn default() -> Self {
-        Self::new()
-    }
+/// What a validated BashOutput call reads: the shell, and the filter
+/// compiled once.
+pub struct BashOutputPlan {
+    shell: Arc<BackgroundShell>,
+    filter: Option<Regex>,
 }
 
 fn compile_filter(filter: Option<&str>) -> Result<Option<Regex>, String> {
@@ -82,7 +83,10 @@ fn filtered(text: &str, filter: Option<&Regex>) -> String {
 }
 
 #[async_trait]
-impl Tool for BashOutputTool {
+impl TypedTool for BashOutputTool {
+    type Input = BashOutputInput;
+    type Plan = BashOutputPlan;
+
     fn name(&self) -> &str {
         "BashOutput"
     }
@@ -93,63 +97,59 @@ produced since the last BashOutput call for that shell, plus its status. Optiona
 keeps only matching lines."
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        BASH_OUTPUT_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let id = input.get("bash_id").and_then(Value::as_str).unwrap_or("");
-        if BackgroundShells::of(ctx).get(id).is_none() {
-            return Err(no_shell(id));
+    fn facts(&self, input: &BashOutputInput, _ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            subject: input.bash_id.clone(),
+            ..CallFacts::default()
         }
-        compile_filter(input.get("filter").and_then(Value::as_str)).map(|_| ())
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input: BashOutputInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid BashOutput input: {e}")),
-        };
-        let filter = match compile_filter(input.filter.as_deref()) {
-            Ok(f) => f,
-            Err(e) => return ToolOutput::error(e),
-        };
+    async fn validate(
+        &self,
+        input: BashOutputInput,
+        ctx: &ToolUseContext,
+    ) -> Result<BashOutputPlan, ToolError> {
         let Some(shell) = BackgroundShells::of(ctx).get(&input.bash_id) else {
-            return ToolOutput::error(no_shell(&input.bash_id));
+            return Err(ToolError::RespondToModel(no_shell(&input.bash_id)));
         };
+        let filter = compile_filter(input.filter.as_deref()).map_err(ToolError::RespondToModel)?;
+        Ok(BashOutputPlan { shell, filter })
+    }
+
+    async fn call(
+        &self,
+        plan: BashOutputPlan,
+        _ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         if call.cancel.is_cancelled() {
             // Taking the output would hide it from the next call.
-            return ToolOutput::interrupted();
+            return Ok(ToolOutput::interrupted());
         }
-        let new = shell.take_new_output();
+        let new = plan.shell.take_new_output();
         let mut parts = vec![format!("<status>{}</status>", new.status.label())];
         if let ShellStatus::Exited(code) = new.status {
             parts.push(format!("<exit_code>{code}</exit_code>"));
         }
-        let stdout = filtered(&new.stdout, filter.as_ref());
+        let stdout = filtered(&new.stdout, plan.filter.as_ref());
         if !stdout.is_empty() {
             parts.push(format!("<stdout>\n{stdout}\n</stdout>"));
         }
-        let stderr = filtered(&new.stderr, filter.as_ref());
+        let stderr = filtered(&new.stderr, plan.filter.as_ref());
         if !stderr.is_empty() {
             parts.push(format!("<stderr>\n{stderr}\n</stderr>"));
         }
-        ToolOutput::text(parts.join("\n\n"))
+        Ok(ToolOutput::text(parts.join("\n\n")))
     }
 }
 
+/// KillShell's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KillShellInput {
@@ -158,27 +158,21 @@ pub struct KillShellInput {
 }
 
 /// Kills a background shell.
-#[derive(Debug)]
-pub struct KillShellTool {
-    schema: Value,
-}
+#[derive(Debug, Default)]
+pub struct KillShellTool;
 
 impl KillShellTool {
+    /// The tool (register it with `orbit_tool::typed`).
     pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<KillShellInput>(),
-        }
-    }
-}
-
-impl Default for KillShellTool {
-    fn default() -> Self {
-        Self::new()
+        Self
     }
 }
 
 #[async_trait]
-impl Tool for KillShellTool {
+impl TypedTool for KillShellTool {
+    type Input = KillShellInput;
+    type Plan = KillShellInput;
+
     fn name(&self) -> &str {
         "KillShell"
     }
@@ -187,34 +181,39 @@ impl Tool for KillShellTool {
         "Kills a running background bash shell (and every process it started) by its ID."
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        false
+    fn facts(&self, input: &KillShellInput, _ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            subject: input.shell_id.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
+    async fn validate(
+        &self,
+        input: KillShellInput,
+        _ctx: &ToolUseContext,
+    ) -> Result<KillShellInput, ToolError> {
+        Ok(input)
     }
 
-    fn max_result_size_chars(&self) -> usize {
-        KILL_SHELL_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input: KillShellInput = match serde_json::from_value(input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(format!("Invalid KillShell input: {e}")),
-        };
+    async fn call(
+        &self,
+        input: KillShellInput,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        // An unknown id is answered as a failed run, not refused.
         let Some(shell) = BackgroundShells::of(ctx).get(&input.shell_id) else {
-            return ToolOutput::error(no_shell(&input.shell_id));
+            return Ok(ToolOutput::error(no_shell(&input.shell_id)));
         };
         if call.cancel.is_cancelled() {
-            return ToolOutput::interrupted();
+            return Ok(ToolOutput::interrupted());
         }
-        if shell.kill() {
+        Ok(if shell.kill() {
             ToolOutput::text(format!(
                 "Successfully killed shell: {} ({})",
                 shell.id, shell.command
@@ -225,7 +224,7 @@ impl Tool for KillShellTool {
                 shell.id,
                 shell.status().label()
             ))
-        }
+        })
     }
 }
 

@@ -20,16 +20,16 @@ pub mod search;
 use std::path::Path;
 
 use async_trait::async_trait;
+use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_globs};
 use crate::builtin::glob::{
-    NO_FILES_FOUND, display_path, normalize, not_found_message, optional_path, sort_newest_first,
+    NO_FILES_FOUND, display_path, not_found_message, optional_path, search_root, sort_newest_first,
 };
-use crate::context::{CallContext, ToolUseContext};
-use crate::tool::{Tool, ToolOutput, input_schema_for};
 
 /// Larger results are persisted by the engine with a preview (R1); Claude
 /// Code's threshold for Grep.
@@ -58,6 +58,7 @@ pub enum OutputMode {
     Count,
 }
 
+/// Grep's input, with Claude Code's parameter names.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrepInput {
@@ -98,35 +99,21 @@ pub struct GrepInput {
     pub multiline: Option<bool>,
 }
 
-pub struct GrepTool {
-    schema: Value,
-}
+/// The Grep tool.
+#[derive(Debug, Default)]
+pub struct GrepTool;
 
 impl GrepTool {
+    /// The tool (register it with `orbit_tool::typed`).
     pub fn new() -> Self {
-        Self {
-            schema: input_schema_for::<GrepInput>(),
-        }
+        Self
     }
-}
-
-impl Default for GrepTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn parse(input: &Value) -> Result<GrepInput, String> {
-    serde_json::from_value(input.clone()).map_err(|e| format!("Invalid Grep input: {e}"))
 }
 
 /// Resolves an input against the session (cwd, defaults, `-C` over `-A`/`-B`).
 pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
     let cwd = ctx.cwd();
-    let root = match optional_path(&input.path) {
-        Some(p) => normalize(&ctx.resolve_path(p)),
-        None => cwd.clone(),
-    };
+    let root = search_root(&input.path, ctx);
     let (before, after) = match input.context {
         Some(c) => (c, c),
         None => (input.before.unwrap_or(0), input.after.unwrap_or(0)),
@@ -241,7 +228,10 @@ fn sort_by_path(hits: &mut [FileHit]) {
 }
 
 #[async_trait]
-impl Tool for GrepTool {
+impl TypedTool for GrepTool {
+    type Input = GrepInput;
+    type Plan = GrepInput;
+
     fn name(&self) -> &str {
         "Grep"
     }
@@ -254,51 +244,55 @@ impl Tool for GrepTool {
         DESCRIPTION
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &Value) -> bool {
-        true
+    fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
+        CallFacts {
+            read_only: true,
+            concurrency_safe: true,
+            reads: vec![search_root(&input.path, ctx)],
+            subject: input.pattern.clone(),
+            ..CallFacts::default()
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        true
-    }
-
-    fn max_result_size_chars(&self) -> usize {
-        GREP_MAX_RESULT_SIZE_CHARS
-    }
-
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Result<(), String> {
-        let input = parse(input)?;
+    async fn validate(
+        &self,
+        input: GrepInput,
+        ctx: &ToolUseContext,
+    ) -> Result<GrepInput, ToolError> {
         let req = request_from(&input, ctx);
         if optional_path(&input.path).is_some() && !req.root.exists() {
-            return Err(not_found_message("Path", &req.root, &req.cwd));
+            return Err(ToolError::RespondToModel(not_found_message(
+                "Path", &req.root, &req.cwd,
+            )));
         }
-        search::build_matcher(&req)?;
-        search::build_walker(&req)?;
-        Ok(())
+        search::build_matcher(&req).map_err(ToolError::RespondToModel)?;
+        search::build_walker(&req).map_err(ToolError::RespondToModel)?;
+        Ok(input)
     }
 
-    async fn call(&self, input: Value, ctx: &ToolUseContext, call: &CallContext) -> ToolOutput {
-        let input = match parse(&input) {
-            Ok(i) => i,
-            Err(e) => return ToolOutput::error(e),
-        };
+    async fn call(
+        &self,
+        input: GrepInput,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
         let req = request_from(&input, ctx);
         let context = req.before > 0 || req.after > 0;
         let (mode, cwd) = (req.mode, req.cwd.clone());
         let cancel = call.cancel.clone();
         let task = tokio::task::spawn_blocking(move || run_search(&req, &cancel));
-        tokio::select! {
+        Ok(tokio::select! {
             joined = task => match joined {
                 Ok(Ok(outcome)) => ToolOutput::text(format_output(outcome, mode, input.head_limit, context, &cwd)),
                 Ok(Err(e)) => ToolOutput::error(e),
                 Err(e) => ToolOutput::error(format!("Grep failed: {e}")),
             },
             () = call.cancel.cancelled() => ToolOutput::error("Grep was cancelled"),
-        }
+        })
     }
 }
 
@@ -323,7 +317,7 @@ mod tests {
 
     #[test]
     fn schema_uses_claude_code_parameter_names() {
-        let schema = input_schema_for::<GrepInput>();
+        let schema = orbit_tool::input_schema_for::<GrepInput>();
         let props = schema["properties"]
             .as_object()
             .map(|m| m.keys().cloned().collect::<Vec<_>>());

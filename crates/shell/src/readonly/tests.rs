@@ -1,7 +1,7 @@
 //! Classifier tests: what must be read-only, what must not (including
 //! bypass attempts), and the destructive heuristic.
 
-use super::{is_destructive_command, is_read_only_command};
+use crate::{is_destructive as is_destructive_command, is_read_only as is_read_only_command};
 
 fn assert_read_only(cmds: &[&str]) {
     for c in cmds {

@@ -9,7 +9,7 @@
 //! option below and refuse opaque arguments (an expansion or glob could turn
 //! into `-delete`).
 
-use super::Arg;
+use crate::words::Arg;
 
 /// Commands that cannot write files or run other programs, whatever their
 /// arguments.
@@ -68,7 +68,7 @@ const WRAPPERS: &[&str] = &[
 ];
 
 /// Decides one plain command (see the module docs).
-pub fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
+pub(crate) fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
     if READ_ONLY_COMMANDS.contains(&name) {
         return true;
     }
@@ -251,8 +251,8 @@ fn git_config_is_get(rest: &[&str]) -> bool {
 }
 
 /// The destructive heuristic for one command (see
-/// [`super::is_destructive_command`]).
-pub fn command_is_destructive(name: &str, args: &[Arg]) -> bool {
+/// [`crate::is_destructive`]).
+pub(crate) fn command_is_destructive(name: &str, args: &[Arg]) -> bool {
     let base = name.rsplit('/').next().unwrap_or(name);
     if DESTRUCTIVE_COMMANDS.contains(&base) || base.starts_with("mkfs.") {
         return true;
