@@ -4,61 +4,27 @@
 //! - `orbit local setup | serve | stop | status` are dispatched from `main`
 //!   before the normal flags are parsed ([`maybe_run_subcommand`]).
 //! - [`local_client`] is what `--provider local` (or no API key at all)
-//!   selects: it runs the setup on first use (progress on stderr), acquires a
-//!   llama-server (the warm one of `orbit local serve`, else a private one
-//!   for this run), and returns a [`LocalClient`]: the OpenAI client with
-//!   fenced-JSON recovery on, temperature 0 and a fixed seed. The client owns
-//!   the server, so the server stops when the run drops the client.
+//!   selects: `orbit::provider::local_client` with progress on stderr (the
+//!   setup on first use, then a llama-server: the warm one of `orbit local
+//!   serve`, else a private one for this run; the OpenAI client with
+//!   fenced-JSON recovery on, temperature 0 and a fixed seed).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, server, setup};
-use orbit_model::openai::{OpenAiClient, OpenAiConfig};
-use orbit_model::{EventStream, ModelClient, ModelRequest};
+use orbit_local::{LocalPaths, ServerOptions, server, setup};
+use orbit_model::ModelClient;
 
 /// Provider name of the local model (also the init line's value).
-pub const LOCAL_PROVIDER: &str = "local";
-
-/// The OpenAI client bound to a local llama-server it keeps alive.
-pub struct LocalClient {
-    inner: OpenAiClient,
-    /// Held for its Drop: stops a private server / releases the lease.
-    _server: LocalServer,
-}
-
-impl ModelClient for LocalClient {
-    fn stream(&self, request: &ModelRequest) -> EventStream {
-        // Reproducible answers: greedy sampling with a fixed seed.
-        let mut request = request.clone();
-        request.temperature = Some(0.0);
-        request.seed = Some(LOCAL_SEED);
-        self.inner.stream(&request)
-    }
-
-    fn provider(&self) -> &str {
-        LOCAL_PROVIDER
-    }
-}
+pub use orbit::provider::LOCAL_PROVIDER;
 
 /// Sets up (first use) and starts the local model; progress on stderr.
 pub fn local_client() -> anyhow::Result<Arc<dyn ModelClient>> {
-    let paths = LocalPaths::from_env();
-    if !setup::is_complete(&paths) {
-        eprintln!(
-            "orbit: no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)"
-        );
-        setup::run(&paths, &mut |line| eprintln!("orbit: {line}"))?;
-    }
-    let server = LocalServer::acquire(&paths, &ServerOptions::default())?;
-    let config = OpenAiConfig::local(server.openai_base_url());
-    let inner = OpenAiClient::new(config)?;
-    Ok(Arc::new(LocalClient {
-        inner,
-        _server: server,
-    }))
+    Ok(orbit::provider::local_client(&mut |line| {
+        eprintln!("orbit: {line}")
+    })?)
 }
 
 #[derive(Debug, Parser)]

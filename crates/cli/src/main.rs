@@ -17,7 +17,6 @@ mod provider;
 mod signals;
 mod stdin;
 mod stdout_watch;
-mod system_prompt;
 
 use std::io::ErrorKind;
 use std::path::PathBuf;
@@ -33,6 +32,7 @@ use orbit_permissions::PermissionConfig;
 use crate::args::Args;
 use crate::output::{InitInfo, OutputWriter, one_line};
 use crate::stdout_watch::{EXIT_STDOUT_CLOSED, STDOUT_CLOSED_LINE, StdoutState};
+use orbit::system_prompt;
 
 /// Exit code of any error result or failure before the run.
 const EXIT_ERROR: u8 = 1;

@@ -1,0 +1,97 @@
+//! orbit as a library: a coding agent — the model thinks, calls tools, sees
+//! their results, thinks again — that a Rust program builds, prompts and
+//! watches.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), orbit::Error> {
+//! // The provider comes from the environment: an Anthropic or OpenAI key,
+//! // else the local model (set up on first use).
+//! let mut agent = orbit::Agent::builder().build()?;
+//! let result = agent.ask("What does this repository do?").await?;
+//! println!("{}", result.result);
+//! # Ok(()) }
+//! ```
+//!
+//! The pieces, each a crate of its own that this one re-exports:
+//! - [`Agent`] / [`AgentBuilder`]: provider ([`Provider`]), tools,
+//!   permission policy, system prompt (with the project's CLAUDE.md /
+//!   AGENTS.md, see [`system_prompt`]), working directory.
+//! - [`Agent::run`] streams [`EngineEvent`]s and ends with one
+//!   [`EngineEvent::Result`] ([`TerminalResult`]); [`Agent::ask`] waits for
+//!   it; [`Agent::abort_handle`] interrupts a turn.
+//! - Custom tools implement [`TypedTool`]: a typed input parsed once, the
+//!   [`CallFacts`] of each call (what the permission gate and the executor
+//!   decide by), business validation, then the call.
+//!
+//! A custom tool, and what the engine sees of a call:
+//!
+//! ```
+//! use orbit::{CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Input {
+//!     /// Text to count words in
+//!     text: String,
+//! }
+//!
+//! struct WordCount;
+//!
+//! #[async_trait::async_trait]
+//! impl TypedTool for WordCount {
+//!     type Input = Input;
+//!     type Plan = Input;
+//!     fn name(&self) -> &str { "WordCount" }
+//!     fn description(&self) -> &str { "Counts the words of a text." }
+//!     fn result_limit(&self) -> ResultLimit { ResultLimit::PersistOver(1_000) }
+//!     fn facts(&self, _: &Input, _: &ToolUseContext) -> CallFacts {
+//!         CallFacts { read_only: true, concurrency_safe: true, ..CallFacts::default() }
+//!     }
+//!     async fn validate(&self, input: Input, _: &ToolUseContext) -> Result<Input, ToolError> {
+//!         Ok(input)
+//!     }
+//!     async fn call(&self, input: Input, _: &ToolUseContext, _: &CallContext)
+//!         -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text(input.text.split_whitespace().count().to_string()))
+//!     }
+//! }
+//!
+//! let tool = orbit::typed(WordCount);
+//! let ctx = ToolUseContext::new("doc", std::env::temp_dir(), std::env::temp_dir());
+//! let call = tool.parse(serde_json::json!({"text": "one two three"}), &ctx).unwrap();
+//! assert!(call.facts().read_only);
+//! assert_eq!(tool.input_schema()["required"], serde_json::json!(["text"]));
+//! ```
+
+#![deny(missing_docs)]
+
+mod agent;
+pub mod provider;
+pub mod system_prompt;
+
+pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
+pub use orbit_engine::AbortHandle;
+pub use orbit_model::ModelClient;
+pub use orbit_permissions::PermissionMode;
+pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};
+pub use orbit_tool::{
+    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
+    TypedTool, typed,
+};
+pub use provider::Provider;
+
+/// Why an agent could not be built or run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The model client could not be configured (bad URL, no key).
+    #[error(transparent)]
+    Model(#[from] orbit_model::ModelError),
+    /// The local model could not be set up or started.
+    #[error("local model: {0}")]
+    Local(String),
+    /// The working or data directory is unusable.
+    #[error("{0}")]
+    Cwd(String),
+    /// The turn's stream ended without a result (the engine was dropped).
+    #[error("the agent ended without a result")]
+    NoResult,
+}

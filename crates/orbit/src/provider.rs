@@ -1,0 +1,113 @@
+//! Where the model runs: [`Provider`] names a provider and builds its
+//! [`ModelClient`]. [`Provider::from_env`] chooses like the `orbit` binary
+//! does without flags: an Anthropic key → the Anthropic API, else an OpenAI
+//! key → an OpenAI-compatible API, else the local model (set up on first
+//! use, see `orbit-local`).
+
+use std::sync::Arc;
+
+use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, setup};
+use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
+use orbit_model::openai::{OpenAiClient, OpenAiConfig};
+use orbit_model::{EventStream, ModelClient, ModelRequest};
+
+use crate::Error;
+
+/// Provider name of the local model (what `ModelClient::provider` reports).
+pub const LOCAL_PROVIDER: &str = "local";
+
+/// A model provider.
+#[derive(Clone)]
+pub enum Provider {
+    /// The Anthropic Messages API.
+    Anthropic(AnthropicConfig),
+    /// An OpenAI-compatible chat-completions API.
+    OpenAi(OpenAiConfig),
+    /// The local model: llama.cpp's llama-server with Qwen2.5-Coder, set up
+    /// on first use (minutes, progress through `log`) and started per run
+    /// unless `orbit local serve` keeps one warm.
+    Local,
+    /// Any client an embedder brings.
+    Client(Arc<dyn ModelClient>),
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Provider::Anthropic(_) => "Anthropic",
+            Provider::OpenAi(_) => "OpenAi",
+            Provider::Local => "Local",
+            Provider::Client(_) => "Client",
+        };
+        f.write_str(name)
+    }
+}
+
+impl Provider {
+    /// The provider the environment selects: `ANTHROPIC_API_KEY` or
+    /// `ANTHROPIC_AUTH_TOKEN` → Anthropic, else `OPENAI_API_KEY` → OpenAI,
+    /// else the local model.
+    pub fn from_env() -> Self {
+        let anthropic = AnthropicConfig::from_env();
+        if anthropic.api_key.is_some() || anthropic.auth_token.is_some() {
+            return Provider::Anthropic(anthropic);
+        }
+        let openai = OpenAiConfig::from_env();
+        if openai.api_key.is_some() {
+            return Provider::OpenAi(openai);
+        }
+        Provider::Local
+    }
+
+    /// Builds the client. `log` receives progress lines (the local model's
+    /// first-use setup).
+    pub fn client(&self, log: &mut dyn FnMut(&str)) -> Result<Arc<dyn ModelClient>, Error> {
+        Ok(match self {
+            Provider::Anthropic(config) => Arc::new(AnthropicClient::new(config.clone())?),
+            Provider::OpenAi(config) => Arc::new(OpenAiClient::new(config.clone())?),
+            Provider::Local => local_client(log)?,
+            Provider::Client(client) => Arc::clone(client),
+        })
+    }
+}
+
+/// The OpenAI client bound to a local llama-server it keeps alive.
+struct LocalClient {
+    inner: OpenAiClient,
+    /// Held for its Drop: stops a private server / releases the lease.
+    _server: LocalServer,
+}
+
+impl ModelClient for LocalClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        // Reproducible answers: greedy sampling with a fixed seed.
+        let mut request = request.clone();
+        request.temperature = Some(0.0);
+        request.seed = Some(LOCAL_SEED);
+        self.inner.stream(&request)
+    }
+
+    fn provider(&self) -> &str {
+        LOCAL_PROVIDER
+    }
+}
+
+/// Sets up (first use) and starts the local model; the client owns the
+/// server, so the server stops when the client is dropped (unless it is the
+/// warm one of `orbit local serve`).
+pub fn local_client(log: &mut dyn FnMut(&str)) -> Result<Arc<dyn ModelClient>, Error> {
+    let paths = LocalPaths::from_env();
+    if !setup::is_complete(&paths) {
+        log(
+            "no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)",
+        );
+        setup::run(&paths, &mut |line| log(line)).map_err(|e| Error::Local(e.to_string()))?;
+    }
+    let server = LocalServer::acquire(&paths, &ServerOptions::default())
+        .map_err(|e| Error::Local(e.to_string()))?;
+    let inner = OpenAiClient::new(OpenAiConfig::local(server.openai_base_url()))?;
+    Ok(Arc::new(LocalClient {
+        inner,
+        _server: server,
+    }))
+}

@@ -1,0 +1,4 @@
+//! One module per area.
+
+mod agent;
+mod examples;
