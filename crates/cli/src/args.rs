@@ -108,7 +108,7 @@ pub struct Args {
     pub add_dir: Vec<PathBuf>,
 
     /// Model provider. Default: ORBIT_PROVIDER, else the API keys / base URLs
-    /// set in the environment, else `provider` in <data dir>/settings.json,
+    /// set in the environment, else `provider` in `<data dir>/settings.json`,
     /// else the local model (set up on first use; see `orbit local --help`).
     #[arg(long, value_enum, value_name = "PROVIDER")]
     pub provider: Option<crate::provider::ProviderKind>,

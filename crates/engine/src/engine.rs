@@ -3,7 +3,7 @@
 //! and [`EngineConfig`], everything that shapes a session.
 //!
 //! `submit_message` appends the prompt and runs the query loop
-//! ([`crate::query`]) as a future that borrows the engine; the returned
+//! (`query`) as a future that borrows the engine; the returned
 //! stream polls that future and yields the events it emits, ending with
 //! exactly one `EngineEvent::Result`. History is only ever extended with
 //! complete pairs (assistant message + its tool_results), so dropping the

@@ -3,7 +3,7 @@
 //! prompt.
 //!
 //! Data flow of one turn (DESIGN §1), one module per step:
-//! [`engine`] (`submit_message`) → [`query`] (the loop: request, stream,
+//! [`engine`] (`submit_message`) → `query` (the loop: request, stream,
 //! limits, pairing) → [`assemble`] (assistant message from stream events) →
 //! [`executor`] (each completed tool_use starts at once, X3–X5) →
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
