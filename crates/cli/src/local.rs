@@ -9,12 +9,16 @@
 //!   for this run), and returns a [`LocalClient`]: the OpenAI client with
 //!   fenced-JSON recovery on, temperature 0 and a fixed seed. The client owns
 //!   the server, so the server stops when the run drops the client.
+//!
+//! The runtime lives in `<data dir>/local`, the data dir being
+//! `orbit_config::data_dir` (the one rule).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use orbit_config::{Config, Env};
 use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, server, setup};
 use orbit_model::openai::{OpenAiClient, OpenAiConfig};
 use orbit_model::{EventStream, ModelClient, ModelRequest};
@@ -44,8 +48,8 @@ impl ModelClient for LocalClient {
 }
 
 /// Sets up (first use) and starts the local model; progress on stderr.
-pub fn local_client() -> anyhow::Result<Arc<dyn ModelClient>> {
-    let paths = LocalPaths::from_env();
+pub fn local_client(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
+    let paths = LocalPaths::in_data_dir(&config.data_dir);
     if !setup::is_complete(&paths) {
         eprintln!(
             "orbit: no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)"
@@ -53,8 +57,13 @@ pub fn local_client() -> anyhow::Result<Arc<dyn ModelClient>> {
         setup::run(&paths, &mut |line| eprintln!("orbit: {line}"))?;
     }
     let server = LocalServer::acquire(&paths, &ServerOptions::default())?;
-    let config = OpenAiConfig::local(server.openai_base_url());
-    let inner = OpenAiClient::new(config)?;
+    let mut client_config = OpenAiConfig::local(server.openai_base_url());
+    // Retry and idle-timeout knobs from the resolved environment (the
+    // OPENAI_* connection values do not apply to the local server).
+    let from_env = OpenAiConfig::from_lookup(config.env.lookup());
+    client_config.retry = from_env.retry;
+    client_config.idle_timeout_ms = from_env.idle_timeout_ms;
+    let inner = OpenAiClient::new(client_config)?;
     Ok(Arc::new(LocalClient {
         inner,
         _server: server,
@@ -88,7 +97,7 @@ enum LocalCommand {
 }
 
 /// Runs `orbit local …` when argv starts with `local`; None otherwise.
-pub fn maybe_run_subcommand() -> Option<ExitCode> {
+pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
     let mut argv = std::env::args_os();
     let program = argv.next()?;
     let first = argv.next()?;
@@ -107,7 +116,7 @@ pub fn maybe_run_subcommand() -> Option<ExitCode> {
             });
         }
     };
-    Some(match run_subcommand(args.command) {
+    Some(match run_subcommand(args.command, env) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("orbit: error: {e:#}");
@@ -116,8 +125,8 @@ pub fn maybe_run_subcommand() -> Option<ExitCode> {
     })
 }
 
-fn run_subcommand(command: LocalCommand) -> anyhow::Result<()> {
-    let paths = LocalPaths::from_env();
+fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
+    let paths = LocalPaths::in_data_dir(&orbit_config::data_dir(env)?);
     let mut progress = |line: &str| eprintln!("orbit: {line}");
     match command {
         LocalCommand::Setup => setup::run(&paths, &mut progress)?,

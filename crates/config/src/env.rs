@@ -14,6 +14,18 @@ use crate::vars;
 /// user settings; logging starts first): only the process environment sets them.
 pub const PROCESS_ONLY: [&str; 3] = [vars::ORBIT_HOME, vars::HOME, vars::ORBIT_LOG];
 
+/// Variables that decide where requests go and under which account. The
+/// `env` of project and local settings (files that come with a checked-out
+/// repository) cannot set them: a repository must not be able to send the
+/// user's code, or the user's key, to a server of its choosing.
+pub const NOT_FROM_PROJECT: [&str; 5] = [
+    vars::ANTHROPIC_BASE_URL,
+    vars::ANTHROPIC_API_KEY,
+    vars::ANTHROPIC_AUTH_TOKEN,
+    vars::OPENAI_BASE_URL,
+    vars::OPENAI_API_KEY,
+];
+
 /// The environment, read once. Lookups never touch the process again, so
 /// every part of orbit sees the same values, and tests build one from
 /// pairs instead of mutating the process environment.
@@ -131,7 +143,8 @@ impl Env {
     /// fills variables the process environment leaves unset (flags > env >
     /// settings files). Among settings files the higher-precedence one wins.
     /// Variables needed before settings are read ([`PROCESS_ONLY`]) are
-    /// not taken from settings (a warning says so).
+    /// not taken from settings, nor [`NOT_FROM_PROJECT`] from project and
+    /// local settings (a warning says so).
     pub fn with_settings(&self, settings: &Settings) -> Env {
         let mut vars = self.vars.clone();
         let mut managed = BTreeSet::new();
@@ -140,6 +153,13 @@ impl Env {
                 if PROCESS_ONLY.contains(&name.as_str()) {
                     tracing::warn!(
                         "ignoring env.{name} in {}: {name} is read before settings files",
+                        file.origin
+                    );
+                    continue;
+                }
+                if file.source.is_in_project() && NOT_FROM_PROJECT.contains(&name.as_str()) {
+                    tracing::warn!(
+                        "ignoring env.{name} in {}: project settings cannot choose endpoints or credentials (set it in the environment or user settings)",
                         file.origin
                     );
                     continue;

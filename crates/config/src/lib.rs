@@ -36,7 +36,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-pub use env::{Env, PROCESS_ONLY};
+pub use env::{Env, NOT_FROM_PROJECT, PROCESS_ONLY};
 pub use resolve::{
     Config, DEFAULT_MODEL, DEFAULT_OPENAI_MODEL, MODEL_ALIASES, Overrides, ProviderKind,
     resolve_model_alias,
