@@ -5,18 +5,15 @@
 //! comes from (the `-p` value or a positional argument, plus piped stdin; or
 //! stdin alone, see [`crate::stdin`]) and [`Args::allowed_tool_rules`] /
 //! [`Args::disallowed_tool_rules`] split `--allowedTools`/`--disallowedTools`
-//! values.
-//! Later issues add a `--provider` flag and an `orbit local …` subcommand
-//! here; nothing below assumes they are absent.
+//! values. [`Args::overrides`] hands the flags that have other layers
+//! (environment, settings files) to `orbit_config`, which resolves them.
 
 use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::{Parser, ValueEnum};
+use orbit_config::{Overrides, ProviderKind};
 use orbit_permissions::{PermissionMode, parse_rule_list};
-
-/// Default model when neither `--model` nor `ANTHROPIC_MODEL` is set.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 
 /// Default output-token cap per model call (Claude Code's default).
 pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
@@ -57,17 +54,19 @@ pub struct Args {
     pub max_budget_usd: Option<f64>,
 
     /// Model id, or an alias: sonnet, opus, haiku (Anthropic provider).
-    #[arg(long, value_name = "M", env = "ANTHROPIC_MODEL", default_value = DEFAULT_MODEL)]
-    pub model: String,
+    /// Default: ANTHROPIC_MODEL / OPENAI_MODEL, else `model` in settings.
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
 
     /// Maximum output tokens per model call.
     #[arg(long = "max-tokens", value_name = "N", default_value_t = DEFAULT_MAX_TOKENS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_tokens: u32,
 
-    /// Permission mode for tool calls.
-    #[arg(long = "permission-mode", value_enum, value_name = "MODE", default_value_t = PermissionModeArg::Default)]
-    pub permission_mode: PermissionModeArg,
+    /// Permission mode for tool calls. Default: `permissions.defaultMode`
+    /// in settings, else `default`.
+    #[arg(long = "permission-mode", value_enum, value_name = "MODE")]
+    pub permission_mode: Option<PermissionModeArg>,
 
     /// Same as `--permission-mode bypassPermissions`.
     #[arg(long = "dangerously-skip-permissions")]
@@ -108,10 +107,20 @@ pub struct Args {
     pub add_dir: Vec<PathBuf>,
 
     /// Model provider. Default: ORBIT_PROVIDER, else the API keys / base URLs
-    /// set in the environment, else `provider` in `<data dir>/settings.json`,
-    /// else the local model (set up on first use; see `orbit local --help`).
+    /// set in the environment, else `provider` in settings, else the local
+    /// model (set up on first use; see `orbit local --help`).
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: Option<crate::provider::ProviderKind>,
+    pub provider: Option<ProviderArg>,
+
+    /// One more settings file, or inline JSON (`{"model": "opus"}`), above
+    /// the local, project and user settings files.
+    #[arg(long, value_name = "FILE|JSON")]
+    pub settings: Option<String>,
+
+    /// Which settings files load: a comma-separated list of user, project,
+    /// local (default: all three; managed settings and --settings always load).
+    #[arg(long = "setting-sources", value_name = "LIST")]
+    pub setting_sources: Option<String>,
 
     /// Debug logging on stderr (orbit's crates at debug level). `ORBIT_LOG`
     /// takes an env-filter instead, e.g. `ORBIT_LOG=orbit_model=trace`.
@@ -135,6 +144,24 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// `--provider` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    Anthropic,
+    Openai,
+    Local,
+}
+
+impl From<ProviderArg> for ProviderKind {
+    fn from(arg: ProviderArg) -> Self {
+        match arg {
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Openai => ProviderKind::Openai,
+            ProviderArg::Local => ProviderKind::Local,
+        }
+    }
+}
+
 /// `--permission-mode` values, in Claude Code's camelCase spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PermissionModeArg {
@@ -149,22 +176,30 @@ pub enum PermissionModeArg {
 }
 
 impl Args {
-    /// The effective permission mode (`--dangerously-skip-permissions` wins).
-    pub fn permission_mode(&self) -> PermissionMode {
+    /// The permission mode the flags ask for (`--dangerously-skip-permissions`
+    /// wins); None when neither flag is given.
+    pub fn permission_mode(&self) -> Option<PermissionMode> {
         if self.dangerously_skip_permissions {
-            return PermissionMode::BypassPermissions;
+            return Some(PermissionMode::BypassPermissions);
         }
-        match self.permission_mode {
+        self.permission_mode.map(|mode| match mode {
             PermissionModeArg::Default => PermissionMode::Default,
             PermissionModeArg::AcceptEdits => PermissionMode::AcceptEdits,
             PermissionModeArg::Plan => PermissionMode::Plan,
             PermissionModeArg::BypassPermissions => PermissionMode::BypassPermissions,
-        }
+        })
     }
 
-    /// The permission mode as the init line spells it.
-    pub fn permission_mode_name(&self) -> &'static str {
-        self.permission_mode().as_str()
+    /// The flags `orbit_config` weighs against the environment and the
+    /// settings files; `cwd` is the session's working directory.
+    pub fn overrides(&self, cwd: PathBuf) -> Overrides {
+        Overrides {
+            provider: self.provider.map(ProviderKind::from),
+            model: self.model.clone(),
+            permission_mode: self.permission_mode(),
+            add_dirs: self.add_dir.clone(),
+            cwd,
+        }
     }
 
     /// Resolves the prompt: the `-p` value, else the positional argument
@@ -269,10 +304,40 @@ mod tests {
     #[test]
     fn permission_modes_use_claude_code_spellings() {
         let a = parse(&["orbit", "-p", "x", "--permission-mode", "acceptEdits"]);
-        assert_eq!(a.permission_mode(), PermissionMode::AcceptEdits);
-        assert_eq!(a.permission_mode_name(), "acceptEdits");
+        assert_eq!(a.permission_mode(), Some(PermissionMode::AcceptEdits));
         let a = parse(&["orbit", "-p", "x", "--dangerously-skip-permissions"]);
-        assert_eq!(a.permission_mode(), PermissionMode::BypassPermissions);
+        assert_eq!(a.permission_mode(), Some(PermissionMode::BypassPermissions));
+        assert_eq!(parse(&["orbit", "-p", "x"]).permission_mode(), None);
         assert!(Args::try_parse_from(["orbit", "-p", "x", "--permission-mode", "yolo"]).is_err());
+    }
+
+    #[test]
+    fn overrides_carry_only_the_flags_given() {
+        let o = parse(&["orbit", "-p", "x"]).overrides(PathBuf::from("/w"));
+        assert_eq!(o.model, None);
+        assert_eq!(o.provider, None);
+        assert_eq!(o.permission_mode, None);
+        assert_eq!(o.cwd, PathBuf::from("/w"));
+        let a = parse(&[
+            "orbit",
+            "-p",
+            "x",
+            "--model",
+            "opus",
+            "--provider",
+            "openai",
+            "--add-dir",
+            "d",
+            "--settings",
+            "{}",
+            "--setting-sources",
+            "user",
+        ]);
+        let o = a.overrides(PathBuf::from("/w"));
+        assert_eq!(o.model.as_deref(), Some("opus"));
+        assert_eq!(o.provider, Some(ProviderKind::Openai));
+        assert_eq!(o.add_dirs, vec![PathBuf::from("d")]);
+        assert_eq!(a.settings.as_deref(), Some("{}"));
+        assert_eq!(a.setting_sources.as_deref(), Some("user"));
     }
 }

@@ -8,23 +8,26 @@
 //!   setup on first use, then a llama-server: the warm one of `orbit local
 //!   serve`, else a private one for this run; the OpenAI client with
 //!   fenced-JSON recovery on, temperature 0 and a fixed seed).
+//!
+//! The runtime lives in `<data dir>/local`, the data dir being
+//! `orbit_config::data_dir` (the one rule).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use orbit_config::{Config, Env};
 use orbit_local::{LocalPaths, ServerOptions, server, setup};
 use orbit_model::ModelClient;
 
-/// Provider name of the local model (also the init line's value).
-pub use orbit::provider::LOCAL_PROVIDER;
-
 /// Sets up (first use) and starts the local model; progress on stderr.
-pub fn local_client() -> anyhow::Result<Arc<dyn ModelClient>> {
-    Ok(orbit::provider::local_client(&mut |line| {
-        eprintln!("orbit: {line}")
-    })?)
+pub fn local_client(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
+    Ok(orbit::provider::local_client(
+        &config.data_dir,
+        config.env.lookup(),
+        &mut |line| eprintln!("orbit: {line}"),
+    )?)
 }
 
 #[derive(Debug, Parser)]
@@ -54,7 +57,7 @@ enum LocalCommand {
 }
 
 /// Runs `orbit local …` when argv starts with `local`; None otherwise.
-pub fn maybe_run_subcommand() -> Option<ExitCode> {
+pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
     let mut argv = std::env::args_os();
     let program = argv.next()?;
     let first = argv.next()?;
@@ -73,7 +76,7 @@ pub fn maybe_run_subcommand() -> Option<ExitCode> {
             });
         }
     };
-    Some(match run_subcommand(args.command) {
+    Some(match run_subcommand(args.command, env) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("orbit: error: {e:#}");
@@ -82,8 +85,8 @@ pub fn maybe_run_subcommand() -> Option<ExitCode> {
     })
 }
 
-fn run_subcommand(command: LocalCommand) -> anyhow::Result<()> {
-    let paths = LocalPaths::from_env();
+fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
+    let paths = LocalPaths::in_data_dir(&orbit_config::data_dir(env)?);
     let mut progress = |line: &str| eprintln!("orbit: {line}");
     match command {
         LocalCommand::Setup => setup::run(&paths, &mut progress)?,

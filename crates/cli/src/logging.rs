@@ -33,7 +33,7 @@ use tracing_subscriber::registry::{LookupSpan, Registry};
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// Env var with an env-filter directive list for orbit's log output.
-pub const ENV_LOG: &str = "ORBIT_LOG";
+pub const ENV_LOG: &str = orbit_config::vars::ORBIT_LOG;
 /// Target prefix of orbit's own crates (`orbit_cli`, `orbit_engine`, …).
 const ORBIT_TARGET_PREFIX: &str = "orbit";
 
@@ -44,13 +44,15 @@ pub struct LogOptions<'a> {
     pub debug: bool,
     /// `--debug-file PATH` (implies `debug`).
     pub debug_file: Option<&'a Path>,
+    /// The `ORBIT_LOG` value (from the one environment snapshot); blank = unset.
+    pub filter: Option<&'a str>,
 }
 
 /// Installs the global subscriber. Fails only when the debug file cannot be
 /// opened.
 pub fn init(options: LogOptions<'_>) -> anyhow::Result<()> {
     let debug = options.debug || options.debug_file.is_some();
-    let env_filter = std::env::var(ENV_LOG).ok().filter(|v| !v.trim().is_empty());
+    let env_filter = options.filter.filter(|v| !v.trim().is_empty());
     // Detailed lines (uptime, level, target) when debugging: `-d`,
     // `--debug-file` or a valid ORBIT_LOG; else the plain one-line format.
     let (writer, ansi) = match options.debug_file {
@@ -62,7 +64,7 @@ pub fn init(options: LogOptions<'_>) -> anyhow::Result<()> {
     };
     let parsed = env_filter.map(|spec| {
         EnvFilter::builder()
-            .parse(&spec)
+            .parse(spec)
             .map_err(|err| format!("ignoring invalid {ENV_LOG} `{spec}`: {err}"))
     });
     let mut bad_filter = None;

@@ -1,15 +1,19 @@
-//! The `orbit` binary: parse flags → pick a provider → build the session
-//! (system prompt, tools, permissions) → run one headless turn through
+//! The `orbit` binary: snapshot the environment → parse flags → resolve the
+//! configuration once (`orbit_config`: flags > env > settings files) → build
+//! the provider and the session (system prompt, tools, permissions) → run
+//! one headless turn through
 //! `QueryEngine::submit_message` → print events in the chosen output format
 //! → exit 0 (success), 1 (any error), 130 (interrupted) or 141 (stdout
 //! closed: the run stops before any further tool runs, see [`stdout_watch`]).
 //!
 //! Startup is kept cheap on purpose (target ≤ 10 ms to the first request
 //! byte): no tree walks, no eager regex builds, a small runtime, a plain
-//! level filter for logging ([`logging`]).
+//! level filter for logging ([`logging`]), only the settings files that
+//! exist read (at most 8 opens, see [`configure::load`]).
 //! Errors before the first model call print one `orbit: error: …` line.
 
 mod args;
+mod configure;
 mod local;
 mod logging;
 mod output;
@@ -19,13 +23,13 @@ mod stdin;
 mod stdout_watch;
 
 use std::io::ErrorKind;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Parser;
 use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
+use orbit_config::{Env, ProviderKind};
 use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
 use orbit_permissions::PermissionConfig;
 
@@ -38,7 +42,10 @@ use orbit::system_prompt;
 const EXIT_ERROR: u8 = 1;
 
 fn main() -> ExitCode {
-    if let Some(code) = local::maybe_run_subcommand() {
+    // The one read of the process environment; everything below looks
+    // values up in this snapshot.
+    let env = Env::from_process();
+    if let Some(code) = local::maybe_run_subcommand(&env) {
         return code;
     }
     let args = match Args::try_parse() {
@@ -48,6 +55,7 @@ fn main() -> ExitCode {
     let log_options = logging::LogOptions {
         debug: args.debug,
         debug_file: args.debug_file.as_deref(),
+        filter: env.get(orbit_config::vars::ORBIT_LOG),
     };
     if let Err(err) = logging::init(log_options) {
         eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
@@ -67,7 +75,7 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let code = match runtime.block_on(run(args)) {
+    let code = match runtime.block_on(run(args, env)) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
@@ -103,20 +111,23 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
     }
 }
 
-async fn run(args: Args) -> anyhow::Result<u8> {
+async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
     let prompt = args.prompt()?;
-    let cwd = session_cwd(&args)?;
-    let added_dirs = args
-        .add_dir
-        .iter()
-        .map(|dir| existing_dir(dir, "--add-dir"))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let client = provider::select_provider(&args)?;
+    let cwd = configure::session_cwd(&args)?;
+    let config = configure::load(&args, &env, &cwd)?;
+    let added_dirs = configure::additional_dirs(&config)?;
+    let client = provider::select_provider(&config)?;
     // The local profile: a lean prompt and few tools (prompt size is latency there).
-    let local_profile = client.provider() == local::LOCAL_PROVIDER;
-    let model = provider::effective_model(&args, client.provider());
-    tracing::debug!(provider = client.provider(), %model, cwd = %cwd.display(), "starting");
+    let local_profile = config.provider.value == ProviderKind::Local;
+    let model = provider::effective_model(&config);
+    tracing::debug!(
+        provider = config.provider.value.name(),
+        provider_from = %config.provider.origin,
+        %model,
+        cwd = %cwd.display(),
+        "starting"
+    );
 
     let mut tools = orbit_tools::builtin::default_tools();
     let disallowed = args.disallowed_tool_rules();
@@ -128,7 +139,7 @@ async fn run(args: Args) -> anyhow::Result<u8> {
     }
 
     let session_id = uuid::Uuid::new_v4().to_string();
-    let config = EngineConfig {
+    let mut engine_config = EngineConfig {
         model: model.clone(),
         system_prompt: if local_profile {
             system_prompt::build_local(
@@ -148,20 +159,26 @@ async fn run(args: Args) -> anyhow::Result<u8> {
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
         permissions: PermissionConfig {
-            mode: args.permission_mode(),
+            mode: config.permission_mode.value,
             allowed_tools: args.allowed_tool_rules(),
             disallowed_tools: disallowed,
             headless: true,
         },
         session_id: session_id.clone(),
         cwd: cwd.clone(),
-        data_dir: data_dir()?,
+        data_dir: config.data_dir.clone(),
         ..EngineConfig::default()
+    };
+    // X2 concurrency cap and the R2 result budget: the environment's, else
+    // the engine's defaults.
+    if let Some(n) = config.max_tool_use_concurrency {
+        engine_config.max_tool_use_concurrency = n;
     }
-    // X2 concurrency cap and the R2 result budget from the environment.
-    .with_env_overrides();
+    if let Some(n) = config.tool_result_budget_chars {
+        engine_config.tool_result_budget_chars = n;
+    }
     let tool_names = tools.names();
-    let mut engine = QueryEngine::new(config, client, tools);
+    let mut engine = QueryEngine::new(engine_config, client, tools);
     for dir in added_dirs {
         engine.tool_context().allow_directory(dir);
     }
@@ -188,8 +205,8 @@ async fn run(args: Args) -> anyhow::Result<u8> {
             cwd: cwd.display().to_string(),
             tools: tool_names,
             model,
-            permission_mode: args.permission_mode_name().to_string(),
-            api_key_source: provider::api_key_source(&args).to_string(),
+            permission_mode: config.permission_mode.value.as_str().to_string(),
+            api_key_source: config.api_key_source().to_string(),
         })
     {
         note_write_error(err, &mut write_failed, &stdout, &abort);
@@ -245,35 +262,4 @@ fn note_write_error(
     *write_failed = true;
     abort.abort();
     eprintln!("orbit: error: writing output: {err}");
-}
-
-/// `--cwd` or the current directory, canonical (tools resolve paths against it).
-fn session_cwd(args: &Args) -> anyhow::Result<PathBuf> {
-    let dir = match &args.cwd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    existing_dir(&dir, "working directory")
-}
-
-/// `dir` made canonical; an error naming `what` unless it is a directory.
-fn existing_dir(dir: &std::path::Path, what: &str) -> anyhow::Result<PathBuf> {
-    let canonical = dir
-        .canonicalize()
-        .with_context(|| format!("{what} {}", dir.display()))?;
-    if !canonical.is_dir() {
-        bail!("{what} {} is not a directory", dir.display());
-    }
-    Ok(canonical)
-}
-
-/// `$ORBIT_HOME`, else `~/.orbit`. Created lazily by whoever writes there.
-fn data_dir() -> anyhow::Result<PathBuf> {
-    if let Some(home) = std::env::var_os("ORBIT_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(home));
-    }
-    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        Some(home) => Ok(PathBuf::from(home).join(".orbit")),
-        None => bail!("cannot find a data directory: set ORBIT_HOME or HOME"),
-    }
 }

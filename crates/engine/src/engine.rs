@@ -33,9 +33,6 @@ use crate::session::Session;
 
 /// X2: default number of tools executing at once.
 pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
-/// X2: the environment variable for the cap, and Claude Code's name for it.
-pub const MAX_TOOL_USE_CONCURRENCY_ENV: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
-pub const MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY";
 /// Default `max_tokens` of a model call.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
 
@@ -79,38 +76,6 @@ impl Default for EngineConfig {
             tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
         }
     }
-}
-
-impl EngineConfig {
-    /// Applies the environment overrides the engine knows:
-    /// `ORBIT_MAX_TOOL_USE_CONCURRENCY` (alias `CLAUDE_CODE_…`) and
-    /// `ORBIT_TOOL_RESULT_BUDGET_CHARS`.
-    pub fn with_env_overrides(mut self) -> Self {
-        self.max_tool_use_concurrency = max_tool_use_concurrency_from_env();
-        self.tool_result_budget_chars = crate::results::per_message_budget_from_env();
-        self
-    }
-}
-
-/// X2: the cap from `ORBIT_MAX_TOOL_USE_CONCURRENCY`, else
-/// `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, else 10.
-pub fn max_tool_use_concurrency_from_env() -> usize {
-    parse_max_tool_use_concurrency(
-        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV).ok().as_deref(),
-        std::env::var(MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS)
-            .ok()
-            .as_deref(),
-    )
-}
-
-/// The first value that is a positive integer wins; otherwise the default
-/// (like Claude Code's `parseInt(…) || 10`).
-pub fn parse_max_tool_use_concurrency(primary: Option<&str>, alias: Option<&str>) -> usize {
-    [primary, alias]
-        .into_iter()
-        .flatten()
-        .find_map(|v| v.trim().parse::<usize>().ok().filter(|n| *n > 0))
-        .unwrap_or(DEFAULT_MAX_TOOL_USE_CONCURRENCY)
 }
 
 /// One agent session: its configuration, model client, tools and
@@ -259,19 +224,5 @@ impl Stream for TurnStream<'_> {
             self.turn = None;
         }
         self.events.poll_recv(cx)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn concurrency_cap_prefers_orbit_then_claude_code_then_default() {
-        assert_eq!(parse_max_tool_use_concurrency(Some("4"), Some("7")), 4);
-        assert_eq!(parse_max_tool_use_concurrency(None, Some("7")), 7);
-        assert_eq!(parse_max_tool_use_concurrency(Some("x"), Some("7")), 7);
-        assert_eq!(parse_max_tool_use_concurrency(Some("0"), None), 10);
-        assert_eq!(parse_max_tool_use_concurrency(None, None), 10);
     }
 }

@@ -23,9 +23,7 @@ mod session;
 
 pub use abort::AbortHandle;
 pub use engine::{
-    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig,
-    MAX_TOOL_USE_CONCURRENCY_ENV, MAX_TOOL_USE_CONCURRENCY_ENV_ALIAS, QueryEngine,
-    max_tool_use_concurrency_from_env, parse_max_tool_use_concurrency,
+    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};

@@ -23,12 +23,11 @@
 
 pub mod paths;
 pub mod server;
-pub mod settings;
 pub mod setup;
 
 use thiserror::Error;
 
-pub use paths::{LocalPaths, data_dir};
+pub use paths::LocalPaths;
 pub use server::{LocalServer, ServerOptions};
 
 /// The chat template shipped with orbit (written to [`LocalPaths::template_file`]).

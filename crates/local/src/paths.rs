@@ -1,6 +1,7 @@
-//! Where the local runtime lives: `<data dir>/local/` with the data dir
-//! `$ORBIT_HOME` or `~/.orbit`. One struct names every file so setup, the
-//! server manager and the CLI agree on the layout:
+//! Where the local runtime lives: `<data dir>/local/`. The data dir comes
+//! from the caller (the CLI takes it from `orbit_config::data_dir`, the one
+//! rule: `$ORBIT_HOME`, else `$HOME/.orbit`). One struct names every file so
+//! setup, the server manager and the CLI agree on the layout:
 //!
 //! ```text
 //! <data dir>/local/
@@ -19,20 +20,6 @@ use std::path::{Path, PathBuf};
 
 use crate::MODEL_NAME;
 
-/// Env var overriding the data dir (default `~/.orbit`).
-pub const ENV_ORBIT_HOME: &str = "ORBIT_HOME";
-
-/// orbit's data dir: `$ORBIT_HOME`, else `$HOME/.orbit`, else `./.orbit`.
-pub fn data_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os(ENV_ORBIT_HOME).filter(|v| !v.is_empty()) {
-        return PathBuf::from(home);
-    }
-    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        Some(home) => PathBuf::from(home).join(".orbit"),
-        None => PathBuf::from(".orbit"),
-    }
-}
-
 /// The files of the local runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalPaths {
@@ -40,11 +27,7 @@ pub struct LocalPaths {
 }
 
 impl LocalPaths {
-    /// `<data dir>/local` for the current environment.
-    pub fn from_env() -> Self {
-        Self::in_data_dir(&data_dir())
-    }
-
+    /// `<data_dir>/local`.
     pub fn in_data_dir(data_dir: &Path) -> Self {
         Self {
             root: data_dir.join("local"),

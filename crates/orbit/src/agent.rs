@@ -175,8 +175,13 @@ impl AgentBuilder {
         let cwd = cwd
             .canonicalize()
             .map_err(|e| Error::Cwd(format!("{}: {e}", cwd.display())))?;
+        let data_dir = match self.data_dir.take() {
+            Some(dir) => dir,
+            None => orbit_config::data_dir(&orbit_config::Env::from_process())
+                .map_err(|e| Error::Cwd(e.to_string()))?,
+        };
         let provider = self.provider.take().unwrap_or_else(Provider::from_env);
-        let client = provider.client(&mut *self.log)?;
+        let client = provider.client(&data_dir, &mut *self.log)?;
         let local = client.provider() == LOCAL_PROVIDER;
         let model = self.model.take().unwrap_or_else(|| match &provider {
             _ if local => orbit_local::MODEL_NAME.to_string(),
@@ -196,10 +201,6 @@ impl AgentBuilder {
         } else {
             system_prompt::build(&cwd, replace, append)
         };
-        let data_dir = match self.data_dir.take() {
-            Some(dir) => dir,
-            None => default_data_dir()?,
-        };
         let config = EngineConfig {
             model,
             system_prompt,
@@ -215,17 +216,6 @@ impl AgentBuilder {
             engine: QueryEngine::new(config, client, self.tools),
         })
     }
-}
-
-/// `$ORBIT_HOME`, else `$HOME/.orbit`.
-fn default_data_dir() -> Result<PathBuf, Error> {
-    if let Some(home) = std::env::var_os("ORBIT_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(home));
-    }
-    std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .map(|home| PathBuf::from(home).join(".orbit"))
-        .ok_or_else(|| Error::Cwd("cannot find a data directory: set ORBIT_HOME or HOME".into()))
 }
 
 /// One coding-agent session. Prompts submitted one after another continue

@@ -4,6 +4,7 @@
 //! key → an OpenAI-compatible API, else the local model (set up on first
 //! use, see `orbit-local`).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, setup};
@@ -60,12 +61,16 @@ impl Provider {
     }
 
     /// Builds the client. `log` receives progress lines (the local model's
-    /// first-use setup).
-    pub fn client(&self, log: &mut dyn FnMut(&str)) -> Result<Arc<dyn ModelClient>, Error> {
+    /// first-use setup, kept in `<data_dir>/local`).
+    pub fn client(
+        &self,
+        data_dir: &Path,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Arc<dyn ModelClient>, Error> {
         Ok(match self {
             Provider::Anthropic(config) => Arc::new(AnthropicClient::new(config.clone())?),
             Provider::OpenAi(config) => Arc::new(OpenAiClient::new(config.clone())?),
-            Provider::Local => local_client(log)?,
+            Provider::Local => local_client(data_dir, |name| std::env::var(name).ok(), log)?,
             Provider::Client(client) => Arc::clone(client),
         })
     }
@@ -92,11 +97,17 @@ impl ModelClient for LocalClient {
     }
 }
 
-/// Sets up (first use) and starts the local model; the client owns the
-/// server, so the server stops when the client is dropped (unless it is the
-/// warm one of `orbit local serve`).
-pub fn local_client(log: &mut dyn FnMut(&str)) -> Result<Arc<dyn ModelClient>, Error> {
-    let paths = LocalPaths::from_env();
+/// Sets up (first use) and starts the local model kept in
+/// `<data_dir>/local`; the client owns the server, so the server stops when
+/// the client is dropped (unless it is the warm one of `orbit local serve`).
+/// `lookup` gives the retry and idle-timeout settings (`ORBIT_*`
+/// variables); the server's URL is the local one.
+pub fn local_client(
+    data_dir: &Path,
+    lookup: impl Fn(&str) -> Option<String>,
+    log: &mut dyn FnMut(&str),
+) -> Result<Arc<dyn ModelClient>, Error> {
+    let paths = LocalPaths::in_data_dir(data_dir);
     if !setup::is_complete(&paths) {
         log(
             "no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)",
@@ -105,7 +116,11 @@ pub fn local_client(log: &mut dyn FnMut(&str)) -> Result<Arc<dyn ModelClient>, E
     }
     let server = LocalServer::acquire(&paths, &ServerOptions::default())
         .map_err(|e| Error::Local(e.to_string()))?;
-    let inner = OpenAiClient::new(OpenAiConfig::local(server.openai_base_url()))?;
+    let mut config = OpenAiConfig::local(server.openai_base_url());
+    let tuned = OpenAiConfig::from_lookup(lookup);
+    config.retry = tuned.retry;
+    config.idle_timeout_ms = tuned.idle_timeout_ms;
+    let inner = OpenAiClient::new(config)?;
     Ok(Arc::new(LocalClient {
         inner,
         _server: server,

@@ -34,9 +34,9 @@ fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The real data dir (where `.ci/run` set the runtime up).
+/// The real data dir (where `.ci/run` set the runtime up), by orbit's rule.
 fn real_data_dir() -> PathBuf {
-    orbit_local::data_dir()
+    orbit_config::data_dir(&orbit_config::Env::from_process()).unwrap()
 }
 
 /// Ok when the runtime is ready (setting it up if needed), Err(reason) when

@@ -13,6 +13,7 @@ mod model_alias;
 mod openai_provider;
 mod permissions;
 mod session;
+mod settings;
 mod startup_errors;
 mod stdin_prompt;
 mod stdout_closed;

@@ -30,8 +30,6 @@ use super::storage::ToolResultStorage;
 /// total 200,000 chars (~50k tokens) before the largest are persisted —
 /// Claude Code's `MAX_TOOL_RESULTS_PER_MESSAGE_CHARS`.
 pub const DEFAULT_PER_MESSAGE_BUDGET_CHARS: usize = 200_000;
-/// Environment override of the budget (chars, a positive integer).
-pub const TOOL_RESULT_BUDGET_ENV: &str = "ORBIT_TOOL_RESULT_BUDGET_CHARS";
 
 /// Frozen budget decisions of a session. Serializable so a resumed session
 /// sends the same bytes (the session store persists it).
@@ -41,26 +39,6 @@ pub struct ContentReplacementState {
     pub seen_ids: BTreeSet<String>,
     /// tool_use id → the exact replacement text that is always sent for it.
     pub replacements: BTreeMap<String, String>,
-}
-
-/// The budget from `ORBIT_TOOL_RESULT_BUDGET_CHARS`, or the default.
-pub fn per_message_budget_from_env() -> usize {
-    parse_budget_chars(std::env::var(TOOL_RESULT_BUDGET_ENV).ok().as_deref())
-}
-
-/// Parses a budget value: a positive integer (`_` separators allowed);
-/// missing, zero or unparsable → [`DEFAULT_PER_MESSAGE_BUDGET_CHARS`].
-pub fn parse_budget_chars(value: Option<&str>) -> usize {
-    let Some(raw) = value else {
-        return DEFAULT_PER_MESSAGE_BUDGET_CHARS;
-    };
-    match raw.trim().replace('_', "").parse::<usize>() {
-        Ok(n) if n > 0 => n,
-        _ => {
-            tracing::warn!(value = raw, "ignoring invalid {TOOL_RESULT_BUDGET_ENV}");
-            DEFAULT_PER_MESSAGE_BUDGET_CHARS
-        }
-    }
 }
 
 /// A planned replacement of one fresh result.

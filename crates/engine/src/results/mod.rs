@@ -35,7 +35,7 @@
 //!
 //! The per-message budget (R2) defaults to
 //! [`DEFAULT_PER_MESSAGE_BUDGET_CHARS`] (200,000 chars); override with
-//! `ORBIT_TOOL_RESULT_BUDGET_CHARS` ([`per_message_budget_from_env`]) or the
+//! `ORBIT_TOOL_RESULT_BUDGET_CHARS` (read by `orbit-config`) or the
 //! engine config.
 
 pub mod budget;
@@ -47,8 +47,8 @@ use orbit_protocol::ToolResultBlock;
 use orbit_tool::ToolOutput;
 
 pub use budget::{
-    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, SkipResult, TOOL_RESULT_BUDGET_ENV,
-    enforce_tool_result_budget, parse_budget_chars, per_message_budget_from_env,
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, SkipResult,
+    enforce_tool_result_budget,
 };
 pub use errors::{
     EMPTY_ERROR_TEXT, MAX_ERROR_CHARS, empty_result_placeholder, format_error,

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use orbit_engine::results::{
-    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
-    enforce_tool_result_budget, parse_budget_chars, persisted_output_message, process_tool_result,
+    ContentReplacementState, ToolResultStorage, enforce_tool_result_budget,
+    persisted_output_message, process_tool_result,
 };
 use orbit_protocol::{
     ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
@@ -344,14 +344,4 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
         let total: usize = m.tool_results().map(|t| t.content.text_len_chars()).sum();
         assert!(total <= budget, "{total}");
     }
-}
-
-#[test]
-fn budget_comes_from_a_positive_integer_or_the_default() {
-    assert_eq!(DEFAULT_PER_MESSAGE_BUDGET_CHARS, 200_000);
-    assert_eq!(parse_budget_chars(None), 200_000);
-    assert_eq!(parse_budget_chars(Some("5000")), 5_000);
-    assert_eq!(parse_budget_chars(Some(" 1_000 ")), 1_000);
-    assert_eq!(parse_budget_chars(Some("0")), 200_000);
-    assert_eq!(parse_budget_chars(Some("lots")), 200_000);
 }

@@ -1,0 +1,70 @@
+//! The run's configuration, resolved once: the session directory, the
+//! settings files, and [`orbit_config::Config`] from the flags, the
+//! environment snapshot and those files (see the README's Configuration
+//! section for every precedence).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use orbit_config::{Config, Env, Origin, SettingSources, Settings, SettingsLocations};
+
+use crate::args::Args;
+
+/// `--cwd` or the current directory, canonical (tools resolve paths against it).
+pub fn session_cwd(args: &Args) -> anyhow::Result<PathBuf> {
+    let dir = match &args.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    existing_dir(&dir, "working directory")
+}
+
+/// `dir` made canonical; an error naming `what` unless it is a directory.
+fn existing_dir(dir: &Path, what: &str) -> anyhow::Result<PathBuf> {
+    let canonical = dir
+        .canonicalize()
+        .with_context(|| format!("{what} {}", dir.display()))?;
+    if !canonical.is_dir() {
+        bail!("{what} {} is not a directory", dir.display());
+    }
+    Ok(canonical)
+}
+
+/// The settings files for `cwd` (the ones that exist, filtered by
+/// `--setting-sources`, plus `--settings`) resolved with the flags and the
+/// environment. Opens at most the 8 standard settings paths (plus
+/// `--settings`); no directory is walked.
+pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
+    let sources = match args.setting_sources.as_deref() {
+        Some(list) => SettingSources::parse(list)?,
+        None => SettingSources::all(),
+    };
+    let locations = SettingsLocations::standard(env, cwd)?;
+    let settings = Settings::load(&locations, args.settings.as_deref(), sources)?;
+    for file in settings.files() {
+        tracing::debug!(source = %file.source, file = %file.origin, "settings file");
+    }
+    Ok(Config::resolve(
+        &args.overrides(cwd.to_path_buf()),
+        env,
+        &settings,
+    )?)
+}
+
+/// The extra directories Bash may stay in, canonical. A bad `--add-dir` is
+/// an error; a settings entry that is not an existing directory is skipped
+/// with a warning (settings files travel between machines).
+pub fn additional_dirs(config: &Config) -> anyhow::Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for dir in &config.additional_directories {
+        match (&dir.origin, existing_dir(&dir.value, "--add-dir")) {
+            (_, Ok(canonical)) => dirs.push(canonical),
+            (Origin::Flag(_), Err(err)) => return Err(err),
+            (origin, Err(_)) => tracing::warn!(
+                "ignoring additional directory {} from {origin}: not an existing directory",
+                dir.value.display()
+            ),
+        }
+    }
+    Ok(dirs)
+}

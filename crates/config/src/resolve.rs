@@ -1,0 +1,300 @@
+//! [`Config::resolve`]: each value from the first layer that sets it.
+//!
+//! | value | precedence |
+//! |---|---|
+//! | data dir | `ORBIT_HOME` > `$HOME/.orbit` ([`crate::data_dir`]) |
+//! | provider | `--provider` > `ORBIT_PROVIDER` > credentials in the env (Anthropic's, then OpenAI's) > `provider` in settings > local |
+//! | model | `--model` > `ANTHROPIC_MODEL` / `OPENAI_MODEL` > `model` in settings > default (none for local) |
+//! | permission mode | `--permission-mode` > `permissions.defaultMode` in settings > `default` |
+//! | directories | `--add-dir`, then every file's `permissions.additionalDirectories` |
+//! | limits | env only (`ORBIT_MAX_TOOL_USE_CONCURRENCY`, …) > the engine's defaults |
+//!
+//! "The env" is the process environment with the settings' `env` maps
+//! applied ([`Env::with_settings`]).
+
+use std::path::{Path, PathBuf};
+
+use orbit_permissions::PermissionMode;
+
+use crate::settings::{PermissionSettings, Settings};
+use crate::vars::{self, *};
+use crate::{ConfigError, Env, Origin, Sourced, data_dir};
+
+/// Model of the anthropic provider when nothing sets one.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// Model of the openai provider when nothing sets one.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+
+/// Model aliases of the anthropic provider (in `--model`, `ANTHROPIC_MODEL`
+/// and settings) → the current model id of each family.
+pub const MODEL_ALIASES: [(&str, &str); 3] = [
+    ("sonnet", "claude-sonnet-4-5"),
+    ("opus", "claude-opus-4-6"),
+    ("haiku", "claude-haiku-4-5"),
+];
+
+/// The model id for an alias (ASCII case-insensitive); other names as given.
+pub fn resolve_model_alias(model: &str) -> &str {
+    let name = model.trim();
+    MODEL_ALIASES
+        .iter()
+        .find(|(alias, _)| name.eq_ignore_ascii_case(alias))
+        .map_or(model, |(_, id)| id)
+}
+
+/// The model providers orbit has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    /// The Anthropic Messages API (or a compatible server).
+    Anthropic,
+    /// An OpenAI-compatible chat-completions server.
+    Openai,
+    /// orbit's local llama.cpp model.
+    Local,
+}
+
+impl ProviderKind {
+    /// Every provider.
+    pub const ALL: [ProviderKind; 3] = [
+        ProviderKind::Anthropic,
+        ProviderKind::Openai,
+        ProviderKind::Local,
+    ];
+
+    /// `anthropic`, `openai` or `local`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Openai => "openai",
+            ProviderKind::Local => "local",
+        }
+    }
+
+    /// The provider called `name` (trimmed, any case).
+    pub fn from_name(name: &str) -> Option<Self> {
+        let name = name.trim();
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+
+    fn parse(value: &str, origin: &str) -> Result<Self, ConfigError> {
+        Self::from_name(value).ok_or_else(|| ConfigError::UnknownProvider {
+            origin: origin.to_string(),
+            value: value.trim().to_ascii_lowercase(),
+        })
+    }
+}
+
+/// What the command line sets: the CLI fills this from its flags (None /
+/// empty = the flag was not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `--provider`.
+    pub provider: Option<ProviderKind>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--permission-mode` (`--dangerously-skip-permissions` =
+    /// `bypassPermissions`).
+    pub permission_mode: Option<PermissionMode>,
+    /// `--add-dir`, as given.
+    pub add_dirs: Vec<PathBuf>,
+    /// The session's working directory: relative
+    /// `additionalDirectories` of settings files are taken from here.
+    pub cwd: PathBuf,
+}
+
+/// The one typed configuration of a run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where orbit keeps its data ([`crate::data_dir`]).
+    pub data_dir: PathBuf,
+    /// The environment every later lookup uses: the process environment
+    /// with the settings' `env` maps applied. orbit-model's constructors
+    /// take it as `from_lookup(config.env.lookup())`.
+    pub env: Env,
+    /// Which provider runs.
+    pub provider: Sourced<ProviderKind>,
+    /// The model id sent (aliases resolved for anthropic); None for the
+    /// local provider, which names its own model.
+    pub model: Option<Sourced<String>>,
+    /// The permission mode.
+    pub permission_mode: Sourced<PermissionMode>,
+    /// `--add-dir` values (as given), then settings directories (made
+    /// absolute; `~/` is the home directory). Not checked for existence.
+    pub additional_directories: Vec<Sourced<PathBuf>>,
+    /// Permission rules of the settings files, carried for the
+    /// permissions work; not applied yet.
+    pub permissions: PermissionSettings,
+    /// `ORBIT_MAX_TOOL_USE_CONCURRENCY` (else Claude Code's name); None =
+    /// the engine's default.
+    pub max_tool_use_concurrency: Option<usize>,
+    /// `ORBIT_TOOL_RESULT_BUDGET_CHARS`; None = the engine's default.
+    pub tool_result_budget_chars: Option<usize>,
+    /// `ORBIT_OPENAI_FENCED_TOOL_CALLS` for the openai provider.
+    pub openai_fenced_tool_calls: bool,
+}
+
+impl Config {
+    /// Resolves every value from the flags, the environment and the
+    /// settings (see the module docs for each precedence). Warns about
+    /// unusable environment and settings values and uses the next layer;
+    /// errors only for a missing data directory and unknown provider names.
+    pub fn resolve(
+        overrides: &Overrides,
+        env: &Env,
+        settings: &Settings,
+    ) -> Result<Config, ConfigError> {
+        let data_dir = data_dir(env)?;
+        let env = env.with_settings(settings);
+        let provider = resolve_provider(overrides, &env, settings)?;
+        let model = resolve_model(provider.value, overrides, &env, settings);
+        let permission_mode = resolve_permission_mode(overrides, settings);
+        let permissions = settings.permissions();
+        let home = env.path(vars::HOME);
+        let mut additional_directories: Vec<_> = overrides
+            .add_dirs
+            .iter()
+            .map(|dir| Sourced::new(dir.clone(), Origin::Flag("--add-dir")))
+            .collect();
+        additional_directories.extend(permissions.additional_directories.iter().filter_map(
+            |entry| {
+                let path = settings_path(&entry.value, home.as_deref(), &overrides.cwd)?;
+                Some(Sourced::new(path, entry.origin.clone()))
+            },
+        ));
+        let max_tool_use_concurrency = env
+            .positive(ORBIT_MAX_TOOL_USE_CONCURRENCY)
+            .or_else(|| env.positive(CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY));
+        let tool_result_budget_chars = env.positive(ORBIT_TOOL_RESULT_BUDGET_CHARS);
+        let openai_fenced_tool_calls = env.flag(ORBIT_OPENAI_FENCED_TOOL_CALLS).unwrap_or(false);
+        // Read by orbit-model through `env.lookup()`; checked here so a bad
+        // value is reported like every other one (the model crate then
+        // uses its default, as `parsed` does).
+        env.parsed::<u32>(ORBIT_MAX_RETRIES, "a whole number");
+        env.parsed::<u64>(ORBIT_RETRY_BASE_DELAY_MS, "milliseconds");
+        env.parsed::<u64>(ORBIT_IDLE_TIMEOUT_MS, "milliseconds");
+        Ok(Config {
+            data_dir,
+            env,
+            provider,
+            model,
+            permission_mode,
+            additional_directories,
+            permissions,
+            max_tool_use_concurrency,
+            tool_result_budget_chars,
+            openai_fenced_tool_calls,
+        })
+    }
+
+    /// What the init line reports as `apiKeySource` (Claude Code's
+    /// spelling): the first credential variable set, else `none`.
+    pub fn api_key_source(&self) -> &'static str {
+        [ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY]
+            .into_iter()
+            .find(|name| self.env.is_set(name))
+            .unwrap_or("none")
+    }
+}
+
+fn resolve_provider(
+    overrides: &Overrides,
+    env: &Env,
+    settings: &Settings,
+) -> Result<Sourced<ProviderKind>, ConfigError> {
+    if let Some(kind) = overrides.provider {
+        return Ok(Sourced::new(kind, Origin::Flag("--provider")));
+    }
+    if let Some(value) = env.get(ORBIT_PROVIDER) {
+        let kind = ProviderKind::parse(value, ORBIT_PROVIDER)?;
+        return Ok(Sourced::new(kind, Origin::Env(ORBIT_PROVIDER)));
+    }
+    let credentials = [
+        (ANTHROPIC_API_KEY, ProviderKind::Anthropic),
+        (ANTHROPIC_AUTH_TOKEN, ProviderKind::Anthropic),
+        (ANTHROPIC_BASE_URL, ProviderKind::Anthropic),
+        (OPENAI_API_KEY, ProviderKind::Openai),
+        (OPENAI_BASE_URL, ProviderKind::Openai),
+    ];
+    if let Some((name, kind)) = credentials.into_iter().find(|(name, _)| env.is_set(name)) {
+        return Ok(Sourced::new(kind, Origin::Env(name)));
+    }
+    if let Some(setting) = settings.provider() {
+        let kind = ProviderKind::parse(&setting.value, &setting.origin.to_string())?;
+        return Ok(Sourced::new(kind, setting.origin));
+    }
+    Ok(Sourced::new(ProviderKind::Local, Origin::Default))
+}
+
+fn resolve_model(
+    provider: ProviderKind,
+    overrides: &Overrides,
+    env: &Env,
+    settings: &Settings,
+) -> Option<Sourced<String>> {
+    let (variable, default) = match provider {
+        ProviderKind::Anthropic => (ANTHROPIC_MODEL, DEFAULT_MODEL),
+        ProviderKind::Openai => (OPENAI_MODEL, DEFAULT_OPENAI_MODEL),
+        ProviderKind::Local => return None,
+    };
+    let flag = overrides
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| Sourced::new(m.to_string(), Origin::Flag("--model")));
+    let mut model = flag
+        .or_else(|| {
+            env.get(variable)
+                .map(|m| Sourced::new(m.trim().to_string(), Origin::Env(variable)))
+        })
+        .or_else(|| settings.model())
+        .unwrap_or_else(|| Sourced::new(default.to_string(), Origin::Default));
+    if provider == ProviderKind::Anthropic {
+        model.value = resolve_model_alias(&model.value).to_string();
+    }
+    Some(model)
+}
+
+fn resolve_permission_mode(overrides: &Overrides, settings: &Settings) -> Sourced<PermissionMode> {
+    if let Some(mode) = overrides.permission_mode {
+        return Sourced::new(mode, Origin::Flag("--permission-mode"));
+    }
+    for candidate in settings.default_modes() {
+        let in_project = matches!(
+            candidate.origin,
+            Origin::Settings { source, .. } if source.is_in_project()
+        );
+        match candidate.value.parse::<PermissionMode>() {
+            // A checked-out repository must not turn permission checks off.
+            Ok(PermissionMode::BypassPermissions) if in_project => tracing::warn!(
+                "ignoring permissions.defaultMode `bypassPermissions` in {}: project settings cannot skip permission checks (use --permission-mode bypassPermissions)",
+                candidate.origin
+            ),
+            Ok(mode) => return Sourced::new(mode, candidate.origin),
+            Err(err) => tracing::warn!(
+                "ignoring permissions.defaultMode in {}: {err}",
+                candidate.origin
+            ),
+        }
+    }
+    Sourced::new(PermissionMode::Default, Origin::Default)
+}
+
+/// A directory named in a settings file: `~` and `~/…` under the home
+/// directory, relative paths under `cwd`; None for an empty entry (or `~`
+/// without a home).
+fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    if value == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    if let Some(rest) = value.strip_prefix("~/") {
+        return home.map(|h| h.join(rest));
+    }
+    Some(cwd.join(value))
+}

@@ -1,0 +1,248 @@
+//! Finding, reading and parsing settings files.
+//!
+//! [`SettingsLocations::standard`] names the candidate files (no I/O);
+//! [`Settings::load`] tries each one once: a file that does not exist is
+//! skipped, one that exists is read and parsed, and one that cannot be read
+//! or parsed is an error naming it (with line and column for JSON errors).
+//! No directory is walked and nothing is stat'ed separately: at most one
+//! `open` per candidate (8 with the standard locations) plus the
+//! `--settings` file.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::{FileSettings, Settings, SettingsFile, SettingsSource};
+use crate::{ConfigError, Env, data_dir, vars};
+
+/// Managed (policy) settings, orbit's first.
+pub const MANAGED_PATHS: [&str; 2] = [
+    "/etc/orbit/managed-settings.json",
+    "/etc/claude-code/managed-settings.json",
+];
+/// Local settings, relative to the project directory, orbit's first.
+pub const LOCAL_FILES: [&str; 2] = [".orbit/settings.local.json", ".claude/settings.local.json"];
+/// Project settings, relative to the project directory, orbit's first.
+pub const PROJECT_FILES: [&str; 2] = [".orbit/settings.json", ".claude/settings.json"];
+/// User settings file name inside the data directory.
+pub const USER_FILE: &str = "settings.json";
+/// Claude Code's user settings, relative to the home directory.
+pub const CLAUDE_USER_FILE: &str = ".claude/settings.json";
+
+/// The candidate files of each source, orbit's own before Claude Code's
+/// (the first of a source wins over the second).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsLocations {
+    /// [`SettingsSource::Managed`] files.
+    pub managed: Vec<PathBuf>,
+    /// [`SettingsSource::Local`] files.
+    pub local: Vec<PathBuf>,
+    /// [`SettingsSource::Project`] files.
+    pub project: Vec<PathBuf>,
+    /// [`SettingsSource::User`] files.
+    pub user: Vec<PathBuf>,
+}
+
+impl SettingsLocations {
+    /// The standard places for a session in `project_dir`: see
+    /// [`MANAGED_PATHS`], [`LOCAL_FILES`], [`PROJECT_FILES`], and the user's
+    /// `<data dir>/settings.json` and `$HOME/.claude/settings.json`.
+    /// Errors only when there is no data directory ([`data_dir`]).
+    pub fn standard(env: &Env, project_dir: &Path) -> Result<Self, ConfigError> {
+        let mut user = vec![data_dir(env)?.join(USER_FILE)];
+        if let Some(home) = env.path(vars::HOME) {
+            user.push(home.join(CLAUDE_USER_FILE));
+        }
+        Ok(Self {
+            managed: MANAGED_PATHS.iter().map(PathBuf::from).collect(),
+            local: LOCAL_FILES.iter().map(|f| project_dir.join(f)).collect(),
+            project: PROJECT_FILES.iter().map(|f| project_dir.join(f)).collect(),
+            user,
+        })
+    }
+
+    /// The candidate files of `source` (none for [`SettingsSource::Flag`]).
+    pub fn paths(&self, source: SettingsSource) -> &[PathBuf] {
+        match source {
+            SettingsSource::Managed => &self.managed,
+            SettingsSource::Flag => &[],
+            SettingsSource::Local => &self.local,
+            SettingsSource::Project => &self.project,
+            SettingsSource::User => &self.user,
+        }
+    }
+}
+
+/// Which of the user, project and local sources load
+/// (`--setting-sources user,project,local`). Managed settings and
+/// `--settings` always load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettingSources {
+    /// Load [`SettingsSource::User`] files.
+    pub user: bool,
+    /// Load [`SettingsSource::Project`] files.
+    pub project: bool,
+    /// Load [`SettingsSource::Local`] files.
+    pub local: bool,
+}
+
+impl Default for SettingSources {
+    fn default() -> Self {
+        Self::all()
+    }
+}
+
+impl SettingSources {
+    /// User, project and local.
+    pub fn all() -> Self {
+        Self {
+            user: true,
+            project: true,
+            local: true,
+        }
+    }
+
+    /// Parses a comma-separated list of `user`, `project`, `local` (empty:
+    /// none of them). An unknown name is an error.
+    pub fn parse(list: &str) -> Result<Self, ConfigError> {
+        let mut out = Self {
+            user: false,
+            project: false,
+            local: false,
+        };
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "user" => out.user = true,
+                "project" => out.project = true,
+                "local" => out.local = true,
+                other => return Err(ConfigError::UnknownSettingSource(other.to_string())),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether files of `source` load.
+    pub fn includes(self, source: SettingsSource) -> bool {
+        match source {
+            SettingsSource::Managed | SettingsSource::Flag => true,
+            SettingsSource::Local => self.local,
+            SettingsSource::Project => self.project,
+            SettingsSource::User => self.user,
+        }
+    }
+}
+
+impl Settings {
+    /// Loads the settings files of `locations` that exist, and `flag` (the
+    /// `--settings` value: inline JSON when it starts with `{`, else a file
+    /// that must exist), keeping only the sources `sources` includes.
+    pub fn load(
+        locations: &SettingsLocations,
+        flag: Option<&str>,
+        sources: SettingSources,
+    ) -> Result<Settings, ConfigError> {
+        let mut files = Vec::new();
+        for source in SettingsSource::ALL {
+            if !sources.includes(source) {
+                continue;
+            }
+            if source == SettingsSource::Flag {
+                if let Some(value) = flag {
+                    files.push(load_flag(value)?);
+                }
+                continue;
+            }
+            for path in locations.paths(source) {
+                if let Some(text) = read_optional(path)? {
+                    files.push(SettingsFile::parse(
+                        source,
+                        path.display().to_string(),
+                        Some(path.clone()),
+                        &text,
+                    )?);
+                }
+            }
+        }
+        Ok(Settings::from_files(files))
+    }
+}
+
+/// `--settings FILE|JSON`.
+fn load_flag(value: &str) -> Result<SettingsFile, ConfigError> {
+    if value.trim_start().starts_with('{') {
+        return SettingsFile::parse(SettingsSource::Flag, "--settings", None, value);
+    }
+    let path = PathBuf::from(value);
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    SettingsFile::parse(
+        SettingsSource::Flag,
+        path.display().to_string(),
+        Some(path),
+        &text,
+    )
+}
+
+/// The file's text; None when it (or a parent directory) does not exist.
+fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            Ok(None)
+        }
+        Err(source) => Err(ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        }),
+    }
+}
+
+impl SettingsFile {
+    /// Parses one settings document. `origin` names it in errors (a path,
+    /// or `--settings`). An empty (or whitespace-only) document is `{}`.
+    /// Syntax errors and wrongly typed known keys are errors with line and
+    /// column; unknown keys are kept in `raw`.
+    pub fn parse(
+        source: SettingsSource,
+        origin: impl Into<String>,
+        path: Option<PathBuf>,
+        text: &str,
+    ) -> Result<SettingsFile, ConfigError> {
+        let origin = origin.into();
+        let text = if text.trim().is_empty() { "{}" } else { text };
+        let parse_error = |err: serde_json::Error| ConfigError::parse(&origin, &err);
+        let raw: serde_json::Value = serde_json::from_str(text).map_err(parse_error)?;
+        if !raw.is_object() {
+            // Checked here: serde would read an array as a struct's fields.
+            return Err(ConfigError::Parse {
+                origin,
+                line: 1,
+                column: 1,
+                message: format!(
+                    "expected a JSON object of settings, got {}",
+                    json_kind(&raw)
+                ),
+            });
+        }
+        let values: FileSettings = serde_json::from_str(text).map_err(parse_error)?;
+        Ok(SettingsFile {
+            source,
+            origin,
+            path,
+            values,
+            raw,
+        })
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,132 @@
+//! Every environment variable orbit reads, in one place.
+//!
+//! The constants name the variables; [`ENV_VARS`] says what each means (the
+//! README's Configuration table lists the same names, and a test keeps the
+//! two in step). orbit reads the process environment once
+//! ([`crate::Env::from_process`]); everything below is looked up in that
+//! snapshot, overlaid with the `env` maps of the settings files
+//! ([`crate::Config::env`]). Variables marked *process only* are needed
+//! before settings files are read and come from the process environment
+//! alone.
+
+/// orbit's data directory (default `$HOME/.orbit`). Process only.
+pub const ORBIT_HOME: &str = "ORBIT_HOME";
+/// The home directory: `$HOME/.orbit` and `~/.claude/settings.json`. Process only.
+pub const HOME: &str = "HOME";
+/// Log filter in env-filter syntax. Process only (logging starts first).
+pub const ORBIT_LOG: &str = "ORBIT_LOG";
+/// The provider: `anthropic`, `openai` or `local`.
+pub const ORBIT_PROVIDER: &str = "ORBIT_PROVIDER";
+/// Anthropic API key (`x-api-key`).
+pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
+/// Anthropic bearer token (`Authorization: Bearer`).
+pub const ANTHROPIC_AUTH_TOKEN: &str = "ANTHROPIC_AUTH_TOKEN";
+/// Anthropic API base URL.
+pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
+/// Model of the Anthropic provider (below `--model`).
+pub const ANTHROPIC_MODEL: &str = "ANTHROPIC_MODEL";
+/// OpenAI API key (`Authorization: Bearer`).
+pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+/// OpenAI-compatible base URL, with `/v1`.
+pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+/// Model of the OpenAI provider (below `--model`).
+pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
+/// Fenced-JSON tool-call recovery for `--provider openai`.
+pub const ORBIT_OPENAI_FENCED_TOOL_CALLS: &str = "ORBIT_OPENAI_FENCED_TOOL_CALLS";
+/// Retries of a failed model call.
+pub const ORBIT_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
+/// First retry backoff, in milliseconds.
+pub const ORBIT_RETRY_BASE_DELAY_MS: &str = "ORBIT_RETRY_BASE_DELAY_MS";
+/// How long a silent response stream is waited for, in milliseconds.
+pub const ORBIT_IDLE_TIMEOUT_MS: &str = "ORBIT_IDLE_TIMEOUT_MS";
+/// Concurrency-safe tools running at once.
+pub const ORBIT_MAX_TOOL_USE_CONCURRENCY: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
+/// Claude Code's name for [`ORBIT_MAX_TOOL_USE_CONCURRENCY`] (below it).
+pub const CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY";
+/// Per-message budget of tool results, in chars.
+pub const ORBIT_TOOL_RESULT_BUDGET_CHARS: &str = "ORBIT_TOOL_RESULT_BUDGET_CHARS";
+
+/// One environment variable orbit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvVar {
+    /// The variable's name.
+    pub name: &'static str,
+    /// What it sets, its default, and who reads it.
+    pub meaning: &'static str,
+}
+
+/// Every environment variable orbit reads, with its meaning.
+pub const ENV_VARS: &[EnvVar] = &[
+    EnvVar {
+        name: ORBIT_HOME,
+        meaning: "Data directory (default `$HOME/.orbit`): settings.json, large tool results, the local model. Process environment only.",
+    },
+    EnvVar {
+        name: HOME,
+        meaning: "Home directory: the default data directory and `~/.claude/settings.json`. Process environment only.",
+    },
+    EnvVar {
+        name: ORBIT_LOG,
+        meaning: "Log filter in env-filter syntax (`orbit_model=trace`, `debug,h2=info`); overrides `-d`. Process environment only.",
+    },
+    EnvVar {
+        name: ORBIT_PROVIDER,
+        meaning: "`anthropic`, `openai` or `local`; below `--provider`, above the credential-based choice.",
+    },
+    EnvVar {
+        name: ANTHROPIC_API_KEY,
+        meaning: "Anthropic API key, sent as `x-api-key`; selects the anthropic provider.",
+    },
+    EnvVar {
+        name: ANTHROPIC_AUTH_TOKEN,
+        meaning: "Alternative credential, sent as `Authorization: Bearer …`; selects the anthropic provider.",
+    },
+    EnvVar {
+        name: ANTHROPIC_BASE_URL,
+        meaning: "Messages API base URL (default `https://api.anthropic.com`); selects the anthropic provider.",
+    },
+    EnvVar {
+        name: ANTHROPIC_MODEL,
+        meaning: "Model of the anthropic provider (below `--model`, above `model` in settings; default `claude-sonnet-4-5`).",
+    },
+    EnvVar {
+        name: OPENAI_API_KEY,
+        meaning: "OpenAI key, sent as Bearer (optional for local servers); selects the openai provider.",
+    },
+    EnvVar {
+        name: OPENAI_BASE_URL,
+        meaning: "OpenAI-compatible base URL with `/v1` (default `https://api.openai.com/v1`); selects the openai provider.",
+    },
+    EnvVar {
+        name: OPENAI_MODEL,
+        meaning: "Model of the openai provider (below `--model`, above `model` in settings; default `gpt-4.1`).",
+    },
+    EnvVar {
+        name: ORBIT_OPENAI_FENCED_TOOL_CALLS,
+        meaning: "`1`/`true`: turn fenced JSON tool calls in text into tool calls with `--provider openai` (always on for `local`).",
+    },
+    EnvVar {
+        name: ORBIT_MAX_RETRIES,
+        meaning: "Retries of a failed model call (default 10).",
+    },
+    EnvVar {
+        name: ORBIT_RETRY_BASE_DELAY_MS,
+        meaning: "First retry backoff in ms (default 500; doubles per retry).",
+    },
+    EnvVar {
+        name: ORBIT_IDLE_TIMEOUT_MS,
+        meaning: "How long a silent response stream is waited for, in ms (default 90000 anthropic, 300000 openai/local).",
+    },
+    EnvVar {
+        name: ORBIT_MAX_TOOL_USE_CONCURRENCY,
+        meaning: "Concurrency-safe tools run at most this many at once (default 10).",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY,
+        meaning: "Claude Code's name for the same cap, used when the orbit one is unset or invalid.",
+    },
+    EnvVar {
+        name: ORBIT_TOOL_RESULT_BUDGET_CHARS,
+        meaning: "Tool results of one message may total this many chars before the largest are saved to files (default 200000).",
+    },
+];

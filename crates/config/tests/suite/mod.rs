@@ -1,0 +1,10 @@
+//! One module per area of orbit-config.
+
+mod common;
+
+mod data_dir;
+mod env_values;
+mod precedence;
+mod readme;
+mod settings_files;
+mod sources;

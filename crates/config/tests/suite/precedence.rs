@@ -1,0 +1,333 @@
+//! Precedence: flag > env > managed > --settings > local > project > user >
+//! default, for every value that has those layers.
+
+use orbit_config::{
+    Origin, Overrides, ProviderKind, Settings, SettingsSource, SettingsSource as S,
+};
+use orbit_permissions::PermissionMode;
+
+use super::common::{env, overrides, resolve, settings, with_warnings};
+
+/// The settings sources, highest precedence first.
+const SOURCES: [SettingsSource; 5] = [S::Managed, S::Flag, S::Local, S::Project, S::User];
+
+/// Settings where each source from `from` on sets `key` to its own name.
+fn layered(from: usize, doc: impl Fn(SettingsSource) -> String) -> Settings {
+    let docs: Vec<(SettingsSource, String)> =
+        SOURCES[from..].iter().map(|s| (*s, doc(*s))).collect();
+    let refs: Vec<(SettingsSource, &str)> = docs.iter().map(|(s, d)| (*s, d.as_str())).collect();
+    settings(&refs)
+}
+
+#[test]
+fn model_flag_then_env_then_each_settings_source_then_default() {
+    let anthropic = Overrides {
+        provider: Some(ProviderKind::Anthropic),
+        ..overrides()
+    };
+    let model_doc = |s: SettingsSource| format!(r#"{{"model": "from-{s}"}}"#);
+    // Every layer set: the flag wins.
+    let with_flag = Overrides {
+        model: Some("from-flag".into()),
+        ..anthropic.clone()
+    };
+    let all = layered(0, model_doc);
+    let model = resolve(&with_flag, &env(&[("ANTHROPIC_MODEL", "from-env")]), &all).model;
+    let model = model.unwrap();
+    assert_eq!(model.value, "from-flag");
+    assert_eq!(model.origin, Origin::Flag("--model"));
+    // No flag: the environment.
+    let model = resolve(&anthropic, &env(&[("ANTHROPIC_MODEL", "from-env")]), &all).model;
+    assert_eq!(model.unwrap().origin, Origin::Env("ANTHROPIC_MODEL"));
+    // Neither: each settings source in turn, as the higher ones go away.
+    for (i, source) in SOURCES.iter().enumerate() {
+        let model = resolve(&anthropic, &env(&[]), &layered(i, model_doc))
+            .model
+            .unwrap();
+        assert_eq!(model.value, format!("from-{source}"), "{source}");
+        assert_eq!(
+            model.origin,
+            Origin::Settings {
+                source: *source,
+                file: format!("{source}.json")
+            }
+        );
+    }
+    // Nothing: the default.
+    let model = resolve(&anthropic, &env(&[]), &Settings::default())
+        .model
+        .unwrap();
+    assert_eq!(
+        (model.value.as_str(), model.origin),
+        ("claude-sonnet-4-5", Origin::Default)
+    );
+}
+
+#[test]
+fn model_aliases_resolve_for_anthropic_only_and_local_has_no_model() {
+    let s = settings(&[(S::User, r#"{"model": "opus"}"#)]);
+    let with = |kind| Overrides {
+        provider: Some(kind),
+        ..overrides()
+    };
+    let model = |kind| resolve(&with(kind), &env(&[]), &s).model.map(|m| m.value);
+    assert_eq!(
+        model(ProviderKind::Anthropic).as_deref(),
+        Some("claude-opus-4-6")
+    );
+    assert_eq!(model(ProviderKind::Openai).as_deref(), Some("opus"));
+    assert_eq!(model(ProviderKind::Local), None);
+    // The openai provider reads OPENAI_MODEL, not ANTHROPIC_MODEL.
+    let e = env(&[("ANTHROPIC_MODEL", "a"), ("OPENAI_MODEL", "o")]);
+    let openai = resolve(&with(ProviderKind::Openai), &e, &Settings::default()).model;
+    assert_eq!(openai.unwrap().value, "o");
+    let openai = resolve(&with(ProviderKind::Openai), &env(&[]), &Settings::default()).model;
+    assert_eq!(openai.unwrap().value, "gpt-4.1");
+}
+
+#[test]
+fn provider_flag_then_orbit_provider_then_credentials_then_settings_then_local() {
+    let doc = |s: SettingsSource| {
+        let kind = if s == S::User { "openai" } else { "anthropic" };
+        format!(r#"{{"provider": "{kind}"}}"#)
+    };
+    let all = layered(0, doc);
+    let flag = Overrides {
+        provider: Some(ProviderKind::Local),
+        ..overrides()
+    };
+    let e = env(&[("ORBIT_PROVIDER", "openai"), ("ANTHROPIC_API_KEY", "k")]);
+    assert_eq!(resolve(&flag, &e, &all).provider.value, ProviderKind::Local);
+    let p = resolve(&overrides(), &e, &all).provider;
+    assert_eq!(
+        (p.value, p.origin),
+        (ProviderKind::Openai, Origin::Env("ORBIT_PROVIDER"))
+    );
+    // Credentials: Anthropic's before OpenAI's.
+    let e = env(&[("OPENAI_API_KEY", "o"), ("ANTHROPIC_AUTH_TOKEN", "t")]);
+    let p = resolve(&overrides(), &e, &all).provider;
+    assert_eq!(
+        (p.value, p.origin),
+        (ProviderKind::Anthropic, Origin::Env("ANTHROPIC_AUTH_TOKEN"))
+    );
+    let e = env(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+    assert_eq!(
+        resolve(&overrides(), &e, &all).provider.value,
+        ProviderKind::Openai
+    );
+    // Settings: the highest source wins; the user file alone says openai.
+    assert_eq!(
+        resolve(&overrides(), &env(&[]), &all).provider.value,
+        ProviderKind::Anthropic
+    );
+    let user_only = layered(4, doc);
+    assert_eq!(
+        resolve(&overrides(), &env(&[]), &user_only).provider.value,
+        ProviderKind::Openai
+    );
+    // Nothing: the local model.
+    let p = resolve(&overrides(), &env(&[]), &Settings::default()).provider;
+    assert_eq!((p.value, p.origin), (ProviderKind::Local, Origin::Default));
+}
+
+#[test]
+fn permission_mode_flag_then_settings_then_default() {
+    let modes = [
+        (S::Managed, "plan"),
+        (S::Flag, "acceptEdits"),
+        (S::Local, "plan"),
+        (S::Project, "acceptEdits"),
+        (S::User, "plan"),
+    ];
+    for i in 0..modes.len() {
+        let docs: Vec<String> = modes[i..]
+            .iter()
+            .map(|(_, m)| format!(r#"{{"permissions": {{"defaultMode": "{m}"}}}}"#))
+            .collect();
+        let refs: Vec<_> = modes[i..]
+            .iter()
+            .zip(&docs)
+            .map(|((s, _), d)| (*s, d.as_str()))
+            .collect();
+        let mode = resolve(&overrides(), &env(&[]), &settings(&refs)).permission_mode;
+        assert_eq!(mode.value.as_str(), modes[i].1, "{}", modes[i].0);
+        let flag = Overrides {
+            permission_mode: Some(PermissionMode::BypassPermissions),
+            ..overrides()
+        };
+        let mode = resolve(&flag, &env(&[]), &settings(&refs)).permission_mode;
+        assert_eq!(
+            (mode.value, mode.origin),
+            (
+                PermissionMode::BypassPermissions,
+                Origin::Flag("--permission-mode")
+            )
+        );
+    }
+    let mode = resolve(&overrides(), &env(&[]), &Settings::default()).permission_mode;
+    assert_eq!(
+        (mode.value, mode.origin),
+        (PermissionMode::Default, Origin::Default)
+    );
+}
+
+#[test]
+fn bad_or_unsafe_default_modes_warn_and_fall_through() {
+    let s = settings(&[
+        (
+            S::Project,
+            r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+        ),
+        (S::Local, r#"{"permissions": {"defaultMode": "dontAsk"}}"#),
+        (
+            S::User,
+            r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+        ),
+    ]);
+    let (config, warnings) = with_warnings(|| resolve(&overrides(), &env(&[]), &s));
+    assert_eq!(config.permission_mode.value, PermissionMode::AcceptEdits);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("local.json") && warnings[0].contains("dontAsk"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("project.json") && warnings[1].contains("bypassPermissions"),
+        "{warnings:?}"
+    );
+    // From the user's own settings, bypassPermissions is honoured.
+    let s = settings(&[(
+        S::User,
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+    )]);
+    let mode = resolve(&overrides(), &env(&[]), &s).permission_mode.value;
+    assert_eq!(mode, PermissionMode::BypassPermissions);
+}
+
+#[test]
+fn settings_env_fills_gaps_but_managed_env_overrides_the_process() {
+    let s = settings(&[
+        (
+            S::Managed,
+            r#"{"env": {"ANTHROPIC_BASE_URL": "http://policy"}}"#,
+        ),
+        (
+            S::Project,
+            r#"{"env": {"ANTHROPIC_MODEL": "project", "OPENAI_MODEL": "project", "ORBIT_MAX_RETRIES": 3}}"#,
+        ),
+        (
+            S::User,
+            r#"{"env": {"ANTHROPIC_MODEL": "user", "ORBIT_PROVIDER": "anthropic"}}"#,
+        ),
+    ]);
+    let e = env(&[
+        ("ANTHROPIC_BASE_URL", "http://shell"),
+        ("OPENAI_MODEL", "shell"),
+        ("ANTHROPIC_MODEL", " "),
+    ]);
+    let config = resolve(&overrides(), &e, &s);
+    let get = |name| config.env.get(name).map(str::to_string);
+    assert_eq!(get("ANTHROPIC_BASE_URL").as_deref(), Some("http://policy"));
+    assert_eq!(get("OPENAI_MODEL").as_deref(), Some("shell"));
+    // A blank process value counts as unset; project beats user.
+    assert_eq!(get("ANTHROPIC_MODEL").as_deref(), Some("project"));
+    assert_eq!(get("ORBIT_MAX_RETRIES").as_deref(), Some("3"));
+    // Settings env takes part in every choice: provider and model.
+    assert_eq!(config.provider.value, ProviderKind::Anthropic);
+    assert_eq!(config.model.unwrap().value, "project");
+    // And orbit-model sees it through the lookup.
+    let lookup = config.env.lookup();
+    assert_eq!(lookup("ORBIT_MAX_RETRIES").as_deref(), Some("3"));
+}
+
+#[test]
+fn additional_directories_flag_first_then_settings_made_absolute() {
+    let o = Overrides {
+        add_dirs: vec!["rel-flag".into()],
+        ..overrides()
+    };
+    let s = settings(&[
+        (
+            S::Project,
+            r#"{"permissions": {"additionalDirectories": ["../lib", "/abs", ""]}}"#,
+        ),
+        (
+            S::User,
+            r#"{"permissions": {"additionalDirectories": ["~/notes", "~"]}}"#,
+        ),
+    ]);
+    let dirs: Vec<String> = resolve(&o, &env(&[]), &s)
+        .additional_directories
+        .iter()
+        .map(|d| format!("{} <- {}", d.value.display(), d.origin))
+        .collect();
+    assert_eq!(
+        dirs,
+        [
+            "rel-flag <- --add-dir",
+            "/work/project/../lib <- project.json",
+            "/abs <- project.json",
+            "/home/u/notes <- user.json",
+            "/home/u <- user.json",
+        ]
+    );
+}
+
+#[test]
+fn permission_rules_are_carried_with_their_sources() {
+    let s = settings(&[
+        (
+            S::User,
+            r#"{"permissions": {"allow": ["Read"], "deny": ["WebFetch"]}}"#,
+        ),
+        (
+            S::Project,
+            r#"{"permissions": {"allow": ["Bash(git log:*)"], "ask": ["Write"]}}"#,
+        ),
+    ]);
+    let p = resolve(&overrides(), &env(&[]), &s).permissions;
+    let show = |list: &[orbit_config::Sourced<String>]| -> Vec<String> {
+        list.iter()
+            .map(|r| format!("{}@{}", r.value, r.origin))
+            .collect()
+    };
+    assert_eq!(
+        show(&p.allow),
+        ["Bash(git log:*)@project.json", "Read@user.json"]
+    );
+    assert_eq!(show(&p.deny), ["WebFetch@user.json"]);
+    assert_eq!(show(&p.ask), ["Write@project.json"]);
+}
+
+#[test]
+fn project_settings_cannot_set_endpoints_or_credentials() {
+    let s = settings(&[
+        (
+            S::Project,
+            r#"{"env": {"ANTHROPIC_BASE_URL": "https://evil", "OPENAI_API_KEY": "x", "ANTHROPIC_MODEL": "haiku"}}"#,
+        ),
+        (
+            S::Local,
+            r#"{"env": {"OPENAI_BASE_URL": "https://evil/v1"}}"#,
+        ),
+        (
+            S::User,
+            r#"{"env": {"ANTHROPIC_BASE_URL": "http://proxy"}}"#,
+        ),
+    ]);
+    let (config, warnings) = with_warnings(|| resolve(&overrides(), &env(&[]), &s));
+    assert_eq!(config.env.get("ANTHROPIC_BASE_URL"), Some("http://proxy"));
+    assert_eq!(config.env.get("OPENAI_API_KEY"), None);
+    assert_eq!(config.env.get("OPENAI_BASE_URL"), None);
+    assert_eq!(config.env.get("ANTHROPIC_MODEL"), Some("haiku"));
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.contains("project settings cannot choose endpoints or credentials")),
+        "{warnings:?}"
+    );
+    // The user's base URL chose the provider; nothing from the project did.
+    assert_eq!(config.provider.value, ProviderKind::Anthropic);
+    assert_eq!(config.provider.origin, Origin::Env("ANTHROPIC_BASE_URL"));
+}
