@@ -17,7 +17,7 @@ use orbit_test_support::FakeAnthropic;
 const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
 
 /// A client for `server` with an API key, 1 ms backoff and 10 retries.
-fn client(server: &FakeAnthropic) -> AnthropicClient {
+pub fn client(server: &FakeAnthropic) -> AnthropicClient {
     client_with(server, |_| {})
 }
 
@@ -37,7 +37,7 @@ fn client_with(server: &FakeAnthropic, edit: impl FnOnce(&mut AnthropicConfig)) 
     AnthropicClient::new(config).unwrap()
 }
 
-fn request(prompt: &str) -> ModelRequest {
+pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "You are a test.".into(),

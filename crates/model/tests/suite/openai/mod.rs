@@ -17,7 +17,7 @@ use serde_json::json;
 /// machine, short enough that a hang fails fast.
 const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
 
-fn client(server: &FakeOpenAi) -> OpenAiClient {
+pub fn client(server: &FakeOpenAi) -> OpenAiClient {
     client_with(server, |_| {})
 }
 
@@ -45,7 +45,7 @@ fn tool_spec(name: &str) -> ToolSpec {
     }
 }
 
-fn request(prompt: &str) -> ModelRequest {
+pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "gpt-4.1-mini".into(),
         system: "You are a test.".into(),
