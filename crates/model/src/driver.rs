@@ -3,8 +3,8 @@
 //! the message's last event, a final error, or retries run out (L4).
 //!
 //! Data flow: a client serializes its request once and hands the body and
-//! a fresh [`WireDecoder`] to [`Transport::stream`]. Each attempt waits
-//! (briefly) for the previous call's drain ([`DrainGate::wait`]), sends the
+//! a fresh [`WireDecoder`] to `Transport::stream`. Each attempt waits
+//! (briefly) for the previous call's drain (`body::DrainGate::wait`), sends the
 //! body (`attempt`), resets the decoder, and feeds it every SSE event of
 //! the response; the decoder appends `StreamEvent`s to the pending queue
 //! the stream yields from. A failed attempt becomes a `Retry` event and a
@@ -12,12 +12,12 @@
 //! connect schedule for a server that cannot be reached), or the final
 //! error ([`ModelError::into_final`]).
 //!
-//! [`Driver`] is a small state machine polled through
+//! `Driver` is a small state machine polled through
 //! `futures::stream::unfold`, so the returned stream owns everything and
 //! dropping it cancels the request and any backoff sleep. Each await on the
 //! network is bounded by the idle timeout (response headers, an error body,
 //! every SSE event). At the message's last event the body goes to a bounded
-//! background drain ([`DrainGate::start`]) before the last events are
+//! background drain (`body::DrainGate::start`) before the last events are
 //! yielded, so the pooled connection is reused by the next call even though
 //! the engine drops the stream at `MessageStop`.
 //!
@@ -95,7 +95,7 @@ impl Transport {
     pub fn new(
         endpoint: Endpoint,
         headers: HeaderMap,
-        retry: RetryConfig,
+        retry: &RetryConfig,
         idle_timeout_ms: u64,
     ) -> Result<Arc<Self>, ModelError> {
         let http = crate::tls::http_client_builder_for(&endpoint.url)
@@ -105,7 +105,7 @@ impl Transport {
             http,
             endpoint,
             headers,
-            retry,
+            retry: retry.clone(),
             idle_timeout: Duration::from_millis(idle_timeout_ms),
             drain: DrainGate::default(),
         }))
@@ -230,7 +230,12 @@ impl<D: WireDecoder> Driver<D> {
         }
         self.retries += 1;
         let delay = schedule.delay(self.retries, failure.retry_after);
-        tracing::debug!(attempt = self.retries, ?delay, error = %failure.error, "retrying model call");
+        tracing::debug!(
+            attempt = self.retries,
+            ?delay,
+            error = %failure.error,
+            "retrying model call"
+        );
         self.pending.push_back(StreamEvent::Retry {
             attempt: self.retries,
             max_retries: schedule.max_retries,

@@ -136,12 +136,7 @@ impl AnthropicClient {
         for (name, value) in &config.extra_headers {
             add(name, value)?;
         }
-        let transport = Transport::new(
-            endpoint,
-            headers,
-            config.retry.clone(),
-            config.idle_timeout_ms,
-        )?;
+        let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
         Ok(Self { config, transport })
     }
 

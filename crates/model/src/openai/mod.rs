@@ -4,8 +4,9 @@
 //! Data flow: [`OpenAiClient::stream`] serializes the request once
 //! ([`request::build_body`]) → `POST {base}/chat/completions` with
 //! `stream: true` and `stream_options.include_usage` → SSE `data:` chunks →
-//! [`chunks::ChunkAssembler`] → normalized [`StreamEvent`]s, identical in
-//! shape to the Anthropic client's. The shared attempt loop
+//! [`chunks::ChunkAssembler`] → normalized
+//! [`StreamEvent`](orbit_protocol::StreamEvent)s, identical in shape to the
+//! Anthropic client's. The shared attempt loop
 //! ([`crate::driver`], with this format's decoder side in `wire`) retries
 //! transient failures (429, 5xx, connection errors, a cut stream, a
 //! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
@@ -160,7 +161,7 @@ impl OpenAiClient {
         let transport = Transport::new(
             config.reach(),
             headers,
-            config.retry.clone(),
+            &config.retry,
             config.idle_timeout_ms,
         )?;
         Ok(Self { config, transport })

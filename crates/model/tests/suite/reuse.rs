@@ -117,47 +117,36 @@ fn late_ending_openai() -> FakeOpenAi {
     )
 }
 
-/// Item 11: the body ends 50 ms after `message_stop` and every stream is
-/// dropped at `message_stop`; the client still reuses one connection.
-#[tokio::test]
-async fn anthropic_reuses_the_connection_when_the_body_ends_after_message_stop() {
+/// [`assert_one_connection`] for both providers, `pause` between calls.
+async fn both_providers_reuse_one_connection(pause: Duration) {
     let server = late_ending_anthropic();
     let client = super::anthropic::client(&server);
-    let pause = Duration::from_millis(TOOLS_PAUSE_MS);
-    assert_one_connection(&client, &super::anthropic::request("hi"), &server, pause).await;
-}
-
-/// Item 11: the body ends 50 ms after `[DONE]` and every stream is dropped
-/// at `MessageStop`; the client still reuses one connection.
-#[tokio::test]
-async fn openai_reuses_the_connection_when_the_body_ends_after_done() {
+    let request = super::anthropic::request("hi");
+    assert_one_connection(&client, &request, &server, pause).await;
     let server = late_ending_openai();
     let client = super::openai::client(&server);
-    let pause = Duration::from_millis(TOOLS_PAUSE_MS);
-    assert_one_connection(&client, &super::openai::request("hi"), &server, pause).await;
+    let request = super::openai::request("hi");
+    assert_one_connection(&client, &request, &server, pause).await;
+}
+
+/// Item 11: the body ends 50 ms after `message_stop` / `[DONE]` and every
+/// stream is dropped at `MessageStop`; the client still reuses one
+/// connection.
+#[tokio::test]
+async fn connection_is_reused_when_the_body_ends_after_the_last_event() {
+    both_providers_reuse_one_connection(Duration::from_millis(TOOLS_PAUSE_MS)).await;
 }
 
 /// Issue 10 item 5: the next call starts the moment `MessageStop` arrived,
 /// 50 ms before the end of the previous body: it awaits the previous
 /// call's drain and reuses its connection. On one thread (the CLI's
 /// runtime) and on several.
-async fn back_to_back_calls_reuse_one_connection() {
-    let server = late_ending_anthropic();
-    let client = super::anthropic::client(&server);
-    let request = super::anthropic::request("hi");
-    assert_one_connection(&client, &request, &server, Duration::ZERO).await;
-    let server = late_ending_openai();
-    let client = super::openai::client(&server);
-    let request = super::openai::request("hi");
-    assert_one_connection(&client, &request, &server, Duration::ZERO).await;
-}
-
 #[tokio::test]
 async fn back_to_back_calls_reuse_one_connection_on_one_thread() {
-    back_to_back_calls_reuse_one_connection().await;
+    both_providers_reuse_one_connection(Duration::ZERO).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn back_to_back_calls_reuse_one_connection_on_two_threads() {
-    back_to_back_calls_reuse_one_connection().await;
+    both_providers_reuse_one_connection(Duration::ZERO).await;
 }

@@ -27,6 +27,11 @@ fn retries(events: &[StreamEvent]) -> Vec<(u32, Option<u16>, String)> {
         .collect()
 }
 
+/// The messages of the `Retry` events.
+fn retry_messages(events: &[StreamEvent]) -> Vec<String> {
+    retries(events).into_iter().map(|r| r.2).collect()
+}
+
 #[tokio::test]
 async fn rate_limit_is_retried_honouring_retry_after() {
     let server = FakeOpenAi::start(vec![
@@ -143,10 +148,7 @@ async fn an_error_inside_the_stream_is_retried() {
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events)
-            .into_iter()
-            .map(|r| r.2)
-            .collect::<Vec<_>>(),
+        retry_messages(&events),
         vec!["API error in stream (api_error): model overloaded".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("second try")]);
@@ -226,10 +228,7 @@ async fn an_idle_stream_is_abandoned_and_retried() {
     let (events, err) = run(&c, &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events)
-            .into_iter()
-            .map(|r| r.2)
-            .collect::<Vec<_>>(),
+        retry_messages(&events),
         vec!["no stream event for 200 ms; the response was abandoned".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("awake")]);
