@@ -61,14 +61,16 @@ pub(super) async fn send<D: WireDecoder>(
         Ok(Ok(r)) => r,
     };
     let status = response.status();
-    let headers = response.headers().clone();
-    let is_json = headers
+    let is_json = response
+        .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if status.is_success() && !is_json {
         return Ok(SseBody::new(response));
     }
+    // Reading the body consumes the response.
+    let headers = response.headers().clone();
     let text = tokio::time::timeout(idle, response.text())
         .await
         .ok()
