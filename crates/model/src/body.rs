@@ -1,27 +1,44 @@
-//! A streamed SSE response body shared by both drivers, and its drain.
+//! A streamed SSE response body shared by every wire format, its drain,
+//! and the wait for that drain before a client's next request.
 //!
 //! [`SseBody`] is the response's bytes → SSE events, counting the bytes
 //! read. The engine stops reading at `message_stop` and drops the stream;
 //! a hyper connection goes back to the pool only when its body was read to
 //! the end, and the end (the final chunk) may arrive in a later read than
-//! the last event. So when a driver sees the last event it hands the body
-//! to [`SseBody::drain_in_background`]: a spawned task reads the rest,
-//! bounded by [`DRAIN_TIMEOUT_MS`] and [`MAX_DRAIN_BYTES`], and drops it.
-//! The last events reach the caller at once; the drain costs them nothing.
+//! the last event. So when the driver sees the last event it hands the body
+//! to [`DrainGate::start`]: a spawned task reads the rest
+//! ([`SseBody::drain_in_background`]), bounded by [`DRAIN_TIMEOUT_MS`] and
+//! [`MAX_DRAIN_BYTES`], and drops it. The last events reach the caller at
+//! once; the drain costs them nothing.
+//!
+//! The next call of the same client may start before that drain finished
+//! (the engine's tools can take a millisecond): its request would then open
+//! a new connection. So each attempt first awaits the running drain
+//! ([`DrainGate::wait`]), for at most [`DRAIN_WAIT_MS`] (plus
+//! [`POOL_RETURN_MS`] on a multi-thread runtime); when no drain is running
+//! (the usual case) that is one uncontended lock and no await.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use tokio::task::JoinHandle;
 
 /// Longest wait for the end of a body after its last event, in milliseconds.
 pub const DRAIN_TIMEOUT_MS: u64 = 1_000;
 /// Most bytes read while draining a body after its last event; a server
 /// still sending more is not worth the connection.
 pub const MAX_DRAIN_BYTES: u64 = 64 * 1024;
+/// Longest wait, before a client's next request, for the drain of its
+/// previous call to finish, in milliseconds. A server that ends its body
+/// later than this costs a new connection rather than more latency.
+pub const DRAIN_WAIT_MS: u64 = 200;
+/// On a multi-thread runtime, the pause after a waited drain that lets
+/// hyper return the connection to the pool, in milliseconds (one timer tick).
+pub const POOL_RETURN_MS: u64 = 1;
 
 /// One SSE event, or why the body could not be read.
 pub type SseItem = Result<Event, EventStreamError<reqwest::Error>>;
@@ -53,13 +70,12 @@ impl SseBody {
     }
 
     /// Reads the rest of the body in a spawned task (bounded in time and
-    /// bytes), so the connection can return to the pool. Without a tokio
-    /// runtime the body is dropped (the connection is closed).
-    pub fn drain_in_background(mut self) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        runtime.spawn(async move {
+    /// bytes), so the connection can return to the pool; the task's handle.
+    /// Without a tokio runtime the body is dropped (the connection is
+    /// closed) and there is no task.
+    pub fn drain_in_background(mut self) -> Option<JoinHandle<()>> {
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        Some(runtime.spawn(async move {
             let limit = self
                 .bytes_read
                 .load(Ordering::Relaxed)
@@ -72,6 +88,94 @@ impl SseBody {
                 }
             };
             let _ = tokio::time::timeout(Duration::from_millis(DRAIN_TIMEOUT_MS), drain).await;
-        });
+        }))
+    }
+}
+
+/// The drain of a client's latest finished call, shared by its calls.
+#[derive(Debug, Default)]
+pub struct DrainGate {
+    running: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl DrainGate {
+    /// Drains `body` in the background and remembers the drain.
+    pub fn start(&self, body: SseBody) {
+        if let Some(drain) = body.drain_in_background() {
+            self.track(drain);
+        }
+    }
+
+    /// Remembers `drain` as the one the next request waits for.
+    pub fn track(&self, drain: JoinHandle<()>) {
+        *self.slot() = Some(drain);
+    }
+
+    /// Waits until the remembered drain finished, at most
+    /// [`DRAIN_WAIT_MS`]; at once (without suspending) when none is running.
+    pub async fn wait(&self) {
+        let Some(drain) = self.take_running() else {
+            return;
+        };
+        // Past the bound the drain goes on, detached; the request does not wait.
+        let _ = tokio::time::timeout(Duration::from_millis(DRAIN_WAIT_MS), drain).await;
+        // The end of the body wakes the drain and, separately, hyper's task
+        // that puts the connection back in the pool. On one thread that
+        // task runs before this one resumes; on several it may not have run
+        // yet, and a request sent now would start a new connection.
+        let runtime = tokio::runtime::Handle::current().runtime_flavor();
+        if runtime != tokio::runtime::RuntimeFlavor::CurrentThread {
+            tokio::time::sleep(Duration::from_millis(POOL_RETURN_MS)).await;
+        }
+    }
+
+    fn take_running(&self) -> Option<JoinHandle<()>> {
+        self.slot().take().filter(|drain| !drain.is_finished())
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<JoinHandle<()>>> {
+        // The slot holds no invariant a panic could break.
+        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use futures::FutureExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn no_wait_without_a_running_drain() {
+        let gate = DrainGate::default();
+        assert_eq!(gate.wait().now_or_never(), Some(()), "no drain");
+        let finished = tokio::spawn(async {});
+        while !finished.is_finished() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        gate.track(finished);
+        assert_eq!(gate.wait().now_or_never(), Some(()), "a finished drain");
+    }
+
+    #[tokio::test]
+    async fn waits_for_a_running_drain_within_the_bound() {
+        let gate = DrainGate::default();
+        let started = Instant::now();
+        gate.track(tokio::spawn(tokio::time::sleep(Duration::from_millis(50))));
+        gate.wait().await;
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(50), "{waited:?}");
+        assert!(waited < Duration::from_millis(DRAIN_WAIT_MS), "{waited:?}");
+        // Only once: the next request does not wait again.
+        assert_eq!(gate.wait().now_or_never(), Some(()));
+
+        let started = Instant::now();
+        gate.track(tokio::spawn(tokio::time::sleep(Duration::from_secs(30))));
+        gate.wait().await;
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(DRAIN_WAIT_MS), "{waited:?}");
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
     }
 }

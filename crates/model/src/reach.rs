@@ -6,7 +6,7 @@
 //! failures become [`ModelError::Connect`] with a short cause
 //! (`cannot reach http://127.0.0.1:9/v1/messages (connection refused)`) and
 //! are retried on the short connect schedule ([`crate::RetryConfig::for_connect`]);
-//! after the last attempt the driver turns them into
+//! after the last attempt the driver ([`crate::driver`]) turns them into
 //! [`ModelError::Unreachable`] via [`ModelError::into_final`], naming the
 //! [`Endpoint::check`] (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, …).
 //! Other errors keep their cause chain on one line ([`error_chain`]).

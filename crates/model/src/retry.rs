@@ -5,8 +5,8 @@
 //! one, else exponential backoff `base · 2^(n-1)` capped at `max_delay`, plus
 //! up to [`JITTER_FRACTION`] of random jitter so many agents hitting one
 //! overloaded server do not retry in lockstep. Which failures are retryable
-//! is [`crate::ModelError::is_retryable`]; the attempt loop lives in the
-//! provider (see `anthropic::driver`).
+//! is [`crate::ModelError::is_retryable`]; the attempt loop that applies it
+//! is [`crate::driver`], shared by every provider.
 
 use std::time::Duration;
 

@@ -3,6 +3,10 @@
 //!
 //! - [`http`]: the shared scripted HTTP/1.1 + SSE server core
 //!   ([`ScriptServer`], [`WireReply`], [`sse_event`] / [`sse_data`]).
+//! - [`fake`]: a fake provider over that core, generic over its wire
+//!   [`Dialect`]: [`FakeServer`] serving [`ReplyOf`]s (a streamed message or
+//!   a status); `script` holds what the dialects' streams share (late end
+//!   of body, faults, text splitting).
 //! - [`anthropic`]: [`FakeAnthropic`] with the [`Turn`] / [`Reply`] DSL.
 //! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
@@ -32,10 +36,13 @@
 
 pub mod anthropic;
 pub mod body;
+pub mod fake;
 pub mod http;
 pub mod openai;
+mod script;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
+pub use fake::{Dialect, FakeServer, ReplyOf};
 pub use http::{
     CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
 };

@@ -1,26 +1,27 @@
 //! The Anthropic Messages API client (`POST {base}/v1/messages`, `stream: true`).
 //!
 //! Data flow: [`AnthropicClient::stream`] serializes the request
-//! ([`request::build_body`], prompt-cache markers included) once, then a
-//! [`driver::Driver`] sends it and turns the SSE response into
-//! `StreamEvent`s via [`sse::Assembler`], retrying transient failures.
-//! The reqwest client is built once per `AnthropicClient` so connections
-//! are pooled and reused between turns.
+//! ([`request::build_body`], prompt-cache markers included) once, then the
+//! shared driver ([`crate::driver`]) sends it and turns the SSE response
+//! into `StreamEvent`s via [`sse::Assembler`] (its decoder side is in
+//! `wire`), retrying transient failures. The reqwest client is built once
+//! per `AnthropicClient` so connections are pooled and reused between turns.
 //!
 //! Configuration comes from [`AnthropicConfig`]; [`AnthropicConfig::from_env`]
 //! reads `ANTHROPIC_API_KEY` (→ `x-api-key`), `ANTHROPIC_AUTH_TOKEN`
 //! (→ `Authorization: Bearer`), `ANTHROPIC_BASE_URL`, `ORBIT_MAX_RETRIES`,
 //! `ORBIT_RETRY_BASE_DELAY_MS` and `ORBIT_IDLE_TIMEOUT_MS`.
 
-pub mod driver;
 pub mod request;
 pub mod sse;
+mod wire;
 
-use std::time::Duration;
+use std::sync::Arc;
 
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 
+use crate::driver::{self, Transport, header};
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
 /// Env var: the base URL (without `/v1/messages`); named in the error when
@@ -105,17 +106,7 @@ impl AnthropicConfig {
 #[derive(Debug, Clone)]
 pub struct AnthropicClient {
     config: AnthropicConfig,
-    endpoint: Endpoint,
-    headers: HeaderMap,
-    http: reqwest::Client,
-}
-
-fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ModelError> {
-    let n = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| ModelError::Config(format!("invalid header name `{name}`")))?;
-    let v = HeaderValue::from_str(value)
-        .map_err(|_| ModelError::Config(format!("invalid value for header `{name}`")))?;
-    Ok((n, v))
+    transport: Arc<Transport>,
 }
 
 impl AnthropicClient {
@@ -132,11 +123,7 @@ impl AnthropicClient {
             ModelError::Config(format!("invalid {ENV_BASE_URL} `{}`: {e}", config.base_url))
         })?;
         let mut headers = HeaderMap::new();
-        let mut add = |name: &str, value: &str| -> Result<(), ModelError> {
-            let (n, v) = header(name, value)?;
-            headers.append(n, v);
-            Ok(())
-        };
+        let mut add = |name: &str, value: &str| header(&mut headers, name, value);
         add("anthropic-version", ANTHROPIC_VERSION)?;
         add("content-type", "application/json")?;
         add("accept", "text/event-stream")?;
@@ -149,15 +136,8 @@ impl AnthropicClient {
         for (name, value) in &config.extra_headers {
             add(name, value)?;
         }
-        let http = crate::tls::http_client_builder_for(&endpoint.url)
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build HTTP client: {e}")))?;
-        Ok(Self {
-            config,
-            endpoint,
-            headers,
-            http,
-        })
+        let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
+        Ok(Self { config, transport })
     }
 
     pub fn config(&self) -> &AnthropicConfig {
@@ -167,22 +147,14 @@ impl AnthropicClient {
 
 impl ModelClient for AnthropicClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        let body = match request::build_body(request).and_then(|b| serde_json::to_vec(&b)) {
-            Ok(b) => Bytes::from(b),
-            Err(e) => {
-                let err = ModelError::Config(format!("cannot serialize the request: {e}"));
-                return Box::pin(futures::stream::once(async move { Err(err) }));
-            }
-        };
-        driver::Driver::new(
-            self.http.clone(),
-            self.endpoint.clone(),
-            self.headers.clone(),
-            body,
-            self.config.retry.clone(),
-            Duration::from_millis(self.config.idle_timeout_ms),
-        )
-        .into_stream()
+        match request::build_body(request).and_then(|b| serde_json::to_vec(&b)) {
+            Ok(body) => self
+                .transport
+                .stream(Bytes::from(body), sse::Assembler::new()),
+            Err(e) => driver::failed(ModelError::Config(format!(
+                "cannot serialize the request: {e}"
+            ))),
+        }
     }
 
     fn provider(&self) -> &str {

@@ -23,13 +23,9 @@ use serde_json::Value;
 use crate::ModelError;
 use crate::tool_input::parse_tool_input;
 
-/// What the attempt loop should do after an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Continue,
-    /// `message_stop` arrived: the message is complete.
-    Stop,
-}
+/// What the attempt loop should do after an event (`Stop`: `message_stop`
+/// arrived, the message is complete).
+pub use crate::driver::Step as Outcome;
 
 #[derive(Debug)]
 enum Open {

@@ -3,8 +3,8 @@
 //! engine cannot tell the providers apart.
 //!
 //! Data flow: each SSE `data:` JSON chunk → [`ChunkAssembler::feed`] →
-//! events; `[DONE]` (or a clean end after a `finish_reason`) →
-//! [`ChunkAssembler::finish`] → the closing events. Mapping:
+//! events appended to the driver's queue; `[DONE]` (or a clean end after a
+//! `finish_reason`) → [`ChunkAssembler::finish`] → the closing events. Mapping:
 //! - the first chunk → `MessageStart` (its `id`, `model`);
 //! - `delta.content` → a text block (`ContentBlockStart`, `TextDelta`s);
 //! - `delta.tool_calls[i]` → one tool_use block per OpenAI `index`: the
@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 
 use super::fenced;
 use crate::ModelError;
+use crate::driver::Events;
 use crate::tool_input::parse_tool_input;
 
 /// An open text block.
@@ -81,6 +82,11 @@ impl ChunkAssembler {
         }
     }
 
+    /// Forgets everything but the recovery setting (a new attempt).
+    pub fn reset(&mut self) {
+        *self = Self::new(self.recovery.take());
+    }
+
     /// Whether a `finish_reason` arrived (a clean end of the body is then
     /// as good as `[DONE]`).
     pub fn saw_finish(&self) -> bool {
@@ -92,9 +98,8 @@ impl ChunkAssembler {
         self.finished
     }
 
-    /// Feeds one parsed chunk.
-    pub fn feed(&mut self, chunk: &Value) -> Result<Vec<StreamEvent>, ModelError> {
-        let mut out = Vec::new();
+    /// Feeds one parsed chunk, appending its events to `out`.
+    pub fn feed(&mut self, chunk: &Value, out: &mut Events) -> Result<(), ModelError> {
         if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
             return Err(stream_error(err));
         }
@@ -105,7 +110,7 @@ impl ChunkAssembler {
         }
         if !self.started {
             self.started = true;
-            out.push(StreamEvent::MessageStart {
+            out.push_back(StreamEvent::MessageStart {
                 id: chunk["id"].as_str().unwrap_or("chatcmpl").to_string(),
                 model: chunk["model"].as_str().unwrap_or_default().to_string(),
                 usage: Usage::default(),
@@ -115,22 +120,22 @@ impl ChunkAssembler {
             self.usage = convert_usage(usage);
         }
         let Some(choice) = chunk["choices"].as_array().and_then(|c| c.first()) else {
-            return Ok(out);
+            return Ok(());
         };
         let delta = &choice["delta"];
         if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-            self.on_text(text, &mut out);
+            self.on_text(text, out);
         }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for call in calls {
-                self.on_tool_delta(call, &mut out)?;
+                self.on_tool_delta(call, out)?;
             }
         }
         if let Some(reason) = choice["finish_reason"].as_str() {
             self.finish_reason = Some(reason.to_string());
-            self.close_tools(&mut out);
+            self.close_tools(out);
         }
-        Ok(out)
+        Ok(())
     }
 
     fn alloc_index(&mut self) -> usize {
@@ -139,7 +144,7 @@ impl ChunkAssembler {
         i
     }
 
-    fn on_text(&mut self, text: &str, out: &mut Vec<StreamEvent>) {
+    fn on_text(&mut self, text: &str, out: &mut Events) {
         // Text after a tool call is rare; it opens a new text block.
         let mut state = self.text.take().unwrap_or_default();
         state.full.push_str(text);
@@ -153,7 +158,7 @@ impl ChunkAssembler {
 
     /// Sends `full[emitted..upto]` as a delta (starting the block first),
     /// unless everything so far is whitespace.
-    fn emit_text_upto(&mut self, state: &mut TextState, upto: usize, out: &mut Vec<StreamEvent>) {
+    fn emit_text_upto(&mut self, state: &mut TextState, upto: usize, out: &mut Events) {
         if upto <= state.emitted || state.full[..upto].trim().is_empty() {
             return;
         }
@@ -162,14 +167,14 @@ impl ChunkAssembler {
             None => {
                 let i = self.alloc_index();
                 state.index = Some(i);
-                out.push(StreamEvent::ContentBlockStart {
+                out.push_back(StreamEvent::ContentBlockStart {
                     index: i,
                     block: ContentBlock::text(""),
                 });
                 i
             }
         };
-        out.push(StreamEvent::TextDelta {
+        out.push_back(StreamEvent::TextDelta {
             index,
             text: state.full[state.emitted..upto].to_string(),
         });
@@ -177,14 +182,14 @@ impl ChunkAssembler {
     }
 
     /// Flushes held text and completes the open text block.
-    fn close_text(&mut self, out: &mut Vec<StreamEvent>) {
+    fn close_text(&mut self, out: &mut Events) {
         let Some(mut state) = self.text.take() else {
             return;
         };
         let len = state.full.len();
         self.emit_text_upto(&mut state, len, out);
         if let Some(index) = state.index {
-            out.push(StreamEvent::ContentBlockComplete {
+            out.push_back(StreamEvent::ContentBlockComplete {
                 index,
                 block: ContentBlock::text(state.full),
                 invalid_input: None,
@@ -192,11 +197,7 @@ impl ChunkAssembler {
         }
     }
 
-    fn on_tool_delta(
-        &mut self,
-        call: &Value,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ModelError> {
+    fn on_tool_delta(&mut self, call: &Value, out: &mut Events) -> Result<(), ModelError> {
         let openai_index = call["index"].as_u64().unwrap_or(self.tools.len() as u64);
         let function = &call["function"];
         let pos = match self
@@ -237,7 +238,7 @@ impl ChunkAssembler {
         }
         self.tools[pos].arguments.push_str(&fragment);
         if let (Some(index), false) = (self.tools[pos].block_index, fragment.is_empty()) {
-            out.push(StreamEvent::InputJsonDelta {
+            out.push_back(StreamEvent::InputJsonDelta {
                 index,
                 partial_json: fragment,
             });
@@ -245,12 +246,12 @@ impl ChunkAssembler {
         Ok(())
     }
 
-    fn start_tool(&mut self, pos: usize, out: &mut Vec<StreamEvent>) {
+    fn start_tool(&mut self, pos: usize, out: &mut Events) {
         let index = self.alloc_index();
         let tool = &mut self.tools[pos];
         tool.id = fresh_call_id();
         tool.block_index = Some(index);
-        out.push(StreamEvent::ContentBlockStart {
+        out.push_back(StreamEvent::ContentBlockStart {
             index,
             block: ContentBlock::ToolUse(ToolUseBlock {
                 id: tool.id.clone(),
@@ -260,7 +261,7 @@ impl ChunkAssembler {
         });
         // Fragments that arrived before the name are sent now.
         if !tool.arguments.is_empty() {
-            out.push(StreamEvent::InputJsonDelta {
+            out.push_back(StreamEvent::InputJsonDelta {
                 index,
                 partial_json: tool.arguments.clone(),
             });
@@ -268,7 +269,7 @@ impl ChunkAssembler {
     }
 
     /// Completes every open tool call.
-    fn close_tools(&mut self, out: &mut Vec<StreamEvent>) {
+    fn close_tools(&mut self, out: &mut Events) {
         for pos in 0..self.tools.len() {
             if self.tools[pos].closed {
                 continue;
@@ -279,7 +280,7 @@ impl ChunkAssembler {
             let tool = &mut self.tools[pos];
             tool.closed = true;
             let (input, invalid_input) = parse_tool_input(&tool.arguments);
-            out.push(StreamEvent::ContentBlockComplete {
+            out.push_back(StreamEvent::ContentBlockComplete {
                 index: tool.block_index.unwrap_or_default(),
                 block: ContentBlock::ToolUse(ToolUseBlock {
                     id: tool.id.clone(),
@@ -291,25 +292,25 @@ impl ChunkAssembler {
         }
     }
 
-    /// The closing events: open blocks completed (recovering fenced calls
-    /// when on), then `MessageDelta` and `MessageStop`.
-    pub fn finish(&mut self) -> Vec<StreamEvent> {
-        let mut out = Vec::new();
+    /// Appends the closing events to `out`: open blocks completed
+    /// (recovering fenced calls when on), then `MessageDelta` and
+    /// `MessageStop`. Once only.
+    pub fn finish(&mut self, out: &mut Events) {
         if self.finished {
-            return out;
+            return;
         }
         self.finished = true;
         if !self.started {
             self.started = true;
-            out.push(StreamEvent::MessageStart {
+            out.push_back(StreamEvent::MessageStart {
                 id: "chatcmpl".into(),
                 model: String::new(),
                 usage: Usage::default(),
             });
         }
-        self.recover_fenced(&mut out);
-        self.close_text(&mut out);
-        self.close_tools(&mut out);
+        self.recover_fenced(out);
+        self.close_text(out);
+        self.close_tools(out);
         let has_tools = !self.tools.is_empty();
         let stop_reason = match self.finish_reason.as_deref() {
             Some("tool_calls" | "function_call") => "tool_use".to_string(),
@@ -318,16 +319,15 @@ impl ChunkAssembler {
             Some("length") => "max_tokens".to_string(),
             Some(other) => other.to_string(),
         };
-        out.push(StreamEvent::MessageDelta {
+        out.push_back(StreamEvent::MessageDelta {
             stop_reason: Some(stop_reason),
             usage: self.usage,
         });
-        out.push(StreamEvent::MessageStop);
-        out
+        out.push_back(StreamEvent::MessageStop);
     }
 
     /// Turns a text that ends with fenced calls into tool_use blocks.
-    fn recover_fenced(&mut self, out: &mut Vec<StreamEvent>) {
+    fn recover_fenced(&mut self, out: &mut Events) {
         let Some(known) = &self.recovery else { return };
         if !self.tools.is_empty() {
             return;
@@ -346,7 +346,7 @@ impl ChunkAssembler {
         let len = state.full.len();
         self.emit_text_upto(&mut state, len, out);
         if let Some(index) = state.index {
-            out.push(StreamEvent::ContentBlockComplete {
+            out.push_back(StreamEvent::ContentBlockComplete {
                 index,
                 block: ContentBlock::text(state.full.trim_end().to_string()),
                 invalid_input: None,
@@ -356,7 +356,7 @@ impl ChunkAssembler {
             let index = self.alloc_index();
             let id = fresh_call_id();
             let arguments = call.arguments.to_string();
-            out.push(StreamEvent::ContentBlockStart {
+            out.push_back(StreamEvent::ContentBlockStart {
                 index,
                 block: ContentBlock::ToolUse(ToolUseBlock {
                     id: id.clone(),
@@ -364,11 +364,11 @@ impl ChunkAssembler {
                     input: Value::Object(Map::new()),
                 }),
             });
-            out.push(StreamEvent::InputJsonDelta {
+            out.push_back(StreamEvent::InputJsonDelta {
                 index,
                 partial_json: arguments.clone(),
             });
-            out.push(StreamEvent::ContentBlockComplete {
+            out.push_back(StreamEvent::ContentBlockComplete {
                 index,
                 block: ContentBlock::ToolUse(ToolUseBlock {
                     id: id.clone(),

@@ -4,8 +4,10 @@
 //! Data flow: [`OpenAiClient::stream`] serializes the request once
 //! ([`request::build_body`]) → `POST {base}/chat/completions` with
 //! `stream: true` and `stream_options.include_usage` → SSE `data:` chunks →
-//! [`chunks::ChunkAssembler`] → normalized [`StreamEvent`]s, identical in
-//! shape to the Anthropic client's. The attempt loop ([`driver`]) retries
+//! [`chunks::ChunkAssembler`] → normalized
+//! [`StreamEvent`](orbit_protocol::StreamEvent)s, identical in shape to the
+//! Anthropic client's. The shared attempt loop
+//! ([`crate::driver`], with this format's decoder side in `wire`) retries
 //! transient failures (429, 5xx, connection errors, a cut stream, a
 //! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
 //! honouring `retry-after`, announcing each with `StreamEvent::Retry`; 400,
@@ -20,12 +22,16 @@
 //! profile, off by default.
 
 pub mod chunks;
-mod driver;
 pub mod fenced;
 pub mod request;
+mod wire;
 
-use std::time::Duration;
+use std::sync::Arc;
 
+use bytes::Bytes;
+use reqwest::header::HeaderMap;
+
+use crate::driver::{Transport, header};
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
 /// The public OpenAI API, used when `OPENAI_BASE_URL` is unset.
@@ -131,13 +137,13 @@ fn idle_timeout_from(lookup: impl Fn(&str) -> Option<String>) -> u64 {
 /// The OpenAI chat-completions provider.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient {
-    http: reqwest::Client,
     config: OpenAiConfig,
+    transport: Arc<Transport>,
 }
 
 impl OpenAiClient {
-    /// Builds the client; fails only when the base URL is unusable or the
-    /// HTTP client cannot be built.
+    /// Builds the client; fails only when the base URL is unusable, the API
+    /// key cannot be sent as a header, or the HTTP client cannot be built.
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         let url = config.endpoint();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -146,10 +152,19 @@ impl OpenAiClient {
                 config.base_url
             )));
         }
-        let http = crate::tls::http_client_builder_for(&url)
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self { http, config })
+        let mut headers = HeaderMap::new();
+        header(&mut headers, "content-type", "application/json")?;
+        header(&mut headers, "accept", "text/event-stream")?;
+        if let Some(key) = &config.api_key {
+            header(&mut headers, "authorization", &format!("Bearer {key}"))?;
+        }
+        let transport = Transport::new(
+            config.reach(),
+            headers,
+            &config.retry,
+            config.idle_timeout_ms,
+        )?;
+        Ok(Self { config, transport })
     }
 
     pub fn config(&self) -> &OpenAiConfig {
@@ -159,21 +174,13 @@ impl OpenAiClient {
 
 impl ModelClient for OpenAiClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        let body = request::build_body(request);
+        let body = Bytes::from(request::build_body(request).to_string());
         let recovery = self
             .config
             .fenced_tool_recovery
             .then(|| request.tools.iter().map(|t| t.name.clone()).collect());
-        let attempt = driver::Driver {
-            http: self.http.clone(),
-            endpoint: self.config.reach(),
-            api_key: self.config.api_key.clone(),
-            body: body.to_string(),
-            retry: self.config.retry.clone(),
-            idle_timeout: Duration::from_millis(self.config.idle_timeout_ms),
-            recovery,
-        };
-        attempt.into_stream()
+        self.transport
+            .stream(body, chunks::ChunkAssembler::new(recovery))
     }
 
     fn provider(&self) -> &str {
@@ -208,6 +215,14 @@ mod tests {
                 ..OpenAiConfig::default()
             })
             .is_err()
+        );
+        let bad_key = OpenAiClient::new(OpenAiConfig {
+            api_key: Some("sk\n".into()),
+            ..OpenAiConfig::default()
+        });
+        assert_eq!(
+            bad_key.err().map(|e| e.to_string()).as_deref(),
+            Some("invalid value for header `authorization`")
         );
     }
 }

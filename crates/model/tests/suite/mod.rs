@@ -1,12 +1,102 @@
-//! Integration suites per provider, plus helpers shared by both
-//! (connection reuse in `reuse`, a closed port for unreachable-server tests).
+//! Integration suites per provider, plus what both share: connection
+//! reuse (`reuse`), running a call, the test clients' retry and idle
+//! settings, a closed port for unreachable-server tests.
 
 mod anthropic;
 mod openai;
 mod reuse;
 
+use futures::StreamExt;
+use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig};
+use orbit_protocol::{ContentBlock, StreamEvent, Usage};
+
+/// Idle timeout of test clients, in milliseconds: long enough for a loaded
+/// machine, short enough that a hang fails fast.
+pub const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
+
+/// The test clients' retry policy: 10 retries, 1 ms backoff capped at 4 ms.
+pub fn fast_retry() -> RetryConfig {
+    RetryConfig {
+        base_delay_ms: 1,
+        max_delay_ms: 4,
+        ..RetryConfig::default()
+    }
+}
+
+/// Every event of one call, and the final error if the stream ended with one.
+pub async fn run(
+    client: &dyn ModelClient,
+    req: &ModelRequest,
+) -> (Vec<StreamEvent>, Option<ModelError>) {
+    let mut stream = client.stream(req);
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(e) => events.push(e),
+            Err(e) => {
+                assert!(
+                    stream.next().await.is_none(),
+                    "an error must end the stream"
+                );
+                return (events, Some(e));
+            }
+        }
+    }
+    (events, None)
+}
+
+/// The completed blocks among `events`, with their invalid input.
+pub fn completed_with_invalid_input(events: &[StreamEvent]) -> Vec<(ContentBlock, Option<String>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ContentBlockComplete {
+                block,
+                invalid_input,
+                ..
+            } => Some((block.clone(), invalid_input.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A port on 127.0.0.1 that nothing listens on: bound, read, released.
 pub fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
+}
+
+/// The exact events of a message with the one text block "Hello, world!"
+/// streamed as "Hello," + " world!", ending the turn: the same for every
+/// provider, given the message's id, model and usage at start and end.
+pub fn hello_world_events(id: &str, model: &str, start: Usage, end: Usage) -> Vec<StreamEvent> {
+    vec![
+        StreamEvent::MessageStart {
+            id: id.into(),
+            model: model.into(),
+            usage: start,
+        },
+        StreamEvent::ContentBlockStart {
+            index: 0,
+            block: ContentBlock::text(""),
+        },
+        StreamEvent::TextDelta {
+            index: 0,
+            text: "Hello,".into(),
+        },
+        StreamEvent::TextDelta {
+            index: 0,
+            text: " world!".into(),
+        },
+        StreamEvent::ContentBlockComplete {
+            index: 0,
+            block: ContentBlock::text("Hello, world!"),
+            invalid_input: None,
+        },
+        StreamEvent::MessageDelta {
+            stop_reason: Some("end_turn".into()),
+            usage: end,
+        },
+        StreamEvent::MessageStop,
+    ]
 }

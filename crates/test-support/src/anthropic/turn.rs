@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::DEFAULT_MODEL;
-use crate::http::{Frame, StreamEnd, WireReply, sse_event};
+use crate::http::{Frame, WireReply, sse_event};
+use crate::script::{Delivery, Fault, halves, stream_builders, thirds, tool_builders};
+
+/// The event `malformed_at` inserts: a `content_block_delta` cut mid-string.
+const MALFORMED_EVENT: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tru\n\n";
 
 #[derive(Debug, Clone)]
 enum Block {
@@ -24,15 +27,6 @@ enum Block {
     RedactedThinking(String),
 }
 
-#[derive(Debug, Clone)]
-enum Fault {
-    CutAfter(usize),
-    EndAfter(usize),
-    MalformedAt(usize),
-    ErrorAfter(usize, String, String),
-    HangAfter(usize),
-}
-
 /// One streamed assistant message, built block by block.
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
@@ -46,19 +40,8 @@ pub struct Turn {
     cache_read_tokens: u64,
     no_ping: bool,
     omit_tool_input: bool,
-    event_delay: Duration,
     block_delays: Vec<(usize, Duration)>,
-    end_delay: Option<Duration>,
-    fault: Option<Fault>,
-}
-
-fn halves(s: &str) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() < 2 {
-        return vec![s.to_string()];
-    }
-    let mid = chars.len() / 2;
-    vec![chars[..mid].iter().collect(), chars[mid..].iter().collect()]
+    delivery: Delivery,
 }
 
 /// Splits serialized JSON into an empty first fragment plus up to three pieces.
@@ -68,27 +51,13 @@ fn json_fragments(input: &Value) -> Vec<String> {
     if text == "{}" {
         return out; // the API streams an empty object as "" only
     }
-    let chars: Vec<char> = text.chars().collect();
-    let step = chars.len().div_ceil(3).max(1);
-    out.extend(chars.chunks(step).map(|c| c.iter().collect::<String>()));
+    out.extend(thirds(&text));
     out
 }
 
 impl Turn {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Message id (default `msg_fake_N`, N = 1-based position in the script).
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
-    }
-
-    /// Model name in `message_start` (default [`DEFAULT_MODEL`]).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = Some(model.into());
-        self
     }
 
     /// A text block, streamed in two `text_delta`s.
@@ -104,34 +73,20 @@ impl Turn {
         self
     }
 
-    /// A tool_use block; `input` is streamed as several `input_json_delta`
-    /// fragments (`{}` as a single empty fragment).
-    pub fn tool_use(
-        mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
-        input: Value,
-    ) -> Self {
-        self.blocks.push(Block::ToolUse {
-            id: id.into(),
-            name: name.into(),
-            fragments: json_fragments(&input),
-        });
-        self
+    tool_builders! {
+        /// A tool_use block; `input` is streamed as several `input_json_delta`
+        /// fragments (`{}` as a single empty fragment).
+        tool_use with json_fragments,
+        /// A tool_use block whose input is streamed as exactly these raw
+        /// fragments (may be invalid JSON).
+        tool_use_raw,
     }
 
-    /// A tool_use block whose input is streamed as exactly these raw
-    /// fragments (may be invalid JSON).
-    pub fn tool_use_raw(
-        mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
-        fragments: &[&str],
-    ) -> Self {
+    fn tool(mut self, id: String, name: String, fragments: Vec<String>) -> Self {
         self.blocks.push(Block::ToolUse {
-            id: id.into(),
-            name: name.into(),
-            fragments: fragments.iter().map(|f| f.to_string()).collect(),
+            id,
+            name,
+            fragments,
         });
         self
     }
@@ -191,12 +146,6 @@ impl Turn {
         self.no_ping().omit_tool_input()
     }
 
-    /// Sleep before every event after the first.
-    pub fn event_delay(mut self, delay: Duration) -> Self {
-        self.event_delay = delay;
-        self
-    }
-
     /// Sleep before the `content_block_start` of block `index` (0-based);
     /// `index` = number of blocks means before `message_delta`. Use it to
     /// let a completed tool_use block sit while the rest of the message drips.
@@ -205,65 +154,29 @@ impl Turn {
         self
     }
 
-    /// Send the end of the HTTP body (the final zero-length chunk) only
-    /// `delay` after the last event (`message_stop`): the client sees
-    /// `message_stop` and the end of the body in different reads.
-    pub fn end_body_after(mut self, delay: Duration) -> Self {
-        self.end_delay = Some(delay);
-        self
-    }
-
-    /// Close the connection abruptly after `n` events (no final chunk).
-    pub fn cut_after(mut self, n: usize) -> Self {
-        self.fault = Some(Fault::CutAfter(n));
-        self
-    }
-
-    /// End the HTTP body cleanly after `n` events (no `message_stop`).
-    pub fn end_after(mut self, n: usize) -> Self {
-        self.fault = Some(Fault::EndAfter(n));
-        self
-    }
-
-    /// Send an event with invalid JSON in `data:` after `n` events, then the rest.
-    pub fn malformed_at(mut self, n: usize) -> Self {
-        self.fault = Some(Fault::MalformedAt(n));
-        self
-    }
-
     /// After `n` events send `event: error` with this error type and message,
     /// then end the body (as the API does on a mid-stream overload).
     pub fn error_after(
-        mut self,
+        self,
         n: usize,
         error_type: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        self.fault = Some(Fault::ErrorAfter(n, error_type.into(), message.into()));
-        self
+        let error = json!({"type": "error",
+            "error": {"type": error_type.into(), "message": message.into()}});
+        self.fault(Fault::ErrorAfter(n, sse_event("error", &error.to_string())))
     }
 
-    /// After `n` events send nothing more until the server is dropped.
-    pub fn hang_after(mut self, n: usize) -> Self {
-        self.fault = Some(Fault::HangAfter(n));
-        self
-    }
+    stream_builders!(event_delay);
 
     /// Number of SSE events of the complete (fault-free) rendering.
     pub fn event_count(&self) -> usize {
         self.events(1).len()
     }
 
-    /// The complete rendering as (event delay, frame text), before faults.
-    fn events(&self, position: usize) -> Vec<(Duration, String)> {
-        let id = self
-            .id
-            .clone()
-            .unwrap_or_else(|| format!("msg_fake_{position}"));
-        let model = self
-            .model
-            .clone()
-            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+    /// The complete rendering, before faults.
+    fn events(&self, position: usize) -> Vec<Frame> {
+        let (id, model) = self.id_and_model(position);
         let block_delay = |i: usize| -> Duration {
             self.block_delays
                 .iter()
@@ -366,45 +279,23 @@ impl Turn {
             Duration::ZERO,
             sse_event("message_stop", r#"{"type":"message_stop"}"#),
         ));
-        for (i, (delay, _)) in out.iter_mut().enumerate() {
-            if i > 0 {
-                *delay += self.event_delay;
-            }
-        }
-        out
+        out.into_iter()
+            .enumerate()
+            .map(|(i, (delay, data))| Frame {
+                delay: if i > 0 {
+                    delay + self.delivery.gap
+                } else {
+                    delay
+                },
+                data,
+            })
+            .collect()
     }
 
     /// Renders the turn (with its fault) as a wire reply.
     pub(super) fn render(&self, position: usize) -> WireReply {
-        let mut events = self.events(position);
-        let mut end = self
-            .end_delay
-            .map_or(StreamEnd::Complete, StreamEnd::CompleteAfter);
-        match &self.fault {
-            None => {}
-            Some(Fault::CutAfter(n)) => {
-                events.truncate(*n);
-                end = StreamEnd::Abort;
-            }
-            Some(Fault::EndAfter(n)) => events.truncate(*n),
-            Some(Fault::MalformedAt(n)) => {
-                let bad = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tru\n\n";
-                events.insert((*n).min(events.len()), (self.event_delay, bad.to_string()));
-            }
-            Some(Fault::ErrorAfter(n, kind, message)) => {
-                events.truncate(*n);
-                let err = json!({"type": "error", "error": {"type": kind, "message": message}});
-                events.push((self.event_delay, sse_event("error", &err.to_string())));
-            }
-            Some(Fault::HangAfter(n)) => {
-                events.truncate(*n);
-                end = StreamEnd::Hang;
-            }
-        }
-        let frames = events
-            .into_iter()
-            .map(|(delay, data)| Frame { delay, data })
-            .collect();
-        WireReply::sse(frames, end).with_header("request-id", format!("req_fake_{position}"))
+        self.delivery
+            .render(self.events(position), MALFORMED_EVENT)
+            .with_header("request-id", format!("req_fake_{position}"))
     }
 }

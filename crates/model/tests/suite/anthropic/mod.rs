@@ -6,18 +6,16 @@ mod stream;
 
 use std::time::Duration;
 
-use futures::StreamExt;
+use orbit_model::ModelRequest;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
-use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig};
 use orbit_protocol::{Message, StreamEvent};
 use orbit_test_support::FakeAnthropic;
 
-/// Idle timeout of test clients, in milliseconds: long enough for a loaded
-/// machine, short enough that a hang fails fast.
-const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
+use super::completed_with_invalid_input as completed;
+use super::{TEST_IDLE_TIMEOUT_MS, fast_retry, run};
 
 /// A client for `server` with an API key, 1 ms backoff and 10 retries.
-fn client(server: &FakeAnthropic) -> AnthropicClient {
+pub fn client(server: &FakeAnthropic) -> AnthropicClient {
     client_with(server, |_| {})
 }
 
@@ -25,11 +23,7 @@ fn client_with(server: &FakeAnthropic, edit: impl FnOnce(&mut AnthropicConfig)) 
     let mut config = AnthropicConfig {
         base_url: server.base_url(),
         api_key: Some("test-key".into()),
-        retry: RetryConfig {
-            base_delay_ms: 1,
-            max_delay_ms: 4,
-            ..RetryConfig::default()
-        },
+        retry: fast_retry(),
         idle_timeout_ms: TEST_IDLE_TIMEOUT_MS,
         ..AnthropicConfig::default()
     };
@@ -37,7 +31,7 @@ fn client_with(server: &FakeAnthropic, edit: impl FnOnce(&mut AnthropicConfig)) 
     AnthropicClient::new(config).unwrap()
 }
 
-fn request(prompt: &str) -> ModelRequest {
+pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "You are a test.".into(),
@@ -45,28 +39,6 @@ fn request(prompt: &str) -> ModelRequest {
         max_tokens: 1024,
         ..Default::default()
     }
-}
-
-/// Every event of one call, and the final error if the stream ended with one.
-async fn run(
-    client: &AnthropicClient,
-    req: &ModelRequest,
-) -> (Vec<StreamEvent>, Option<ModelError>) {
-    let mut stream = client.stream(req);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(e) => events.push(e),
-            Err(e) => {
-                assert!(
-                    stream.next().await.is_none(),
-                    "an error must end the stream"
-                );
-                return (events, Some(e));
-            }
-        }
-    }
-    (events, None)
 }
 
 /// The events after the last `Retry` (the attempt that counted).
@@ -95,21 +67,6 @@ fn retries(events: &[StreamEvent]) -> Vec<(u32, u32, Option<u16>, Duration)> {
                 *error_status,
                 Duration::from_millis(*delay_ms),
             )),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The completed blocks of an attempt, with their invalid input.
-fn completed(events: &[StreamEvent]) -> Vec<(orbit_protocol::ContentBlock, Option<String>)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ContentBlockComplete {
-                block,
-                invalid_input,
-                ..
-            } => Some((block.clone(), invalid_input.clone())),
             _ => None,
         })
         .collect()

@@ -132,33 +132,6 @@ async fn connection_is_reused_between_calls() {
     );
 }
 
-/// Item 11: the body ends 50 ms after `message_stop` and every stream is
-/// dropped at `message_stop`; the client still reuses one connection.
-#[tokio::test]
-async fn connection_is_reused_when_the_body_ends_after_message_stop() {
-    use crate::suite::reuse::{
-        CALLS, LATE_END_MS, assert_stops_not_delayed, calls_dropped_at_message_stop,
-    };
-    let late_end = std::time::Duration::from_millis(LATE_END_MS);
-    let server = FakeAnthropic::start(
-        (0..CALLS)
-            .map(|i| {
-                Reply::turn(
-                    Turn::new()
-                        .text(format!("answer {i}"))
-                        .end_body_after(late_end),
-                )
-            })
-            .collect(),
-    );
-    let client = client(&server);
-    let stops = calls_dropped_at_message_stop(&client, &request("hi")).await;
-    let responded: Vec<_> = server.requests().iter().map(|r| r.responded_at).collect();
-    assert_stops_not_delayed(&stops, &responded);
-    assert_eq!(server.request_count(), CALLS);
-    assert_eq!(server.connection_count(), 1, "a new connection per call");
-}
-
 /// Item 14: a tool_use whose input did not parse goes back to the API with
 /// the `__unparsedToolInput` object as its input.
 #[tokio::test]

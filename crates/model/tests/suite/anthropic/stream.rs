@@ -7,6 +7,7 @@ use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
 use super::{client, completed, request, run};
+use crate::suite::hello_world_events;
 
 fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
     ContentBlock::ToolUse(ToolUseBlock {
@@ -32,40 +33,13 @@ async fn streamed_text_yields_the_exact_event_sequence() {
         cache_creation_input_tokens: 3,
         cache_read_input_tokens: 4,
     };
+    let end_usage = Usage {
+        output_tokens: 7,
+        ..start_usage
+    };
     assert_eq!(
         events,
-        vec![
-            StreamEvent::MessageStart {
-                id: "msg_fake_1".into(),
-                model: DEFAULT_MODEL.into(),
-                usage: start_usage,
-            },
-            StreamEvent::ContentBlockStart {
-                index: 0,
-                block: ContentBlock::text("")
-            },
-            StreamEvent::TextDelta {
-                index: 0,
-                text: "Hello,".into()
-            },
-            StreamEvent::TextDelta {
-                index: 0,
-                text: " world!".into()
-            },
-            StreamEvent::ContentBlockComplete {
-                index: 0,
-                block: ContentBlock::text("Hello, world!"),
-                invalid_input: None
-            },
-            StreamEvent::MessageDelta {
-                stop_reason: Some("end_turn".into()),
-                usage: Usage {
-                    output_tokens: 7,
-                    ..start_usage
-                },
-            },
-            StreamEvent::MessageStop,
-        ]
+        hello_world_events("msg_fake_1", DEFAULT_MODEL, start_usage, end_usage)
     );
     assert_eq!(server.request_count(), 1);
 }

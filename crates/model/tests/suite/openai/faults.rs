@@ -27,6 +27,11 @@ fn retries(events: &[StreamEvent]) -> Vec<(u32, Option<u16>, String)> {
         .collect()
 }
 
+/// The messages of the `Retry` events.
+fn retry_messages(events: &[StreamEvent]) -> Vec<String> {
+    retries(events).into_iter().map(|r| r.2).collect()
+}
+
 #[tokio::test]
 async fn rate_limit_is_retried_honouring_retry_after() {
     let server = FakeOpenAi::start(vec![
@@ -143,10 +148,7 @@ async fn an_error_inside_the_stream_is_retried() {
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events)
-            .into_iter()
-            .map(|r| r.2)
-            .collect::<Vec<_>>(),
+        retry_messages(&events),
         vec!["API error in stream (api_error): model overloaded".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("second try")]);
@@ -226,10 +228,7 @@ async fn an_idle_stream_is_abandoned_and_retried() {
     let (events, err) = run(&c, &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
-        retries(&events)
-            .into_iter()
-            .map(|r| r.2)
-            .collect::<Vec<_>>(),
+        retry_messages(&events),
         vec!["no stream event for 200 ms; the response was abandoned".to_string()]
     );
     assert_eq!(completed(&events), vec![ContentBlock::text("awake")]);
@@ -300,4 +299,42 @@ fn client_with_base(base_url: &str, max_retries: u32) -> OpenAiClient {
         ..OpenAiConfig::default()
     })
     .unwrap()
+}
+
+/// One driver, one policy (issue 10 item 5): `x-should-retry: false` is
+/// obeyed as for Anthropic (the OpenAI SDKs honour it too).
+#[tokio::test]
+async fn x_should_retry_false_is_obeyed() {
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::api_error(500, "server_error", "down").header("x-should-retry", "false"),
+        OpenAiReply::text("must not be reached"),
+    ]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(retries(&events).is_empty());
+    assert!(
+        matches!(err, Some(ModelError::Api { status: 500, .. })),
+        "{err:?}"
+    );
+    assert_eq!(server.request_count(), 1);
+}
+
+/// A server that ignores `stream: true` and answers one JSON body fails
+/// at once with what it sent, instead of retrying a stream that never
+/// comes.
+#[tokio::test]
+async fn a_json_answer_instead_of_a_stream_fails_at_once() {
+    let body = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[]}"#;
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::status(200, body),
+        OpenAiReply::text("must not be reached"),
+    ]);
+    let (events, err) = run(&client(&server), &request("hi")).await;
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some(format!(
+            "API error (HTTP 200): expected an SSE stream (text/event-stream) but got JSON: {body}"
+        ))
+    );
+    assert_eq!(server.request_count(), 1);
 }

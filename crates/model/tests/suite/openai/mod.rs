@@ -6,18 +6,15 @@ mod recovery;
 mod request;
 mod stream;
 
-use futures::StreamExt;
 use orbit_model::openai::{OpenAiClient, OpenAiConfig};
-use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig, ToolSpec};
+use orbit_model::{ModelRequest, ToolSpec};
 use orbit_protocol::{ContentBlock, Message, StreamEvent, ToolUseBlock};
 use orbit_test_support::FakeOpenAi;
 use serde_json::json;
 
-/// Idle timeout of test clients, in milliseconds: long enough for a loaded
-/// machine, short enough that a hang fails fast.
-const TEST_IDLE_TIMEOUT_MS: u64 = 5_000;
+use super::{TEST_IDLE_TIMEOUT_MS, fast_retry, run};
 
-fn client(server: &FakeOpenAi) -> OpenAiClient {
+pub fn client(server: &FakeOpenAi) -> OpenAiClient {
     client_with(server, |_| {})
 }
 
@@ -25,11 +22,7 @@ fn client_with(server: &FakeOpenAi, edit: impl FnOnce(&mut OpenAiConfig)) -> Ope
     let mut config = OpenAiConfig {
         base_url: server.base_url(),
         api_key: Some("test-key".into()),
-        retry: RetryConfig {
-            base_delay_ms: 1,
-            max_delay_ms: 4,
-            ..RetryConfig::default()
-        },
+        retry: fast_retry(),
         idle_timeout_ms: TEST_IDLE_TIMEOUT_MS,
         ..OpenAiConfig::default()
     };
@@ -45,7 +38,7 @@ fn tool_spec(name: &str) -> ToolSpec {
     }
 }
 
-fn request(prompt: &str) -> ModelRequest {
+pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "gpt-4.1-mini".into(),
         system: "You are a test.".into(),
@@ -54,25 +47,6 @@ fn request(prompt: &str) -> ModelRequest {
         max_tokens: 1024,
         ..Default::default()
     }
-}
-
-/// Every event of one call, and the final error if the stream ended with one.
-async fn run(client: &OpenAiClient, req: &ModelRequest) -> (Vec<StreamEvent>, Option<ModelError>) {
-    let mut stream = client.stream(req);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(e) => events.push(e),
-            Err(e) => {
-                assert!(
-                    stream.next().await.is_none(),
-                    "an error must end the stream"
-                );
-                return (events, Some(e));
-            }
-        }
-    }
-    (events, None)
 }
 
 /// The completed blocks after the last `Retry` (the attempt that counted).

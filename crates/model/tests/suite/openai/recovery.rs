@@ -14,6 +14,17 @@ fn recovering(server: &FakeOpenAi) -> orbit_model::openai::OpenAiClient {
     client_with(server, |c| c.fenced_tool_recovery = true)
 }
 
+/// The text of every `TextDelta`, concatenated.
+fn streamed_text(events: &[StreamEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_fenced_call_of_a_known_tool_becomes_a_tool_use_block() {
     let chunks = [
@@ -38,13 +49,7 @@ async fn a_fenced_call_of_a_known_tool_becomes_a_tool_use_block() {
         other => panic!("expected a tool_use, got {other:?}"),
     }
     // The fence itself was never streamed as text.
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let streamed = streamed_text(&events);
     assert_eq!(streamed, "I will read it.\n");
     assert_eq!(stop_reason(&events).as_deref(), Some("tool_use"));
 }
@@ -56,13 +61,7 @@ async fn a_json_example_naming_no_tool_stays_text() {
     let (events, err) = run(&recovering(&server), &request("example?")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(completed(&events), vec![ContentBlock::text(answer)]);
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let streamed = streamed_text(&events);
     assert_eq!(streamed, answer, "held-back text is flushed at the end");
     assert_eq!(stop_reason(&events).as_deref(), Some("end_turn"));
 }

@@ -6,7 +6,7 @@ use orbit_model::ModelRequest;
 use orbit_protocol::{
     ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
 };
-use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
+use orbit_test_support::{FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{client, request, run, tool, tool_spec};
@@ -84,32 +84,4 @@ async fn no_key_sends_no_authorization_and_no_tools_sends_no_tools_field() {
         captured.body["messages"],
         json!([{"role": "user", "content": "hi"}])
     );
-}
-
-/// Item 11: the body ends 50 ms after `[DONE]` and every stream is dropped
-/// at `MessageStop`; the client still reuses one connection.
-#[tokio::test]
-async fn connection_is_reused_when_the_body_ends_after_done() {
-    use crate::suite::reuse::{
-        CALLS, LATE_END_MS, assert_stops_not_delayed, calls_dropped_at_message_stop,
-    };
-    let late_end = std::time::Duration::from_millis(LATE_END_MS);
-    let server = FakeOpenAi::start(
-        (0..CALLS)
-            .map(|i| {
-                OpenAiReply::completion(
-                    Completion::new()
-                        .text(format!("answer {i}"))
-                        .usage(10, 2)
-                        .end_body_after(late_end),
-                )
-            })
-            .collect(),
-    );
-    let client = client(&server);
-    let stops = calls_dropped_at_message_stop(&client, &request("hi")).await;
-    let responded: Vec<_> = server.requests().iter().map(|r| r.responded_at).collect();
-    assert_stops_not_delayed(&stops, &responded);
-    assert_eq!(server.request_count(), CALLS);
-    assert_eq!(server.connection_count(), 1, "a new connection per call");
 }

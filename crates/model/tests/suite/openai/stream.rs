@@ -7,6 +7,7 @@ use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{blank_fresh_ids, client, completed, request, run, stop_reason, tool};
+use crate::suite::hello_world_events;
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
@@ -15,41 +16,19 @@ async fn streamed_text_yields_the_exact_event_sequence() {
     )]);
     let (events, err) = run(&client(&server), &request("hi")).await;
     assert!(err.is_none(), "{err:?}");
+    let end_usage = Usage {
+        input_tokens: 12,
+        output_tokens: 7,
+        ..Usage::default()
+    };
     assert_eq!(
         events,
-        vec![
-            StreamEvent::MessageStart {
-                id: "chatcmpl-fake-1".into(),
-                model: DEFAULT_OPENAI_MODEL.into(),
-                usage: Usage::default(),
-            },
-            StreamEvent::ContentBlockStart {
-                index: 0,
-                block: ContentBlock::text("")
-            },
-            StreamEvent::TextDelta {
-                index: 0,
-                text: "Hello,".into()
-            },
-            StreamEvent::TextDelta {
-                index: 0,
-                text: " world!".into()
-            },
-            StreamEvent::ContentBlockComplete {
-                index: 0,
-                block: ContentBlock::text("Hello, world!"),
-                invalid_input: None
-            },
-            StreamEvent::MessageDelta {
-                stop_reason: Some("end_turn".into()),
-                usage: Usage {
-                    input_tokens: 12,
-                    output_tokens: 7,
-                    ..Usage::default()
-                },
-            },
-            StreamEvent::MessageStop,
-        ]
+        hello_world_events(
+            "chatcmpl-fake-1",
+            DEFAULT_OPENAI_MODEL,
+            Usage::default(),
+            end_usage
+        )
     );
 }
 
@@ -159,17 +138,7 @@ async fn unparsable_arguments_are_kept_as_an_unparsed_input_object() {
     )]);
     let (events, err) = run(&client(&server), &request("read")).await;
     assert!(err.is_none(), "{err:?}");
-    let complete: Vec<(ContentBlock, Option<String>)> = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ContentBlockComplete {
-                block,
-                invalid_input,
-                ..
-            } => Some((block.clone(), invalid_input.clone())),
-            _ => None,
-        })
-        .collect();
+    let complete = crate::suite::completed_with_invalid_input(&events);
     let (blocks, invalid): (Vec<_>, Vec<_>) = complete.into_iter().unzip();
     assert_eq!(
         blank_fresh_ids(blocks),

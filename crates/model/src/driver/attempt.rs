@@ -1,0 +1,124 @@
+//! One attempt's request and what its response means.
+//!
+//! [`send`] posts the call's body with the client's headers, bounded by the
+//! idle timeout. A 2xx `text/event-stream` (or any 2xx that is not JSON)
+//! answer becomes an [`SseBody`]; anything else a [`Failure`]: a send that
+//! failed before any response ([`crate::reach::send_error`]), or a status
+//! whose body — read under the same idle timeout, empty when it cannot be
+//! read, since the status alone decides what to do — the wire format turns
+//! into its error ([`WireDecoder::api_error`]); a 2xx JSON body (a server
+//! that ignored `stream: true`) is an error of its own. The server's
+//! `retry-after(-ms)` and `x-should-retry` headers travel with the failure.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use super::{Transport, WireDecoder};
+use crate::ModelError;
+use crate::body::SseBody;
+use crate::reach::send_error;
+use crate::retry::parse_retry_after;
+
+/// Longest raw body quoted in an error message, in chars.
+const MAX_ERROR_BODY_CHARS: usize = 500;
+
+/// A failed attempt, with what the server said about retrying.
+pub(super) struct Failure {
+    pub error: ModelError,
+    pub retry_after: Option<Duration>,
+    /// The `x-should-retry` header, when present.
+    pub should_retry: Option<bool>,
+}
+
+impl From<ModelError> for Failure {
+    fn from(error: ModelError) -> Self {
+        Self {
+            error,
+            retry_after: None,
+            should_retry: None,
+        }
+    }
+}
+
+/// Sends the request; a 2xx SSE response becomes an event stream.
+pub(super) async fn send<D: WireDecoder>(
+    transport: &Transport,
+    body: &Bytes,
+) -> Result<SseBody, Failure> {
+    let url = &transport.endpoint.url;
+    let send = transport
+        .http
+        .post(url)
+        .headers(transport.headers.clone())
+        .body(body.clone())
+        .send();
+    let idle = transport.idle_timeout;
+    let response = match tokio::time::timeout(idle, send).await {
+        Err(_) => return Err(ModelError::IdleTimeout(transport.idle_timeout_ms()).into()),
+        Ok(Err(e)) => return Err(send_error(&e, url).into()),
+        Ok(Ok(r)) => r,
+    };
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if status.is_success() && !is_json {
+        return Ok(SseBody::new(response));
+    }
+    // Reading the body consumes the response.
+    let headers = response.headers().clone();
+    let text = tokio::time::timeout(idle, response.text())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let error = if status.is_success() {
+        ModelError::Api {
+            status: status.as_u16(),
+            error_type: None,
+            message: format!(
+                "expected an SSE stream (text/event-stream) but got JSON: {}",
+                head(&text)
+            ),
+        }
+    } else {
+        D::api_error(status.as_u16(), &text, url)
+    };
+    let should_retry = match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    };
+    Err(Failure {
+        error,
+        retry_after: parse_retry_after(&headers),
+        should_retry,
+    })
+}
+
+/// The start of a body for an error message: at most
+/// [`MAX_ERROR_BODY_CHARS`] chars, `…` when cut.
+pub(crate) fn head(text: &str) -> String {
+    let mut s: String = text.chars().take(MAX_ERROR_BODY_CHARS).collect();
+    if s.len() < text.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Appends a header to `headers`; a clear config error when the name or
+/// value is not valid in HTTP. Credentials (`authorization`, `x-api-key`)
+/// are marked sensitive, so `Debug` output does not show them.
+pub(crate) fn header(headers: &mut HeaderMap, name: &str, value: &str) -> Result<(), ModelError> {
+    let n = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| ModelError::Config(format!("invalid header name `{name}`")))?;
+    let mut v = HeaderValue::from_str(value)
+        .map_err(|_| ModelError::Config(format!("invalid value for header `{name}`")))?;
+    v.set_sensitive(n == AUTHORIZATION || n.as_str() == "x-api-key");
+    headers.append(n, v);
+    Ok(())
+}
