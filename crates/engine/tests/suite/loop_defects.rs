@@ -416,3 +416,37 @@ async fn denials_of_a_voided_attempt_are_reported() {
         .collect();
     assert_eq!(denied, vec!["toolu_denied"]);
 }
+
+/// Item 11: the connection is reused across the turns of a session even
+/// when the server ends each body 50 ms after `message_stop` (a proxy's
+/// timing): five model calls, one TCP connection.
+#[tokio::test]
+async fn a_five_turn_session_reuses_one_connection() {
+    let log = Log::default();
+    let late = Duration::from_millis(50);
+    let mut replies: Vec<Reply> = (1..=4)
+        .map(|i| {
+            Reply::turn(
+                Turn::new()
+                    .tool_use(format!("toolu_{i}"), "Fast", json!({"ms": 1}))
+                    .end_body_after(late),
+            )
+        })
+        .collect();
+    replies.push(Reply::turn(Turn::new().text("done").end_body_after(late)));
+    let server = FakeAnthropic::start(replies);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(
+        &server,
+        config(dir.path()),
+        vec![sleeper("Fast", &log).arc()],
+    );
+    let events = run(&mut engine, "go").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+    assert_eq!(server.request_count(), 5);
+    assert_eq!(
+        server.connection_count(),
+        1,
+        "one connection for the session"
+    );
+}
