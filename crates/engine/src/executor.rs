@@ -49,10 +49,11 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{Id as TaskId, JoinError, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use crate::messages::{
-    CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, sibling_error_message, tool_panic_error,
-};
 use crate::orchestrator::{Prepared, ToolCallOutcome, ToolRuntime, prepare, run_tool_use};
+use orbit_tool::texts::engine::{
+    CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TASK_CANCELLED_DETAIL, UNKNOWN_PANIC_DETAIL,
+    sibling_error_message, tool_panic_error,
+};
 
 /// After an interrupt, how long the turn waits for cancelled tools to stop
 /// (kill their process groups, skip their writes) before it ends without
@@ -532,7 +533,7 @@ impl Drop for StreamingToolExecutor {
 
 fn join_error_detail(error: JoinError) -> String {
     if error.is_cancelled() {
-        return "the task was cancelled".to_string();
+        return TASK_CANCELLED_DETAIL.to_string();
     }
     let payload = error.into_panic();
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -540,6 +541,6 @@ fn join_error_detail(error: JoinError) -> String {
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
-        "panic".to_string()
+        UNKNOWN_PANIC_DETAIL.to_string()
     }
 }

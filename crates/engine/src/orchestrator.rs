@@ -40,8 +40,8 @@ use orbit_tool::{
 };
 use serde_json::Value;
 
-use crate::messages::tool_fatal_error;
 use crate::results::{ToolResultStorage, process_tool_result};
+use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
 
 /// Everything a tool call needs, shared by all calls of a session.
 #[derive(Debug)]
@@ -151,7 +151,7 @@ pub fn prepare(
             call: Some(call),
         },
         Ok(Err(error)) => Prepared::Rejected(refusal_text(tool.name(), error)),
-        Err(_) => Prepared::Rejected(tool_fatal_error(tool.name(), "parsing its input panicked")),
+        Err(_) => Prepared::Rejected(tool_fatal_error(tool.name(), PARSE_PANICKED_DETAIL)),
     }
 }
 

@@ -62,13 +62,13 @@ use tokio_util::sync::CancellationToken;
 use crate::assemble::{AssembledMessage, MessageAssembler};
 use crate::engine::EngineConfig;
 use crate::executor::StreamingToolExecutor;
-use crate::messages::{
-    INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
-    max_budget_error, max_turns_error,
-};
 use crate::orchestrator::ToolRuntime;
 use crate::results::enforce_tool_result_budget;
 use crate::session::Session;
+use orbit_tool::texts::engine::{
+    INTERRUPT_MESSAGE, MAX_TOKENS_CONTINUE_MESSAGE, STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
+    max_budget_error, max_turns_error,
+};
 
 /// L4: how often a text answer cut by `max_tokens` is continued.
 pub const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT: u32 = 3;

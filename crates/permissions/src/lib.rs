@@ -16,11 +16,14 @@
 //! where it allows only a command equal to the specifier (or starting with
 //! its prefix for `prefix:*`) that contains no shell metacharacters — so
 //! `Bash(git status)` never allows `git status; rm -rf ~`.
+//!
+//! The reasons' wording lives in `orbit_tool::texts::permissions`.
 
 pub mod mode;
 pub mod rule;
 
 use orbit_tool::CallFacts;
+use orbit_tool::texts::permissions as texts;
 
 pub use mode::{ParseModeError, PermissionMode};
 pub use rule::{PermissionRule, parse_rule_list};
@@ -103,7 +106,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
     let local_read_only = request.is_local_read_only();
     if let Some(rule) = matching_rule(&config.disallowed_tools, |r| r.matches_tool_name(name)) {
         return PermissionDecision::Deny {
-            reason: format!("Permission to use {name} has been denied by the rule `{rule}`."),
+            reason: texts::denied_by_rule(name, rule),
         };
     }
     match config.mode {
@@ -114,9 +117,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
                 PermissionDecision::Allow
             } else {
                 PermissionDecision::Deny {
-                    reason: format!(
-                        "{name} is not allowed in plan mode: only read-only tools may run while planning."
-                    ),
+                    reason: texts::denied_in_plan_mode(name),
                 }
             };
         }
@@ -130,9 +131,7 @@ fn decide(config: &PermissionConfig, request: &PermissionRequest<'_>) -> Permiss
         return PermissionDecision::Allow;
     }
     PermissionDecision::Ask {
-        reason: format!(
-            "orbit requested permissions to use {name}, but you haven't granted it yet."
-        ),
+        reason: texts::not_granted(name),
     }
 }
 

@@ -16,11 +16,7 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-/// Refusal text for Write/Edit of an existing file never read (T5, §8).
-pub const NOT_READ_MESSAGE: &str =
-    "File has not been read yet. Read it first before writing to it.";
-/// Refusal text for Write/Edit of a file changed on disk since it was read.
-pub const MODIFIED_MESSAGE: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+pub use crate::texts::tools::{MODIFIED_MESSAGE, NOT_READ_MESSAGE};
 
 /// Buffer size for streaming a file through the hasher, in bytes.
 const HASH_BUF_BYTES: usize = 64 * 1024;

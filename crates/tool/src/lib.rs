@@ -13,6 +13,9 @@
 //!   extensions) and [`CallContext`] (per call: id, cancel, progress).
 //! - [`file_state`]: the read-before-write cache (T5).
 //! - [`schema`]: the lean input schema derived from a Rust type.
+//! - [`texts`]: every text the model can receive (results, errors,
+//!   refusals, denial reasons, tool descriptions), in one home.
+//! - [`workspace`]: where the session's working directory may be.
 
 #![deny(missing_docs)]
 
@@ -20,6 +23,7 @@ pub mod context;
 pub mod file_state;
 pub mod registry;
 pub mod schema;
+pub mod texts;
 pub mod tool;
 pub mod validation;
 pub mod workspace;

@@ -24,11 +24,9 @@ use serde_json::Value;
 
 use crate::context::{CallContext, ToolUseContext};
 use crate::schema::input_schema_for;
+use crate::texts;
 
-/// What a cancelled call is answered with (Claude Code's text, which models
-/// know). Tools that stop on `CallContext::cancel` return it; the engine's
-/// executor uses it for the calls it cancels itself.
-pub const INTERRUPT_MESSAGE_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+pub use crate::texts::engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 
 /// How a call is refused or fails outside its normal output.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -297,9 +295,9 @@ impl<T: TypedTool> Tool for Typed<T> {
 
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
         let input: T::Input = serde_json::from_value(input).map_err(|e| {
-            ToolError::RespondToModel(format!(
-                "InputValidationError: {} failed due to the following issue:\n{e}",
-                self.tool.name()
+            ToolError::RespondToModel(texts::validation::validation_issues(
+                self.tool.name(),
+                &[e.to_string()],
             ))
         })?;
         // A panic while stating facts must not take the session down: the
@@ -353,10 +351,9 @@ impl<T: TypedTool> ToolCall for TypedCall<T> {
         self.validate(ctx).await?;
         match std::mem::replace(&mut self.stage, Stage::Spent) {
             Stage::Planned(plan) => self.tool.call(plan, ctx, call).await,
-            Stage::Parsed(_) | Stage::Spent => Err(ToolError::Fatal(format!(
-                "{}: the call was run twice or never validated",
-                self.tool.name()
-            ))),
+            Stage::Parsed(_) | Stage::Spent => Err(ToolError::Fatal(
+                texts::engine::call_not_validated_detail(self.tool.name()),
+            )),
         }
     }
 }

@@ -21,11 +21,7 @@ pub fn canonical_project_root(ctx: &ToolUseContext) -> PathBuf {
         .unwrap_or_else(|_| ctx.project_root.clone())
 }
 
-/// What the model is told when the session's working directory went back
-/// to `root`.
-pub fn cwd_reset_note(root: &Path) -> String {
-    format!("Shell cwd was reset to {}", root.display())
-}
+pub use crate::texts::engine::cwd_reset_note;
 
 /// True when `dir` (canonical) is the project root, an allowed directory,
 /// or below one of them.

@@ -6,7 +6,9 @@
 //! read-only? concurrency-safe? which paths? which command?). It holds no
 //! policy: validation order, permission checks, result shaping (empty
 //! placeholder, persistence of large output, error truncation) all live in
-//! the engine's orchestrator.
+//! the engine's orchestrator. Every text a tool sends the model (its
+//! description included) is spelled in `orbit_tool::texts::tools`; the
+//! snapshot test `tests/suite/texts.rs` shows each one.
 
 pub mod builtin;
 

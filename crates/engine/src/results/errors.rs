@@ -1,18 +1,20 @@
-//! R3 (empty results) and R4 (error results): the texts the model sees when
-//! a tool printed nothing or failed (Claude Code's empty-result guard in
-//! `toolResultStorage.ts` and `formatError` in `toolErrors.ts`).
+//! R3 (empty results) and R4 (error results): what the model sees when a
+//! tool printed nothing or failed (Claude Code's empty-result guard in
+//! `toolResultStorage.ts` and `formatError` in `toolErrors.ts`). The texts
+//! live in `orbit_tool::texts::engine`.
 //!
 //! Why R3 exists: some models read an empty tool_result as the end of their
 //! turn and stop; a short placeholder keeps them going.
 
 use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
+use orbit_tool::texts::engine::truncated_error;
+
+pub use orbit_tool::texts::engine::{EMPTY_ERROR_TEXT, empty_result_placeholder};
 
 /// Error text longer than this (chars) is cut in the middle.
 pub const MAX_ERROR_CHARS: usize = 10_000;
 /// Chars kept from each end of a cut error.
 pub const ERROR_HALF_CHARS: usize = MAX_ERROR_CHARS / 2;
-/// R4: what an error with no text says.
-pub const EMPTY_ERROR_TEXT: &str = "Command failed with no output";
 
 /// R4 `formatError`: trims the message; empty → `Command failed with no
 /// output`; over 10,000 chars → first 5,000 + `\n\n... [N characters
@@ -28,17 +30,11 @@ pub fn format_error(message: &str) -> String {
     }
     let start_end = char_byte_offset(full, ERROR_HALF_CHARS);
     let tail_start = char_byte_offset(full, len - ERROR_HALF_CHARS);
-    format!(
-        "{}\n\n... [{} characters truncated] ...\n\n{}",
+    truncated_error(
         &full[..start_end],
         len - MAX_ERROR_CHARS,
-        &full[tail_start..]
+        &full[tail_start..],
     )
-}
-
-/// R3: the placeholder for a successful result with no visible text.
-pub fn empty_result_placeholder(tool_name: &str) -> String {
-    format!("({tool_name} completed with no output)")
 }
 
 /// `isToolResultContentEmpty`: whitespace-only text, or a list with no image

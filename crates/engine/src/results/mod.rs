@@ -10,7 +10,7 @@
 //! frozen in [`ContentReplacementState`] so the prompt cache stays valid.
 //!
 //! Submodules: [`storage`] (paths, slug, atomic write), [`persist`] (R1 text
-//! and preview), [`budget`] (R2), [`errors`] (R3/R4 texts).
+//! and preview), [`budget`] (R2), [`errors`] (R3/R4; their texts are `orbit_tool::texts::engine`).
 //!
 //! ## Sizes
 //! Thresholds and budgets count Unicode chars of the text parts (images count

@@ -5,7 +5,8 @@
 //!
 //! Flow: [`maybe_persist_large_tool_result`] measures the text (chars) →
 //! over the threshold, [`ToolResultStorage::write`] saves it byte-exact →
-//! [`persisted_output_message`] builds the text the model sees. If the write
+//! [`persisted_output_message`] builds the text the model sees (its wording
+//! is `orbit_tool::texts::engine::persisted_output`). If the write
 //! fails the original block is returned unchanged and a warning is logged.
 //! R2 (the budget) reuses [`persisted_output_message`], so both paths send
 //! the same shape.
@@ -13,38 +14,15 @@
 use std::path::Path;
 
 use orbit_protocol::{ToolResultBlock, ToolResultContent};
+use orbit_tool::texts::engine::persisted_output;
 
 use super::storage::ToolResultStorage;
 
-pub const PERSISTED_OUTPUT_TAG: &str = "<persisted-output>";
-pub const PERSISTED_OUTPUT_CLOSING_TAG: &str = "</persisted-output>";
+pub use orbit_tool::texts::engine::{PERSISTED_OUTPUT_CLOSING_TAG, PERSISTED_OUTPUT_TAG};
+pub use orbit_tool::texts::units::format_file_size;
+
 /// How much of a persisted result the model sees inline.
 pub const PREVIEW_SIZE_CHARS: usize = 2_000;
-
-/// `formatFileSize`: under 1 KiB `N bytes`; else KB (bytes/1024), MB, GB with
-/// one decimal, a trailing `.0` dropped (`2000` → `2KB`, `228894` →
-/// `223.5KB`). Rounds half up like JavaScript's `toFixed(1)` on these exact
-/// values, using integer arithmetic so no float tie is ever misrounded.
-pub fn format_file_size(bytes: u64) -> String {
-    const KIB: u64 = 1024;
-    const MIB: u64 = KIB * 1024;
-    const GIB: u64 = MIB * 1024;
-    let (unit_bytes, suffix) = if bytes < KIB {
-        return format!("{bytes} bytes");
-    } else if bytes < MIB {
-        (KIB, "KB")
-    } else if bytes < GIB {
-        (MIB, "MB")
-    } else {
-        (GIB, "GB")
-    };
-    let tenths = (u128::from(bytes) * 10 + u128::from(unit_bytes) / 2) / u128::from(unit_bytes);
-    if tenths % 10 == 0 {
-        format!("{}{suffix}", tenths / 10)
-    } else {
-        format!("{}.{}{suffix}", tenths / 10, tenths % 10)
-    }
-}
 
 /// `generatePreview`: the first `max_chars` chars, cut back to the last
 /// newline inside them when that newline is past char `max_chars / 2` (the
@@ -81,22 +59,13 @@ pub fn generate_preview(content: &str, max_chars: usize) -> (&str, bool) {
 /// write and freeze it.
 pub fn persisted_output_message(text: &str, path: &Path) -> String {
     let (preview, has_more) = generate_preview(text, PREVIEW_SIZE_CHARS);
-    let mut msg = String::with_capacity(preview.len() + 256);
-    msg.push_str(PERSISTED_OUTPUT_TAG);
-    msg.push('\n');
-    msg.push_str(&format!(
-        "Output too large ({}). Full output saved to: {}\n\n",
-        format_file_size(text.len() as u64),
-        path.display()
-    ));
-    msg.push_str(&format!(
-        "Preview (first {}):\n",
-        format_file_size(PREVIEW_SIZE_CHARS as u64)
-    ));
-    msg.push_str(preview);
-    msg.push_str(if has_more { "\n...\n" } else { "\n" });
-    msg.push_str(PERSISTED_OUTPUT_CLOSING_TAG);
-    msg
+    persisted_output(
+        text.len() as u64,
+        path,
+        PREVIEW_SIZE_CHARS,
+        preview,
+        has_more,
+    )
 }
 
 /// True for text that is already a `<persisted-output>` block (R1 ran).

@@ -6,13 +6,16 @@
 //! Claude Code's `z.number()` fields), except that a fraction sent for an
 //! integer field reads "expected as `integer` but provided as `float`"
 //! (Zod's `.int()` wording), since "expected number, provided number" would
-//! tell the model nothing.
+//! tell the model nothing. The lines' wording lives in
+//! [`crate::texts::validation`]; this module decides which line applies.
 
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::{Location, LocationSegment};
 use jsonschema::types::JsonType;
 use serde_json::Value;
+
+use crate::texts::validation as texts;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Category {
@@ -41,7 +44,7 @@ pub(super) fn issue_lines<'a>(errors: impl Iterator<Item = ValidationError<'a>>)
 
 fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
     let path = format_path(e.instance_path());
-    let subject = subject(&path);
+    let subject = texts::issue_subject(&path);
     let (category, line) = match e.kind() {
         ValidationErrorKind::Required { property } => {
             let name = property
@@ -49,10 +52,7 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
                 .map_or_else(|| property.to_string(), str::to_string);
             (
                 Category::Missing,
-                format!(
-                    "The required parameter `{}` is missing",
-                    join_path(&path, &name)
-                ),
+                texts::missing_parameter(&join_path(&path, &name)),
             )
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
@@ -60,10 +60,7 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
             for name in unexpected {
                 out.push((
                     Category::Unexpected,
-                    format!(
-                        "An unexpected parameter `{}` was provided",
-                        join_path(&path, name)
-                    ),
+                    texts::unexpected_parameter(&join_path(&path, name)),
                 ));
             }
             return;
@@ -80,7 +77,7 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
                     }
                     return;
                 }
-                None => (Category::Other, format!("{subject} is invalid: {e}")),
+                None => (Category::Other, texts::invalid_value(&subject, e)),
             }
         }
         ValidationErrorKind::Enum { options } => {
@@ -95,70 +92,47 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<(Category, String)>) {
                     .join(", "),
                 other => plain(other),
             };
-            (Category::Other, format!("{subject} must be one of: {list}"))
+            (Category::Other, texts::must_be_one_of(&subject, &list))
         }
         ValidationErrorKind::Constant { expected_value } => (
             Category::Other,
-            format!("{subject} must be exactly {}", plain(expected_value)),
+            texts::must_be_exactly(&subject, &plain(expected_value)),
         ),
-        ValidationErrorKind::Minimum { limit } => (
-            Category::Other,
-            format!("{subject} must be greater than or equal to {limit}"),
-        ),
-        ValidationErrorKind::ExclusiveMinimum { limit } => (
-            Category::Other,
-            format!("{subject} must be greater than {limit}"),
-        ),
-        ValidationErrorKind::Maximum { limit } => (
-            Category::Other,
-            format!("{subject} must be less than or equal to {limit}"),
-        ),
-        ValidationErrorKind::ExclusiveMaximum { limit } => (
-            Category::Other,
-            format!("{subject} must be less than {limit}"),
-        ),
-        ValidationErrorKind::MinLength { limit } => (
-            Category::Other,
-            format!(
-                "{subject} must be at least {limit} {} long",
-                plural(*limit, "character")
-            ),
-        ),
-        ValidationErrorKind::MaxLength { limit } => (
-            Category::Other,
-            format!(
-                "{subject} must be at most {limit} {} long",
-                plural(*limit, "character")
-            ),
-        ),
-        ValidationErrorKind::MinItems { limit } => (
-            Category::Other,
-            format!(
-                "{subject} must contain at least {limit} {}",
-                plural(*limit, "item")
-            ),
-        ),
-        ValidationErrorKind::MaxItems { limit } => (
-            Category::Other,
-            format!(
-                "{subject} must contain at most {limit} {}",
-                plural(*limit, "item")
-            ),
-        ),
+        ValidationErrorKind::Minimum { limit } => {
+            (Category::Other, texts::at_least(&subject, limit))
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            (Category::Other, texts::greater_than(&subject, limit))
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            (Category::Other, texts::at_most(&subject, limit))
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            (Category::Other, texts::less_than(&subject, limit))
+        }
+        ValidationErrorKind::MinLength { limit } => {
+            (Category::Other, texts::min_length(&subject, *limit))
+        }
+        ValidationErrorKind::MaxLength { limit } => {
+            (Category::Other, texts::max_length(&subject, *limit))
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            (Category::Other, texts::min_items(&subject, *limit))
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            (Category::Other, texts::max_items(&subject, *limit))
+        }
         ValidationErrorKind::Pattern { pattern } => (
             Category::Other,
-            format!("{subject} must match the pattern `{pattern}`"),
+            texts::must_match_pattern(&subject, pattern),
         ),
-        ValidationErrorKind::UniqueItems => (
-            Category::Other,
-            format!("{subject} must not contain duplicate items"),
-        ),
+        ValidationErrorKind::UniqueItems => (Category::Other, texts::no_duplicate_items(&subject)),
         ValidationErrorKind::Format { format } => (
             Category::Other,
-            format!("{subject} must be a valid {format}"),
+            texts::must_be_valid_format(&subject, format),
         ),
-        ValidationErrorKind::FalseSchema => (Category::Other, format!("{subject} is not allowed")),
-        _ => (Category::Other, format!("{subject} is invalid: {e}")),
+        ValidationErrorKind::FalseSchema => (Category::Other, texts::not_allowed(&subject)),
+        _ => (Category::Other, texts::invalid_value(&subject, e)),
     };
     out.push((category, line));
 }
@@ -193,7 +167,7 @@ fn type_line(subject: &str, kind: &TypeKind, instance: &Value) -> String {
         expected.retain(|t| *t != JsonType::Null);
     }
     if expected.contains(&JsonType::Integer) && instance.is_number() {
-        return format!("{subject} type is expected as `integer` but provided as `float`");
+        return texts::float_for_integer(subject);
     }
     let mut names: Vec<&str> = Vec::with_capacity(expected.len());
     for t in expected {
@@ -209,11 +183,7 @@ fn type_line(subject: &str, kind: &TypeKind, instance: &Value) -> String {
             names.push(name);
         }
     }
-    format!(
-        "{subject} type is expected as `{}` but provided as `{}`",
-        names.join(" | "),
-        json_type_name(instance)
-    )
+    texts::type_mismatch(subject, &names.join(" | "), json_type_name(instance))
 }
 
 fn json_type_name(v: &Value) -> &'static str {
@@ -224,15 +194,6 @@ fn json_type_name(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
-    }
-}
-
-/// "The parameter `x`", or "The input" for the top-level value.
-fn subject(path: &str) -> String {
-    if path.is_empty() {
-        "The input".to_string()
-    } else {
-        format!("The parameter `{path}`")
     }
 }
 
@@ -270,13 +231,5 @@ fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
-    }
-}
-
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
     }
 }

@@ -6,7 +6,8 @@
 //! for an optional property dropped, driven by the tool's schema) → a cached, compiled `jsonschema` validator → on
 //! failure, every issue becomes one model-facing line ([`issues`]) under the
 //! Claude Code header `InputValidationError: NAME failed due to the
-//! following issue(s):`, wrapped in `<tool_use_error>` tags.
+//! following issue(s):`, wrapped in `<tool_use_error>` tags. The texts
+//! themselves live in [`crate::texts::validation`].
 //!
 //! Parameter paths in the lines use Claude Code's `formatValidationPath`
 //! style: object keys joined with `.`, array indices in brackets, e.g.
@@ -21,6 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use jsonschema::Validator;
 use serde_json::Value;
 
+use crate::texts::validation as texts;
 use crate::tool::Tool;
 
 pub use coerce::coerce;
@@ -40,22 +42,19 @@ pub fn validate_tool_input(tool: &dyn Tool, input: &Value) -> Result<Value, Stri
     let validator = match cached_validator(tool.name(), schema) {
         Ok(v) => v,
         Err(e) => {
-            return Err(wrap_tool_use_error(&format!(
-                "InputValidationError: {} has an invalid input schema: {e}",
-                tool.name()
-            )));
+            return Err(texts::invalid_input_schema(tool.name(), &e));
         }
     };
     if validator.is_valid(&coerced) {
         return Ok(coerced);
     }
     let lines = issues::issue_lines(validator.iter_errors(&coerced));
-    Err(format_issues(tool.name(), &lines))
+    Err(texts::input_validation_error(tool.name(), &lines))
 }
 
 /// T2: the model called a tool that exists under no name or alias.
 pub fn no_such_tool_error(name: &str) -> String {
-    wrap_tool_use_error(&format!("Error: No such tool available: {name}"))
+    texts::no_such_tool(name)
 }
 
 /// T3: the streamed tool input was not valid JSON. Quotes the first
@@ -66,29 +65,11 @@ pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
     while !raw.is_char_boundary(shown) {
         shown -= 1;
     }
-    wrap_tool_use_error(&format!(
-        "InputValidationError: {tool_name} was called with input that could not be parsed as JSON.\n\
-You sent (first {shown} of {total} bytes): {preview}\n\
-Common causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, \
-or truncated output. Retry with valid JSON.",
-        total = raw.len(),
-        preview = &raw[..shown],
-    ))
+    texts::unparsable_input(tool_name, shown, raw.len(), &raw[..shown])
 }
 
 /// `<tool_use_error>MSG</tool_use_error>`, for `validate_input` business errors.
-pub fn wrap_tool_use_error(msg: &str) -> String {
-    format!("<tool_use_error>{msg}</tool_use_error>")
-}
-
-/// The T3 header plus one line per issue, wrapped.
-fn format_issues(tool_name: &str, lines: &[String]) -> String {
-    let noun = if lines.len() == 1 { "issue" } else { "issues" };
-    wrap_tool_use_error(&format!(
-        "InputValidationError: {tool_name} failed due to the following {noun}:\n{}",
-        lines.join("\n")
-    ))
-}
+pub use crate::texts::tool_use_error as wrap_tool_use_error;
 
 /// A compiled validator, remembered with the schema it was built from.
 struct CachedValidator {

@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
+use orbit_tool::texts::tools::{self as tools_texts, glob as texts};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
 };
@@ -27,17 +28,9 @@ use tokio_util::sync::CancellationToken;
 pub const GLOB_MAX_RESULTS: usize = 100;
 /// Larger results are persisted by the engine (R1); 100 paths never get there.
 pub const GLOB_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-/// Appended when more than [`GLOB_MAX_RESULTS`] files matched.
-pub const GLOB_TRUNCATED_NOTE: &str =
-    "(Results are truncated. Consider using a more specific path or pattern.)";
-/// The answer when nothing matched (also Grep's in its file modes).
-pub const NO_FILES_FOUND: &str = "No files found";
-
-const DESCRIPTION: &str = "Fast file pattern matching for any codebase size.\n\
-- Supports glob patterns like \"**/*.js\" or \"src/**/*.ts\" (`*` stays within one directory, `**` crosses directories)\n\
-- Returns matching file paths sorted by modification time, newest first (at most 100)\n\
-- Respects .gitignore and skips hidden files\n\
-- Use it to find files by name; use Grep to search file contents";
+/// Appended when more than [`GLOB_MAX_RESULTS`] files matched; the answer
+/// when nothing matched (also Grep's in its file modes).
+pub use orbit_tool::texts::tools::glob::{GLOB_TRUNCATED_NOTE, NO_FILES_FOUND};
 
 /// Glob's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -105,13 +98,7 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 }
 
 /// The text of a "no such path" error, with the cwd note Claude Code adds.
-pub(crate) fn not_found_message(kind: &str, path: &Path, cwd: &Path) -> String {
-    format!(
-        "{kind} does not exist: {}. Note: your current working directory is {}.",
-        path.display(),
-        cwd.display()
-    )
-}
+pub(crate) use orbit_tool::texts::tools::path_not_found as not_found_message;
 
 fn has_glob_meta(s: &str) -> bool {
     s.contains(['*', '?', '[', ']', '{', '}'])
@@ -156,7 +143,7 @@ pub fn glob_files(
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map_err(|e| format!("Invalid glob pattern `{pattern}`: {e}"))?
+        .map_err(|e| texts::invalid_pattern(&pattern, e))?
         .compile_matcher();
     if !root.is_dir() {
         return Ok(Vec::new());
@@ -242,7 +229,7 @@ impl TypedTool for GlobTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -274,9 +261,8 @@ impl TypedTool for GlobTool {
                 )));
             }
             if !dir.is_dir() {
-                return Err(ToolError::RespondToModel(format!(
-                    "Path is not a directory: {}",
-                    dir.display()
+                return Err(ToolError::RespondToModel(tools_texts::not_a_directory(
+                    &dir,
                 )));
             }
         }
@@ -284,9 +270,9 @@ impl TypedTool for GlobTool {
             .literal_separator(true)
             .build()
         {
-            return Err(ToolError::RespondToModel(format!(
-                "Invalid glob pattern `{}`: {e}",
-                input.pattern
+            return Err(ToolError::RespondToModel(texts::invalid_pattern(
+                &input.pattern,
+                e,
             )));
         }
         Ok(input)
@@ -307,9 +293,9 @@ impl TypedTool for GlobTool {
             joined = task => match joined {
                 Ok(Ok(files)) => ToolOutput::text(format_glob_result(files, &cwd)),
                 Ok(Err(e)) => ToolOutput::error(e),
-                Err(e) => ToolOutput::error(format!("Glob failed: {e}")),
+                Err(e) => ToolOutput::error(tools_texts::task_failed("Glob", e)),
             },
-            () = call.cancel.cancelled() => ToolOutput::error("Glob was cancelled"),
+            () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Glob")),
         })
     }
 }

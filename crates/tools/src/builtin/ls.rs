@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -36,15 +37,9 @@ pub const LS_MAX_ENTRIES: usize = 1_000;
 /// The listing is small by construction; larger results would be persisted (R1).
 pub const LS_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
-const DESCRIPTION: &str = "Lists files and directories under a path as a tree (at most 1000 entries). \
-path may be absolute or relative to the working directory. ignore takes glob patterns to leave out. \
-Respects .gitignore and skips hidden files. Prefer Glob and Grep when you know what you are looking for.";
-
 /// Prepended when the listing was cut at [`LS_MAX_ENTRIES`] (Claude Code's text).
 pub fn ls_truncated_note() -> String {
-    format!(
-        "There are more than {LS_MAX_ENTRIES} files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first {LS_MAX_ENTRIES} files and directories are included below:\n\n"
-    )
+    texts::truncated_note(LS_MAX_ENTRIES)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,11 +66,9 @@ pub struct LsPlan {
 fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for g in globs {
-        builder.add(Glob::new(g).map_err(|e| format!("Invalid ignore glob `{g}`: {e}"))?);
+        builder.add(Glob::new(g).map_err(|e| texts::invalid_ignore_glob(g, e))?);
     }
-    builder
-        .build()
-        .map_err(|e| format!("Invalid ignore globs: {e}"))
+    builder.build().map_err(texts::invalid_ignore_globs)
 }
 
 /// Lists `dir` as Claude Code's LS does. Runs on the calling thread.
@@ -140,7 +133,7 @@ impl TypedTool for LsTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -167,9 +160,8 @@ impl TypedTool for LsTool {
             )));
         }
         if !dir.is_dir() {
-            return Err(ToolError::RespondToModel(format!(
-                "Path is not a directory: {}",
-                dir.display()
+            return Err(ToolError::RespondToModel(tools_texts::not_a_directory(
+                &dir,
             )));
         }
         let ignore = ignore_set(input.ignore.as_deref().unwrap_or_default())
@@ -189,8 +181,8 @@ impl TypedTool for LsTool {
         tokio::select! {
             joined = task => joined
                 .map(ToolOutput::text)
-                .map_err(|e| ToolError::Fatal(format!("LS failed: {e}"))),
-            () = call.cancel.cancelled() => Ok(ToolOutput::error("LS was cancelled")),
+                .map_err(|e| ToolError::Fatal(tools_texts::task_failed("LS", e))),
+            () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),
         }
     }
 }

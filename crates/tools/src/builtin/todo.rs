@@ -17,6 +17,7 @@
 use async_trait::async_trait;
 use orbit_protocol::TodoItem;
 use orbit_protocol::events::TodoStatus;
+use orbit_tool::texts::tools::todo as texts;
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,13 +25,9 @@ use serde::Deserialize;
 use crate::context::{CallContext, ToolProgress, ToolUseContext};
 
 /// The fixed answer (Claude Code's text).
-pub const TODO_WRITE_RESULT: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
+pub use orbit_tool::texts::tools::todo::TODO_WRITE_RESULT;
 /// The result is a fixed short text.
 pub const TODO_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-const DESCRIPTION: &str = "Create and update the task list for this session. Send the whole list each time; it replaces the previous one. \
-Each item: content (imperative, e.g. \"Run tests\"), activeForm (present continuous, e.g. \"Running tests\"), status pending|in_progress|completed. \
-Use it for multi-step tasks. Keep exactly one task in_progress while working and mark each completed as soon as it is done.";
 
 // Status of a todo item as the model sends it. (Plain comments on schema
 // types: doc comments would be sent to the model as descriptions.)
@@ -88,18 +85,13 @@ pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
         .filter(|t| t.status == TodoInputStatus::InProgress)
         .count();
     if in_progress > 1 {
-        return Err(format!(
-            "Only one task can be in_progress at a time, but {in_progress} are. Keep one in_progress and mark the others pending or completed."
-        ));
+        return Err(texts::too_many_in_progress(in_progress));
     }
     if let Some(i) = todos
         .iter()
         .position(|t| t.content.trim().is_empty() || t.active_form.trim().is_empty())
     {
-        return Err(format!(
-            "Todo {} needs a non-empty content and activeForm.",
-            i + 1
-        ));
+        return Err(texts::empty_item(i + 1));
     }
     Ok(())
 }
@@ -118,7 +110,7 @@ impl TypedTool for TodoWriteTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
+use orbit_tool::texts::tools::{self as tools_texts, write as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -35,10 +36,6 @@ pub const WRITE_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// How many temp-file names are tried before giving up.
 const TEMP_NAME_ATTEMPTS: u32 = 16;
-
-const DESCRIPTION: &str = "Writes a file to the local filesystem, replacing it if it exists and creating parent \
-directories. An existing file must have been read with Read in this session, and the write is refused if the \
-file changed on disk since. Prefer Edit for changing existing files; create new files only when needed.";
 
 // Input of Write.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -75,7 +72,7 @@ impl TypedTool for WriteTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -118,7 +115,7 @@ impl TypedTool for WriteTool {
         let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
         tokio::task::spawn_blocking(job)
             .await
-            .map_err(|e| ToolError::Fatal(format!("Write failed: {e}")))?
+            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Write", e)))?
     }
 }
 
@@ -126,18 +123,9 @@ impl TypedTool for WriteTool {
 /// an existing file.
 fn check_writable(path: &Path, cache: &FileStateCache) -> Result<(), String> {
     match fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Err(format!(
-            "EISDIR: illegal operation on a directory, open '{}'",
-            path.display()
-        )),
-        Ok(meta) if !meta.is_file() => Err(format!(
-            "Cannot write {}: not a regular file",
-            path.display()
-        )),
-        Ok(meta) if meta.permissions().readonly() => Err(format!(
-            "EACCES: permission denied, open '{}'",
-            path.display()
-        )),
+        Ok(meta) if meta.is_dir() => Err(tools_texts::is_a_directory("open", path)),
+        Ok(meta) if !meta.is_file() => Err(tools_texts::not_a_regular_file("write", path)),
+        Ok(meta) if meta.permissions().readonly() => Err(tools_texts::permission_denied(path)),
         Ok(_) => cache.check_fresh(path).map_err(|e| e.to_string()),
         Err(_) => Ok(()),
     }
@@ -160,27 +148,21 @@ fn write_file(
     if let Some(parent) = target.parent()
         && let Err(e) = fs::create_dir_all(parent)
     {
-        return Ok(ToolOutput::error(format!(
-            "Cannot create directory {}: {e}",
-            parent.display()
+        return Ok(ToolOutput::error(tools_texts::cannot_create_directory(
+            parent, e,
         )));
     }
     Ok(match atomic_write(&target, content, cancel) {
         Ok(state) => {
             cache.record(&state_key(&target), state);
             if existed {
-                ToolOutput::text(format!(
-                    "The file {} has been updated successfully.",
-                    path.display()
-                ))
+                ToolOutput::text(texts::updated(path))
             } else {
-                ToolOutput::text(format!("File created successfully at: {}", path.display()))
+                ToolOutput::text(texts::created(path))
             }
         }
         Err(WriteError::Cancelled) => ToolOutput::interrupted(),
-        Err(WriteError::Io(e)) => {
-            ToolOutput::error(format!("Cannot write {}: {e}", path.display()))
-        }
+        Err(WriteError::Io(e)) => ToolOutput::error(tools_texts::cannot_write(path, e)),
     })
 }
 

@@ -11,6 +11,7 @@ mod grep;
 mod harness;
 mod ls;
 mod read;
+mod texts;
 mod todo;
 mod validation;
 mod web_fetch;

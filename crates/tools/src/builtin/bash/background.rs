@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use orbit_tool::texts::tools::bash as texts;
 use tokio::time::timeout;
 use tokio_util::sync::CancellationToken;
 
@@ -42,10 +43,10 @@ impl ShellStatus {
     /// failed, killed).
     pub fn label(self) -> &'static str {
         match self {
-            ShellStatus::Running => "running",
-            ShellStatus::Exited(0) => "completed",
-            ShellStatus::Exited(_) => "failed",
-            ShellStatus::Killed => "killed",
+            ShellStatus::Running => texts::SHELL_STATUS_RUNNING,
+            ShellStatus::Exited(0) => texts::SHELL_STATUS_COMPLETED,
+            ShellStatus::Exited(_) => texts::SHELL_STATUS_FAILED,
+            ShellStatus::Killed => texts::SHELL_STATUS_KILLED,
         }
     }
 }

@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use background::BackgroundShells;
+use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
     CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolOutput,
@@ -47,12 +48,6 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
-
-const DESCRIPTION: &str = "Executes a bash command and returns its output (stdout, then stderr). \
-The working directory persists between calls (cd) within the project. stdin is closed, so \
-interactive commands fail. `timeout` is in milliseconds (default 120000, max 600000). Set \
-`run_in_background` for long-running commands, then read their output with BashOutput and stop \
-them with KillShell. Prefer the Read, Glob and Grep tools over cat, find and grep.";
 
 /// Bash's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -91,17 +86,6 @@ pub fn effective_timeout_ms(requested: Option<f64>) -> u64 {
     match requested {
         Some(ms) if ms.is_finite() && ms >= 1.0 => (ms as u64).min(BASH_MAX_TIMEOUT_MS),
         _ => BASH_DEFAULT_TIMEOUT_MS,
-    }
-}
-
-/// `1s`, `1.5s`, `250ms`.
-fn format_duration_ms(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{}s", ms as f64 / 1000.0)
     }
 }
 
@@ -163,7 +147,7 @@ impl TypedTool for BashTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -222,10 +206,7 @@ impl TypedTool for BashTool {
         }
         if input.run_in_background == Some(true) {
             let output = match BackgroundShells::of(ctx).spawn(&input.command, &cwd) {
-                Ok(shell) => ToolOutput::text(format!(
-                    "Command running in background with ID: {}",
-                    shell.id
-                )),
+                Ok(shell) => ToolOutput::text(texts::background_started(&shell.id)),
                 Err(e) => ToolOutput::error(e.to_string()),
             };
             return Ok(finish(output, None));
@@ -258,25 +239,16 @@ impl TypedTool for BashTool {
             RunEnd::Exited(code) if !exit_code::exit_is_error(&input.command, code) => {
                 (body, false)
             }
-            RunEnd::Exited(code) => (with_first_line(format!("Exit code {code}"), &body), true),
+            RunEnd::Exited(code) => (with_first_line(texts::exit_code_line(code), &body), true),
             RunEnd::Signaled(sig) => (
-                with_first_line(
-                    format!("Command was killed by {} (signal {sig})", signal_name(sig)),
-                    &body,
-                ),
+                with_first_line(texts::killed_by_signal_line(&signal_name(sig), sig), &body),
                 true,
             ),
             RunEnd::TimedOut => (
-                with_first_line(
-                    format!("Command timed out after {}", format_duration_ms(timeout_ms)),
-                    &body,
-                ),
+                with_first_line(texts::timed_out_line(timeout_ms), &body),
                 true,
             ),
-            RunEnd::WaitFailed(e) => (
-                with_first_line(format!("Failed to wait for the command: {e}"), &body),
-                true,
-            ),
+            RunEnd::WaitFailed(e) => (with_first_line(texts::wait_failed_line(e), &body), true),
             RunEnd::Cancelled => (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
         };
         let untouched = !is_error && notes.is_empty();
@@ -318,6 +290,7 @@ mod tests {
 
     #[test]
     fn durations() {
+        use orbit_tool::texts::units::format_duration_ms;
         assert_eq!(format_duration_ms(1000), "1s");
         assert_eq!(format_duration_ms(120_000), "120s");
         assert_eq!(format_duration_ms(1500), "1.5s");

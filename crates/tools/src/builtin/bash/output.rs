@@ -108,9 +108,7 @@ impl CappedBuffer {
 }
 
 /// The line that stands in for dropped bytes.
-pub fn dropped_marker(bytes: u64) -> String {
-    format!("\n\n... [{bytes} bytes of output truncated] ...\n\n")
-}
+pub use orbit_tool::texts::tools::bash::dropped_output_marker as dropped_marker;
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
 };
@@ -25,10 +26,6 @@ use super::background::{BackgroundShell, BackgroundShells, ShellStatus};
 pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 /// KillShell answers one short line.
 pub const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
-
-fn no_shell(id: &str) -> String {
-    format!("No shell found with ID: {id}")
-}
 
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -65,7 +62,7 @@ fn compile_filter(filter: Option<&str>) -> Result<Option<Regex>, String> {
         None | Some("") => Ok(None),
         Some(f) => Regex::new(f)
             .map(Some)
-            .map_err(|e| format!("Invalid regular expression \"{f}\": {e}")),
+            .map_err(|e| texts::invalid_filter(f, e)),
     }
 }
 
@@ -92,9 +89,7 @@ impl TypedTool for BashOutputTool {
     }
 
     fn description(&self) -> &str {
-        "Retrieves output from a running or completed background bash shell: only the output \
-produced since the last BashOutput call for that shell, plus its status. Optional `filter` \
-keeps only matching lines."
+        texts::BASH_OUTPUT_DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -116,7 +111,7 @@ keeps only matching lines."
         ctx: &ToolUseContext,
     ) -> Result<BashOutputPlan, ToolError> {
         let Some(shell) = BackgroundShells::of(ctx).get(&input.bash_id) else {
-            return Err(ToolError::RespondToModel(no_shell(&input.bash_id)));
+            return Err(ToolError::RespondToModel(texts::no_shell(&input.bash_id)));
         };
         let filter = compile_filter(input.filter.as_deref()).map_err(ToolError::RespondToModel)?;
         Ok(BashOutputPlan { shell, filter })
@@ -133,19 +128,16 @@ keeps only matching lines."
             return Ok(ToolOutput::interrupted());
         }
         let new = plan.shell.take_new_output();
-        let mut parts = vec![format!("<status>{}</status>", new.status.label())];
-        if let ShellStatus::Exited(code) = new.status {
-            parts.push(format!("<exit_code>{code}</exit_code>"));
-        }
-        let stdout = filtered(&new.stdout, plan.filter.as_ref());
-        if !stdout.is_empty() {
-            parts.push(format!("<stdout>\n{stdout}\n</stdout>"));
-        }
-        let stderr = filtered(&new.stderr, plan.filter.as_ref());
-        if !stderr.is_empty() {
-            parts.push(format!("<stderr>\n{stderr}\n</stderr>"));
-        }
-        Ok(ToolOutput::text(parts.join("\n\n")))
+        let exit_code = match new.status {
+            ShellStatus::Exited(code) => Some(code),
+            _ => None,
+        };
+        Ok(ToolOutput::text(texts::shell_output(
+            new.status.label(),
+            exit_code,
+            &filtered(&new.stdout, plan.filter.as_ref()),
+            &filtered(&new.stderr, plan.filter.as_ref()),
+        )))
     }
 }
 
@@ -178,7 +170,7 @@ impl TypedTool for KillShellTool {
     }
 
     fn description(&self) -> &str {
-        "Kills a running background bash shell (and every process it started) by its ID."
+        texts::KILL_SHELL_DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -208,22 +200,15 @@ impl TypedTool for KillShellTool {
     ) -> Result<ToolOutput, ToolError> {
         // An unknown id is answered as a failed run, not refused.
         let Some(shell) = BackgroundShells::of(ctx).get(&input.shell_id) else {
-            return Ok(ToolOutput::error(no_shell(&input.shell_id)));
+            return Ok(ToolOutput::error(texts::no_shell(&input.shell_id)));
         };
         if call.cancel.is_cancelled() {
             return Ok(ToolOutput::interrupted());
         }
         Ok(if shell.kill() {
-            ToolOutput::text(format!(
-                "Successfully killed shell: {} ({})",
-                shell.id, shell.command
-            ))
+            ToolOutput::text(texts::shell_killed(&shell.id, &shell.command))
         } else {
-            ToolOutput::error(format!(
-                "Shell {} is not running, so cannot be killed (status: {})",
-                shell.id,
-                shell.status().label()
-            ))
+            ToolOutput::error(texts::shell_not_running(&shell.id, shell.status().label()))
         })
     }
 }

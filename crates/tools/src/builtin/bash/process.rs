@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use orbit_tool::texts::tools::bash as texts;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::time::{Instant, sleep_until, timeout};
@@ -165,9 +166,9 @@ pub struct RunResult {
 /// Why a command could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    #[error("Failed to start bash: {0}")]
+    #[error("{}", texts::spawn_failed(.0))]
     Io(#[from] std::io::Error),
-    #[error("Failed to start bash: no process id")]
+    #[error("{}", texts::SPAWN_NO_PID)]
     NoPid,
 }
 
@@ -281,7 +282,7 @@ pub fn exit_status_end(status: std::process::ExitStatus) -> RunEnd {
 pub fn signal_name(sig: i32) -> String {
     Signal::try_from(sig)
         .map(|s| s.as_str().to_string())
-        .unwrap_or_else(|_| format!("signal {sig}"))
+        .unwrap_or_else(|_| texts::unknown_signal_name(sig))
 }
 
 /// Reads `reader` to EOF into `buf`, sending progress at most every

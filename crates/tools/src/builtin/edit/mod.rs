@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -41,17 +42,10 @@ pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 pub use replace::{Replacement, find_all, replace};
 
-/// §8 no-op text.
-pub const NO_CHANGES_MESSAGE: &str =
-    "No changes to make: old_string and new_string are exactly the same.";
-/// Empty `old_string` on an existing, non-blank file.
-pub const FILE_EXISTS_MESSAGE: &str = "Cannot create new file - file already exists.";
-
-const DESCRIPTION: &str = "Performs an exact string replacement in a file. old_string must match the file exactly, \
-including indentation, without the line-number prefix Read shows, and must be unique in the file unless \
-replace_all is true (which replaces every occurrence, e.g. to rename). The file must have been read with Read \
-in this session. An empty old_string on a missing file creates it with new_string. \
-CRLF line endings are kept.";
+/// Claude Code's success texts: one replacement, or all of them.
+pub use orbit_tool::texts::tools::edit::success as success_text;
+/// §8 no-op text; empty `old_string` on an existing, non-blank file.
+pub use orbit_tool::texts::tools::edit::{FILE_EXISTS_MESSAGE, NO_CHANGES_MESSAGE};
 
 // Input of Edit.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -86,7 +80,7 @@ impl TypedTool for EditTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -114,7 +108,7 @@ impl TypedTool for EditTool {
         };
         match tokio::task::spawn_blocking(job).await {
             Ok(planned) => planned.map_err(ToolError::RespondToModel),
-            Err(e) => Err(ToolError::Fatal(format!("Edit failed: {e}"))),
+            Err(e) => Err(ToolError::Fatal(tools_texts::task_failed("Edit", e))),
         }
     }
 
@@ -128,7 +122,7 @@ impl TypedTool for EditTool {
         let cancel = call.cancel.clone();
         tokio::task::spawn_blocking(move || apply_edit(planned, &cache, &cancel))
             .await
-            .map_err(|e| ToolError::Fatal(format!("Edit failed: {e}")))?
+            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Edit", e)))?
     }
 }
 
@@ -190,36 +184,24 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
                     seen: None,
                 });
             }
-            return Err(format!(
-                "File does not exist. Note: your current working directory is {}.",
-                req.cwd.display()
-            ));
+            return Err(tools_texts::file_not_found(&req.cwd));
         }
-        Err(e) => return Err(format!("Cannot read {}: {e}", path.display())),
+        Err(e) => return Err(tools_texts::cannot_read(path, e)),
     };
     if meta.is_dir() {
-        return Err(format!(
-            "EISDIR: illegal operation on a directory, read '{}'",
-            path.display()
-        ));
+        return Err(tools_texts::is_a_directory("read", path));
     }
     if !meta.is_file() {
-        return Err(format!(
-            "Cannot edit {}: not a regular file",
-            path.display()
-        ));
+        return Err(tools_texts::not_a_regular_file("edit", path));
     }
-    let content = fs::read(path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+    let content = fs::read(path).map_err(|e| tools_texts::cannot_read(path, e))?;
     let seen = Some(FileState::from_content(&meta, &content));
     if old.is_empty() && !String::from_utf8_lossy(&content).trim().is_empty() {
         return Err(FILE_EXISTS_MESSAGE.to_string());
     }
     cache.check_fresh(path).map_err(|e| e.to_string())?;
     if meta.permissions().readonly() {
-        return Err(format!(
-            "EACCES: permission denied, open '{}'",
-            path.display()
-        ));
+        return Err(tools_texts::permission_denied(path));
     }
     if old.is_empty() {
         // A blank existing file: its content becomes new_string.
@@ -235,14 +217,8 @@ pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, 
             creates: false,
             seen,
         }),
-        Replacement::NotFound => Err(format!(
-            "String to replace not found in file.\nString: {old}"
-        )),
-        Replacement::Ambiguous(n) => Err(format!(
-            "Found {n} matches of the string to replace, but replace_all is false. To replace all \
-occurrences, set replace_all to true. To replace only one occurrence, please provide more context to \
-uniquely identify the instance.\nString: {old}"
-        )),
+        Replacement::NotFound => Err(texts::string_not_found(old)),
+        Replacement::Ambiguous(n) => Err(texts::ambiguous_match(n, old)),
     }
 }
 
@@ -283,31 +259,19 @@ fn apply_edit(
         && let Some(parent) = target.parent()
         && let Err(e) = fs::create_dir_all(parent)
     {
-        return Ok(ToolOutput::error(format!(
-            "Cannot create directory {}: {e}",
-            parent.display()
+        return Ok(ToolOutput::error(tools_texts::cannot_create_directory(
+            parent, e,
         )));
     }
     match atomic_write(&target, &plan.content, cancel) {
         Ok(state) => cache.record(&state_key(&target), state),
         Err(WriteError::Cancelled) => return Ok(ToolOutput::interrupted()),
         Err(WriteError::Io(e)) => {
-            return Ok(ToolOutput::error(format!("Cannot write {shown}: {e}")));
+            return Ok(ToolOutput::error(tools_texts::cannot_write(&req.path, e)));
         }
     }
     Ok(ToolOutput::text(success_text(
         &shown.to_string(),
         req.input.replace_all,
     )))
-}
-
-/// Claude Code's success texts: one replacement, or all of them.
-pub fn success_text(shown_path: &str, replace_all: bool) -> String {
-    if replace_all {
-        format!(
-            "The file {shown_path} has been updated. All occurrences were successfully replaced."
-        )
-    } else {
-        format!("The file {shown_path} has been updated successfully.")
-    }
 }

@@ -20,6 +20,7 @@ pub mod search;
 use std::path::Path;
 
 use async_trait::async_trait;
+use orbit_tool::texts::tools::{self as tools_texts, grep as texts};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
 };
@@ -34,18 +35,9 @@ use crate::builtin::glob::{
 /// Larger results are persisted by the engine with a preview (R1); Claude
 /// Code's threshold for Grep.
 pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
-/// The answer in content and count modes when nothing matched.
-pub const NO_MATCHES_FOUND: &str = "No matches found";
-/// Appended when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
-pub const GREP_CAPPED_NOTE: &str =
-    "(Search stopped early: too much output. Narrow the pattern, path or glob, or use head_limit.)";
-
-const DESCRIPTION: &str = "Search file contents with ripgrep's engine.\n\
-- Full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"); escape literal braces (`interface\\{\\}`)\n\
-- Filter files with glob (\"*.js\", \"*.{ts,tsx}\") or type (\"js\", \"py\", \"rust\")\n\
-- output_mode: \"files_with_matches\" (default, paths newest first), \"content\" (matching lines; -A/-B/-C, -n), \"count\"\n\
-- multiline: true lets patterns span lines (. matches newlines)\n\
-- Respects .gitignore; skips binary files. Use it instead of grep/rg in Bash";
+/// The answer in content and count modes when nothing matched; appended
+/// when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
+pub use orbit_tool::texts::tools::grep::{GREP_CAPPED_NOTE, NO_MATCHES_FOUND};
 
 // What Grep shows (no doc comment: it would become schema text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -133,14 +125,6 @@ pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
 /// `head_limit` 0 or absent means no limit.
 fn limit_of(head_limit: Option<u64>) -> usize {
     match head_limit {
@@ -171,11 +155,7 @@ pub fn format_output(
             sort_newest_first(&mut files);
             files.truncate(limit);
             let paths: Vec<String> = files.iter().map(|(p, _)| display_path(p, cwd)).collect();
-            format!(
-                "Found {}\n{}",
-                plural(paths.len(), "file"),
-                paths.join("\n")
-            )
+            texts::files_found(&paths)
         }
         OutputMode::Content => {
             if outcome.hits.is_empty() {
@@ -204,16 +184,7 @@ pub fn format_output(
                 .iter()
                 .map(|h| format!("{}:{}", display_path(&h.path, cwd), h.count))
                 .collect();
-            let occurrences = if total == 1 {
-                "occurrence"
-            } else {
-                "occurrences"
-            };
-            format!(
-                "{}\n\nFound {total} total {occurrences} across {}.",
-                lines.join("\n"),
-                plural(outcome.hits.len(), "file")
-            )
+            texts::count_summary(&lines, total, outcome.hits.len())
         }
     };
     if outcome.capped {
@@ -241,7 +212,7 @@ impl TypedTool for GrepTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -289,9 +260,9 @@ impl TypedTool for GrepTool {
             joined = task => match joined {
                 Ok(Ok(outcome)) => ToolOutput::text(format_output(outcome, mode, input.head_limit, context, &cwd)),
                 Ok(Err(e)) => ToolOutput::error(e),
-                Err(e) => ToolOutput::error(format!("Grep failed: {e}")),
+                Err(e) => ToolOutput::error(tools_texts::task_failed("Grep", e)),
             },
-            () = call.cancel.cancelled() => ToolOutput::error("Grep was cancelled"),
+            () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Grep")),
         })
     }
 }
@@ -309,6 +280,7 @@ mod tests {
 
     #[test]
     fn plural_and_limit() {
+        use orbit_tool::texts::tools::grep::count_of as plural;
         assert_eq!(plural(1, "file"), "1 file");
         assert_eq!(plural(2, "file"), "2 files");
         assert_eq!(limit_of(Some(0)), usize::MAX);

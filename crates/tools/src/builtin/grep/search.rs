@@ -19,6 +19,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use ignore::{WalkBuilder, WalkState};
+use orbit_tool::texts::tools::grep as texts;
 use tokio_util::sync::CancellationToken;
 
 use super::OutputMode;
@@ -28,7 +29,7 @@ use crate::builtin::glob::{display_path, normalize};
 /// `rg --max-columns 500 --max-columns-preview`.
 pub const GREP_MAX_LINE_CHARS: usize = 500;
 /// Appended to a cut line (ripgrep's own marker).
-pub const LONG_LINE_MARKER: &str = " [... omitted end of long line]";
+pub use orbit_tool::texts::tools::grep::LONG_LINE_MARKER;
 /// Stop collecting content-mode output past this many bytes, so a pattern
 /// that matches everything cannot exhaust memory. The engine persists large
 /// results anyway (R1), so this is far above what a model reads.
@@ -92,7 +93,7 @@ pub fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, String> {
     }
     builder
         .build(&req.pattern)
-        .map_err(|e| format!("Invalid regex pattern `{}`: {e}", req.pattern))
+        .map_err(|e| texts::invalid_regex(&req.pattern, e))
 }
 
 /// The walker for a request; `Err` is the text the model sees.
@@ -109,22 +110,16 @@ pub fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
     if !req.globs.is_empty() {
         let mut overrides = OverrideBuilder::new(&req.root);
         for g in &req.globs {
-            overrides
-                .add(g)
-                .map_err(|e| format!("Invalid glob `{g}`: {e}"))?;
+            overrides.add(g).map_err(|e| texts::invalid_glob(g, e))?;
         }
-        let built = overrides
-            .build()
-            .map_err(|e| format!("Invalid glob filter: {e}"))?;
+        let built = overrides.build().map_err(texts::invalid_glob_filter)?;
         walker.overrides(built);
     }
     if let Some(t) = &req.file_type {
         let mut types = TypesBuilder::new();
         types.add_defaults();
         types.select(t);
-        let built = types.build().map_err(|e| {
-            format!("Invalid file type `{t}`: {e}. Use a ripgrep type name such as rust, py, js, ts, go, java, c, cpp, md, json")
-        })?;
+        let built = types.build().map_err(|e| texts::invalid_file_type(t, e))?;
         walker.types(built);
     }
     Ok(walker)

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 /// Lines longer than this many chars are cut.
 pub const MAX_LINE_CHARS: usize = 2_000;
 /// Appended to a cut line, so the model knows the line goes on.
-pub const LINE_TRUNCATION_MARKER: &str = "… [truncated]";
+pub use orbit_tool::texts::tools::read::LINE_TRUNCATION_MARKER;
 /// Bytes of one line kept for display: enough for `MAX_LINE_CHARS` chars
 /// of up to 4 bytes each, plus a `\r`.
 const LINE_KEEP_BYTES: usize = MAX_LINE_CHARS * 4 + 1;

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContentBlock};
+use orbit_tool::texts::tools::{self as tools_texts, read as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -45,16 +46,10 @@ pub const MAX_READ_TOKENS: usize = 25_000;
 /// within the API's 5 MiB per-image limit.
 pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;
 
-/// The text of an empty file (§8).
-pub const EMPTY_FILE_REMINDER: &str =
-    "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
-
-const DESCRIPTION: &str = "Reads a file from the local filesystem. file_path is absolute or relative to the cwd. \
-Returns up to 2000 lines from the start, each as its line number, a tab, then the line (1-based); \
-use offset (first line, 1-based) and limit for long files. Lines over 2000 chars are cut. \
-Files over 256 KB must be read in parts with offset/limit, or searched with Grep. \
-PNG, JPEG, GIF and WebP images are shown as images; other binary files are refused. \
-A file must be read before Write or Edit may change it.";
+pub use orbit_tool::texts::tools::read::EMPTY_FILE_REMINDER;
+/// Claude Code's formatFileSize as Read prints sizes: bytes, KB or MB with
+/// at most one decimal (a trailing `.0` dropped).
+pub use orbit_tool::texts::units::format_read_size as format_size;
 
 // Input of Read (no doc comment: it would become a schema description).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -90,7 +85,7 @@ impl TypedTool for ReadTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     /// Read bounds its own output (size and token guards), so it is never
@@ -134,7 +129,7 @@ impl TypedTool for ReadTool {
         let cache = Arc::clone(&ctx.file_state);
         tokio::task::spawn_blocking(move || read_file(&request, &cache))
             .await
-            .map_err(|e| ToolError::Fatal(format!("Read failed: {e}")))
+            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Read", e)))
     }
 }
 
@@ -149,29 +144,23 @@ pub struct ReadRequest {
 /// The whole read, blocking; every outcome is a `ToolOutput`.
 fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     let path = &req.path;
-    let shown = path.display();
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return ToolOutput::error(format!(
-                "File does not exist. Note: your current working directory is {}.",
-                req.cwd.display()
-            ));
+            return ToolOutput::error(tools_texts::file_not_found(&req.cwd));
         }
-        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
     if meta.is_dir() {
-        return ToolOutput::error(format!(
-            "EISDIR: illegal operation on a directory, read '{shown}'"
-        ));
+        return ToolOutput::error(tools_texts::is_a_directory("read", path));
     }
     if !meta.is_file() {
         // A FIFO or device would block or never end.
-        return ToolOutput::error(format!("Cannot read {shown}: not a regular file"));
+        return ToolOutput::error(tools_texts::not_a_regular_file("read", path));
     }
     let mut file = match File::open(path) {
         Ok(f) => f,
-        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
     if meta.len() == 0 {
         cache.record(&state_key(path), FileState::from_content(&meta, b""));
@@ -183,49 +172,33 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
         .take(detect::SNIFF_BYTES as u64)
         .read_to_end(&mut head)
     {
-        return ToolOutput::error(format!("Cannot read {shown}: {e}"));
+        return ToolOutput::error(tools_texts::cannot_read(path, e));
     }
     if let Some(media_type) = detect::image_media_type(&head) {
         return read_image(path, &meta, media_type, cache);
     }
     if detect::is_binary(path, &head) {
-        let ext = detect::extension(path);
-        let kind = if ext.is_empty() {
-            String::new()
-        } else {
-            format!(".{ext} ")
-        };
-        return ToolOutput::error(format!(
-            "This tool cannot read binary files. The file appears to be a binary {kind}file. \
-Please use appropriate tools for binary file analysis."
-        ));
+        return ToolOutput::error(texts::binary_file(&detect::extension(path)));
     }
 
     let whole = req.offset.is_none() && req.limit.is_none();
     if whole && meta.len() > MAX_READ_FILE_BYTES {
-        return ToolOutput::error(format!(
-            "File content ({}) exceeds maximum allowed size ({}). {}",
-            format_size(meta.len()),
-            format_size(MAX_READ_FILE_BYTES),
-            PARTIAL_READ_HINT
-        ));
+        return ToolOutput::error(texts::file_too_large(meta.len(), MAX_READ_FILE_BYTES));
     }
     if let Err(e) = file.rewind() {
-        return ToolOutput::error(format!("Cannot read {shown}: {e}"));
+        return ToolOutput::error(tools_texts::cannot_read(path, e));
     }
     // Claude Code treats offset 0 as the first line; limit 0 as no limit.
     let start = req.offset.unwrap_or(1).max(1);
     let limit = req.limit.filter(|l| *l > 0).unwrap_or(DEFAULT_READ_LINES);
     let window = match lines::read_window(&file, start, limit, whole) {
         Ok(w) => w,
-        Err(e) => return ToolOutput::error(format!("Cannot read {shown}: {e}")),
+        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
     let tokens = window.text.len() / 4;
     if tokens > MAX_READ_TOKENS {
         // Not recorded: the model has not seen the content.
-        return ToolOutput::error(format!(
-            "File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_READ_TOKENS}). {PARTIAL_READ_HINT}"
-        ));
+        return ToolOutput::error(texts::too_many_tokens(tokens, MAX_READ_TOKENS));
     }
     cache.record(
         &state_key(path),
@@ -237,16 +210,10 @@ Please use appropriate tools for binary file analysis."
     );
     if window.lines_shown == 0 {
         let total = window.total_lines.unwrap_or(0);
-        return ToolOutput::text(format!(
-            "<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). \
-The file has {total} lines.</system-reminder>"
-        ));
+        return ToolOutput::text(texts::shorter_than_offset(start, total));
     }
     ToolOutput::text(window.text)
 }
-
-const PARTIAL_READ_HINT: &str = "Please use offset and limit parameters to read specific portions of the file, \
-or use the Grep tool to search for specific content.";
 
 fn read_image(
     path: &Path,
@@ -255,15 +222,11 @@ fn read_image(
     cache: &FileStateCache,
 ) -> ToolOutput {
     if meta.len() > MAX_IMAGE_BYTES {
-        return ToolOutput::error(format!(
-            "Image is too large ({}); the maximum is {}. Resize or compress it before reading.",
-            format_size(meta.len()),
-            format_size(MAX_IMAGE_BYTES)
-        ));
+        return ToolOutput::error(texts::image_too_large(meta.len(), MAX_IMAGE_BYTES));
     }
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
+        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
     cache.record(&state_key(path), FileState::from_content(meta, &bytes));
     ToolOutput::blocks(vec![ToolResultContentBlock::Image {
@@ -272,24 +235,6 @@ fn read_image(
             data: base64::engine::general_purpose::STANDARD.encode(&bytes),
         },
     }])
-}
-
-/// Claude Code's formatFileSize: bytes, KB or MB with at most one decimal
-/// (a trailing `.0` dropped).
-pub fn format_size(bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let b = bytes as f64;
-    let (value, unit) = if bytes < 1024 {
-        return format!("{bytes} bytes");
-    } else if b < 1024.0 * 1024.0 {
-        (b / 1024.0, "KB")
-    } else if b < 1024.0 * 1024.0 * 1024.0 {
-        (b / (1024.0 * 1024.0), "MB")
-    } else {
-        (b / (1024.0 * 1024.0 * 1024.0), "GB")
-    };
-    let s = format!("{value:.1}");
-    format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! script/style/head/nav/noscript/svg and friends ([`html_to_markdown`]);
 //! text and JSON/XML pass through; anything else is binary and refused.
 
+use orbit_tool::texts::tools::web_fetch as texts;
+
 /// What kind of body a response carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
@@ -79,7 +81,7 @@ pub fn html_to_markdown(html: &str) -> Result<String, String> {
     converter
         .convert(html)
         .map(|md| md.trim().to_string())
-        .map_err(|e| format!("Failed to convert HTML to markdown: {e}"))
+        .map_err(texts::html_conversion_failed)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use orbit_tool::texts::tools::web_fetch as texts;
 use reqwest::{StatusCode, Url};
 
 /// Same-host redirects followed before giving up.
@@ -46,15 +47,15 @@ pub struct Page {
 /// Errors the model sees as the tool result.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    #[error("Request to {url} timed out after {secs}s")]
+    #[error("{}", texts::timed_out(.url, *.secs))]
     Timeout { url: Url, secs: f64 },
-    #[error("Too many redirects (more than {MAX_REDIRECTS}) starting at {0}")]
+    #[error("{}", texts::too_many_redirects(MAX_REDIRECTS, .0))]
     TooManyRedirects(Url),
-    #[error("Redirect from {0} has no valid Location header")]
+    #[error("{}", texts::bad_redirect(.0))]
     BadRedirect(Url),
-    #[error("Failed to fetch {url}: {message}")]
+    #[error("{}", texts::fetch_failed(.url, .message))]
     Http { url: Url, message: String },
-    #[error("Could not create the HTTP client: {0}")]
+    #[error("{}", texts::client_failed(.0))]
     Client(String),
 }
 

@@ -23,6 +23,7 @@ pub mod fetch;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use orbit_tool::texts::tools::{self as tools_texts, web_fetch as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
 use reqwest::Url;
 use schemars::JsonSchema;
@@ -39,11 +40,6 @@ pub const WEB_FETCH_MAX_CONTENT_CHARS: usize = 100_000;
 pub const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
 /// Longer URLs are refused (Claude Code's limit).
 pub const MAX_URL_CHARS: usize = 2_000;
-
-const DESCRIPTION: &str = "Fetches a URL and returns its content as markdown (HTML converted; text and JSON as-is; binary refused). \
-The prompt is echoed with the page: read the content yourself to answer it. \
-http and https only; content over 100,000 chars is cut. \
-A redirect to another host is reported instead of followed: call WebFetch again with the new URL.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -93,17 +89,12 @@ impl Default for WebFetchTool {
 /// Parses and checks a URL; `Err` is the text the model sees.
 pub fn check_url(raw: &str) -> Result<Url, String> {
     if raw.chars().count() > MAX_URL_CHARS {
-        return Err(format!(
-            "URL is too long (over {MAX_URL_CHARS} characters)."
-        ));
+        return Err(texts::url_too_long(MAX_URL_CHARS));
     }
-    let url = Url::parse(raw.trim())
-        .map_err(|_| format!("Invalid URL \"{raw}\". The URL provided could not be parsed."))?;
+    let url = Url::parse(raw.trim()).map_err(|_| texts::invalid_url(raw))?;
     match url.scheme() {
         "http" | "https" => Ok(url),
-        other => Err(format!(
-            "Unsupported URL scheme \"{other}:\". WebFetch fetches http:// and https:// URLs only."
-        )),
+        other => Err(texts::unsupported_scheme(other)),
     }
 }
 
@@ -114,34 +105,21 @@ pub fn redirect_message(
     status: reqwest::StatusCode,
     prompt: &str,
 ) -> String {
-    format!(
-        "REDIRECT DETECTED: The URL redirects to a different host.\n\n\
-         Original URL: {original}\n\
-         Redirect URL: {target}\n\
-         Status: {status}\n\n\
-         To complete your request, I need to fetch content from the redirected URL. \
-         Please use WebFetch again with these parameters:\n\
-         - url: \"{target}\"\n\
-         - prompt: \"{prompt}\""
-    )
+    texts::redirect_detected(original, target, status, prompt)
 }
 
 /// Turns a final response into the tool's answer.
 pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
     if !page.status.is_success() {
         // axios' wording, which Claude Code passes through.
-        return ToolOutput::error(format!(
-            "Request failed with status code {}",
-            page.status.as_u16()
-        ));
+        return ToolOutput::error(texts::request_failed(page.status.as_u16()));
     }
     let content_type = page.content_type.as_deref();
     let content = match classify(content_type, &page.body) {
         BodyKind::Binary => {
-            return ToolOutput::error(format!(
-                "WebFetch cannot read binary content (Content-Type: {}) from {}. It reads HTML, text and JSON.",
+            return ToolOutput::error(texts::binary_content(
                 content_type.unwrap_or("unknown"),
-                page.url
+                &page.url,
             ));
         }
         BodyKind::Text => String::from_utf8_lossy(&page.body).into_owned(),
@@ -150,20 +128,16 @@ pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
             Err(e) => return ToolOutput::error(e),
         },
     };
-    let mut out = format!("Prompt: {prompt}\nURL: {}\n\n", page.url);
+    let mut out = texts::page_header(prompt, &page.url);
     match content.char_indices().nth(WEB_FETCH_MAX_CONTENT_CHARS) {
         Some((cut, _)) => {
             out.push_str(&content[..cut]);
-            out.push_str(&format!(
-                "\n\n[Content truncated at {WEB_FETCH_MAX_CONTENT_CHARS} characters.]"
-            ));
+            out.push_str(&texts::content_truncated(WEB_FETCH_MAX_CONTENT_CHARS));
         }
         None => out.push_str(&content),
     }
     if page.truncated {
-        out.push_str(
-            "\n\n[Download stopped at the size limit; the rest of the response was not read.]",
-        );
+        out.push_str(texts::DOWNLOAD_STOPPED_NOTE);
     }
     ToolOutput::text(out)
 }
@@ -182,7 +156,7 @@ impl TypedTool for WebFetchTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        texts::DESCRIPTION
     }
 
     fn result_limit(&self) -> ResultLimit {
@@ -224,7 +198,7 @@ impl TypedTool for WebFetchTool {
         };
         let outcome = tokio::select! {
             r = fetcher.fetch(url) => r,
-            () = call.cancel.cancelled() => return Ok(ToolOutput::error("WebFetch was cancelled")),
+            () = call.cancel.cancelled() => return Ok(ToolOutput::error(tools_texts::cancelled("WebFetch"))),
         };
         match outcome {
             Ok(FetchOutcome::Page(page)) => {
@@ -232,7 +206,7 @@ impl TypedTool for WebFetchTool {
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
                 tokio::task::spawn_blocking(move || render_page(page, &prompt))
                     .await
-                    .map_err(|e| ToolError::Fatal(format!("WebFetch failed: {e}")))
+                    .map_err(|e| ToolError::Fatal(tools_texts::task_failed("WebFetch", e)))
             }
             Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => Ok(ToolOutput::text(
                 redirect_message(&input.url, &target, status, &input.prompt),
