@@ -55,6 +55,27 @@ fn user_results(results: &[(&str, usize)]) -> Message {
     )
 }
 
+/// One turn: the prompt, an assistant calling `results`' ids, and a user
+/// message with a result of the given size for each.
+fn one_turn(results: &[(&str, usize)]) -> Vec<Message> {
+    let ids: Vec<&str> = results.iter().map(|(id, _)| *id).collect();
+    vec![
+        Message::user_text("go"),
+        assistant_calls(&ids),
+        user_results(results),
+    ]
+}
+
+/// The budget pass with no tool exempt from it.
+async fn enforce(
+    history: &[Message],
+    state: &mut ContentReplacementState,
+    budget: usize,
+    storage: &ToolResultStorage,
+) -> Vec<Message> {
+    enforce_tool_result_budget(history, state, budget, storage, &|_: &str| false).await
+}
+
 fn result_text<'a>(view: &'a [Message], id: &str) -> &'a str {
     for m in view {
         for tr in m.tool_results() {
@@ -81,14 +102,9 @@ fn serialized(messages: &[Message]) -> Vec<String> {
 async fn under_budget_everything_is_sent_whole_and_marked_seen() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a", "b"]),
-        user_results(&[("a", 60_000), ("b", 60_000)]),
-    ];
+    let history = one_turn(&[("a", 60_000), ("b", 60_000)]);
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 120_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 120_000, &st).await;
     assert_eq!(view, history);
     assert_eq!(
         state.seen_ids,
@@ -102,15 +118,10 @@ async fn under_budget_everything_is_sent_whole_and_marked_seen() {
 async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["small", "huge", "mid"]),
-        user_results(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]),
-    ];
+    let history = one_turn(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]);
     // 55,000 > 40,000: replacing "huge" alone fits.
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 40_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
     let huge = output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
@@ -125,8 +136,7 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let tmp2 = tempfile::tempdir().unwrap();
     let st2 = storage(tmp2.path());
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st2, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 10_000, &st2).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge", "mid"]));
     let sent: usize = view[2]
         .tool_results()
@@ -147,8 +157,7 @@ async fn budget_is_per_message_not_per_history() {
         user_results(&[("b", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 40_000, &st).await;
     assert_eq!(view, history);
 }
 
@@ -156,24 +165,17 @@ async fn budget_is_per_message_not_per_history() {
 async fn a_result_sent_whole_stays_whole_forever() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let mut history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let mut history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 100_000, &st, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 100_000, &st).await;
     // Same history under a budget it now exceeds: "a" was already sent whole.
-    let second =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let second = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(first, second);
 
     // A new message over budget: only its fresh result is replaced.
     history.push(assistant_calls(&["b"]));
     history.push(user_results(&[("b", 30_000)]));
-    let third =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let third = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(third[..3], first[..]);
     assert_eq!(replaced_ids(&state), BTreeSet::from(["b"]));
 }
@@ -182,14 +184,9 @@ async fn a_result_sent_whole_stays_whole_forever() {
 async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 10_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["a"]));
 
     // A different storage (another data dir) and a generous budget: the
@@ -243,7 +240,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         ]),
     ];
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 6_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 6_000, &st).await;
     // r1 (~2.2k) + img (3k) + fresh (3k) > 6,000: only "fresh" is eligible.
     assert_eq!(replaced_ids(&state), BTreeSet::from(["fresh"]));
     let blocks: Vec<_> = view[2].tool_results().cloned().collect();
@@ -258,21 +255,15 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
     let blocker = tmp.path().join("file");
     std::fs::write(&blocker, b"x").unwrap();
     let broken = ToolResultStorage::new(&blocker.join("sub"), Path::new("/p"), "s");
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &broken, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 1_000, &broken).await;
     assert_eq!(first, history);
     assert!(state.seen_ids.contains("a"));
     assert!(state.replacements.is_empty());
     // Storage works again: the decision stays (sent whole once, whole forever).
     let st = storage(tmp.path());
-    let second =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let second = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(second, history);
 }
 
@@ -280,14 +271,9 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
 async fn state_round_trips_through_serde_and_resumes_identically() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a", "b"]),
-        user_results(&[("a", 30_000), ("b", 500)]),
-    ];
+    let history = one_turn(&[("a", 30_000), ("b", 500)]);
     let mut state = ContentReplacementState::default();
-    let before =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
+    let before = enforce(&history, &mut state, 10_000, &st).await;
     let json = serde_json::to_string(&state).unwrap();
     let back: ContentReplacementState = serde_json::from_str(&json).unwrap();
     assert_eq!(back, state);
@@ -296,8 +282,7 @@ async fn state_round_trips_through_serde_and_resumes_identically() {
     assert_eq!(v["replacements"]["a"], json!(state.replacements["a"]));
 
     let mut resumed = back;
-    let after =
-        enforce_tool_result_budget(&history, &mut resumed, 10_000, &st, &|_: &str| false).await;
+    let after = enforce(&history, &mut resumed, 10_000, &st).await;
     assert_eq!(serialized(&before), serialized(&after));
 }
 
@@ -322,8 +307,7 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
     let mut state = ContentReplacementState::default();
     let mut previous: Vec<String> = Vec::new();
     for turn in turns {
-        let view =
-            enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
+        let view = enforce(&history, &mut state, budget, &st).await;
         let now = serialized(&view);
         assert_eq!(now[..previous.len()], previous[..], "prefix changed");
         previous = now;
@@ -331,8 +315,7 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
         history.push(assistant_calls(&ids));
         history.push(user_results(turn));
     }
-    let view =
-        enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, budget, &st).await;
     let now = serialized(&view);
     assert_eq!(now[..previous.len()], previous[..]);
     // The budget triggered on the turns over 50,000 chars, and only there.
