@@ -18,8 +18,9 @@ fn storage(dir: &Path) -> ToolResultStorage {
     ToolResultStorage::new(&dir.join("home"), Path::new("/proj"), "sess")
 }
 
-/// Distinct, line-structured text of about `n` chars for result `id`.
-fn output(id: &str, n: usize) -> String {
+/// Distinct, line-structured text of exactly `n` chars for result `id`
+/// (shared with the end-to-end suite).
+pub(super) fn lined_output(id: &str, n: usize) -> String {
     let mut s = String::with_capacity(n + 32);
     let mut i = 0;
     while s.len() < n {
@@ -49,7 +50,7 @@ fn user_results(results: &[(&str, usize)]) -> Message {
         results
             .iter()
             .map(|(id, n)| {
-                ContentBlock::ToolResult(ToolResultBlock::text(*id, output(id, *n), false))
+                ContentBlock::ToolResult(ToolResultBlock::text(*id, lined_output(id, *n), false))
             })
             .collect(),
     )
@@ -123,12 +124,12 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let mut state = ContentReplacementState::default();
     let view = enforce(&history, &mut state, 40_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
-    let huge = output("huge", 30_000);
+    let huge = lined_output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
     assert_eq!(result_text(&view, "huge"), expected);
     assert_eq!(state.replacements["huge"], expected);
     assert_eq!(std::fs::read_to_string(st.path_for("huge")).unwrap(), huge);
-    assert_eq!(result_text(&view, "mid"), output("mid", 20_000));
+    assert_eq!(result_text(&view, "mid"), lined_output("mid", 20_000));
     // The history itself is never modified.
     assert_eq!(result_text(&history, "huge"), huge);
 
@@ -211,14 +212,14 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         "Bash",
         30_000,
         "r1",
-        ToolOutput::text(output("r1", 40_000)),
+        ToolOutput::text(lined_output("r1", 40_000)),
     )
     .await;
     let image = ToolResultBlock {
         tool_use_id: "img".into(),
         content: ToolResultContent::Blocks(vec![
             ToolResultContentBlock::Text {
-                text: output("img", 3_000),
+                text: lined_output("img", 3_000),
             },
             ToolResultContentBlock::Image {
                 source: ImageSource::Base64 {
@@ -229,7 +230,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         ]),
         is_error: None,
     };
-    let fresh = ToolResultBlock::text("fresh", output("fresh", 3_000), false);
+    let fresh = ToolResultBlock::text("fresh", lined_output("fresh", 3_000), false);
     let history = vec![
         Message::user_text("go"),
         assistant_calls(&["r1", "img", "fresh"]),
