@@ -5,9 +5,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
 use orbit_tool::{CallFacts, ResultLimit, ToolError};
+use orbit_tools::CallContext;
 use orbit_tools::builtin::write::WRITE_MAX_RESULT_SIZE_CHARS;
 use orbit_tools::file_state::{sha256_hex, state_key};
-use orbit_tools::CallContext;
 use serde_json::json;
 
 use super::harness::{
