@@ -147,6 +147,25 @@ pub fn kind(line: &Value) -> String {
     }
 }
 
+/// The content blocks of type `block_type` in the stream-json lines of type
+/// `line_type` (`assistant` / `user`), in order.
+pub fn blocks<'a>(
+    lines: &'a [Value],
+    line_type: &'a str,
+    block_type: &'a str,
+) -> impl Iterator<Item = Value> + 'a {
+    lines
+        .iter()
+        .filter(move |l| l["type"] == line_type)
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(move |b| b["type"] == block_type)
+}
+
 pub fn run(mut cmd: Command) -> Outcome {
     let out = cmd.output().unwrap();
     Outcome {
@@ -167,6 +186,15 @@ pub fn run_stream_json(
     cmd.args(["-p", prompt, "--output-format", "stream-json"])
         .args(extra);
     run(cmd)
+}
+
+/// All of a child's captured pipe (`child.stdout.take()` / `.stderr`), as text.
+pub fn drain(pipe: Option<impl std::io::Read>) -> String {
+    let mut text = String::new();
+    pipe.expect("a piped stream")
+        .read_to_string(&mut text)
+        .unwrap();
+    text
 }
 
 /// `path` as a string (for tool inputs).

@@ -5,7 +5,7 @@
 //! `run_in_background` shell outlives orbit.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use nix::unistd::Pid;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, kind};
+use super::common::{Outcome, Scratch, blocks, kind};
 
 /// Longest acceptable time from SIGINT to process exit.
 const EXIT_AFTER_SIGINT_MAX: Duration = Duration::from_millis(200);
@@ -54,43 +54,9 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
         ),
         Reply::text("must not be requested"),
     ]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_orbit"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.home())
-        .env("ORBIT_HOME", scratch.home().join(".orbit"))
-        .envs(server.env())
-        .current_dir(scratch.path())
-        .args([
-            "-p",
-            "sleep please",
-            "--output-format",
-            "stream-json",
-            "--allowedTools",
-            "Bash",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-
+    let mut child = spawn_orbit(&scratch, &server);
     // The command writes its shell's pid (= its process group) when it starts.
-    let marker = scratch.path().join("started.pid");
-    let started = Instant::now();
-    let pgid = loop {
-        if let Some(pid) = std::fs::read_to_string(&marker)
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok())
-        {
-            break pid;
-        }
-        if started.elapsed() > START_TIMEOUT {
-            let _ = child.kill();
-            panic!("the Bash command did not start within {START_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let pgid = wait_for_pid(&scratch, "started.pid", &mut child);
     assert!(
         !live_members_of_group(pgid).is_empty(),
         "the command's group should be running"
@@ -99,21 +65,10 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
-    let (tx, rx) = mpsc::channel();
     let sent = Instant::now();
     kill(pid, Signal::SIGINT).unwrap();
-    std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send((status, Instant::now()));
-    });
-    let (status, exited) = rx
-        .recv_timeout(Duration::from_secs(10))
-        .unwrap_or_else(|_| {
-            let _ = kill(pid, Signal::SIGKILL);
-            panic!("orbit did not exit within 10 s of SIGINT");
-        });
+    let (status, exited) = exit_within_10s(child, "SIGINT");
     let took = exited - sent;
-    let status = status.unwrap();
 
     let mut out = Outcome {
         code: status.code().unwrap_or(-1),
@@ -139,28 +94,10 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
     assert_eq!(result["is_error"], true);
     assert_eq!(result["subtype"], "error_during_execution");
     assert_eq!(out.stderr, "orbit: interrupted\n");
-    let uses: Vec<Value> = lines
-        .iter()
-        .filter(|l| l["type"] == "assistant")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_use")
+    let uses: Vec<Value> = blocks(&lines, "assistant", "tool_use")
         .map(|b| b["id"].clone())
         .collect();
-    let results: Vec<Value> = lines
-        .iter()
-        .filter(|l| l["type"] == "user")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
+    let results: Vec<Value> = blocks(&lines, "user", "tool_result")
         .map(|b| b["tool_use_id"].clone())
         .collect();
     assert_eq!(uses, vec![json!("toolu_sleep")]);
@@ -195,6 +132,24 @@ fn spawn_orbit(scratch: &Scratch, server: &FakeAnthropic) -> std::process::Child
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
+}
+
+/// Waits (on a thread) for `child`, a signalled orbit, to exit: its status
+/// and when it exited; SIGKILLs it and fails if that takes over 10 s.
+fn exit_within_10s(mut child: Child, after: &str) -> (ExitStatus, Instant) {
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send((status, Instant::now()));
+    });
+    let (status, exited) = rx
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| {
+            let _ = kill(pid, Signal::SIGKILL);
+            panic!("orbit did not exit within 10 s of {after}");
+        });
+    (status.unwrap(), exited)
 }
 
 /// Waits for a command to write a pid into `name` (in the scratch dir).
@@ -275,17 +230,8 @@ fn double_sigint_exits_130_and_leaves_no_background_shell() {
     );
     // orbit is not reaped yet, so this cannot hit another process.
     kill(pid, Signal::SIGINT).unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    let status = rx
-        .recv_timeout(Duration::from_secs(10))
-        .unwrap_or_else(|_| {
-            let _ = kill(pid, Signal::SIGKILL);
-            panic!("orbit did not exit within 10 s of the second SIGINT");
-        });
-    assert_eq!(status.unwrap().code(), Some(130));
+    let (status, _) = exit_within_10s(child, "the second SIGINT");
+    assert_eq!(status.code(), Some(130));
     assert!(
         group_ends_within(bg, Duration::from_secs(2)),
         "background shell survived: {:?}",

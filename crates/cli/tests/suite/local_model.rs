@@ -17,7 +17,7 @@ use assert_cmd::Command;
 use orbit_local::{LocalPaths, LocalServer, ServerOptions};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, run};
+use super::common::{Outcome, Scratch, blocks, run};
 
 /// Upper bound of one real-model run (cold server start + a few turns).
 const LOCAL_RUN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -97,6 +97,19 @@ fn orbit_local_cmd(scratch: &Scratch) -> Command {
     cmd
 }
 
+/// Runs `cmd` with `args` and then `--output-format stream-json --verbose
+/// --max-turns 4`.
+fn run_verbose(mut cmd: Command, args: &[&str]) -> Outcome {
+    cmd.args(args).args([
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "4",
+    ]);
+    run(cmd)
+}
+
 fn lines(out: &Outcome) -> Vec<Value> {
     out.stdout
         .lines()
@@ -106,16 +119,7 @@ fn lines(out: &Outcome) -> Vec<Value> {
 
 /// Names of the tools the assistant called, in order.
 fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
-    lines
-        .iter()
-        .filter(|l| l["type"] == "assistant")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_use")
+    blocks(lines, "assistant", "tool_use")
         .map(|b| {
             (
                 b["name"].as_str().unwrap_or_default().to_string(),
@@ -148,17 +152,8 @@ fn local_model_reads_a_file_to_answer() {
     let scratch = Scratch::new();
     scratch.write("config.txt", CONFIG_TXT);
     // No key, no --provider: the local model is the default.
-    let mut cmd = orbit_local_cmd(&scratch);
-    cmd.args([
-        "-p",
-        "What is the value of MAGIC in config.txt?",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--max-turns",
-        "4",
-    ]);
-    let out = run(cmd);
+    let cmd = orbit_local_cmd(&scratch);
+    let out = run_verbose(cmd, &["-p", "What is the value of MAGIC in config.txt?"]);
     let lines = lines(&out);
     let init = lines
         .iter()
@@ -190,21 +185,18 @@ fn local_model_creates_a_file() {
     require_runtime!();
     let _turn = serial();
     let scratch = Scratch::new();
-    let mut cmd = orbit_local_cmd(&scratch);
-    cmd.args([
-        "--provider",
-        "local",
-        "-p",
-        "Create hello.txt containing hi",
-        "--permission-mode",
-        "acceptEdits",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--max-turns",
-        "4",
-    ]);
-    let out = run(cmd);
+    let cmd = orbit_local_cmd(&scratch);
+    let out = run_verbose(
+        cmd,
+        &[
+            "--provider",
+            "local",
+            "-p",
+            "Create hello.txt containing hi",
+            "--permission-mode",
+            "acceptEdits",
+        ],
+    );
     let written = std::fs::read_to_string(scratch.path().join("hello.txt"));
     let calls = tool_calls(&lines(&out));
     match written {
@@ -229,8 +221,10 @@ fn anthropic_client_works_against_llama_server_messages_api() {
     scratch.write("config.txt", CONFIG_TXT);
     let mut cmd = orbit_local_cmd(&scratch);
     cmd.env("ANTHROPIC_BASE_URL", server.base_url())
-        .env("ANTHROPIC_API_KEY", "local")
-        .args([
+        .env("ANTHROPIC_API_KEY", "local");
+    let out = run_verbose(
+        cmd,
+        &[
             "--provider",
             "anthropic",
             "-p",
@@ -239,13 +233,8 @@ fn anthropic_client_works_against_llama_server_messages_api() {
             "You are a coding assistant. Use the Read tool to read files. After a tool result, answer in plain text.",
             "--disallowedTools",
             "Write,Edit,Bash,Glob,Grep,LS,TodoWrite,WebFetch",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--max-turns",
-            "4",
-        ]);
-    let out = run(cmd);
+        ],
+    );
     drop(server);
     let lines = lines(&out);
     let calls = tool_calls(&lines);

@@ -5,7 +5,7 @@
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, run_stream_json, s};
+use super::common::{Scratch, blocks, run_stream_json, s};
 
 #[test]
 fn max_turns_stops_a_model_that_keeps_calling_tools() {
@@ -34,28 +34,10 @@ fn max_turns_stops_a_model_that_keeps_calling_tools() {
 
     // L2: every tool_use printed has its tool_result printed.
     let lines = out.lines();
-    let uses: Vec<String> = lines
-        .iter()
-        .filter(|l| l["type"] == "assistant")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_use")
+    let uses: Vec<String> = blocks(&lines, "assistant", "tool_use")
         .map(|b| b["id"].as_str().unwrap().to_string())
         .collect();
-    let results: Vec<String> = lines
-        .iter()
-        .filter(|l| l["type"] == "user")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
+    let results: Vec<String> = blocks(&lines, "user", "tool_result")
         .map(|b| b["tool_use_id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(uses, vec!["toolu_1", "toolu_2"]);

@@ -9,7 +9,7 @@ use orbit_protocol::Usage;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, TEST_SYSTEM_PROMPT, run_stream_json, s};
+use super::common::{Outcome, Scratch, TEST_SYSTEM_PROMPT, run_stream_json, s};
 
 const MODEL: &str = "claude-sonnet-4-5";
 
@@ -64,16 +64,20 @@ fn user_tool_result(line: &Value) -> (String, String, bool) {
     )
 }
 
-#[test]
-fn three_turn_session_streams_exact_sequence_and_success_result() {
+/// Runs "Summarize notes.txt" over `three_turn_script` with `--model MODEL
+/// --allowedTools Bash` and `extra`.
+fn run_three_turns(extra: &[&str]) -> (Scratch, FakeAnthropic, Outcome) {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(three_turn_script(&scratch));
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "Summarize notes.txt",
-        &["--model", MODEL, "--allowedTools", "Bash"],
-    );
+    let mut args = vec!["--model", MODEL, "--allowedTools", "Bash"];
+    args.extend_from_slice(extra);
+    let out = run_stream_json(&scratch, &server, "Summarize notes.txt", &args);
+    (scratch, server, out)
+}
+
+#[test]
+fn three_turn_session_streams_exact_sequence_and_success_result() {
+    let (scratch, server, out) = run_three_turns(&[]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     assert_eq!(out.stderr, "");
     assert_eq!(
@@ -191,21 +195,7 @@ fn three_turn_session_streams_exact_sequence_and_success_result() {
 
 #[test]
 fn second_request_shows_the_model_its_tool_use_and_result() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(three_turn_script(&scratch));
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "Summarize notes.txt",
-        &[
-            "--model",
-            MODEL,
-            "--allowedTools",
-            "Bash",
-            "--system-prompt",
-            TEST_SYSTEM_PROMPT,
-        ],
-    );
+    let (scratch, server, out) = run_three_turns(&["--system-prompt", TEST_SYSTEM_PROMPT]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     let requests = server.requests();
     assert_eq!(requests.len(), 3);

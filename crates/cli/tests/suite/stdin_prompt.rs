@@ -3,13 +3,12 @@
 //! (`git diff | orbit -p "Review this"`). Empty stdin or /dev/null: the
 //! prompt alone; a pipe that stays open without data does not hang the run.
 
-use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply};
 
-use super::common::{Scratch, first_user_text, orbit, orbit_process, run, wait_within};
+use super::common::{Scratch, drain, first_user_text, orbit, orbit_process, run, wait_within};
 
 #[test]
 fn piped_stdin_is_appended_to_the_prompt_after_a_newline() {
@@ -70,20 +69,8 @@ fn an_open_pipe_without_data_does_not_hang_the_run() {
     let status = wait_within(&mut child, Duration::from_secs(30));
     let took = started.elapsed();
     drop(held_stdin);
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
 
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert_eq!(stdout, "ok\n");

@@ -3,14 +3,13 @@
 //! was closed before orbit started (`orbit -p … | head -c0`) or while a tool
 //! ran (the reader went away mid-run, `text` format: nothing written yet).
 
-use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, orbit_process, wait_within};
+use super::common::{Scratch, drain, orbit_process, wait_within};
 
 const EXIT_STDOUT_CLOSED: i32 = 141;
 const STDOUT_CLOSED_LINE: &str = "orbit: stdout closed; stopping\n";
@@ -45,13 +44,7 @@ fn stdout_closed_before_start_stops_before_the_model_and_tools() {
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         drop(cmd);
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
+        let stderr = drain(child.stderr.take());
         let status = wait_within(&mut child, STOP_LIMIT);
 
         assert_eq!(
@@ -103,13 +96,7 @@ fn stdout_closed_while_a_tool_runs_stops_before_the_next_tool() {
     // has been written, so only the watcher can notice).
     drop(child.stdout.take());
     let closed_at = Instant::now();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = drain(child.stderr.take());
     let status = wait_within(&mut child, STOP_LIMIT);
 
     assert_eq!(status.code(), Some(EXIT_STDOUT_CLOSED), "stderr: {stderr}");

@@ -2,6 +2,7 @@
 //! tool_result the model receives, and what ends up on disk.
 
 use std::fs;
+use std::path::Path;
 
 use orbit_test_support::{Reply, body};
 use serde_json::{Value, json};
@@ -202,11 +203,13 @@ async fn write_refuses_to_overwrite_a_file_not_read_first() {
     assert_eq!(fs::read_to_string(root.join("f.txt")).unwrap(), "original");
 }
 
-#[tokio::test]
-async fn write_refuses_a_file_changed_on_disk_since_it_was_read() {
+/// Reads `f.txt` (holding `initial`), lets `change` alter it on disk, then
+/// asks to write it: the Write is refused as modified since read and the
+/// file keeps what `change` left. The session, for further checks.
+async fn write_after_change(initial: &str, change: impl FnOnce(&Path)) -> Session {
     let (_dir, root) = temp_dir();
     let file = root.join("f.txt");
-    fs::write(&file, "v1\n").unwrap();
+    fs::write(&file, initial).unwrap();
     let mut session = Session::new(
         &root,
         vec![
@@ -221,11 +224,8 @@ async fn write_refuses_a_file_changed_on_disk_since_it_was_read() {
         ],
     );
     session.prompt("read it").await;
-    assert_eq!(
-        said(&session.result_in(1, "toolu_read")),
-        ("1\tv1\n2\t", false)
-    );
-    fs::write(&file, "changed by the user\n").unwrap();
+    change(&file);
+    let left = fs::read_to_string(&file).unwrap();
     session.prompt("now write it").await;
     assert_eq!(
         said(&session.result_in(3, "toolu_write")),
@@ -235,7 +235,20 @@ Read it again before attempting to write it.</tool_use_error>",
             true
         )
     );
-    assert_eq!(fs::read_to_string(&file).unwrap(), "changed by the user\n");
+    assert_eq!(fs::read_to_string(&file).unwrap(), left);
+    session
+}
+
+#[tokio::test]
+async fn write_refuses_a_file_changed_on_disk_since_it_was_read() {
+    let session = write_after_change("v1\n", |file| {
+        fs::write(file, "changed by the user\n").unwrap();
+    })
+    .await;
+    assert_eq!(
+        said(&session.result_in(1, "toolu_read")),
+        ("1\tv1\n2\t", false)
+    );
 }
 
 // --------------------------------------------------------------------- Edit
@@ -259,86 +272,71 @@ async fn read_then_edit(content: &str, edit: Value) -> (body::ToolResultView, St
 }
 
 #[tokio::test]
-async fn edit_of_a_missing_string_is_refused_with_the_string() {
-    let (r, _, after) =
-        read_then_edit("alpha\n", json!({"old_string": "zeta", "new_string": "z"})).await;
-    assert_eq!(
-        said(&r),
+async fn edit_refusals_name_the_problem_and_leave_the_file() {
+    // (case, file content, edit, the refusal the model sees)
+    let table = [
         (
+            "missing string",
+            "alpha\n",
+            json!({"old_string": "zeta", "new_string": "z"}),
             "<tool_use_error>String to replace not found in file.\nString: zeta</tool_use_error>",
-            true
-        )
-    );
-    assert_eq!(after, "alpha\n");
-}
-
-#[tokio::test]
-async fn edit_of_an_ambiguous_string_counts_the_matches() {
-    let (r, _, after) =
-        read_then_edit("a1 a2 a3\n", json!({"old_string": "a", "new_string": "b"})).await;
-    assert_eq!(
-        said(&r),
+        ),
         (
+            "ambiguous string",
+            "a1 a2 a3\n",
+            json!({"old_string": "a", "new_string": "b"}),
             "<tool_use_error>Found 3 matches of the string to replace, but replace_all is false. \
 To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide \
 more context to uniquely identify the instance.\nString: a</tool_use_error>",
-            true
-        )
-    );
-    assert_eq!(after, "a1 a2 a3\n");
-}
-
-#[tokio::test]
-async fn edit_with_identical_strings_is_a_no_op_error() {
-    let (r, _, _) = read_then_edit(
-        "same\n",
-        json!({"old_string": "same", "new_string": "same"}),
-    )
-    .await;
-    assert_eq!(
-        said(&r),
+        ),
         (
+            "identical strings",
+            "same\n",
+            json!({"old_string": "same", "new_string": "same"}),
             "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>",
-            true
-        )
-    );
+        ),
+    ];
+    for (case, content, edit, refusal) in table {
+        let (r, _, after) = read_then_edit(content, edit).await;
+        assert_eq!(said(&r), (refusal, true), "{case}");
+        assert_eq!(after, content, "{case}: file left as is");
+    }
 }
 
 #[tokio::test]
-async fn edit_replaces_a_unique_string() {
-    let (r, shown, after) = read_then_edit(
-        "fn main() {}\n",
-        json!({"old_string": "main", "new_string": "start"}),
-    )
-    .await;
-    let expected = format!("The file {shown} has been updated successfully.");
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(after, "fn start() {}\n");
-}
-
-#[tokio::test]
-async fn edit_with_replace_all_replaces_every_occurrence() {
-    let (r, shown, after) = read_then_edit(
-        "a1 a2 a3\n",
-        json!({"old_string": "a", "new_string": "b", "replace_all": true}),
-    )
-    .await;
-    let expected =
-        format!("The file {shown} has been updated. All occurrences were successfully replaced.");
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(after, "b1 b2 b3\n");
-}
-
-#[tokio::test]
-async fn edit_keeps_crlf_line_endings() {
-    let (r, shown, after) = read_then_edit(
-        "one\r\ntwo\r\nthree\r\n",
-        json!({"old_string": "one\ntwo", "new_string": "uno\ndos"}),
-    )
-    .await;
-    let expected = format!("The file {shown} has been updated successfully.");
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(after, "uno\r\ndos\r\nthree\r\n");
+async fn edit_applies_and_says_so() {
+    const ONE: &str = "has been updated successfully.";
+    const ALL: &str = "has been updated. All occurrences were successfully replaced.";
+    // (case, file content, edit, what the result says after the path, file after)
+    let table = [
+        (
+            "unique string",
+            "fn main() {}\n",
+            json!({"old_string": "main", "new_string": "start"}),
+            ONE,
+            "fn start() {}\n",
+        ),
+        (
+            "replace_all",
+            "a1 a2 a3\n",
+            json!({"old_string": "a", "new_string": "b", "replace_all": true}),
+            ALL,
+            "b1 b2 b3\n",
+        ),
+        (
+            "CRLF kept",
+            "one\r\ntwo\r\nthree\r\n",
+            json!({"old_string": "one\ntwo", "new_string": "uno\ndos"}),
+            ONE,
+            "uno\r\ndos\r\nthree\r\n",
+        ),
+    ];
+    for (case, content, edit, says, expected_after) in table {
+        let (r, shown, after) = read_then_edit(content, edit).await;
+        let expected = format!("The file {shown} {says}");
+        assert_eq!(said(&r), (expected.as_str(), false), "{case}");
+        assert_eq!(after, expected_after, "{case}");
+    }
 }
 
 #[tokio::test]
@@ -408,40 +406,16 @@ async fn write_and_edit_keep_a_0640_mode_and_the_final_newline() {
 /// new mtime is caught by the hash.
 #[tokio::test]
 async fn read_records_state_so_an_equal_size_change_is_still_caught() {
-    let (_dir, root) = temp_dir();
-    let file = root.join("f.txt");
-    fs::write(&file, "aaaa\n").unwrap();
-    let mut session = Session::new(
-        &root,
-        vec![
-            Reply::tool_use("toolu_read", "Read", json!({"file_path": "f.txt"})),
-            Reply::text("read"),
-            Reply::tool_use(
-                "toolu_write",
-                "Write",
-                json!({"file_path": "f.txt", "content": "mine\n"}),
-            ),
-            Reply::text("done"),
-        ],
-    );
-    session.prompt("read it").await;
-    // Same size, different bytes, mtime moved on.
-    fs::write(&file, "bbbb\n").unwrap();
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
-    session.prompt("now write it").await;
-    assert_eq!(
-        said(&session.result_in(3, "toolu_write")),
-        (
-            "<tool_use_error>File has been modified since read, either by the user or by a linter. \
-Read it again before attempting to write it.</tool_use_error>",
-            true
-        )
-    );
-    assert_eq!(fs::read_to_string(&file).unwrap(), "bbbb\n");
+    write_after_change("aaaa\n", |file| {
+        // Same size, different bytes, mtime moved on.
+        fs::write(file, "bbbb\n").unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+    })
+    .await;
 }

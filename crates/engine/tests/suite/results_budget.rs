@@ -18,8 +18,9 @@ fn storage(dir: &Path) -> ToolResultStorage {
     ToolResultStorage::new(&dir.join("home"), Path::new("/proj"), "sess")
 }
 
-/// Distinct, line-structured text of about `n` chars for result `id`.
-fn output(id: &str, n: usize) -> String {
+/// Distinct, line-structured text of exactly `n` chars for result `id`
+/// (shared with the end-to-end suite).
+pub(super) fn lined_output(id: &str, n: usize) -> String {
     let mut s = String::with_capacity(n + 32);
     let mut i = 0;
     while s.len() < n {
@@ -49,10 +50,31 @@ fn user_results(results: &[(&str, usize)]) -> Message {
         results
             .iter()
             .map(|(id, n)| {
-                ContentBlock::ToolResult(ToolResultBlock::text(*id, output(id, *n), false))
+                ContentBlock::ToolResult(ToolResultBlock::text(*id, lined_output(id, *n), false))
             })
             .collect(),
     )
+}
+
+/// One turn: the prompt, an assistant calling `results`' ids, and a user
+/// message with a result of the given size for each.
+fn one_turn(results: &[(&str, usize)]) -> Vec<Message> {
+    let ids: Vec<&str> = results.iter().map(|(id, _)| *id).collect();
+    vec![
+        Message::user_text("go"),
+        assistant_calls(&ids),
+        user_results(results),
+    ]
+}
+
+/// The budget pass with no tool exempt from it.
+async fn enforce(
+    history: &[Message],
+    state: &mut ContentReplacementState,
+    budget: usize,
+    storage: &ToolResultStorage,
+) -> Vec<Message> {
+    enforce_tool_result_budget(history, state, budget, storage, &|_: &str| false).await
 }
 
 fn result_text<'a>(view: &'a [Message], id: &str) -> &'a str {
@@ -81,14 +103,9 @@ fn serialized(messages: &[Message]) -> Vec<String> {
 async fn under_budget_everything_is_sent_whole_and_marked_seen() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a", "b"]),
-        user_results(&[("a", 60_000), ("b", 60_000)]),
-    ];
+    let history = one_turn(&[("a", 60_000), ("b", 60_000)]);
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 120_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 120_000, &st).await;
     assert_eq!(view, history);
     assert_eq!(
         state.seen_ids,
@@ -102,22 +119,17 @@ async fn under_budget_everything_is_sent_whole_and_marked_seen() {
 async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["small", "huge", "mid"]),
-        user_results(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]),
-    ];
+    let history = one_turn(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]);
     // 55,000 > 40,000: replacing "huge" alone fits.
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 40_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
-    let huge = output("huge", 30_000);
+    let huge = lined_output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
     assert_eq!(result_text(&view, "huge"), expected);
     assert_eq!(state.replacements["huge"], expected);
     assert_eq!(std::fs::read_to_string(st.path_for("huge")).unwrap(), huge);
-    assert_eq!(result_text(&view, "mid"), output("mid", 20_000));
+    assert_eq!(result_text(&view, "mid"), lined_output("mid", 20_000));
     // The history itself is never modified.
     assert_eq!(result_text(&history, "huge"), huge);
 
@@ -125,8 +137,7 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let tmp2 = tempfile::tempdir().unwrap();
     let st2 = storage(tmp2.path());
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st2, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 10_000, &st2).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge", "mid"]));
     let sent: usize = view[2]
         .tool_results()
@@ -147,8 +158,7 @@ async fn budget_is_per_message_not_per_history() {
         user_results(&[("b", 30_000)]),
     ];
     let mut state = ContentReplacementState::default();
-    let view =
-        enforce_tool_result_budget(&history, &mut state, 40_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 40_000, &st).await;
     assert_eq!(view, history);
 }
 
@@ -156,24 +166,17 @@ async fn budget_is_per_message_not_per_history() {
 async fn a_result_sent_whole_stays_whole_forever() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let mut history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let mut history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 100_000, &st, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 100_000, &st).await;
     // Same history under a budget it now exceeds: "a" was already sent whole.
-    let second =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let second = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(first, second);
 
     // A new message over budget: only its fresh result is replaced.
     history.push(assistant_calls(&["b"]));
     history.push(user_results(&[("b", 30_000)]));
-    let third =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let third = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(third[..3], first[..]);
     assert_eq!(replaced_ids(&state), BTreeSet::from(["b"]));
 }
@@ -182,14 +185,9 @@ async fn a_result_sent_whole_stays_whole_forever() {
 async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 10_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["a"]));
 
     // A different storage (another data dir) and a generous budget: the
@@ -214,14 +212,14 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         "Bash",
         30_000,
         "r1",
-        ToolOutput::text(output("r1", 40_000)),
+        ToolOutput::text(lined_output("r1", 40_000)),
     )
     .await;
     let image = ToolResultBlock {
         tool_use_id: "img".into(),
         content: ToolResultContent::Blocks(vec![
             ToolResultContentBlock::Text {
-                text: output("img", 3_000),
+                text: lined_output("img", 3_000),
             },
             ToolResultContentBlock::Image {
                 source: ImageSource::Base64 {
@@ -232,7 +230,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         ]),
         is_error: None,
     };
-    let fresh = ToolResultBlock::text("fresh", output("fresh", 3_000), false);
+    let fresh = ToolResultBlock::text("fresh", lined_output("fresh", 3_000), false);
     let history = vec![
         Message::user_text("go"),
         assistant_calls(&["r1", "img", "fresh"]),
@@ -243,7 +241,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
         ]),
     ];
     let mut state = ContentReplacementState::default();
-    let view = enforce_tool_result_budget(&history, &mut state, 6_000, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, 6_000, &st).await;
     // r1 (~2.2k) + img (3k) + fresh (3k) > 6,000: only "fresh" is eligible.
     assert_eq!(replaced_ids(&state), BTreeSet::from(["fresh"]));
     let blocks: Vec<_> = view[2].tool_results().cloned().collect();
@@ -258,21 +256,15 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
     let blocker = tmp.path().join("file");
     std::fs::write(&blocker, b"x").unwrap();
     let broken = ToolResultStorage::new(&blocker.join("sub"), Path::new("/p"), "s");
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a"]),
-        user_results(&[("a", 30_000)]),
-    ];
+    let history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
-    let first =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &broken, &|_: &str| false).await;
+    let first = enforce(&history, &mut state, 1_000, &broken).await;
     assert_eq!(first, history);
     assert!(state.seen_ids.contains("a"));
     assert!(state.replacements.is_empty());
     // Storage works again: the decision stays (sent whole once, whole forever).
     let st = storage(tmp.path());
-    let second =
-        enforce_tool_result_budget(&history, &mut state, 1_000, &st, &|_: &str| false).await;
+    let second = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(second, history);
 }
 
@@ -280,14 +272,9 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
 async fn state_round_trips_through_serde_and_resumes_identically() {
     let tmp = tempfile::tempdir().unwrap();
     let st = storage(tmp.path());
-    let history = vec![
-        Message::user_text("go"),
-        assistant_calls(&["a", "b"]),
-        user_results(&[("a", 30_000), ("b", 500)]),
-    ];
+    let history = one_turn(&[("a", 30_000), ("b", 500)]);
     let mut state = ContentReplacementState::default();
-    let before =
-        enforce_tool_result_budget(&history, &mut state, 10_000, &st, &|_: &str| false).await;
+    let before = enforce(&history, &mut state, 10_000, &st).await;
     let json = serde_json::to_string(&state).unwrap();
     let back: ContentReplacementState = serde_json::from_str(&json).unwrap();
     assert_eq!(back, state);
@@ -296,8 +283,7 @@ async fn state_round_trips_through_serde_and_resumes_identically() {
     assert_eq!(v["replacements"]["a"], json!(state.replacements["a"]));
 
     let mut resumed = back;
-    let after =
-        enforce_tool_result_budget(&history, &mut resumed, 10_000, &st, &|_: &str| false).await;
+    let after = enforce(&history, &mut resumed, 10_000, &st).await;
     assert_eq!(serialized(&before), serialized(&after));
 }
 
@@ -322,8 +308,7 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
     let mut state = ContentReplacementState::default();
     let mut previous: Vec<String> = Vec::new();
     for turn in turns {
-        let view =
-            enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
+        let view = enforce(&history, &mut state, budget, &st).await;
         let now = serialized(&view);
         assert_eq!(now[..previous.len()], previous[..], "prefix changed");
         previous = now;
@@ -331,8 +316,7 @@ async fn growing_history_keeps_every_earlier_message_byte_identical() {
         history.push(assistant_calls(&ids));
         history.push(user_results(turn));
     }
-    let view =
-        enforce_tool_result_budget(&history, &mut state, budget, &st, &|_: &str| false).await;
+    let view = enforce(&history, &mut state, budget, &st).await;
     let now = serialized(&view);
     assert_eq!(now[..previous.len()], previous[..]);
     // The budget triggered on the turns over 50,000 chars, and only there.

@@ -12,6 +12,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use orbit_tools::ToolOutput;
 use serde_json::{Value, json};
 
+use super::results_budget::lined_output;
 use super::results_persist::{seq_40000_message, seq_output};
 use super::support::*;
 
@@ -72,18 +73,6 @@ async fn an_unwritable_data_dir_sends_the_original_result_and_succeeds() {
     assert!(!sent[0].is_error);
 }
 
-/// Distinct, line-structured text of exactly `n` chars for result `id`.
-fn big_output(id: &str, n: usize) -> String {
-    let mut s = String::with_capacity(n + 32);
-    let mut i = 0;
-    while s.len() < n {
-        s.push_str(&format!("{id} line {i}\n"));
-        i += 1;
-    }
-    s.truncate(n);
-    s
-}
-
 /// A tool answering `input.n` chars (below its 100,000-char R1 threshold, so
 /// only the R2 budget can shrink it).
 fn big_tool() -> TestTool {
@@ -91,7 +80,7 @@ fn big_tool() -> TestTool {
         "Big",
         |input: Value, call: orbit_tools::CallContext| async move {
             let n = input["n"].as_u64().unwrap_or(0) as usize;
-            ToolOutput::text(big_output(&call.tool_use_id, n))
+            ToolOutput::text(lined_output(&call.tool_use_id, n))
         },
     )
 }
@@ -201,7 +190,7 @@ async fn earlier_messages_never_change_between_requests() {
             .map(|(_, t)| t.clone())
             .unwrap()
     };
-    assert_eq!(text_of("t2b"), big_output("t2b", 30_000));
+    assert_eq!(text_of("t2b"), lined_output("t2b", 30_000));
     assert!(text_of("t2a").starts_with("<persisted-output>\nOutput too large (43.9KB)."));
     assert!(text_of("t3b").starts_with("<persisted-output>\nOutput too large (223.5KB)."));
     assert_eq!(text_of("t6a"), "(Big completed with no output)");
@@ -218,7 +207,7 @@ async fn earlier_messages_never_change_between_requests() {
     .to_path_buf();
     assert_eq!(
         std::fs::read_to_string(saved_path).unwrap(),
-        big_output("t4a", 60_000)
+        lined_output("t4a", 60_000)
     );
 }
 

@@ -7,30 +7,14 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use orbit_protocol::ToolResultContent;
 use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
 use orbit_tools::builtin::bash::BashTool;
 use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
 use orbit_tools::{CallContext, ToolOutput, ToolProgress, ToolUseContext};
 use serde_json::json;
-use tempfile::TempDir;
 
-use super::contract::{call, call_with, facts};
-
-pub(super) fn session() -> (TempDir, ToolUseContext, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap();
-    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
-    (dir, ctx, root)
-}
-
-pub(super) fn text(out: &ToolOutput) -> &str {
-    match &out.content {
-        ToolResultContent::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
-}
+use super::harness::{call, call_with, session, text, typed_facts};
 
 pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
     call(BashTool::new(), ctx, json!({ "command": command })).await
@@ -435,7 +419,8 @@ async fn non_utf8_output_is_lossy() {
 #[tokio::test]
 async fn facts_follow_the_shell_analysis() {
     let (_d, ctx, _) = session();
-    let facts_of = |command: &str| facts(BashTool::new(), &ctx, json!({ "command": command }));
+    let facts_of =
+        |command: &str| typed_facts(BashTool::new(), &ctx, json!({ "command": command }));
     let f = facts_of("ls -la | wc -l");
     assert!(f.read_only && f.concurrency_safe && !f.destructive);
     assert_eq!(f.command.as_deref(), Some("ls -la | wc -l"));

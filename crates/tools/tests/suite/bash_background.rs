@@ -9,8 +9,8 @@ use orbit_tools::builtin::bash::{BashOutputTool, BashTool, KillShellTool};
 use orbit_tools::{ToolOutput, ToolUseContext};
 use serde_json::json;
 
-use super::bash::{assert_group_dies, session, text};
-use super::contract::{call, try_call};
+use super::bash::assert_group_dies;
+use super::harness::{call, session, text, try_call};
 
 async fn start(ctx: &ToolUseContext, command: &str) -> String {
     let out = call(

@@ -9,8 +9,8 @@ use orbit_tools::{CallContext, ToolProgress};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::bash::{assert_group_dies, bash, live_members, session, text};
-use super::contract::{call, call_with};
+use super::bash::{assert_group_dies, bash, live_members};
+use super::harness::{call, call_with, session, text};
 
 #[tokio::test]
 async fn timeout_leaves_no_process_of_the_group() {

@@ -11,44 +11,21 @@ use orbit_tool::{CallFacts, ResultLimit, ToolError};
 use orbit_tools::builtin::edit::EDIT_MAX_RESULT_SIZE_CHARS;
 use orbit_tools::{CallContext, ToolOutput, ToolUseContext};
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
-use super::harness::{Refusal, builtin, facts, output, parse, run, text};
+use super::harness::{
+    Refusal, builtin, edit, facts, mode, output, p, parse, read_file, run, session, text,
+};
 
-fn session() -> (TempDir, ToolUseContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap();
-    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
-    (dir, ctx)
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-async fn edit(ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, ToolError> {
+/// An Edit call with a whole input (one the path helpers do not cover).
+async fn edit_input(ctx: &ToolUseContext, input: Value) -> Result<ToolOutput, ToolError> {
     run(&builtin("Edit"), ctx, input).await
-}
-
-/// A file with `content` that the session has read.
-async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> std::path::PathBuf {
-    let path = ctx.cwd().join(name);
-    fs::write(&path, content).unwrap();
-    let out = output(run(&builtin("Read"), ctx, json!({"file_path": p(&path)})).await);
-    assert!(!out.is_error, "{out:?}");
-    path
 }
 
 #[tokio::test]
 async fn replaces_a_unique_string() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "a.rs", b"fn main() {\n    println!(\"hi\");\n}\n").await;
-    let out = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "\"hi\"", "new_string": "\"hello\""}),
-    )
-    .await
-    .unwrap();
+    let out = edit(&ctx, &path, "\"hi\"", "\"hello\"").await.unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
@@ -62,36 +39,24 @@ async fn replaces_a_unique_string() {
 
 #[tokio::test]
 async fn not_found_text() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "a.txt", b"abc").await;
-    let err = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "xyz", "new_string": "q"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = edit(&ctx, &path, "xyz", "q").await.unwrap_refusal();
     assert_eq!(err, "String to replace not found in file.\nString: xyz");
 }
 
 #[tokio::test]
 async fn ambiguous_text_and_replace_all() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "a.txt", b"foo bar foo baz foo\n").await;
-    let err = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = edit(&ctx, &path, "foo", "qux").await.unwrap_refusal();
     assert_eq!(
         err,
         "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
 set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify \
 the instance.\nString: foo"
     );
-    let out = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux", "replace_all": true}),
+    let out = edit_input(&ctx, json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux", "replace_all": true}),
     )
     .await
     .unwrap();
@@ -107,14 +72,9 @@ the instance.\nString: foo"
 
 #[tokio::test]
 async fn no_op_text() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "a.txt", b"same").await;
-    let err = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "same", "new_string": "same"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = edit(&ctx, &path, "same", "same").await.unwrap_refusal();
     assert_eq!(
         err,
         "No changes to make: old_string and new_string are exactly the same."
@@ -123,14 +83,9 @@ async fn no_op_text() {
 
 #[tokio::test]
 async fn empty_old_string_creates_a_missing_file() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("new/dir/file.txt");
-    let out = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "", "new_string": "born\n"}),
-    )
-    .await
-    .unwrap();
+    let out = edit(&ctx, &path, "", "born\n").await.unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
@@ -138,41 +93,26 @@ async fn empty_old_string_creates_a_missing_file() {
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "born\n");
     // And the new file may be edited at once.
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "born", "new_string": "grown"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &path, "born", "grown").await.unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "grown\n");
 }
 
 #[tokio::test]
 async fn empty_old_string_on_an_existing_file() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "full.txt", b"content").await;
-    let err = edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "", "new_string": "x"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = edit(&ctx, &path, "", "x").await.unwrap_refusal();
     assert_eq!(err, "Cannot create new file - file already exists.");
     // A blank existing file (read first) takes new_string whole.
     let blank = read_file(&ctx, "blank.txt", b"  \n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&blank), "old_string": "", "new_string": "filled"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &blank, "", "filled").await.unwrap();
     assert_eq!(fs::read_to_string(&blank).unwrap(), "filled");
 }
 
 #[tokio::test]
 async fn missing_file_with_old_string() {
-    let (_d, ctx) = session();
-    let err = edit(
+    let (_d, ctx, _) = session();
+    let err = edit_input(
         &ctx,
         json!({"file_path": "ghost.txt", "old_string": "a", "new_string": "b"}),
     )
@@ -189,18 +129,18 @@ async fn missing_file_with_old_string() {
 
 #[tokio::test]
 async fn unread_and_modified_files_are_refused() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("u.txt");
     fs::write(&path, "alpha").unwrap();
     let input = json!({"file_path": p(&path), "old_string": "alpha", "new_string": "beta"});
     assert_eq!(
-        edit(&ctx, input.clone()).await.unwrap_refusal(),
+        edit_input(&ctx, input.clone()).await.unwrap_refusal(),
         "File has not been read yet. Read it first before writing to it."
     );
     let path = read_file(&ctx, "u.txt", b"alpha").await;
     fs::write(&path, "alpha!").unwrap();
     assert_eq!(
-        edit(&ctx, input).await.unwrap_refusal(),
+        edit_input(&ctx, input).await.unwrap_refusal(),
         "File has been modified since read, either by the user or by a linter. Read it again before \
 attempting to write it."
     );
@@ -209,31 +149,23 @@ attempting to write it."
 
 #[tokio::test]
 async fn touch_without_change_is_not_a_modification() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "t.txt", b"same bytes").await;
     let f = fs::File::options().write(true).open(&path).unwrap();
     f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
         .unwrap();
     drop(f);
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "same", "new_string": "new"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &path, "same", "new").await.unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "new bytes");
 }
 
 #[tokio::test]
 async fn crlf_files_stay_crlf() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "win.txt", b"one\r\ntwo\r\nthree\r\n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "one\ntwo", "new_string": "uno\ndos\ndos-bis"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &path, "one\ntwo", "uno\ndos\ndos-bis")
+        .await
+        .unwrap();
     assert_eq!(
         fs::read(&path).unwrap(),
         b"uno\r\ndos\r\ndos-bis\r\nthree\r\n"
@@ -242,78 +174,40 @@ async fn crlf_files_stay_crlf() {
 
 #[tokio::test]
 async fn trailing_newline_and_its_absence_are_kept() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let with = read_file(&ctx, "with.txt", b"a\nb\n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&with), "old_string": "b", "new_string": "c"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &with, "b", "c").await.unwrap();
     assert_eq!(fs::read(&with).unwrap(), b"a\nc\n");
     let without = read_file(&ctx, "without.txt", b"a\nb").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&without), "old_string": "b", "new_string": "c"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &without, "b", "c").await.unwrap();
     assert_eq!(fs::read(&without).unwrap(), b"a\nc");
     // old_string reaching the last line (without its newline) keeps the
     // file's final newline, LF and CRLF alike.
     let last = read_file(&ctx, "last.txt", b"x\ny\nz\n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&last), "old_string": "y\nz", "new_string": "w"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &last, "y\nz", "w").await.unwrap();
     assert_eq!(fs::read(&last).unwrap(), b"x\nw\n");
     let crlf = read_file(&ctx, "last_crlf.txt", b"x\r\ny\r\nz\r\n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&crlf), "old_string": "y\nz", "new_string": "w\nv"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &crlf, "y\nz", "w\nv").await.unwrap();
     assert_eq!(fs::read(&crlf).unwrap(), b"x\r\nw\r\nv\r\n");
 }
 
 #[tokio::test]
 async fn permissions_are_kept_and_consecutive_edits_need_no_reread() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "run.sh", b"#!/bin/sh\necho 1\n").await;
     fs::set_permissions(&path, fs::Permissions::from_mode(0o700)).unwrap();
     // chmod changes ctime only; size and mtime are unchanged, so still fresh.
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "1", "new_string": "2"}),
-    )
-    .await
-    .unwrap();
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "2", "new_string": "3"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &path, "1", "2").await.unwrap();
+    edit(&ctx, &path, "2", "3").await.unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho 3\n");
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o700
-    );
+    assert_eq!(mode(&path), 0o700);
 }
 
 #[tokio::test]
 async fn invalid_utf8_bytes_survive_an_edit() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = read_file(&ctx, "latin1.txt", b"caf\xe9 old\n").await;
-    edit(
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "old", "new_string": "new"}),
-    )
-    .await
-    .unwrap();
+    edit(&ctx, &path, "old", "new").await.unwrap();
     assert_eq!(fs::read(&path).unwrap(), b"caf\xe9 new\n");
 }
 
@@ -333,7 +227,7 @@ enum Meanwhile {
 async fn the_plan_is_rechecked_against_the_file_before_writing() {
     const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
 Read it again before attempting to write it.";
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let missing = |cwd: &Path| {
         format!(
             "File does not exist. Note: your current working directory is {}.",
@@ -433,7 +327,7 @@ Read it again before attempting to write it.";
 
 #[test]
 fn edit_declares_itself_honestly() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let tool = builtin("Edit");
     assert_eq!(tool.name(), "Edit");
     assert_eq!(

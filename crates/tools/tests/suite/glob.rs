@@ -11,7 +11,7 @@ use orbit_tools::ToolUseContext;
 use orbit_tools::builtin::glob::GlobTool;
 use serde_json::json;
 
-use super::contract::{facts, success_text, try_call};
+use super::harness::{success_text, try_call, typed_facts};
 
 /// A temp directory with helpers to lay out files and set their mtimes.
 pub struct Tree {
@@ -188,12 +188,12 @@ async fn missing_directory_is_a_validation_error() {
 async fn declares_itself_read_only_and_concurrency_safe() {
     let t = Tree::new();
     let ctx = t.ctx("sub");
-    let f = facts(GlobTool::new(), &ctx, json!({"pattern": "*"}));
+    let f = typed_facts(GlobTool::new(), &ctx, json!({"pattern": "*"}));
     assert!(f.read_only && f.concurrency_safe && !f.destructive);
     assert_eq!(f.reads, vec![t.root.join("sub")]);
     assert_eq!(f.subject, "*");
     assert!(f.command.is_none() && !f.failure_cancels_siblings);
-    let f = facts(
+    let f = typed_facts(
         GlobTool::new(),
         &ctx,
         json!({"pattern": "*", "path": "../x/./y"}),

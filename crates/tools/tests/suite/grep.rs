@@ -5,8 +5,8 @@ use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::builtin::grep::GrepTool;
 use serde_json::{Value, json};
 
-use super::contract::{facts, success_text, try_call};
 use super::glob::Tree;
+use super::harness::{success_text, try_call, typed_facts};
 
 fn tree() -> Tree {
     let t = Tree::new();
@@ -282,11 +282,11 @@ async fn invalid_regex_and_missing_path_are_validation_errors() {
 async fn declares_itself_read_only_and_concurrency_safe() {
     let t = tree();
     let ctx = t.ctx("");
-    let f = facts(GrepTool::new(), &ctx, json!({"pattern": "x"}));
+    let f = typed_facts(GrepTool::new(), &ctx, json!({"pattern": "x"}));
     assert!(f.read_only && f.concurrency_safe && !f.destructive);
     assert_eq!(f.reads, vec![t.root.clone()]);
     assert_eq!(f.subject, "x");
-    let f = facts(
+    let f = typed_facts(
         GrepTool::new(),
         &ctx,
         json!({"pattern": "x", "path": "src/main.rs"}),

@@ -1,17 +1,30 @@
-//! Drives a tool through the erased contract exactly as the engine does:
-//! schema validation and coercion (T3) → `Tool::parse` (the typed input,
-//! parsed once, and the call's facts) → `ToolCall::validate` (business
-//! rules, the plan) → `ToolCall::call`. Shared by the suites.
+//! The one harness of the tool suites: drives a tool through the erased
+//! contract as the engine does. Two ways in:
+//! - by registered name (`builtin`, `run`, `run_with`): schema validation
+//!   and coercion (T3) → `Tool::parse` (the typed input, parsed once, and
+//!   the call's facts) → `ToolCall::validate` (business rules, the plan) →
+//!   `ToolCall::call`; a refusal stays a `ToolError`;
+//! - by typed tool (`call`, `try_call`, `call_with`, `success_text`):
+//!   `parse` → `call` (which validates first) → the workspace cwd policy the
+//!   orchestrator applies (`apply_cwd_policy`); a refusal comes back as
+//!   `Err(text)`, the text the engine would wrap in `<tool_use_error>`.
+//!
+//! Plus the shared fixtures: a session in a temp dir, files the session has
+//! read, and one-line Write / Edit calls.
 
 use std::fs;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use orbit_protocol::ToolResultContent;
-use orbit_tool::{CallContext, CallFacts, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext};
+use orbit_tool::{
+    CallContext, CallFacts, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    apply_cwd_policy, typed,
+};
 use orbit_tools::builtin::default_tools;
 use orbit_tools::validation::validate_tool_input;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 /// A session rooted in a fresh temp dir: the dir (kept alive), the
@@ -99,5 +112,122 @@ pub fn text(out: &ToolOutput) -> &str {
     match &out.content {
         ToolResultContent::Text(t) => t,
         other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// A path as the `file_path` string of an input.
+pub fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The permission bits of the file at `path`.
+pub fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A file with `content` (named relative to the cwd) that the session has
+/// read.
+pub async fn read_file(ctx: &ToolUseContext, name: &str, content: &[u8]) -> PathBuf {
+    let path = ctx.cwd().join(name);
+    fs::write(&path, content).unwrap();
+    read_path(ctx, &path).await;
+    path
+}
+
+/// Reads the file at `path` in the session; the read must succeed.
+pub async fn read_path(ctx: &ToolUseContext, path: &Path) {
+    let out = output(run(&builtin("Read"), ctx, json!({"file_path": p(path)})).await);
+    assert!(!out.is_error, "{out:?}");
+}
+
+/// Write `content` to `path` through the registered Write tool.
+pub async fn write(
+    ctx: &ToolUseContext,
+    path: &Path,
+    content: &str,
+) -> Result<ToolOutput, ToolError> {
+    run(
+        &builtin("Write"),
+        ctx,
+        json!({"file_path": p(path), "content": content}),
+    )
+    .await
+}
+
+/// Replace `old` by `new` in `path` through the registered Edit tool.
+pub async fn edit(
+    ctx: &ToolUseContext,
+    path: &Path,
+    old: &str,
+    new: &str,
+) -> Result<ToolOutput, ToolError> {
+    let input = json!({"file_path": p(path), "old_string": old, "new_string": new});
+    run(&builtin("Edit"), ctx, input).await
+}
+
+fn refusal(e: ToolError) -> String {
+    match e {
+        ToolError::RespondToModel(text) => text,
+        ToolError::Fatal(text) => format!("fatal: {text}"),
+    }
+}
+
+/// One call of a registered tool, as the orchestrator runs it.
+pub async fn drive(
+    tool: &Arc<dyn Tool>,
+    ctx: &ToolUseContext,
+    input: Value,
+    call: &CallContext,
+) -> Result<ToolOutput, String> {
+    let parsed = tool.parse(input, ctx).map_err(refusal)?;
+    // `call` validates first. (The engine's separate `validate` then
+    // `call` needs `TypedCall::validate` to keep an existing plan: today a
+    // second validate drops it and `call` answers "run twice or never
+    // validated".)
+    let mut output = parsed.call(ctx, call).await.map_err(refusal)?;
+    apply_cwd_policy(ctx, &mut output);
+    Ok(output)
+}
+
+/// One call with a detached call context; `Err` is a refusal.
+pub async fn try_call<T: TypedTool>(
+    tool: T,
+    ctx: &ToolUseContext,
+    input: Value,
+) -> Result<ToolOutput, String> {
+    drive(&typed(tool), ctx, input, &CallContext::detached("toolu_1")).await
+}
+
+/// One call that must not be refused.
+pub async fn call<T: TypedTool>(tool: T, ctx: &ToolUseContext, input: Value) -> ToolOutput {
+    try_call(tool, ctx, input)
+        .await
+        .unwrap_or_else(|e| panic!("refused: {e}"))
+}
+
+/// One call with this call context, which must not be refused.
+pub async fn call_with<T: TypedTool>(
+    tool: T,
+    ctx: &ToolUseContext,
+    input: Value,
+    call: &CallContext,
+) -> ToolOutput {
+    drive(&typed(tool), ctx, input, call)
+        .await
+        .unwrap_or_else(|e| panic!("refused: {e}"))
+}
+
+/// The text of a successful call.
+pub async fn success_text<T: TypedTool>(tool: T, ctx: &ToolUseContext, input: Value) -> String {
+    let out = call(tool, ctx, input).await;
+    assert!(!out.is_error, "unexpected error: {out:?}");
+    out.content.as_text()
+}
+
+/// The facts a call with this input declares.
+pub fn typed_facts<T: TypedTool>(tool: T, ctx: &ToolUseContext, input: Value) -> CallFacts {
+    match typed(tool).parse(input, ctx) {
+        Ok(call) => call.facts().clone(),
+        Err(e) => panic!("unparsable input: {e}"),
     }
 }

@@ -4,7 +4,6 @@ mod bash;
 mod bash_background;
 mod bash_kill;
 mod cancelled;
-mod contract;
 mod edit;
 mod glob;
 mod grep;

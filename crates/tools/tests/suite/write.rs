@@ -3,50 +3,26 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use orbit_tool::{CallFacts, ResultLimit, ToolError};
+use orbit_tools::CallContext;
 use orbit_tools::builtin::write::WRITE_MAX_RESULT_SIZE_CHARS;
 use orbit_tools::file_state::{sha256_hex, state_key};
-use orbit_tools::{CallContext, ToolUseContext};
 use serde_json::json;
-use tempfile::TempDir;
 
-use super::harness::{Refusal, builtin, facts, parse, run, text};
+use super::harness::{
+    Refusal, builtin, edit, facts, mode, p, parse, read_path, run, session, text, write,
+};
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
 Read it again before attempting to write it.";
 
-fn session() -> (TempDir, ToolUseContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap();
-    let ctx = ToolUseContext::new("s", root.clone(), root.join(".orbit"));
-    (dir, ctx)
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-async fn read(ctx: &ToolUseContext, path: &Path) {
-    let out = run(&builtin("Read"), ctx, json!({"file_path": p(path)}))
-        .await
-        .unwrap();
-    assert!(!out.is_error, "{out:?}");
-}
-
 #[tokio::test]
 async fn creates_a_new_file_with_parent_directories() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("a/b/c/new.txt");
-    let out = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "hi\n"}),
-    )
-    .await
-    .unwrap();
+    let out = write(&ctx, &path, "hi\n").await.unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
@@ -59,7 +35,7 @@ async fn creates_a_new_file_with_parent_directories() {
 
 #[tokio::test]
 async fn relative_path_is_resolved_and_reported_absolute() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let out = run(
         &builtin("Write"),
         &ctx,
@@ -77,44 +53,29 @@ async fn relative_path_is_resolved_and_reported_absolute() {
 
 #[tokio::test]
 async fn overwriting_an_unread_file_is_refused() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("old.txt");
     fs::write(&path, "keep me").unwrap();
-    let err = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "x"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = write(&ctx, &path, "x").await.unwrap_refusal();
     assert_eq!(err, NOT_READ);
     assert_eq!(fs::read_to_string(&path).unwrap(), "keep me");
 }
 
 #[tokio::test]
 async fn overwriting_after_read_succeeds_and_keeps_permissions() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("script.sh");
     fs::write(&path, "echo old\n").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
-    read(&ctx, &path).await;
-    let out = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "echo new\n"}),
-    )
-    .await
-    .unwrap();
+    read_path(&ctx, &path).await;
+    let out = write(&ctx, &path, "echo new\n").await.unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
         format!("The file {} has been updated successfully.", path.display())
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "echo new\n");
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o751
-    );
+    assert_eq!(mode(&path), 0o751);
     // No temp file left behind.
     let names: Vec<_> = fs::read_dir(ctx.cwd())
         .unwrap()
@@ -125,38 +86,24 @@ async fn overwriting_after_read_succeeds_and_keeps_permissions() {
 
 #[tokio::test]
 async fn a_file_changed_since_read_is_refused() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("lint.rs");
     fs::write(&path, "fn a() {}\n").unwrap();
-    read(&ctx, &path).await;
+    read_path(&ctx, &path).await;
     fs::write(&path, "fn a() { }\n").unwrap();
-    let err = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "x"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = write(&ctx, &path, "x").await.unwrap_refusal();
     assert_eq!(err, MODIFIED);
     // Reading again clears it.
-    read(&ctx, &path).await;
-    assert!(
-        run(
-            &builtin("Write"),
-            &ctx,
-            json!({"file_path": p(&path), "content": "x"})
-        )
-        .await
-        .is_ok()
-    );
+    read_path(&ctx, &path).await;
+    assert!(write(&ctx, &path, "x").await.is_ok());
 }
 
 #[tokio::test]
 async fn a_change_between_validation_and_call_is_caught() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("race.txt");
     fs::write(&path, "v1").unwrap();
-    read(&ctx, &path).await;
+    read_path(&ctx, &path).await;
     let input = json!({"file_path": p(&path), "content": "mine"});
     let mut call = parse(&builtin("Write"), &ctx, &input);
     call.validate(&ctx).await.unwrap();
@@ -169,41 +116,23 @@ async fn a_change_between_validation_and_call_is_caught() {
 
 #[tokio::test]
 async fn write_then_edit_needs_no_reread() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("fresh.txt");
-    run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "one two\n"}),
-    )
-    .await
-    .unwrap();
-    let out = run(
-        &builtin("Edit"),
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "two", "new_string": "2"}),
-    )
-    .await
-    .unwrap();
+    write(&ctx, &path, "one two\n").await.unwrap();
+    let out = edit(&ctx, &path, "two", "2").await.unwrap();
     assert!(!out.is_error, "{out:?}");
     assert_eq!(fs::read_to_string(&path).unwrap(), "one 2\n");
 }
 
 #[tokio::test]
 async fn writes_through_a_symlink_to_its_target() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let real = ctx.cwd().join("real.txt");
     let link = ctx.cwd().join("link.txt");
     fs::write(&real, "r").unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    read(&ctx, &link).await;
-    run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&link), "content": "via link"}),
-    )
-    .await
-    .unwrap();
+    read_path(&ctx, &link).await;
+    write(&ctx, &link, "via link").await.unwrap();
     assert!(
         fs::symlink_metadata(&link)
             .unwrap()
@@ -215,16 +144,10 @@ async fn writes_through_a_symlink_to_its_target() {
 
 #[tokio::test]
 async fn a_directory_is_refused() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let dir = ctx.cwd().join("d");
     fs::create_dir(&dir).unwrap();
-    let err = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&dir), "content": "x"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = write(&ctx, &dir, "x").await.unwrap_refusal();
     assert_eq!(
         err,
         format!(
@@ -236,7 +159,7 @@ async fn a_directory_is_refused() {
 
 #[test]
 fn write_declares_itself_honestly() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let tool = builtin("Write");
     assert_eq!(tool.name(), "Write");
     assert_eq!(
@@ -262,29 +185,17 @@ fn write_declares_itself_honestly() {
 
 #[tokio::test]
 async fn read_only_files_are_refused() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("locked.txt");
     fs::write(&path, "locked").unwrap();
-    read(&ctx, &path).await;
+    read_path(&ctx, &path).await;
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
-    let err = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "x"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = write(&ctx, &path, "x").await.unwrap_refusal();
     assert_eq!(
         err,
         format!("EACCES: permission denied, open '{}'", path.display())
     );
-    let err = run(
-        &builtin("Edit"),
-        &ctx,
-        json!({"file_path": p(&path), "old_string": "locked", "new_string": "open"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = edit(&ctx, &path, "locked", "open").await.unwrap_refusal();
     assert_eq!(
         err,
         format!("EACCES: permission denied, open '{}'", path.display())
@@ -294,41 +205,23 @@ async fn read_only_files_are_refused() {
 
 #[tokio::test]
 async fn overwriting_a_0640_file_keeps_0640() {
-    let (_d, ctx) = session();
+    let (_d, ctx, _) = session();
     let path = ctx.cwd().join("secret.env");
     fs::write(&path, "TOKEN=old\n").unwrap();
     // Not the umask default (0o644): a plain create + rename would lose it.
     fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
-    read(&ctx, &path).await;
-    let out = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&path), "content": "TOKEN=new\n"}),
-    )
-    .await
-    .unwrap();
+    read_path(&ctx, &path).await;
+    let out = write(&ctx, &path, "TOKEN=new\n").await.unwrap();
     assert!(!out.is_error, "{out:?}");
     assert_eq!(fs::read_to_string(&path).unwrap(), "TOKEN=new\n");
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o640
-    );
+    assert_eq!(mode(&path), 0o640);
     // A new file gets the ordinary umask-derived mode, not a copied one.
     let fresh = ctx.cwd().join("fresh.txt");
-    run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": p(&fresh), "content": "x"}),
-    )
-    .await
-    .unwrap();
+    write(&ctx, &fresh, "x").await.unwrap();
     let umask_mode = {
         let probe = ctx.cwd().join("probe");
         fs::File::create(&probe).unwrap();
-        fs::metadata(&probe).unwrap().permissions().mode() & 0o777
+        mode(&probe)
     };
-    assert_eq!(
-        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
-        umask_mode
-    );
+    assert_eq!(mode(&fresh), umask_mode);
 }
