@@ -60,42 +60,37 @@ async fn stores_the_list_reports_progress_and_answers_like_claude_code() {
     assert!(ctx.todos.lock().unwrap().is_empty());
 }
 
+/// Lists the tool refuses, each with its exact message; a refused write
+/// leaves the session list untouched.
 #[tokio::test]
-async fn more_than_one_in_progress_is_refused() {
-    let t = Tree::new();
-    let ctx = t.ctx("");
-    let err = run(
-        &builtin("TodoWrite"),
-        &ctx,
-        json!({"todos": [
-            {"content": "A", "status": "in_progress", "activeForm": "Doing A"},
-            {"content": "B", "status": "in_progress", "activeForm": "Doing B"}
-        ]}),
-    )
-    .await
-    .unwrap_refusal();
-    assert_eq!(
-        err,
-        "Only one task can be in_progress at a time, but 2 are. Keep one in_progress and mark the others pending or completed."
-    );
-    assert!(ctx.todos.lock().unwrap().is_empty());
-}
-
-#[tokio::test]
-async fn blank_texts_are_refused() {
-    let t = Tree::new();
-    let ctx = t.ctx("");
-    let err = run(
-        &builtin("TodoWrite"),
-        &ctx,
-        json!({"todos": [
-            {"content": "A", "status": "pending", "activeForm": "Doing A"},
-            {"content": "  ", "status": "pending", "activeForm": "Doing B"}
-        ]}),
-    )
-    .await
-    .unwrap_refusal();
-    assert_eq!(err, "Todo 2 needs a non-empty content and activeForm.");
+async fn bad_lists_are_refused_and_not_stored() {
+    let rows = [
+        (
+            "more than one in_progress",
+            json!([
+                {"content": "A", "status": "in_progress", "activeForm": "Doing A"},
+                {"content": "B", "status": "in_progress", "activeForm": "Doing B"}
+            ]),
+            "Only one task can be in_progress at a time, but 2 are. Keep one in_progress and mark the others pending or completed.",
+        ),
+        (
+            "blank texts",
+            json!([
+                {"content": "A", "status": "pending", "activeForm": "Doing A"},
+                {"content": "  ", "status": "pending", "activeForm": "Doing B"}
+            ]),
+            "Todo 2 needs a non-empty content and activeForm.",
+        ),
+    ];
+    for (label, todos, expected) in rows {
+        let t = Tree::new();
+        let ctx = t.ctx("");
+        let err = run(&builtin("TodoWrite"), &ctx, json!({ "todos": todos }))
+            .await
+            .unwrap_refusal();
+        assert_eq!(err, expected, "{label}");
+        assert!(ctx.todos.lock().unwrap().is_empty(), "{label}");
+    }
 }
 
 /// Session state only: read-only for policy (allowed without a rule, never
