@@ -19,13 +19,18 @@ async fn ls(ctx: &ToolUseContext, input: Value) -> String {
 fn tree() -> Tree {
     let t = Tree::new();
     t.file(".gitignore", "target/\n", 0);
-    t.file("Cargo.toml", "", 0);
-    t.file("src/main.rs", "", 0);
-    t.file("src/util/mod.rs", "", 0);
-    t.file("target/debug/bin", "", 0);
-    t.file(".secret/key", "", 0);
-    t.file("docs/a.log", "", 0);
-    t.file("docs/guide.md", "", 0);
+    // Empty files: the listing shows names only.
+    for path in [
+        "Cargo.toml",
+        "src/main.rs",
+        "src/util/mod.rs",
+        "target/debug/bin",
+        ".secret/key",
+        "docs/a.log",
+        "docs/guide.md",
+    ] {
+        t.file(path, "", 0);
+    }
     t
 }
 
