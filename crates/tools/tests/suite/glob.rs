@@ -11,7 +11,7 @@ use orbit_tools::ToolUseContext;
 use orbit_tools::builtin::glob::GlobTool;
 use serde_json::json;
 
-use super::harness::{success_text, try_call, typed_facts};
+use super::harness::{assert_search_facts, missing_under_cwd, refused, success_text};
 
 /// A temp directory with helpers to lay out files and set their mtimes.
 pub struct Tree {
@@ -67,20 +67,33 @@ fn sample_tree() -> Tree {
     t
 }
 
+/// Searches over `sample_tree` from its root: gitignore respected, hidden
+/// dirs skipped, newest first; `*` stays in one directory; `path` is
+/// resolved against the cwd (placeholder strings mean the cwd); an
+/// absolute pattern searches from its literal prefix.
 #[tokio::test]
-async fn respects_gitignore_skips_hidden_and_sorts_newest_first() {
+async fn searches_over_the_sample_tree() {
     let t = sample_tree();
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.rs"})).await;
-    assert_eq!(out, "src/nested/b.rs\nmain.rs\nsrc/a.rs");
-}
-
-#[tokio::test]
-async fn single_star_stays_in_one_directory() {
-    let t = sample_tree();
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "*.rs"})).await;
-    assert_eq!(out, "main.rs");
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "src/*.rs"})).await;
-    assert_eq!(out, "src/a.rs");
+    let absolute = format!("{}/src/**/*.rs", t.root.display());
+    // (pattern, path ("" for none), the listing)
+    let rows = [
+        ("**/*.rs", "", "src/nested/b.rs\nmain.rs\nsrc/a.rs"),
+        ("*.rs", "", "main.rs"),
+        ("src/*.rs", "", "src/a.rs"),
+        ("**/*.py", "", "No files found"),
+        ("**/*.rs", "src", "src/nested/b.rs\nsrc/a.rs"),
+        ("*.md", "undefined", "README.md"),
+        (absolute.as_str(), "", "src/nested/b.rs\nsrc/a.rs"),
+    ];
+    let ctx = t.ctx("");
+    for (pattern, path, expected) in rows {
+        let mut input = json!({ "pattern": pattern });
+        if !path.is_empty() {
+            input["path"] = json!(path);
+        }
+        let out = success_text(GlobTool::new(), &ctx, input.clone()).await;
+        assert_eq!(out, expected, "{input}");
+    }
 }
 
 #[tokio::test]
@@ -111,97 +124,42 @@ async fn truncates_at_100_keeping_the_newest() {
 }
 
 #[tokio::test]
-async fn no_match_says_no_files_found() {
-    let t = sample_tree();
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.py"})).await;
-    assert_eq!(out, "No files found");
-}
-
-#[tokio::test]
-async fn path_is_resolved_against_cwd_and_results_stay_relative_to_cwd() {
-    let t = sample_tree();
-    let ctx = t.ctx("");
-    let out = success_text(
-        GlobTool::new(),
-        &ctx,
-        json!({"pattern": "**/*.rs", "path": "src"}),
-    )
-    .await;
-    assert_eq!(out, "src/nested/b.rs\nsrc/a.rs");
-    // The placeholder strings models send for "omitted" mean the cwd.
-    let out = success_text(
-        GlobTool::new(),
-        &ctx,
-        json!({"pattern": "*.md", "path": "undefined"}),
-    )
-    .await;
-    assert_eq!(out, "README.md");
-}
-
-#[tokio::test]
 async fn results_outside_cwd_are_absolute() {
     let t = Tree::new();
     t.file("proj/in.txt", "x", 1);
     let other = t.file("other/out.txt", "x", 1);
     let ctx = t.ctx("proj");
-    let out = success_text(
-        GlobTool::new(),
-        &ctx,
+    for input in [
         json!({"pattern": "*.txt", "path": "../other"}),
-    )
-    .await;
-    assert_eq!(out, other.display().to_string());
-    let out = success_text(GlobTool::new(), &ctx, json!({"pattern": "../other/*.txt"})).await;
-    assert_eq!(out, other.display().to_string());
-}
-
-#[tokio::test]
-async fn absolute_pattern_searches_from_its_literal_prefix() {
-    let t = sample_tree();
-    let pattern = format!("{}/src/**/*.rs", t.root.display());
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": pattern})).await;
-    assert_eq!(out, "src/nested/b.rs\nsrc/a.rs");
+        json!({"pattern": "../other/*.txt"}),
+    ] {
+        let out = success_text(GlobTool::new(), &ctx, input).await;
+        assert_eq!(out, other.display().to_string());
+    }
 }
 
 #[tokio::test]
 async fn missing_directory_is_a_validation_error() {
     let t = Tree::new();
-    let ctx = t.ctx("");
-    let err = try_call(
-        GlobTool::new(),
-        &ctx,
-        json!({"pattern": "*", "path": "nope"}),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(
-        err,
-        format!(
-            "Directory does not exist: {}/nope. Note: your current working directory is {}.",
-            t.root.display(),
-            t.root.display()
-        )
-    );
+    let input = json!({"pattern": "*", "path": "nope"});
+    let err = refused(GlobTool::new(), &t.ctx(""), input).await;
+    assert_eq!(err, missing_under_cwd("Directory", &t.root, "nope"));
 }
 
 #[tokio::test]
 async fn declares_itself_read_only_and_concurrency_safe() {
     let t = Tree::new();
     let ctx = t.ctx("sub");
-    let f = typed_facts(GlobTool::new(), &ctx, json!({"pattern": "*"}));
-    assert!(f.read_only && f.concurrency_safe && !f.destructive);
-    assert_eq!(f.reads, vec![t.root.join("sub")]);
-    assert_eq!(f.subject, "*");
-    assert!(f.command.is_none() && !f.failure_cancels_siblings);
-    let f = typed_facts(
-        GlobTool::new(),
-        &ctx,
-        json!({"pattern": "*", "path": "../x/./y"}),
-    );
-    assert_eq!(f.reads, vec![t.root.join("x/y")]);
+    let rows = [
+        (json!({"pattern": "*"}), t.root.join("sub")),
+        (
+            json!({"pattern": "*", "path": "../x/./y"}),
+            t.root.join("x/y"),
+        ),
+    ];
+    let limit = ResultLimit::PersistOver(100_000);
+    assert_search_facts(GlobTool::new, &ctx, ("Glob", limit), &rows);
     let tool = GlobTool::new();
-    assert_eq!(TypedTool::name(&tool), "Glob");
-    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(100_000));
     assert_eq!(tool.input_schema()["required"], json!(["pattern"]));
     assert_eq!(tool.input_schema()["additionalProperties"], json!(false));
 }

@@ -1,12 +1,12 @@
 //! Grep on real temp trees: every output mode and flag, gitignore, binary
 //! and VCS skipping, ordering, head_limit, errors.
 
-use orbit_tool::{ResultLimit, TypedTool};
+use orbit_tool::ResultLimit;
 use orbit_tools::builtin::grep::GrepTool;
 use serde_json::{Value, json};
 
 use super::glob::Tree;
-use super::harness::{success_text, try_call, typed_facts};
+use super::harness::{assert_search_facts, missing_under_cwd, refused, success_text};
 
 fn tree() -> Tree {
     let t = Tree::new();
@@ -35,64 +35,101 @@ async fn grep(t: &Tree, input: Value) -> String {
     success_text(GrepTool::new(), &t.ctx(""), input).await
 }
 
+/// Searches over `tree()` from its root, one labelled row a search.
 #[tokio::test]
-async fn files_with_matches_is_default_newest_first_and_skips_ignored_binary_and_vcs() {
+async fn searches_over_the_sample_tree() {
+    let rows = [
+        // Hidden files are searched (like Claude Code's `rg --hidden`), .git is not.
+        (
+            "files_with_matches is the default, newest first, skipping ignored, binary and VCS",
+            json!({"pattern": "hello"}),
+            "Found 5 files\nweb/app.ts\nsrc/main.rs\nweb/view.tsx\n.config/settings.txt\nnotes.md",
+        ),
+        (
+            "one file is singular",
+            json!({"pattern": "greet"}),
+            "Found 1 file\nsrc/lib.rs",
+        ),
+        (
+            "content mode has line numbers by default",
+            json!({"pattern": "hello", "output_mode": "content", "path": "src"}),
+            "src/main.rs:2:    println!(\"hello\");",
+        ),
+        (
+            "content mode sorts by path",
+            json!({"pattern": "hello", "output_mode": "content", "glob": "*.{ts,tsx}"}),
+            "web/app.ts:1:const hello = 1;\nweb/view.tsx:1:export const View = () => hello;",
+        ),
+        (
+            "content mode without line numbers",
+            json!({"pattern": "hello", "output_mode": "content", "-n": false, "glob": "*.md"}),
+            "notes.md:say hello",
+        ),
+        (
+            "case-insensitive flag",
+            json!({"pattern": "hello", "output_mode": "content", "-i": true, "glob": "*.md"}),
+            "notes.md:1:say hello\nnotes.md:2:and HELLO again",
+        ),
+        (
+            "count mode lists counts and a total",
+            json!({"pattern": "hello", "output_mode": "count", "-i": true}),
+            ".config/settings.txt:1\nnotes.md:2\nsrc/lib.rs:1\nsrc/main.rs:1\nweb/app.ts:1\nweb/view.tsx:1\n\nFound 7 total occurrences across 6 files.",
+        ),
+        (
+            "count mode, one occurrence",
+            json!({"pattern": "greet", "output_mode": "count"}),
+            "src/lib.rs:1\n\nFound 1 total occurrence across 1 file.",
+        ),
+        (
+            "type filter uses ripgrep types",
+            json!({"pattern": "hello", "type": "rust", "-i": true}),
+            "Found 2 files\nsrc/lib.rs\nsrc/main.rs",
+        ),
+        (
+            "head_limit keeps the first files",
+            json!({"pattern": "hello", "head_limit": 2}),
+            "Found 2 files\nweb/app.ts\nsrc/main.rs",
+        ),
+        (
+            "head_limit keeps the first lines",
+            json!({"pattern": "hello", "output_mode": "content", "-i": true, "head_limit": 2}),
+            ".config/settings.txt:1:hello hidden\nnotes.md:1:say hello",
+        ),
+        (
+            "head_limit keeps the first counts",
+            json!({"pattern": "hello", "output_mode": "count", "head_limit": 1}),
+            ".config/settings.txt:1\n\nFound 1 total occurrence across 1 file.",
+        ),
+        (
+            "head_limit 0 means no limit",
+            json!({"pattern": "greet", "head_limit": 0}),
+            "Found 1 file\nsrc/lib.rs",
+        ),
+        (
+            "nothing found: files",
+            json!({"pattern": "zebra"}),
+            "No files found",
+        ),
+        (
+            "nothing found: content",
+            json!({"pattern": "zebra", "output_mode": "content"}),
+            "No matches found",
+        ),
+        (
+            "nothing found: count",
+            json!({"pattern": "zebra", "output_mode": "count"}),
+            "No matches found",
+        ),
+        (
+            "a file path searches that file",
+            json!({"pattern": "hello", "path": "notes.md", "output_mode": "content"}),
+            "notes.md:1:say hello",
+        ),
+    ];
     let t = tree();
-    let out = grep(&t, json!({"pattern": "hello"})).await;
-    // Hidden files are searched (like Claude Code's `rg --hidden`), .git is not.
-    assert_eq!(
-        out,
-        "Found 5 files\nweb/app.ts\nsrc/main.rs\nweb/view.tsx\n.config/settings.txt\nnotes.md"
-    );
-}
-
-#[tokio::test]
-async fn one_file_is_singular() {
-    let t = tree();
-    let out = grep(&t, json!({"pattern": "greet"})).await;
-    assert_eq!(out, "Found 1 file\nsrc/lib.rs");
-}
-
-#[tokio::test]
-async fn content_mode_has_line_numbers_by_default_and_sorts_by_path() {
-    let t = tree();
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "content", "path": "src"}),
-    )
-    .await;
-    assert_eq!(out, "src/main.rs:2:    println!(\"hello\");");
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "content", "glob": "*.{ts,tsx}"}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        "web/app.ts:1:const hello = 1;\nweb/view.tsx:1:export const View = () => hello;"
-    );
-}
-
-#[tokio::test]
-async fn content_mode_without_line_numbers() {
-    let t = tree();
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "content", "-n": false, "glob": "*.md"}),
-    )
-    .await;
-    assert_eq!(out, "notes.md:say hello");
-}
-
-#[tokio::test]
-async fn case_insensitive_flag() {
-    let t = tree();
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "content", "-i": true, "glob": "*.md"}),
-    )
-    .await;
-    assert_eq!(out, "notes.md:1:say hello\nnotes.md:2:and HELLO again");
+    for (label, input, expected) in rows {
+        assert_eq!(grep(&t, input).await, expected, "{label}");
+    }
 }
 
 #[tokio::test]
@@ -109,64 +146,23 @@ async fn context_lines_use_dashes_and_separate_groups() {
         .collect();
     t.file("f.txt", &body, 1);
     t.file("g.txt", "hit g\n", 1);
-    let out = grep(
-        &t,
-        json!({"pattern": "hit", "output_mode": "content", "-C": 1}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        "f.txt-1-line 1\nf.txt:2:hit 2\nf.txt-3-line 3\n--\nf.txt-7-line 7\nf.txt:8:hit 8\nf.txt-9-line 9\n--\ng.txt:1:hit g"
-    );
-    let out = grep(
-        &t,
-        json!({"pattern": "hit 8", "output_mode": "content", "-A": 2, "-B": 1}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        "f.txt-7-line 7\nf.txt:8:hit 8\nf.txt-9-line 9\nf.txt-10-line 10"
-    );
-    let out = grep(
-        &t,
-        json!({"pattern": "hit 8", "output_mode": "content", "-B": 1, "-n": false}),
-    )
-    .await;
-    assert_eq!(out, "f.txt-line 7\nf.txt:hit 8");
-}
-
-#[tokio::test]
-async fn count_mode_lists_counts_and_a_total() {
-    let t = tree();
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "count", "-i": true}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        ".config/settings.txt:1\nnotes.md:2\nsrc/lib.rs:1\nsrc/main.rs:1\nweb/app.ts:1\nweb/view.tsx:1\n\nFound 7 total occurrences across 6 files."
-    );
-    let out = grep(&t, json!({"pattern": "greet", "output_mode": "count"})).await;
-    assert_eq!(
-        out,
-        "src/lib.rs:1\n\nFound 1 total occurrence across 1 file."
-    );
-}
-
-#[tokio::test]
-async fn type_filter_uses_ripgrep_types() {
-    let t = tree();
-    let out = grep(&t, json!({"pattern": "hello", "type": "rust", "-i": true})).await;
-    assert_eq!(out, "Found 2 files\nsrc/lib.rs\nsrc/main.rs");
-    let err = try_call(
-        GrepTool::new(),
-        &t.ctx(""),
-        json!({"pattern": "x", "type": "nosuchlang"}),
-    )
-    .await
-    .unwrap_err();
-    assert!(err.starts_with("Invalid file type `nosuchlang`: "), "{err}");
+    let rows = [
+        (
+            json!({"pattern": "hit", "output_mode": "content", "-C": 1}),
+            "f.txt-1-line 1\nf.txt:2:hit 2\nf.txt-3-line 3\n--\nf.txt-7-line 7\nf.txt:8:hit 8\nf.txt-9-line 9\n--\ng.txt:1:hit g",
+        ),
+        (
+            json!({"pattern": "hit 8", "output_mode": "content", "-A": 2, "-B": 1}),
+            "f.txt-7-line 7\nf.txt:8:hit 8\nf.txt-9-line 9\nf.txt-10-line 10",
+        ),
+        (
+            json!({"pattern": "hit 8", "output_mode": "content", "-B": 1, "-n": false}),
+            "f.txt-line 7\nf.txt:hit 8",
+        ),
+    ];
+    for (input, expected) in rows {
+        assert_eq!(grep(&t, input.clone()).await, expected, "{input}");
+    }
 }
 
 #[tokio::test]
@@ -185,51 +181,6 @@ async fn multiline_lets_patterns_span_lines() {
 }
 
 #[tokio::test]
-async fn head_limit_keeps_the_first_entries() {
-    let t = tree();
-    let out = grep(&t, json!({"pattern": "hello", "head_limit": 2})).await;
-    assert_eq!(out, "Found 2 files\nweb/app.ts\nsrc/main.rs");
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "content", "-i": true, "head_limit": 2}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        ".config/settings.txt:1:hello hidden\nnotes.md:1:say hello"
-    );
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "output_mode": "count", "head_limit": 1}),
-    )
-    .await;
-    assert_eq!(
-        out,
-        ".config/settings.txt:1\n\nFound 1 total occurrence across 1 file."
-    );
-    // 0 means no limit.
-    let out = grep(&t, json!({"pattern": "greet", "head_limit": 0})).await;
-    assert_eq!(out, "Found 1 file\nsrc/lib.rs");
-}
-
-#[tokio::test]
-async fn nothing_found_texts() {
-    let t = tree();
-    assert_eq!(
-        grep(&t, json!({"pattern": "zebra"})).await,
-        "No files found"
-    );
-    assert_eq!(
-        grep(&t, json!({"pattern": "zebra", "output_mode": "content"})).await,
-        "No matches found"
-    );
-    assert_eq!(
-        grep(&t, json!({"pattern": "zebra", "output_mode": "count"})).await,
-        "No matches found"
-    );
-}
-
-#[tokio::test]
 async fn long_lines_are_cut_in_content_mode() {
     let t = Tree::new();
     let long = format!("needle{}", "x".repeat(1_000));
@@ -243,56 +194,38 @@ async fn long_lines_are_cut_in_content_mode() {
 }
 
 #[tokio::test]
-async fn a_file_path_searches_that_file() {
-    let t = tree();
-    let out = grep(
-        &t,
-        json!({"pattern": "hello", "path": "notes.md", "output_mode": "content"}),
-    )
-    .await;
-    assert_eq!(out, "notes.md:1:say hello");
-}
-
-#[tokio::test]
-async fn invalid_regex_and_missing_path_are_validation_errors() {
+async fn unknown_type_invalid_regex_and_missing_path_are_validation_errors() {
     let t = tree();
     let ctx = t.ctx("");
-    let err = try_call(GrepTool::new(), &ctx, json!({"pattern": "fn ("}))
-        .await
-        .unwrap_err();
+    let err = refused(
+        GrepTool::new(),
+        &ctx,
+        json!({"pattern": "x", "type": "nosuchlang"}),
+    )
+    .await;
+    assert!(err.starts_with("Invalid file type `nosuchlang`: "), "{err}");
+    let err = refused(GrepTool::new(), &ctx, json!({"pattern": "fn ("})).await;
     assert!(err.starts_with("Invalid regex pattern `fn (`: "), "{err}");
-    let err = try_call(
+    let err = refused(
         GrepTool::new(),
         &ctx,
         json!({"pattern": "x", "path": "missing"}),
     )
-    .await
-    .unwrap_err();
-    assert_eq!(
-        err,
-        format!(
-            "Path does not exist: {}/missing. Note: your current working directory is {}.",
-            t.root.display(),
-            t.root.display()
-        )
-    );
+    .await;
+    assert_eq!(err, missing_under_cwd("Path", &t.root, "missing"));
 }
 
 #[tokio::test]
 async fn declares_itself_read_only_and_concurrency_safe() {
     let t = tree();
     let ctx = t.ctx("");
-    let f = typed_facts(GrepTool::new(), &ctx, json!({"pattern": "x"}));
-    assert!(f.read_only && f.concurrency_safe && !f.destructive);
-    assert_eq!(f.reads, vec![t.root.clone()]);
-    assert_eq!(f.subject, "x");
-    let f = typed_facts(
-        GrepTool::new(),
-        &ctx,
-        json!({"pattern": "x", "path": "src/main.rs"}),
-    );
-    assert_eq!(f.reads, vec![t.root.join("src/main.rs")]);
-    let tool = GrepTool::new();
-    assert_eq!(TypedTool::name(&tool), "Grep");
-    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(20_000));
+    let rows = [
+        (json!({"pattern": "x"}), t.root.clone()),
+        (
+            json!({"pattern": "x", "path": "src/main.rs"}),
+            t.root.join("src/main.rs"),
+        ),
+    ];
+    let limit = ResultLimit::PersistOver(20_000);
+    assert_search_facts(GrepTool::new, &ctx, ("Grep", limit), &rows);
 }

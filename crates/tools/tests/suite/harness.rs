@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use orbit_protocol::ToolResultContent;
 use orbit_tool::{
-    CallContext, CallFacts, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext, TypedTool,
-    apply_cwd_policy, typed,
+    CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext,
+    TypedTool, apply_cwd_policy, typed,
 };
 use orbit_tools::builtin::default_tools;
 use orbit_tools::validation::validate_tool_input;
@@ -196,6 +196,49 @@ pub async fn try_call<T: TypedTool>(
     input: Value,
 ) -> Result<ToolOutput, String> {
     drive(&typed(tool), ctx, input, &CallContext::detached("toolu_1")).await
+}
+
+/// The refusal text of a call that must be refused.
+pub async fn refused<T: TypedTool>(tool: T, ctx: &ToolUseContext, input: Value) -> String {
+    match try_call(tool, ctx, input).await {
+        Ok(out) => panic!("expected a refusal, got {out:?}"),
+        Err(text) => text,
+    }
+}
+
+/// What the search tools say when `name` (under `root`, the cwd) is not
+/// there; `what` is "Directory" or "Path".
+pub fn missing_under_cwd(what: &str, root: &Path, name: &str) -> String {
+    let root = root.display();
+    format!("{what} does not exist: {root}/{name}. Note: your current working directory is {root}.")
+}
+
+/// A search tool (Glob, Grep) declares itself: its `name` and result
+/// `limit`, and for each `(input, read)` row a read-only,
+/// concurrency-safe, non-destructive call of no command that reads `read`
+/// and whose subject is the input's pattern.
+pub fn assert_search_facts<T: TypedTool>(
+    new: fn() -> T,
+    ctx: &ToolUseContext,
+    (name, limit): (&str, ResultLimit),
+    rows: &[(Value, PathBuf)],
+) {
+    for (input, read) in rows {
+        let f = typed_facts(new(), ctx, input.clone());
+        assert!(
+            f.read_only && f.concurrency_safe && !f.destructive,
+            "{input}"
+        );
+        assert_eq!(f.reads, vec![read.clone()], "{input}");
+        assert_eq!(Some(f.subject.as_str()), input["pattern"].as_str());
+        assert!(
+            f.command.is_none() && !f.failure_cancels_siblings,
+            "{input}"
+        );
+    }
+    let tool = new();
+    assert_eq!(TypedTool::name(&tool), name);
+    assert_eq!(tool.result_limit(), limit);
 }
 
 /// One call that must not be refused.
