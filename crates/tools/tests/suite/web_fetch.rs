@@ -111,6 +111,28 @@ async fn fetch(tool: WebFetchTool, url: &str) -> ToolOutput {
     )
 }
 
+/// Serves one route for two connections; returns its URL.
+async fn serve_one(path: &str, reply: Option<Reply>) -> String {
+    let port = serve(HashMap::from([(path.to_string(), reply)]), 2).await;
+    format!("http://127.0.0.1:{port}{path}")
+}
+
+/// What a successful fetch of `url` answers with `body`.
+fn answer(url: &str, body: &str) -> String {
+    format!("Prompt: What is it about?\nURL: {url}\n\n{body}")
+}
+
+/// A fetch of `url` with a 300 ms timeout comes back, well within 5 s, as
+/// the timeout error.
+async fn assert_times_out(url: &str) {
+    let started = std::time::Instant::now();
+    let tool = WebFetchTool::with_limits(Duration::from_millis(300), 1_024);
+    let out = fetch(tool, url).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out.is_error);
+    assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
+}
+
 #[tokio::test]
 async fn html_becomes_markdown_without_script_style_head_or_nav() {
     let port = serve(
@@ -124,10 +146,7 @@ async fn html_becomes_markdown_without_script_style_head_or_nav() {
     let url = format!("http://127.0.0.1:{port}/page");
     let out = fetch(WebFetchTool::new(), &url).await;
     assert!(!out.is_error, "{out:?}");
-    assert_eq!(
-        text(&out),
-        format!("Prompt: What is it about?\nURL: {url}\n\n{PAGE_MD}")
-    );
+    assert_eq!(text(&out), answer(&url, PAGE_MD));
 }
 
 #[tokio::test]
@@ -172,22 +191,15 @@ async fn same_host_redirects_are_followed() {
     )
     .await;
     let out = fetch(WebFetchTool::new(), &format!("http://127.0.0.1:{port}/old")).await;
-    assert_eq!(
-        text(&out),
-        format!("Prompt: What is it about?\nURL: http://127.0.0.1:{port}/page\n\n{PAGE_MD}")
-    );
+    let landed = format!("http://127.0.0.1:{port}/page");
+    assert_eq!(text(&out), answer(&landed, PAGE_MD));
 }
 
 #[tokio::test]
 async fn cross_host_redirect_is_reported_not_followed() {
     // Never contacted: a redirect to another host is only reported.
     let target = "http://example.invalid/elsewhere".to_string();
-    let port = serve(
-        HashMap::from([("/go".into(), redirect("301 Moved Permanently", &target))]),
-        2,
-    )
-    .await;
-    let original = format!("http://127.0.0.1:{port}/go");
+    let original = serve_one("/go", redirect("301 Moved Permanently", &target)).await;
     let out = fetch(WebFetchTool::new(), &original).await;
     assert!(!out.is_error);
     assert_eq!(
@@ -219,70 +231,35 @@ async fn non_http_schemes_and_bad_urls_are_refused() {
     let t = Tree::new();
     let ctx = t.ctx("");
     let tool = builtin("WebFetch");
-    let err = run(
-        &tool,
-        &ctx,
-        json!({"url": "ftp://example.com/x", "prompt": "p"}),
-    )
-    .await
-    .unwrap_refusal();
+    let refusal = async |url: &str| {
+        let input = json!({"url": url, "prompt": "p"});
+        run(&tool, &ctx, input).await.unwrap_refusal()
+    };
     assert_eq!(
-        err,
+        refusal("ftp://example.com/x").await,
         "Unsupported URL scheme \"ftp:\". WebFetch fetches http:// and https:// URLs only."
     );
-    let err = run(
-        &tool,
-        &ctx,
-        json!({"url": "file:///etc/passwd", "prompt": "p"}),
-    )
-    .await
-    .unwrap_refusal();
+    let err = refusal("file:///etc/passwd").await;
     assert!(err.starts_with("Unsupported URL scheme \"file:\""), "{err}");
-    let err = run(&tool, &ctx, json!({"url": "not a url", "prompt": "p"}))
-        .await
-        .unwrap_refusal();
     assert_eq!(
-        err,
+        refusal("not a url").await,
         "Invalid URL \"not a url\". The URL provided could not be parsed."
     );
 }
 
 #[tokio::test]
 async fn body_is_capped_at_the_download_limit() {
-    let big = "a".repeat(10_000);
-    let port = serve(
-        HashMap::from([("/big".into(), reply("200 OK", "text/plain", big))]),
-        2,
-    )
-    .await;
-    let url = format!("http://127.0.0.1:{port}/big");
-    let out = fetch(
-        WebFetchTool::with_limits(Duration::from_secs(10), 1_024),
-        &url,
-    )
-    .await;
-    assert_eq!(
-        text(&out),
-        format!(
-            "Prompt: What is it about?\nURL: {url}\n\n{}\n\n[Download stopped at the size limit; the rest of the response was not read.]",
-            "a".repeat(1_024)
-        )
-    );
+    let url = serve_one("/big", reply("200 OK", "text/plain", "a".repeat(10_000))).await;
+    let tool = WebFetchTool::with_limits(Duration::from_secs(10), 1_024);
+    let out = fetch(tool, &url).await;
+    let kept = "a".repeat(1_024);
+    let note = "[Download stopped at the size limit; the rest of the response was not read.]";
+    assert_eq!(text(&out), answer(&url, &format!("{kept}\n\n{note}")));
 }
 
 #[tokio::test]
 async fn a_server_that_never_answers_times_out() {
-    let port = serve(HashMap::from([("/hang".into(), None)]), 2).await;
-    let url = format!("http://127.0.0.1:{port}/hang");
-    let started = std::time::Instant::now();
-    let out = fetch(
-        WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
-        &url,
-    )
-    .await;
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(out.is_error);
-    assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
+    assert_times_out(&serve_one("/hang", None).await).await;
 }
 
 #[tokio::test]
@@ -348,22 +325,13 @@ async fn declares_itself_read_only_concurrency_safe_and_networked() {
 #[tokio::test]
 async fn content_over_100_000_chars_is_cut_with_a_note() {
     let body = format!("{}{}", "é".repeat(100_000), "TAIL");
-    let port = serve(
-        HashMap::from([("/long".into(), reply("200 OK", "text/plain", body))]),
-        2,
-    )
-    .await;
-    let url = format!("http://127.0.0.1:{port}/long");
+    let url = serve_one("/long", reply("200 OK", "text/plain", body)).await;
     let out = fetch(WebFetchTool::new(), &url).await;
     assert!(!out.is_error);
     // Chars, not bytes: 100,000 two-byte chars are kept whole.
-    assert_eq!(
-        text(&out),
-        format!(
-            "Prompt: What is it about?\nURL: {url}\n\n{}\n\n[Content truncated at 100000 characters.]",
-            "é".repeat(100_000)
-        )
-    );
+    let kept = "é".repeat(100_000);
+    let note = "[Content truncated at 100000 characters.]";
+    assert_eq!(text(&out), answer(&url, &format!("{kept}\n\n{note}")));
 }
 
 #[tokio::test]
@@ -382,14 +350,5 @@ async fn a_body_that_stalls_after_the_headers_times_out() {
         // Promise 1,000 bytes, send 10, then go quiet.
         tokio::time::sleep(Duration::from_secs(30)).await;
     });
-    let url = format!("http://127.0.0.1:{port}/slow");
-    let started = std::time::Instant::now();
-    let out = fetch(
-        WebFetchTool::with_limits(Duration::from_millis(300), 1_024),
-        &url,
-    )
-    .await;
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(out.is_error);
-    assert_eq!(text(&out), format!("Request to {url} timed out after 0.3s"));
+    assert_times_out(&format!("http://127.0.0.1:{port}/slow")).await;
 }
