@@ -61,27 +61,33 @@ async fn overwriting_an_unread_file_is_refused() {
     assert_eq!(fs::read_to_string(&path).unwrap(), "keep me");
 }
 
+/// Overwriting a read file replaces its content in place: the mode is
+/// kept (0o640 is not the umask default 0o644, so a plain create + rename
+/// would lose it) and no temp file is left behind.
 #[tokio::test]
 async fn overwriting_after_read_succeeds_and_keeps_permissions() {
-    let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("script.sh");
-    fs::write(&path, "echo old\n").unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
-    read_path(&ctx, &path).await;
-    let out = write(&ctx, &path, "echo new\n").await.unwrap();
-    assert!(!out.is_error);
-    assert_eq!(
-        text(&out),
-        format!("The file {} has been updated successfully.", path.display())
-    );
-    assert_eq!(fs::read_to_string(&path).unwrap(), "echo new\n");
-    assert_eq!(mode(&path), 0o751);
-    // No temp file left behind.
-    let names: Vec<_> = fs::read_dir(ctx.cwd())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, vec![std::ffi::OsString::from("script.sh")]);
+    let rows = [
+        ("script.sh", 0o751, "echo old\n", "echo new\n"),
+        ("secret.env", 0o640, "TOKEN=old\n", "TOKEN=new\n"),
+    ];
+    for (name, bits, old, new) in rows {
+        let (_d, ctx, _) = session();
+        let path = ctx.cwd().join(name);
+        fs::write(&path, old).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(bits)).unwrap();
+        read_path(&ctx, &path).await;
+        let out = write(&ctx, &path, new).await.unwrap();
+        assert!(!out.is_error, "{out:?}");
+        let updated = format!("The file {} has been updated successfully.", path.display());
+        assert_eq!(text(&out), updated);
+        assert_eq!(fs::read_to_string(&path).unwrap(), new);
+        assert_eq!(mode(&path), bits, "{name}");
+        let names: Vec<_> = fs::read_dir(ctx.cwd())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(name)]);
+    }
 }
 
 #[tokio::test]
@@ -203,19 +209,10 @@ async fn read_only_files_are_refused() {
     assert_eq!(fs::read_to_string(&path).unwrap(), "locked");
 }
 
+/// A new file gets the ordinary umask-derived mode, not a copied one.
 #[tokio::test]
-async fn overwriting_a_0640_file_keeps_0640() {
+async fn a_new_file_gets_the_umask_mode() {
     let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("secret.env");
-    fs::write(&path, "TOKEN=old\n").unwrap();
-    // Not the umask default (0o644): a plain create + rename would lose it.
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
-    read_path(&ctx, &path).await;
-    let out = write(&ctx, &path, "TOKEN=new\n").await.unwrap();
-    assert!(!out.is_error, "{out:?}");
-    assert_eq!(fs::read_to_string(&path).unwrap(), "TOKEN=new\n");
-    assert_eq!(mode(&path), 0o640);
-    // A new file gets the ordinary umask-derived mode, not a copied one.
     let fresh = ctx.cwd().join("fresh.txt");
     write(&ctx, &fresh, "x").await.unwrap();
     let umask_mode = {
