@@ -37,29 +37,53 @@ async fn replaces_a_unique_string() {
     );
 }
 
+/// Edits of a read file that are refused, each with its §8 text; the file
+/// is left as it was.
 #[tokio::test]
-async fn not_found_text() {
+async fn refused_edits_of_a_read_file() {
+    let rows = [
+        (
+            "abc",
+            "xyz",
+            "q",
+            "String to replace not found in file.\nString: xyz",
+        ),
+        (
+            "foo bar foo baz foo\n",
+            "foo",
+            "qux",
+            "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
+set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify \
+the instance.\nString: foo",
+        ),
+        (
+            "same",
+            "same",
+            "same",
+            "No changes to make: old_string and new_string are exactly the same.",
+        ),
+        (
+            "content",
+            "",
+            "x",
+            "Cannot create new file - file already exists.",
+        ),
+    ];
     let (_d, ctx, _) = session();
-    let path = read_file(&ctx, "a.txt", b"abc").await;
-    let err = edit(&ctx, &path, "xyz", "q").await.unwrap_refusal();
-    assert_eq!(err, "String to replace not found in file.\nString: xyz");
+    for (content, old, new, expected) in rows {
+        let path = read_file(&ctx, "a.txt", content.as_bytes()).await;
+        let err = edit(&ctx, &path, old, new).await.unwrap_refusal();
+        assert_eq!(err, expected, "{old:?} in {content:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), content);
+    }
 }
 
 #[tokio::test]
-async fn ambiguous_text_and_replace_all() {
+async fn replace_all_replaces_every_match() {
     let (_d, ctx, _) = session();
     let path = read_file(&ctx, "a.txt", b"foo bar foo baz foo\n").await;
-    let err = edit(&ctx, &path, "foo", "qux").await.unwrap_refusal();
-    assert_eq!(
-        err,
-        "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, \
-set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify \
-the instance.\nString: foo"
-    );
-    let out = edit_input(&ctx, json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux", "replace_all": true}),
-    )
-    .await
-    .unwrap();
+    let input = json!({"file_path": p(&path), "old_string": "foo", "new_string": "qux", "replace_all": true});
+    let out = edit_input(&ctx, input).await.unwrap();
     assert_eq!(
         text(&out),
         format!(
@@ -68,17 +92,6 @@ the instance.\nString: foo"
         )
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "qux bar qux baz qux\n");
-}
-
-#[tokio::test]
-async fn no_op_text() {
-    let (_d, ctx, _) = session();
-    let path = read_file(&ctx, "a.txt", b"same").await;
-    let err = edit(&ctx, &path, "same", "same").await.unwrap_refusal();
-    assert_eq!(
-        err,
-        "No changes to make: old_string and new_string are exactly the same."
-    );
 }
 
 #[tokio::test]
@@ -97,13 +110,10 @@ async fn empty_old_string_creates_a_missing_file() {
     assert_eq!(fs::read_to_string(&path).unwrap(), "grown\n");
 }
 
+/// A blank existing file (read first) takes new_string whole.
 #[tokio::test]
-async fn empty_old_string_on_an_existing_file() {
+async fn empty_old_string_fills_a_blank_file() {
     let (_d, ctx, _) = session();
-    let path = read_file(&ctx, "full.txt", b"content").await;
-    let err = edit(&ctx, &path, "", "x").await.unwrap_refusal();
-    assert_eq!(err, "Cannot create new file - file already exists.");
-    // A blank existing file (read first) takes new_string whole.
     let blank = read_file(&ctx, "blank.txt", b"  \n").await;
     edit(&ctx, &blank, "", "filled").await.unwrap();
     assert_eq!(fs::read_to_string(&blank).unwrap(), "filled");
