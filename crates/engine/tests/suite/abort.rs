@@ -106,11 +106,7 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
             .hang_after(before_delta),
     )]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &log).arc()],
-    );
+    let mut engine = slow_engine(&server, dir.path(), &log);
     let (r, took) = run_and_abort(&mut engine, |e| {
         matches!(e, EngineEvent::ToolStarted { .. })
     })

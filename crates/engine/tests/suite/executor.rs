@@ -309,11 +309,7 @@ async fn a_tool_completed_early_in_a_slow_stream_runs_before_message_stop() {
         Reply::text("ok"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &log).arc()],
-    );
+    let mut engine = slow_engine(&server, dir.path(), &log);
     let mut stream = engine.submit_message("go".into());
     let mut timeline: Vec<(Instant, EngineEvent)> = Vec::new();
     use futures::StreamExt;

@@ -21,11 +21,7 @@ async fn end_turn_with_a_tool_use_still_continues() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let log = Log::default();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &log).arc()],
-    );
+    let mut engine = slow_engine(&server, dir.path(), &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);

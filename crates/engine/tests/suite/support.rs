@@ -335,3 +335,8 @@ pub fn sleeper(name: &str, log: &Log) -> TestTool {
         }
     })
 }
+
+/// An engine on `dir` whose one tool, `Slow`, sleeps and logs to `log`.
+pub fn slow_engine(server: &FakeAnthropic, dir: &Path, log: &Log) -> QueryEngine {
+    engine(server, config(dir), vec![sleeper("Slow", log).arc()])
+}

@@ -266,11 +266,7 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
         Reply::text("done"),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &log).arc()],
-    );
+    let mut engine = slow_engine(&server, dir.path(), &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success, "{r:?}");
@@ -309,11 +305,7 @@ async fn malformed_events_on_every_attempt_end_cleanly_with_a_paired_history() {
     // The test client retries twice: three attempts, all malformed.
     let server = FakeAnthropic::start(vec![bad(), bad(), bad(), Reply::text("unused")]);
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &log).arc()],
-    );
+    let mut engine = slow_engine(&server, dir.path(), &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution, "{r:?}");
