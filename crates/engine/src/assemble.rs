@@ -16,9 +16,13 @@ use orbit_protocol::{ContentBlock, Message, StreamEvent, Usage};
 /// The assistant message of one model call, with its metadata.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssembledMessage {
+    /// The assembled assistant message.
     pub message: Message,
+    /// API message id (`msg_…`), when the provider gave one.
     pub message_id: Option<String>,
+    /// The model that answered, when the stream named it.
     pub model: Option<String>,
+    /// Why the model stopped, when known.
     pub stop_reason: Option<String>,
     /// Usage of the attempt that produced this message.
     pub usage: Usage,
@@ -28,11 +32,13 @@ pub struct AssembledMessage {
 }
 
 impl AssembledMessage {
+    /// Whether the message contains at least one tool_use block.
     pub fn has_tool_use(&self) -> bool {
         self.message.tool_uses().next().is_some()
     }
 }
 
+/// Builds an [`AssembledMessage`] from the [`StreamEvent`]s of one model call, retries included.
 #[derive(Debug, Default)]
 pub struct MessageAssembler {
     message_id: Option<String>,
@@ -47,6 +53,7 @@ pub struct MessageAssembler {
 }
 
 impl MessageAssembler {
+    /// An assembler that has seen no event.
     pub fn new() -> Self {
         Self::default()
     }

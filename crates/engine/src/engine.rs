@@ -39,18 +39,27 @@ pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
 /// Everything that shapes a session.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
+    /// Model name sent with every request.
     pub model: String,
+    /// System prompt sent with every request.
     pub system_prompt: String,
+    /// `max_tokens` of each model call.
     pub max_tokens: u32,
+    /// Sampling temperature; None = the provider's default.
     pub temperature: Option<f32>,
     /// Sampling seed for providers that take one (local models); None = random.
     pub seed: Option<u64>,
+    /// At most this many model calls per submitted prompt; None = no limit.
     pub max_turns: Option<u32>,
+    /// The turn stops once the session's cost reaches this many US dollars (checked after each model call); None = no limit.
     pub max_budget_usd: Option<f64>,
+    /// Permission mode and rules for tool calls.
     pub permissions: PermissionConfig,
     /// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, default 10.
     pub max_tool_use_concurrency: usize,
+    /// The session's id, reported in events and used for per-session files.
     pub session_id: String,
+    /// Working directory of the session's tools.
     pub cwd: PathBuf,
     /// `$ORBIT_HOME`, default `~/.orbit`.
     pub data_dir: PathBuf,

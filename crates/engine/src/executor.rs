@@ -160,6 +160,7 @@ impl std::fmt::Debug for TrackedTool {
     }
 }
 
+/// Runs the tool_uses of one model response as they stream in (X1 start rule, X2 concurrency limit) and releases their results in tool_use order (X4).
 pub struct StreamingToolExecutor {
     runtime: Arc<ToolRuntime>,
     /// The turn's token; each tool gets a child.
@@ -178,6 +179,7 @@ pub struct StreamingToolExecutor {
 }
 
 impl StreamingToolExecutor {
+    /// An executor for one model response; tools get child tokens of `turn_cancel`.
     pub fn new(runtime: Arc<ToolRuntime>, turn_cancel: CancellationToken) -> Self {
         let (progress_tx, progress_rx) = unbounded_channel();
         Self {
@@ -213,6 +215,7 @@ impl StreamingToolExecutor {
         self.tools.len()
     }
 
+    /// Whether no tool_use was handed to the executor.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }

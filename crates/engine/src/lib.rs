@@ -11,6 +11,8 @@
 //! terminal result. X1's partition of calls into batches is the executor's
 //! start rule; [`abort`] is the L5 signal; [`messages`] holds the engine's own texts.
 
+#![deny(missing_docs)]
+
 pub mod abort;
 pub mod assemble;
 pub mod engine;

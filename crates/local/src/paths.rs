@@ -34,30 +34,37 @@ impl LocalPaths {
         }
     }
 
+    /// The root directory, `<data_dir>/local`.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// Where downloaded packages are cached.
     pub fn cache_dir(&self) -> PathBuf {
         self.root.join("cache")
     }
 
+    /// The assembled GGUF model file.
     pub fn model_file(&self) -> PathBuf {
         self.root.join("models").join(format!("{MODEL_NAME}.gguf"))
     }
 
+    /// The chat template passed to llama-server.
     pub fn template_file(&self) -> PathBuf {
         self.root.join("qwen-tools.jinja")
     }
 
+    /// Where the llama.cpp sources are unpacked.
     pub fn src_dir(&self) -> PathBuf {
         self.root.join("src")
     }
 
+    /// The llama.cpp build directory.
     pub fn build_dir(&self) -> PathBuf {
         self.root.join("build")
     }
 
+    /// The built llama-server binary.
     pub fn server_bin(&self) -> PathBuf {
         self.root.join("bin").join("llama-server")
     }
@@ -67,14 +74,17 @@ impl LocalPaths {
         self.root.join(format!("{step}.complete"))
     }
 
+    /// The warm server's record (`server.json`, see [`crate::server::ServerRecord`]).
     pub fn server_record(&self) -> PathBuf {
         self.root.join("server.json")
     }
 
+    /// One lease file per run that is using the warm server.
     pub fn leases_dir(&self) -> PathBuf {
         self.root.join("leases")
     }
 
+    /// Logs of setup commands and of the server.
     pub fn logs_dir(&self) -> PathBuf {
         self.root.join("logs")
     }

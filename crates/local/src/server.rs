@@ -44,9 +44,11 @@ const STOP_GRACE_MS: u64 = 3_000;
 /// How to run llama-server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerOptions {
+    /// Context window (`-c`), in tokens.
     pub context_tokens: u32,
     /// Compute threads (`-t`): the machine's cores, at most 8.
     pub threads: usize,
+    /// How long to wait for the server to become healthy.
     pub startup_timeout: Duration,
 }
 
@@ -66,9 +68,11 @@ impl Default for ServerOptions {
 pub struct ServerRecord {
     /// llama-server's pid.
     pub pid: u32,
+    /// The port llama-server listens on (localhost).
     pub port: u16,
     /// The `orbit local serve` process watching it.
     pub serve_pid: u32,
+    /// Idle time after which the watcher stops the server, in seconds.
     pub idle_timeout_secs: u64,
 }
 
@@ -111,6 +115,7 @@ impl LocalServer {
         })
     }
 
+    /// The port the server listens on (localhost).
     pub fn port(&self) -> u16 {
         self.port
     }

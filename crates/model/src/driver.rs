@@ -50,6 +50,7 @@ pub type Events = VecDeque<StreamEvent>;
 /// What the attempt loop does after a decoded event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
+    /// Keep reading the stream.
     Continue,
     /// The message is complete (`message_stop`, `[DONE]`): what is left of
     /// the body is drained in the background.

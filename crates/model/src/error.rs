@@ -4,18 +4,27 @@ use thiserror::Error;
 
 use crate::reach::Endpoint;
 
+/// Why a model call failed.
 #[derive(Debug, Clone, Error)]
 pub enum ModelError {
     /// The API answered with an error status (not retried, or retries spent).
     #[error("API error (HTTP {status}{}): {message}", error_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default())]
     Api {
+        /// HTTP status.
         status: u16,
+        /// The API's error type (e.g. `overloaded_error`), when given.
         error_type: Option<String>,
+        /// The API's error message.
         message: String,
     },
     /// An `error` event arrived inside the stream.
     #[error("API error in stream ({error_type}): {message}")]
-    StreamError { error_type: String, message: String },
+    StreamError {
+        /// The API's error type.
+        error_type: String,
+        /// The API's error message.
+        message: String,
+    },
     /// A transport error after the connection was made (reset, body cut).
     #[error("connection error: {0}")]
     Connection(String),
@@ -24,21 +33,32 @@ pub enum ModelError {
     /// connect schedule ([`crate::RetryConfig::for_connect`]). Its text is
     /// the `Retry` event's message.
     #[error("cannot reach {url} ({cause})")]
-    Connect { url: String, cause: String },
+    Connect {
+        /// The URL that was tried.
+        url: String,
+        /// The transport's description of the failure.
+        cause: String,
+    },
     /// No attempt reached the server: the final form of [`Self::Connect`]
     /// ([`Self::into_final`]), one line naming the cause and what to check.
     #[error("cannot reach {base_url} ({cause}) after {attempts} attempt{}; check {check}", if *attempts == 1 { "" } else { "s" })]
     Unreachable {
+        /// The configured base URL.
         base_url: String,
+        /// The transport's description of the last failure.
         cause: String,
+        /// Attempts made.
         attempts: u32,
         /// What to check, e.g. `ANTHROPIC_BASE_URL`.
         check: String,
     },
+    /// The stream ended before `message_stop`.
     #[error("the response stream ended before message_stop")]
     StreamCut,
+    /// No stream event arrived for this many milliseconds.
     #[error("no stream event for {0} ms; the response was abandoned")]
     IdleTimeout(u64),
+    /// A stream event could not be decoded; the text says what was wrong.
     #[error("malformed stream event: {0}")]
     Malformed(String),
     /// Misconfiguration detected before any request (no key, bad URL).

@@ -19,6 +19,8 @@
 //!
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
+#![deny(missing_docs)]
+
 pub mod anthropic;
 mod body;
 pub mod driver;
@@ -45,11 +47,17 @@ pub type EventStream = BoxStream<'static, Result<StreamEvent, ModelError>>;
 /// Everything a provider needs for one call.
 #[derive(Debug, Clone, Default)]
 pub struct ModelRequest {
+    /// Model name, as the provider knows it.
     pub model: String,
+    /// System prompt.
     pub system: String,
+    /// The conversation so far.
     pub messages: Vec<Message>,
+    /// Tools offered to the model.
     pub tools: Vec<ToolSpec>,
+    /// Most output tokens to generate.
     pub max_tokens: u32,
+    /// Sampling temperature; None = the provider's default.
     pub temperature: Option<f32>,
     /// Sampling seed, for providers that take one (OpenAI-compatible servers,
     /// llama.cpp); ignored by the others.
@@ -59,8 +67,11 @@ pub struct ModelRequest {
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
+    /// The tool's name, as the model calls it.
     pub name: String,
+    /// What the tool does, for the model.
     pub description: String,
+    /// JSON Schema of the tool's input.
     pub input_schema: Value,
 }
 

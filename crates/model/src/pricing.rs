@@ -15,7 +15,9 @@ use orbit_protocol::Usage;
 /// Price per million tokens, in US dollars.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelPrice {
+    /// Price of a million input tokens, in US dollars.
     pub input_per_mtok_usd: f64,
+    /// Price of a million output tokens, in US dollars.
     pub output_per_mtok_usd: f64,
 }
 

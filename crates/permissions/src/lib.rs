@@ -19,6 +19,8 @@
 //!
 //! The reasons' wording lives in `orbit_tool::texts::permissions`.
 
+#![deny(missing_docs)]
+
 pub mod mode;
 pub mod rule;
 
@@ -32,9 +34,11 @@ pub use rule::{PermissionRule, parse_rule_list};
 /// `--disallowedTools`).
 #[derive(Debug, Clone, Default)]
 pub struct PermissionConfig {
+    /// How much runs without asking.
     pub mode: PermissionMode,
     /// Rules in Claude Code syntax, e.g. `Read`, `Bash(git status)`.
     pub allowed_tools: Vec<String>,
+    /// Deny rules, same syntax; they win over everything, bypass mode included.
     pub disallowed_tools: Vec<String>,
     /// No one to ask: an `ask` becomes a deny.
     pub headless: bool,
@@ -71,17 +75,22 @@ impl PermissionRequest<'_> {
 /// The gate's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionDecision {
+    /// The call may run.
     Allow,
     /// A human must confirm; `reason` says why it was not allowed outright.
     Ask {
+        /// Why the call needs confirmation.
         reason: String,
     },
+    /// The call must not run.
     Deny {
+        /// Why, for the model-facing error.
         reason: String,
     },
 }
 
 impl PermissionDecision {
+    /// Whether the call may run.
     pub fn is_allow(&self) -> bool {
         matches!(self, PermissionDecision::Allow)
     }

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// How much runs without asking (`--permission-mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum PermissionMode {
@@ -23,6 +24,7 @@ pub enum PermissionMode {
 }
 
 impl PermissionMode {
+    /// Every mode, in the order the CLI lists them.
     pub const ALL: [PermissionMode; 4] = [
         PermissionMode::Default,
         PermissionMode::AcceptEdits,
@@ -51,6 +53,7 @@ impl fmt::Display for PermissionMode {
 #[error(
     "invalid permission mode `{0}` (expected one of: default, acceptEdits, plan, bypassPermissions)"
 )]
+/// A `--permission-mode` value that names no mode; holds the value.
 pub struct ParseModeError(pub String);
 
 impl FromStr for PermissionMode {

@@ -27,7 +27,9 @@ use crate::PermissionRequest;
 /// One parsed rule, borrowing the text it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PermissionRule<'a> {
+    /// The tool's name, e.g. `Bash`.
     pub tool_name: &'a str,
+    /// The text in parentheses, e.g. `git status` in `Bash(git status)`; None for a bare tool name.
     pub specifier: Option<&'a str>,
 }
 

@@ -11,19 +11,24 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The person (or the embedder) driving the conversation; also carries tool results.
     User,
+    /// The model.
     Assistant,
 }
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who wrote the message.
     pub role: Role,
+    /// The blocks, in order. Deserialization also accepts a plain string (one text block).
     #[serde(deserialize_with = "content_string_or_blocks")]
     pub content: Vec<ContentBlock>,
 }
 
 impl Message {
+    /// A user message of one text block.
     pub fn user_text(text: impl Into<String>) -> Self {
         Self {
             role: Role::User,
@@ -31,6 +36,7 @@ impl Message {
         }
     }
 
+    /// An assistant message with the given blocks.
     pub fn assistant(content: Vec<ContentBlock>) -> Self {
         Self {
             role: Role::Assistant,
@@ -38,6 +44,7 @@ impl Message {
         }
     }
 
+    /// A user message with the given blocks (e.g. tool results).
     pub fn user(content: Vec<ContentBlock>) -> Self {
         Self {
             role: Role::User,
@@ -92,27 +99,40 @@ fn content_string_or_blocks<'de, D: Deserializer<'de>>(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
+    /// Plain text.
     Text {
+        /// The text.
         text: String,
+        /// Citations as the API returned them, kept opaque.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         citations: Option<Value>,
     },
+    /// A call of a tool by the model.
     ToolUse(ToolUseBlock),
+    /// The answer to a tool call.
     ToolResult(ToolResultBlock),
+    /// Extended thinking of the model.
     Thinking {
+        /// The thinking text.
         thinking: String,
+        /// The API's signature over the thinking, sent back unchanged.
         #[serde(default)]
         signature: String,
     },
+    /// Thinking the API returns only in encrypted form.
     RedactedThinking {
+        /// The encrypted thinking, sent back unchanged.
         data: String,
     },
+    /// An image.
     Image {
+        /// Where the image data is.
         source: ImageSource,
     },
 }
 
 impl ContentBlock {
+    /// A text block without citations.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text {
             text: text.into(),
@@ -124,7 +144,9 @@ impl ContentBlock {
 /// A call of a tool by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolUseBlock {
+    /// The call's id (`toolu_…`), echoed by its tool_result.
     pub id: String,
+    /// The tool's name.
     pub name: String,
     /// The parsed input. When the model sent input that is not valid JSON the
     /// client stores `{}` here (the API requires an object) and reports the
@@ -140,13 +162,17 @@ fn empty_object() -> Value {
 /// The answer to one tool_use.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResultBlock {
+    /// The id of the tool_use this answers.
     pub tool_use_id: String,
+    /// The result itself.
     pub content: ToolResultContent,
+    /// `Some(true)` when the result is an error; omitted otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
 }
 
 impl ToolResultBlock {
+    /// A text result; `is_error` false leaves the field out.
     pub fn text(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
         Self {
             tool_use_id: tool_use_id.into(),
@@ -155,6 +181,7 @@ impl ToolResultBlock {
         }
     }
 
+    /// Whether the result is marked as an error.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
@@ -164,7 +191,9 @@ impl ToolResultBlock {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ToolResultContent {
+    /// A plain string.
     Text(String),
+    /// A list of text and image blocks.
     Blocks(Vec<ToolResultContentBlock>),
 }
 
@@ -199,6 +228,7 @@ impl ToolResultContent {
         }
     }
 
+    /// Whether any part is an image.
     pub fn has_image(&self) -> bool {
         matches!(self, ToolResultContent::Blocks(bs) if bs.iter().any(|b| matches!(b, ToolResultContentBlock::Image { .. })))
     }
@@ -208,14 +238,32 @@ impl ToolResultContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolResultContentBlock {
-    Text { text: String },
-    Image { source: ImageSource },
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Where the image data is.
+        source: ImageSource,
+    },
 }
 
 /// Image data, as the API takes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ImageSource {
-    Base64 { media_type: String, data: String },
-    Url { url: String },
+    /// Inline data.
+    Base64 {
+        /// MIME type, e.g. `image/png`.
+        media_type: String,
+        /// The bytes, base64-encoded.
+        data: String,
+    },
+    /// An image the API fetches itself.
+    Url {
+        /// The image's URL.
+        url: String,
+    },
 }

@@ -11,34 +11,64 @@ use crate::content::{Message, ToolResultBlock};
 use crate::stream::StreamEvent;
 use crate::usage::Usage;
 
+/// One event of a running turn, in the order it happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EngineEvent {
     /// A model request is about to be sent; `turn` counts model calls from 1.
-    RequestStart { turn: u32 },
+    RequestStart {
+        /// Model calls of this turn so far, from 1.
+        turn: u32,
+    },
     /// A raw streaming event of the current model response (deltas, for UIs).
     /// `Retry` events arrive here too.
     Stream(StreamEvent),
     /// The complete assistant message, as appended to the history.
     AssistantMessage {
+        /// The history entry's id.
         uuid: String,
+        /// The message.
         message: Message,
         /// API message id (`msg_…`), when the provider gave one.
         message_id: Option<String>,
+        /// The model that answered.
         model: String,
+        /// Why the model stopped (e.g. `end_turn`, `tool_use`), when known.
         stop_reason: Option<String>,
+        /// Token usage of this model call.
         usage: Usage,
     },
     /// A tool began executing.
-    ToolStarted { tool_use_id: String, name: String },
+    ToolStarted {
+        /// The id of the tool_use being executed.
+        tool_use_id: String,
+        /// The tool's name.
+        name: String,
+    },
     /// A running tool reported progress (e.g. a line of Bash output).
-    ToolProgress { tool_use_id: String, data: Value },
+    ToolProgress {
+        /// The id of the tool_use being executed.
+        tool_use_id: String,
+        /// Tool-specific progress data.
+        data: Value,
+    },
     /// A tool's result is final; released in tool_use order (X4).
-    ToolResult { result: ToolResultBlock },
+    ToolResult {
+        /// The result block, as it goes into the history.
+        result: ToolResultBlock,
+    },
     /// The user message of tool results, as appended to the history.
-    UserMessage { uuid: String, message: Message },
+    UserMessage {
+        /// The history entry's id.
+        uuid: String,
+        /// The message.
+        message: Message,
+    },
     /// The todo list changed (TodoWrite).
-    TodoUpdate { todos: Vec<TodoItem> },
+    TodoUpdate {
+        /// The whole new list.
+        todos: Vec<TodoItem>,
+    },
     /// The turn ended. Always the last event.
     Result(TerminalResult),
 }
@@ -46,17 +76,24 @@ pub enum EngineEvent {
 /// One todo item as TodoWrite takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {
+    /// What to do, in imperative form.
     pub content: String,
+    /// Where the item stands.
     pub status: TodoStatus,
+    /// What is being done, in present continuous form (shown while in progress).
     #[serde(rename = "activeForm")]
     pub active_form: String,
 }
 
+/// The state of a todo item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
+    /// Not started.
     Pending,
+    /// Being worked on.
     InProgress,
+    /// Done.
     Completed,
 }
 
@@ -64,14 +101,20 @@ pub enum TodoStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultSubtype {
+    /// The model finished on its own.
     Success,
+    /// The turn limit (`max_turns`) was reached.
     ErrorMaxTurns,
+    /// The cost limit (`max_budget_usd`) was reached.
     ErrorMaxBudgetUsd,
+    /// The model did not produce output matching the JSON schema within the retries.
     ErrorMaxStructuredOutputRetries,
+    /// The turn failed (model error, interrupt, …).
     ErrorDuringExecution,
 }
 
 impl ResultSubtype {
+    /// Whether this is anything but `Success`.
     pub fn is_error(self) -> bool {
         self != ResultSubtype::Success
     }
@@ -80,24 +123,34 @@ impl ResultSubtype {
 /// A tool call the permission gate refused (P1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PermissionDenial {
+    /// The tool's name.
     pub tool_name: String,
+    /// The refused tool_use's id.
     pub tool_use_id: String,
+    /// The input the model gave the tool.
     pub tool_input: Value,
 }
 
 /// The terminal outcome of `submit_message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TerminalResult {
+    /// How the turn ended.
     pub subtype: ResultSubtype,
     /// Model calls made in this turn.
     pub num_turns: u32,
+    /// Wall time of the turn, in milliseconds.
     pub duration_ms: u64,
+    /// Time spent waiting on model calls, in milliseconds.
     pub duration_api_ms: u64,
+    /// Estimated cost of the turn's model calls, in US dollars.
     pub total_cost_usd: f64,
+    /// Token usage summed over the turn's model calls.
     pub usage: Usage,
     /// The final assistant text (success), else empty.
     pub result: String,
+    /// Stop reason of the last model call, when known.
     pub stop_reason: Option<String>,
+    /// Tool calls the permission gate refused during the turn.
     pub permission_denials: Vec<PermissionDenial>,
     /// Human-readable error lines (e.g. `Reached maximum number of turns (2)`).
     pub errors: Vec<String>,

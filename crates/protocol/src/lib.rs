@@ -10,6 +10,8 @@
 //! - [`sdk`]: the stream-json / json output lines of the headless CLI, shaped
 //!   like the Claude Agent SDK's messages.
 
+#![deny(missing_docs)]
+
 pub mod content;
 pub mod events;
 pub mod sdk;

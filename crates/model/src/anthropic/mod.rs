@@ -45,7 +45,9 @@ pub struct AnthropicConfig {
     pub api_key: Option<String>,
     /// Sent as `Authorization: Bearer …`.
     pub auth_token: Option<String>,
+    /// Retry schedule of failed calls.
     pub retry: RetryConfig,
+    /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,
     /// More headers for every request (e.g. `anthropic-beta`).
     pub extra_headers: Vec<(String, String)>,
@@ -140,6 +142,7 @@ impl AnthropicClient {
         Ok(Self { config, transport })
     }
 
+    /// The configuration this client was built with.
     pub fn config(&self) -> &AnthropicConfig {
         &self.config
     }

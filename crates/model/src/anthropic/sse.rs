@@ -85,6 +85,7 @@ pub fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Opti
 }
 
 impl Assembler {
+    /// A decoder that has seen no event.
     pub fn new() -> Self {
         Self::default()
     }

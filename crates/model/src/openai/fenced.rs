@@ -33,6 +33,7 @@ const MARKERS: [&str; 2] = ["```", "<tool_call>"];
 /// One tool call recovered from text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecoveredCall {
+    /// The tool's name.
     pub name: String,
     /// Always a JSON object.
     pub arguments: Value,
@@ -43,6 +44,7 @@ pub struct RecoveredCall {
 pub struct Recovered {
     /// The text before the first recovered block, trailing whitespace removed.
     pub text: String,
+    /// The recovered calls, in order.
     pub calls: Vec<RecoveredCall>,
 }
 

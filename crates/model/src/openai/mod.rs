@@ -53,11 +53,14 @@ pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 300_000;
 pub struct OpenAiConfig {
     /// Base URL including `/v1`; `/chat/completions` is appended.
     pub base_url: String,
+    /// Sent as `Authorization: Bearer …`; local servers need none.
     pub api_key: Option<String>,
+    /// Retry schedule of failed calls.
     pub retry: RetryConfig,
     /// Turn fenced ```json {"name": …, "arguments": …}``` blocks naming an
     /// offered tool into tool calls (see [`fenced`]). Off by default.
     pub fenced_tool_recovery: bool,
+    /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,
     /// Where `base_url` came from, named when the server cannot be reached
     /// (`… ; check OPENAI_BASE_URL`): [`ENV_BASE_URL`] by default,
@@ -167,6 +170,7 @@ impl OpenAiClient {
         Ok(Self { config, transport })
     }
 
+    /// The configuration this client was built with.
     pub fn config(&self) -> &OpenAiConfig {
         &self.config
     }

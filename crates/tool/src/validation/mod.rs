@@ -4,7 +4,7 @@
 //! Data flow: the raw `tool_use` input → [`coerce`] (numeric strings to
 //! numbers, "true"/"false" to booleans, integral floats to integers, `null`
 //! for an optional property dropped, driven by the tool's schema) → a cached, compiled `jsonschema` validator → on
-//! failure, every issue becomes one model-facing line ([`issues`]) under the
+//! failure, every issue becomes one model-facing line (`issues`) under the
 //! Claude Code header `InputValidationError: NAME failed due to the
 //! following issue(s):`, wrapped in `<tool_use_error>` tags. The texts
 //! themselves live in [`crate::texts::validation`].
