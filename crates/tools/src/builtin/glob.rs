@@ -18,7 +18,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use orbit_tool::texts::tools::{self as tools_texts, glob as texts};
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -220,22 +220,6 @@ impl TypedTool for GlobTool {
     type Input = GlobInput;
     type Plan = GlobInput;
 
-    fn name(&self) -> &str {
-        "Glob"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("find files by name pattern")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             read_only: true,
@@ -297,6 +281,12 @@ impl TypedTool for GlobTool {
             },
             () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Glob")),
         })
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Glob", texts::DESCRIPTION)
+            .with_search_hint("find files by name pattern")
+            .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -124,22 +124,6 @@ impl TypedTool for LsTool {
     type Input = LsInput;
     type Plan = LsPlan;
 
-    fn name(&self) -> &str {
-        "LS"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list directory contents")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             read_only: true,
@@ -184,5 +168,11 @@ impl TypedTool for LsTool {
                 .map_err(|e| ToolError::Fatal(tools_texts::task_failed("LS", e))),
             () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("LS", texts::DESCRIPTION)
+            .with_search_hint("list directory contents")
+            .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS))
     }
 }

@@ -200,8 +200,8 @@ async fn declares_itself_read_only_and_concurrency_safe() {
     );
     assert_eq!(f.reads, vec![t.root.join("x/y")]);
     let tool = GlobTool::new();
-    assert_eq!(TypedTool::name(&tool), "Glob");
-    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(100_000));
+    assert_eq!(tool.info().name, "Glob");
+    assert_eq!(tool.info().result_limit, ResultLimit::PersistOver(100_000));
     assert_eq!(tool.input_schema()["required"], json!(["pattern"]));
     assert_eq!(tool.input_schema()["additionalProperties"], json!(false));
 }

@@ -293,6 +293,6 @@ async fn declares_itself_read_only_and_concurrency_safe() {
     );
     assert_eq!(f.reads, vec![t.root.join("src/main.rs")]);
     let tool = GrepTool::new();
-    assert_eq!(TypedTool::name(&tool), "Grep");
-    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(20_000));
+    assert_eq!(tool.info().name, "Grep");
+    assert_eq!(tool.info().result_limit, ResultLimit::PersistOver(20_000));
 }

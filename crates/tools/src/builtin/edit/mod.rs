@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -71,22 +71,6 @@ impl TypedTool for EditTool {
     type Input = EditInput;
     type Plan = PlannedEdit;
 
-    fn name(&self) -> &str {
-        "Edit"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("edit modify replace string in file")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             writes: vec![ctx.resolve_path(&input.file_path)],
@@ -123,6 +107,12 @@ impl TypedTool for EditTool {
         tokio::task::spawn_blocking(move || apply_edit(planned, &cache, &cancel))
             .await
             .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Edit", e)))?
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Edit", texts::DESCRIPTION)
+            .with_search_hint("edit modify replace string in file")
+            .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS))
     }
 }
 

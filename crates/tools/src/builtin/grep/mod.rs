@@ -22,7 +22,7 @@ use std::path::Path;
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, grep as texts};
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -203,22 +203,6 @@ impl TypedTool for GrepTool {
     type Input = GrepInput;
     type Plan = GrepInput;
 
-    fn name(&self) -> &str {
-        "Grep"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("search file contents with regex (ripgrep)")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             read_only: true,
@@ -264,6 +248,12 @@ impl TypedTool for GrepTool {
             },
             () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Grep")),
         })
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Grep", texts::DESCRIPTION)
+            .with_search_hint("search file contents with regex (ripgrep)")
+            .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, web_fetch as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -147,22 +147,6 @@ impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
     type Plan = WebFetchPlan;
 
-    fn name(&self) -> &str {
-        "WebFetch"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("fetch a web page as markdown")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS)
-    }
-
     /// The network fact is the URL as it will be fetched (parsed), or as
     /// sent when it does not parse (`validate` refuses it then).
     fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
@@ -213,5 +197,11 @@ impl TypedTool for WebFetchTool {
             )),
             Err(e) => Ok(ToolOutput::error(e.to_string())),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("WebFetch", texts::DESCRIPTION)
+            .with_search_hint("fetch a web page as markdown")
+            .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS))
     }
 }
