@@ -6,10 +6,12 @@
 //! the tool's name, description, search hint and result limit.
 
 pub mod bash;
+mod blocking;
 pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod ls;
+mod paths;
 pub mod read;
 pub mod todo;
 pub mod web_fetch;

@@ -28,6 +28,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -97,9 +98,7 @@ impl TypedTool for WriteTool {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
         let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
-        tokio::task::spawn_blocking(job)
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Write", e)))?
+        on_blocking_pool("Write", job).await?
     }
 
     fn info(&self) -> ToolInfo<'_> {

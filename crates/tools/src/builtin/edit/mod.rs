@@ -33,6 +33,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
@@ -90,10 +91,9 @@ impl TypedTool for EditTool {
             let plan = plan_edit(&request, &cache)?;
             Ok(PlannedEdit { request, plan })
         };
-        match tokio::task::spawn_blocking(job).await {
-            Ok(planned) => planned.map_err(ToolError::RespondToModel),
-            Err(e) => Err(ToolError::Fatal(tools_texts::task_failed("Edit", e))),
-        }
+        on_blocking_pool("Edit", job)
+            .await?
+            .map_err(ToolError::RespondToModel)
     }
 
     async fn call(
@@ -104,9 +104,7 @@ impl TypedTool for EditTool {
     ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
-        tokio::task::spawn_blocking(move || apply_edit(planned, &cache, &cancel))
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Edit", e)))?
+        on_blocking_pool("Edit", move || apply_edit(planned, &cache, &cancel)).await?
     }
 
     fn info(&self) -> ToolInfo<'_> {

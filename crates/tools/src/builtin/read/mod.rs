@@ -31,6 +31,7 @@ use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedT
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -109,9 +110,7 @@ impl TypedTool for ReadTool {
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
-        tokio::task::spawn_blocking(move || read_file(&request, &cache))
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Read", e)))
+        on_blocking_pool("Read", move || read_file(&request, &cache)).await
     }
 
     fn info(&self) -> ToolInfo<'_> {

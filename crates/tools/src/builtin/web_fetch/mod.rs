@@ -31,6 +31,7 @@ use serde::Deserialize;
 
 use self::convert::{BodyKind, classify, html_to_markdown};
 use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 
 /// Page content beyond this many chars is cut (Claude Code's markdown cap).
@@ -188,9 +189,7 @@ impl TypedTool for WebFetchTool {
             Ok(FetchOutcome::Page(page)) => {
                 let prompt = input.prompt;
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
-                tokio::task::spawn_blocking(move || render_page(page, &prompt))
-                    .await
-                    .map_err(|e| ToolError::Fatal(tools_texts::task_failed("WebFetch", e)))
+                on_blocking_pool("WebFetch", move || render_page(page, &prompt)).await
             }
             Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => Ok(ToolOutput::text(
                 redirect_message(&input.url, &target, status, &input.prompt),
