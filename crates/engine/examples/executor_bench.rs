@@ -23,8 +23,8 @@ use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::EngineEvent;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
-    TypedTool, typed,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolRegistry,
+    ToolUseContext, TypedTool, typed,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -46,17 +46,12 @@ impl TypedTool for Probe {
     type Input = Value;
     type Plan = Value;
 
-    fn name(&self) -> &str {
-        "Probe"
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Probe", "bench").with_result_limit(ResultLimit::PersistOver(100_000))
     }
-    fn description(&self) -> &str {
-        "bench"
-    }
+
     fn input_schema(&self) -> Value {
         json!({"type": "object", "properties": {"ms": {"type": "number"}}})
-    }
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(100_000)
     }
     fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
         CallFacts {

@@ -3,7 +3,7 @@
 //! the call. `cargo run -p orbit --example custom_tool`
 
 use orbit::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 
 /// Input of `LineCount`.
@@ -22,16 +22,12 @@ impl TypedTool for LineCount {
     /// The resolved path, checked to be a file.
     type Plan = std::path::PathBuf;
 
-    fn name(&self) -> &str {
-        "LineCount"
-    }
-
-    fn description(&self) -> &str {
-        "Counts the lines of a text file. Prefer it to reading a whole file just to count."
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(1_000)
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new(
+            "LineCount",
+            "Counts the lines of a text file. Prefer it to reading a whole file just to count.",
+        )
+        .with_result_limit(ResultLimit::PersistOver(1_000))
     }
 
     fn facts(&self, input: &LineCountInput, ctx: &ToolUseContext) -> CallFacts {

@@ -26,7 +26,9 @@
 //! A custom tool, and what the engine sees of a call:
 //!
 //! ```
-//! use orbit::{CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool};
+//! use orbit::{
+//!     CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
+//! };
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Input {
@@ -40,9 +42,10 @@
 //! impl TypedTool for WordCount {
 //!     type Input = Input;
 //!     type Plan = Input;
-//!     fn name(&self) -> &str { "WordCount" }
-//!     fn description(&self) -> &str { "Counts the words of a text." }
-//!     fn result_limit(&self) -> ResultLimit { ResultLimit::PersistOver(1_000) }
+//!     fn info(&self) -> ToolInfo<'_> {
+//!         ToolInfo::new("WordCount", "Counts the words of a text.")
+//!             .with_result_limit(ResultLimit::PersistOver(1_000))
+//!     }
 //!     fn facts(&self, _: &Input, _: &ToolUseContext) -> CallFacts {
 //!         CallFacts { read_only: true, concurrency_safe: true, ..CallFacts::default() }
 //!     }
@@ -74,8 +77,8 @@ pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
 pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};
 pub use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
-    TypedTool, typed,
+    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
+    ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
 

@@ -2,9 +2,10 @@
 //! of it. An MCP client or an embedder depends on this crate alone, not on
 //! orbit's built-in tools.
 //!
-//! - [`tool`]: [`TypedTool`] (what a tool author implements: a typed input
-//!   parsed once, facts per call, validate → plan → call), [`typed`] (the
-//!   one adapter to the object-safe [`Tool`] the registry holds),
+//! - [`tool`]: [`TypedTool`] (what a tool author implements: what it says
+//!   about itself in one [`ToolInfo`], a typed input parsed once, facts per
+//!   call, validate → plan → call), [`typed`] (the one adapter to the
+//!   object-safe [`Tool`] the registry holds),
 //!   [`CallFacts`], [`ToolOutput`], [`ToolError`], [`ResultLimit`].
 //! - [`registry`]: [`ToolRegistry`], lookup by name then alias (T2).
 //! - [`validation`]: JSON Schema validation with coercion and the exact
@@ -33,7 +34,7 @@ pub use file_state::{FileState, FileStateCache};
 pub use registry::ToolRegistry;
 pub use schema::{input_schema_for, tidy_schema};
 pub use tool::{
-    CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolOutput,
-    TypedTool, typed,
+    CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolInfo,
+    ToolOutput, TypedTool, typed,
 };
 pub use workspace::apply_cwd_policy;

@@ -1,6 +1,7 @@
-//! The tool contract: the typed [`TypedTool`] a tool author implements, the
-//! object-safe [`Tool`] the registry holds (one blanket adapter,
-//! [`typed`], turns the first into the second), the facts a call declares
+//! The tool contract: the typed [`TypedTool`] a tool author implements
+//! (what it says about itself in one [`ToolInfo`]), the object-safe
+//! [`Tool`] the registry holds (one blanket adapter, [`typed`], turns the
+//! first into the second), the facts a call declares
 //! ([`CallFacts`]), what a call produces ([`ToolOutput`]) and how it is
 //! refused ([`ToolError`]).
 //!
@@ -149,6 +150,79 @@ pub struct CallFacts {
     pub subject: String,
 }
 
+/// What a tool says about itself, the same for every call: the name the
+/// model calls it by, other names it answers to (T2), keywords for
+/// deferred-tool search, the description the model is told, and how its
+/// results are limited (R1/R2).
+///
+/// Build it with the `const` [`ToolInfo::new`] (name and description) and
+/// set the rest with [`ToolInfo::with_search_hint`],
+/// [`ToolInfo::with_aliases`] and [`ToolInfo::with_result_limit`]:
+///
+/// ```
+/// # use orbit_tool::{ResultLimit, ToolInfo};
+/// let info = ToolInfo::new("LineCount", "Counts the lines of a file.")
+///     .with_search_hint("count lines")
+///     .with_result_limit(ResultLimit::PersistOver(1_000));
+/// assert_eq!(info.aliases, &[] as &[&str]);
+/// ```
+///
+/// A built-in returns fixed text; a tool whose name or description comes
+/// from elsewhere (an MCP server) borrows them from itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolInfo<'a> {
+    /// The name the model calls it by.
+    pub name: &'a str,
+    /// Other names the model may call it by (T2); none by default.
+    pub aliases: &'a [&'a str],
+    /// Keywords for deferred-tool search; none by default.
+    pub search_hint: Option<&'a str>,
+    /// What the model is told about the tool. Keep it short: every byte is
+    /// sent on every request.
+    pub description: &'a str,
+    /// R1/R2 for its results; [`ToolInfo::DEFAULT_RESULT_LIMIT`] unless set.
+    pub result_limit: ResultLimit,
+}
+
+impl<'a> ToolInfo<'a> {
+    /// The result limit of a tool that sets none: a result longer than
+    /// 100,000 chars is persisted.
+    pub const DEFAULT_RESULT_LIMIT: ResultLimit = ResultLimit::PersistOver(100_000);
+
+    /// A tool called `name`, told to the model as `description`; no
+    /// aliases, no search hint, [`ToolInfo::DEFAULT_RESULT_LIMIT`].
+    pub const fn new(name: &'a str, description: &'a str) -> Self {
+        Self {
+            name,
+            aliases: &[],
+            search_hint: None,
+            description,
+            result_limit: Self::DEFAULT_RESULT_LIMIT,
+        }
+    }
+
+    /// The same, its results limited by `result_limit` (R1/R2).
+    pub const fn with_result_limit(self, result_limit: ResultLimit) -> Self {
+        Self {
+            result_limit,
+            ..self
+        }
+    }
+
+    /// The same, answering to these other names too.
+    pub const fn with_aliases(self, aliases: &'a [&'a str]) -> Self {
+        Self { aliases, ..self }
+    }
+
+    /// The same, found by deferred-tool search with these keywords.
+    pub const fn with_search_hint(self, search_hint: &'a str) -> Self {
+        Self {
+            search_hint: Some(search_hint),
+            ..self
+        }
+    }
+}
+
 /// A tool, typed: its input is parsed once into `Input`, its business
 /// validation computes a `Plan`, and `call` carries the plan out. Register
 /// it with [`typed`].
@@ -159,22 +233,9 @@ pub trait TypedTool: Send + Sync + 'static {
     /// What validation found out and the call needs (often the input itself).
     type Plan: Send + Sync + 'static;
 
-    /// The name the model calls it by.
-    fn name(&self) -> &str;
-
-    /// What the model is told about the tool. Keep it short: every byte is
-    /// sent on every request.
-    fn description(&self) -> &str;
-
-    /// Other names the model may call it by (T2).
-    fn aliases(&self) -> &[&str] {
-        &[]
-    }
-
-    /// Keywords for deferred-tool search.
-    fn search_hint(&self) -> Option<&str> {
-        None
-    }
+    /// What the tool says about itself: name, aliases, search keywords,
+    /// description and result limit, in one value (see [`ToolInfo`]).
+    fn info(&self) -> ToolInfo<'_>;
 
     /// JSON Schema of the input: by default derived from `Input` (lean, see
     /// [`input_schema_for`]); a tool whose schema comes from elsewhere (an
@@ -182,9 +243,6 @@ pub trait TypedTool: Send + Sync + 'static {
     fn input_schema(&self) -> Value {
         input_schema_for::<Self::Input>()
     }
-
-    /// R1/R2 for its results.
-    fn result_limit(&self) -> ResultLimit;
 
     /// Whether the tool is offered at all (e.g. a tool that needs a program
     /// that is not installed). Asked per request.
@@ -266,19 +324,19 @@ struct Typed<T: TypedTool> {
 
 impl<T: TypedTool> Tool for Typed<T> {
     fn name(&self) -> &str {
-        self.tool.name()
+        self.tool.info().name
     }
 
     fn aliases(&self) -> &[&str] {
-        self.tool.aliases()
+        self.tool.info().aliases
     }
 
     fn search_hint(&self) -> Option<&str> {
-        self.tool.search_hint()
+        self.tool.info().search_hint
     }
 
     fn description(&self) -> &str {
-        self.tool.description()
+        self.tool.info().description
     }
 
     fn input_schema(&self) -> &Value {
@@ -286,7 +344,7 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
 
     fn result_limit(&self) -> ResultLimit {
-        self.tool.result_limit()
+        self.tool.info().result_limit
     }
 
     fn is_enabled(&self) -> bool {
@@ -296,7 +354,7 @@ impl<T: TypedTool> Tool for Typed<T> {
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
         let input: T::Input = serde_json::from_value(input).map_err(|e| {
             ToolError::RespondToModel(texts::validation::validation_issues(
-                self.tool.name(),
+                self.tool.info().name,
                 &[e.to_string()],
             ))
         })?;
@@ -352,7 +410,7 @@ impl<T: TypedTool> ToolCall for TypedCall<T> {
         match std::mem::replace(&mut self.stage, Stage::Spent) {
             Stage::Planned(plan) => self.tool.call(plan, ctx, call).await,
             Stage::Parsed(_) | Stage::Spent => Err(ToolError::Fatal(
-                texts::engine::call_not_validated_detail(self.tool.name()),
+                texts::engine::call_not_validated_detail(self.tool.info().name),
             )),
         }
     }

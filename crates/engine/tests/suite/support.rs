@@ -16,8 +16,8 @@ use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
 use orbit_test_support::FakeAnthropic;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolOutput, ToolRegistry, ToolUseContext,
-    TypedTool, typed,
+    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
+    ToolUseContext, TypedTool, typed,
 };
 use serde_json::{Value, json};
 
@@ -266,20 +266,13 @@ impl TypedTool for TestTool {
     type Input = Value;
     type Plan = Value;
 
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        "A test tool."
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new(&self.name, "A test tool.")
+            .with_result_limit(ResultLimit::PersistOver(100_000))
     }
 
     fn input_schema(&self) -> Value {
         self.schema.clone()
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(100_000)
     }
 
     fn facts(&self, input: &Value, _ctx: &ToolUseContext) -> CallFacts {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::context::{CallContext, ToolUseContext};
 use crate::schema::input_schema_for;
-use crate::tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool, typed};
+use crate::tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool, typed};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -73,17 +73,12 @@ impl TypedTool for Probe {
     type Input = Value;
     type Plan = Value;
 
-    fn name(&self) -> &str {
-        self.name
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new(self.name, "probe").with_result_limit(ResultLimit::PersistOver(1000))
     }
-    fn description(&self) -> &str {
-        "probe"
-    }
+
     fn input_schema(&self) -> Value {
         self.schema.clone()
-    }
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(1000)
     }
     fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
         CallFacts::default()

@@ -7,22 +7,27 @@
 //! matched with `globset` (`*` does not cross `/`; `**` does) → matches are
 //! sorted most recently modified first (ties by path), capped at
 //! [`GLOB_MAX_RESULTS`], and shown relative to the cwd (absolute when
-//! outside it). Also home of the path helpers Grep and LS share.
+//! outside it).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
-use orbit_tool::texts::tools::{self as tools_texts, glob as texts};
+use orbit_tool::texts::tools::glob as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
+
+use crate::builtin::blocking::cancellable_search;
+use crate::builtin::paths::{
+    display_path, normalize, optional_path, require_dir, search_facts, search_root,
+};
 
 /// At most this many paths are returned (Claude Code's limit).
 pub const GLOB_MAX_RESULTS: usize = 100;
@@ -53,52 +58,6 @@ impl GlobTool {
         Self
     }
 }
-
-/// Models sometimes send the strings "undefined"/"null" for an omitted path.
-pub(crate) fn optional_path(path: &Option<String>) -> Option<&str> {
-    match path.as_deref().map(str::trim) {
-        None | Some("") | Some("undefined") | Some("null") => None,
-        Some(p) => Some(p),
-    }
-}
-
-/// The directory a search starts from: `path` resolved against the cwd
-/// (`.` and `..` folded), or the cwd itself.
-pub(crate) fn search_root(path: &Option<String>, ctx: &ToolUseContext) -> PathBuf {
-    match optional_path(path) {
-        Some(p) => normalize(&ctx.resolve_path(p)),
-        None => ctx.cwd(),
-    }
-}
-
-/// `path` relative to `cwd` when inside it, else absolute (how all search
-/// tools show paths).
-pub(crate) fn display_path(path: &Path, cwd: &Path) -> String {
-    match path.strip_prefix(cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
-        _ => path.to_string_lossy().into_owned(),
-    }
-}
-
-/// Removes `.` and folds `..` lexically, so results print without them.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for comp in path.components() {
-        match comp {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// The text of a "no such path" error, with the cwd note Claude Code adds.
-pub(crate) use orbit_tool::texts::tools::path_not_found as not_found_message;
 
 fn has_glob_meta(s: &str) -> bool {
     s.contains(['*', '?', '[', ']', '{', '}'])
@@ -220,30 +179,8 @@ impl TypedTool for GlobTool {
     type Input = GlobInput;
     type Plan = GlobInput;
 
-    fn name(&self) -> &str {
-        "Glob"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("find files by name pattern")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            reads: vec![search_root(&input.path, ctx)],
-            subject: input.pattern.clone(),
-            ..CallFacts::default()
-        }
+        search_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
@@ -252,19 +189,7 @@ impl TypedTool for GlobTool {
         ctx: &ToolUseContext,
     ) -> Result<GlobInput, ToolError> {
         if let Some(path) = optional_path(&input.path) {
-            let dir = ctx.resolve_path(path);
-            if !dir.exists() {
-                return Err(ToolError::RespondToModel(not_found_message(
-                    "Directory",
-                    &dir,
-                    &ctx.cwd(),
-                )));
-            }
-            if !dir.is_dir() {
-                return Err(ToolError::RespondToModel(tools_texts::not_a_directory(
-                    &dir,
-                )));
-            }
+            require_dir(&ctx.resolve_path(path), ctx)?;
         }
         if let Err(e) = GlobBuilder::new(&input.pattern)
             .literal_separator(true)
@@ -286,17 +211,17 @@ impl TypedTool for GlobTool {
     ) -> Result<ToolOutput, ToolError> {
         let cwd = ctx.cwd();
         let root = search_root(&input.path, ctx);
-        let cancel = call.cancel.clone();
         let pattern = input.pattern;
-        let task = tokio::task::spawn_blocking(move || glob_files(&root, &pattern, &cancel));
-        Ok(tokio::select! {
-            joined = task => match joined {
-                Ok(Ok(files)) => ToolOutput::text(format_glob_result(files, &cwd)),
-                Ok(Err(e)) => ToolOutput::error(e),
-                Err(e) => ToolOutput::error(tools_texts::task_failed("Glob", e)),
-            },
-            () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Glob")),
-        })
+        let job = move |cancel: &CancellationToken| {
+            glob_files(&root, &pattern, cancel).map(|files| format_glob_result(files, &cwd))
+        };
+        Ok(cancellable_search("Glob", call, job).await)
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Glob", texts::DESCRIPTION)
+            .with_search_hint("find files by name pattern")
+            .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -24,12 +24,13 @@ use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::glob::{normalize, not_found_message};
+use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::paths::{normalize, require_dir, search_facts};
 use crate::context::{CallContext, ToolUseContext};
 
 /// At most this many files and directories are listed (Claude Code's limit).
@@ -124,46 +125,13 @@ impl TypedTool for LsTool {
     type Input = LsInput;
     type Plan = LsPlan;
 
-    fn name(&self) -> &str {
-        "LS"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list directory contents")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            reads: vec![normalize(&ctx.resolve_path(&input.path))],
-            subject: input.path.clone(),
-            ..CallFacts::default()
-        }
+        search_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
     }
 
     async fn validate(&self, input: LsInput, ctx: &ToolUseContext) -> Result<LsPlan, ToolError> {
         let dir = normalize(&ctx.resolve_path(&input.path));
-        if !dir.exists() {
-            return Err(ToolError::RespondToModel(not_found_message(
-                "Directory",
-                &dir,
-                &ctx.cwd(),
-            )));
-        }
-        if !dir.is_dir() {
-            return Err(ToolError::RespondToModel(tools_texts::not_a_directory(
-                &dir,
-            )));
-        }
+        require_dir(&dir, ctx)?;
         let ignore = ignore_set(input.ignore.as_deref().unwrap_or_default())
             .map_err(ToolError::RespondToModel)?;
         Ok(LsPlan { dir, ignore })
@@ -176,13 +144,16 @@ impl TypedTool for LsTool {
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let cancel = call.cancel.clone();
-        let task =
-            tokio::task::spawn_blocking(move || list_directory(&plan.dir, &plan.ignore, &cancel));
+        let job = move || list_directory(&plan.dir, &plan.ignore, &cancel);
         tokio::select! {
-            joined = task => joined
-                .map(ToolOutput::text)
-                .map_err(|e| ToolError::Fatal(tools_texts::task_failed("LS", e))),
+            listed = on_blocking_pool("LS", job) => listed.map(ToolOutput::text),
             () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("LS", texts::DESCRIPTION)
+            .with_search_hint("list directory contents")
+            .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS))
     }
 }

@@ -1,13 +1,17 @@
 //! orbit's built-in tools, each in its own module, and the default set.
 //!
 //! Each helper module exports one tool type; [`default_tools`] registers the
-//! set a session starts with, in the order the model sees them.
+//! set a session starts with, in the order the model sees them. Each
+//! `impl TypedTool` reads facts → validate → call, and ends with `info`:
+//! the tool's name, description, search hint and result limit.
 
 pub mod bash;
+mod blocking;
 pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod ls;
+mod paths;
 pub mod read;
 pub mod todo;
 pub mod web_fetch;

@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use orbit_protocol::TodoItem;
 use orbit_protocol::events::TodoStatus;
 use orbit_tool::texts::tools::todo as texts;
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -101,22 +101,6 @@ impl TypedTool for TodoWriteTool {
     type Input = TodoWriteInput;
     type Plan = Vec<TodoItem>;
 
-    fn name(&self) -> &str {
-        "TodoWrite"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("manage the session task list")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS)
-    }
-
     /// Session state only: read-only as far as policy is concerned (see the
     /// module docs); two concurrent writes of the whole list would race
     /// (Claude Code marks it unsafe too).
@@ -151,5 +135,11 @@ impl TypedTool for TodoWriteTool {
         }
         call.progress(ToolProgress::Todos(todos));
         Ok(ToolOutput::text(TODO_WRITE_RESULT))
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("TodoWrite", texts::DESCRIPTION)
+            .with_search_hint("manage the session task list")
+            .with_result_limit(ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS))
     }
 }

@@ -23,11 +23,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, write as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -63,22 +64,6 @@ impl TypedTool for WriteTool {
     type Input = WriteInput;
     type Plan = WritePlan;
 
-    fn name(&self) -> &str {
-        "Write"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("write create save overwrite file")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS)
-    }
-
     /// Writes the resolved path; destructive when that path exists (the
     /// whole file is replaced, the old content is gone). One `stat`.
     fn facts(&self, input: &WriteInput, ctx: &ToolUseContext) -> CallFacts {
@@ -113,9 +98,13 @@ impl TypedTool for WriteTool {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
         let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
-        tokio::task::spawn_blocking(job)
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Write", e)))?
+        on_blocking_pool("Write", job).await?
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Write", texts::DESCRIPTION)
+            .with_search_hint("write create save overwrite file")
+            .with_result_limit(ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -434,8 +434,8 @@ async fn facts_follow_the_shell_analysis() {
     assert!(facts_of("rm -rf build").destructive);
     assert!(!facts_of("ls").destructive);
     let tool = BashTool::new();
-    assert_eq!(tool.result_limit(), ResultLimit::PersistOver(30_000));
-    assert_eq!(TypedTool::name(&tool), "Bash");
+    assert_eq!(tool.info().result_limit, ResultLimit::PersistOver(30_000));
+    assert_eq!(tool.info().name, "Bash");
 }
 
 #[tokio::test]

@@ -237,8 +237,8 @@ pub fn assert_search_facts<T: TypedTool>(
         );
     }
     let tool = new();
-    assert_eq!(TypedTool::name(&tool), name);
-    assert_eq!(tool.result_limit(), limit);
+    assert_eq!(tool.info().name, name);
+    assert_eq!(tool.info().result_limit, limit);
 }
 
 /// One call that must not be refused.

@@ -33,8 +33,8 @@ use background::BackgroundShells;
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
-    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolOutput,
-    ToolProgress, ToolUseContext, TypedTool,
+    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolInfo,
+    ToolOutput, ToolProgress, ToolUseContext, TypedTool,
 };
 use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 use schemars::JsonSchema;
@@ -137,22 +137,6 @@ fn take_reported_cwd(file: &Path) -> Option<String> {
 impl TypedTool for BashTool {
     type Input = BashInput;
     type Plan = BashInput;
-
-    fn name(&self) -> &str {
-        "Bash"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("shell command terminal run execute")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS)
-    }
 
     fn facts(&self, input: &BashInput, _ctx: &ToolUseContext) -> CallFacts {
         let script = orbit_shell::parse(&input.command);
@@ -268,6 +252,12 @@ impl TypedTool for BashTool {
             output
         };
         Ok(finish(output, reported))
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Bash", texts::DESCRIPTION)
+            .with_search_hint("shell command terminal run execute")
+            .with_result_limit(ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use regex::Regex;
 use schemars::JsonSchema;
@@ -84,18 +84,6 @@ impl TypedTool for BashOutputTool {
     type Input = BashOutputInput;
     type Plan = BashOutputPlan;
 
-    fn name(&self) -> &str {
-        "BashOutput"
-    }
-
-    fn description(&self) -> &str {
-        texts::BASH_OUTPUT_DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &BashOutputInput, _ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             read_only: true,
@@ -139,6 +127,11 @@ impl TypedTool for BashOutputTool {
             &filtered(&new.stderr, plan.filter.as_ref()),
         )))
     }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
+            .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS))
+    }
 }
 
 /// KillShell's input, as Claude Code names it.
@@ -164,18 +157,6 @@ impl KillShellTool {
 impl TypedTool for KillShellTool {
     type Input = KillShellInput;
     type Plan = KillShellInput;
-
-    fn name(&self) -> &str {
-        "KillShell"
-    }
-
-    fn description(&self) -> &str {
-        texts::KILL_SHELL_DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS)
-    }
 
     fn facts(&self, input: &KillShellInput, _ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
@@ -210,6 +191,11 @@ impl TypedTool for KillShellTool {
         } else {
             ToolOutput::error(texts::shell_not_running(&shell.id, shell.status().label()))
         })
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("KillShell", texts::KILL_SHELL_DESCRIPTION)
+            .with_result_limit(ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS))
     }
 }
 

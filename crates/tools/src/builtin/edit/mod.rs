@@ -28,11 +28,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
@@ -71,22 +72,6 @@ impl TypedTool for EditTool {
     type Input = EditInput;
     type Plan = PlannedEdit;
 
-    fn name(&self) -> &str {
-        "Edit"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("edit modify replace string in file")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             writes: vec![ctx.resolve_path(&input.file_path)],
@@ -106,10 +91,9 @@ impl TypedTool for EditTool {
             let plan = plan_edit(&request, &cache)?;
             Ok(PlannedEdit { request, plan })
         };
-        match tokio::task::spawn_blocking(job).await {
-            Ok(planned) => planned.map_err(ToolError::RespondToModel),
-            Err(e) => Err(ToolError::Fatal(tools_texts::task_failed("Edit", e))),
-        }
+        on_blocking_pool("Edit", job)
+            .await?
+            .map_err(ToolError::RespondToModel)
     }
 
     async fn call(
@@ -120,9 +104,13 @@ impl TypedTool for EditTool {
     ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
-        tokio::task::spawn_blocking(move || apply_edit(planned, &cache, &cancel))
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Edit", e)))?
+        on_blocking_pool("Edit", move || apply_edit(planned, &cache, &cancel)).await?
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Edit", texts::DESCRIPTION)
+            .with_search_hint("edit modify replace string in file")
+            .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS))
     }
 }
 

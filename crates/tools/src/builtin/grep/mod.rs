@@ -20,16 +20,19 @@ pub mod search;
 use std::path::Path;
 
 use async_trait::async_trait;
-use orbit_tool::texts::tools::{self as tools_texts, grep as texts};
+use orbit_tool::texts::tools::grep as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
 
 use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_globs};
-use crate::builtin::glob::{
-    NO_FILES_FOUND, display_path, not_found_message, optional_path, search_root, sort_newest_first,
+use crate::builtin::blocking::cancellable_search;
+use crate::builtin::glob::{NO_FILES_FOUND, sort_newest_first};
+use crate::builtin::paths::{
+    display_path, not_found_message, optional_path, search_facts, search_root,
 };
 
 /// Larger results are persisted by the engine with a preview (R1); Claude
@@ -203,30 +206,8 @@ impl TypedTool for GrepTool {
     type Input = GrepInput;
     type Plan = GrepInput;
 
-    fn name(&self) -> &str {
-        "Grep"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("search file contents with regex (ripgrep)")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS)
-    }
-
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            reads: vec![search_root(&input.path, ctx)],
-            subject: input.pattern.clone(),
-            ..CallFacts::default()
-        }
+        search_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
@@ -254,16 +235,17 @@ impl TypedTool for GrepTool {
         let req = request_from(&input, ctx);
         let context = req.before > 0 || req.after > 0;
         let (mode, cwd) = (req.mode, req.cwd.clone());
-        let cancel = call.cancel.clone();
-        let task = tokio::task::spawn_blocking(move || run_search(&req, &cancel));
-        Ok(tokio::select! {
-            joined = task => match joined {
-                Ok(Ok(outcome)) => ToolOutput::text(format_output(outcome, mode, input.head_limit, context, &cwd)),
-                Ok(Err(e)) => ToolOutput::error(e),
-                Err(e) => ToolOutput::error(tools_texts::task_failed("Grep", e)),
-            },
-            () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled("Grep")),
-        })
+        let job = move |cancel: &CancellationToken| {
+            run_search(&req, cancel)
+                .map(|outcome| format_output(outcome, mode, input.head_limit, context, &cwd))
+        };
+        Ok(cancellable_search("Grep", call, job).await)
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Grep", texts::DESCRIPTION)
+            .with_search_hint("search file contents with regex (ripgrep)")
+            .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS))
     }
 }
 

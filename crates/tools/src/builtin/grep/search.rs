@@ -23,7 +23,7 @@ use orbit_tool::texts::tools::grep as texts;
 use tokio_util::sync::CancellationToken;
 
 use super::OutputMode;
-use crate::builtin::glob::{display_path, normalize};
+use crate::builtin::paths::{display_path, normalize};
 
 /// Content-mode lines longer than this (in chars) are cut, like
 /// `rg --max-columns 500 --max-columns-preview`.

@@ -27,10 +27,11 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContentBlock};
 use orbit_tool::texts::tools::{self as tools_texts, read as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -76,24 +77,6 @@ impl TypedTool for ReadTool {
     type Input = ReadInput;
     type Plan = ReadRequest;
 
-    fn name(&self) -> &str {
-        "Read"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("read view open file contents lines image")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    /// Read bounds its own output (size and token guards), so it is never
-    /// persisted to disk: the model would only Read the copy again.
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::NeverPersist
-    }
-
     fn facts(&self, input: &ReadInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts {
             read_only: true,
@@ -127,9 +110,15 @@ impl TypedTool for ReadTool {
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
-        tokio::task::spawn_blocking(move || read_file(&request, &cache))
-            .await
-            .map_err(|e| ToolError::Fatal(tools_texts::task_failed("Read", e)))
+        on_blocking_pool("Read", move || read_file(&request, &cache)).await
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // Read bounds its own output (size and token guards), so it is never
+        // persisted to disk: the model would only Read the copy again.
+        ToolInfo::new("Read", texts::DESCRIPTION)
+            .with_search_hint("read view open file contents lines image")
+            .with_result_limit(ResultLimit::NeverPersist)
     }
 }
 
@@ -259,9 +248,9 @@ mod tests {
         assert_eq!(schema["properties"]["offset"]["type"], "integer");
         assert_eq!(schema["additionalProperties"], false);
         assert!(
-            tool.description().len() <= 600,
+            tool.info().description.len() <= 600,
             "{}",
-            tool.description().len()
+            tool.info().description.len()
         );
     }
 }

@@ -24,13 +24,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, web_fetch as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::convert::{BodyKind, classify, html_to_markdown};
 use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
+use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 
 /// Page content beyond this many chars is cut (Claude Code's markdown cap).
@@ -147,22 +148,6 @@ impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
     type Plan = WebFetchPlan;
 
-    fn name(&self) -> &str {
-        "WebFetch"
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("fetch a web page as markdown")
-    }
-
-    fn description(&self) -> &str {
-        texts::DESCRIPTION
-    }
-
-    fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS)
-    }
-
     /// The network fact is the URL as it will be fetched (parsed), or as
     /// sent when it does not parse (`validate` refuses it then).
     fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
@@ -204,14 +189,18 @@ impl TypedTool for WebFetchTool {
             Ok(FetchOutcome::Page(page)) => {
                 let prompt = input.prompt;
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
-                tokio::task::spawn_blocking(move || render_page(page, &prompt))
-                    .await
-                    .map_err(|e| ToolError::Fatal(tools_texts::task_failed("WebFetch", e)))
+                on_blocking_pool("WebFetch", move || render_page(page, &prompt)).await
             }
             Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => Ok(ToolOutput::text(
                 redirect_message(&input.url, &target, status, &input.prompt),
             )),
             Err(e) => Ok(ToolOutput::error(e.to_string())),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("WebFetch", texts::DESCRIPTION)
+            .with_search_hint("fetch a web page as markdown")
+            .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS))
     }
 }

@@ -1,0 +1,39 @@
+//! File-system work off the async runtime: every built-in that walks or
+//! reads files runs that work on tokio's blocking pool, through one of
+//! these two helpers, so a failed task is reported the same way everywhere.
+
+use orbit_tool::texts::tools as tools_texts;
+use orbit_tool::{CallContext, ToolError, ToolOutput};
+use tokio_util::sync::CancellationToken;
+
+/// Runs `job` on the blocking pool. A task that panicked is a fatal error
+/// naming `tool` (`Read failed: …`).
+pub(crate) async fn on_blocking_pool<T: Send + 'static>(
+    tool: &str,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(job)
+        .await
+        .map_err(|e| ToolError::Fatal(tools_texts::task_failed(tool, e)))
+}
+
+/// Runs a search `job` (Glob, Grep) on the blocking pool with the call's
+/// cancel token: its text is the result, its error an is_error result, as
+/// is a task that panicked; once the call is cancelled the answer is
+/// `cancelled(tool)` without waiting for the walk to notice.
+pub(crate) async fn cancellable_search(
+    tool: &str,
+    call: &CallContext,
+    job: impl FnOnce(&CancellationToken) -> Result<String, String> + Send + 'static,
+) -> ToolOutput {
+    let cancel = call.cancel.clone();
+    let task = tokio::task::spawn_blocking(move || job(&cancel));
+    tokio::select! {
+        joined = task => match joined {
+            Ok(Ok(text)) => ToolOutput::text(text),
+            Ok(Err(e)) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(tools_texts::task_failed(tool, e)),
+        },
+        () = call.cancel.cancelled() => ToolOutput::error(tools_texts::cancelled(tool)),
+    }
+}
