@@ -1,7 +1,7 @@
 //! The Glob tool: finds files by glob pattern (DESIGN T4).
 //!
 //! Flow: `pattern` (+ optional `path`) → search root and the pattern relative
-//! to it ([`split_pattern`]) → a parallel, gitignore-aware walk (ripgrep's
+//! to it (`split_pattern`) → a parallel, gitignore-aware walk (ripgrep's
 //! `ignore` crate; hidden files skipped, as rg does) from the pattern's
 //! literal prefix directory → each file's path relative to the root is
 //! matched with `globset` (`*` does not cross `/`; `**` does) → matches are

@@ -8,7 +8,7 @@
 //! changed on disk since (T5, via `ctx.file_state`); the plan is the
 //! resolved path and the content. `call` checks again (a permission prompt
 //! may have taken minutes), creates parent directories, writes through
-//! [`atomic_write`] (temp file in the same directory → fsync → rename, the
+//! `atomic_write` (temp file in the same directory → fsync → rename, the
 //! old file's permissions kept, symlinks written through to their target)
 //! and records the new state, so a following Edit needs no re-read. A cancelled call (its token fired, the
 //! engine may already have reported it cancelled) writes nothing: the token

@@ -286,7 +286,7 @@ pub fn signal_name(sig: i32) -> String {
 }
 
 /// Reads `reader` to EOF into `buf`, sending progress at most every
-/// [`PROGRESS_INTERVAL_MS`] (whole lines when possible).
+/// `PROGRESS_INTERVAL_MS` (whole lines when possible).
 pub async fn pump<R: AsyncRead + Unpin>(
     mut reader: R,
     buf: &Mutex<CappedBuffer>,

@@ -15,7 +15,7 @@
 //! content hash against the plan. A changed file is planned again against
 //! what is on disk now, so the model gets the text a fresh check gives
 //! (mostly T5's "modified since read"). It then writes atomically through
-//! Write's [`atomic_write`] and records the new state. A call whose cancel
+//! Write's `atomic_write` and records the new state. A call whose cancel
 //! token fired writes nothing (checked before the directories are made and
 //! again just before the rename).
 

@@ -4,7 +4,7 @@
 //! unless multiline) and [`build_walker`] (ignore: .gitignore/.ignore,
 //! hidden files searched but VCS directories skipped like Claude Code's
 //! `rg --hidden`, `glob` overrides, `type` filters) → a parallel walk where
-//! each thread owns a `Searcher` and feeds one [`FileSink`] per file → each
+//! each thread owns a `Searcher` and feeds one `FileSink` per file → each
 //! file with a hit becomes a [`FileHit`] (its formatted lines, match count
 //! and mtime), collected unsorted. Binary files (a NUL byte) are skipped
 //! whole. Ordering and the final text are `super::format_output`'s.

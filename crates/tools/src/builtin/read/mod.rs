@@ -7,8 +7,8 @@
 //! the path resolved against the cwd plus the window.
 //!
 //! Flow of `call`: metadata (missing, directory,
-//! empty) → sniff the first bytes ([`detect`]: image or binary) → size guard
-//! for whole-file reads → stream the line window ([`lines`]) → token guard →
+//! empty) → sniff the first bytes (`detect`: image or binary) → size guard
+//! for whole-file reads → stream the line window (`lines`) → token guard →
 //! record the file's state (T5) in `ctx.file_state`. Every read that shows
 //! the model content (or tells it the file is empty or shorter than the
 //! offset) records state; refusals do not. A partial read of a large file
