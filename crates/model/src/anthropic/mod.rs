@@ -2,7 +2,7 @@
 //!
 //! Data flow: [`AnthropicClient::stream`] serializes the request
 //! ([`request::build_body`], prompt-cache markers included) once, then the
-//! shared driver ([`crate::driver`]) sends it and turns the SSE response
+//! shared driver (`crate::driver`) sends it and turns the SSE response
 //! into `StreamEvent`s via [`sse::Assembler`] (its decoder side is in
 //! `wire`), retrying transient failures. The reqwest client is built once
 //! per `AnthropicClient` so connections are pooled and reused between turns.

@@ -7,7 +7,7 @@
 //! emits each block whole in `ContentBlockComplete` at `content_block_stop`.
 //! Tool input: empty → `{}` (or the start event's non-empty `input`), JSON
 //! that does not parse to an object → `{"__unparsedToolInput": {"raw",
-//! "len"}}` plus `invalid_input` = the raw text ([`crate::tool_input`]), so
+//! "len"}}` plus `invalid_input` = the raw text (`crate::tool_input`), so
 //! the engine answers it like Claude Code does instead of crashing.
 //! Usage: `message_start` usage merged with `message_delta` usage
 //! ([`Usage::merge_delta`]); `MessageDelta.usage` carries the merged total.
@@ -72,7 +72,7 @@ fn usage_of(v: &Value) -> Usage {
 }
 
 /// The final input of a tool_use block and, when it did not parse, the raw
-/// text (see [`crate::tool_input`]). Empty streamed input falls back to the
+/// text (see `crate::tool_input`). Empty streamed input falls back to the
 /// start event's `input` when that is an object.
 pub fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Option<String>) {
     if json.trim().is_empty() {

@@ -11,7 +11,7 @@
 //!   first fragment with a name starts it, `function.arguments` fragments
 //!   become `InputJsonDelta`s, and it completes (`ContentBlockComplete`, input
 //!   parsed; the `__unparsedToolInput` object and `invalid_input` when the
-//!   arguments do not parse as a JSON object, see [`crate::tool_input`]) as
+//!   arguments do not parse as a JSON object, see `crate::tool_input`) as
 //!   soon as the next tool call starts or the choice finishes — so a tool
 //!   can start while the model is still generating (X3). Every call gets a
 //!   fresh id ([`fresh_call_id`]); the server's `id` is ignored;

@@ -7,7 +7,7 @@
 //! [`chunks::ChunkAssembler`] → normalized
 //! [`StreamEvent`](orbit_protocol::StreamEvent)s, identical in shape to the
 //! Anthropic client's. The shared attempt loop
-//! ([`crate::driver`], with this format's decoder side in `wire`) retries
+//! (`crate::driver`, with this format's decoder side in `wire`) retries
 //! transient failures (429, 5xx, connection errors, a cut stream, a
 //! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
 //! honouring `retry-after`, announcing each with `StreamEvent::Retry`; 400,
