@@ -49,7 +49,7 @@ pub(crate) type Events = VecDeque<StreamEvent>;
 
 /// What the attempt loop does after a decoded event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Keep reading the stream.
     Continue,
     /// The message is complete (`message_stop`, `[DONE]`): what is left of
