@@ -25,10 +25,11 @@
 //! provider name, and a missing data directory are errors ([`ConfigError`]).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod env;
 mod resolve;
-pub mod settings;
+mod settings;
 pub mod vars;
 
 use std::fmt;

@@ -15,7 +15,7 @@ use orbit_protocol::{ContentBlock, Message, StreamEvent, Usage};
 
 /// The assistant message of one model call, with its metadata.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AssembledMessage {
+pub(crate) struct AssembledMessage {
     /// The assembled assistant message.
     pub message: Message,
     /// API message id (`msg_…`), when the provider gave one.
@@ -33,14 +33,14 @@ pub struct AssembledMessage {
 
 impl AssembledMessage {
     /// Whether the message contains at least one tool_use block.
-    pub fn has_tool_use(&self) -> bool {
+    pub(crate) fn has_tool_use(&self) -> bool {
         self.message.tool_uses().next().is_some()
     }
 }
 
 /// Builds an [`AssembledMessage`] from the [`StreamEvent`]s of one model call, retries included.
 #[derive(Debug, Default)]
-pub struct MessageAssembler {
+pub(crate) struct MessageAssembler {
     message_id: Option<String>,
     model: Option<String>,
     usage: Usage,
@@ -54,12 +54,12 @@ pub struct MessageAssembler {
 
 impl MessageAssembler {
     /// An assembler that has seen no event.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Feeds one event of the stream.
-    pub fn apply(&mut self, event: &StreamEvent) {
+    pub(crate) fn apply(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::MessageStart { id, model, usage } => {
                 self.void_attempt();
@@ -96,18 +96,19 @@ impl MessageAssembler {
     }
 
     /// Whether `message_stop` has arrived.
-    pub fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         self.stopped
     }
 
     /// Whether any block has completed in the current attempt.
-    pub fn has_content(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_content(&self) -> bool {
         !self.blocks.is_empty()
     }
 
     /// The message so far: complete blocks only (a block cut mid-stream is
     /// dropped, a partial tool_use never enters the history).
-    pub fn finish(self) -> AssembledMessage {
+    pub(crate) fn finish(self) -> AssembledMessage {
         let mut billed_usage = self.voided_usage;
         billed_usage.add(&self.usage);
         AssembledMessage {

@@ -133,7 +133,7 @@ impl QueryEngine {
     /// Runs the loop for one user prompt; the stream ends with `EngineEvent::Result`.
     /// An abort requested before this call (and not consumed by an earlier
     /// turn) cancels this turn: it ends interrupted without calling the
-    /// model. See [`crate::abort`] for the semantics.
+    /// model. See `crate::abort` for the semantics.
     pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
         let turn = self.abort.begin_turn();
         let (tx, rx) = unbounded_channel();

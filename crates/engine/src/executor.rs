@@ -59,7 +59,7 @@ use orbit_tool::texts::engine::{
 /// (kill their process groups, skip their writes) before it ends without
 /// them. Tools that honour their cancel token stop within milliseconds; the
 /// bound only matters for one that ignores it.
-pub const TOOL_STOP_TIMEOUT_MS: u64 = 5_000;
+pub(crate) const TOOL_STOP_TIMEOUT_MS: u64 = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ToolStatus {
@@ -268,7 +268,7 @@ impl StreamingToolExecutor {
     }
 
     /// L5: cancels every running tool and answers unstarted ones with the
-    /// cancel text, then waits (at most [`TOOL_STOP_TIMEOUT_MS`]) for the
+    /// cancel text, then waits (at most `TOOL_STOP_TIMEOUT_MS`) for the
     /// running ones to stop. A tool that finished before its token fired
     /// keeps its real result; one that stopped because of the abort is
     /// answered with the interrupt text. A tool still running at the bound

@@ -3,20 +3,21 @@
 //! prompt.
 //!
 //! Data flow of one turn (DESIGN §1), one module per step:
-//! [`engine`] (`submit_message`) → `query` (the loop: request, stream,
-//! limits, pairing) → [`assemble`] (assistant message from stream events) →
-//! [`executor`] (each completed tool_use starts at once, X3–X5) →
+//! `engine` (`submit_message`) → `query` (the loop: request, stream,
+//! limits, pairing) → `assemble` (assistant message from stream events) →
+//! `executor` (each completed tool_use starts at once, X3–X5) →
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. X1's partition of calls into batches is the executor's
-//! start rule; [`abort`] is the L5 signal; [`messages`] holds the engine's own texts.
+//! start rule; `abort` is the L5 signal; [`messages`] holds the engine's own texts.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod abort;
-pub mod assemble;
-pub mod engine;
-pub mod executor;
+mod abort;
+mod assemble;
+mod engine;
+mod executor;
 pub mod messages;
 pub mod orchestrator;
 mod query;

@@ -22,8 +22,9 @@
 //! these models (see the template's header).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod paths;
+mod paths;
 pub mod server;
 pub mod setup;
 

@@ -28,29 +28,29 @@ use futures::stream::BoxStream;
 use tokio::task::JoinHandle;
 
 /// Longest wait for the end of a body after its last event, in milliseconds.
-pub const DRAIN_TIMEOUT_MS: u64 = 1_000;
+pub(crate) const DRAIN_TIMEOUT_MS: u64 = 1_000;
 /// Most bytes read while draining a body after its last event; a server
 /// still sending more is not worth the connection.
-pub const MAX_DRAIN_BYTES: u64 = 64 * 1024;
+pub(crate) const MAX_DRAIN_BYTES: u64 = 64 * 1024;
 /// Longest wait, before a client's next request, for the drain of its
 /// previous call to finish, in milliseconds. A server that ends its body
 /// later than this costs a new connection rather than more latency.
-pub const DRAIN_WAIT_MS: u64 = 200;
+pub(crate) const DRAIN_WAIT_MS: u64 = 200;
 /// On a multi-thread runtime, the pause after a waited drain that lets
 /// hyper return the connection to the pool, in milliseconds (one timer tick).
-pub const POOL_RETURN_MS: u64 = 1;
+pub(crate) const POOL_RETURN_MS: u64 = 1;
 
 /// One SSE event, or why the body could not be read.
-pub type SseItem = Result<Event, EventStreamError<reqwest::Error>>;
+pub(crate) type SseItem = Result<Event, EventStreamError<reqwest::Error>>;
 
 /// A 2xx response body read as SSE events.
-pub struct SseBody {
+pub(crate) struct SseBody {
     events: BoxStream<'static, SseItem>,
     bytes_read: Arc<AtomicU64>,
 }
 
 impl SseBody {
-    pub fn new(response: reqwest::Response) -> Self {
+    pub(crate) fn new(response: reqwest::Response) -> Self {
         let bytes_read = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&bytes_read);
         let bytes = response.bytes_stream().inspect(move |chunk| {
@@ -65,7 +65,7 @@ impl SseBody {
     }
 
     /// The next event; None at the end of the body.
-    pub async fn next(&mut self) -> Option<SseItem> {
+    pub(crate) async fn next(&mut self) -> Option<SseItem> {
         self.events.next().await
     }
 
@@ -73,7 +73,7 @@ impl SseBody {
     /// bytes), so the connection can return to the pool; the task's handle.
     /// Without a tokio runtime the body is dropped (the connection is
     /// closed) and there is no task.
-    pub fn drain_in_background(mut self) -> Option<JoinHandle<()>> {
+    pub(crate) fn drain_in_background(mut self) -> Option<JoinHandle<()>> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         Some(runtime.spawn(async move {
             let limit = self
@@ -94,26 +94,26 @@ impl SseBody {
 
 /// The drain of a client's latest finished call, shared by its calls.
 #[derive(Debug, Default)]
-pub struct DrainGate {
+pub(crate) struct DrainGate {
     running: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl DrainGate {
     /// Drains `body` in the background and remembers the drain.
-    pub fn start(&self, body: SseBody) {
+    pub(crate) fn start(&self, body: SseBody) {
         if let Some(drain) = body.drain_in_background() {
             self.track(drain);
         }
     }
 
     /// Remembers `drain` as the one the next request waits for.
-    pub fn track(&self, drain: JoinHandle<()>) {
+    pub(crate) fn track(&self, drain: JoinHandle<()>) {
         *self.slot() = Some(drain);
     }
 
     /// Waits until the remembered drain finished, at most
     /// [`DRAIN_WAIT_MS`]; at once (without suspending) when none is running.
-    pub async fn wait(&self) {
+    pub(crate) async fn wait(&self) {
         let Some(drain) = self.take_running() else {
             return;
         };

@@ -45,11 +45,11 @@ use crate::{EventStream, ModelError, RetryConfig};
 use attempt::Failure;
 
 /// The events a decoder produced, in the order the stream yields them.
-pub type Events = VecDeque<StreamEvent>;
+pub(crate) type Events = VecDeque<StreamEvent>;
 
 /// What the attempt loop does after a decoded event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Keep reading the stream.
     Continue,
     /// The message is complete (`message_stop`, `[DONE]`): what is left of
@@ -60,7 +60,7 @@ pub enum Step {
 /// One wire format's side of a call: SSE events in, `StreamEvent`s out.
 /// One decoder serves every attempt of a call; [`Self::reset`] forgets the
 /// previous attempt.
-pub trait WireDecoder: Send + 'static {
+pub(crate) trait WireDecoder: Send + 'static {
     /// Decodes one SSE event, appending what it completes to `out`. On an
     /// error, what it appended is discarded (the attempt is void).
     fn decode(&mut self, event: &Event, out: &mut Events) -> Result<Step, ModelError>;
@@ -93,7 +93,7 @@ pub(crate) struct Transport {
 
 impl Transport {
     /// Builds the HTTP client for `endpoint` (see [`crate::tls`]).
-    pub fn new(
+    pub(crate) fn new(
         endpoint: Endpoint,
         headers: HeaderMap,
         retry: &RetryConfig,
@@ -118,7 +118,7 @@ impl Transport {
 
     /// One call: `body` sent on every attempt, `decoder` reading every
     /// response.
-    pub fn stream<D: WireDecoder>(self: &Arc<Self>, body: Bytes, decoder: D) -> EventStream {
+    pub(crate) fn stream<D: WireDecoder>(self: &Arc<Self>, body: Bytes, decoder: D) -> EventStream {
         let driver = Driver {
             transport: Arc::clone(self),
             body,

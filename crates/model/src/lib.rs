@@ -7,30 +7,31 @@
 //! → the engine. Transient failures (429/529/5xx, connection errors, streams
 //! cut before their end) are retried inside the client with backoff
 //! ([`retry`]; a server that cannot be reached at all on a short schedule of
-//! its own, see [`reach`]); each retry is announced with `StreamEvent::Retry`.
+//! its own, see `reach`); each retry is announced with `StreamEvent::Retry`.
 //! Errors that reach the engine are final. After the last event the rest
 //! of the body is drained in the background (`body`), and the client's next
 //! request briefly awaits that drain, so the pooled connection is reused.
 //!
-//! One attempt loop serves both wire formats ([`driver`]: connect, retry,
+//! One attempt loop serves both wire formats (`driver`: connect, retry,
 //! `Retry` events, idle timeout, drain); each format is a
-//! [`driver::WireDecoder`] (SSE event → `StreamEvent`s, error bodies) plus
+//! `driver::WireDecoder` (SSE event → `StreamEvent`s, error bodies) plus
 //! its request body, so a client is only its config, body and decoder.
 //!
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod anthropic;
 mod body;
-pub mod driver;
-pub mod error;
+mod driver;
+mod error;
 pub mod openai;
 pub mod pricing;
-pub mod reach;
+mod reach;
 pub mod retry;
 pub mod tls;
-pub mod tool_input;
+mod tool_input;
 
 use futures::stream::BoxStream;
 use orbit_protocol::{Message, StreamEvent};

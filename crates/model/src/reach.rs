@@ -29,7 +29,7 @@ pub struct Endpoint {
 }
 
 /// A failed `send` (no response) as a [`ModelError`].
-pub fn send_error(e: &reqwest::Error, url: &str) -> ModelError {
+pub(crate) fn send_error(e: &reqwest::Error, url: &str) -> ModelError {
     if e.is_connect() {
         ModelError::Connect {
             url: url.to_string(),
@@ -43,7 +43,7 @@ pub fn send_error(e: &reqwest::Error, url: &str) -> ModelError {
 /// A short, single-line cause of a connect failure: `connection refused`,
 /// `DNS lookup failed`, `connection timed out`, …, else the innermost
 /// error's own text (a TLS error, say).
-pub fn connect_cause(e: &reqwest::Error) -> String {
+pub(crate) fn connect_cause(e: &reqwest::Error) -> String {
     let mut innermost = e.to_string();
     let mut dns = false;
     let mut source = e.source();
@@ -79,7 +79,7 @@ pub fn connect_cause(e: &reqwest::Error) -> String {
 /// A reqwest error with its causes on one line (`error sending request
 /// for url (…): client error (SendRequest): connection closed before
 /// message completed`), because the top-level message alone names no cause.
-pub fn error_chain(e: &reqwest::Error) -> String {
+pub(crate) fn error_chain(e: &reqwest::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

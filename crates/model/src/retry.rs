@@ -6,7 +6,7 @@
 //! up to [`JITTER_FRACTION`] of random jitter so many agents hitting one
 //! overloaded server do not retry in lockstep. Which failures are retryable
 //! is [`crate::ModelError::is_retryable`]; the attempt loop that applies it
-//! is [`crate::driver`], shared by every provider.
+//! is `crate::driver`, shared by every provider.
 
 use std::time::Duration;
 

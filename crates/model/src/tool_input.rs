@@ -11,16 +11,16 @@
 use serde_json::{Map, Value, json};
 
 /// The key of the object that stands for input that did not parse.
-pub const UNPARSED_TOOL_INPUT_KEY: &str = "__unparsedToolInput";
+pub(crate) const UNPARSED_TOOL_INPUT_KEY: &str = "__unparsedToolInput";
 
 /// `{"__unparsedToolInput": {"raw": raw, "len": byte length of raw}}`.
-pub fn unparsed_tool_input(raw: &str) -> Value {
+pub(crate) fn unparsed_tool_input(raw: &str) -> Value {
     json!({ UNPARSED_TOOL_INPUT_KEY: {"raw": raw, "len": raw.len()} })
 }
 
 /// Streamed input text → (input object, the raw text when it did not parse
 /// to a JSON object). Empty text is `{}`.
-pub fn parse_tool_input(raw: &str) -> (Value, Option<String>) {
+pub(crate) fn parse_tool_input(raw: &str) -> (Value, Option<String>) {
     if raw.trim().is_empty() {
         return (Value::Object(Map::new()), None);
     }

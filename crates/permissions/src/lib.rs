@@ -10,7 +10,7 @@
 //! result's `permission_denials`.
 //!
 //! Rules use Claude Code's syntax (`Tool` or `Tool(specifier)`, see
-//! [`rule`]). Until the permissions issue (P2/P3) lands, specifiers are coarse:
+//! `rule`). Until the permissions issue (P2/P3) lands, specifiers are coarse:
 //! a deny rule with a specifier denies the whole tool (errs on the safe side);
 //! an allow rule with a specifier allows the whole tool, except for Bash,
 //! where it allows only a command equal to the specifier (or starting with
@@ -20,9 +20,10 @@
 //! The reasons' wording lives in `orbit_tool::texts::permissions`.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod mode;
-pub mod rule;
+mod mode;
+mod rule;
 
 use orbit_tool::CallFacts;
 use orbit_tool::texts::permissions as texts;

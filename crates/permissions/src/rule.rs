@@ -109,7 +109,7 @@ impl fmt::Display for PermissionRule<'_> {
 
 /// Whether `command` matches the command pattern `spec` (every simple
 /// command of it; a specifier that is not a pattern matches nothing).
-pub fn command_matches_specifier(spec: &str, command: &str) -> bool {
+pub(crate) fn command_matches_specifier(spec: &str, command: &str) -> bool {
     CommandPattern::parse(spec).is_some_and(|pattern| pattern.matches(command))
 }
 

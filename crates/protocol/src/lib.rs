@@ -1,22 +1,23 @@
 //! Pure data shared by every orbit crate. No I/O, no async: serde types only.
 //!
-//! - [`content`]: the Anthropic Messages API shapes (content blocks, messages)
+//! - `content`: the Anthropic Messages API shapes (content blocks, messages)
 //!   that make up a conversation; every provider is normalized to these.
-//! - [`usage`]: token counts as the API reports them.
-//! - [`stream`]: the normalized events a model client yields while a response
-//!   streams in (`StreamEvent`), independent of the provider's wire format.
+//! - `usage` ([`Usage`]): token counts as the API reports them.
+//! - `stream`: the normalized events a model client yields while a response
+//!   streams in ([`StreamEvent`]), independent of the provider's wire format.
 //! - [`events`]: what the engine reports to its embedder during a turn
 //!   (`EngineEvent`), including the terminal result.
 //! - [`sdk`]: the stream-json / json output lines of the headless CLI, shaped
 //!   like the Claude Agent SDK's messages.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod content;
+mod content;
 pub mod events;
 pub mod sdk;
-pub mod stream;
-pub mod usage;
+mod stream;
+mod usage;
 
 pub use content::{
     ContentBlock, ImageSource, Message, Role, ToolResultBlock, ToolResultContent,

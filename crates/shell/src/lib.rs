@@ -4,7 +4,7 @@
 //! One module answers every question orbit asks about a command:
 //! - [`Script::is_read_only`] (Bash's `read_only` and `concurrency_safe`
 //!   facts): only plain read-only commands, no substitution, no redirection
-//!   that writes (see [`readonly`]);
+//!   that writes (see `readonly`);
 //! - [`is_destructive`]: does it delete or overwrite data irreversibly;
 //! - [`Script::simple_commands`]: the simple commands a compound command is
 //!   made of, each with its words as written and as the shell passes them;
@@ -19,10 +19,11 @@
 //! side: what the walker does not know is not read-only and matches no rule.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod commands;
 mod pattern;
-pub mod readonly;
+mod readonly;
 mod words;
 
 use std::cell::RefCell;
@@ -100,7 +101,7 @@ impl Script {
     }
 
     /// True when the command only reads: every statement is a plain
-    /// read-only command (see [`readonly`]), with no command or process
+    /// read-only command (see `readonly`), with no command or process
     /// substitution and no redirection that writes a file.
     pub fn is_read_only(&self) -> bool {
         readonly::tree_is_read_only(&self.source, &self.tree)

@@ -15,18 +15,19 @@ use super::{FileSettings, Settings, SettingsFile, SettingsSource};
 use crate::{ConfigError, Env, data_dir, vars};
 
 /// Managed (policy) settings, orbit's first.
-pub const MANAGED_PATHS: [&str; 2] = [
+pub(crate) const MANAGED_PATHS: [&str; 2] = [
     "/etc/orbit/managed-settings.json",
     "/etc/claude-code/managed-settings.json",
 ];
 /// Local settings, relative to the project directory, orbit's first.
-pub const LOCAL_FILES: [&str; 2] = [".orbit/settings.local.json", ".claude/settings.local.json"];
+pub(crate) const LOCAL_FILES: [&str; 2] =
+    [".orbit/settings.local.json", ".claude/settings.local.json"];
 /// Project settings, relative to the project directory, orbit's first.
-pub const PROJECT_FILES: [&str; 2] = [".orbit/settings.json", ".claude/settings.json"];
+pub(crate) const PROJECT_FILES: [&str; 2] = [".orbit/settings.json", ".claude/settings.json"];
 /// User settings file name inside the data directory.
-pub const USER_FILE: &str = "settings.json";
+pub(crate) const USER_FILE: &str = "settings.json";
 /// Claude Code's user settings, relative to the home directory.
-pub const CLAUDE_USER_FILE: &str = ".claude/settings.json";
+pub(crate) const CLAUDE_USER_FILE: &str = ".claude/settings.json";
 
 /// The candidate files of each source, orbit's own before Claude Code's
 /// (the first of a source wins over the second).
@@ -44,7 +45,7 @@ pub struct SettingsLocations {
 
 impl SettingsLocations {
     /// The standard places for a session in `project_dir`: see
-    /// [`MANAGED_PATHS`], [`LOCAL_FILES`], [`PROJECT_FILES`], and the user's
+    /// `MANAGED_PATHS`, `LOCAL_FILES`, `PROJECT_FILES`, and the user's
     /// `<data dir>/settings.json` and `$HOME/.claude/settings.json`.
     /// Errors only when there is no data directory ([`data_dir`]).
     pub fn standard(env: &Env, project_dir: &Path) -> Result<Self, ConfigError> {

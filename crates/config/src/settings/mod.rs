@@ -18,7 +18,7 @@
 //! origin, or for the permission lists every entry of every file.
 //! Loading: [`load`].
 
-pub mod load;
+pub(crate) mod load;
 
 use std::collections::BTreeMap;
 use std::fmt;

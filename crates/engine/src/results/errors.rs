@@ -14,7 +14,7 @@ pub use orbit_tool::texts::engine::{EMPTY_ERROR_TEXT, empty_result_placeholder};
 /// Error text longer than this (chars) is cut in the middle.
 pub const MAX_ERROR_CHARS: usize = 10_000;
 /// Chars kept from each end of a cut error.
-pub const ERROR_HALF_CHARS: usize = MAX_ERROR_CHARS / 2;
+pub(super) const ERROR_HALF_CHARS: usize = MAX_ERROR_CHARS / 2;
 
 /// R4 `formatError`: trims the message; empty → `Command failed with no
 /// output`; over 10,000 chars → first 5,000 + `\n\n... [N characters

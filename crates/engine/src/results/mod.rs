@@ -9,8 +9,8 @@
 //! over the whole history and sends the view it returns; its decisions are
 //! frozen in [`ContentReplacementState`] so the prompt cache stays valid.
 //!
-//! Submodules: [`storage`] (paths, slug, atomic write), [`persist`] (R1 text
-//! and preview), [`budget`] (R2), [`errors`] (R3/R4; their texts are `orbit_tool::texts::engine`).
+//! Submodules: `storage` (paths, slug, atomic write), `persist` (R1 text
+//! and preview), `budget` (R2), `errors` (R3/R4; their texts are `orbit_tool::texts::engine`).
 //!
 //! ## Sizes
 //! Thresholds and budgets count Unicode chars of the text parts (images count
@@ -38,10 +38,10 @@
 //! `ORBIT_TOOL_RESULT_BUDGET_CHARS` (read by `orbit-config`) or the
 //! engine config.
 
-pub mod budget;
-pub mod errors;
-pub mod persist;
-pub mod storage;
+mod budget;
+mod errors;
+mod persist;
+mod storage;
 
 use orbit_protocol::ToolResultBlock;
 use orbit_tool::ToolOutput;

@@ -69,7 +69,7 @@ pub fn persisted_output_message(text: &str, path: &Path) -> String {
 }
 
 /// True for text that is already a `<persisted-output>` block (R1 ran).
-pub fn is_persisted_output(content: &ToolResultContent) -> bool {
+pub(super) fn is_persisted_output(content: &ToolResultContent) -> bool {
     matches!(content, ToolResultContent::Text(t) if t.starts_with(PERSISTED_OUTPUT_TAG))
 }
 

@@ -14,7 +14,7 @@ use tokio::io::AsyncWriteExt;
 
 /// Longest slug kept verbatim; longer ones are cut and suffixed with a hash
 /// so the directory name stays under the usual 255-byte file-name limit.
-pub const MAX_SLUG_CHARS: usize = 200;
+pub(super) const MAX_SLUG_CHARS: usize = 200;
 
 /// Why a result could not be persisted. The pipeline then keeps the original
 /// result (R1: "if writing fails, the original result is kept").
@@ -119,7 +119,7 @@ async fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The project directory name for an absolute cwd: every char that is not
-/// ASCII alphanumeric becomes `-`. Slugs over [`MAX_SLUG_CHARS`] are cut and
+/// ASCII alphanumeric becomes `-`. Slugs over `MAX_SLUG_CHARS` are cut and
 /// get `-<hash>` appended so distinct long paths stay distinct.
 pub fn project_slug(abs_cwd: &Path) -> String {
     let raw = abs_cwd.to_string_lossy();

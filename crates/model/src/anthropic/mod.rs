@@ -1,9 +1,9 @@
 //! The Anthropic Messages API client (`POST {base}/v1/messages`, `stream: true`).
 //!
 //! Data flow: [`AnthropicClient::stream`] serializes the request
-//! ([`request::build_body`], prompt-cache markers included) once, then the
-//! shared driver ([`crate::driver`]) sends it and turns the SSE response
-//! into `StreamEvent`s via [`sse::Assembler`] (its decoder side is in
+//! (`request::build_body`, prompt-cache markers included) once, then the
+//! shared driver (`crate::driver`) sends it and turns the SSE response
+//! into `StreamEvent`s via `sse::Assembler` (its decoder side is in
 //! `wire`), retrying transient failures. The reqwest client is built once
 //! per `AnthropicClient` so connections are pooled and reused between turns.
 //!
@@ -12,8 +12,8 @@
 //! (→ `Authorization: Bearer`), `ANTHROPIC_BASE_URL`, `ORBIT_MAX_RETRIES`,
 //! `ORBIT_RETRY_BASE_DELAY_MS` and `ORBIT_IDLE_TIMEOUT_MS`.
 
-pub mod request;
-pub mod sse;
+mod request;
+mod sse;
 mod wire;
 
 use std::sync::Arc;

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::ModelRequest;
 
 /// `max_tokens` used when the request leaves it at 0.
-pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
 
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
@@ -32,7 +32,7 @@ fn cacheable(block: &Map<String, Value>) -> bool {
 }
 
 /// Serializes `request` to the JSON body (`stream: true`).
-pub fn build_body(request: &ModelRequest) -> Result<Value, serde_json::Error> {
+pub(super) fn build_body(request: &ModelRequest) -> Result<Value, serde_json::Error> {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     let max_tokens = if request.max_tokens == 0 {

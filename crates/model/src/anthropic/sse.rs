@@ -7,7 +7,7 @@
 //! emits each block whole in `ContentBlockComplete` at `content_block_stop`.
 //! Tool input: empty → `{}` (or the start event's non-empty `input`), JSON
 //! that does not parse to an object → `{"__unparsedToolInput": {"raw",
-//! "len"}}` plus `invalid_input` = the raw text ([`crate::tool_input`]), so
+//! "len"}}` plus `invalid_input` = the raw text (`crate::tool_input`), so
 //! the engine answers it like Claude Code does instead of crashing.
 //! Usage: `message_start` usage merged with `message_delta` usage
 //! ([`Usage::merge_delta`]); `MessageDelta.usage` carries the merged total.
@@ -25,7 +25,7 @@ use crate::tool_input::parse_tool_input;
 
 /// What the attempt loop should do after an event (`Stop`: `message_stop`
 /// arrived, the message is complete).
-pub use crate::driver::Step as Outcome;
+pub(super) use crate::driver::Step as Outcome;
 
 #[derive(Debug)]
 enum Open {
@@ -45,7 +45,7 @@ enum Open {
 
 /// Per-attempt assembly state.
 #[derive(Debug, Default)]
-pub struct Assembler {
+pub(super) struct Assembler {
     open: BTreeMap<usize, Open>,
     usage: Usage,
     stop_reason: Option<String>,
@@ -72,9 +72,9 @@ fn usage_of(v: &Value) -> Usage {
 }
 
 /// The final input of a tool_use block and, when it did not parse, the raw
-/// text (see [`crate::tool_input`]). Empty streamed input falls back to the
+/// text (see `crate::tool_input`). Empty streamed input falls back to the
 /// start event's `input` when that is an object.
-pub fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Option<String>) {
+pub(super) fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Option<String>) {
     if json.trim().is_empty() {
         let input = start_input
             .filter(Value::is_object)
@@ -86,17 +86,17 @@ pub fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Value, Opti
 
 impl Assembler {
     /// A decoder that has seen no event.
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self::default()
     }
 
     /// Events produced since the last call.
-    pub fn take_events(&mut self) -> std::vec::Drain<'_, StreamEvent> {
+    pub(super) fn take_events(&mut self) -> std::vec::Drain<'_, StreamEvent> {
         self.out.drain(..)
     }
 
     /// Handles one SSE event (`event:` name and `data:` text).
-    pub fn handle(&mut self, event_name: &str, data: &str) -> Result<Outcome, ModelError> {
+    pub(super) fn handle(&mut self, event_name: &str, data: &str) -> Result<Outcome, ModelError> {
         if data.trim().is_empty() {
             return Ok(Outcome::Continue); // keep-alive comment or empty event
         }

@@ -11,7 +11,7 @@
 //!   first fragment with a name starts it, `function.arguments` fragments
 //!   become `InputJsonDelta`s, and it completes (`ContentBlockComplete`, input
 //!   parsed; the `__unparsedToolInput` object and `invalid_input` when the
-//!   arguments do not parse as a JSON object, see [`crate::tool_input`]) as
+//!   arguments do not parse as a JSON object, see `crate::tool_input`) as
 //!   soon as the next tool call starts or the choice finishes — so a tool
 //!   can start while the model is still generating (X3). Every call gets a
 //!   fresh id ([`fresh_call_id`]); the server's `id` is ignored;
@@ -55,7 +55,7 @@ struct ToolState {
 
 /// Turns one response's chunks into normalized events.
 #[derive(Debug)]
-pub struct ChunkAssembler {
+pub(super) struct ChunkAssembler {
     started: bool,
     next_index: usize,
     text: Option<TextState>,
@@ -69,7 +69,7 @@ pub struct ChunkAssembler {
 
 impl ChunkAssembler {
     /// `recovery`: the offered tool names when fenced-JSON recovery is on.
-    pub fn new(recovery: Option<Vec<String>>) -> Self {
+    pub(super) fn new(recovery: Option<Vec<String>>) -> Self {
         Self {
             started: false,
             next_index: 0,
@@ -83,23 +83,18 @@ impl ChunkAssembler {
     }
 
     /// Forgets everything but the recovery setting (a new attempt).
-    pub fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         *self = Self::new(self.recovery.take());
     }
 
     /// Whether a `finish_reason` arrived (a clean end of the body is then
     /// as good as `[DONE]`).
-    pub fn saw_finish(&self) -> bool {
+    pub(super) fn saw_finish(&self) -> bool {
         self.finish_reason.is_some()
     }
 
-    /// Whether [`Self::finish`] already ran.
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     /// Feeds one parsed chunk, appending its events to `out`.
-    pub fn feed(&mut self, chunk: &Value, out: &mut Events) -> Result<(), ModelError> {
+    pub(super) fn feed(&mut self, chunk: &Value, out: &mut Events) -> Result<(), ModelError> {
         if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
             return Err(stream_error(err));
         }
@@ -295,7 +290,7 @@ impl ChunkAssembler {
     /// Appends the closing events to `out`: open blocks completed
     /// (recovering fenced calls when on), then `MessageDelta` and
     /// `MessageStop`. Once only.
-    pub fn finish(&mut self, out: &mut Events) {
+    pub(super) fn finish(&mut self, out: &mut Events) {
         if self.finished {
             return;
         }
@@ -394,7 +389,7 @@ impl ChunkAssembler {
 /// servers repeat them (`call_0` in every turn, or twice in one message),
 /// and chat completions never needs it back — the history we send pairs
 /// our ids in assistant `tool_calls` and tool messages' `tool_call_id`.
-pub fn fresh_call_id() -> String {
+pub(super) fn fresh_call_id() -> String {
     format!("call_{}", uuid::Uuid::new_v4().simple())
 }
 

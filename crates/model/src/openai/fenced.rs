@@ -32,7 +32,7 @@ const MARKERS: [&str; 2] = ["```", "<tool_call>"];
 
 /// One tool call recovered from text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecoveredCall {
+pub(super) struct RecoveredCall {
     /// The tool's name.
     pub name: String,
     /// Always a JSON object.
@@ -41,7 +41,7 @@ pub struct RecoveredCall {
 
 /// The text split into what stays text and the calls at its end.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recovered {
+pub(super) struct Recovered {
     /// The text before the first recovered block, trailing whitespace removed.
     pub text: String,
     /// The recovered calls, in order.
@@ -52,7 +52,7 @@ pub struct Recovered {
 /// to be a tool call: the first marker, a trailing partial marker, or 0 when
 /// the text (so far) starts with `{`. Returns `text.len()` when nothing needs
 /// holding. Always a char boundary (markers are ASCII).
-pub fn hold_from(text: &str) -> usize {
+pub(super) fn hold_from(text: &str) -> usize {
     if text.trim_start().starts_with('{') {
         return 0;
     }
@@ -75,7 +75,7 @@ pub fn hold_from(text: &str) -> usize {
 /// Recovers the tool calls at the end of `text`, if any; `known` are the
 /// names of the tools offered in the request. None when the text is not (or
 /// does not end with) a call of a known tool.
-pub fn recover(text: &str, known: &[String]) -> Option<Recovered> {
+pub(super) fn recover(text: &str, known: &[String]) -> Option<Recovered> {
     if known.is_empty() {
         return None;
     }

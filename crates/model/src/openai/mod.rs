@@ -2,28 +2,28 @@
 //! llama-server, Ollama, vLLM, LM Studio, OpenRouter).
 //!
 //! Data flow: [`OpenAiClient::stream`] serializes the request once
-//! ([`request::build_body`]) → `POST {base}/chat/completions` with
+//! (`request::build_body`) → `POST {base}/chat/completions` with
 //! `stream: true` and `stream_options.include_usage` → SSE `data:` chunks →
-//! [`chunks::ChunkAssembler`] → normalized
+//! `chunks::ChunkAssembler` → normalized
 //! [`StreamEvent`](orbit_protocol::StreamEvent)s, identical in shape to the
 //! Anthropic client's. The shared attempt loop
-//! ([`crate::driver`], with this format's decoder side in `wire`) retries
+//! (`crate::driver`, with this format's decoder side in `wire`) retries
 //! transient failures (429, 5xx, connection errors, a cut stream, a
 //! malformed chunk, an idle stream) with [`crate::RetryConfig`]'s backoff,
 //! honouring `retry-after`, announcing each with `StreamEvent::Retry`; 400,
 //! 401, 403 and 404 end the call at once with the server's own message. A
 //! server that cannot be reached gets the short connect schedule and a final
 //! `cannot reach … ; check OPENAI_BASE_URL` ([`OpenAiConfig::base_url_check`]).
-//! Tool-call ids are the client's own ([`chunks::fresh_call_id`]), never the
+//! Tool-call ids are the client's own (`chunks::fresh_call_id`), never the
 //! server's, which compatible servers repeat.
 //!
-//! Fenced-JSON recovery ([`fenced`]) is a per-client switch
+//! Fenced-JSON recovery (`fenced`) is a per-client switch
 //! ([`OpenAiConfig::fenced_tool_recovery`]): on for the local llama.cpp
 //! profile, off by default.
 
-pub mod chunks;
-pub mod fenced;
-pub mod request;
+mod chunks;
+mod fenced;
+mod request;
 mod wire;
 
 use std::sync::Arc;
@@ -58,7 +58,7 @@ pub struct OpenAiConfig {
     /// Retry schedule of failed calls.
     pub retry: RetryConfig,
     /// Turn fenced ```json {"name": …, "arguments": …}``` blocks naming an
-    /// offered tool into tool calls (see [`fenced`]). Off by default.
+    /// offered tool into tool calls (see `fenced`). Off by default.
     pub fenced_tool_recovery: bool,
     /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,

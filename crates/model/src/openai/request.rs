@@ -15,14 +15,14 @@ use serde_json::{Value, json};
 use crate::ModelRequest;
 
 /// Appended to a tool message whose result held images.
-pub const IMAGE_DROPPED_NOTE: &str =
+pub(super) const IMAGE_DROPPED_NOTE: &str =
     "[image omitted: this provider cannot receive images in tool results]";
 
 /// Default completion budget when the request sets none.
-pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
 
 /// The JSON body for `POST {base}/chat/completions`.
-pub fn build_body(request: &ModelRequest) -> Value {
+pub(super) fn build_body(request: &ModelRequest) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
