@@ -1,5 +1,6 @@
 //! One module per area of the `orbit` binary's behaviour.
 
+mod bash_timeout;
 mod common;
 
 mod faults;

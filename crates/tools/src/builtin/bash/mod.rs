@@ -80,11 +80,22 @@ impl BashTool {
     }
 }
 
-/// The timeout to apply: default when absent or not a positive number,
-/// clamped to [`BASH_MAX_TIMEOUT_MS`].
+/// Below this, a requested timeout is read as seconds: models (small ones
+/// especially) write `timeout: 60` meaning a minute, and no real command
+/// is meant to be killed after 60 ms.
+pub const BASH_TIMEOUT_SECONDS_BELOW: f64 = 1_000.0;
+
+/// The timeout to apply: default when absent or not a positive number; a
+/// value below [`BASH_TIMEOUT_SECONDS_BELOW`] is seconds, anything else
+/// milliseconds; clamped to [`BASH_MAX_TIMEOUT_MS`].
 pub fn effective_timeout_ms(requested: Option<f64>) -> u64 {
     match requested {
-        Some(ms) if ms.is_finite() && ms >= 1.0 => (ms as u64).min(BASH_MAX_TIMEOUT_MS),
+        Some(n) if n.is_finite() && n > 0.0 && n < BASH_TIMEOUT_SECONDS_BELOW => {
+            ((n * 1_000.0) as u64).min(BASH_MAX_TIMEOUT_MS)
+        }
+        Some(ms) if ms.is_finite() && ms >= BASH_TIMEOUT_SECONDS_BELOW => {
+            (ms as u64).min(BASH_MAX_TIMEOUT_MS)
+        }
         _ => BASH_DEFAULT_TIMEOUT_MS,
     }
 }
@@ -275,6 +286,11 @@ mod tests {
             BASH_DEFAULT_TIMEOUT_MS
         );
         assert_eq!(effective_timeout_ms(Some(1500.0)), 1500);
+        assert_eq!(effective_timeout_ms(Some(1000.0)), 1000);
+        // Below 1,000 the value is seconds (`timeout: 60` is a minute).
+        assert_eq!(effective_timeout_ms(Some(60.0)), 60_000);
+        assert_eq!(effective_timeout_ms(Some(0.5)), 500);
+        assert_eq!(effective_timeout_ms(Some(999.0)), BASH_MAX_TIMEOUT_MS);
         assert_eq!(effective_timeout_ms(Some(9_999_999.0)), BASH_MAX_TIMEOUT_MS);
     }
 
