@@ -13,7 +13,9 @@
 //!
 //! Start-up cost matters (the CLI's start → first request byte is about
 //! 7 ms): the default path builds no `EnvFilter` (no directive parsing), only
-//! a level filter and a formatter; see docs/PERFORMANCE.md for the numbers.
+//! a level filter and a formatter. `examples/logging_init_bench.rs` measures
+//! `init` in fresh processes: ≈ 36 µs median for the default set-up, ≈ 60 µs
+//! with `ORBIT_LOG` (release build, 2 cores, while other builds ran).
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
