@@ -107,32 +107,6 @@ impl std::fmt::Debug for Prepared {
     }
 }
 
-impl Prepared {
-    /// The call's facts (a rejected call has the most conservative ones).
-    pub fn facts(&self) -> Option<&CallFacts> {
-        match self {
-            Prepared::Ready { facts, .. } => Some(facts),
-            Prepared::Rejected(_) => None,
-        }
-    }
-
-    /// X1: only a call that validated and whose facts say so is safe.
-    pub fn is_concurrency_safe(&self) -> bool {
-        self.facts().is_some_and(|f| f.concurrency_safe)
-    }
-
-    /// Whether running this call could have a side effect (anything not
-    /// declared read-only; a rejected call never runs).
-    pub fn may_have_side_effects(&self) -> bool {
-        self.facts().is_some_and(|f| !f.read_only)
-    }
-
-    /// Whether the call's results may never be persisted or replaced.
-    pub fn never_persists(&self) -> bool {
-        matches!(self, Prepared::Ready { tool, .. } if tool.result_limit() == ResultLimit::NeverPersist)
-    }
-}
-
 /// Step 1 for one tool_use. `invalid_input` is the raw text when the
 /// streamed input did not parse as JSON.
 pub fn prepare(
