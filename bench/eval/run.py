@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Runs the offline evaluation (issue 17): every task of tasks.py in a fresh
+scratch dir through the real `orbit` binary, then its check.
+
+Usage: bench/eval/run.py [--orbit PATH] [--only NAME,...] [--timeout S]
+                         [--cold] [--json OUT] [-- EXTRA ORBIT ARGS]
+
+Needs `orbit local setup` done. By default one warm `orbit local serve` is
+started first so every task measures the agent, not llama-server's start
+(`--cold` runs each task with its own server instead). Edits and Bash are
+granted (`--permission-mode acceptEdits --allowedTools Bash`) unless other
+orbit arguments are given. Provider variables
+are removed from the environment, so orbit picks the local model as a new
+user's first run does (pass `-- --provider openai` etc. to evaluate another).
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from tasks import TASKS  # noqa: E402
+
+PROVIDER_VARS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
+                 "OPENAI_API_KEY", "OPENAI_BASE_URL", "ORBIT_PROVIDER"]
+
+
+DEFAULT_GRANTS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash"]
+
+
+def read(dir, path):
+    p = dir / path
+    return p.read_text(errors="replace") if p.is_file() else None
+
+
+def check_one(check, dir, answer):
+    kind = check[0]
+    low = (answer or "").lower()
+    if kind == "answer":
+        return all(s.lower() in low for s in check[1])
+    if kind == "answer_not":
+        return not any(s.lower() in low for s in check[1])
+    if kind == "file":
+        got = read(dir, check[1])
+        return got is not None and got.rstrip("\n") == check[2].rstrip("\n")
+    if kind == "file_has":
+        got = read(dir, check[1])
+        return got is not None and all(s in got for s in check[2])
+    if kind == "file_lacks":
+        got = read(dir, check[1])
+        return got is not None and not any(s in got for s in check[2])
+    if kind == "absent":
+        return not (dir / check[1]).exists()
+    if kind == "shell":
+        return subprocess.run(["sh", "-c", check[1]], cwd=dir, capture_output=True,
+                              timeout=60).returncode == 0
+    raise ValueError(f"unknown check {kind}")
+
+
+def checks_pass(check, dir, answer):
+    checks = check if isinstance(check, list) else [check]
+    return all(check_one(c, dir, answer) for c in checks)
+
+
+def run_task(task, orbit, env, timeout_s, extra):
+    dir = pathlib.Path(tempfile.mkdtemp(prefix=f"orbit-eval-{task['name']}-"))
+    try:
+        for rel, content in task["files"].items():
+            (dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dir / rel).write_text(content)
+        start = time.monotonic()
+        proc = subprocess.Popen([orbit, "-p", task["prompt"], "--output-format", "json", *extra],
+                                cwd=dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        secs = time.monotonic() - start
+        answer, turns, subtype = "", None, None
+        for line in out.splitlines():
+            if line.startswith("{"):
+                try:
+                    res = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                answer = res.get("result") or ""
+                turns = res.get("num_turns")
+                subtype = res.get("subtype")
+        ok = (not timed_out) and checks_pass(task["check"], dir, answer)
+        return dict(name=task["name"], ok=ok, seconds=round(secs, 1), turns=turns,
+                    subtype="timeout" if timed_out else subtype, answer=answer[:200],
+                    stderr=err.strip()[-300:])
+    finally:
+        shutil.rmtree(dir, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--orbit", default="target/release/orbit")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("extra", nargs="*")
+    args = ap.parse_args()
+    # A user who asks for edits and commands headless grants them, as with
+    # `claude -p`: edits in the scratch dir and Bash are allowed.
+    extra = args.extra or DEFAULT_GRANTS
+    orbit = str(pathlib.Path(args.orbit).resolve())
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARS}
+    only = set(filter(None, args.only.split(",")))
+    tasks = [t for t in TASKS if not only or t["name"] in only]
+    server = None
+    if not args.cold:
+        subprocess.run([orbit, "local", "stop"], env=env, capture_output=True)
+        server = subprocess.Popen([orbit, "local", "serve", "--idle-timeout", "600"], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for line in server.stderr:
+            if "warm llama-server" in line:
+                break
+    results = []
+    try:
+        for task in tasks:
+            r = run_task(task, orbit, env, args.timeout, extra)
+            results.append(r)
+            mark = "PASS" if r["ok"] else "FAIL"
+            print(f"{mark} {r['name']:20} {r['seconds']:6.1f} s  turns {r['turns']}  "
+                  f"{r['subtype']}  {r['answer'][:80]!r}", flush=True)
+    finally:
+        if server:
+            subprocess.run([orbit, "local", "stop"], env=env, capture_output=True)
+            server.kill()
+    solved = sum(r["ok"] for r in results)
+    total = sum(r["seconds"] for r in results)
+    slowest = max((r["seconds"] for r in results), default=0)
+    print(f"\nsolved {solved}/{len(results)} ({100 * solved / max(len(results), 1):.0f}%), "
+          f"total {total:.0f} s, slowest {slowest:.0f} s, over {args.timeout:.0f} s: "
+          f"{sum(r['seconds'] >= args.timeout for r in results)}")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
