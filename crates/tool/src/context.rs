@@ -35,6 +35,8 @@ pub struct ToolUseContext {
     /// Directories outside `project_root` that Bash's `cd` may stay in
     /// (Claude Code's additional working directories), canonical.
     allowed_dirs: Arc<Mutex<Vec<PathBuf>>>,
+    /// Environment variables removed from the processes tools start.
+    hidden_env: Arc<Mutex<Vec<String>>>,
 }
 
 impl ToolUseContext {
@@ -49,6 +51,31 @@ impl ToolUseContext {
             data_dir,
             extensions: Arc::new(Mutex::new(Vec::new())),
             allowed_dirs: Arc::new(Mutex::new(Vec::new())),
+            hidden_env: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// Removes these variables from the environment of every process a
+    /// tool starts (Bash, background shells): the secrets orbit holds
+    /// (`orbit_config::tool_env_hidden` lists them). Shared by every clone
+    /// of this context; adds to earlier calls.
+    pub fn hide_env_vars(&self, names: impl IntoIterator<Item = String>) {
+        let mut g = match self.hidden_env.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        for name in names {
+            if !g.contains(&name) {
+                g.push(name);
+            }
+        }
+    }
+
+    /// The variables given to [`Self::hide_env_vars`].
+    pub fn hidden_env_vars(&self) -> Vec<String> {
+        match self.hidden_env.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
         }
     }
 
