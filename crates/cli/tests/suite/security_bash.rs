@@ -254,8 +254,11 @@ fn allowed_git_commands_run_without_the_repository_programs() {
     }
 }
 
+/// Extra environment of a run.
+type Vars = &'static [(&'static str, &'static str)];
+
 /// (command, flags, extra env): the key must not reach the model.
-const SECRET_PROBES: &[(&str, &[&str], &[(&str, &str)])] = &[
+const SECRET_PROBES: &[(&str, &[&str], Vars)] = &[
     ("printenv ANTHROPIC_API_KEY", &[], &[]),
     ("env", &[], &[]),
     ("printenv", &[], &[]),
