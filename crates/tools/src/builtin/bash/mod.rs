@@ -14,7 +14,7 @@
 //! root before the run (with the reset note). A call whose cancel token
 //! already fired starts nothing.
 //!
-//! Facts come from `orbit_shell` and the session ([`facts`]): read-only
+//! Facts come from `orbit_shell` and the session (`facts.rs`): read-only
 //! (and so concurrency-safe) only when the analysis says so, `PATH` has no
 //! relative entry and no repository a git command reads configures a
 //! program; `reads`/`writes` are the files the command names; `command`
