@@ -182,6 +182,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     for dir in added_dirs {
         engine.tool_context().allow_directory(dir);
     }
+    // The environment tools see: no API keys; WebFetch's local hosts.
+    engine
+        .tool_context()
+        .hide_env_vars(orbit_config::tool_env_hidden(&config.env));
+    orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
+        engine.tool_context(),
+        orbit_config::webfetch_allowed_hosts(&config.env),
+    );
     let abort = engine.abort_handle();
     // A second Ctrl-C exits without running destructors: it kills the
     // session's background shells first.

@@ -18,12 +18,16 @@ pub const PROCESS_ONLY: [&str; 3] = [vars::ORBIT_HOME, vars::HOME, vars::ORBIT_L
 /// `env` of project and local settings (files that come with a checked-out
 /// repository) cannot set them: a repository must not be able to send the
 /// user's code, or the user's key, to a server of its choosing.
-pub const NOT_FROM_PROJECT: [&str; 5] = [
+/// Nor can they hand the user's keys to tools or open local addresses to
+/// WebFetch.
+pub const NOT_FROM_PROJECT: [&str; 7] = [
     vars::ANTHROPIC_BASE_URL,
     vars::ANTHROPIC_API_KEY,
     vars::ANTHROPIC_AUTH_TOKEN,
     vars::OPENAI_BASE_URL,
     vars::OPENAI_API_KEY,
+    vars::ORBIT_TOOLS_SEE_SECRETS,
+    vars::ORBIT_WEBFETCH_ALLOW_HOSTS,
 ];
 
 /// The environment, read once. Lookups never touch the process again, so
@@ -75,6 +79,11 @@ impl Env {
     /// UTF-8. This is what "set" means everywhere in orbit.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.raw(name).filter(|v| !v.trim().is_empty())
+    }
+
+    /// The names of every variable, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vars.keys().map(String::as_str)
     }
 
     /// Whether `name` has a value (see [`Self::get`]).

@@ -48,6 +48,46 @@ pub use settings::{
 };
 pub use vars::{ENV_VARS, EnvVar};
 
+/// The variables to remove from the environment of the processes tools
+/// start (Bash, background shells, MCP servers): every name of
+/// [`vars::SECRET_ENV_VARS`], and each `ORBIT_*` variable of `env` whose
+/// name ends in one of [`vars::SECRET_NAME_SUFFIXES`]. Empty when `env`
+/// sets [`vars::ORBIT_TOOLS_SEE_SECRETS`] (the settings' `env` of user,
+/// `--settings` or managed files may set it; project files may not).
+pub fn tool_env_hidden(env: &Env) -> Vec<String> {
+    if env.flag(vars::ORBIT_TOOLS_SEE_SECRETS) == Some(true) {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = vars::SECRET_ENV_VARS
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    for name in env.names() {
+        let secret = name.starts_with("ORBIT_")
+            && vars::SECRET_NAME_SUFFIXES
+                .iter()
+                .any(|suffix| name.ends_with(suffix));
+        if secret && !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// Host names WebFetch may reach on local addresses
+/// ([`vars::ORBIT_WEBFETCH_ALLOW_HOSTS`], comma-separated, trimmed,
+/// lower-case; `*` allows every host).
+pub fn webfetch_allowed_hosts(env: &Env) -> Vec<String> {
+    env.get(vars::ORBIT_WEBFETCH_ALLOW_HOSTS)
+        .map(|list| {
+            list.split(',')
+                .map(|h| h.trim().to_ascii_lowercase())
+                .filter(|h| !h.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// orbit's data directory: `$ORBIT_HOME` when set (non-empty), else
 /// `$HOME/.orbit`, else an error. The only place this rule lives; the
 /// directory is created lazily by whoever writes there.

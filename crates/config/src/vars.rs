@@ -46,6 +46,31 @@ pub const CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: &str = "CLAUDE_CODE_MAX_TOOL_USE
 /// Per-message budget of tool results, in chars.
 pub const ORBIT_TOOL_RESULT_BUDGET_CHARS: &str = "ORBIT_TOOL_RESULT_BUDGET_CHARS";
 
+/// `1`/`true`: tools' processes keep the secrets of [`SECRET_ENV_VARS`].
+pub const ORBIT_TOOLS_SEE_SECRETS: &str = "ORBIT_TOOLS_SEE_SECRETS";
+/// Hosts WebFetch may reach although they resolve to a local address.
+pub const ORBIT_WEBFETCH_ALLOW_HOSTS: &str = "ORBIT_WEBFETCH_ALLOW_HOSTS";
+/// Claude Code's OAuth token (orbit does not use it; tools never see it).
+pub const CLAUDE_CODE_OAUTH_TOKEN: &str = "CLAUDE_CODE_OAUTH_TOKEN";
+/// Claude Code's Bedrock bearer token (tools never see it).
+pub const AWS_BEARER_TOKEN_BEDROCK: &str = "AWS_BEARER_TOKEN_BEDROCK";
+
+/// The credentials orbit (and Claude Code) hold: removed from the
+/// environment of the processes tools start (Bash, and MCP servers) unless
+/// [`ORBIT_TOOLS_SEE_SECRETS`] is set. `ORBIT_*` variables whose name ends
+/// in `_KEY`, `_TOKEN`, `_SECRET` or `_PASSWORD` are removed too
+/// ([`crate::tool_env_hidden`]).
+pub const SECRET_ENV_VARS: &[&str] = &[
+    ANTHROPIC_API_KEY,
+    ANTHROPIC_AUTH_TOKEN,
+    OPENAI_API_KEY,
+    CLAUDE_CODE_OAUTH_TOKEN,
+    AWS_BEARER_TOKEN_BEDROCK,
+];
+
+/// Endings that make an `ORBIT_*` variable a secret.
+pub const SECRET_NAME_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD"];
+
 /// One environment variable orbit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EnvVar {
@@ -128,5 +153,13 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_TOOL_RESULT_BUDGET_CHARS,
         meaning: "Tool results of one message may total this many chars before the largest are saved to files (default 200000).",
+    },
+    EnvVar {
+        name: ORBIT_TOOLS_SEE_SECRETS,
+        meaning: "`1`/`true`: Bash (and later MCP servers) keep `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `OPENAI_API_KEY`, `CLAUDE_CODE_OAUTH_TOKEN`, `AWS_BEARER_TOKEN_BEDROCK` and `ORBIT_*_KEY/_TOKEN/_SECRET/_PASSWORD` in their environment (default: removed). Not settable by project or local settings.",
+    },
+    EnvVar {
+        name: ORBIT_WEBFETCH_ALLOW_HOSTS,
+        meaning: "Comma-separated host names (or `*`) WebFetch may reach although they resolve to a loopback, private or link-local address (local development). Not settable by project or local settings.",
     },
 ];

@@ -212,9 +212,18 @@ impl AgentBuilder {
             data_dir,
             ..EngineConfig::default()
         };
-        Ok(Agent {
-            engine: QueryEngine::new(config, client, self.tools),
-        })
+        let engine = QueryEngine::new(config, client, self.tools);
+        // Tools never see the API keys orbit holds (ORBIT_TOOLS_SEE_SECRETS
+        // lets them), and WebFetch reaches local hosts only when allowed.
+        let env = orbit_config::Env::from_process();
+        engine
+            .tool_context()
+            .hide_env_vars(orbit_config::tool_env_hidden(&env));
+        orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
+            engine.tool_context(),
+            orbit_config::webfetch_allowed_hosts(&env),
+        );
+        Ok(Agent { engine })
     }
 }
 

@@ -1,9 +1,11 @@
-//! The simple commands of a script ([`SimpleCommand`]: words, assignment
-//! prefixes, redirections) and the name of the command a script's exit
-//! status comes from.
+//! The one walk over a script's tree ([`parts`]): its simple commands
+//! ([`SimpleCommand`]: words, assignment prefixes, redirections) and tests,
+//! in source order, and whether anything else appeared; and the name of the
+//! command a script's exit status comes from.
 
 use tree_sitter::{Node, Tree};
 
+use crate::expansions::test_is_inert;
 use crate::words::{Arg, SUBSTITUTION_KINDS, Walker, contains_kind, is_redirect, named_children};
 
 /// One word of a command.
@@ -73,13 +75,41 @@ impl SimpleCommand {
     }
 }
 
-/// See [`crate::Script::simple_commands`].
-pub(crate) fn simple_commands(source: &str, tree: &Tree) -> Option<Vec<SimpleCommand>> {
+/// The one walk over a parsed tree: every part of the script in source
+/// order, and whether anything else appeared. Every question the crate
+/// answers (read-only, rules, paths, last command) reads this, so the tree's
+/// statements and redirections are walked once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parts {
+    /// The simple commands and tests, in source order.
+    pub(crate) parts: Vec<Part>,
+    /// False when a construct other than a list of simple commands and
+    /// tests appears (`if`, loops, functions, `(( … ))`, a bare assignment,
+    /// `export`, …): then `parts` does not describe the whole script.
+    pub(crate) complete: bool,
+}
+
+/// One part of a script.
+#[derive(Debug, Clone)]
+pub(crate) enum Part {
+    /// A simple command.
+    Command(SimpleCommand),
+    /// A `[ … ]` or `[[ … ]]` test with the redirections around it.
+    Test {
+        /// Its operands cannot make bash evaluate code (see
+        /// `expansions::test_is_inert`).
+        inert: bool,
+        /// Its redirections, then those of every group it runs in.
+        redirects: Vec<Redirect>,
+    },
+}
+
+/// Walks `tree` once (see [`Parts`]).
+pub(crate) fn parts(source: &str, tree: &Tree) -> Parts {
     let walker = Walker::new(source);
-    let mut out = Vec::new();
-    walker
-        .collect(tree.root_node(), &[], &mut out)
-        .then_some(out)
+    let mut parts = Vec::new();
+    let complete = walker.collect(tree.root_node(), &[], &mut parts);
+    Parts { parts, complete }
 }
 
 /// See [`crate::Script::last_command_name`].
@@ -88,14 +118,10 @@ pub(crate) fn last_command_name(source: &str, tree: &Tree) -> Option<String> {
 }
 
 impl Walker<'_> {
-    /// Adds the simple commands of `node` to `out`, each with `inherited`
-    /// redirections; false when `node` holds anything else.
-    fn collect(
-        &self,
-        node: Node<'_>,
-        inherited: &[Redirect],
-        out: &mut Vec<SimpleCommand>,
-    ) -> bool {
+    /// Adds the parts of `node` to `out`, each with `inherited`
+    /// redirections; false (and the walk stops) when `node` holds anything
+    /// else.
+    fn collect(&self, node: Node<'_>, inherited: &[Redirect], out: &mut Vec<Part>) -> bool {
         match node.kind() {
             "program" | "list" | "pipeline" | "subshell" | "compound_statement"
             | "negated_command" => named_children(node)
@@ -125,11 +151,18 @@ impl Walker<'_> {
             }
             "command" => match self.simple_command(node, inherited) {
                 Some(command) => {
-                    out.push(command);
+                    out.push(Part::Command(command));
                     true
                 }
                 None => false,
             },
+            "test_command" => {
+                out.push(Part::Test {
+                    inert: test_is_inert(self, node),
+                    redirects: inherited.to_vec(),
+                });
+                true
+            }
             "comment" => true,
             _ => false,
         }

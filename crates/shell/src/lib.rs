@@ -3,8 +3,11 @@
 //!
 //! One module answers every question orbit asks about a command:
 //! - [`Script::is_read_only`] (Bash's `read_only` and `concurrency_safe`
-//!   facts): only plain read-only commands, no substitution, no redirection
-//!   that writes (see `readonly`);
+//!   facts): only allow-listed commands with checked arguments, nothing
+//!   that evaluates code, no redirection that writes (see `readonly`);
+//! - [`Script::file_access`]: the files its commands read and write (Bash's
+//!   `reads` and `writes` facts, for Read deny rules and workspace
+//!   boundaries), and [`Script::git_directories`];
 //! - [`is_destructive`]: does it delete or overwrite data irreversibly;
 //! - [`Script::simple_commands`]: the simple commands a compound command is
 //!   made of, each with its words as written and as the shell passes them;
@@ -12,16 +15,24 @@
 //!   (Bash's "exit 1 of grep is an answer" rule);
 //! - [`command_matches_prefix`] and [`CommandPattern`]: the permission rules'
 //!   matching (`Bash(git log:*)`, `Bash(touch *)`), where every simple
-//!   command must match.
+//!   command must match;
+//! - [`path_has_relative_entry`]: whether a bare command name could resolve
+//!   to a program in the project.
 //!
-//! Data flow: [`parse`] → a [`Script`] (an error-free tree, or
-//! [`ParseError`]) → the questions above. Every answer errs on the safe
-//! side: what the walker does not know is not read-only and matches no rule.
+//! Data flow: [`parse`] → the tree (error-free, or [`ParseError`]) → ONE
+//! walk of its statements (`commands::parts`: simple commands and tests with
+//! their redirections) and one scan of its nodes (`expansions::scan`:
+//! substitutions, arithmetic, subscripts) → a [`Script`] holding both → the
+//! questions above, which read them and walk nothing again. Every answer
+//! errs on the safe side: what the walker does not know is not read-only
+//! and matches no rule.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
 mod commands;
+mod expansions;
+mod paths;
 mod pattern;
 mod readonly;
 mod words;
@@ -30,6 +41,10 @@ use std::cell::RefCell;
 use std::fmt;
 
 use tree_sitter::{Parser, Tree};
+
+use commands::{Part, Parts};
+use expansions::Hazards;
+use paths::CommandPaths;
 
 pub use commands::{Redirect, SimpleCommand, Word};
 pub use pattern::{CommandPattern, command_matches_prefix};
@@ -47,11 +62,15 @@ pub enum ParseError {
     Syntax,
 }
 
-/// A parsed, syntactically valid command line.
+/// A parsed, syntactically valid command line, with its one walk.
 #[derive(Clone)]
 pub struct Script {
     source: String,
     tree: Tree,
+    parts: Parts,
+    hazards: Hazards,
+    /// The paths of each `Part::Command`, in order.
+    paths: Vec<CommandPaths>,
 }
 
 impl fmt::Debug for Script {
@@ -60,6 +79,22 @@ impl fmt::Debug for Script {
             .field("source", &self.source)
             .finish_non_exhaustive()
     }
+}
+
+/// The files a script reads and writes, as its words name them (see
+/// [`Script::file_access`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileAccess {
+    /// Paths read, relative to the command's directory unless absolute;
+    /// `~/…` is in the home directory; a directory covers what is below it.
+    pub reads: Vec<String>,
+    /// Paths written, created or removed (redirection targets, `tee`,
+    /// `cp`'s target, `sed -i`, …), in the same form.
+    pub writes: Vec<String>,
+    /// False when some read or write could not be located (an expansion in
+    /// a path, a construct the walk does not know, a substitution): then
+    /// the lists are not the whole story.
+    pub complete: bool,
 }
 
 thread_local! {
@@ -85,12 +120,27 @@ fn parse_tree(src: &str) -> Option<Tree> {
 /// Parses a command line; [`ParseError::Syntax`] when it is not valid bash.
 pub fn parse(command: &str) -> Result<Script, ParseError> {
     let tree = parse_tree(command).ok_or(ParseError::Unavailable)?;
-    if tree.root_node().has_error() {
+    let root = tree.root_node();
+    if root.has_error() {
         return Err(ParseError::Syntax);
     }
+    let walker = words::Walker::new(command);
+    let hazards = expansions::scan(&walker, root);
+    let parts = commands::parts(command, &tree);
+    let paths = parts
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Command(c) => Some(paths::command_paths(c, readonly::command_start(c))),
+            Part::Test { .. } => None,
+        })
+        .collect();
     Ok(Script {
         source: command.to_string(),
         tree,
+        parts,
+        hazards,
+        paths,
     })
 }
 
@@ -100,11 +150,13 @@ impl Script {
         &self.source
     }
 
-    /// True when the command only reads: every statement is a plain
-    /// read-only command (see `readonly`), with no command or process
-    /// substitution and no redirection that writes a file.
+    /// True when the command only reads: every part is an allow-listed
+    /// command whose arguments pass its checks (or an inert test), nothing
+    /// evaluates code, no redirection writes a file, and every path it
+    /// reads is known (see `readonly`).
     pub fn is_read_only(&self) -> bool {
-        readonly::tree_is_read_only(&self.source, &self.tree)
+        readonly::parts_are_read_only(&self.parts, self.hazards)
+            && self.paths.iter().all(|p| !p.unknown)
     }
 
     /// See [`is_destructive`].
@@ -115,7 +167,7 @@ impl Script {
     /// True when a command or process substitution (`$(…)`, `` `…` ``,
     /// `<(…)`, `>(…)`) appears anywhere: it runs a command wherever it is.
     pub fn has_substitution(&self) -> bool {
-        words::contains_kind(self.tree.root_node(), words::SUBSTITUTION_KINDS)
+        self.hazards.substitution
     }
 
     /// The simple commands of the script in source order: those joined by
@@ -125,7 +177,79 @@ impl Script {
     /// then the script is more than a list of simple commands and a caller
     /// matching them must not vouch for it.
     pub fn simple_commands(&self) -> Option<Vec<SimpleCommand>> {
-        commands::simple_commands(&self.source, &self.tree)
+        if !self.parts.complete {
+            return None;
+        }
+        self.parts
+            .parts
+            .iter()
+            .map(|part| match part {
+                Part::Command(c) => Some(c.clone()),
+                Part::Test { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The files the script's commands read and write (Bash's `reads` and
+    /// `writes` facts), in source order.
+    pub fn file_access(&self) -> FileAccess {
+        let mut access = FileAccess {
+            complete: self.parts.complete
+                && !self.hazards.substitution
+                && self.paths.iter().all(|p| !p.unknown),
+            ..FileAccess::default()
+        };
+        for p in &self.paths {
+            access.reads.extend(p.reads.iter().cloned());
+            access.writes.extend(p.writes.iter().cloned());
+        }
+        for part in &self.parts.parts {
+            if let Part::Test { redirects, .. } = part {
+                for r in redirects {
+                    match r {
+                        Redirect::Output(w) if w.value.as_deref() != Some("/dev/null") => {
+                            match &w.value {
+                                Some(v) => access.writes.push(v.clone()),
+                                None => access.complete = false,
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        access
+    }
+
+    /// The directories whose repository each `git` command of the script
+    /// works in (`-C DIR`, else `.`), wrappers seen through. The Bash tool
+    /// checks their configuration before it lets a git command count as
+    /// read-only.
+    pub fn git_directories(&self) -> Vec<String> {
+        let mut dirs = Vec::new();
+        for part in &self.parts.parts {
+            let Part::Command(c) = part else { continue };
+            let start = readonly::command_start(c);
+            let words = &c.words[start.min(c.words.len())..];
+            if words.first().and_then(|w| w.value.as_deref()) != Some("git") {
+                continue;
+            }
+            // `-C DIR` among the global options, before the subcommand.
+            let mut dir = None;
+            let mut i = 1;
+            while let Some(arg) = words.get(i).and_then(|w| w.value.as_deref()) {
+                match arg {
+                    "-C" => {
+                        dir = words.get(i + 1).and_then(|w| w.value.clone());
+                        i += 2;
+                    }
+                    a if a.starts_with('-') => i += 1,
+                    _ => break,
+                }
+            }
+            dirs.push(dir.unwrap_or_else(|| ".".into()));
+        }
+        dirs
     }
 
     /// The name of the command whose exit status the script ends with —
@@ -137,6 +261,13 @@ impl Script {
     pub fn last_command_name(&self) -> Option<String> {
         commands::last_command_name(&self.source, &self.tree)
     }
+}
+
+/// True when a `PATH` value has an entry that is empty, `.` or relative:
+/// then a bare command name (`ls`) may run a program from the current
+/// directory, and no command can be called read-only by its name.
+pub fn path_has_relative_entry(path: &str) -> bool {
+    path.split(':').any(|entry| !entry.starts_with('/'))
 }
 
 /// True when `command` parses and only reads ([`Script::is_read_only`]).

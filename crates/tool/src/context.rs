@@ -35,6 +35,8 @@ pub struct ToolUseContext {
     /// Directories outside `project_root` that Bash's `cd` may stay in
     /// (Claude Code's additional working directories), canonical.
     allowed_dirs: Arc<Mutex<Vec<PathBuf>>>,
+    /// Environment variables removed from the processes tools start.
+    hidden_env: Arc<Mutex<Vec<String>>>,
 }
 
 impl ToolUseContext {
@@ -49,17 +51,33 @@ impl ToolUseContext {
             data_dir,
             extensions: Arc::new(Mutex::new(Vec::new())),
             allowed_dirs: Arc::new(Mutex::new(Vec::new())),
+            hidden_env: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// Removes these variables from the environment of every process a
+    /// tool starts (Bash, background shells): the secrets orbit holds
+    /// (`orbit_config::tool_env_hidden` lists them). Shared by every clone
+    /// of this context; adds to earlier calls.
+    pub fn hide_env_vars(&self, names: impl IntoIterator<Item = String>) {
+        let mut g = lock(&self.hidden_env);
+        for name in names {
+            if !g.contains(&name) {
+                g.push(name);
+            }
+        }
+    }
+
+    /// The variables given to [`Self::hide_env_vars`].
+    pub fn hidden_env_vars(&self) -> Vec<String> {
+        lock(&self.hidden_env).clone()
     }
 
     /// Lets Bash's working directory stay in `dir` (and below) although it
     /// is outside the project. Shared by every clone of this context.
     pub fn allow_directory(&self, dir: PathBuf) {
         let dir = dir.canonicalize().unwrap_or(dir);
-        let mut g = match self.allowed_dirs.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
+        let mut g = lock(&self.allowed_dirs);
         if !g.contains(&dir) {
             g.push(dir);
         }
@@ -67,10 +85,7 @@ impl ToolUseContext {
 
     /// The directories added with [`Self::allow_directory`].
     pub fn allowed_directories(&self) -> Vec<PathBuf> {
-        match self.allowed_dirs.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
+        lock(&self.allowed_dirs).clone()
     }
 
     /// The current working directory (changes when Bash `cd`s).
@@ -119,6 +134,15 @@ impl ToolUseContext {
         let t = Arc::new(make());
         guard.push((key.to_string(), t.clone() as Extension));
         t
+    }
+}
+
+/// Locks `m`, recovering the value from a poisoned lock (a panicked
+/// holder cannot leave these lists half-changed).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
     }
 }
 

@@ -34,6 +34,11 @@ impl Session {
     pub fn new(dir: &Path, replies: Vec<Reply>) -> Self {
         let server = FakeAnthropic::start(replies);
         let engine = QueryEngine::new(config(dir), client(&server), default_tools());
+        // The WebFetch tests serve pages on 127.0.0.1.
+        orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
+            engine.tool_context(),
+            ["127.0.0.1".to_string()],
+        );
         Self { server, engine }
     }
 

@@ -1,42 +1,109 @@
-//! The read-only command classifier behind [`crate::Script::is_read_only`]
-//! (Bash's `read_only` and `concurrency_safe` facts), and the destructive
-//! heuristic behind [`crate::is_destructive`].
+//! The read-only classifier behind [`crate::Script::is_read_only`] (Bash's
+//! `read_only` and `concurrency_safe` facts), and the destructive heuristic
+//! behind [`crate::is_destructive`].
 //!
-//! A command is parsed with tree-sitter-bash. It is read-only only when the
-//! tree has no parse error, contains no command or process substitution, and
-//! every statement is a plain command — alone or joined by pipes, `&&`, `||`,
-//! `;`, `&`, newlines, `( … )`, `{ …; }`, `!`, `[[ … ]]` — whose name and
-//! arguments pass the per-command rules (`rules.rs`). Redirections may only read
-//! a file (`< f`), duplicate or close a descriptor (`2>&1`, `>&-`) or write
-//! to `/dev/null`. Assignment prefixes are allowed only for locale/format
-//! variables. Anything the walker does not know is not read-only: the
-//! classifier errs towards "exclusive", which costs only parallelism.
+//! It reads the one walk of the script (`commands::Parts`) and the scan of
+//! its nodes (`expansions::Hazards`); it walks no tree itself. A script is
+//! read-only only when it parsed without error, the walk knew every
+//! construct (simple commands and tests joined by pipes, `&&`, `||`, `;`,
+//! `&`, newlines, `( … )`, `{ …; }`, `!`), nothing evaluates code (no
+//! substitution, arithmetic, subscript or `${…}` beyond `${NAME}`), and
+//! every part passes:
+//! - a test: inert (`expansions::test_is_inert`) with read-only redirects;
+//! - a command: assignment prefixes only for locale/format variables with
+//!   plain values; redirections only read a file (`< f`), duplicate or close
+//!   a descriptor or write to `/dev/null`; its name is bare (`./ls`, `/x/ls`
+//!   and `~/ls` are not: the Bash tool also refuses bare names when `PATH`
+//!   has a relative entry); and the per-command rules (`rules.rs`; wrappers
+//!   in `wrappers.rs`; sed and awk programs in `programs.rs`) accept its
+//!   arguments, and every path it reads is known (`crate::paths`).
 //!
 //! Arguments are reduced to their literal value (quotes removed, backslashes
 //! resolved, `-de''lete` → `-delete`); an argument with an expansion or an
-//! unquoted glob is *opaque*, and commands whose options can write refuse
-//! opaque arguments.
+//! unquoted glob is *opaque*, and commands whose options can write or run
+//! code refuse opaque arguments. Anything unknown is not read-only.
 
+mod programs;
 mod rules;
+mod wrappers;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Tree;
 
-use crate::words::{SUBSTITUTION_KINDS, Walker, contains_kind, is_redirect, named_children, visit};
+use crate::commands::{Part, Parts};
+use crate::expansions::Hazards;
+use crate::words::{Arg, Walker, visit};
+use crate::{Redirect, SimpleCommand};
 
 pub use rules::{DESTRUCTIVE_COMMANDS, READ_ONLY_COMMANDS};
 
-/// True when the error-free `tree` of `source` only reads (see the module
-/// docs).
-pub(crate) fn tree_is_read_only(source: &str, tree: &Tree) -> bool {
-    let root = tree.root_node();
-    if root.has_error() || contains_kind(root, SUBSTITUTION_KINDS) {
+/// True when the script whose walk is `parts` and whose scan found
+/// `hazards` only reads (see the module docs).
+pub(crate) fn parts_are_read_only(parts: &Parts, hazards: Hazards) -> bool {
+    parts.complete
+        && !hazards.substitution
+        && !hazards.evaluation
+        && parts.parts.iter().all(|part| match part {
+            Part::Command(command) => command_is_read_only(command),
+            Part::Test { inert, redirects } => *inert && redirects.iter().all(redirect_only_reads),
+        })
+}
+
+/// One simple command: safe assignments, redirections that only read, a
+/// bare name (never a path: `./ls` is the project's program), and the
+/// per-command rules.
+fn command_is_read_only(command: &SimpleCommand) -> bool {
+    let Some(name) = command.name() else {
         return false;
+    };
+    command.assignments.iter().all(|a| safe_assignment(a))
+        && command.redirects.iter().all(redirect_only_reads)
+        && !name.contains('/')
+        && !command.words[0].text.starts_with('~')
+        && rules::command_is_read_only(name, &args_of(command))
+}
+
+/// The arguments of a command as the rules read them.
+fn args_of(command: &SimpleCommand) -> Vec<Arg> {
+    args_from(command, 1)
+}
+
+/// The words of `command` from index `from` as [`Arg`]s.
+fn args_from(command: &SimpleCommand, from: usize) -> Vec<Arg> {
+    command.words[from.min(command.words.len())..]
+        .iter()
+        .map(|w| match &w.value {
+            Some(v) => Arg::Literal(v.clone()),
+            None => Arg::Opaque,
+        })
+        .collect()
+}
+
+/// Where the command that really runs starts in `command.words`: past
+/// every wrapper (`env LANG=C nice -n 5 grep x f` → the index of `grep`).
+pub(crate) fn command_start(command: &SimpleCommand) -> usize {
+    let mut start = 0;
+    loop {
+        let Some(name) = command.words.get(start).and_then(|w| w.value.as_deref()) else {
+            return start;
+        };
+        match wrappers::wrapped(name, &args_from(command, start + 1)) {
+            wrappers::Wrapped::Runs(at) => start += at + 1,
+            _ => return start,
+        }
     }
-    Walker::new(source).statement(root)
+}
+
+/// A redirection that writes nothing: descriptor duplication, inline
+/// input, output to `/dev/null`, or input from a named file.
+fn redirect_only_reads(redirect: &Redirect) -> bool {
+    match redirect {
+        Redirect::Input(source) => source.value.is_some(),
+        other => other.touches_no_file(),
+    }
 }
 
 /// The destructive heuristic over every command of `tree` (see
-/// [`crate::is_destructive`]).
+/// [`crate::is_destructive`]), parse errors and substitutions included.
 pub(crate) fn tree_is_destructive(source: &str, tree: &Tree) -> bool {
     let walker = Walker::new(source);
     let mut found = false;
@@ -54,108 +121,15 @@ pub(crate) fn tree_is_destructive(source: &str, tree: &Tree) -> bool {
 /// Assignment prefixes that only change formatting or locale.
 const SAFE_ASSIGNMENTS: &[&str] = &["LANG", "LANGUAGE", "TZ", "NO_COLOR", "COLUMNS", "TERM"];
 
-impl Walker<'_> {
-    fn statement(&self, node: Node<'_>) -> bool {
-        match node.kind() {
-            "program" | "list" | "pipeline" | "subshell" | "compound_statement"
-            | "negated_command" => named_children(node).into_iter().all(|c| self.statement(c)),
-            "redirected_statement" => named_children(node).into_iter().all(|c| {
-                if is_redirect(c.kind()) {
-                    self.redirect(c)
-                } else {
-                    self.statement(c)
-                }
-            }),
-            "command" => self.command(node),
-            // `[ … ]` / `[[ … ]]`: only tests; substitutions were refused
-            // for the whole tree already.
-            "test_command" => named_children(node)
-                .into_iter()
-                .all(|c| c.kind() != "redirected_statement" || self.statement(c)),
-            "comment" => true,
-            _ => false,
-        }
-    }
-
-    fn redirect(&self, node: Node<'_>) -> bool {
-        match node.kind() {
-            "file_redirect" => self.file_redirect(node),
-            // The content is a string; substitutions in it were refused.
-            "herestring_redirect" => true,
-            "heredoc_redirect" => named_children(node).into_iter().all(|c| match c.kind() {
-                "heredoc_start" | "heredoc_body" | "heredoc_end" => true,
-                k if is_redirect(k) => self.redirect(c),
-                // `cat <<EOF | cmd` / `cat <<EOF && cmd` hang the rest of the
-                // line off the heredoc node.
-                "pipeline" | "list" | "command" | "redirected_statement" => self.statement(c),
-                _ => false,
-            }),
-            _ => false,
-        }
-    }
-
-    fn file_redirect(&self, node: Node<'_>) -> bool {
-        let mut op = "";
-        let mut destinations = Vec::new();
-        let mut cursor = node.walk();
-        for (i, child) in node.children(&mut cursor).enumerate() {
-            if !child.is_named() {
-                op = child.kind();
-            } else if node.field_name_for_child(i as u32) == Some("destination") {
-                destinations.push(self.arg(child));
-            }
-        }
-        let [dest] = destinations.as_slice() else {
-            // `>&-` / `<&-` (close a descriptor) have no destination node.
-            return destinations.is_empty() && matches!(op, ">&-" | "<&-");
-        };
-        let dest = dest.literal();
-        match op {
-            "<" => dest.is_some(),
-            ">&" | "<&"
-                if dest.is_some_and(|d| d == "-" || d.bytes().all(|b| b.is_ascii_digit())) =>
-            {
-                true
-            }
-            ">" | ">>" | "&>" | "&>>" | ">|" | ">&" => dest == Some("/dev/null"),
-            _ => false,
-        }
-    }
-
-    fn command(&self, node: Node<'_>) -> bool {
-        let mut cursor = node.walk();
-        for (i, child) in node.children(&mut cursor).enumerate() {
-            if !child.is_named() {
-                continue;
-            }
-            let field = node.field_name_for_child(i as u32);
-            let ok = match (field, child.kind()) {
-                (Some("name"), _) | (Some("argument"), _) => true,
-                (_, "variable_assignment") => self.safe_assignment(child),
-                (_, k) if is_redirect(k) => self.redirect(child),
-                (_, "comment") => true,
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        match self.command_parts(node) {
-            Some((name, args)) => rules::command_is_read_only(&name, &args),
-            None => false,
-        }
-    }
-
-    fn safe_assignment(&self, node: Node<'_>) -> bool {
-        let name = node
-            .child_by_field_name("name")
-            .map(|n| self.text(n))
-            .unwrap_or("");
-        let value_ok = node
-            .child_by_field_name("value")
-            .is_none_or(|v| self.arg(v).literal().is_some());
-        value_ok && (SAFE_ASSIGNMENTS.contains(&name) || name.starts_with("LC_"))
-    }
+/// `NAME=value` (as written) with a locale/format name and a plain value.
+pub(crate) fn safe_assignment(text: &str) -> bool {
+    let Some((name, value)) = text.split_once('=') else {
+        return false;
+    };
+    let plain_value = value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'));
+    plain_value && (SAFE_ASSIGNMENTS.contains(&name) || name.starts_with("LC_"))
 }
 
 #[cfg(test)]

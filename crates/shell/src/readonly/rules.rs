@@ -9,6 +9,8 @@
 //! option below and refuse opaque arguments (an expansion or glob could turn
 //! into `-delete`).
 
+use super::programs::{awk_is_read_only, sed_is_read_only};
+use super::wrappers::{Wrapped, wrapped};
 use crate::words::Arg;
 
 /// Commands that cannot write files or run other programs, whatever their
@@ -23,7 +25,6 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
     "egrep",
     "fgrep",
     "echo",
-    "printf",
     "pwd",
     "which",
     "stat",
@@ -42,8 +43,6 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
     "readlink",
     "printenv",
     "jq",
-    "test",
-    "[",
     "nl",
     "id",
     "whoami",
@@ -67,10 +66,36 @@ const WRAPPERS: &[&str] = &[
     "sudo", "xargs", "env", "nohup", "time", "nice", "exec", "command", "doas",
 ];
 
-/// Decides one plain command (see the module docs).
+/// Decides one plain command (see the module docs): a wrapper is judged
+/// by the command it wraps.
 pub(crate) fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
+    match wrapped(name, args) {
+        Wrapped::NotWrapper => {}
+        Wrapped::RunsNothing => return true,
+        Wrapped::Refused => return false,
+        Wrapped::Runs(at) => {
+            return match args[at].literal() {
+                Some(inner) if !inner.contains('/') && !inner.starts_with('~') => {
+                    command_is_read_only(inner, &args[at + 1..])
+                }
+                _ => false,
+            };
+        }
+    }
     if READ_ONLY_COMMANDS.contains(&name) {
         return true;
+    }
+    match name {
+        "sed" => return sed_is_read_only(args),
+        "awk" => return awk_is_read_only(args),
+        // `-v NAME` assigns NAME (and evaluates its subscript); only the
+        // first argument can be an option.
+        "printf" => {
+            return args
+                .first()
+                .is_none_or(|a| a.literal().is_some_and(|a| !a.starts_with("-v")));
+        }
+        _ => {}
     }
     let Some(args) = literals(args) else {
         return false;
@@ -104,7 +129,8 @@ pub(crate) fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
         "date" => !args
             .iter()
             .any(|a| long_option_is(a, "--set") || short_cluster_has(a, 's')),
-        "env" => args.iter().all(|a| matches!(*a, "-0" | "--null")),
+        // `-v`/`-R` read a variable name, evaluating its subscript.
+        "test" | "[" => !args.iter().any(|a| matches!(*a, "-v" | "-R")),
         "rg" => !args.iter().any(|a| a.starts_with("--pre")),
         "git" => git_is_read_only(&args),
         _ => false,
@@ -171,12 +197,18 @@ fn git_is_read_only(args: &[&str]) -> bool {
     let writes_output = |a: &&str| long_option_is(a, "--output") || long_option_is(a, "--ext-diff");
     match *sub {
         "status" | "blame" | "shortlog" | "describe" | "rev-parse" | "ls-files" | "ls-tree"
-        | "cat-file" | "rev-list" | "merge-base" | "show-ref" | "log" | "diff" | "show" => {
+        | "rev-list" | "merge-base" | "show-ref" | "log" | "diff" | "show" => {
             !rest.iter().any(writes_output)
         }
-        "grep" => !rest
+        // `--filters`/`--textconv` run the repository's drivers.
+        "cat-file" => !rest
             .iter()
-            .any(|a| long_option_is(a, "--open-files-in-pager") || a.starts_with("-O")),
+            .any(|a| writes_output(a) || a.starts_with("--filters") || a.starts_with("--textconv")),
+        "grep" => !rest.iter().any(|a| {
+            long_option_is(a, "--open-files-in-pager")
+                || a.starts_with("-O")
+                || long_option_is(a, "--textconv")
+        }),
         "branch" => git_branch_is_listing(rest),
         "tag" => git_tag_is_listing(rest),
         "remote" => matches!(rest, [] | ["-v"] | ["--verbose"] | ["get-url", _]),

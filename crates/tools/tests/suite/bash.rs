@@ -418,7 +418,7 @@ async fn non_utf8_output_is_lossy() {
 
 #[tokio::test]
 async fn facts_follow_the_shell_analysis() {
-    let (_d, ctx, _) = session();
+    let (_d, ctx, root) = session();
     let facts_of =
         |command: &str| typed_facts(BashTool::new(), &ctx, json!({ "command": command }));
     let f = facts_of("ls -la | wc -l");
@@ -426,7 +426,13 @@ async fn facts_follow_the_shell_analysis() {
     assert_eq!(f.command.as_deref(), Some("ls -la | wc -l"));
     assert_eq!(f.subject, "ls -la | wc -l");
     assert!(f.failure_cancels_siblings);
-    assert!(f.reads.is_empty() && f.writes.is_empty() && f.network.is_none());
+    // `ls` reads the working directory; `wc` reads its stdin.
+    assert_eq!(f.reads, vec![root.join(".")]);
+    assert!(f.writes.is_empty() && f.network.is_none());
+    let f = facts_of("cat a ~/b > out");
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap());
+    assert_eq!(f.reads, vec![root.join("a"), home.join("b")]);
+    assert_eq!(f.writes, vec![root.join("out")]);
     assert!(facts_of("git status").concurrency_safe);
     let f = facts_of("ls > f");
     assert!(!f.read_only && !f.concurrency_safe);

@@ -240,6 +240,7 @@ fn every_text() -> Vec<(String, String)> {
         tools::web_fetch::bad_redirect(URL),
         tools::web_fetch::fetch_failed(URL, "error sending request: connection refused"),
         tools::web_fetch::client_failed("ERROR"),
+        tools::web_fetch::address_refused("metadata.internal", "169.254.169.254", "link-local"),
     ]
 }
 

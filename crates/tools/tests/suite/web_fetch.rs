@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use orbit_tool::{CallFacts, ResultLimit, typed};
 use orbit_tools::ToolOutput;
+use orbit_tools::builtin::web_fetch::guard::AllowedHosts;
 use orbit_tools::builtin::web_fetch::{WEB_FETCH_MAX_RESULT_SIZE_CHARS, WebFetchTool};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -101,10 +102,13 @@ const PAGE_MD: &str = "# Title\n\nHello **world**, see [the docs](/docs).\n\n*  
 /// Fetches `url` through `tool` (registered as the engine registers it).
 async fn fetch(tool: WebFetchTool, url: &str) -> ToolOutput {
     let t = Tree::new();
+    let ctx = t.ctx("");
+    // The fake servers listen on 127.0.0.1.
+    AllowedHosts::allow(&ctx, ["127.0.0.1".to_string()]);
     output(
         run(
             &typed(tool),
-            &t.ctx(""),
+            &ctx,
             json!({"url": url, "prompt": "What is it about?"}),
         )
         .await,
@@ -351,4 +355,40 @@ async fn a_body_that_stalls_after_the_headers_times_out() {
         tokio::time::sleep(Duration::from_secs(30)).await;
     });
     assert_times_out(&format!("http://127.0.0.1:{port}/slow")).await;
+}
+
+/// Without an allowed host, every spelling of the local server is refused
+/// before a byte is sent: the literal, a name resolving to it, the
+/// IPv4-mapped IPv6 form and the decimal integer form.
+#[tokio::test]
+async fn local_addresses_are_refused_unless_allowed() {
+    let url = serve_one("/page", reply("200 OK", "text/html", PAGE)).await;
+    for target in [
+        url.clone(),
+        url.replace("127.0.0.1", "localhost"),
+        url.replace("127.0.0.1", "[::ffff:127.0.0.1]"),
+        url.replace("127.0.0.1", "2130706433"),
+    ] {
+        let t = Tree::new();
+        let out = output(
+            run(
+                &typed(WebFetchTool::new()),
+                &t.ctx(""),
+                json!({"url": target, "prompt": "What is it about?"}),
+            )
+            .await,
+        );
+        assert!(out.is_error, "{target}: {out:?}");
+        assert!(
+            text(&out).contains("Refusing to fetch"),
+            "{target}: {}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("Hello"), "{target}");
+    }
+    // The server was never reached: its two connections are still there.
+    assert_eq!(
+        text(&fetch(WebFetchTool::new(), &url).await),
+        answer(&url, PAGE_MD)
+    );
 }

@@ -101,3 +101,10 @@ pub fn fetch_failed(url: impl Display, message: &str) -> String {
 pub fn client_failed(error: impl Display) -> String {
     format!("Could not create the HTTP client: {error}")
 }
+
+/// A host that is, or resolves to, an address WebFetch may not reach.
+pub fn address_refused(host: &str, ip: &str, class: &str) -> String {
+    format!(
+        "Refusing to fetch {host}: it resolves to {ip}, a {class} address. WebFetch only reaches public addresses (ORBIT_WEBFETCH_ALLOW_HOSTS can allow a host for local development)."
+    )
+}

@@ -157,8 +157,13 @@ impl BackgroundShells {
     }
 
     /// Starts `command` in `cwd`; returns at once. Needs a tokio runtime.
-    pub fn spawn(&self, command: &str, cwd: &Path) -> Result<Arc<BackgroundShell>, SpawnError> {
-        let mut child = shell_command(command, cwd).spawn()?;
+    pub fn spawn(
+        &self,
+        command: &str,
+        cwd: &Path,
+        hidden_env: &[String],
+    ) -> Result<Arc<BackgroundShell>, SpawnError> {
+        let mut child = shell_command(command, cwd, hidden_env).spawn()?;
         let pgid = child.id().ok_or(SpawnError::NoPid)?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(SpawnError::NoPid);

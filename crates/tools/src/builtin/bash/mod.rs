@@ -14,13 +14,18 @@
 //! root before the run (with the reset note). A call whose cancel token
 //! already fired starts nothing.
 //!
-//! Facts come from `orbit_shell`: a command is read-only (and so
-//! concurrency-safe) only if tree-sitter-bash shows plain read-only
-//! commands; `command` carries the command for permission rules, and a
-//! failure cancels the sibling shell commands of its batch.
+//! Facts come from `orbit_shell` and the session (`facts.rs`): read-only
+//! (and so concurrency-safe) only when the analysis says so, `PATH` has no
+//! relative entry and no repository a git command reads configures a
+//! program; `reads`/`writes` are the files the command names; `command`
+//! carries the command for permission rules, and a failure cancels the
+//! sibling shell commands of its batch. Commands run with the session's
+//! secrets removed from their environment ([`environment`]).
 
 pub mod background;
+pub mod environment;
 pub mod exit_code;
+mod facts;
 pub mod output;
 pub mod output_tools;
 pub mod process;
@@ -149,18 +154,8 @@ impl TypedTool for BashTool {
     type Input = BashInput;
     type Plan = BashInput;
 
-    fn facts(&self, input: &BashInput, _ctx: &ToolUseContext) -> CallFacts {
-        let script = orbit_shell::parse(&input.command);
-        let read_only = script.as_ref().is_ok_and(|s| s.is_read_only());
-        CallFacts {
-            read_only,
-            concurrency_safe: read_only,
-            destructive: orbit_shell::is_destructive(&input.command),
-            command: Some(input.command.clone()),
-            failure_cancels_siblings: true,
-            subject: input.command.clone(),
-            ..CallFacts::default()
-        }
+    fn facts(&self, input: &BashInput, ctx: &ToolUseContext) -> CallFacts {
+        facts::bash_facts(&input.command, ctx)
     }
 
     async fn validate(
@@ -200,7 +195,9 @@ impl TypedTool for BashTool {
             return Ok(finish(ToolOutput::interrupted(), None));
         }
         if input.run_in_background == Some(true) {
-            let output = match BackgroundShells::of(ctx).spawn(&input.command, &cwd) {
+            let spawned =
+                BackgroundShells::of(ctx).spawn(&input.command, &cwd, &ctx.hidden_env_vars());
+            let output = match spawned {
                 Ok(shell) => ToolOutput::text(texts::background_started(&shell.id)),
                 Err(e) => ToolOutput::error(e.to_string()),
             };
@@ -218,6 +215,7 @@ impl TypedTool for BashTool {
             Duration::from_millis(timeout_ms),
             &call.cancel,
             &progress,
+            &ctx.hidden_env_vars(),
         )
         .await;
         let reported = take_reported_cwd(&cwd_file).map(PathBuf::from);

@@ -59,8 +59,8 @@ pub const BASH_EXTRA_ENV: &[(&str, &str)] = &[
 ];
 
 /// `bash -c SCRIPT` in `cwd`, own process group, stdin /dev/null, output
-/// piped.
-pub fn shell_command(script: &str, cwd: &Path) -> Command {
+/// piped, `hidden` variables removed (see [`super::environment`]).
+pub fn shell_command(script: &str, cwd: &Path, hidden: &[String]) -> Command {
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
         .arg(script)
@@ -73,6 +73,7 @@ pub fn shell_command(script: &str, cwd: &Path) -> Command {
     for (k, v) in BASH_EXTRA_ENV {
         cmd.env(k, v);
     }
+    super::environment::apply_tool_env(&mut cmd, hidden);
     cmd
 }
 
@@ -180,8 +181,9 @@ pub async fn run_foreground(
     time_limit: Duration,
     cancel: &CancellationToken,
     progress: &(dyn Fn(String) + Sync),
+    hidden_env: &[String],
 ) -> Result<RunResult, SpawnError> {
-    let mut child = shell_command(script, cwd).spawn()?;
+    let mut child = shell_command(script, cwd, hidden_env).spawn()?;
     let pgid = child.id().ok_or(SpawnError::NoPid)?;
     let group = ProcessGroup::new(pgid as i32);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {

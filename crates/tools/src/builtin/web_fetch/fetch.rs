@@ -6,12 +6,18 @@
 //! with [`FetchOutcome::CrossHostRedirect`] so the model can decide → a
 //! final response is read chunk by chunk up to the byte cap (the rest is
 //! never downloaded) → [`FetchOutcome::Page`]. The whole exchange runs under
-//! one overall timeout.
+//! one overall timeout. No request reaches a local address unless its host
+//! is allowed (`super::guard`: every hop's IP literal is checked, host
+//! names are resolved and checked by the client's resolver, which connects
+//! to the very addresses it checked).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use orbit_tool::texts::tools::web_fetch as texts;
 use reqwest::{StatusCode, Url};
+
+use super::guard::{GuardedResolver, check_url_host};
 
 /// Same-host redirects followed before giving up.
 pub const MAX_REDIRECTS: usize = 10;
@@ -57,12 +63,16 @@ pub enum FetchError {
     Http { url: Url, message: String },
     #[error("{}", texts::client_failed(.0))]
     Client(String),
+    /// The host is an address WebFetch may not reach (the text says which).
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// An HTTP client configured for WebFetch.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
+    resolver: Arc<GuardedResolver>,
     timeout: Duration,
     max_body_bytes: usize,
 }
@@ -72,7 +82,11 @@ impl Fetcher {
         // reqwest is built without a default crypto provider; the first
         // installer wins, later calls are no-ops.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let resolver = Arc::new(GuardedResolver::default());
+        // No proxy: a proxy would resolve the host itself, past the guard.
         let client = reqwest::Client::builder()
+            .dns_resolver(Arc::clone(&resolver))
+            .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(timeout)
             .timeout(timeout)
@@ -81,22 +95,39 @@ impl Fetcher {
             .map_err(|e| FetchError::Client(e.to_string()))?;
         Ok(Self {
             client,
+            resolver,
             timeout,
             max_body_bytes,
         })
     }
 
-    pub async fn fetch(&self, url: Url) -> Result<FetchOutcome, FetchError> {
+    /// Fetches `url`; hosts in `allowed_hosts` may be local addresses
+    /// (see `super::guard`).
+    pub async fn fetch(
+        &self,
+        url: Url,
+        allowed_hosts: Vec<String>,
+    ) -> Result<FetchOutcome, FetchError> {
+        self.resolver.set_allowed(allowed_hosts.clone());
         let secs = self.timeout.as_secs_f64();
-        match tokio::time::timeout(self.timeout, self.fetch_inner(url.clone())).await {
+        let fetch = self.fetch_inner(url.clone(), &allowed_hosts);
+        match tokio::time::timeout(self.timeout, fetch).await {
             Ok(r) => r,
             Err(_) => Err(FetchError::Timeout { url, secs }),
         }
     }
 
-    async fn fetch_inner(&self, original: Url) -> Result<FetchOutcome, FetchError> {
+    async fn fetch_inner(
+        &self,
+        original: Url,
+        allowed_hosts: &[String],
+    ) -> Result<FetchOutcome, FetchError> {
         let mut current = original.clone();
         for _ in 0..=MAX_REDIRECTS {
+            // Every hop: an IP literal here, a host name in the resolver.
+            if let Some(refusal) = check_url_host(&current, allowed_hosts) {
+                return Err(FetchError::Refused(refusal));
+            }
             let response = self
                 .client
                 .get(current.clone())

@@ -8,7 +8,8 @@
 //! ≤ [`MAX_URL_CHARS`]; a refusal is `ToolError::RespondToModel`; the plan
 //! holds the parsed URL) → [`fetch::Fetcher`] (manual redirects: same host
 //! followed, another host reported with Claude Code's `REDIRECT DETECTED`
-//! text; overall timeout; download cap) → [`convert`] (HTML → markdown
+//! text; overall timeout; download cap; no loopback, private or
+//! link-local address on any hop unless allowed: [`guard`]) → [`convert`] (HTML → markdown
 //! without script/style/head…, text/JSON as-is, binary refused) → the result:
 //! the prompt echoed, the final URL, then the content capped at
 //! [`WEB_FETCH_MAX_CONTENT_CHARS`].
@@ -19,6 +20,7 @@
 
 pub mod convert;
 pub mod fetch;
+pub mod guard;
 
 use std::time::Duration;
 
@@ -173,16 +175,17 @@ impl TypedTool for WebFetchTool {
     async fn call(
         &self,
         plan: WebFetchPlan,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let WebFetchPlan { url, input } = plan;
+        let allowed = guard::AllowedHosts::of(ctx).hosts();
         let fetcher = match &self.fetcher {
             Ok(f) => f,
             Err(e) => return Ok(ToolOutput::error(e.clone())),
         };
         let outcome = tokio::select! {
-            r = fetcher.fetch(url) => r,
+            r = fetcher.fetch(url, allowed) => r,
             () = call.cancel.cancelled() => return Ok(ToolOutput::error(tools_texts::cancelled("WebFetch"))),
         };
         match outcome {

@@ -1,0 +1,3 @@
+//! orbit-shell's integration tests (one binary; modules in `suite/`).
+
+mod suite;
