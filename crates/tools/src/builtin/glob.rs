@@ -33,6 +33,12 @@ use crate::builtin::paths::{
 pub const GLOB_MAX_RESULTS: usize = 100;
 /// Larger results are persisted by the engine (R1); 100 paths never get there.
 pub const GLOB_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// What Glob says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("Glob", texts::DESCRIPTION)
+    .with_search_hint("find files by name pattern")
+    .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS));
+
 /// Appended when more than [`GLOB_MAX_RESULTS`] files matched; the answer
 /// when nothing matched (also Grep's in its file modes).
 pub use orbit_tool::texts::tools::glob::{GLOB_TRUNCATED_NOTE, NO_FILES_FOUND};
@@ -179,6 +185,10 @@ impl TypedTool for GlobTool {
     type Input = GlobInput;
     type Plan = GlobInput;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
         search_facts(search_root(&input.path, ctx), &input.pattern)
     }
@@ -216,12 +226,6 @@ impl TypedTool for GlobTool {
             glob_files(&root, &pattern, cancel).map(|files| format_glob_result(files, &cwd))
         };
         Ok(cancellable_search("Glob", call, job).await)
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Glob", texts::DESCRIPTION)
-            .with_search_hint("find files by name pattern")
-            .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -38,6 +38,11 @@ pub const LS_MAX_ENTRIES: usize = 1_000;
 /// The listing is small by construction; larger results would be persisted (R1).
 pub const LS_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
+/// What LS says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("LS", texts::DESCRIPTION)
+    .with_search_hint("list directory contents")
+    .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS));
+
 /// Prepended when the listing was cut at [`LS_MAX_ENTRIES`] (Claude Code's text).
 pub fn ls_truncated_note() -> String {
     texts::truncated_note(LS_MAX_ENTRIES)
@@ -125,6 +130,10 @@ impl TypedTool for LsTool {
     type Input = LsInput;
     type Plan = LsPlan;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
         search_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
     }
@@ -149,11 +158,5 @@ impl TypedTool for LsTool {
             listed = on_blocking_pool("LS", job) => listed.map(ToolOutput::text),
             () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),
         }
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("LS", texts::DESCRIPTION)
-            .with_search_hint("list directory contents")
-            .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS))
     }
 }

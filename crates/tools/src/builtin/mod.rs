@@ -1,9 +1,11 @@
 //! orbit's built-in tools, each in its own module, and the default set.
 //!
 //! Each helper module exports one tool type; [`default_tools`] registers the
-//! set a session starts with, in the order the model sees them. Each
-//! `impl TypedTool` reads facts → validate → call, and ends with `info`:
-//! the tool's name, description, search hint and result limit.
+//! set a session starts with, in the order the model sees them. Each tool
+//! module declares what the tool says about itself (name, description,
+//! search hint, result limit) in one `const` `ToolInfo` next to its limits;
+//! its `impl TypedTool` returns it from `info`, then reads facts → validate
+//! → call. Facts are built with `CallFacts::about` and its builders.
 
 pub mod bash;
 mod blocking;

@@ -72,11 +72,5 @@ pub(crate) fn require_dir(dir: &Path, ctx: &ToolUseContext) -> Result<(), ToolEr
 
 /// The facts of a search: read-only, concurrency-safe, reading `root`.
 pub(crate) fn search_facts(root: PathBuf, subject: &str) -> CallFacts {
-    CallFacts {
-        read_only: true,
-        concurrency_safe: true,
-        reads: vec![root],
-        subject: subject.to_string(),
-        ..CallFacts::default()
-    }
+    CallFacts::about(subject).only_reads().reading(root)
 }

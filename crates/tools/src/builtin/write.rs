@@ -38,6 +38,11 @@ pub const WRITE_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 /// How many temp-file names are tried before giving up.
 const TEMP_NAME_ATTEMPTS: u32 = 16;
 
+/// What Write says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("Write", texts::DESCRIPTION)
+    .with_search_hint("write create save overwrite file")
+    .with_result_limit(ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS));
+
 // Input of Write.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -64,15 +69,18 @@ impl TypedTool for WriteTool {
     type Input = WriteInput;
     type Plan = WritePlan;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     /// Writes the resolved path; destructive when that path exists (the
     /// whole file is replaced, the old content is gone). One `stat`.
     fn facts(&self, input: &WriteInput, ctx: &ToolUseContext) -> CallFacts {
         let path = ctx.resolve_path(&input.file_path);
+        let destructive = path.exists();
         CallFacts {
-            destructive: path.exists(),
-            writes: vec![path],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
+            destructive,
+            ..CallFacts::about(&input.file_path).writing(path)
         }
     }
 
@@ -99,12 +107,6 @@ impl TypedTool for WriteTool {
         let cancel = call.cancel.clone();
         let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
         on_blocking_pool("Write", job).await?
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Write", texts::DESCRIPTION)
-            .with_search_hint("write create save overwrite file")
-            .with_result_limit(ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -49,6 +49,11 @@ pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
+/// What Bash says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("Bash", texts::DESCRIPTION)
+    .with_search_hint("shell command terminal run execute")
+    .with_result_limit(ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS));
+
 /// Bash's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -149,6 +154,10 @@ impl TypedTool for BashTool {
     type Input = BashInput;
     type Plan = BashInput;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &BashInput, _ctx: &ToolUseContext) -> CallFacts {
         let script = orbit_shell::parse(&input.command);
         let read_only = script.as_ref().is_ok_and(|s| s.is_read_only());
@@ -158,8 +167,7 @@ impl TypedTool for BashTool {
             destructive: orbit_shell::is_destructive(&input.command),
             command: Some(input.command.clone()),
             failure_cancels_siblings: true,
-            subject: input.command.clone(),
-            ..CallFacts::default()
+            ..CallFacts::about(&input.command)
         }
     }
 
@@ -263,12 +271,6 @@ impl TypedTool for BashTool {
             output
         };
         Ok(finish(output, reported))
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Bash", texts::DESCRIPTION)
-            .with_search_hint("shell command terminal run execute")
-            .with_result_limit(ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -27,6 +27,16 @@ pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 /// KillShell answers one short line.
 pub const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
 
+/// What BashOutput says about itself.
+const BASH_OUTPUT_INFO: ToolInfo<'static> =
+    ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
+        .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS));
+
+/// What KillShell says about itself.
+const KILL_SHELL_INFO: ToolInfo<'static> =
+    ToolInfo::new("KillShell", texts::KILL_SHELL_DESCRIPTION)
+        .with_result_limit(ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS));
+
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -84,13 +94,12 @@ impl TypedTool for BashOutputTool {
     type Input = BashOutputInput;
     type Plan = BashOutputPlan;
 
+    fn info(&self) -> ToolInfo<'_> {
+        BASH_OUTPUT_INFO
+    }
+
     fn facts(&self, input: &BashOutputInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            subject: input.bash_id.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.bash_id).only_reads()
     }
 
     async fn validate(
@@ -127,11 +136,6 @@ impl TypedTool for BashOutputTool {
             &filtered(&new.stderr, plan.filter.as_ref()),
         )))
     }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
-            .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS))
-    }
 }
 
 /// KillShell's input, as Claude Code names it.
@@ -158,11 +162,12 @@ impl TypedTool for KillShellTool {
     type Input = KillShellInput;
     type Plan = KillShellInput;
 
+    fn info(&self) -> ToolInfo<'_> {
+        KILL_SHELL_INFO
+    }
+
     fn facts(&self, input: &KillShellInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            subject: input.shell_id.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.shell_id)
     }
 
     async fn validate(
@@ -191,11 +196,6 @@ impl TypedTool for KillShellTool {
         } else {
             ToolOutput::error(texts::shell_not_running(&shell.id, shell.status().label()))
         })
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("KillShell", texts::KILL_SHELL_DESCRIPTION)
-            .with_result_limit(ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS))
     }
 }
 

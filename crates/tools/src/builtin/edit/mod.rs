@@ -41,6 +41,11 @@ use crate::file_state::{FileState, FileStateCache, state_key};
 /// Edit answers with a short confirmation; the limit only guards odd cases.
 pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
+/// What Edit says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("Edit", texts::DESCRIPTION)
+    .with_search_hint("edit modify replace string in file")
+    .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS));
+
 pub use replace::{Replacement, find_all, replace};
 
 /// Claude Code's success texts: one replacement, or all of them.
@@ -72,12 +77,12 @@ impl TypedTool for EditTool {
     type Input = EditInput;
     type Plan = PlannedEdit;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            writes: vec![ctx.resolve_path(&input.file_path)],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.file_path).writing(ctx.resolve_path(&input.file_path))
     }
 
     async fn validate(
@@ -105,12 +110,6 @@ impl TypedTool for EditTool {
         let cache = Arc::clone(&ctx.file_state);
         let cancel = call.cancel.clone();
         on_blocking_pool("Edit", move || apply_edit(planned, &cache, &cancel)).await?
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Edit", texts::DESCRIPTION)
-            .with_search_hint("edit modify replace string in file")
-            .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS))
     }
 }
 

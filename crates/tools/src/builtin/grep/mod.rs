@@ -38,6 +38,12 @@ use crate::builtin::paths::{
 /// Larger results are persisted by the engine with a preview (R1); Claude
 /// Code's threshold for Grep.
 pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
+
+/// What Grep says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("Grep", texts::DESCRIPTION)
+    .with_search_hint("search file contents with regex (ripgrep)")
+    .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS));
+
 /// The answer in content and count modes when nothing matched; appended
 /// when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
 pub use orbit_tool::texts::tools::grep::{GREP_CAPPED_NOTE, NO_MATCHES_FOUND};
@@ -206,6 +212,10 @@ impl TypedTool for GrepTool {
     type Input = GrepInput;
     type Plan = GrepInput;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
         search_facts(search_root(&input.path, ctx), &input.pattern)
     }
@@ -240,12 +250,6 @@ impl TypedTool for GrepTool {
                 .map(|outcome| format_output(outcome, mode, input.head_limit, context, &cwd))
         };
         Ok(cancellable_search("Grep", call, job).await)
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Grep", texts::DESCRIPTION)
-            .with_search_hint("search file contents with regex (ripgrep)")
-            .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -47,6 +47,13 @@ pub const MAX_READ_TOKENS: usize = 25_000;
 /// within the API's 5 MiB per-image limit.
 pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;
 
+/// What Read says about itself. It bounds its own output (size and token
+/// guards), so it is never persisted to disk: the model would only Read the
+/// copy again.
+const INFO: ToolInfo<'static> = ToolInfo::new("Read", texts::DESCRIPTION)
+    .with_search_hint("read view open file contents lines image")
+    .with_result_limit(ResultLimit::NeverPersist);
+
 pub use orbit_tool::texts::tools::read::EMPTY_FILE_REMINDER;
 /// Claude Code's formatFileSize as Read prints sizes: bytes, KB or MB with
 /// at most one decimal (a trailing `.0` dropped).
@@ -77,14 +84,15 @@ impl TypedTool for ReadTool {
     type Input = ReadInput;
     type Plan = ReadRequest;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     fn facts(&self, input: &ReadInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            reads: vec![ctx.resolve_path(&input.file_path)],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
-        }
+        let path = ctx.resolve_path(&input.file_path);
+        CallFacts::about(&input.file_path)
+            .only_reads()
+            .reading(path)
     }
 
     /// Nothing to refuse up front: every outcome of a read (a missing file
@@ -111,14 +119,6 @@ impl TypedTool for ReadTool {
     ) -> Result<ToolOutput, ToolError> {
         let cache = Arc::clone(&ctx.file_state);
         on_blocking_pool("Read", move || read_file(&request, &cache)).await
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        // Read bounds its own output (size and token guards), so it is never
-        // persisted to disk: the model would only Read the copy again.
-        ToolInfo::new("Read", texts::DESCRIPTION)
-            .with_search_hint("read view open file contents lines image")
-            .with_result_limit(ResultLimit::NeverPersist)
     }
 }
 

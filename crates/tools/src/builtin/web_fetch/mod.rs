@@ -42,6 +42,11 @@ pub const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
 /// Longer URLs are refused (Claude Code's limit).
 pub const MAX_URL_CHARS: usize = 2_000;
 
+/// What WebFetch says about itself.
+const INFO: ToolInfo<'static> = ToolInfo::new("WebFetch", texts::DESCRIPTION)
+    .with_search_hint("fetch a web page as markdown")
+    .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS));
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebFetchInput {
@@ -148,17 +153,15 @@ impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
     type Plan = WebFetchPlan;
 
+    fn info(&self) -> ToolInfo<'_> {
+        INFO
+    }
+
     /// The network fact is the URL as it will be fetched (parsed), or as
     /// sent when it does not parse (`validate` refuses it then).
     fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
         let url = check_url(&input.url).map_or_else(|_| input.url.clone(), String::from);
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            network: Some(url),
-            subject: input.url.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.url).only_reads().fetching(url)
     }
 
     async fn validate(
@@ -196,11 +199,5 @@ impl TypedTool for WebFetchTool {
             )),
             Err(e) => Ok(ToolOutput::error(e.to_string())),
         }
-    }
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("WebFetch", texts::DESCRIPTION)
-            .with_search_hint("fetch a web page as markdown")
-            .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS))
     }
 }
