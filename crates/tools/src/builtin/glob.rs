@@ -18,7 +18,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use orbit_tool::texts::tools::glob as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,18 +26,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::cancellable_search;
 use crate::builtin::paths::{
-    display_path, normalize, optional_path, require_dir, search_facts, search_root,
+    display_path, normalize, optional_path, read_facts, require_dir, search_root,
 };
 
 /// At most this many paths are returned (Claude Code's limit).
 pub const GLOB_MAX_RESULTS: usize = 100;
-/// Larger results are persisted by the engine (R1); 100 paths never get there.
-pub const GLOB_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-/// What Glob says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("Glob", texts::DESCRIPTION)
-    .with_search_hint("find files by name pattern")
-    .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS));
 
 /// Appended when more than [`GLOB_MAX_RESULTS`] files matched; the answer
 /// when nothing matched (also Grep's in its file modes).
@@ -50,20 +43,12 @@ pub struct GlobInput {
     /// The glob pattern to match files against
     pub pattern: String,
     /// The directory to search in. Omit it to use the current working directory
-    #[serde(default)]
     pub path: Option<String>,
 }
 
-/// The Glob tool.
-#[derive(Debug, Default)]
+/// The Glob tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct GlobTool;
-
-impl GlobTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 fn has_glob_meta(s: &str) -> bool {
     s.contains(['*', '?', '[', ']', '{', '}'])
@@ -185,12 +170,8 @@ impl TypedTool for GlobTool {
     type Input = GlobInput;
     type Plan = GlobInput;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(search_root(&input.path, ctx), &input.pattern)
+        read_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
@@ -226,6 +207,11 @@ impl TypedTool for GlobTool {
             glob_files(&root, &pattern, cancel).map(|files| format_glob_result(files, &cwd))
         };
         Ok(cancellable_search("Glob", call, job).await)
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: at most 100 paths.
+        ToolInfo::new("Glob", texts::DESCRIPTION).with_search_hint("find files by name pattern")
     }
 }
 

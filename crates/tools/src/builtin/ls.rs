@@ -24,24 +24,17 @@ use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::on_blocking_pool;
-use crate::builtin::paths::{normalize, require_dir, search_facts};
+use crate::builtin::paths::{normalize, read_facts, require_dir};
 use crate::context::{CallContext, ToolUseContext};
 
 /// At most this many files and directories are listed (Claude Code's limit).
 pub const LS_MAX_ENTRIES: usize = 1_000;
-/// The listing is small by construction; larger results would be persisted (R1).
-pub const LS_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-/// What LS says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("LS", texts::DESCRIPTION)
-    .with_search_hint("list directory contents")
-    .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS));
 
 /// Prepended when the listing was cut at [`LS_MAX_ENTRIES`] (Claude Code's text).
 pub fn ls_truncated_note() -> String {
@@ -54,7 +47,6 @@ pub struct LsInput {
     /// The directory to list (absolute, or relative to the working directory)
     pub path: String,
     /// Glob patterns to ignore
-    #[serde(default)]
     pub ignore: Option<Vec<String>>,
 }
 
@@ -130,12 +122,8 @@ impl TypedTool for LsTool {
     type Input = LsInput;
     type Plan = LsPlan;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
+        read_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
     }
 
     async fn validate(&self, input: LsInput, ctx: &ToolUseContext) -> Result<LsPlan, ToolError> {
@@ -158,5 +146,10 @@ impl TypedTool for LsTool {
             listed = on_blocking_pool("LS", job) => listed.map(ToolOutput::text),
             () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: the listing is at most 1,000 entries.
+        ToolInfo::new("LS", texts::DESCRIPTION).with_search_hint("list directory contents")
     }
 }

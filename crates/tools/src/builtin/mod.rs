@@ -29,11 +29,11 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(typed(read::ReadTool));
     registry.register(typed(write::WriteTool));
     registry.register(typed(edit::EditTool));
-    registry.register(typed(bash::BashTool::new()));
-    registry.register(typed(bash::BashOutputTool::new()));
-    registry.register(typed(bash::KillShellTool::new()));
-    registry.register(typed(glob::GlobTool::new()));
-    registry.register(typed(grep::GrepTool::new()));
+    registry.register(typed(bash::BashTool));
+    registry.register(typed(bash::BashOutputTool));
+    registry.register(typed(bash::KillShellTool));
+    registry.register(typed(glob::GlobTool));
+    registry.register(typed(grep::GrepTool));
     registry.register(typed(ls::LsTool));
     registry.register(typed(todo::TodoWriteTool));
     registry.register(typed(web_fetch::WebFetchTool::new()));

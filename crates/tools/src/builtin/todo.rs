@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use orbit_protocol::TodoItem;
 use orbit_protocol::events::TodoStatus;
 use orbit_tool::texts::tools::todo as texts;
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -26,13 +26,6 @@ use crate::context::{CallContext, ToolProgress, ToolUseContext};
 
 /// The fixed answer (Claude Code's text).
 pub use orbit_tool::texts::tools::todo::TODO_WRITE_RESULT;
-/// The result is a fixed short text.
-pub const TODO_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-/// What TodoWrite says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("TodoWrite", texts::DESCRIPTION)
-    .with_search_hint("manage the session task list")
-    .with_result_limit(ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS));
 
 // Status of a todo item as the model sends it. (Plain comments on schema
 // types: doc comments would be sent to the model as descriptions.)
@@ -106,10 +99,6 @@ impl TypedTool for TodoWriteTool {
     type Input = TodoWriteInput;
     type Plan = Vec<TodoItem>;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     /// Session state only: read-only as far as policy is concerned (see the
     /// module docs); two concurrent writes of the whole list would race
     /// (Claude Code marks it unsafe too).
@@ -144,5 +133,11 @@ impl TypedTool for TodoWriteTool {
         }
         call.progress(ToolProgress::Todos(todos));
         Ok(ToolOutput::text(TODO_WRITE_RESULT))
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: the answer is one fixed line.
+        ToolInfo::new("TodoWrite", texts::DESCRIPTION)
+            .with_search_hint("manage the session task list")
     }
 }

@@ -7,7 +7,6 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
 use orbit_tools::builtin::bash::BashTool;
 use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
@@ -17,7 +16,7 @@ use serde_json::json;
 use super::harness::{call, call_with, session, text, typed_facts};
 
 pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
-    call(BashTool::new(), ctx, json!({ "command": command })).await
+    call(BashTool, ctx, json!({ "command": command })).await
 }
 
 /// Processes of group `pgid` that are not dead. Zombies count as dead: this
@@ -276,7 +275,7 @@ async fn cd_into_an_allowed_directory_persists() {
 async fn bash_reports_the_final_directory_without_moving_the_session() {
     let (_d, ctx, root) = session();
     fs::create_dir(root.join("sub")).unwrap();
-    let tool = orbit_tool::typed(BashTool::new());
+    let tool = orbit_tool::typed(BashTool);
     let parsed = tool.parse(json!({ "command": "cd sub" }), &ctx).unwrap();
     let out = parsed
         .call(&ctx, &CallContext::detached("t"))
@@ -322,7 +321,7 @@ async fn timeout_kills_and_says_so() {
     let (_d, ctx, _) = session();
     let started = Instant::now();
     let out = call(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo start; sleep 30", "timeout": 1000 }),
     )
@@ -338,7 +337,7 @@ async fn progress_streams_output() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", tokio_util::sync::CancellationToken::new(), Some(tx));
     let out = call_with(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo one; echo two >&2" }),
         &call,
@@ -365,7 +364,7 @@ async fn cancel_kills_group_promptly() {
     let token = tokio_util::sync::CancellationToken::new();
     let call = CallContext::new("tu_1", token.clone(), Some(tx));
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let run = call_with(BashTool::new(), &ctx, input, &call);
+    let run = call_with(BashTool, &ctx, input, &call);
     let control = async {
         let (_, first) = rx.recv().await.unwrap();
         let ToolProgress::Output(s) = first else {
@@ -419,8 +418,7 @@ async fn non_utf8_output_is_lossy() {
 #[tokio::test]
 async fn facts_follow_the_shell_analysis() {
     let (_d, ctx, _) = session();
-    let facts_of =
-        |command: &str| typed_facts(BashTool::new(), &ctx, json!({ "command": command }));
+    let facts_of = |command: &str| typed_facts(BashTool, &ctx, json!({ "command": command }));
     let f = facts_of("ls -la | wc -l");
     assert!(f.read_only && f.concurrency_safe && !f.destructive);
     assert_eq!(f.command.as_deref(), Some("ls -la | wc -l"));
@@ -433,15 +431,4 @@ async fn facts_follow_the_shell_analysis() {
     assert!(!facts_of("cat $(rm x)").concurrency_safe);
     assert!(facts_of("rm -rf build").destructive);
     assert!(!facts_of("ls").destructive);
-    let tool = BashTool::new();
-    assert_eq!(tool.info().result_limit, ResultLimit::PersistOver(30_000));
-    assert_eq!(tool.info().name, "Bash");
-}
-
-#[tokio::test]
-async fn registered_in_default_tools() {
-    let registry = orbit_tools::builtin::default_tools();
-    for name in ["Bash", "BashOutput", "KillShell"] {
-        assert!(registry.find(name).is_some(), "{name} not registered");
-    }
 }

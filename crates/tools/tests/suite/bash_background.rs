@@ -14,7 +14,7 @@ use super::harness::{call, session, text, try_call};
 
 async fn start(ctx: &ToolUseContext, command: &str) -> String {
     let out = call(
-        BashTool::new(),
+        BashTool,
         ctx,
         json!({ "command": command, "run_in_background": true }),
     )
@@ -27,7 +27,7 @@ async fn start(ctx: &ToolUseContext, command: &str) -> String {
 }
 
 async fn output(ctx: &ToolUseContext, id: &str) -> ToolOutput {
-    call(BashOutputTool::new(), ctx, json!({ "bash_id": id })).await
+    call(BashOutputTool, ctx, json!({ "bash_id": id })).await
 }
 
 fn shell(ctx: &ToolUseContext, id: &str) -> std::sync::Arc<BackgroundShell> {
@@ -100,7 +100,7 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
     let id = start(&ctx, "printf 'ok 1\\nbad\\nok 2\\n'").await;
     wait_for(&ctx, &id, ended).await;
     let out = call(
-        BashOutputTool::new(),
+        BashOutputTool,
         &ctx,
         json!({ "bash_id": id, "filter": "^ok" }),
     )
@@ -119,13 +119,13 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
 #[tokio::test]
 async fn bad_filter_and_unknown_id_are_refused() {
     let (_d, ctx, _) = session();
-    let err = try_call(BashOutputTool::new(), &ctx, json!({ "bash_id": "bash_9" }))
+    let err = try_call(BashOutputTool, &ctx, json!({ "bash_id": "bash_9" }))
         .await
         .unwrap_err();
     assert_eq!(err, "No shell found with ID: bash_9");
     let id = start(&ctx, "true").await;
     let err = try_call(
-        BashOutputTool::new(),
+        BashOutputTool,
         &ctx,
         json!({ "bash_id": id, "filter": "(" }),
     )
@@ -137,7 +137,7 @@ async fn bad_filter_and_unknown_id_are_refused() {
     );
 
     // KillShell answers an unknown id as a failed run, not a refusal.
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": "bash_9" })).await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": "bash_9" })).await;
     assert_eq!(text(&out), "No shell found with ID: bash_9");
     assert!(out.is_error);
 }
@@ -155,7 +155,7 @@ async fn kill_shell_kills_the_group() {
         .unwrap_or_else(|| panic!("unexpected {body:?}"));
     let pgid: i32 = pid_text.parse().unwrap();
 
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Successfully killed shell: bash_1 (echo $$; sleep 1000 & sleep 1000; wait)"
@@ -165,7 +165,7 @@ async fn kill_shell_kills_the_group() {
 
     let out = output(&ctx, &id).await;
     assert_eq!(text(&out), "<status>killed</status>");
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Shell bash_1 is not running, so cannot be killed (status: killed)"

@@ -16,7 +16,7 @@ use super::harness::{call, call_with, session, text};
 async fn timeout_leaves_no_process_of_the_group() {
     let (_d, ctx, _) = session();
     let out = call(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait", "timeout": 1000 }),
     )
@@ -74,7 +74,7 @@ async fn dropping_the_call_kills_the_group() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", CancellationToken::new(), Some(tx));
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let mut run = Box::pin(call_with(BashTool::new(), &ctx, input, &call));
+    let mut run = Box::pin(call_with(BashTool, &ctx, input, &call));
     // Drive the call until the shell reports its pid, then drop it (as an
     // embedder dropping the future instead of cancelling would).
     let pgid: i32 = tokio::select! {

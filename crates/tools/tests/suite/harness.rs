@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use orbit_protocol::ToolResultContent;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext,
-    TypedTool, apply_cwd_policy, typed,
+    CallContext, CallFacts, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    apply_cwd_policy, typed,
 };
 use orbit_tools::builtin::default_tools;
 use orbit_tools::validation::validate_tool_input;
@@ -213,18 +213,16 @@ pub fn missing_under_cwd(what: &str, root: &Path, name: &str) -> String {
     format!("{what} does not exist: {root}/{name}. Note: your current working directory is {root}.")
 }
 
-/// A search tool (Glob, Grep) declares itself: its `name` and result
-/// `limit`, and for each `(input, read)` row a read-only,
-/// concurrency-safe, non-destructive call of no command that reads `read`
-/// and whose subject is the input's pattern.
-pub fn assert_search_facts<T: TypedTool>(
-    new: fn() -> T,
+/// A search tool (Glob, Grep) declares, for each `(input, read)` row, a
+/// read-only, concurrency-safe, non-destructive call of no command that
+/// reads `read` and whose subject is the input's pattern.
+pub fn assert_search_facts<T: TypedTool + Copy>(
+    tool: T,
     ctx: &ToolUseContext,
-    (name, limit): (&str, ResultLimit),
     rows: &[(Value, PathBuf)],
 ) {
     for (input, read) in rows {
-        let f = typed_facts(new(), ctx, input.clone());
+        let f = typed_facts(tool, ctx, input.clone());
         assert!(
             f.read_only && f.concurrency_safe && !f.destructive,
             "{input}"
@@ -236,9 +234,6 @@ pub fn assert_search_facts<T: TypedTool>(
             "{input}"
         );
     }
-    let tool = new();
-    assert_eq!(tool.info().name, name);
-    assert_eq!(tool.info().result_limit, limit);
 }
 
 /// One call that must not be refused.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContent, ToolResultContentBlock};
-use orbit_tool::{CallFacts, ResultLimit};
+use orbit_tool::CallFacts;
 use orbit_tools::builtin::read::{
     EMPTY_FILE_REMINDER, LINE_TRUNCATION_MARKER, MAX_IMAGE_BYTES, format_size,
 };
@@ -446,8 +446,6 @@ async fn every_read_records_the_file_state() {
 fn read_declares_itself_honestly() {
     let (_d, ctx) = session();
     let tool = builtin("Read");
-    assert_eq!(tool.name(), "Read");
-    assert_eq!(tool.result_limit(), ResultLimit::NeverPersist);
     assert_eq!(
         facts(&tool, &ctx, &json!({"file_path": "src/a.rs"})),
         CallFacts {

@@ -49,11 +49,6 @@ pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
-/// What Bash says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("Bash", texts::DESCRIPTION)
-    .with_search_hint("shell command terminal run execute")
-    .with_result_limit(ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS));
-
 /// Bash's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -61,29 +56,17 @@ pub struct BashInput {
     /// The command to execute
     pub command: String,
     /// Optional timeout in milliseconds (max 600000)
-    #[serde(default)]
-    #[schemars(with = "f64")]
     pub timeout: Option<f64>,
     /// Clear, concise description of what this command does in 5-10 words
-    #[serde(default)]
-    #[schemars(with = "String")]
     pub description: Option<String>,
     /// Set to true to run this command in the background. Use BashOutput to read the output later.
-    #[serde(default)]
-    #[schemars(with = "bool")]
     pub run_in_background: Option<bool>,
 }
 
-/// The Bash tool.
-#[derive(Debug, Default)]
+/// The Bash tool (stateless: background shells live in the session; register
+/// it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct BashTool;
-
-impl BashTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 /// Below this, a requested timeout is read as seconds: models (small ones
 /// especially) write `timeout: 60` meaning a minute, and no real command
@@ -153,10 +136,6 @@ fn take_reported_cwd(file: &Path) -> Option<String> {
 impl TypedTool for BashTool {
     type Input = BashInput;
     type Plan = BashInput;
-
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
 
     fn facts(&self, input: &BashInput, _ctx: &ToolUseContext) -> CallFacts {
         let script = orbit_shell::parse(&input.command);
@@ -272,6 +251,12 @@ impl TypedTool for BashTool {
         };
         Ok(finish(output, reported))
     }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Bash", texts::DESCRIPTION)
+            .with_search_hint("shell command terminal run execute")
+            .with_result_limit(ResultLimit::PersistOver(BASH_MAX_RESULT_SIZE_CHARS))
+    }
 }
 
 #[cfg(test)]
@@ -321,7 +306,7 @@ mod tests {
 
     #[test]
     fn schema_matches_claude_code_names() {
-        let schema = BashTool::new().input_schema();
+        let schema = BashTool.input_schema();
         assert_eq!(schema["required"], serde_json::json!(["command"]));
         assert_eq!(schema["properties"]["timeout"]["type"], "number");
         assert_eq!(schema["properties"]["run_in_background"]["type"], "boolean");

@@ -27,16 +27,6 @@ pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 /// KillShell answers one short line.
 pub const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
 
-/// What BashOutput says about itself.
-const BASH_OUTPUT_INFO: ToolInfo<'static> =
-    ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
-        .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS));
-
-/// What KillShell says about itself.
-const KILL_SHELL_INFO: ToolInfo<'static> =
-    ToolInfo::new("KillShell", texts::KILL_SHELL_DESCRIPTION)
-        .with_result_limit(ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS));
-
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,21 +34,13 @@ pub struct BashOutputInput {
     /// The ID of the background shell to retrieve output from
     pub bash_id: String,
     /// Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.
-    #[serde(default)]
-    #[schemars(with = "String")]
     pub filter: Option<String>,
 }
 
-/// Reads new output of a background shell.
-#[derive(Debug, Default)]
+/// Reads new output of a background shell (register it with
+/// `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct BashOutputTool;
-
-impl BashOutputTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 /// What a validated BashOutput call reads: the shell, and the filter
 /// compiled once.
@@ -93,10 +75,6 @@ fn filtered(text: &str, filter: Option<&Regex>) -> String {
 impl TypedTool for BashOutputTool {
     type Input = BashOutputInput;
     type Plan = BashOutputPlan;
-
-    fn info(&self) -> ToolInfo<'_> {
-        BASH_OUTPUT_INFO
-    }
 
     fn facts(&self, input: &BashOutputInput, _ctx: &ToolUseContext) -> CallFacts {
         CallFacts::about(&input.bash_id).only_reads()
@@ -136,6 +114,11 @@ impl TypedTool for BashOutputTool {
             &filtered(&new.stderr, plan.filter.as_ref()),
         )))
     }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
+            .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS))
+    }
 }
 
 /// KillShell's input, as Claude Code names it.
@@ -146,25 +129,14 @@ pub struct KillShellInput {
     pub shell_id: String,
 }
 
-/// Kills a background shell.
-#[derive(Debug, Default)]
+/// Kills a background shell (register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct KillShellTool;
-
-impl KillShellTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 #[async_trait]
 impl TypedTool for KillShellTool {
     type Input = KillShellInput;
     type Plan = KillShellInput;
-
-    fn info(&self) -> ToolInfo<'_> {
-        KILL_SHELL_INFO
-    }
 
     fn facts(&self, input: &KillShellInput, _ctx: &ToolUseContext) -> CallFacts {
         CallFacts::about(&input.shell_id)
@@ -196,6 +168,11 @@ impl TypedTool for KillShellTool {
         } else {
             ToolOutput::error(texts::shell_not_running(&shell.id, shell.status().label()))
         })
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("KillShell", texts::KILL_SHELL_DESCRIPTION)
+            .with_result_limit(ResultLimit::PersistOver(KILL_SHELL_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -24,27 +24,18 @@ mod replace;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::blocking::{with_file_state, write_with_file_state};
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
-
-/// Edit answers with a short confirmation; the limit only guards odd cases.
-pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-/// What Edit says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("Edit", texts::DESCRIPTION)
-    .with_search_hint("edit modify replace string in file")
-    .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS));
 
 pub use replace::{Replacement, find_all, replace};
 
@@ -77,10 +68,6 @@ impl TypedTool for EditTool {
     type Input = EditInput;
     type Plan = PlannedEdit;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
         CallFacts::about(&input.file_path).writing(ctx.resolve_path(&input.file_path))
     }
@@ -91,12 +78,11 @@ impl TypedTool for EditTool {
         ctx: &ToolUseContext,
     ) -> Result<PlannedEdit, ToolError> {
         let request = EditRequest::new(input, ctx);
-        let cache = Arc::clone(&ctx.file_state);
-        let job = move || -> Result<PlannedEdit, String> {
-            let plan = plan_edit(&request, &cache)?;
+        let job = move |cache: &FileStateCache| -> Result<PlannedEdit, String> {
+            let plan = plan_edit(&request, cache)?;
             Ok(PlannedEdit { request, plan })
         };
-        on_blocking_pool("Edit", job)
+        with_file_state("Edit", ctx, job)
             .await?
             .map_err(ToolError::RespondToModel)
     }
@@ -107,9 +93,16 @@ impl TypedTool for EditTool {
         ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let cache = Arc::clone(&ctx.file_state);
-        let cancel = call.cancel.clone();
-        on_blocking_pool("Edit", move || apply_edit(planned, &cache, &cancel)).await?
+        write_with_file_state("Edit", ctx, call, |cache, cancel| {
+            apply_edit(planned, cache, cancel)
+        })
+        .await
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: Edit answers with a short confirmation.
+        ToolInfo::new("Edit", texts::DESCRIPTION)
+            .with_search_hint("edit modify replace string in file")
     }
 }
 

@@ -32,17 +32,12 @@ use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_glob
 use crate::builtin::blocking::cancellable_search;
 use crate::builtin::glob::{NO_FILES_FOUND, sort_newest_first};
 use crate::builtin::paths::{
-    display_path, not_found_message, optional_path, search_facts, search_root,
+    display_path, not_found_message, optional_path, read_facts, search_root,
 };
 
 /// Larger results are persisted by the engine with a preview (R1); Claude
 /// Code's threshold for Grep.
 pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
-
-/// What Grep says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("Grep", texts::DESCRIPTION)
-    .with_search_hint("search file contents with regex (ripgrep)")
-    .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS));
 
 /// The answer in content and count modes when nothing matched; appended
 /// when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
@@ -66,50 +61,38 @@ pub struct GrepInput {
     /// The regular expression to search for in file contents
     pub pattern: String,
     /// File or directory to search in (default: current working directory)
-    #[serde(default)]
     pub path: Option<String>,
     /// Glob to filter files (e.g. "*.js", "*.{ts,tsx}")
-    #[serde(default)]
     pub glob: Option<String>,
     /// "content" (matching lines), "files_with_matches" (file paths; default) or "count"
-    #[serde(default)]
     pub output_mode: Option<OutputMode>,
     /// Lines of context before each match (content mode)
-    #[serde(default, rename = "-B")]
+    #[serde(rename = "-B")]
     pub before: Option<u32>,
     /// Lines of context after each match (content mode)
-    #[serde(default, rename = "-A")]
+    #[serde(rename = "-A")]
     pub after: Option<u32>,
     /// Lines of context before and after each match (content mode)
-    #[serde(default, rename = "-C")]
+    #[serde(rename = "-C")]
     pub context: Option<u32>,
     /// Show line numbers (content mode; default true)
-    #[serde(default, rename = "-n")]
+    #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
     /// Case insensitive search
-    #[serde(default, rename = "-i")]
+    #[serde(rename = "-i")]
     pub case_insensitive: Option<bool>,
     /// File type to search (rg --type), e.g. js, py, rust, go, java
-    #[serde(default, rename = "type")]
+    #[serde(rename = "type")]
     pub file_type: Option<String>,
     /// Only the first N lines/entries of the output
-    #[serde(default)]
     pub head_limit: Option<u64>,
     /// Let patterns span lines; . matches newlines
-    #[serde(default)]
     pub multiline: Option<bool>,
 }
 
-/// The Grep tool.
-#[derive(Debug, Default)]
+/// The Grep tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct GrepTool;
-
-impl GrepTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 /// Resolves an input against the session (cwd, defaults, `-C` over `-A`/`-B`).
 pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
@@ -212,12 +195,8 @@ impl TypedTool for GrepTool {
     type Input = GrepInput;
     type Plan = GrepInput;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(search_root(&input.path, ctx), &input.pattern)
+        read_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
@@ -250,6 +229,12 @@ impl TypedTool for GrepTool {
                 .map(|outcome| format_output(outcome, mode, input.head_limit, context, &cwd))
         };
         Ok(cancellable_search("Grep", call, job).await)
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("Grep", texts::DESCRIPTION)
+            .with_search_hint("search file contents with regex (ripgrep)")
+            .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS))
     }
 }
 

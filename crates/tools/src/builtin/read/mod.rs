@@ -21,7 +21,6 @@ mod lines;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -31,7 +30,8 @@ use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedT
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::blocking::with_file_state;
+use crate::builtin::paths::read_facts;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -47,13 +47,6 @@ pub const MAX_READ_TOKENS: usize = 25_000;
 /// within the API's 5 MiB per-image limit.
 pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;
 
-/// What Read says about itself. It bounds its own output (size and token
-/// guards), so it is never persisted to disk: the model would only Read the
-/// copy again.
-const INFO: ToolInfo<'static> = ToolInfo::new("Read", texts::DESCRIPTION)
-    .with_search_hint("read view open file contents lines image")
-    .with_result_limit(ResultLimit::NeverPersist);
-
 pub use orbit_tool::texts::tools::read::EMPTY_FILE_REMINDER;
 /// Claude Code's formatFileSize as Read prints sizes: bytes, KB or MB with
 /// at most one decimal (a trailing `.0` dropped).
@@ -66,12 +59,8 @@ pub struct ReadInput {
     /// Path of the file to read
     pub file_path: String,
     /// Line number to start from (1-based)
-    #[serde(default)]
-    #[schemars(with = "u64")]
     pub offset: Option<u64>,
     /// Number of lines to read
-    #[serde(default)]
-    #[schemars(with = "u64")]
     pub limit: Option<u64>,
 }
 
@@ -84,15 +73,8 @@ impl TypedTool for ReadTool {
     type Input = ReadInput;
     type Plan = ReadRequest;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     fn facts(&self, input: &ReadInput, ctx: &ToolUseContext) -> CallFacts {
-        let path = ctx.resolve_path(&input.file_path);
-        CallFacts::about(&input.file_path)
-            .only_reads()
-            .reading(path)
+        read_facts(ctx.resolve_path(&input.file_path), &input.file_path)
     }
 
     /// Nothing to refuse up front: every outcome of a read (a missing file
@@ -117,8 +99,15 @@ impl TypedTool for ReadTool {
         ctx: &ToolUseContext,
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let cache = Arc::clone(&ctx.file_state);
-        on_blocking_pool("Read", move || read_file(&request, &cache)).await
+        with_file_state("Read", ctx, move |cache| read_file(&request, cache)).await
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        // Read bounds its own output (size and token guards), so it is never
+        // persisted to disk: the model would only Read the copy again.
+        ToolInfo::new("Read", texts::DESCRIPTION)
+            .with_search_hint("read view open file contents lines image")
+            .with_result_limit(ResultLimit::NeverPersist)
     }
 }
 

@@ -42,11 +42,6 @@ pub const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
 /// Longer URLs are refused (Claude Code's limit).
 pub const MAX_URL_CHARS: usize = 2_000;
 
-/// What WebFetch says about itself.
-const INFO: ToolInfo<'static> = ToolInfo::new("WebFetch", texts::DESCRIPTION)
-    .with_search_hint("fetch a web page as markdown")
-    .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS));
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebFetchInput {
@@ -153,10 +148,6 @@ impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
     type Plan = WebFetchPlan;
 
-    fn info(&self) -> ToolInfo<'_> {
-        INFO
-    }
-
     /// The network fact is the URL as it will be fetched (parsed), or as
     /// sent when it does not parse (`validate` refuses it then).
     fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
@@ -199,5 +190,11 @@ impl TypedTool for WebFetchTool {
             )),
             Err(e) => Ok(ToolOutput::error(e.to_string())),
         }
+    }
+
+    fn info(&self) -> ToolInfo<'_> {
+        ToolInfo::new("WebFetch", texts::DESCRIPTION)
+            .with_search_hint("fetch a web page as markdown")
+            .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS))
     }
 }
