@@ -58,43 +58,57 @@ pub(super) async fn assert_group_dies(pgid: i32) {
     }
 }
 
+/// The result of a command: stdout then stderr, all trailing whitespace
+/// (blank lines, spaces, tabs, `\r`) removed from the combined text and
+/// leading whitespace kept; a failure's first line says why (exit code,
+/// signal) above the body, trimmed the same way.
 #[tokio::test]
-async fn stdout_then_stderr_trimmed() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo err >&2; echo out; printf '\\n\\n'").await;
-    assert_eq!(text(&out), "out\nerr");
-    assert!(!out.is_error);
-
-    let out = bash(&ctx, "printf 'a\\n\\n\\n'").await;
-    assert_eq!(text(&out), "a");
-
-    let out = bash(&ctx, "echo only-err >&2").await;
-    assert_eq!(text(&out), "only-err");
-    assert!(!out.is_error);
-}
-
-/// All trailing whitespace goes (blank lines, spaces, tabs, `\r`), from
-/// the combined text; leading whitespace stays.
-#[tokio::test]
-async fn all_trailing_whitespace_is_trimmed() {
+async fn output_layout_and_failure_lines() {
     let (_d, ctx, _) = session();
     let table = [
-        (r"printf 'line\n\n\n'; printf '   \n'", "line"),
-        (r"printf '  indented \t \r\n'", "  indented"),
-        (r"printf '\n\n  first\n'", "\n\n  first"),
-        (r"printf 'out \n'; printf 'err  \n \n' >&2", "out\nerr"),
-        (r"printf 'out\n'; printf '  \n\t\n' >&2", "out"),
-        (r"printf ' \n \n'; printf 'err\n' >&2", "err"),
-        (r"printf '  \n\t'", ""),
+        // command, text, is_error
+        ("echo err >&2; echo out; printf '\\n\\n'", "out\nerr", false),
+        ("printf 'a\\n\\n\\n'", "a", false),
+        ("echo only-err >&2", "only-err", false),
+        (r"printf 'line\n\n\n'; printf '   \n'", "line", false),
+        (r"printf '  indented \t \r\n'", "  indented", false),
+        (r"printf '\n\n  first\n'", "\n\n  first", false),
+        (
+            r"printf 'out \n'; printf 'err  \n \n' >&2",
+            "out\nerr",
+            false,
+        ),
+        (r"printf 'out\n'; printf '  \n\t\n' >&2", "out", false),
+        (r"printf ' \n \n'; printf 'err\n' >&2", "err", false),
+        (r"printf '  \n\t'", "", false),
+        ("true", "", false),
+        (r"printf 'x  \n\n'; exit 3", "Exit code 3\nx", true),
+        (
+            "echo hi; echo bad >&2; exit 2",
+            "Exit code 2\nhi\nbad",
+            true,
+        ),
+        ("false", "Exit code 1", true),
+        (
+            "echo before; kill -9 $$",
+            "Command was killed by SIGKILL (signal 9)\nbefore",
+            true,
+        ),
+        // stdin is closed; pagers are off; bytes that are not UTF-8 are
+        // replaced.
+        ("cat; echo done", "done", false),
+        (
+            "echo $GIT_PAGER $PAGER $GIT_TERMINAL_PROMPT",
+            "cat cat 0",
+            false,
+        ),
+        ("printf 'a\\377b\\n'", "a\u{fffd}b", false),
     ];
-    for (command, expected) in table {
+    for (command, expected, is_error) in table {
         let out = bash(&ctx, command).await;
         assert_eq!(text(&out), expected, "{command}");
-        assert!(!out.is_error, "{command}");
+        assert_eq!(out.is_error, is_error, "{command}");
     }
-    // A failing command's body is trimmed the same way under its first line.
-    let out = bash(&ctx, r"printf 'x  \n\n'; exit 3").await;
-    assert_eq!(text(&out), "Exit code 3\nx");
 }
 
 /// What a large result's saved copy holds: the raw streams, untrimmed.
@@ -104,26 +118,6 @@ async fn full_text_keeps_the_trailing_whitespace() {
     let out = bash(&ctx, r"printf 'line\n\n   \n'").await;
     assert_eq!(text(&out), "line");
     assert_eq!(out.full_text.as_deref(), Some("line\n\n   \n"));
-}
-
-#[tokio::test]
-async fn empty_output_is_empty_text() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "true").await;
-    assert_eq!(text(&out), "");
-    assert!(!out.is_error);
-}
-
-#[tokio::test]
-async fn non_zero_exit_code_is_first_line() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo hi; echo bad >&2; exit 2").await;
-    assert_eq!(text(&out), "Exit code 2\nhi\nbad");
-    assert!(out.is_error);
-
-    let out = bash(&ctx, "false").await;
-    assert_eq!(text(&out), "Exit code 1");
-    assert!(out.is_error);
 }
 
 /// Exit 1 of grep/rg (no match), test/[/[[ (false) and diff (files differ)
@@ -183,31 +177,6 @@ async fn exit_one_of_search_test_and_diff_is_not_an_error() {
         assert_eq!(text(&out), *expected, "{command}");
         assert_eq!(out.is_error, *is_error, "{command}");
     }
-}
-
-#[tokio::test]
-async fn killed_by_signal_is_reported() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo before; kill -9 $$").await;
-    assert_eq!(
-        text(&out),
-        "Command was killed by SIGKILL (signal 9)\nbefore"
-    );
-    assert!(out.is_error);
-}
-
-#[tokio::test]
-async fn stdin_is_closed() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "cat; echo done").await;
-    assert_eq!(text(&out), "done");
-}
-
-#[tokio::test]
-async fn pagers_are_disabled() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo $GIT_PAGER $PAGER $GIT_TERMINAL_PROMPT").await;
-    assert_eq!(text(&out), "cat cat 0");
 }
 
 #[tokio::test]
@@ -406,13 +375,6 @@ async fn large_output_arrives_whole() {
     let expected: Vec<String> = (1..=40000).map(|n| n.to_string()).collect();
     assert_eq!(text(&out).len(), 228_893);
     assert!(text(&out) == expected.join("\n"));
-}
-
-#[tokio::test]
-async fn non_utf8_output_is_lossy() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "printf 'a\\377b\\n'").await;
-    assert_eq!(text(&out), "a\u{fffd}b");
 }
 
 #[tokio::test]

@@ -48,6 +48,21 @@ fn ended(s: &BackgroundShell) -> bool {
     s.status().label() != "running"
 }
 
+/// Starts `command`, which first prints its shell's pid (`echo $$`), in the
+/// background; its id and process group, read through BashOutput.
+async fn start_group(ctx: &ToolUseContext, command: &str) -> (String, i32) {
+    let id = start(ctx, command).await;
+    wait_for(ctx, &id, |s| s.received_bytes().0 > 0).await;
+    let out = output(ctx, &id).await;
+    let body = text(&out);
+    let pgid = body
+        .strip_prefix("<status>running</status>\n\n<stdout>\n")
+        .and_then(|r| r.strip_suffix("\n</stdout>"))
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected {body:?}"));
+    (id, pgid)
+}
+
 #[tokio::test]
 async fn incremental_reads_and_status() {
     let (_d, ctx, root) = session();
@@ -145,16 +160,7 @@ async fn bad_filter_and_unknown_id_are_refused() {
 #[tokio::test]
 async fn kill_shell_kills_the_group() {
     let (_d, ctx, _) = session();
-    let id = start(&ctx, "echo $$; sleep 1000 & sleep 1000; wait").await;
-    wait_for(&ctx, &id, |s| s.received_bytes().0 > 0).await;
-    let out = output(&ctx, &id).await;
-    let body = text(&out);
-    let pid_text = body
-        .strip_prefix("<status>running</status>\n\n<stdout>\n")
-        .and_then(|r| r.strip_suffix("\n</stdout>"))
-        .unwrap_or_else(|| panic!("unexpected {body:?}"));
-    let pgid: i32 = pid_text.parse().unwrap();
-
+    let (id, pgid) = start_group(&ctx, "echo $$; sleep 1000 & sleep 1000; wait").await;
     let out = call(KillShellTool, &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
@@ -176,14 +182,7 @@ async fn kill_shell_kills_the_group() {
 #[tokio::test]
 async fn ending_the_session_kills_background_groups() {
     let (_d, ctx, _) = session();
-    let id = start(&ctx, "echo $$; sleep 1000 & sleep 1000").await;
-    wait_for(&ctx, &id, |s| s.received_bytes().0 > 0).await;
-    let out = output(&ctx, &id).await;
-    let pgid: i32 = text(&out)
-        .lines()
-        .nth(3)
-        .and_then(|l| l.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected {:?}", text(&out)));
+    let (_, pgid) = start_group(&ctx, "echo $$; sleep 1000 & sleep 1000").await;
     drop(ctx);
     assert_group_dies(pgid).await;
 }

@@ -4,10 +4,11 @@
 //!   and coercion (T3) → `Tool::parse` (the typed input, parsed once, and
 //!   the call's facts) → `ToolCall::validate` (business rules, the plan) →
 //!   `ToolCall::call`; a refusal stays a `ToolError`;
-//! - by typed tool (`call`, `try_call`, `call_with`, `success_text`):
-//!   `parse` → `call` (which validates first) → the workspace cwd policy the
-//!   orchestrator applies (`apply_cwd_policy`); a refusal comes back as
-//!   `Err(text)`, the text the engine would wrap in `<tool_use_error>`.
+//! - by typed tool (`call`, `try_call`, `call_with`, `success_text`): the
+//!   same on the tool's registry entry (`typed`), then the workspace cwd
+//!   policy the orchestrator applies (`apply_cwd_policy`); a refusal comes
+//!   back as `Err(text)`, the text the engine would wrap in
+//!   `<tool_use_error>`.
 //!
 //! Plus the shared fixtures: a session in a temp dir, files the session has
 //! read, and one-line Write / Edit calls.
@@ -172,19 +173,17 @@ fn refusal(e: ToolError) -> String {
     }
 }
 
-/// One call of a registered tool, as the orchestrator runs it.
-pub async fn drive(
-    tool: &Arc<dyn Tool>,
+/// One call of a typed tool as the orchestrator runs it: [`run_with`]
+/// on its registry entry, then the workspace cwd policy.
+async fn drive<T: TypedTool>(
+    tool: T,
     ctx: &ToolUseContext,
     input: Value,
     call: &CallContext,
 ) -> Result<ToolOutput, String> {
-    let parsed = tool.parse(input, ctx).map_err(refusal)?;
-    // `call` validates first. (The engine's separate `validate` then
-    // `call` needs `TypedCall::validate` to keep an existing plan: today a
-    // second validate drops it and `call` answers "run twice or never
-    // validated".)
-    let mut output = parsed.call(ctx, call).await.map_err(refusal)?;
+    let mut output = run_with(&typed(tool), ctx, input, call)
+        .await
+        .map_err(refusal)?;
     apply_cwd_policy(ctx, &mut output);
     Ok(output)
 }
@@ -195,7 +194,7 @@ pub async fn try_call<T: TypedTool>(
     ctx: &ToolUseContext,
     input: Value,
 ) -> Result<ToolOutput, String> {
-    drive(&typed(tool), ctx, input, &CallContext::detached("toolu_1")).await
+    drive(tool, ctx, input, &CallContext::detached("toolu_1")).await
 }
 
 /// The refusal text of a call that must be refused.
@@ -250,7 +249,7 @@ pub async fn call_with<T: TypedTool>(
     input: Value,
     call: &CallContext,
 ) -> ToolOutput {
-    drive(&typed(tool), ctx, input, call)
+    drive(tool, ctx, input, call)
         .await
         .unwrap_or_else(|e| panic!("refused: {e}"))
 }

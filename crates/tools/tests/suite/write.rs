@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 use orbit_tool::{CallFacts, ToolError};
 use orbit_tools::CallContext;
@@ -10,7 +11,7 @@ use orbit_tools::file_state::{sha256_hex, state_key};
 use serde_json::json;
 
 use super::harness::{
-    Refusal, builtin, edit, facts, mode, p, parse, read_path, run, session, text, write,
+    Refusal, builtin, edit, facts, mode, p, parse, read_path, session, text, write,
 };
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
@@ -35,13 +36,7 @@ async fn creates_a_new_file_with_parent_directories() {
 #[tokio::test]
 async fn relative_path_is_resolved_and_reported_absolute() {
     let (_d, ctx, _) = session();
-    let out = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": "rel.txt", "content": "x"}),
-    )
-    .await
-    .unwrap();
+    let out = write(&ctx, Path::new("rel.txt"), "x").await.unwrap();
     let abs = ctx.cwd().join("rel.txt");
     assert_eq!(
         text(&out),
