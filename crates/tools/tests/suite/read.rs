@@ -33,14 +33,117 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Reads of a text file: its bytes, the input beside `file_path`, and
+/// what the model gets (`is_error`, text): numbered lines, long lines cut,
+/// the empty-file and past-the-end reminders, binary files refused, bytes
+/// that are not UTF-8 replaced and a CR before LF dropped.
 #[tokio::test]
-async fn lines_are_numbered_with_a_tab_and_no_padding() {
+async fn text_reads() {
     let (_d, ctx) = session();
-    let p = ctx.cwd().join("a.txt");
-    fs::write(&p, "alpha\n  beta\n\ngamma\n").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(text(&out), "1\talpha\n2\t  beta\n3\t\n4\tgamma\n5\t");
+    let binary = |kind: &str| {
+        format!(
+            "This tool cannot read binary files. The file appears to be a binary {kind}. \
+Please use appropriate tools for binary file analysis."
+        )
+    };
+    let table: Vec<(&str, Vec<u8>, Value, bool, String)> = vec![
+        (
+            "a.txt",
+            b"alpha\n  beta\n\ngamma\n".to_vec(),
+            json!({}),
+            false,
+            "1\talpha\n2\t  beta\n3\t\n4\tgamma\n5\t".into(),
+        ),
+        (
+            "wide.txt",
+            format!("{}\nok\n", "y".repeat(5000)).into_bytes(),
+            json!({}),
+            false,
+            format!("1\t{}… [truncated]\n2\tok\n3\t", "y".repeat(2000)),
+        ),
+        (
+            "empty.txt",
+            b"".to_vec(),
+            json!({}),
+            false,
+            "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+                .into(),
+        ),
+        (
+            "short.txt",
+            b"a\nb\nc".to_vec(),
+            json!({"offset": 10}),
+            false,
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). \
+The file has 3 lines.</system-reminder>"
+                .into(),
+        ),
+        ("blob.dat", b"abc\0def".to_vec(), json!({}), true, binary(".dat file")),
+        ("archive.zip", b"PK\x03\x04 no nul here".to_vec(), json!({}), true, binary(".zip file")),
+        ("noext", b"\0\0".to_vec(), json!({}), true, binary("file")),
+        (
+            "mixed.txt",
+            b"caf\xe9\r\nok\r\n".to_vec(),
+            json!({}),
+            false,
+            "1\tcaf\u{fffd}\n2\tok\n3\t".into(),
+        ),
+    ];
+    for (name, bytes, mut input, is_error, expected) in table {
+        let p = ctx.cwd().join(name);
+        fs::write(&p, &bytes).unwrap();
+        input["file_path"] = json!(path_str(&p));
+        let out = read(&ctx, input).await;
+        assert_eq!(out.is_error, is_error, "{name}");
+        assert_eq!(text(&out), expected, "{name}");
+    }
+    assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
+}
+
+/// What is not a readable file is answered (is_error) with Claude Code's
+/// texts; a device or FIFO is refused instead of blocking.
+#[tokio::test]
+async fn what_is_not_a_file() {
+    let (_d, ctx) = session();
+    let cwd = ctx.cwd();
+    fs::create_dir(cwd.join("adir")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(cwd.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let table = [
+        (
+            "nope.txt",
+            format!(
+                "File does not exist. Note: your current working directory is {}.",
+                cwd.display()
+            ),
+        ),
+        (
+            "adir",
+            format!(
+                "EISDIR: illegal operation on a directory, read '{}'",
+                cwd.join("adir").display()
+            ),
+        ),
+        (
+            "/dev/zero",
+            "Cannot read /dev/zero: not a regular file".into(),
+        ),
+        (
+            "pipe",
+            format!(
+                "Cannot read {}: not a regular file",
+                cwd.join("pipe").display()
+            ),
+        ),
+    ];
+    for (file_path, expected) in table {
+        let out = read(&ctx, json!({ "file_path": file_path })).await;
+        assert!(out.is_error, "{file_path}");
+        assert_eq!(text(&out), expected, "{file_path}");
+    }
 }
 
 /// A file's final newline shows as a numbered empty last line, in whole
@@ -143,81 +246,6 @@ async fn default_window_is_2000_lines() {
 }
 
 #[tokio::test]
-async fn long_lines_are_cut_at_2000_chars() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("wide.txt");
-    fs::write(&p, format!("{}\nok\n", "y".repeat(5000))).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        format!(
-            "1\t{}{LINE_TRUNCATION_MARKER}\n2\tok\n3\t",
-            "y".repeat(2000)
-        )
-    );
-    assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
-}
-
-#[tokio::test]
-async fn missing_file_names_the_cwd() {
-    let (_d, ctx) = session();
-    let out = read(&ctx, json!({"file_path": "nope.txt"})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        format!(
-            "File does not exist. Note: your current working directory is {}.",
-            ctx.cwd().display()
-        )
-    );
-}
-
-#[tokio::test]
-async fn directory_is_eisdir() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("adir");
-    fs::create_dir(&p).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        format!(
-            "EISDIR: illegal operation on a directory, read '{}'",
-            p.display()
-        )
-    );
-}
-
-#[tokio::test]
-async fn empty_file_is_a_reminder_not_an_error() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("empty.txt");
-    fs::write(&p, "").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(
-        text(&out),
-        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-    );
-    assert_eq!(text(&out), EMPTY_FILE_REMINDER);
-    assert!(ctx.file_state.get(&state_key(&p)).is_some());
-}
-
-#[tokio::test]
-async fn offset_past_the_end_is_explained() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("short.txt");
-    fs::write(&p, "a\nb\nc").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 10})).await;
-    assert!(!out.is_error);
-    assert_eq!(
-        text(&out),
-        "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). \
-The file has 3 lines.</system-reminder>"
-    );
-}
-
-#[tokio::test]
 async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("big.log");
@@ -273,25 +301,6 @@ and limit parameters to read specific portions of the file, or use the Grep tool
 }
 
 #[tokio::test]
-async fn devices_and_fifos_are_refused_instead_of_blocking() {
-    let (_d, ctx) = session();
-    let out = read(&ctx, json!({"file_path": "/dev/zero"})).await;
-    assert!(out.is_error);
-    assert_eq!(text(&out), "Cannot read /dev/zero: not a regular file");
-    let fifo = ctx.cwd().join("pipe");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = read(&ctx, json!({"file_path": "pipe"})).await;
-    assert_eq!(
-        text(&out),
-        format!("Cannot read {}: not a regular file", fifo.display())
-    );
-}
-
-#[tokio::test]
 async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("huge.txt");
@@ -314,36 +323,6 @@ async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
     let state = ctx.file_state.get(&state_key(&p)).unwrap();
     assert_eq!(state.size, 10_000_000);
     assert_eq!(state.hash, "");
-}
-
-#[tokio::test]
-async fn binary_files_are_refused() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("blob.dat");
-    fs::write(&p, b"abc\0def").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary .dat file. \
-Please use appropriate tools for binary file analysis."
-    );
-    let p = ctx.cwd().join("archive.zip");
-    fs::write(&p, b"PK\x03\x04 no nul here").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary .zip file. \
-Please use appropriate tools for binary file analysis."
-    );
-    let p = ctx.cwd().join("noext");
-    fs::write(&p, b"\0\0").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary file. \
-Please use appropriate tools for binary file analysis."
-    );
 }
 
 /// A minimal valid 1x1 PNG.
@@ -415,16 +394,6 @@ async fn oversized_images_are_refused() {
 }
 
 #[tokio::test]
-async fn invalid_utf8_is_lossy_and_crlf_loses_its_cr() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("mixed.txt");
-    fs::write(&p, b"caf\xe9\r\nok\r\n").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(text(&out), "1\tcaf\u{fffd}\n2\tok\n3\t");
-}
-
-#[tokio::test]
 async fn every_read_records_the_file_state() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("s.txt");
@@ -434,6 +403,12 @@ async fn every_read_records_the_file_state() {
     assert_eq!(state.size, 6);
     assert_eq!(state.hash, sha256_hex(b"hello\n"));
     assert_eq!(state.mtime, fs::metadata(&p).unwrap().modified().ok());
+    // An empty file, answered with a reminder, counts as read too.
+    let empty = ctx.cwd().join("empty.txt");
+    fs::write(&empty, "").unwrap();
+    let out = read(&ctx, json!({"file_path": "empty.txt"})).await;
+    assert_eq!(text(&out), EMPTY_FILE_REMINDER);
+    assert!(ctx.file_state.get(&state_key(&empty)).is_some());
     // Any spelling of the path, and a symlink to it, name the same entry.
     fs::create_dir(ctx.cwd().join("x")).unwrap();
     std::os::unix::fs::symlink(&p, ctx.cwd().join("link")).unwrap();
