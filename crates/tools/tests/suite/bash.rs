@@ -4,7 +4,7 @@
 //! here are shared by the other `bash_*` modules.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
@@ -40,6 +40,13 @@ pub(super) fn live_members(pgid: i32) -> Vec<i32> {
         }
     }
     live
+}
+
+/// The session's cwd is `dir`, and a command runs there.
+async fn assert_session_in(ctx: &ToolUseContext, dir: &Path) {
+    assert_eq!(ctx.cwd(), dir);
+    let out = bash(ctx, "pwd").await;
+    assert_eq!(text(&out), dir.to_str().unwrap());
 }
 
 /// Waits (bounded) until group `pgid` has no live process; panics otherwise.
@@ -185,9 +192,7 @@ async fn cd_persists_across_calls() {
     fs::create_dir(root.join("sub")).unwrap();
     let out = bash(&ctx, "cd sub").await;
     assert_eq!(text(&out), "");
-    assert_eq!(ctx.cwd(), root.join("sub"));
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.join("sub").to_str().unwrap());
+    assert_session_in(&ctx, &root.join("sub")).await;
     // `exit N` still reports the directory.
     let out = bash(&ctx, "cd ..; exit 3").await;
     assert_eq!(text(&out), "Exit code 3");
@@ -202,9 +207,7 @@ async fn cd_outside_project_is_reset() {
         text(&out),
         format!("/\nShell cwd was reset to {}", root.display())
     );
-    assert_eq!(ctx.cwd(), root);
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.to_str().unwrap());
+    assert_session_in(&ctx, &root).await;
 }
 
 #[tokio::test]
@@ -225,8 +228,7 @@ async fn cd_into_an_allowed_directory_persists() {
     ctx.clone().allow_directory(extra_tmp.path().to_path_buf());
     let out = bash(&ctx, &cd).await;
     assert_eq!(text(&out), "");
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), extra.join("deep").to_str().unwrap());
+    assert_session_in(&ctx, &extra.join("deep")).await;
     // A sibling with the allowed dir's name as prefix is still outside.
     let sibling = PathBuf::from(format!("{}-sibling", extra.display()));
     fs::create_dir(&sibling).unwrap();
@@ -280,9 +282,7 @@ async fn a_removed_cwd_falls_back_to_the_project_root() {
         )
     );
     assert_eq!(out.full_text, None);
-    assert_eq!(ctx.cwd(), root);
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.to_str().unwrap());
+    assert_session_in(&ctx, &root).await;
 }
 
 #[tokio::test]

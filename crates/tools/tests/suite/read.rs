@@ -207,42 +207,38 @@ async fn relative_paths_resolve_against_the_cwd() {
     assert_eq!(text(&out), "1\tx");
 }
 
+/// `offset` and `limit` select a window of a 2,500-line file; without
+/// `limit` a window is 2,000 lines; Claude Code reads offset 0 as the
+/// first line.
 #[tokio::test]
 async fn offset_and_limit_select_a_window() {
     let (_d, ctx) = session();
     let p = ctx.cwd().join("n.txt");
-    let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    let body: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
     fs::write(&p, body).unwrap();
-    let out = read(
-        &ctx,
-        json!({"file_path": path_str(&p), "offset": 4, "limit": 3}),
-    )
-    .await;
-    assert_eq!(text(&out), "4\tline 4\n5\tline 5\n6\tline 6");
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 9})).await;
-    assert_eq!(text(&out), "9\tline 9\n10\tline 10\n11\t");
-    let out = read(&ctx, json!({"file_path": path_str(&p), "limit": 1})).await;
-    assert_eq!(text(&out), "1\tline 1");
-    // Claude Code reads offset 0 as the first line.
-    let out = read(
-        &ctx,
-        json!({"file_path": path_str(&p), "offset": 0, "limit": 1}),
-    )
-    .await;
-    assert_eq!(text(&out), "1\tline 1");
-}
-
-#[tokio::test]
-async fn default_window_is_2000_lines() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("long.txt");
-    let body: String = (1..=2500).map(|i| format!("{i}\n")).collect();
-    fs::write(&p, body).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    let t = text(&out);
-    assert_eq!(t.lines().count(), 2000);
-    assert!(t.starts_with("1\t1\n2\t2\n"));
-    assert!(t.ends_with("\n2000\t2000"));
+    let numbered = |lines: std::ops::RangeInclusive<usize>| {
+        lines
+            .map(|i| format!("{i}\tline {i}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let table = [
+        (json!({"offset": 4, "limit": 3}), numbered(4..=6)),
+        (
+            json!({"offset": 2499}),
+            format!("{}\n2501\t", numbered(2499..=2500)),
+        ),
+        (json!({"limit": 1}), numbered(1..=1)),
+        (json!({"offset": 0, "limit": 1}), numbered(1..=1)),
+        (json!({}), numbered(1..=2000)),
+        (json!({"offset": 300}), numbered(300..=2299)),
+    ];
+    for (mut input, expected) in table {
+        input["file_path"] = json!(path_str(&p));
+        let out = read(&ctx, input.clone()).await;
+        assert!(!out.is_error, "{input}");
+        assert!(text(&out) == expected, "{input}");
+    }
 }
 
 #[tokio::test]
