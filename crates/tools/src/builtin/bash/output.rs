@@ -114,23 +114,31 @@ pub use orbit_tool::texts::tools::bash::dropped_output_marker as dropped_marker;
 mod tests {
     use super::*;
 
+    /// Each case: head and tail caps, the chunks pushed, the offset read
+    /// from, the bytes read and how many were dropped. Small output is kept
+    /// whole; past the head only the tail is, with a marker for the gap; a
+    /// read inside the tail starts there.
     #[test]
-    fn small_output_is_kept_whole() {
-        let mut b = CappedBuffer::with_caps(8, 4);
-        b.push(b"hello");
-        assert_eq!(b.contents(), b"hello");
-        assert_eq!(b.dropped(), 0);
-    }
-
-    #[test]
-    fn head_then_tail_with_marker() {
-        let mut b = CappedBuffer::with_caps(4, 3);
-        b.push(b"abcdefgh");
-        b.push(b"ij");
-        // head "abcd", dropped "efg", tail "hij"
-        assert_eq!(b.dropped(), 3);
-        let expected = format!("abcd{}hij", dropped_marker(3));
-        assert_eq!(b.contents(), expected.as_bytes());
+    fn kept_bytes_and_the_gap_marker() {
+        let table: [(usize, usize, &[&[u8]], u64, String, u64); 3] = [
+            (8, 4, &[b"hello"], 0, "hello".into(), 0),
+            (
+                4,
+                3,
+                &[b"abcdefgh", b"ij"],
+                0,
+                format!("abcd{}hij", dropped_marker(3)),
+                3,
+            ),
+            // head "ab", tail "efgh" (offsets 4..8)
+            (2, 4, &[b"abcdefgh"], 6, "gh".into(), 2),
+        ];
+        for (head, tail, chunks, from, expected, dropped) in table {
+            let mut b = CappedBuffer::with_caps(head, tail);
+            chunks.iter().for_each(|c| b.push(c));
+            assert_eq!(b.read_from(from).0, expected.as_bytes(), "{chunks:?}");
+            assert_eq!(b.dropped(), dropped, "{chunks:?}");
+        }
     }
 
     #[test]
@@ -148,15 +156,6 @@ mod tests {
         assert_eq!(third, format!("{}hij", dropped_marker(3)).as_bytes());
         let (fourth, _) = b.read_from(pos);
         assert!(fourth.is_empty());
-    }
-
-    #[test]
-    fn read_inside_tail() {
-        let mut b = CappedBuffer::with_caps(2, 4);
-        b.push(b"abcdefgh");
-        // head "ab", tail "efgh" (offsets 4..8)
-        let (rest, _) = b.read_from(6);
-        assert_eq!(rest, b"gh");
     }
 
     #[test]
