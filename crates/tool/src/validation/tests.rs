@@ -61,10 +61,13 @@ struct Probe {
 
 impl Probe {
     fn new() -> Self {
-        Self {
-            name: "Probe",
-            schema: input_schema_for::<ProbeInput>(),
-        }
+        Self::with_schema("Probe", input_schema_for::<ProbeInput>())
+    }
+
+    /// A probe of another name (the validator cache is keyed by name and
+    /// schema) with its own schema.
+    fn with_schema(name: &'static str, schema: Value) -> Self {
+        Self { name, schema }
     }
 }
 
@@ -313,13 +316,14 @@ fn cached_validation_is_fast() {
 
 #[test]
 fn optional_enum_lists_only_real_choices() {
-    let mut probe = Probe::new();
-    probe.name = "ProbeEnum";
-    probe.schema = json!({
-        "type": "object",
-        "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", null]}},
-        "additionalProperties": false
-    });
+    let probe = Probe::with_schema(
+        "ProbeEnum",
+        json!({
+            "type": "object",
+            "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", null]}},
+            "additionalProperties": false
+        }),
+    );
     assert_eq!(
         validate_tool_input(&*typed(probe.clone()), &json!({"mode": "c"})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issue:\n\
@@ -362,17 +366,18 @@ The parameter `file_path` type is expected as `string` but provided as `null`</t
 
 #[test]
 fn null_is_kept_where_the_schema_accepts_it() {
-    let mut probe = Probe::new();
-    probe.name = "ProbeNullable";
-    probe.schema = json!({
-        "type": "object",
-        "properties": {
-            "mode": {"type": ["string", "null"]},
-            "any": {"description": "anything"},
-            "choice": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
-        },
-        "additionalProperties": false
-    });
+    let probe = Probe::with_schema(
+        "ProbeNullable",
+        json!({
+            "type": "object",
+            "properties": {
+                "mode": {"type": ["string", "null"]},
+                "any": {"description": "anything"},
+                "choice": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+            },
+            "additionalProperties": false
+        }),
+    );
     let input = json!({"mode": null, "any": null, "choice": null});
     assert_eq!(
         validate_tool_input(&*typed(probe.clone()), &input),

@@ -24,6 +24,14 @@ fn session() -> (TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
+/// A session whose cwd holds the file `name` with `content`; its path.
+fn session_with_file(name: &str, content: impl AsRef<[u8]>) -> (TempDir, ToolUseContext, PathBuf) {
+    let (dir, ctx) = session();
+    let path = ctx.cwd().join(name);
+    fs::write(&path, content).unwrap();
+    (dir, ctx, path)
+}
+
 /// Every Read outcome is an output (a missing file too), never a refusal.
 async fn read(ctx: &ToolUseContext, input: Value) -> ToolOutput {
     output(run(&builtin("Read"), ctx, input).await)
@@ -212,10 +220,8 @@ async fn relative_paths_resolve_against_the_cwd() {
 /// first line.
 #[tokio::test]
 async fn offset_and_limit_select_a_window() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("n.txt");
     let body: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
-    fs::write(&p, body).unwrap();
+    let (_d, ctx, p) = session_with_file("n.txt", body);
     let numbered = |lines: std::ops::RangeInclusive<usize>| {
         lines
             .map(|i| format!("{i}\tline {i}"))
@@ -243,12 +249,10 @@ async fn offset_and_limit_select_a_window() {
 
 #[tokio::test]
 async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("big.log");
     let body: String = (0..30_000)
         .map(|i| format!("entry number {i:08}\n"))
         .collect();
-    fs::write(&p, &body).unwrap();
+    let (_d, ctx, p) = session_with_file("big.log", &body);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     assert_eq!(
@@ -270,13 +274,11 @@ parameters to read specific portions of the file, or use the Grep tool to search
 
 #[tokio::test]
 async fn too_many_tokens_for_one_read_is_an_error() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("dense.txt");
     // ~200 KB: under the byte limit, over 25,000 estimated tokens.
     let body: String = (0..1000)
         .map(|_| format!("{}\n", "z".repeat(199)))
         .collect();
-    fs::write(&p, &body).unwrap();
+    let (_d, ctx, p) = session_with_file("dense.txt", &body);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     // 1000 numbered lines, then the empty line 1001 after the final newline.
@@ -298,10 +300,8 @@ and limit parameters to read specific portions of the file, or use the Grep tool
 
 #[tokio::test]
 async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("huge.txt");
     let line = format!("{}\n", "q".repeat(99));
-    fs::write(&p, line.repeat(100_000)).unwrap();
+    let (_d, ctx, p) = session_with_file("huge.txt", line.repeat(100_000));
     let start = std::time::Instant::now();
     let out = read(
         &ctx,
@@ -332,10 +332,8 @@ const PNG_1X1: &[u8] = &[
 
 #[tokio::test]
 async fn images_come_back_as_image_blocks() {
-    let (_d, ctx) = session();
     // The extension does not matter: magic bytes decide.
-    let p = ctx.cwd().join("pixel.bin");
-    fs::write(&p, PNG_1X1).unwrap();
+    let (_d, ctx, p) = session_with_file("pixel.bin", PNG_1X1);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(!out.is_error);
     assert_eq!(
@@ -375,11 +373,9 @@ async fn images_come_back_as_image_blocks() {
 
 #[tokio::test]
 async fn oversized_images_are_refused() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("big.png");
     let mut bytes = PNG_1X1.to_vec();
     bytes.resize(5 * 1024 * 1024, 0);
-    fs::write(&p, &bytes).unwrap();
+    let (_d, ctx, p) = session_with_file("big.png", &bytes);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     assert_eq!(format_size(MAX_IMAGE_BYTES), "3.8MB");
@@ -391,9 +387,7 @@ async fn oversized_images_are_refused() {
 
 #[tokio::test]
 async fn every_read_records_the_file_state() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("s.txt");
-    fs::write(&p, "hello\n").unwrap();
+    let (_d, ctx, p) = session_with_file("s.txt", "hello\n");
     read(&ctx, json!({"file_path": "./s.txt"})).await;
     let state = ctx.file_state.get(&state_key(&p)).unwrap();
     assert_eq!(state.size, 6);
