@@ -63,6 +63,31 @@ pub struct EditInput {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EditTool;
 
+/// What `validate` hands to `call`: the request and its plan.
+#[derive(Debug)]
+pub struct PlannedEdit {
+    request: EditRequest,
+    plan: EditPlan,
+}
+
+/// An edit with its path resolved against the session cwd.
+#[derive(Debug)]
+pub struct EditRequest {
+    pub path: PathBuf,
+    pub cwd: PathBuf,
+    pub input: EditInput,
+}
+
+impl EditRequest {
+    pub fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
+        Self {
+            path: ctx.resolve_path(&input.file_path),
+            cwd: ctx.cwd(),
+            input,
+        }
+    }
+}
+
 #[async_trait]
 impl TypedTool for EditTool {
     type Input = EditInput;
@@ -106,24 +131,6 @@ impl TypedTool for EditTool {
     }
 }
 
-/// An edit with its path resolved against the session cwd.
-#[derive(Debug)]
-pub struct EditRequest {
-    pub path: PathBuf,
-    pub cwd: PathBuf,
-    pub input: EditInput,
-}
-
-impl EditRequest {
-    pub fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
-        Self {
-            path: ctx.resolve_path(&input.file_path),
-            cwd: ctx.cwd(),
-            input,
-        }
-    }
-}
-
 /// What [`plan_edit`] decided.
 #[derive(Debug)]
 pub struct EditPlan {
@@ -133,13 +140,6 @@ pub struct EditPlan {
     pub creates: bool,
     /// The file as it was read for this plan; `None` when it is created.
     pub seen: Option<FileState>,
-}
-
-/// What `validate` hands to `call`: the request and its plan.
-#[derive(Debug)]
-pub struct PlannedEdit {
-    request: EditRequest,
-    plan: EditPlan,
 }
 
 /// Claude Code's Edit checks, in order; `Err` is the unwrapped refusal text.

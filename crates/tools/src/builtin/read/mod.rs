@@ -68,6 +68,14 @@ pub struct ReadInput {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReadTool;
 
+/// A read with its path resolved against the session cwd.
+pub struct ReadRequest {
+    path: PathBuf,
+    cwd: PathBuf,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
 #[async_trait]
 impl TypedTool for ReadTool {
     type Input = ReadInput;
@@ -109,14 +117,6 @@ impl TypedTool for ReadTool {
             .with_search_hint("read view open file contents lines image")
             .with_result_limit(ResultLimit::NeverPersist)
     }
-}
-
-/// A read with its path resolved against the session cwd.
-pub struct ReadRequest {
-    path: PathBuf,
-    cwd: PathBuf,
-    offset: Option<u64>,
-    limit: Option<u64>,
 }
 
 /// The whole read, blocking; every outcome is a `ToolOutput`.
