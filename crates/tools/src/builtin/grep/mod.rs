@@ -190,10 +190,17 @@ fn sort_by_path(hits: &mut [FileHit]) {
     hits.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
+/// A search `validate` checked: the resolved request, and how many lines or
+/// entries to keep.
+pub struct GrepPlan {
+    req: SearchRequest,
+    head_limit: Option<u64>,
+}
+
 #[async_trait]
 impl TypedTool for GrepTool {
     type Input = GrepInput;
-    type Plan = GrepInput;
+    type Plan = GrepPlan;
 
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
         read_facts(search_root(&input.path, ctx), &input.pattern)
@@ -203,7 +210,7 @@ impl TypedTool for GrepTool {
         &self,
         input: GrepInput,
         ctx: &ToolUseContext,
-    ) -> Result<GrepInput, ToolError> {
+    ) -> Result<GrepPlan, ToolError> {
         let req = request_from(&input, ctx);
         if optional_path(&input.path).is_some() && !req.root.exists() {
             return Err(ToolError::RespondToModel(not_found_message(
@@ -212,21 +219,23 @@ impl TypedTool for GrepTool {
         }
         search::build_matcher(&req).map_err(ToolError::RespondToModel)?;
         search::build_walker(&req).map_err(ToolError::RespondToModel)?;
-        Ok(input)
+        Ok(GrepPlan {
+            req,
+            head_limit: input.head_limit,
+        })
     }
 
     async fn call(
         &self,
-        input: GrepInput,
-        ctx: &ToolUseContext,
+        GrepPlan { req, head_limit }: GrepPlan,
+        _ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let req = request_from(&input, ctx);
         let context = req.before > 0 || req.after > 0;
         let (mode, cwd) = (req.mode, req.cwd.clone());
         let job = move |cancel: &CancellationToken| {
             run_search(&req, cancel)
-                .map(|outcome| format_output(outcome, mode, input.head_limit, context, &cwd))
+                .map(|outcome| format_output(outcome, mode, head_limit, context, &cwd))
         };
         Ok(cancellable_search("Grep", call, job).await)
     }
