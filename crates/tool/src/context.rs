@@ -66,7 +66,7 @@ impl ToolUseContext {
     }
 
     /// The directories added with [`Self::allow_directory`].
-    pub fn allowed_directories(&self) -> Vec<PathBuf> {
+    pub(crate) fn allowed_directories(&self) -> Vec<PathBuf> {
         match self.allowed_dirs.lock() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),

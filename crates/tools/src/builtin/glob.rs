@@ -6,7 +6,7 @@
 //! literal prefix directory → each file's path relative to the root is
 //! matched with `globset` (`*` does not cross `/`; `**` does) → matches are
 //! sorted most recently modified first (ties by path), capped at
-//! [`GLOB_MAX_RESULTS`], and shown relative to the cwd (absolute when
+//! `GLOB_MAX_RESULTS`, and shown relative to the cwd (absolute when
 //! outside it).
 
 use std::path::{Path, PathBuf};
@@ -30,9 +30,9 @@ use crate::builtin::paths::{
 };
 
 /// At most this many paths are returned (Claude Code's limit).
-pub const GLOB_MAX_RESULTS: usize = 100;
+pub(crate) const GLOB_MAX_RESULTS: usize = 100;
 
-/// Appended when more than [`GLOB_MAX_RESULTS`] files matched; the answer
+/// Appended when more than `GLOB_MAX_RESULTS` files matched; the answer
 /// when nothing matched (also Grep's in its file modes).
 pub use orbit_tool::texts::tools::glob::{GLOB_TRUNCATED_NOTE, NO_FILES_FOUND};
 
@@ -83,7 +83,7 @@ fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String) {
 /// Every file under `root` matching `pattern`, with its mtime, unsorted.
 /// Runs on the calling thread (use `spawn_blocking`); stops early when
 /// `cancel` fires.
-pub fn glob_files(
+pub(crate) fn glob_files(
     root: &Path,
     pattern: &str,
     cancel: &CancellationToken,
@@ -148,7 +148,7 @@ pub(crate) fn sort_newest_first(files: &mut [(PathBuf, SystemTime)]) {
 }
 
 /// Formats Glob's answer from unsorted matches.
-pub fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> String {
+pub(crate) fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> String {
     if files.is_empty() {
         return NO_FILES_FOUND.to_string();
     }

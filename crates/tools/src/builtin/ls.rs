@@ -3,7 +3,7 @@
 //! Flow: `path` (absolute or cwd-relative) + `ignore` globs → a sequential,
 //! name-sorted, gitignore-aware walk (hidden files skipped; an `ignore` glob
 //! matching an entry's name or its path relative to the listed directory
-//! prunes it) → at most [`LS_MAX_ENTRIES`] entries in tree order → Claude
+//! prunes it) → at most `LS_MAX_ENTRIES` entries in tree order → Claude
 //! Code's indented listing:
 //! ```text
 //! - /abs/dir/
@@ -11,7 +11,7 @@
 //!     - main.rs
 //!   - Cargo.toml
 //! ```
-//! A longer listing is cut and prefixed with [`ls_truncated_note`].
+//! A longer listing is cut and prefixed with `ls_truncated_note`.
 //!
 //! Facts: read-only, concurrency-safe, reads the resolved directory.
 //! `validate` refuses a missing path, a non-directory and a bad `ignore`
@@ -34,10 +34,10 @@ use crate::builtin::paths::{normalize, read_facts, require_dir};
 use crate::context::{CallContext, ToolUseContext};
 
 /// At most this many files and directories are listed (Claude Code's limit).
-pub const LS_MAX_ENTRIES: usize = 1_000;
+pub(crate) const LS_MAX_ENTRIES: usize = 1_000;
 
 /// Prepended when the listing was cut at [`LS_MAX_ENTRIES`] (Claude Code's text).
-pub fn ls_truncated_note() -> String {
+pub(crate) fn ls_truncated_note() -> String {
     texts::truncated_note(LS_MAX_ENTRIES)
 }
 
@@ -70,7 +70,7 @@ fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
 }
 
 /// Lists `dir` as Claude Code's LS does. Runs on the calling thread.
-pub fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> String {
+pub(crate) fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut truncated = false;
     let root = dir.to_path_buf();

@@ -77,7 +77,7 @@ impl From<TodoInputItem> for TodoItem {
 pub struct TodoWriteTool;
 
 /// The one-in_progress rule; `Err` is the text the model sees.
-pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
+pub(crate) fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
     let in_progress = todos
         .iter()
         .filter(|t| t.status == TodoInputStatus::InProgress)

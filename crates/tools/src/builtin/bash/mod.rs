@@ -2,11 +2,11 @@
 //!
 //! A call flows: input → (background? → [`background`] registry, answer
 //! with an id at once) → the command wrapped with a cwd-reporting EXIT trap
-//! ([`process::wrap_with_cwd_trap`]) → [`process::run_foreground`] in the
+//! (`process::wrap_with_cwd_trap`) → `process::run_foreground` in the
 //! session cwd with the timeout and the call's cancel token → the result
 //! text: stdout then stderr, trailing whitespace trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed. Whether
-//! a non-zero exit failed is [`exit_code`]'s call (`grep` exit 1 did not).
+//! a non-zero exit failed is `exit_code`'s call (`grep` exit 1 did not).
 //! The shell's final directory is reported with the output
 //! ([`ToolOutput::with_cwd`]); whether the session keeps it is the
 //! orchestrator's workspace policy (`orbit_tool::apply_cwd_policy`), not
@@ -20,10 +20,10 @@
 //! failure cancels the sibling shell commands of its batch.
 
 pub mod background;
-pub mod exit_code;
+mod exit_code;
 pub mod output;
-pub mod output_tools;
-pub mod process;
+mod output_tools;
+mod process;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,9 +43,9 @@ use serde::Deserialize;
 pub use output_tools::{BashOutputTool, KillShellTool};
 
 /// Timeout when the call gives none.
-pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
+pub(crate) const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Largest timeout a call may ask for; larger values are clamped to it.
-pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
+pub(crate) const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
@@ -71,12 +71,12 @@ pub struct BashTool;
 /// Below this, a requested timeout is read as seconds: models (small ones
 /// especially) write `timeout: 60` meaning a minute, and no real command
 /// is meant to be killed after 60 ms.
-pub const BASH_TIMEOUT_SECONDS_BELOW: f64 = 1_000.0;
+pub(crate) const BASH_TIMEOUT_SECONDS_BELOW: f64 = 1_000.0;
 
 /// The timeout to apply: default when absent or not a positive number; a
 /// value below [`BASH_TIMEOUT_SECONDS_BELOW`] is seconds, anything else
 /// milliseconds; clamped to [`BASH_MAX_TIMEOUT_MS`].
-pub fn effective_timeout_ms(requested: Option<f64>) -> u64 {
+pub(crate) fn effective_timeout_ms(requested: Option<f64>) -> u64 {
     match requested {
         Some(n) if n.is_finite() && n > 0.0 && n < BASH_TIMEOUT_SECONDS_BELOW => {
             ((n * 1_000.0) as u64).min(BASH_MAX_TIMEOUT_MS)
@@ -105,7 +105,7 @@ fn raw_output(stdout: &[u8], stderr: &[u8]) -> String {
 /// stdout then stderr, joined by a newline when both have text, with all
 /// trailing whitespace (blank lines, spaces, `\r`) removed; leading
 /// whitespace is kept.
-pub fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
+pub(crate) fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
     let out = trim_trailing_whitespace(stdout);
     let err = trim_trailing_whitespace(stderr);
     match (out.is_empty(), err.is_empty()) {

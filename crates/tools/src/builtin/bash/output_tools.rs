@@ -23,9 +23,9 @@ use serde::Deserialize;
 use super::background::{BackgroundShell, BackgroundShells, ShellStatus};
 
 /// BashOutput results above this many chars are persisted by the engine.
-pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
+pub(crate) const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 /// KillShell answers one short line.
-pub const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
+pub(crate) const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
 
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]

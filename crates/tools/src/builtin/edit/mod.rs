@@ -4,12 +4,12 @@
 //! destructive (a targeted replacement whose old text is in the
 //! conversation; a created file replaces nothing).
 //!
-//! Flow: `validate` reads the file once and runs [`plan_edit`], Claude
+//! Flow: `validate` reads the file once and runs `plan_edit`, Claude
 //! Code's checks in its order — no-op strings, missing file (created when
 //! `old_string` is empty), an empty `old_string` on a non-blank file,
 //! read-before-edit and modified-since-read (T5), then the match count
-//! ([`replace`]) — yielding the new content and the file's state as read
-//! ([`EditPlan`]); a refusal is `ToolError::RespondToModel` (the engine
+//! (`replace`) — yielding the new content and the file's state as read
+//! (`EditPlan`); a refusal is `ToolError::RespondToModel` (the engine
 //! wraps it in `<tool_use_error>`). `call` re-checks only what can change
 //! meanwhile (a permission prompt may take minutes): the file's size and
 //! content hash against the plan. A changed file is planned again against
@@ -37,7 +37,7 @@ use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
-pub use replace::{Replacement, find_all, replace};
+use replace::{Replacement, replace};
 
 /// Claude Code's success texts: one replacement, or all of them.
 pub use orbit_tool::texts::tools::edit::success as success_text;
@@ -72,14 +72,14 @@ pub struct PlannedEdit {
 
 /// An edit with its path resolved against the session cwd.
 #[derive(Debug)]
-pub struct EditRequest {
+pub(crate) struct EditRequest {
     pub path: PathBuf,
     pub cwd: PathBuf,
     pub input: EditInput,
 }
 
 impl EditRequest {
-    pub fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
+    pub(crate) fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
         Self {
             path: ctx.resolve_path(&input.file_path),
             cwd: ctx.cwd(),
@@ -133,7 +133,7 @@ impl TypedTool for EditTool {
 
 /// What [`plan_edit`] decided.
 #[derive(Debug)]
-pub struct EditPlan {
+pub(crate) struct EditPlan {
     /// The file's full new content.
     pub content: Vec<u8>,
     /// The file does not exist yet (created, with parent directories).
@@ -143,7 +143,7 @@ pub struct EditPlan {
 }
 
 /// Claude Code's Edit checks, in order; `Err` is the unwrapped refusal text.
-pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, String> {
+pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, String> {
     let EditInput {
         old_string: old,
         new_string: new,

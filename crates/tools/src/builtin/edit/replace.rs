@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Outcome of planning a replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Replacement {
+pub(crate) enum Replacement {
     /// The new file content.
     Done(Vec<u8>),
     NotFound,
@@ -21,7 +21,7 @@ pub enum Replacement {
 /// Replaces `old` with `new` in `content`: every occurrence with
 /// `replace_all`, else exactly one (refusing zero or several). `old` must
 /// not be empty.
-pub fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Replacement {
+pub(crate) fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Replacement {
     let mut candidates: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(2);
     if uses_crlf(content) && (old.contains('\n') || new.contains('\n')) {
         candidates.push((to_crlf(old), to_crlf(new)));
@@ -39,7 +39,7 @@ pub fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Repla
 }
 
 /// True when the file's first line ends in `\r\n`.
-pub fn uses_crlf(content: &[u8]) -> bool {
+pub(crate) fn uses_crlf(content: &[u8]) -> bool {
     matches!(memchr::memchr(b'\n', content), Some(i) if i > 0 && content[i - 1] == b'\r')
 }
 
@@ -54,7 +54,7 @@ fn to_crlf(s: &str) -> Cow<'_, str> {
 
 /// Start offsets of the non-overlapping occurrences of `needle`, left to
 /// right (as `str::matches` counts them).
-pub fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+pub(crate) fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() {
         return Vec::new();
     }

@@ -1,9 +1,9 @@
 //! The Grep tool: content search with ripgrep's engine (DESIGN T4).
 //!
-//! Flow: [`GrepInput`] (Claude Code's parameter names) → [`request_from`]
-//! resolves path, mode and flags into a [`search::SearchRequest`] →
-//! [`search::run_search`] on a blocking thread (parallel walk, one searcher
-//! per thread) → [`format_output`] orders and renders the hits:
+//! Flow: [`GrepInput`] (Claude Code's parameter names) → `request_from`
+//! resolves path, mode and flags into a `search::SearchRequest` →
+//! `search::run_search` on a blocking thread (parallel walk, one searcher
+//! per thread) → `format_output` orders and renders the hits:
 //! - `files_with_matches` (default): `Found N file(s)` then paths, newest
 //!   mtime first (ties by path);
 //! - `content`: `path:line:text` (`-n` defaults to on), context lines
@@ -15,7 +15,7 @@
 //! `head_limit` keeps the first N lines/entries. Nothing found →
 //! `No files found` (file modes) / `No matches found` (content, count).
 
-pub mod search;
+mod search;
 
 use std::path::Path;
 
@@ -40,7 +40,7 @@ use crate::builtin::paths::{
 pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
 
 /// The answer in content and count modes when nothing matched; appended
-/// when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
+/// when `search::GREP_MAX_COLLECTED_BYTES` stopped the search.
 pub use orbit_tool::texts::tools::grep::{GREP_CAPPED_NOTE, NO_MATCHES_FOUND};
 
 // What Grep shows (no doc comment: it would become schema text).
@@ -95,7 +95,7 @@ pub struct GrepInput {
 pub struct GrepTool;
 
 /// Resolves an input against the session (cwd, defaults, `-C` over `-A`/`-B`).
-pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
+pub(crate) fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
     let cwd = ctx.cwd();
     let root = search_root(&input.path, ctx);
     let (before, after) = match input.context {
@@ -126,7 +126,7 @@ fn limit_of(head_limit: Option<u64>) -> usize {
 }
 
 /// Renders a search outcome as the text the model receives.
-pub fn format_output(
+pub(crate) fn format_output(
     mut outcome: SearchOutcome,
     mode: OutputMode,
     head_limit: Option<u64>,

@@ -35,14 +35,14 @@ use crate::builtin::paths::read_facts;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
-pub use lines::{LINE_TRUNCATION_MARKER, MAX_LINE_CHARS};
+pub use lines::LINE_TRUNCATION_MARKER;
 
 /// Lines returned when no `limit` is given.
-pub const DEFAULT_READ_LINES: u64 = 2_000;
+pub(crate) const DEFAULT_READ_LINES: u64 = 2_000;
 /// Largest file read whole (no offset/limit), in bytes.
-pub const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
+pub(crate) const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
 /// Largest result of one read, in estimated tokens (chars / 4).
-pub const MAX_READ_TOKENS: usize = 25_000;
+pub(crate) const MAX_READ_TOKENS: usize = 25_000;
 /// Largest image returned, in bytes (3.75 MiB): its base64 then stays
 /// within the API's 5 MiB per-image limit.
 pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;

@@ -14,27 +14,23 @@ use orbit_tool::texts::tools::web_fetch as texts;
 use reqwest::{StatusCode, Url};
 
 /// Same-host redirects followed before giving up.
-pub const MAX_REDIRECTS: usize = 10;
+pub(crate) const MAX_REDIRECTS: usize = 10;
 /// Default time for the whole fetch, connect included.
-pub const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
 /// Default download cap; bytes past it are not read.
-pub const WEB_FETCH_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+pub(crate) const WEB_FETCH_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 const USER_AGENT: &str = concat!("orbit/", env!("CARGO_PKG_VERSION"), " (WebFetch)");
 
 /// What a fetch produced.
 #[derive(Debug)]
-pub enum FetchOutcome {
+pub(crate) enum FetchOutcome {
     Page(Page),
-    CrossHostRedirect {
-        original: Url,
-        target: Url,
-        status: StatusCode,
-    },
+    CrossHostRedirect { target: Url, status: StatusCode },
 }
 
 /// A final (non-redirect) response.
 #[derive(Debug)]
-pub struct Page {
+pub(crate) struct Page {
     pub url: Url,
     pub status: StatusCode,
     /// The `Content-Type` header, if any.
@@ -46,7 +42,7 @@ pub struct Page {
 
 /// Errors the model sees as the tool result.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     #[error("{}", texts::timed_out(.url, *.secs))]
     Timeout { url: Url, secs: f64 },
     #[error("{}", texts::too_many_redirects(MAX_REDIRECTS, .0))]
@@ -61,14 +57,14 @@ pub enum FetchError {
 
 /// An HTTP client configured for WebFetch.
 #[derive(Debug, Clone)]
-pub struct Fetcher {
+pub(crate) struct Fetcher {
     client: reqwest::Client,
     timeout: Duration,
     max_body_bytes: usize,
 }
 
 impl Fetcher {
-    pub fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
+    pub(crate) fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
         // reqwest is built without a default crypto provider; the first
         // installer wins, later calls are no-ops.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -86,7 +82,7 @@ impl Fetcher {
         })
     }
 
-    pub async fn fetch(&self, url: Url) -> Result<FetchOutcome, FetchError> {
+    pub(crate) async fn fetch(&self, url: Url) -> Result<FetchOutcome, FetchError> {
         let secs = self.timeout.as_secs_f64();
         match tokio::time::timeout(self.timeout, self.fetch_inner(url.clone())).await {
             Ok(r) => r,
@@ -113,11 +109,7 @@ impl Fetcher {
                     .and_then(|loc| current.join(loc).ok())
                     .ok_or_else(|| FetchError::BadRedirect(current.clone()))?;
                 if !is_permitted_redirect(&current, &target) {
-                    return Ok(FetchOutcome::CrossHostRedirect {
-                        original,
-                        target,
-                        status,
-                    });
+                    return Ok(FetchOutcome::CrossHostRedirect { target, status });
                 }
                 current = target;
                 continue;
@@ -184,7 +176,7 @@ impl Fetcher {
 
 /// Claude Code's rule: same scheme and port, same host ignoring a leading
 /// `www.`, and no credentials smuggled into the target.
-pub fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
+pub(crate) fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
     let strip = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_ascii_lowercase();
     from.scheme() == to.scheme()
         && from.port_or_known_default() == to.port_or_known_default()
