@@ -154,7 +154,24 @@ impl CallFacts {
     /// A call about `subject` that declares nothing else: not read-only,
     /// not concurrency-safe, no paths, no URL, no command. Add facts with
     /// [`CallFacts::only_reads`], [`CallFacts::reading`],
-    /// [`CallFacts::writing`] and [`CallFacts::fetching`].
+    /// [`CallFacts::writing`] and [`CallFacts::fetching`]; set the others
+    /// with struct update syntax.
+    ///
+    /// ```
+    /// # use std::path::PathBuf;
+    /// # use orbit_tool::CallFacts;
+    /// let facts = CallFacts::about("src/main.rs")
+    ///     .only_reads()
+    ///     .reading(PathBuf::from("/work/src/main.rs"));
+    /// assert!(facts.read_only && facts.concurrency_safe && !facts.destructive);
+    /// assert_eq!(facts.reads, [PathBuf::from("/work/src/main.rs")]);
+    /// let shell = CallFacts {
+    ///     command: Some("make".into()),
+    ///     failure_cancels_siblings: true,
+    ///     ..CallFacts::about("make")
+    /// };
+    /// assert!(!shell.read_only && shell.writes.is_empty());
+    /// ```
     pub fn about(subject: impl Into<String>) -> Self {
         Self {
             subject: subject.into(),

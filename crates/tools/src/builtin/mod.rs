@@ -1,11 +1,14 @@
 //! orbit's built-in tools, each in its own module, and the default set.
 //!
-//! Each helper module exports one tool type; [`default_tools`] registers the
-//! set a session starts with, in the order the model sees them. Each tool
-//! module declares what the tool says about itself (name, description,
-//! search hint, result limit) in one `const` `ToolInfo` next to its limits;
-//! its `impl TypedTool` returns it from `info`, then reads facts → validate
-//! → call. Facts are built with `CallFacts::about` and its builders.
+//! Each tool module exports one tool type (a unit struct, but WebFetch's,
+//! which holds its HTTP client); [`default_tools`] registers the set a
+//! session starts with, in the order the model sees them. A module defines
+//! the tool's input, the tool, and its plan, then its `impl TypedTool`:
+//! facts (built with `CallFacts::about` and its builders, or the shared
+//! `read_facts` of a call that only reads one path) → validate → call, and
+//! last `info`: name, description, search hint, and a result limit where it
+//! differs from the default. `blocking` runs file and search work off the
+//! runtime; `paths` holds the search tools' path rules.
 
 pub mod bash;
 mod blocking;
