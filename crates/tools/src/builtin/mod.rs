@@ -1,9 +1,9 @@
 //! orbit's built-in tools, each in its own module, and the default set.
 //!
-//! Each tool module exports one tool type (a unit struct, but WebFetch's,
+//! Each tool module exports one tool type (a unit struct, except WebFetch's,
 //! which holds its HTTP client); [`default_tools`] registers the set a
-//! session starts with, in the order the model sees them. A module defines
-//! the tool's input, the tool, and its plan, then its `impl TypedTool`:
+//! session starts with, in the order the model sees them. A module holds
+//! the tool's input, the tool, its plan and helpers, then its `impl TypedTool`:
 //! facts (built with `CallFacts::about` and its builders, or the shared
 //! `read_facts` of a call that only reads one path) → validate → call, and
 //! last `info`: name, description, search hint, and a result limit where it
