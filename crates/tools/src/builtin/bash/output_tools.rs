@@ -24,8 +24,6 @@ use super::background::{BackgroundShell, BackgroundShells, ShellStatus};
 
 /// BashOutput results above this many chars are persisted by the engine.
 pub(crate) const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
-/// KillShell answers one short line.
-pub(crate) const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
 
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -120,6 +118,9 @@ impl TypedTool for BashOutputTool {
             .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS))
     }
 }
+
+/// KillShell answers one short line.
+pub(crate) const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
 
 /// KillShell's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
