@@ -84,7 +84,7 @@ impl ToolUseContext {
     }
 
     /// The directories added with [`Self::allow_directory`].
-    pub fn allowed_directories(&self) -> Vec<PathBuf> {
+    pub(crate) fn allowed_directories(&self) -> Vec<PathBuf> {
         lock(&self.allowed_dirs).clone()
     }
 

@@ -184,46 +184,65 @@ mod tests {
         f.write_all(content.as_bytes()).unwrap();
     }
 
-    #[test]
-    fn unread_file_is_refused() {
+    /// `a.txt` holding "hello" in a temp dir, recorded as read in a fresh
+    /// cache.
+    fn recorded() -> (tempfile::TempDir, PathBuf, FileStateCache) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.txt");
-        write(&p, "x");
+        write(&p, "hello");
+        let cache = FileStateCache::default();
+        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
+        (dir, p, cache)
+    }
+
+    #[test]
+    fn unread_file_is_refused() {
+        let (_dir, p, _) = recorded();
         let cache = FileStateCache::default();
         assert_eq!(cache.check_fresh(&p), Err(StaleFileError::NotRead));
         assert_eq!(StaleFileError::NotRead.to_string(), NOT_READ_MESSAGE);
-    }
-
-    #[test]
-    fn recorded_unchanged_file_is_fresh_under_any_spelling() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.txt");
-        write(&p, "hello");
-        let cache = FileStateCache::default();
-        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
-        assert_eq!(cache.check_fresh(&p), Ok(()));
-        let dotted = dir.path().join(".").join("a.txt");
-        assert_eq!(cache.check_fresh(&dotted), Ok(()));
-    }
-
-    #[test]
-    fn size_change_is_a_modification() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.txt");
-        write(&p, "hello");
-        let cache = FileStateCache::default();
-        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
-        write(&p, "hello world");
-        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
         assert_eq!(StaleFileError::Modified.to_string(), MODIFIED_MESSAGE);
+    }
+
+    /// What happened to a recorded file since decides whether it is fresh;
+    /// any spelling of an unchanged file's path is fresh. Each case changes
+    /// the file and names the path to check.
+    #[test]
+    fn changes_since_the_read() {
+        type Change = fn(&Path) -> PathBuf;
+        let table: [(&str, Change, Result<(), StaleFileError>); 4] = [
+            ("unchanged", Path::to_path_buf, Ok(())),
+            (
+                "spelled with a dot",
+                |p| p.with_file_name(".").join("a.txt"),
+                Ok(()),
+            ),
+            (
+                "grown",
+                |p| {
+                    write(p, "hello world");
+                    p.to_path_buf()
+                },
+                Err(StaleFileError::Modified),
+            ),
+            (
+                "deleted",
+                |p| {
+                    fs::remove_file(p).unwrap();
+                    p.to_path_buf()
+                },
+                Err(StaleFileError::Modified),
+            ),
+        ];
+        for (what, change, expected) in table {
+            let (_dir, p, cache) = recorded();
+            assert_eq!(cache.check_fresh(&change(&p)), expected, "{what}");
+        }
     }
 
     #[test]
     fn same_size_new_mtime_is_decided_by_hash() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.txt");
-        write(&p, "hello");
-        let cache = FileStateCache::default();
+        let (_dir, p, cache) = recorded();
         let mut state = FileState::observe(&p).unwrap();
         // Pretend the read happened at another mtime: same bytes → fresh.
         state.mtime = Some(SystemTime::UNIX_EPOCH);
@@ -236,17 +255,6 @@ mod tests {
         // Unknown hash (partial read) and a new mtime → modified.
         state.hash.clear();
         cache.record(&state_key(&p), state);
-        assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
-    }
-
-    #[test]
-    fn deleted_file_is_a_modification() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.txt");
-        write(&p, "hello");
-        let cache = FileStateCache::default();
-        cache.record(&state_key(&p), FileState::observe(&p).unwrap());
-        fs::remove_file(&p).unwrap();
         assert_eq!(cache.check_fresh(&p), Err(StaleFileError::Modified));
     }
 

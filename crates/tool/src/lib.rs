@@ -19,6 +19,7 @@
 //! - [`workspace`]: where the session's working directory may be.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod context;
 pub mod file_state;
@@ -32,7 +33,7 @@ pub mod workspace;
 pub use context::{CallContext, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::ToolRegistry;
-pub use schema::{input_schema_for, tidy_schema};
+pub use schema::input_schema_for;
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolInfo,
     ToolOutput, TypedTool, typed,

@@ -1,5 +1,5 @@
 //! The lean input schema every tool advertises: [`input_schema_for`]
-//! derives it from a Rust type, [`tidy_schema`] drops what models do not
+//! derives it from a Rust type, `tidy_schema` drops what models do not
 //! need.
 
 use serde_json::Value;
@@ -9,7 +9,7 @@ use serde_json::Value;
 /// request. Dropped: `$schema`, `title`, the root `description` (a doc
 /// comment on the input type speaks to Rust readers; the tool's own
 /// description speaks to the model) and what schemars adds for `Option`
-/// fields and number widths (see [`tidy_schema`]).
+/// fields and number widths (see `tidy_schema`).
 pub fn input_schema_for<T: schemars::JsonSchema>() -> Value {
     let schema = schemars::schema_for!(T);
     let mut value = schema.to_value();
@@ -31,7 +31,7 @@ pub fn input_schema_for<T: schemars::JsonSchema>() -> Value {
 /// omitted", as in Claude Code's schemas; a `null` the model still sends
 /// for an optional field is dropped before validation
 /// ([`crate::validation::coerce`]).
-pub fn tidy_schema(schema: &mut Value) {
+pub(crate) fn tidy_schema(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             // shift_remove keeps the remaining keys in their order.

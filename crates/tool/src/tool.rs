@@ -150,6 +150,66 @@ pub struct CallFacts {
     pub subject: String,
 }
 
+impl CallFacts {
+    /// A call about `subject` that declares nothing else: not read-only,
+    /// not concurrency-safe, no paths, no URL, no command. Add facts with
+    /// [`CallFacts::only_reads`], [`CallFacts::reading`],
+    /// [`CallFacts::writing`] and [`CallFacts::fetching`]; set the others
+    /// with struct update syntax.
+    ///
+    /// ```
+    /// # use std::path::PathBuf;
+    /// # use orbit_tool::CallFacts;
+    /// let facts = CallFacts::about("src/main.rs")
+    ///     .only_reads()
+    ///     .reading(PathBuf::from("/work/src/main.rs"));
+    /// assert!(facts.read_only && facts.concurrency_safe && !facts.destructive);
+    /// assert_eq!(facts.reads, [PathBuf::from("/work/src/main.rs")]);
+    /// let shell = CallFacts {
+    ///     command: Some("make".into()),
+    ///     failure_cancels_siblings: true,
+    ///     ..CallFacts::about("make")
+    /// };
+    /// assert!(!shell.read_only && shell.writes.is_empty());
+    /// ```
+    pub fn about(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            ..Self::default()
+        }
+    }
+
+    /// The same call, read-only and concurrency-safe: it has no side effect
+    /// and may run beside other such calls.
+    pub fn only_reads(self) -> Self {
+        Self {
+            read_only: true,
+            concurrency_safe: true,
+            ..self
+        }
+    }
+
+    /// The same call, reading `path` too.
+    pub fn reading(mut self, path: PathBuf) -> Self {
+        self.reads.push(path);
+        self
+    }
+
+    /// The same call, creating or changing the file at `path` too.
+    pub fn writing(mut self, path: PathBuf) -> Self {
+        self.writes.push(path);
+        self
+    }
+
+    /// The same call, reaching the network at `url`.
+    pub fn fetching(self, url: impl Into<String>) -> Self {
+        Self {
+            network: Some(url.into()),
+            ..self
+        }
+    }
+}
+
 /// What a tool says about itself, the same for every call: the name the
 /// model calls it by, other names it answers to (T2), keywords for
 /// deferred-tool search, the description the model is told, and how its

@@ -25,7 +25,7 @@ pub use crate::texts::engine::cwd_reset_note;
 
 /// True when `dir` (canonical) is the project root, an allowed directory,
 /// or below one of them.
-pub fn is_within_workspace(ctx: &ToolUseContext, dir: &Path) -> bool {
+pub(crate) fn is_within_workspace(ctx: &ToolUseContext, dir: &Path) -> bool {
     dir.starts_with(canonical_project_root(ctx))
         || ctx
             .allowed_directories()
@@ -35,7 +35,7 @@ pub fn is_within_workspace(ctx: &ToolUseContext, dir: &Path) -> bool {
 
 /// Applies a call's reported working directory ([`ToolOutput::cwd`]) to
 /// the session: kept when it is within the workspace
-/// ([`is_within_workspace`], after resolving symlinks), else the session
+/// (`is_within_workspace`, after resolving symlinks), else the session
 /// goes back to the project root and the note is appended to the output on
 /// a line of its own (the raw `full_text` is dropped: the text the model
 /// got is what a persisted copy must hold). No reported directory: nothing

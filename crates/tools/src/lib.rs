@@ -10,12 +10,16 @@
 //! description included) is spelled in `orbit_tool::texts::tools`; the
 //! snapshot test `tests/suite/texts.rs` shows each one.
 
+#![warn(unreachable_pub)]
+
 pub mod builtin;
 
 pub use orbit_tool::{
-    CallContext, FileState, FileStateCache, INTERRUPT_MESSAGE_FOR_TOOL_USE, ToolProgress,
-    ToolRegistry, ToolUseContext, input_schema_for,
+    CallContext, INTERRUPT_MESSAGE_FOR_TOOL_USE, Tool, ToolOutput, ToolProgress, ToolRegistry,
+    ToolUseContext,
 };
-pub use orbit_tool::{Tool, ToolOutput};
-/// The contract, re-exported under the paths the built-ins use.
-pub use orbit_tool::{context, file_state, registry, validation};
+/// The contract, under the paths the built-ins use.
+pub(crate) use orbit_tool::{context, registry};
+/// The contract's file-state cache (T5) and input validation (T3), for
+/// callers that drive the built-ins themselves.
+pub use orbit_tool::{file_state, validation};

@@ -18,7 +18,7 @@ use serde_json::{Number, Value};
 const MAX_COERCE_DEPTH: usize = 32;
 
 /// Coerces `value` in place to fit `schema` (its own root for `$ref`s).
-pub fn coerce(value: &mut Value, schema: &Value) {
+pub(crate) fn coerce(value: &mut Value, schema: &Value) {
     coerce_at(value, schema, schema, 0);
 }
 

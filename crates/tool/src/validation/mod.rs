@@ -1,7 +1,7 @@
 //! Input validation (DESIGN T2/T3), used by the engine's orchestrator before
 //! a tool's own `validate_input`.
 //!
-//! Data flow: the raw `tool_use` input → [`coerce`] (numeric strings to
+//! Data flow: the raw `tool_use` input → `coerce` (numeric strings to
 //! numbers, "true"/"false" to booleans, integral floats to integers, `null`
 //! for an optional property dropped, driven by the tool's schema) → a cached, compiled `jsonschema` validator → on
 //! failure, every issue becomes one model-facing line (`issues`) under the
@@ -25,11 +25,11 @@ use serde_json::Value;
 use crate::texts::validation as texts;
 use crate::tool::Tool;
 
-pub use coerce::coerce;
+use coerce::coerce;
 
 /// How much of an unparsable input is quoted back to the model, in bytes
 /// (cut back to a char boundary).
-pub const UNPARSABLE_INPUT_PREVIEW_BYTES: usize = 300;
+pub(crate) const UNPARSABLE_INPUT_PREVIEW_BYTES: usize = 300;
 
 /// Validates `input` against the tool's schema, coercing numeric strings for
 /// number/integer fields (and "true"/"false" for booleans).
@@ -57,9 +57,9 @@ pub fn no_such_tool_error(name: &str) -> String {
     texts::no_such_tool(name)
 }
 
-/// T3: the streamed tool input was not valid JSON. Quotes the first
-/// [`UNPARSABLE_INPUT_PREVIEW_BYTES`] bytes of what was sent (fewer when
-/// that would split a char) and says how many bytes that is of how many.
+/// T3: the streamed tool input was not valid JSON. Quotes the first 300
+/// bytes of what was sent (fewer when that would split a char) and says
+/// how many bytes that is of how many.
 pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
     let mut shown = raw.len().min(UNPARSABLE_INPUT_PREVIEW_BYTES);
     while !raw.is_char_boundary(shown) {

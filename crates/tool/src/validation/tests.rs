@@ -61,10 +61,13 @@ struct Probe {
 
 impl Probe {
     fn new() -> Self {
-        Self {
-            name: "Probe",
-            schema: input_schema_for::<ProbeInput>(),
-        }
+        Self::with_schema("Probe", input_schema_for::<ProbeInput>())
+    }
+
+    /// A probe of another name (the validator cache is keyed by name and
+    /// schema) with its own schema.
+    fn with_schema(name: &'static str, schema: Value) -> Self {
+        Self { name, schema }
     }
 }
 
@@ -100,54 +103,108 @@ fn err(input: Value) -> String {
     validate_tool_input(&*typed(Probe::new()), &input).unwrap_err()
 }
 
-#[test]
-fn valid_input_passes_unchanged() {
-    let input = json!({"file_path": "/a", "offset": 3, "replace_all": true});
-    assert_eq!(
-        validate_tool_input(&*typed(Probe::new()), &input),
-        Ok(input)
-    );
+/// The T3 text of one issue.
+fn one_issue(issue: &str) -> String {
+    format!(
+        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
+{issue}</tool_use_error>"
+    )
 }
 
+/// Inputs with one issue and its text: an integer field is reported as a
+/// `number`, a fraction for it as a `float`; nested paths use brackets and
+/// dots; an optional nested object reports the object branch.
 #[test]
-fn missing_parameter() {
-    assert_eq!(
-        err(json!({})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The required parameter `file_path` is missing</tool_use_error>"
-    );
+fn one_issue_texts() {
+    let table = [
+        (json!({}), "The required parameter `file_path` is missing"),
+        (
+            json!({"file_path": "/a", "bogus": 1}),
+            "An unexpected parameter `bogus` was provided",
+        ),
+        (
+            json!({"file_path": "/a", "offset": "ten"}),
+            "The parameter `offset` type is expected as `number` but provided as `string`",
+        ),
+        (
+            json!({"file_path": 7}),
+            "The parameter `file_path` type is expected as `string` but provided as `number`",
+        ),
+        (
+            json!({"file_path": "/a", "offset": 2.5}),
+            "The parameter `offset` type is expected as `integer` but provided as `float`",
+        ),
+        // Coerced to a number, then the minimum of u64 applies.
+        (
+            json!({"file_path": "/a", "offset": " -4 "}),
+            "The parameter `offset` must be greater than or equal to 0",
+        ),
+        (
+            json!({"file_path": "/a", "todos": [{"status": "pending"}]}),
+            "The required parameter `todos[0].content` is missing",
+        ),
+        (
+            json!({"file_path": "/a", "nested": "deep"}),
+            "The parameter `nested` type is expected as `object` but provided as `string`",
+        ),
+        (
+            json!({"file_path": "/a", "nested": {"depth": "x"}}),
+            "The parameter `nested.depth` type is expected as `number` but provided as `string`",
+        ),
+        (
+            json!(["a"]),
+            "The input type is expected as `object` but provided as `array`",
+        ),
+    ];
+    for (input, issue) in table {
+        assert_eq!(err(input.clone()), one_issue(issue), "{input}");
+    }
+    // Strings that are not plain numbers stay strings.
+    for s in ["1e3", "inf", "NaN", "0x10", "1.", ".5", ""] {
+        assert_eq!(
+            err(json!({"file_path": "/a", "offset": s})),
+            one_issue(
+                "The parameter `offset` type is expected as `number` but provided as `string`"
+            ),
+            "{s}"
+        );
+    }
 }
 
+/// Valid inputs pass, after coercion: numeric and boolean strings, a whole
+/// float for an integer, strings inside an optional object (coercion
+/// follows the `$ref`), an array sent as a JSON string.
 #[test]
-fn unexpected_parameter() {
-    assert_eq!(
-        err(json!({"file_path": "/a", "bogus": 1})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-An unexpected parameter `bogus` was provided</tool_use_error>"
-    );
-}
-
-#[test]
-fn type_mismatch_reports_integer_as_number() {
-    assert_eq!(
-        err(json!({"file_path": "/a", "offset": "ten"})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>"
-    );
-    assert_eq!(
-        err(json!({"file_path": 7})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `file_path` type is expected as `string` but provided as `number`</tool_use_error>"
-    );
-}
-
-#[test]
-fn fraction_for_integer_field() {
-    assert_eq!(
-        err(json!({"file_path": "/a", "offset": 2.5})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `offset` type is expected as `integer` but provided as `float`</tool_use_error>"
-    );
+fn valid_inputs_after_coercion() {
+    let table = [
+        (
+            json!({"file_path": "/a", "offset": 3, "replace_all": true}),
+            json!({"file_path": "/a", "offset": 3, "replace_all": true}),
+        ),
+        (
+            json!({"file_path": "/a", "offset": "10", "ratio": "0.5", "replace_all": "true"}),
+            json!({"file_path": "/a", "offset": 10, "ratio": 0.5, "replace_all": true}),
+        ),
+        (
+            json!({"file_path": "/a", "offset": 3.0}),
+            json!({"file_path": "/a", "offset": 3}),
+        ),
+        (
+            json!({"file_path": "/a", "nested": {"depth": "2"}}),
+            json!({"file_path": "/a", "nested": {"depth": 2}}),
+        ),
+        (
+            json!({"file_path": "/a", "todos": "[{\"content\":\"c\",\"status\":\"completed\"}]"}),
+            json!({"file_path": "/a", "todos": [{"content": "c", "status": "completed"}]}),
+        ),
+    ];
+    for (input, coerced) in table {
+        assert_eq!(
+            validate_tool_input(&*typed(Probe::new()), &input),
+            Ok(coerced),
+            "{input}"
+        );
+    }
 }
 
 #[test]
@@ -163,44 +220,6 @@ The parameter `offset` type is expected as `number` but provided as `string`</to
 }
 
 #[test]
-fn numeric_and_boolean_strings_are_coerced() {
-    let out = validate_tool_input(
-        &*typed(Probe::new()),
-        &json!({"file_path": "/a", "offset": "10", "ratio": "0.5", "replace_all": "true"}),
-    );
-    assert_eq!(
-        out,
-        Ok(json!({"file_path": "/a", "offset": 10, "ratio": 0.5, "replace_all": true}))
-    );
-    let out = validate_tool_input(
-        &*typed(Probe::new()),
-        &json!({"file_path": "/a", "offset": 3.0}),
-    );
-    assert_eq!(out, Ok(json!({"file_path": "/a", "offset": 3})));
-    let out = validate_tool_input(
-        &*typed(Probe::new()),
-        &json!({"file_path": "/a", "offset": " -4 "}),
-    );
-    // Coerced to a number, then the minimum of u64 applies.
-    assert_eq!(
-        out.unwrap_err(),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `offset` must be greater than or equal to 0</tool_use_error>"
-    );
-}
-
-#[test]
-fn strings_that_are_not_plain_numbers_stay_strings() {
-    for s in ["1e3", "inf", "NaN", "0x10", "1.", ".5", ""] {
-        let msg = err(json!({"file_path": "/a", "offset": s}));
-        assert!(
-            msg.ends_with("The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>"),
-            "{s}: {msg}"
-        );
-    }
-}
-
-#[test]
 fn nested_paths_use_brackets_and_dots() {
     assert_eq!(
         err(json!({"file_path": "/a", "todos": [
@@ -212,52 +231,6 @@ An unexpected parameter `todos[1].zzz` was provided\n\
 The parameter `todos[1].content` type is expected as `string` but provided as `number`\n\
 The parameter `todos[1].status` must be one of: pending, in_progress, completed\n\
 The parameter `todos[1].active_form` must be at least 1 character long</tool_use_error>"
-    );
-    assert_eq!(
-        err(json!({"file_path": "/a", "todos": [{"status": "pending"}]})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The required parameter `todos[0].content` is missing</tool_use_error>"
-    );
-}
-
-#[test]
-fn optional_nested_object_reports_the_object_branch() {
-    assert_eq!(
-        err(json!({"file_path": "/a", "nested": "deep"})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `nested` type is expected as `object` but provided as `string`</tool_use_error>"
-    );
-    assert_eq!(
-        err(json!({"file_path": "/a", "nested": {"depth": "x"}})),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The parameter `nested.depth` type is expected as `number` but provided as `string`</tool_use_error>"
-    );
-    // Coercion follows the $ref into the optional object.
-    let out = validate_tool_input(
-        &*typed(Probe::new()),
-        &json!({"file_path": "/a", "nested": {"depth": "2"}}),
-    );
-    assert_eq!(out, Ok(json!({"file_path": "/a", "nested": {"depth": 2}})));
-}
-
-#[test]
-fn array_sent_as_json_string_is_coerced() {
-    let out = validate_tool_input(
-        &*typed(Probe::new()),
-        &json!({"file_path": "/a", "todos": "[{\"content\":\"c\",\"status\":\"completed\"}]"}),
-    );
-    assert_eq!(
-        out,
-        Ok(json!({"file_path": "/a", "todos": [{"content": "c", "status": "completed"}]}))
-    );
-}
-
-#[test]
-fn non_object_input() {
-    assert_eq!(
-        err(json!(["a"])),
-        "<tool_use_error>InputValidationError: Probe failed due to the following issue:\n\
-The input type is expected as `object` but provided as `array`</tool_use_error>"
     );
 }
 
@@ -343,13 +316,14 @@ fn cached_validation_is_fast() {
 
 #[test]
 fn optional_enum_lists_only_real_choices() {
-    let mut probe = Probe::new();
-    probe.name = "ProbeEnum";
-    probe.schema = json!({
-        "type": "object",
-        "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", null]}},
-        "additionalProperties": false
-    });
+    let probe = Probe::with_schema(
+        "ProbeEnum",
+        json!({
+            "type": "object",
+            "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", null]}},
+            "additionalProperties": false
+        }),
+    );
     assert_eq!(
         validate_tool_input(&*typed(probe.clone()), &json!({"mode": "c"})).unwrap_err(),
         "<tool_use_error>InputValidationError: ProbeEnum failed due to the following issue:\n\
@@ -392,17 +366,18 @@ The parameter `file_path` type is expected as `string` but provided as `null`</t
 
 #[test]
 fn null_is_kept_where_the_schema_accepts_it() {
-    let mut probe = Probe::new();
-    probe.name = "ProbeNullable";
-    probe.schema = json!({
-        "type": "object",
-        "properties": {
-            "mode": {"type": ["string", "null"]},
-            "any": {"description": "anything"},
-            "choice": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
-        },
-        "additionalProperties": false
-    });
+    let probe = Probe::with_schema(
+        "ProbeNullable",
+        json!({
+            "type": "object",
+            "properties": {
+                "mode": {"type": ["string", "null"]},
+                "any": {"description": "anything"},
+                "choice": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+            },
+            "additionalProperties": false
+        }),
+    );
     let input = json!({"mode": null, "any": null, "choice": null});
     assert_eq!(
         validate_tool_input(&*typed(probe.clone()), &input),

@@ -6,7 +6,7 @@
 //! literal prefix directory → each file's path relative to the root is
 //! matched with `globset` (`*` does not cross `/`; `**` does) → matches are
 //! sorted most recently modified first (ties by path), capped at
-//! [`GLOB_MAX_RESULTS`], and shown relative to the cwd (absolute when
+//! `GLOB_MAX_RESULTS`, and shown relative to the cwd (absolute when
 //! outside it).
 
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use orbit_tool::texts::tools::glob as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,14 +26,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::cancellable_search;
 use crate::builtin::paths::{
-    display_path, normalize, optional_path, require_dir, search_facts, search_root,
+    display_path, normalize, optional_path, read_facts, require_dir, search_root,
 };
 
 /// At most this many paths are returned (Claude Code's limit).
-pub const GLOB_MAX_RESULTS: usize = 100;
-/// Larger results are persisted by the engine (R1); 100 paths never get there.
-pub const GLOB_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-/// Appended when more than [`GLOB_MAX_RESULTS`] files matched; the answer
+pub(crate) const GLOB_MAX_RESULTS: usize = 100;
+
+/// Appended when more than `GLOB_MAX_RESULTS` files matched; the answer
 /// when nothing matched (also Grep's in its file modes).
 pub use orbit_tool::texts::tools::glob::{GLOB_TRUNCATED_NOTE, NO_FILES_FOUND};
 
@@ -44,20 +43,12 @@ pub struct GlobInput {
     /// The glob pattern to match files against
     pub pattern: String,
     /// The directory to search in. Omit it to use the current working directory
-    #[serde(default)]
     pub path: Option<String>,
 }
 
-/// The Glob tool.
-#[derive(Debug, Default)]
+/// The Glob tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct GlobTool;
-
-impl GlobTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 fn has_glob_meta(s: &str) -> bool {
     s.contains(['*', '?', '[', ']', '{', '}'])
@@ -92,7 +83,7 @@ fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String) {
 /// Every file under `root` matching `pattern`, with its mtime, unsorted.
 /// Runs on the calling thread (use `spawn_blocking`); stops early when
 /// `cancel` fires.
-pub fn glob_files(
+pub(crate) fn glob_files(
     root: &Path,
     pattern: &str,
     cancel: &CancellationToken,
@@ -157,7 +148,7 @@ pub(crate) fn sort_newest_first(files: &mut [(PathBuf, SystemTime)]) {
 }
 
 /// Formats Glob's answer from unsorted matches.
-pub fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> String {
+pub(crate) fn format_glob_result(mut files: Vec<(PathBuf, SystemTime)>, cwd: &Path) -> String {
     if files.is_empty() {
         return NO_FILES_FOUND.to_string();
     }
@@ -180,7 +171,7 @@ impl TypedTool for GlobTool {
     type Plan = GlobInput;
 
     fn facts(&self, input: &GlobInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(search_root(&input.path, ctx), &input.pattern)
+        read_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
@@ -219,9 +210,8 @@ impl TypedTool for GlobTool {
     }
 
     fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Glob", texts::DESCRIPTION)
-            .with_search_hint("find files by name pattern")
-            .with_result_limit(ResultLimit::PersistOver(GLOB_MAX_RESULT_SIZE_CHARS))
+        // The default result limit: at most 100 paths.
+        ToolInfo::new("Glob", texts::DESCRIPTION).with_search_hint("find files by name pattern")
     }
 }
 

@@ -3,7 +3,7 @@
 //! Flow: `path` (absolute or cwd-relative) + `ignore` globs → a sequential,
 //! name-sorted, gitignore-aware walk (hidden files skipped; an `ignore` glob
 //! matching an entry's name or its path relative to the listed directory
-//! prunes it) → at most [`LS_MAX_ENTRIES`] entries in tree order → Claude
+//! prunes it) → at most `LS_MAX_ENTRIES` entries in tree order → Claude
 //! Code's indented listing:
 //! ```text
 //! - /abs/dir/
@@ -11,7 +11,7 @@
 //!     - main.rs
 //!   - Cargo.toml
 //! ```
-//! A longer listing is cut and prefixed with [`ls_truncated_note`].
+//! A longer listing is cut and prefixed with `ls_truncated_note`.
 //!
 //! Facts: read-only, concurrency-safe, reads the resolved directory.
 //! `validate` refuses a missing path, a non-directory and a bad `ignore`
@@ -24,22 +24,20 @@ use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::on_blocking_pool;
-use crate::builtin::paths::{normalize, require_dir, search_facts};
+use crate::builtin::paths::{normalize, read_facts, require_dir};
 use crate::context::{CallContext, ToolUseContext};
 
 /// At most this many files and directories are listed (Claude Code's limit).
-pub const LS_MAX_ENTRIES: usize = 1_000;
-/// The listing is small by construction; larger results would be persisted (R1).
-pub const LS_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+pub(crate) const LS_MAX_ENTRIES: usize = 1_000;
 
 /// Prepended when the listing was cut at [`LS_MAX_ENTRIES`] (Claude Code's text).
-pub fn ls_truncated_note() -> String {
+pub(crate) fn ls_truncated_note() -> String {
     texts::truncated_note(LS_MAX_ENTRIES)
 }
 
@@ -49,7 +47,6 @@ pub struct LsInput {
     /// The directory to list (absolute, or relative to the working directory)
     pub path: String,
     /// Glob patterns to ignore
-    #[serde(default)]
     pub ignore: Option<Vec<String>>,
 }
 
@@ -73,7 +70,7 @@ fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
 }
 
 /// Lists `dir` as Claude Code's LS does. Runs on the calling thread.
-pub fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> String {
+pub(crate) fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut truncated = false;
     let root = dir.to_path_buf();
@@ -126,7 +123,7 @@ impl TypedTool for LsTool {
     type Plan = LsPlan;
 
     fn facts(&self, input: &LsInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
+        read_facts(normalize(&ctx.resolve_path(&input.path)), &input.path)
     }
 
     async fn validate(&self, input: LsInput, ctx: &ToolUseContext) -> Result<LsPlan, ToolError> {
@@ -152,8 +149,7 @@ impl TypedTool for LsTool {
     }
 
     fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("LS", texts::DESCRIPTION)
-            .with_search_hint("list directory contents")
-            .with_result_limit(ResultLimit::PersistOver(LS_MAX_RESULT_SIZE_CHARS))
+        // The default result limit: the listing is at most 1,000 entries.
+        ToolInfo::new("LS", texts::DESCRIPTION).with_search_hint("list directory contents")
     }
 }

@@ -1,9 +1,14 @@
 //! orbit's built-in tools, each in its own module, and the default set.
 //!
-//! Each helper module exports one tool type; [`default_tools`] registers the
-//! set a session starts with, in the order the model sees them. Each
-//! `impl TypedTool` reads facts → validate → call, and ends with `info`:
-//! the tool's name, description, search hint and result limit.
+//! Each tool module exports one tool type (a unit struct, except WebFetch's,
+//! which holds its HTTP client); [`default_tools`] registers the set a
+//! session starts with, in the order the model sees them. A module holds
+//! the tool's input, the tool, its plan and helpers, then its `impl TypedTool`:
+//! facts (built with `CallFacts::about` and its builders, or the shared
+//! `read_facts` of a call that only reads one path) → validate → call, and
+//! last `info`: name, description, search hint, and a result limit where it
+//! differs from the default. `blocking` runs file and search work off the
+//! runtime; `paths` holds the search tools' path rules.
 
 pub mod bash;
 mod blocking;
@@ -27,11 +32,11 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(typed(read::ReadTool));
     registry.register(typed(write::WriteTool));
     registry.register(typed(edit::EditTool));
-    registry.register(typed(bash::BashTool::new()));
-    registry.register(typed(bash::BashOutputTool::new()));
-    registry.register(typed(bash::KillShellTool::new()));
-    registry.register(typed(glob::GlobTool::new()));
-    registry.register(typed(grep::GrepTool::new()));
+    registry.register(typed(bash::BashTool));
+    registry.register(typed(bash::BashOutputTool));
+    registry.register(typed(bash::KillShellTool));
+    registry.register(typed(glob::GlobTool));
+    registry.register(typed(grep::GrepTool));
     registry.register(typed(ls::LsTool));
     registry.register(typed(todo::TodoWriteTool));
     registry.register(typed(web_fetch::WebFetchTool::new()));

@@ -1,7 +1,8 @@
 //! Paths as the search tools (Glob, Grep, LS) take and show them: an
 //! optional `path` input resolved to the directory a search starts from
 //! (`.` and `..` folded), a directory checked before it is walked, a found
-//! path shown relative to the cwd, and the facts of such a read-only call.
+//! path shown relative to the cwd, and the facts of a call that only reads
+//! one path.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -70,13 +71,8 @@ pub(crate) fn require_dir(dir: &Path, ctx: &ToolUseContext) -> Result<(), ToolEr
     Ok(())
 }
 
-/// The facts of a search: read-only, concurrency-safe, reading `root`.
-pub(crate) fn search_facts(root: PathBuf, subject: &str) -> CallFacts {
-    CallFacts {
-        read_only: true,
-        concurrency_safe: true,
-        reads: vec![root],
-        subject: subject.to_string(),
-        ..CallFacts::default()
-    }
+/// The facts of a call that only reads `path` (Read, and the searches from
+/// their root): read-only, concurrency-safe.
+pub(crate) fn read_facts(path: PathBuf, subject: &str) -> CallFacts {
+    CallFacts::about(subject).only_reads().reading(path)
 }

@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use orbit_protocol::TodoItem;
 use orbit_protocol::events::TodoStatus;
 use orbit_tool::texts::tools::todo as texts;
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -26,8 +26,6 @@ use crate::context::{CallContext, ToolProgress, ToolUseContext};
 
 /// The fixed answer (Claude Code's text).
 pub use orbit_tool::texts::tools::todo::TODO_WRITE_RESULT;
-/// The result is a fixed short text.
-pub const TODO_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 // Status of a todo item as the model sends it. (Plain comments on schema
 // types: doc comments would be sent to the model as descriptions.)
@@ -79,7 +77,7 @@ impl From<TodoInputItem> for TodoItem {
 pub struct TodoWriteTool;
 
 /// The one-in_progress rule; `Err` is the text the model sees.
-pub fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
+pub(crate) fn check_todos(todos: &[TodoInputItem]) -> Result<(), String> {
     let in_progress = todos
         .iter()
         .filter(|t| t.status == TodoInputStatus::InProgress)
@@ -138,8 +136,8 @@ impl TypedTool for TodoWriteTool {
     }
 
     fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: the answer is one fixed line.
         ToolInfo::new("TodoWrite", texts::DESCRIPTION)
             .with_search_hint("manage the session task list")
-            .with_result_limit(ResultLimit::PersistOver(TODO_MAX_RESULT_SIZE_CHARS))
     }
 }

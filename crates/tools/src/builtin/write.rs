@@ -18,22 +18,18 @@
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, write as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::blocking::write_with_file_state;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
-
-/// Write answers with a short confirmation; the limit only guards odd cases.
-pub const WRITE_MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// How many temp-file names are tried before giving up.
 const TEMP_NAME_ATTEMPTS: u32 = 16;
@@ -68,11 +64,10 @@ impl TypedTool for WriteTool {
     /// whole file is replaced, the old content is gone). One `stat`.
     fn facts(&self, input: &WriteInput, ctx: &ToolUseContext) -> CallFacts {
         let path = ctx.resolve_path(&input.file_path);
+        let destructive = path.exists();
         CallFacts {
-            destructive: path.exists(),
-            writes: vec![path],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
+            destructive,
+            ..CallFacts::about(&input.file_path).writing(path)
         }
     }
 
@@ -95,16 +90,16 @@ impl TypedTool for WriteTool {
         ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let cache = Arc::clone(&ctx.file_state);
-        let cancel = call.cancel.clone();
-        let job = move || write_file(&plan.path, plan.content.as_bytes(), &cache, &cancel);
-        on_blocking_pool("Write", job).await?
+        write_with_file_state("Write", ctx, call, move |cache, cancel| {
+            write_file(&plan.path, plan.content.as_bytes(), cache, cancel)
+        })
+        .await
     }
 
     fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: Write answers with a short confirmation.
         ToolInfo::new("Write", texts::DESCRIPTION)
             .with_search_hint("write create save overwrite file")
-            .with_result_limit(ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS))
     }
 }
 

@@ -4,10 +4,9 @@
 //! here are shared by the other `bash_*` modules.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use orbit_tool::{ResultLimit, TypedTool};
 use orbit_tools::INTERRUPT_MESSAGE_FOR_TOOL_USE as INTERRUPT_MESSAGE;
 use orbit_tools::builtin::bash::BashTool;
 use orbit_tools::builtin::bash::output::{BASH_OUTPUT_HEAD_BYTES, BASH_OUTPUT_TAIL_BYTES};
@@ -17,7 +16,7 @@ use serde_json::json;
 use super::harness::{call, call_with, session, text, typed_facts};
 
 pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
-    call(BashTool::new(), ctx, json!({ "command": command })).await
+    call(BashTool, ctx, json!({ "command": command })).await
 }
 
 /// Processes of group `pgid` that are not dead. Zombies count as dead: this
@@ -43,6 +42,13 @@ pub(super) fn live_members(pgid: i32) -> Vec<i32> {
     live
 }
 
+/// The session's cwd is `dir`, and a command runs there.
+async fn assert_session_in(ctx: &ToolUseContext, dir: &Path) {
+    assert_eq!(ctx.cwd(), dir);
+    let out = bash(ctx, "pwd").await;
+    assert_eq!(text(&out), dir.to_str().unwrap());
+}
+
 /// Waits (bounded) until group `pgid` has no live process; panics otherwise.
 pub(super) async fn assert_group_dies(pgid: i32) {
     let deadline = Instant::now() + Duration::from_secs(2);
@@ -59,43 +65,57 @@ pub(super) async fn assert_group_dies(pgid: i32) {
     }
 }
 
+/// The result of a command: stdout then stderr, all trailing whitespace
+/// (blank lines, spaces, tabs, `\r`) removed from the combined text and
+/// leading whitespace kept; a failure's first line says why (exit code,
+/// signal) above the body, trimmed the same way.
 #[tokio::test]
-async fn stdout_then_stderr_trimmed() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo err >&2; echo out; printf '\\n\\n'").await;
-    assert_eq!(text(&out), "out\nerr");
-    assert!(!out.is_error);
-
-    let out = bash(&ctx, "printf 'a\\n\\n\\n'").await;
-    assert_eq!(text(&out), "a");
-
-    let out = bash(&ctx, "echo only-err >&2").await;
-    assert_eq!(text(&out), "only-err");
-    assert!(!out.is_error);
-}
-
-/// All trailing whitespace goes (blank lines, spaces, tabs, `\r`), from
-/// the combined text; leading whitespace stays.
-#[tokio::test]
-async fn all_trailing_whitespace_is_trimmed() {
+async fn output_layout_and_failure_lines() {
     let (_d, ctx, _) = session();
     let table = [
-        (r"printf 'line\n\n\n'; printf '   \n'", "line"),
-        (r"printf '  indented \t \r\n'", "  indented"),
-        (r"printf '\n\n  first\n'", "\n\n  first"),
-        (r"printf 'out \n'; printf 'err  \n \n' >&2", "out\nerr"),
-        (r"printf 'out\n'; printf '  \n\t\n' >&2", "out"),
-        (r"printf ' \n \n'; printf 'err\n' >&2", "err"),
-        (r"printf '  \n\t'", ""),
+        // command, text, is_error
+        ("echo err >&2; echo out; printf '\\n\\n'", "out\nerr", false),
+        ("printf 'a\\n\\n\\n'", "a", false),
+        ("echo only-err >&2", "only-err", false),
+        (r"printf 'line\n\n\n'; printf '   \n'", "line", false),
+        (r"printf '  indented \t \r\n'", "  indented", false),
+        (r"printf '\n\n  first\n'", "\n\n  first", false),
+        (
+            r"printf 'out \n'; printf 'err  \n \n' >&2",
+            "out\nerr",
+            false,
+        ),
+        (r"printf 'out\n'; printf '  \n\t\n' >&2", "out", false),
+        (r"printf ' \n \n'; printf 'err\n' >&2", "err", false),
+        (r"printf '  \n\t'", "", false),
+        ("true", "", false),
+        (r"printf 'x  \n\n'; exit 3", "Exit code 3\nx", true),
+        (
+            "echo hi; echo bad >&2; exit 2",
+            "Exit code 2\nhi\nbad",
+            true,
+        ),
+        ("false", "Exit code 1", true),
+        (
+            "echo before; kill -9 $$",
+            "Command was killed by SIGKILL (signal 9)\nbefore",
+            true,
+        ),
+        // stdin is closed; pagers are off; bytes that are not UTF-8 are
+        // replaced.
+        ("cat; echo done", "done", false),
+        (
+            "echo $GIT_PAGER $PAGER $GIT_TERMINAL_PROMPT",
+            "cat cat 0",
+            false,
+        ),
+        ("printf 'a\\377b\\n'", "a\u{fffd}b", false),
     ];
-    for (command, expected) in table {
+    for (command, expected, is_error) in table {
         let out = bash(&ctx, command).await;
         assert_eq!(text(&out), expected, "{command}");
-        assert!(!out.is_error, "{command}");
+        assert_eq!(out.is_error, is_error, "{command}");
     }
-    // A failing command's body is trimmed the same way under its first line.
-    let out = bash(&ctx, r"printf 'x  \n\n'; exit 3").await;
-    assert_eq!(text(&out), "Exit code 3\nx");
 }
 
 /// What a large result's saved copy holds: the raw streams, untrimmed.
@@ -105,26 +125,6 @@ async fn full_text_keeps_the_trailing_whitespace() {
     let out = bash(&ctx, r"printf 'line\n\n   \n'").await;
     assert_eq!(text(&out), "line");
     assert_eq!(out.full_text.as_deref(), Some("line\n\n   \n"));
-}
-
-#[tokio::test]
-async fn empty_output_is_empty_text() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "true").await;
-    assert_eq!(text(&out), "");
-    assert!(!out.is_error);
-}
-
-#[tokio::test]
-async fn non_zero_exit_code_is_first_line() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo hi; echo bad >&2; exit 2").await;
-    assert_eq!(text(&out), "Exit code 2\nhi\nbad");
-    assert!(out.is_error);
-
-    let out = bash(&ctx, "false").await;
-    assert_eq!(text(&out), "Exit code 1");
-    assert!(out.is_error);
 }
 
 /// Exit 1 of grep/rg (no match), test/[/[[ (false) and diff (files differ)
@@ -187,39 +187,12 @@ async fn exit_one_of_search_test_and_diff_is_not_an_error() {
 }
 
 #[tokio::test]
-async fn killed_by_signal_is_reported() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo before; kill -9 $$").await;
-    assert_eq!(
-        text(&out),
-        "Command was killed by SIGKILL (signal 9)\nbefore"
-    );
-    assert!(out.is_error);
-}
-
-#[tokio::test]
-async fn stdin_is_closed() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "cat; echo done").await;
-    assert_eq!(text(&out), "done");
-}
-
-#[tokio::test]
-async fn pagers_are_disabled() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "echo $GIT_PAGER $PAGER $GIT_TERMINAL_PROMPT").await;
-    assert_eq!(text(&out), "cat cat 0");
-}
-
-#[tokio::test]
 async fn cd_persists_across_calls() {
     let (_d, ctx, root) = session();
     fs::create_dir(root.join("sub")).unwrap();
     let out = bash(&ctx, "cd sub").await;
     assert_eq!(text(&out), "");
-    assert_eq!(ctx.cwd(), root.join("sub"));
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.join("sub").to_str().unwrap());
+    assert_session_in(&ctx, &root.join("sub")).await;
     // `exit N` still reports the directory.
     let out = bash(&ctx, "cd ..; exit 3").await;
     assert_eq!(text(&out), "Exit code 3");
@@ -234,9 +207,7 @@ async fn cd_outside_project_is_reset() {
         text(&out),
         format!("/\nShell cwd was reset to {}", root.display())
     );
-    assert_eq!(ctx.cwd(), root);
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.to_str().unwrap());
+    assert_session_in(&ctx, &root).await;
 }
 
 #[tokio::test]
@@ -257,8 +228,7 @@ async fn cd_into_an_allowed_directory_persists() {
     ctx.clone().allow_directory(extra_tmp.path().to_path_buf());
     let out = bash(&ctx, &cd).await;
     assert_eq!(text(&out), "");
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), extra.join("deep").to_str().unwrap());
+    assert_session_in(&ctx, &extra.join("deep")).await;
     // A sibling with the allowed dir's name as prefix is still outside.
     let sibling = PathBuf::from(format!("{}-sibling", extra.display()));
     fs::create_dir(&sibling).unwrap();
@@ -276,7 +246,7 @@ async fn cd_into_an_allowed_directory_persists() {
 async fn bash_reports_the_final_directory_without_moving_the_session() {
     let (_d, ctx, root) = session();
     fs::create_dir(root.join("sub")).unwrap();
-    let tool = orbit_tool::typed(BashTool::new());
+    let tool = orbit_tool::typed(BashTool);
     let parsed = tool.parse(json!({ "command": "cd sub" }), &ctx).unwrap();
     let out = parsed
         .call(&ctx, &CallContext::detached("t"))
@@ -312,9 +282,7 @@ async fn a_removed_cwd_falls_back_to_the_project_root() {
         )
     );
     assert_eq!(out.full_text, None);
-    assert_eq!(ctx.cwd(), root);
-    let out = bash(&ctx, "pwd").await;
-    assert_eq!(text(&out), root.to_str().unwrap());
+    assert_session_in(&ctx, &root).await;
 }
 
 #[tokio::test]
@@ -322,7 +290,7 @@ async fn timeout_kills_and_says_so() {
     let (_d, ctx, _) = session();
     let started = Instant::now();
     let out = call(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo start; sleep 30", "timeout": 1000 }),
     )
@@ -338,7 +306,7 @@ async fn progress_streams_output() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", tokio_util::sync::CancellationToken::new(), Some(tx));
     let out = call_with(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo one; echo two >&2" }),
         &call,
@@ -365,7 +333,7 @@ async fn cancel_kills_group_promptly() {
     let token = tokio_util::sync::CancellationToken::new();
     let call = CallContext::new("tu_1", token.clone(), Some(tx));
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let run = call_with(BashTool::new(), &ctx, input, &call);
+    let run = call_with(BashTool, &ctx, input, &call);
     let control = async {
         let (_, first) = rx.recv().await.unwrap();
         let ToolProgress::Output(s) = first else {
@@ -410,17 +378,9 @@ async fn large_output_arrives_whole() {
 }
 
 #[tokio::test]
-async fn non_utf8_output_is_lossy() {
-    let (_d, ctx, _) = session();
-    let out = bash(&ctx, "printf 'a\\377b\\n'").await;
-    assert_eq!(text(&out), "a\u{fffd}b");
-}
-
-#[tokio::test]
 async fn facts_follow_the_shell_analysis() {
     let (_d, ctx, root) = session();
-    let facts_of =
-        |command: &str| typed_facts(BashTool::new(), &ctx, json!({ "command": command }));
+    let facts_of = |command: &str| typed_facts(BashTool, &ctx, json!({ "command": command }));
     let f = facts_of("ls -la | wc -l");
     assert!(f.read_only && f.concurrency_safe && !f.destructive);
     assert_eq!(f.command.as_deref(), Some("ls -la | wc -l"));
@@ -439,15 +399,4 @@ async fn facts_follow_the_shell_analysis() {
     assert!(!facts_of("cat $(rm x)").concurrency_safe);
     assert!(facts_of("rm -rf build").destructive);
     assert!(!facts_of("ls").destructive);
-    let tool = BashTool::new();
-    assert_eq!(tool.info().result_limit, ResultLimit::PersistOver(30_000));
-    assert_eq!(tool.info().name, "Bash");
-}
-
-#[tokio::test]
-async fn registered_in_default_tools() {
-    let registry = orbit_tools::builtin::default_tools();
-    for name in ["Bash", "BashOutput", "KillShell"] {
-        assert!(registry.find(name).is_some(), "{name} not registered");
-    }
 }

@@ -14,7 +14,7 @@ use super::harness::{call, session, text, try_call};
 
 async fn start(ctx: &ToolUseContext, command: &str) -> String {
     let out = call(
-        BashTool::new(),
+        BashTool,
         ctx,
         json!({ "command": command, "run_in_background": true }),
     )
@@ -27,7 +27,7 @@ async fn start(ctx: &ToolUseContext, command: &str) -> String {
 }
 
 async fn output(ctx: &ToolUseContext, id: &str) -> ToolOutput {
-    call(BashOutputTool::new(), ctx, json!({ "bash_id": id })).await
+    call(BashOutputTool, ctx, json!({ "bash_id": id })).await
 }
 
 fn shell(ctx: &ToolUseContext, id: &str) -> std::sync::Arc<BackgroundShell> {
@@ -46,6 +46,21 @@ async fn wait_for(ctx: &ToolUseContext, id: &str, cond: impl Fn(&BackgroundShell
 
 fn ended(s: &BackgroundShell) -> bool {
     s.status().label() != "running"
+}
+
+/// Starts `command`, which first prints its shell's pid (`echo $$`), in the
+/// background; its id and process group, read through BashOutput.
+async fn start_group(ctx: &ToolUseContext, command: &str) -> (String, i32) {
+    let id = start(ctx, command).await;
+    wait_for(ctx, &id, |s| s.received_bytes().0 > 0).await;
+    let out = output(ctx, &id).await;
+    let body = text(&out);
+    let pgid = body
+        .strip_prefix("<status>running</status>\n\n<stdout>\n")
+        .and_then(|r| r.strip_suffix("\n</stdout>"))
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected {body:?}"));
+    (id, pgid)
 }
 
 #[tokio::test]
@@ -100,7 +115,7 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
     let id = start(&ctx, "printf 'ok 1\\nbad\\nok 2\\n'").await;
     wait_for(&ctx, &id, ended).await;
     let out = call(
-        BashOutputTool::new(),
+        BashOutputTool,
         &ctx,
         json!({ "bash_id": id, "filter": "^ok" }),
     )
@@ -119,13 +134,13 @@ async fn filter_keeps_matching_lines_and_consumes_the_rest() {
 #[tokio::test]
 async fn bad_filter_and_unknown_id_are_refused() {
     let (_d, ctx, _) = session();
-    let err = try_call(BashOutputTool::new(), &ctx, json!({ "bash_id": "bash_9" }))
+    let err = try_call(BashOutputTool, &ctx, json!({ "bash_id": "bash_9" }))
         .await
         .unwrap_err();
     assert_eq!(err, "No shell found with ID: bash_9");
     let id = start(&ctx, "true").await;
     let err = try_call(
-        BashOutputTool::new(),
+        BashOutputTool,
         &ctx,
         json!({ "bash_id": id, "filter": "(" }),
     )
@@ -137,7 +152,7 @@ async fn bad_filter_and_unknown_id_are_refused() {
     );
 
     // KillShell answers an unknown id as a failed run, not a refusal.
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": "bash_9" })).await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": "bash_9" })).await;
     assert_eq!(text(&out), "No shell found with ID: bash_9");
     assert!(out.is_error);
 }
@@ -145,17 +160,8 @@ async fn bad_filter_and_unknown_id_are_refused() {
 #[tokio::test]
 async fn kill_shell_kills_the_group() {
     let (_d, ctx, _) = session();
-    let id = start(&ctx, "echo $$; sleep 1000 & sleep 1000; wait").await;
-    wait_for(&ctx, &id, |s| s.received_bytes().0 > 0).await;
-    let out = output(&ctx, &id).await;
-    let body = text(&out);
-    let pid_text = body
-        .strip_prefix("<status>running</status>\n\n<stdout>\n")
-        .and_then(|r| r.strip_suffix("\n</stdout>"))
-        .unwrap_or_else(|| panic!("unexpected {body:?}"));
-    let pgid: i32 = pid_text.parse().unwrap();
-
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let (id, pgid) = start_group(&ctx, "echo $$; sleep 1000 & sleep 1000; wait").await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Successfully killed shell: bash_1 (echo $$; sleep 1000 & sleep 1000; wait)"
@@ -165,7 +171,7 @@ async fn kill_shell_kills_the_group() {
 
     let out = output(&ctx, &id).await;
     assert_eq!(text(&out), "<status>killed</status>");
-    let out = call(KillShellTool::new(), &ctx, json!({ "shell_id": id })).await;
+    let out = call(KillShellTool, &ctx, json!({ "shell_id": id })).await;
     assert_eq!(
         text(&out),
         "Shell bash_1 is not running, so cannot be killed (status: killed)"
@@ -176,14 +182,7 @@ async fn kill_shell_kills_the_group() {
 #[tokio::test]
 async fn ending_the_session_kills_background_groups() {
     let (_d, ctx, _) = session();
-    let id = start(&ctx, "echo $$; sleep 1000 & sleep 1000").await;
-    wait_for(&ctx, &id, |s| s.received_bytes().0 > 0).await;
-    let out = output(&ctx, &id).await;
-    let pgid: i32 = text(&out)
-        .lines()
-        .nth(3)
-        .and_then(|l| l.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected {:?}", text(&out)));
+    let (_, pgid) = start_group(&ctx, "echo $$; sleep 1000 & sleep 1000").await;
     drop(ctx);
     assert_group_dies(pgid).await;
 }

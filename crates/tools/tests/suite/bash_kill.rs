@@ -16,7 +16,7 @@ use super::harness::{call, call_with, session, text};
 async fn timeout_leaves_no_process_of_the_group() {
     let (_d, ctx, _) = session();
     let out = call(
-        BashTool::new(),
+        BashTool,
         &ctx,
         json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait", "timeout": 1000 }),
     )
@@ -30,29 +30,28 @@ async fn timeout_leaves_no_process_of_the_group() {
     assert_group_dies(pgid).await;
 }
 
-#[tokio::test]
-async fn background_child_holding_pipes_does_not_hang() {
+/// The number `command` prints, in a fresh session; the command, which
+/// leaves a background child, must return within 2 s.
+async fn number_printed_promptly(command: &str) -> i32 {
     let (_d, ctx, _) = session();
     let started = Instant::now();
-    let out = bash(&ctx, "echo $$; sleep 1000 &").await;
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
-    );
-    assert!(!out.is_error);
-    let pgid: i32 = text(&out).parse().unwrap();
+    let out = bash(&ctx, command).await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "{command}: took {took:?}");
+    assert!(!out.is_error, "{command}: {out:?}");
+    text(&out).parse().unwrap()
+}
+
+#[tokio::test]
+async fn background_child_holding_pipes_does_not_hang() {
+    let pgid = number_printed_promptly("echo $$; sleep 1000 &").await;
     // The orphan held stdout, so the group was killed.
     assert_group_dies(pgid).await;
 }
 
 #[tokio::test]
 async fn child_that_redirected_its_output_is_left_running() {
-    let (_d, ctx, _) = session();
-    let started = Instant::now();
-    let out = bash(&ctx, "sleep 1000 >/dev/null 2>&1 & echo $!").await;
-    assert!(started.elapsed() < Duration::from_secs(2));
-    let pid: i32 = text(&out).parse().unwrap();
+    let pid = number_printed_promptly("sleep 1000 >/dev/null 2>&1 & echo $!").await;
     let pgid = pid_group(pid);
     assert_eq!(
         live_members(pgid),
@@ -74,7 +73,7 @@ async fn dropping_the_call_kills_the_group() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let call = CallContext::new("tu_1", CancellationToken::new(), Some(tx));
     let input = json!({ "command": "echo $$; sleep 1000 & sleep 1000; wait" });
-    let mut run = Box::pin(call_with(BashTool::new(), &ctx, input, &call));
+    let mut run = Box::pin(call_with(BashTool, &ctx, input, &call));
     // Drive the call until the shell reports its pid, then drop it (as an
     // embedder dropping the future instead of cancelling would).
     let pgid: i32 = tokio::select! {

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use orbit_tool::{ResultLimit, TypedTool};
+use orbit_tool::TypedTool;
 use orbit_tools::ToolUseContext;
 use orbit_tools::builtin::glob::GlobTool;
 use serde_json::json;
@@ -91,7 +91,7 @@ async fn searches_over_the_sample_tree() {
         if !path.is_empty() {
             input["path"] = json!(path);
         }
-        let out = success_text(GlobTool::new(), &ctx, input.clone()).await;
+        let out = success_text(GlobTool, &ctx, input.clone()).await;
         assert_eq!(out, expected, "{input}");
     }
 }
@@ -102,7 +102,7 @@ async fn equal_mtimes_are_ordered_by_path() {
     for name in ["c.txt", "a.txt", "b.txt"] {
         t.file(name, "x", 7);
     }
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "*.txt"})).await;
+    let out = success_text(GlobTool, &t.ctx(""), json!({"pattern": "*.txt"})).await;
     assert_eq!(out, "a.txt\nb.txt\nc.txt");
 }
 
@@ -112,7 +112,7 @@ async fn truncates_at_100_keeping_the_newest() {
     for i in 0..150u64 {
         t.file(&format!("f/{i:03}.txt"), "x", i);
     }
-    let out = success_text(GlobTool::new(), &t.ctx(""), json!({"pattern": "**/*.txt"})).await;
+    let out = success_text(GlobTool, &t.ctx(""), json!({"pattern": "**/*.txt"})).await;
     let mut expected: Vec<String> = (50..150u64)
         .rev()
         .map(|i| format!("f/{i:03}.txt"))
@@ -133,7 +133,7 @@ async fn results_outside_cwd_are_absolute() {
         json!({"pattern": "*.txt", "path": "../other"}),
         json!({"pattern": "../other/*.txt"}),
     ] {
-        let out = success_text(GlobTool::new(), &ctx, input).await;
+        let out = success_text(GlobTool, &ctx, input).await;
         assert_eq!(out, other.display().to_string());
     }
 }
@@ -142,7 +142,7 @@ async fn results_outside_cwd_are_absolute() {
 async fn missing_directory_is_a_validation_error() {
     let t = Tree::new();
     let input = json!({"pattern": "*", "path": "nope"});
-    let err = refused(GlobTool::new(), &t.ctx(""), input).await;
+    let err = refused(GlobTool, &t.ctx(""), input).await;
     assert_eq!(err, missing_under_cwd("Directory", &t.root, "nope"));
 }
 
@@ -157,9 +157,8 @@ async fn declares_itself_read_only_and_concurrency_safe() {
             t.root.join("x/y"),
         ),
     ];
-    let limit = ResultLimit::PersistOver(100_000);
-    assert_search_facts(GlobTool::new, &ctx, ("Glob", limit), &rows);
-    let tool = GlobTool::new();
+    assert_search_facts(GlobTool, &ctx, &rows);
+    let tool = GlobTool;
     assert_eq!(tool.input_schema()["required"], json!(["pattern"]));
     assert_eq!(tool.input_schema()["additionalProperties"], json!(false));
 }

@@ -1,7 +1,6 @@
 //! Grep on real temp trees: every output mode and flag, gitignore, binary
 //! and VCS skipping, ordering, head_limit, errors.
 
-use orbit_tool::ResultLimit;
 use orbit_tools::builtin::grep::GrepTool;
 use serde_json::{Value, json};
 
@@ -32,7 +31,7 @@ fn tree() -> Tree {
 }
 
 async fn grep(t: &Tree, input: Value) -> String {
-    success_text(GrepTool::new(), &t.ctx(""), input).await
+    success_text(GrepTool, &t.ctx(""), input).await
 }
 
 /// Searches over `tree()` from its root, one labelled row a search.
@@ -198,20 +197,15 @@ async fn unknown_type_invalid_regex_and_missing_path_are_validation_errors() {
     let t = tree();
     let ctx = t.ctx("");
     let err = refused(
-        GrepTool::new(),
+        GrepTool,
         &ctx,
         json!({"pattern": "x", "type": "nosuchlang"}),
     )
     .await;
     assert!(err.starts_with("Invalid file type `nosuchlang`: "), "{err}");
-    let err = refused(GrepTool::new(), &ctx, json!({"pattern": "fn ("})).await;
+    let err = refused(GrepTool, &ctx, json!({"pattern": "fn ("})).await;
     assert!(err.starts_with("Invalid regex pattern `fn (`: "), "{err}");
-    let err = refused(
-        GrepTool::new(),
-        &ctx,
-        json!({"pattern": "x", "path": "missing"}),
-    )
-    .await;
+    let err = refused(GrepTool, &ctx, json!({"pattern": "x", "path": "missing"})).await;
     assert_eq!(err, missing_under_cwd("Path", &t.root, "missing"));
 }
 
@@ -226,6 +220,5 @@ async fn declares_itself_read_only_and_concurrency_safe() {
             t.root.join("src/main.rs"),
         ),
     ];
-    let limit = ResultLimit::PersistOver(20_000);
-    assert_search_facts(GrepTool::new, &ctx, ("Grep", limit), &rows);
+    assert_search_facts(GrepTool, &ctx, &rows);
 }

@@ -4,10 +4,11 @@
 //!   and coercion (T3) → `Tool::parse` (the typed input, parsed once, and
 //!   the call's facts) → `ToolCall::validate` (business rules, the plan) →
 //!   `ToolCall::call`; a refusal stays a `ToolError`;
-//! - by typed tool (`call`, `try_call`, `call_with`, `success_text`):
-//!   `parse` → `call` (which validates first) → the workspace cwd policy the
-//!   orchestrator applies (`apply_cwd_policy`); a refusal comes back as
-//!   `Err(text)`, the text the engine would wrap in `<tool_use_error>`.
+//! - by typed tool (`call`, `try_call`, `call_with`, `success_text`): the
+//!   same on the tool's registry entry (`typed`), then the workspace cwd
+//!   policy the orchestrator applies (`apply_cwd_policy`); a refusal comes
+//!   back as `Err(text)`, the text the engine would wrap in
+//!   `<tool_use_error>`.
 //!
 //! Plus the shared fixtures: a session in a temp dir, files the session has
 //! read, and one-line Write / Edit calls.
@@ -19,8 +20,8 @@ use std::sync::Arc;
 
 use orbit_protocol::ToolResultContent;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext,
-    TypedTool, apply_cwd_policy, typed,
+    CallContext, CallFacts, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext, TypedTool,
+    apply_cwd_policy, typed,
 };
 use orbit_tools::builtin::default_tools;
 use orbit_tools::validation::validate_tool_input;
@@ -172,19 +173,17 @@ fn refusal(e: ToolError) -> String {
     }
 }
 
-/// One call of a registered tool, as the orchestrator runs it.
-pub async fn drive(
-    tool: &Arc<dyn Tool>,
+/// One call of a typed tool as the orchestrator runs it: [`run_with`]
+/// on its registry entry, then the workspace cwd policy.
+async fn drive<T: TypedTool>(
+    tool: T,
     ctx: &ToolUseContext,
     input: Value,
     call: &CallContext,
 ) -> Result<ToolOutput, String> {
-    let parsed = tool.parse(input, ctx).map_err(refusal)?;
-    // `call` validates first. (The engine's separate `validate` then
-    // `call` needs `TypedCall::validate` to keep an existing plan: today a
-    // second validate drops it and `call` answers "run twice or never
-    // validated".)
-    let mut output = parsed.call(ctx, call).await.map_err(refusal)?;
+    let mut output = run_with(&typed(tool), ctx, input, call)
+        .await
+        .map_err(refusal)?;
     apply_cwd_policy(ctx, &mut output);
     Ok(output)
 }
@@ -195,7 +194,7 @@ pub async fn try_call<T: TypedTool>(
     ctx: &ToolUseContext,
     input: Value,
 ) -> Result<ToolOutput, String> {
-    drive(&typed(tool), ctx, input, &CallContext::detached("toolu_1")).await
+    drive(tool, ctx, input, &CallContext::detached("toolu_1")).await
 }
 
 /// The refusal text of a call that must be refused.
@@ -213,18 +212,16 @@ pub fn missing_under_cwd(what: &str, root: &Path, name: &str) -> String {
     format!("{what} does not exist: {root}/{name}. Note: your current working directory is {root}.")
 }
 
-/// A search tool (Glob, Grep) declares itself: its `name` and result
-/// `limit`, and for each `(input, read)` row a read-only,
-/// concurrency-safe, non-destructive call of no command that reads `read`
-/// and whose subject is the input's pattern.
-pub fn assert_search_facts<T: TypedTool>(
-    new: fn() -> T,
+/// A search tool (Glob, Grep) declares, for each `(input, read)` row, a
+/// read-only, concurrency-safe, non-destructive call of no command that
+/// reads `read` and whose subject is the input's pattern.
+pub fn assert_search_facts<T: TypedTool + Copy>(
+    tool: T,
     ctx: &ToolUseContext,
-    (name, limit): (&str, ResultLimit),
     rows: &[(Value, PathBuf)],
 ) {
     for (input, read) in rows {
-        let f = typed_facts(new(), ctx, input.clone());
+        let f = typed_facts(tool, ctx, input.clone());
         assert!(
             f.read_only && f.concurrency_safe && !f.destructive,
             "{input}"
@@ -236,9 +233,6 @@ pub fn assert_search_facts<T: TypedTool>(
             "{input}"
         );
     }
-    let tool = new();
-    assert_eq!(tool.info().name, name);
-    assert_eq!(tool.info().result_limit, limit);
 }
 
 /// One call that must not be refused.
@@ -255,7 +249,7 @@ pub async fn call_with<T: TypedTool>(
     input: Value,
     call: &CallContext,
 ) -> ToolOutput {
-    drive(&typed(tool), ctx, input, call)
+    drive(tool, ctx, input, call)
         .await
         .unwrap_or_else(|e| panic!("refused: {e}"))
 }

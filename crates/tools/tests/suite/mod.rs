@@ -10,6 +10,7 @@ mod grep;
 mod harness;
 mod ls;
 mod read;
+mod registry;
 mod texts;
 mod todo;
 mod validation;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContent, ToolResultContentBlock};
-use orbit_tool::{CallFacts, ResultLimit};
+use orbit_tool::CallFacts;
 use orbit_tools::builtin::read::{
     EMPTY_FILE_REMINDER, LINE_TRUNCATION_MARKER, MAX_IMAGE_BYTES, format_size,
 };
@@ -24,6 +24,14 @@ fn session() -> (TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
+/// A session whose cwd holds the file `name` with `content`; its path.
+fn session_with_file(name: &str, content: impl AsRef<[u8]>) -> (TempDir, ToolUseContext, PathBuf) {
+    let (dir, ctx) = session();
+    let path = ctx.cwd().join(name);
+    fs::write(&path, content).unwrap();
+    (dir, ctx, path)
+}
+
 /// Every Read outcome is an output (a missing file too), never a refusal.
 async fn read(ctx: &ToolUseContext, input: Value) -> ToolOutput {
     output(run(&builtin("Read"), ctx, input).await)
@@ -33,14 +41,117 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Reads of a text file: its bytes, the input beside `file_path`, and
+/// what the model gets (`is_error`, text): numbered lines, long lines cut,
+/// the empty-file and past-the-end reminders, binary files refused, bytes
+/// that are not UTF-8 replaced and a CR before LF dropped.
 #[tokio::test]
-async fn lines_are_numbered_with_a_tab_and_no_padding() {
+async fn text_reads() {
     let (_d, ctx) = session();
-    let p = ctx.cwd().join("a.txt");
-    fs::write(&p, "alpha\n  beta\n\ngamma\n").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(text(&out), "1\talpha\n2\t  beta\n3\t\n4\tgamma\n5\t");
+    let binary = |kind: &str| {
+        format!(
+            "This tool cannot read binary files. The file appears to be a binary {kind}. \
+Please use appropriate tools for binary file analysis."
+        )
+    };
+    let table: Vec<(&str, Vec<u8>, Value, bool, String)> = vec![
+        (
+            "a.txt",
+            b"alpha\n  beta\n\ngamma\n".to_vec(),
+            json!({}),
+            false,
+            "1\talpha\n2\t  beta\n3\t\n4\tgamma\n5\t".into(),
+        ),
+        (
+            "wide.txt",
+            format!("{}\nok\n", "y".repeat(5000)).into_bytes(),
+            json!({}),
+            false,
+            format!("1\t{}… [truncated]\n2\tok\n3\t", "y".repeat(2000)),
+        ),
+        (
+            "empty.txt",
+            b"".to_vec(),
+            json!({}),
+            false,
+            "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+                .into(),
+        ),
+        (
+            "short.txt",
+            b"a\nb\nc".to_vec(),
+            json!({"offset": 10}),
+            false,
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). \
+The file has 3 lines.</system-reminder>"
+                .into(),
+        ),
+        ("blob.dat", b"abc\0def".to_vec(), json!({}), true, binary(".dat file")),
+        ("archive.zip", b"PK\x03\x04 no nul here".to_vec(), json!({}), true, binary(".zip file")),
+        ("noext", b"\0\0".to_vec(), json!({}), true, binary("file")),
+        (
+            "mixed.txt",
+            b"caf\xe9\r\nok\r\n".to_vec(),
+            json!({}),
+            false,
+            "1\tcaf\u{fffd}\n2\tok\n3\t".into(),
+        ),
+    ];
+    for (name, bytes, mut input, is_error, expected) in table {
+        let p = ctx.cwd().join(name);
+        fs::write(&p, &bytes).unwrap();
+        input["file_path"] = json!(path_str(&p));
+        let out = read(&ctx, input).await;
+        assert_eq!(out.is_error, is_error, "{name}");
+        assert_eq!(text(&out), expected, "{name}");
+    }
+    assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
+}
+
+/// What is not a readable file is answered (is_error) with Claude Code's
+/// texts; a device or FIFO is refused instead of blocking.
+#[tokio::test]
+async fn what_is_not_a_file() {
+    let (_d, ctx) = session();
+    let cwd = ctx.cwd();
+    fs::create_dir(cwd.join("adir")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(cwd.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let table = [
+        (
+            "nope.txt",
+            format!(
+                "File does not exist. Note: your current working directory is {}.",
+                cwd.display()
+            ),
+        ),
+        (
+            "adir",
+            format!(
+                "EISDIR: illegal operation on a directory, read '{}'",
+                cwd.join("adir").display()
+            ),
+        ),
+        (
+            "/dev/zero",
+            "Cannot read /dev/zero: not a regular file".into(),
+        ),
+        (
+            "pipe",
+            format!(
+                "Cannot read {}: not a regular file",
+                cwd.join("pipe").display()
+            ),
+        ),
+    ];
+    for (file_path, expected) in table {
+        let out = read(&ctx, json!({ "file_path": file_path })).await;
+        assert!(out.is_error, "{file_path}");
+        assert_eq!(text(&out), expected, "{file_path}");
+    }
 }
 
 /// A file's final newline shows as a numbered empty last line, in whole
@@ -104,127 +215,44 @@ async fn relative_paths_resolve_against_the_cwd() {
     assert_eq!(text(&out), "1\tx");
 }
 
+/// `offset` and `limit` select a window of a 2,500-line file; without
+/// `limit` a window is 2,000 lines; Claude Code reads offset 0 as the
+/// first line.
 #[tokio::test]
 async fn offset_and_limit_select_a_window() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("n.txt");
-    let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
-    fs::write(&p, body).unwrap();
-    let out = read(
-        &ctx,
-        json!({"file_path": path_str(&p), "offset": 4, "limit": 3}),
-    )
-    .await;
-    assert_eq!(text(&out), "4\tline 4\n5\tline 5\n6\tline 6");
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 9})).await;
-    assert_eq!(text(&out), "9\tline 9\n10\tline 10\n11\t");
-    let out = read(&ctx, json!({"file_path": path_str(&p), "limit": 1})).await;
-    assert_eq!(text(&out), "1\tline 1");
-    // Claude Code reads offset 0 as the first line.
-    let out = read(
-        &ctx,
-        json!({"file_path": path_str(&p), "offset": 0, "limit": 1}),
-    )
-    .await;
-    assert_eq!(text(&out), "1\tline 1");
-}
-
-#[tokio::test]
-async fn default_window_is_2000_lines() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("long.txt");
-    let body: String = (1..=2500).map(|i| format!("{i}\n")).collect();
-    fs::write(&p, body).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    let t = text(&out);
-    assert_eq!(t.lines().count(), 2000);
-    assert!(t.starts_with("1\t1\n2\t2\n"));
-    assert!(t.ends_with("\n2000\t2000"));
-}
-
-#[tokio::test]
-async fn long_lines_are_cut_at_2000_chars() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("wide.txt");
-    fs::write(&p, format!("{}\nok\n", "y".repeat(5000))).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        format!(
-            "1\t{}{LINE_TRUNCATION_MARKER}\n2\tok\n3\t",
-            "y".repeat(2000)
-        )
-    );
-    assert_eq!(LINE_TRUNCATION_MARKER, "… [truncated]");
-}
-
-#[tokio::test]
-async fn missing_file_names_the_cwd() {
-    let (_d, ctx) = session();
-    let out = read(&ctx, json!({"file_path": "nope.txt"})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        format!(
-            "File does not exist. Note: your current working directory is {}.",
-            ctx.cwd().display()
-        )
-    );
-}
-
-#[tokio::test]
-async fn directory_is_eisdir() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("adir");
-    fs::create_dir(&p).unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        format!(
-            "EISDIR: illegal operation on a directory, read '{}'",
-            p.display()
-        )
-    );
-}
-
-#[tokio::test]
-async fn empty_file_is_a_reminder_not_an_error() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("empty.txt");
-    fs::write(&p, "").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(
-        text(&out),
-        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-    );
-    assert_eq!(text(&out), EMPTY_FILE_REMINDER);
-    assert!(ctx.file_state.get(&state_key(&p)).is_some());
-}
-
-#[tokio::test]
-async fn offset_past_the_end_is_explained() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("short.txt");
-    fs::write(&p, "a\nb\nc").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p), "offset": 10})).await;
-    assert!(!out.is_error);
-    assert_eq!(
-        text(&out),
-        "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). \
-The file has 3 lines.</system-reminder>"
-    );
+    let body: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
+    let (_d, ctx, p) = session_with_file("n.txt", body);
+    let numbered = |lines: std::ops::RangeInclusive<usize>| {
+        lines
+            .map(|i| format!("{i}\tline {i}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let table = [
+        (json!({"offset": 4, "limit": 3}), numbered(4..=6)),
+        (
+            json!({"offset": 2499}),
+            format!("{}\n2501\t", numbered(2499..=2500)),
+        ),
+        (json!({"limit": 1}), numbered(1..=1)),
+        (json!({"offset": 0, "limit": 1}), numbered(1..=1)),
+        (json!({}), numbered(1..=2000)),
+        (json!({"offset": 300}), numbered(300..=2299)),
+    ];
+    for (mut input, expected) in table {
+        input["file_path"] = json!(path_str(&p));
+        let out = read(&ctx, input.clone()).await;
+        assert!(!out.is_error, "{input}");
+        assert!(text(&out) == expected, "{input}");
+    }
 }
 
 #[tokio::test]
 async fn too_large_for_one_read_points_to_offset_limit_and_grep() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("big.log");
     let body: String = (0..30_000)
         .map(|i| format!("entry number {i:08}\n"))
         .collect();
-    fs::write(&p, &body).unwrap();
+    let (_d, ctx, p) = session_with_file("big.log", &body);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     assert_eq!(
@@ -246,13 +274,11 @@ parameters to read specific portions of the file, or use the Grep tool to search
 
 #[tokio::test]
 async fn too_many_tokens_for_one_read_is_an_error() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("dense.txt");
     // ~200 KB: under the byte limit, over 25,000 estimated tokens.
     let body: String = (0..1000)
         .map(|_| format!("{}\n", "z".repeat(199)))
         .collect();
-    fs::write(&p, &body).unwrap();
+    let (_d, ctx, p) = session_with_file("dense.txt", &body);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     // 1000 numbered lines, then the empty line 1001 after the final newline.
@@ -273,30 +299,9 @@ and limit parameters to read specific portions of the file, or use the Grep tool
 }
 
 #[tokio::test]
-async fn devices_and_fifos_are_refused_instead_of_blocking() {
-    let (_d, ctx) = session();
-    let out = read(&ctx, json!({"file_path": "/dev/zero"})).await;
-    assert!(out.is_error);
-    assert_eq!(text(&out), "Cannot read /dev/zero: not a regular file");
-    let fifo = ctx.cwd().join("pipe");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = read(&ctx, json!({"file_path": "pipe"})).await;
-    assert_eq!(
-        text(&out),
-        format!("Cannot read {}: not a regular file", fifo.display())
-    );
-}
-
-#[tokio::test]
 async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("huge.txt");
     let line = format!("{}\n", "q".repeat(99));
-    fs::write(&p, line.repeat(100_000)).unwrap();
+    let (_d, ctx, p) = session_with_file("huge.txt", line.repeat(100_000));
     let start = std::time::Instant::now();
     let out = read(
         &ctx,
@@ -316,36 +321,6 @@ async fn a_window_of_a_10mb_file_is_read_without_loading_it() {
     assert_eq!(state.hash, "");
 }
 
-#[tokio::test]
-async fn binary_files_are_refused() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("blob.dat");
-    fs::write(&p, b"abc\0def").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(out.is_error);
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary .dat file. \
-Please use appropriate tools for binary file analysis."
-    );
-    let p = ctx.cwd().join("archive.zip");
-    fs::write(&p, b"PK\x03\x04 no nul here").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary .zip file. \
-Please use appropriate tools for binary file analysis."
-    );
-    let p = ctx.cwd().join("noext");
-    fs::write(&p, b"\0\0").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert_eq!(
-        text(&out),
-        "This tool cannot read binary files. The file appears to be a binary file. \
-Please use appropriate tools for binary file analysis."
-    );
-}
-
 /// A minimal valid 1x1 PNG.
 const PNG_1X1: &[u8] = &[
     0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
@@ -357,10 +332,8 @@ const PNG_1X1: &[u8] = &[
 
 #[tokio::test]
 async fn images_come_back_as_image_blocks() {
-    let (_d, ctx) = session();
     // The extension does not matter: magic bytes decide.
-    let p = ctx.cwd().join("pixel.bin");
-    fs::write(&p, PNG_1X1).unwrap();
+    let (_d, ctx, p) = session_with_file("pixel.bin", PNG_1X1);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(!out.is_error);
     assert_eq!(
@@ -400,11 +373,9 @@ async fn images_come_back_as_image_blocks() {
 
 #[tokio::test]
 async fn oversized_images_are_refused() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("big.png");
     let mut bytes = PNG_1X1.to_vec();
     bytes.resize(5 * 1024 * 1024, 0);
-    fs::write(&p, &bytes).unwrap();
+    let (_d, ctx, p) = session_with_file("big.png", &bytes);
     let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
     assert!(out.is_error);
     assert_eq!(format_size(MAX_IMAGE_BYTES), "3.8MB");
@@ -415,25 +386,19 @@ async fn oversized_images_are_refused() {
 }
 
 #[tokio::test]
-async fn invalid_utf8_is_lossy_and_crlf_loses_its_cr() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("mixed.txt");
-    fs::write(&p, b"caf\xe9\r\nok\r\n").unwrap();
-    let out = read(&ctx, json!({"file_path": path_str(&p)})).await;
-    assert!(!out.is_error);
-    assert_eq!(text(&out), "1\tcaf\u{fffd}\n2\tok\n3\t");
-}
-
-#[tokio::test]
 async fn every_read_records_the_file_state() {
-    let (_d, ctx) = session();
-    let p = ctx.cwd().join("s.txt");
-    fs::write(&p, "hello\n").unwrap();
+    let (_d, ctx, p) = session_with_file("s.txt", "hello\n");
     read(&ctx, json!({"file_path": "./s.txt"})).await;
     let state = ctx.file_state.get(&state_key(&p)).unwrap();
     assert_eq!(state.size, 6);
     assert_eq!(state.hash, sha256_hex(b"hello\n"));
     assert_eq!(state.mtime, fs::metadata(&p).unwrap().modified().ok());
+    // An empty file, answered with a reminder, counts as read too.
+    let empty = ctx.cwd().join("empty.txt");
+    fs::write(&empty, "").unwrap();
+    let out = read(&ctx, json!({"file_path": "empty.txt"})).await;
+    assert_eq!(text(&out), EMPTY_FILE_REMINDER);
+    assert!(ctx.file_state.get(&state_key(&empty)).is_some());
     // Any spelling of the path, and a symlink to it, name the same entry.
     fs::create_dir(ctx.cwd().join("x")).unwrap();
     std::os::unix::fs::symlink(&p, ctx.cwd().join("link")).unwrap();
@@ -446,8 +411,6 @@ async fn every_read_records_the_file_state() {
 fn read_declares_itself_honestly() {
     let (_d, ctx) = session();
     let tool = builtin("Read");
-    assert_eq!(tool.name(), "Read");
-    assert_eq!(tool.result_limit(), ResultLimit::NeverPersist);
     assert_eq!(
         facts(&tool, &ctx, &json!({"file_path": "src/a.rs"})),
         CallFacts {

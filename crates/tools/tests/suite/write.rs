@@ -3,46 +3,52 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
-use orbit_tool::{CallFacts, ResultLimit, ToolError};
+use orbit_tool::{CallFacts, ToolError};
 use orbit_tools::CallContext;
-use orbit_tools::builtin::write::WRITE_MAX_RESULT_SIZE_CHARS;
 use orbit_tools::file_state::{sha256_hex, state_key};
 use serde_json::json;
 
 use super::harness::{
-    Refusal, builtin, edit, facts, mode, p, parse, read_path, run, session, text, write,
+    Refusal, builtin, edit, facts, mode, p, parse, read_file, read_path, session, text, write,
 };
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. \
 Read it again before attempting to write it.";
 
+/// A new file is created with its parent directories and the ordinary
+/// umask-derived mode (not a copied one); its state is recorded, so an Edit
+/// needs no re-read.
 #[tokio::test]
 async fn creates_a_new_file_with_parent_directories() {
     let (_d, ctx, _) = session();
     let path = ctx.cwd().join("a/b/c/new.txt");
-    let out = write(&ctx, &path, "hi\n").await.unwrap();
+    let out = write(&ctx, &path, "hi two\n").await.unwrap();
     assert!(!out.is_error);
     assert_eq!(
         text(&out),
         format!("File created successfully at: {}", path.display())
     );
-    assert_eq!(fs::read_to_string(&path).unwrap(), "hi\n");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "hi two\n");
     let state = ctx.file_state.get(&state_key(&path)).unwrap();
-    assert_eq!(state.hash, sha256_hex(b"hi\n"));
+    assert_eq!(state.hash, sha256_hex(b"hi two\n"));
+    let umask_mode = {
+        let probe = ctx.cwd().join("probe");
+        fs::File::create(&probe).unwrap();
+        mode(&probe)
+    };
+    assert_eq!(mode(&path), umask_mode);
+    let out = edit(&ctx, &path, "two", "2").await.unwrap();
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "hi 2\n");
 }
 
 #[tokio::test]
 async fn relative_path_is_resolved_and_reported_absolute() {
     let (_d, ctx, _) = session();
-    let out = run(
-        &builtin("Write"),
-        &ctx,
-        json!({"file_path": "rel.txt", "content": "x"}),
-    )
-    .await
-    .unwrap();
+    let out = write(&ctx, Path::new("rel.txt"), "x").await.unwrap();
     let abs = ctx.cwd().join("rel.txt");
     assert_eq!(
         text(&out),
@@ -93,9 +99,7 @@ async fn overwriting_after_read_succeeds_and_keeps_permissions() {
 #[tokio::test]
 async fn a_file_changed_since_read_is_refused() {
     let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("lint.rs");
-    fs::write(&path, "fn a() {}\n").unwrap();
-    read_path(&ctx, &path).await;
+    let path = read_file(&ctx, "lint.rs", b"fn a() {}\n").await;
     fs::write(&path, "fn a() { }\n").unwrap();
     let err = write(&ctx, &path, "x").await.unwrap_refusal();
     assert_eq!(err, MODIFIED);
@@ -107,9 +111,7 @@ async fn a_file_changed_since_read_is_refused() {
 #[tokio::test]
 async fn a_change_between_validation_and_call_is_caught() {
     let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("race.txt");
-    fs::write(&path, "v1").unwrap();
-    read_path(&ctx, &path).await;
+    let path = read_file(&ctx, "race.txt", b"v1").await;
     let input = json!({"file_path": p(&path), "content": "mine"});
     let mut call = parse(&builtin("Write"), &ctx, &input);
     call.validate(&ctx).await.unwrap();
@@ -118,16 +120,6 @@ async fn a_change_between_validation_and_call_is_caught() {
     let out = call.call(&ctx, &CallContext::detached("t")).await;
     assert_eq!(out.unwrap_err(), ToolError::RespondToModel(MODIFIED.into()));
     assert_eq!(fs::read_to_string(&path).unwrap(), "theirs!");
-}
-
-#[tokio::test]
-async fn write_then_edit_needs_no_reread() {
-    let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("fresh.txt");
-    write(&ctx, &path, "one two\n").await.unwrap();
-    let out = edit(&ctx, &path, "two", "2").await.unwrap();
-    assert!(!out.is_error, "{out:?}");
-    assert_eq!(fs::read_to_string(&path).unwrap(), "one 2\n");
 }
 
 #[tokio::test]
@@ -167,11 +159,6 @@ async fn a_directory_is_refused() {
 fn write_declares_itself_honestly() {
     let (_d, ctx, _) = session();
     let tool = builtin("Write");
-    assert_eq!(tool.name(), "Write");
-    assert_eq!(
-        tool.result_limit(),
-        ResultLimit::PersistOver(WRITE_MAX_RESULT_SIZE_CHARS)
-    );
     fs::write(ctx.cwd().join("e.txt"), "x").unwrap();
     // Relative paths are resolved against the session's cwd; only an
     // existing file is overwritten, so only that is destructive.
@@ -192,9 +179,7 @@ fn write_declares_itself_honestly() {
 #[tokio::test]
 async fn read_only_files_are_refused() {
     let (_d, ctx, _) = session();
-    let path = ctx.cwd().join("locked.txt");
-    fs::write(&path, "locked").unwrap();
-    read_path(&ctx, &path).await;
+    let path = read_file(&ctx, "locked.txt", b"locked").await;
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
     let err = write(&ctx, &path, "x").await.unwrap_refusal();
     assert_eq!(
@@ -207,18 +192,4 @@ async fn read_only_files_are_refused() {
         format!("EACCES: permission denied, open '{}'", path.display())
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "locked");
-}
-
-/// A new file gets the ordinary umask-derived mode, not a copied one.
-#[tokio::test]
-async fn a_new_file_gets_the_umask_mode() {
-    let (_d, ctx, _) = session();
-    let fresh = ctx.cwd().join("fresh.txt");
-    write(&ctx, &fresh, "x").await.unwrap();
-    let umask_mode = {
-        let probe = ctx.cwd().join("probe");
-        fs::File::create(&probe).unwrap();
-        mode(&probe)
-    };
-    assert_eq!(mode(&fresh), umask_mode);
 }

@@ -2,11 +2,11 @@
 //! BashOutput and KillShell read, and the task that watches each process.
 //!
 //! [`BackgroundShells`] lives in the session's [`ToolUseContext`] under
-//! [`BACKGROUND_EXTENSION_KEY`]. [`BackgroundShells::spawn`] starts `bash -c`
+//! `BACKGROUND_EXTENSION_KEY`. `BackgroundShells::spawn` starts `bash -c`
 //! in its own process group and returns at once with an id (`bash_1`, …); a
-//! tokio task reads both pipes into the shell's [`CappedBuffer`]s and records
+//! tokio task reads both pipes into the shell's `CappedBuffer`s and records
 //! the exit status. BashOutput takes what arrived since its last read
-//! ([`BackgroundShell::take_new_output`]); KillShell SIGKILLs the group.
+//! (`BackgroundShell::take_new_output`); KillShell SIGKILLs the group.
 //! Dropping the registry (the session ends) SIGKILLs every group that may
 //! still be alive, so no background process outlives orbit's session.
 
@@ -20,13 +20,15 @@ use tokio::time::timeout;
 use tokio_util::sync::CancellationToken;
 
 use super::output::CappedBuffer;
+/// Why a shell could not be started ([`BackgroundShells::spawn`]).
+pub use super::process::SpawnError;
 use super::process::{
-    BASH_DRAIN_GRACE_MS, ProcessGroup, RunEnd, SpawnError, exit_status_end, pump, shell_command,
+    BASH_DRAIN_GRACE_MS, ProcessGroup, RunEnd, exit_status_end, pump, shell_command,
 };
 use crate::context::ToolUseContext;
 
 /// Key of the registry in [`ToolUseContext::extension`].
-pub const BACKGROUND_EXTENSION_KEY: &str = "bash.background";
+pub(crate) const BACKGROUND_EXTENSION_KEY: &str = "bash.background";
 
 /// Where a background shell is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +76,7 @@ pub struct BackgroundShell {
 
 /// New output of a shell since the previous read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NewOutput {
+pub(crate) struct NewOutput {
     pub status: ShellStatus,
     pub stdout: String,
     pub stderr: String,
@@ -93,7 +95,7 @@ impl BackgroundShell {
     }
 
     /// Output produced since the last call (lossy UTF-8), and the status.
-    pub fn take_new_output(&self) -> NewOutput {
+    pub(crate) fn take_new_output(&self) -> NewOutput {
         let mut state = lock(&self.state);
         let (out, out_pos) = lock(&self.stdout).read_from(state.stdout_pos);
         let (err, err_pos) = lock(&self.stderr).read_from(state.stderr_pos);
@@ -113,7 +115,7 @@ impl BackgroundShell {
     }
 
     /// SIGKILLs the group; `false` when the shell had already ended.
-    pub fn kill(&self) -> bool {
+    pub(crate) fn kill(&self) -> bool {
         let mut state = lock(&self.state);
         if state.status != ShellStatus::Running {
             // The leader is gone, but a child may still hold the pipes.

@@ -15,20 +15,20 @@
 use orbit_shell::Script;
 
 /// Commands whose exit code 1 is an answer (no match, false, files differ).
-pub const EXIT_ONE_IS_ANSWER_COMMANDS: &[&str] =
+pub(crate) const EXIT_ONE_IS_ANSWER_COMMANDS: &[&str] =
     &["grep", "rg", "egrep", "fgrep", "test", "[", "[[", "diff"];
 
 /// The exit code a command uses for "no match" / "false" / "differ".
 const ANSWER_EXIT_CODE: i32 = 1;
 
 /// True when exit `code` of `command` is a failure (see the module docs).
-pub fn exit_is_error(command: &str, code: i32) -> bool {
+pub(crate) fn exit_is_error(command: &str, code: i32) -> bool {
     code != 0 && !(code == ANSWER_EXIT_CODE && exit_one_is_an_answer(command))
 }
 
 /// True when the last command `command` runs is one whose exit 1 is an
 /// answer ([`EXIT_ONE_IS_ANSWER_COMMANDS`]).
-pub fn exit_one_is_an_answer(command: &str) -> bool {
+pub(crate) fn exit_one_is_an_answer(command: &str) -> bool {
     let name = orbit_shell::parse(command)
         .ok()
         .as_ref()

@@ -2,11 +2,11 @@
 //!
 //! A call flows: input → (background? → [`background`] registry, answer
 //! with an id at once) → the command wrapped with a cwd-reporting EXIT trap
-//! ([`process::wrap_with_cwd_trap`]) → [`process::run_foreground`] in the
+//! (`process::wrap_with_cwd_trap`) → `process::run_foreground` in the
 //! session cwd with the timeout and the call's cancel token → the result
 //! text: stdout then stderr, trailing whitespace trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed. Whether
-//! a non-zero exit failed is [`exit_code`]'s call (`grep` exit 1 did not).
+//! a non-zero exit failed is `exit_code`'s call (`grep` exit 1 did not).
 //! The shell's final directory is reported with the output
 //! ([`ToolOutput::with_cwd`]); whether the session keeps it is the
 //! orchestrator's workspace policy (`orbit_tool::apply_cwd_policy`), not
@@ -24,11 +24,11 @@
 
 pub mod background;
 pub mod environment;
-pub mod exit_code;
+mod exit_code;
 mod facts;
 pub mod output;
-pub mod output_tools;
-pub mod process;
+mod output_tools;
+mod process;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -48,9 +48,9 @@ use serde::Deserialize;
 pub use output_tools::{BashOutputTool, KillShellTool};
 
 /// Timeout when the call gives none.
-pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
+pub(crate) const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Largest timeout a call may ask for; larger values are clamped to it.
-pub const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
+pub(crate) const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
 /// Bash results above this many chars are persisted by the engine (R1).
 pub const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
@@ -61,39 +61,27 @@ pub struct BashInput {
     /// The command to execute
     pub command: String,
     /// Optional timeout in milliseconds (max 600000)
-    #[serde(default)]
-    #[schemars(with = "f64")]
     pub timeout: Option<f64>,
     /// Clear, concise description of what this command does in 5-10 words
-    #[serde(default)]
-    #[schemars(with = "String")]
     pub description: Option<String>,
     /// Set to true to run this command in the background. Use BashOutput to read the output later.
-    #[serde(default)]
-    #[schemars(with = "bool")]
     pub run_in_background: Option<bool>,
 }
 
-/// The Bash tool.
-#[derive(Debug, Default)]
+/// The Bash tool (stateless: background shells live in the session; register
+/// it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct BashTool;
-
-impl BashTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 /// Below this, a requested timeout is read as seconds: models (small ones
 /// especially) write `timeout: 60` meaning a minute, and no real command
 /// is meant to be killed after 60 ms.
-pub const BASH_TIMEOUT_SECONDS_BELOW: f64 = 1_000.0;
+pub(crate) const BASH_TIMEOUT_SECONDS_BELOW: f64 = 1_000.0;
 
 /// The timeout to apply: default when absent or not a positive number; a
 /// value below [`BASH_TIMEOUT_SECONDS_BELOW`] is seconds, anything else
 /// milliseconds; clamped to [`BASH_MAX_TIMEOUT_MS`].
-pub fn effective_timeout_ms(requested: Option<f64>) -> u64 {
+pub(crate) fn effective_timeout_ms(requested: Option<f64>) -> u64 {
     match requested {
         Some(n) if n.is_finite() && n > 0.0 && n < BASH_TIMEOUT_SECONDS_BELOW => {
             ((n * 1_000.0) as u64).min(BASH_MAX_TIMEOUT_MS)
@@ -122,7 +110,7 @@ fn raw_output(stdout: &[u8], stderr: &[u8]) -> String {
 /// stdout then stderr, joined by a newline when both have text, with all
 /// trailing whitespace (blank lines, spaces, `\r`) removed; leading
 /// whitespace is kept.
-pub fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
+pub(crate) fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
     let out = trim_trailing_whitespace(stdout);
     let err = trim_trailing_whitespace(stderr);
     match (out.is_empty(), err.is_empty()) {
@@ -317,7 +305,7 @@ mod tests {
 
     #[test]
     fn schema_matches_claude_code_names() {
-        let schema = BashTool::new().input_schema();
+        let schema = BashTool.input_schema();
         assert_eq!(schema["required"], serde_json::json!(["command"]));
         assert_eq!(schema["properties"]["timeout"]["type"], "number");
         assert_eq!(schema["properties"]["run_in_background"]["type"], "boolean");

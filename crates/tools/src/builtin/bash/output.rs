@@ -1,10 +1,10 @@
 //! The capped head+tail byte buffer one output stream (stdout or stderr) of a
 //! shell command is collected in.
 //!
-//! Bytes flow in through [`CappedBuffer::push`]: the first
+//! Bytes flow in through `CappedBuffer::push`: the first
 //! [`BASH_OUTPUT_HEAD_BYTES`] are kept as they come, after that only the last
 //! [`BASH_OUTPUT_TAIL_BYTES`] are (a ring), and the bytes that fell out in
-//! between are counted. Reads ([`CappedBuffer::read_from`]) address the stream
+//! between are counted. Reads (`CappedBuffer::read_from`) address the stream
 //! by absolute byte offset, so a reader can take "everything since offset N"
 //! (BashOutput's incremental reads) and the gap shows up as one marker line
 //! saying how many bytes were dropped. A runaway command (`yes`) therefore
@@ -20,7 +20,7 @@ pub const BASH_OUTPUT_TAIL_BYTES: usize = 1024 * 1024;
 
 /// One stream's output: head, dropped middle, tail.
 #[derive(Debug)]
-pub struct CappedBuffer {
+pub(crate) struct CappedBuffer {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     /// Bytes pushed in total (head + dropped + tail).
@@ -37,7 +37,7 @@ impl Default for CappedBuffer {
 
 impl CappedBuffer {
     /// A buffer with explicit caps (tests use small ones).
-    pub fn with_caps(head_cap: usize, tail_cap: usize) -> Self {
+    pub(crate) fn with_caps(head_cap: usize, tail_cap: usize) -> Self {
         Self {
             head: Vec::new(),
             tail: VecDeque::new(),
@@ -48,7 +48,7 @@ impl CappedBuffer {
     }
 
     /// Appends bytes, dropping from the middle once both parts are full.
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         self.total += bytes.len() as u64;
         if self.head.len() < self.head_cap {
             let room = self.head_cap - self.head.len();
@@ -71,19 +71,20 @@ impl CappedBuffer {
     }
 
     /// Bytes pushed so far (including dropped ones).
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.total
     }
 
-    /// Bytes dropped from the middle so far.
-    pub fn dropped(&self) -> u64 {
+    /// Bytes dropped from the middle so far (the marker says it to readers).
+    #[cfg(test)]
+    fn dropped(&self) -> u64 {
         self.total - self.head.len() as u64 - self.tail.len() as u64
     }
 
     /// Everything kept at or after absolute offset `from`, with a marker
     /// where bytes were dropped; `(bytes, total)` so the caller can resume
     /// from `total` next time.
-    pub fn read_from(&self, from: u64) -> (Vec<u8>, u64) {
+    pub(crate) fn read_from(&self, from: u64) -> (Vec<u8>, u64) {
         let mut out = Vec::new();
         let head_len = self.head.len() as u64;
         let tail_start = self.total - self.tail.len() as u64;
@@ -102,7 +103,7 @@ impl CappedBuffer {
     }
 
     /// The whole kept output (head, marker, tail).
-    pub fn contents(&self) -> Vec<u8> {
+    pub(crate) fn contents(&self) -> Vec<u8> {
         self.read_from(0).0
     }
 }
@@ -114,23 +115,32 @@ pub use orbit_tool::texts::tools::bash::dropped_output_marker as dropped_marker;
 mod tests {
     use super::*;
 
+    /// Each case: head and tail caps, the chunks pushed, the offset read
+    /// from, the bytes read and how many were dropped. Small output is kept
+    /// whole; past the head only the tail is, with a marker for the gap; a
+    /// read inside the tail starts there.
     #[test]
-    fn small_output_is_kept_whole() {
-        let mut b = CappedBuffer::with_caps(8, 4);
-        b.push(b"hello");
-        assert_eq!(b.contents(), b"hello");
-        assert_eq!(b.dropped(), 0);
-    }
-
-    #[test]
-    fn head_then_tail_with_marker() {
-        let mut b = CappedBuffer::with_caps(4, 3);
-        b.push(b"abcdefgh");
-        b.push(b"ij");
-        // head "abcd", dropped "efg", tail "hij"
-        assert_eq!(b.dropped(), 3);
-        let expected = format!("abcd{}hij", dropped_marker(3));
-        assert_eq!(b.contents(), expected.as_bytes());
+    fn kept_bytes_and_the_gap_marker() {
+        // (head cap, tail cap), chunks, read from, bytes read, bytes dropped
+        type Case = ((usize, usize), &'static [&'static [u8]], u64, String, u64);
+        let table: [Case; 3] = [
+            ((8, 4), &[b"hello"], 0, "hello".into(), 0),
+            (
+                (4, 3),
+                &[b"abcdefgh", b"ij"],
+                0,
+                format!("abcd{}hij", dropped_marker(3)),
+                3,
+            ),
+            // head "ab", tail "efgh" (offsets 4..8)
+            ((2, 4), &[b"abcdefgh"], 6, "gh".into(), 2),
+        ];
+        for ((head, tail), chunks, from, expected, dropped) in table {
+            let mut b = CappedBuffer::with_caps(head, tail);
+            chunks.iter().for_each(|c| b.push(c));
+            assert_eq!(b.read_from(from).0, expected.as_bytes(), "{chunks:?}");
+            assert_eq!(b.dropped(), dropped, "{chunks:?}");
+        }
     }
 
     #[test]
@@ -148,15 +158,6 @@ mod tests {
         assert_eq!(third, format!("{}hij", dropped_marker(3)).as_bytes());
         let (fourth, _) = b.read_from(pos);
         assert!(fourth.is_empty());
-    }
-
-    #[test]
-    fn read_inside_tail() {
-        let mut b = CappedBuffer::with_caps(2, 4);
-        b.push(b"abcdefgh");
-        // head "ab", tail "efgh" (offsets 4..8)
-        let (rest, _) = b.read_from(6);
-        assert_eq!(rest, b"gh");
     }
 
     #[test]

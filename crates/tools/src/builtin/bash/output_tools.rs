@@ -23,9 +23,7 @@ use serde::Deserialize;
 use super::background::{BackgroundShell, BackgroundShells, ShellStatus};
 
 /// BashOutput results above this many chars are persisted by the engine.
-pub const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
-/// KillShell answers one short line.
-pub const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
+pub(crate) const BASH_OUTPUT_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
 /// BashOutput's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -34,21 +32,13 @@ pub struct BashOutputInput {
     /// The ID of the background shell to retrieve output from
     pub bash_id: String,
     /// Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.
-    #[serde(default)]
-    #[schemars(with = "String")]
     pub filter: Option<String>,
 }
 
-/// Reads new output of a background shell.
-#[derive(Debug, Default)]
+/// Reads new output of a background shell (register it with
+/// `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct BashOutputTool;
-
-impl BashOutputTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 /// What a validated BashOutput call reads: the shell, and the filter
 /// compiled once.
@@ -85,12 +75,7 @@ impl TypedTool for BashOutputTool {
     type Plan = BashOutputPlan;
 
     fn facts(&self, input: &BashOutputInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            subject: input.bash_id.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.bash_id).only_reads()
     }
 
     async fn validate(
@@ -134,6 +119,9 @@ impl TypedTool for BashOutputTool {
     }
 }
 
+/// KillShell answers one short line.
+pub(crate) const KILL_SHELL_MAX_RESULT_SIZE_CHARS: usize = 10_000;
+
 /// KillShell's input, as Claude Code names it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -142,16 +130,9 @@ pub struct KillShellInput {
     pub shell_id: String,
 }
 
-/// Kills a background shell.
-#[derive(Debug, Default)]
+/// Kills a background shell (register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct KillShellTool;
-
-impl KillShellTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
 
 #[async_trait]
 impl TypedTool for KillShellTool {
@@ -159,10 +140,7 @@ impl TypedTool for KillShellTool {
     type Plan = KillShellInput;
 
     fn facts(&self, input: &KillShellInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            subject: input.shell_id.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.shell_id)
     }
 
     async fn validate(

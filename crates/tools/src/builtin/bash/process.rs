@@ -36,12 +36,12 @@ use super::output::CappedBuffer;
 
 /// After the leader exits, how long its pipes may stay open before the
 /// group is killed.
-pub const BASH_DRAIN_GRACE_MS: u64 = 150;
+pub(crate) const BASH_DRAIN_GRACE_MS: u64 = 150;
 /// On timeout, the gap between SIGTERM and SIGKILL to the group.
-pub const BASH_KILL_GRACE_MS: u64 = 200;
+pub(crate) const BASH_KILL_GRACE_MS: u64 = 200;
 /// After SIGKILL, how long to wait for the leader to be reaped and for the
 /// pipes to reach EOF (each).
-pub const BASH_CANCEL_DRAIN_MS: u64 = 40;
+pub(crate) const BASH_CANCEL_DRAIN_MS: u64 = 40;
 /// Size of one read from a pipe.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 /// Progress is sent at most this often per stream.
@@ -51,7 +51,7 @@ const PROGRESS_PENDING_MAX_BYTES: usize = 64 * 1024;
 
 /// Environment every command gets on top of orbit's own: no pagers, no
 /// interactive prompts (stdin is /dev/null, nobody would answer them).
-pub const BASH_EXTRA_ENV: &[(&str, &str)] = &[
+pub(crate) const BASH_EXTRA_ENV: &[(&str, &str)] = &[
     ("GIT_PAGER", "cat"),
     ("PAGER", "cat"),
     ("GIT_TERMINAL_PROMPT", "0"),
@@ -60,7 +60,7 @@ pub const BASH_EXTRA_ENV: &[(&str, &str)] = &[
 
 /// `bash -c SCRIPT` in `cwd`, own process group, stdin /dev/null, output
 /// piped, `hidden` variables removed (see [`super::environment`]).
-pub fn shell_command(script: &str, cwd: &Path, hidden: &[String]) -> Command {
+pub(crate) fn shell_command(script: &str, cwd: &Path, hidden: &[String]) -> Command {
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
         .arg(script)
@@ -78,7 +78,7 @@ pub fn shell_command(script: &str, cwd: &Path, hidden: &[String]) -> Command {
 }
 
 /// Quotes `s` for bash as one word.
-pub fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
@@ -87,7 +87,7 @@ pub fn shell_quote(s: &str) -> String {
 /// and syntax errors after the first line; it is not inherited by subshells
 /// or child scripts, so only the top shell reports. Costs one line: error
 /// messages that cite a line number of the command see it shifted by one.
-pub fn wrap_with_cwd_trap(command: &str, cwd_file: &Path) -> String {
+pub(crate) fn wrap_with_cwd_trap(command: &str, cwd_file: &Path) -> String {
     let trap_body = format!(
         "pwd -P >| {} 2>/dev/null",
         shell_quote(&cwd_file.to_string_lossy())
@@ -97,42 +97,38 @@ pub fn wrap_with_cwd_trap(command: &str, cwd_file: &Path) -> String {
 
 /// A process group that is SIGKILLed when dropped unless released.
 #[derive(Debug)]
-pub struct ProcessGroup {
+pub(crate) struct ProcessGroup {
     pgid: i32,
     armed: AtomicBool,
 }
 
 impl ProcessGroup {
-    pub fn new(pgid: i32) -> Self {
+    pub(crate) fn new(pgid: i32) -> Self {
         Self {
             pgid,
             armed: AtomicBool::new(true),
         }
     }
 
-    pub fn pgid(&self) -> i32 {
-        self.pgid
-    }
-
     /// Sends `sig` to every process of the group (errors such as "no such
     /// process" mean the group is already gone).
-    pub fn signal(&self, sig: Signal) {
+    pub(crate) fn signal(&self, sig: Signal) {
         if self.pgid > 1 {
             let _ = killpg(Pid::from_raw(self.pgid), sig);
         }
     }
 
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         self.signal(Signal::SIGKILL);
     }
 
     /// The group is known to be finished (or meant to outlive the call):
     /// don't signal it on drop.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         self.armed.store(false, Ordering::SeqCst);
     }
 
-    pub fn is_armed(&self) -> bool {
+    pub(crate) fn is_armed(&self) -> bool {
         self.armed.load(Ordering::SeqCst)
     }
 }
@@ -147,7 +143,7 @@ impl Drop for ProcessGroup {
 
 /// How a foreground run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunEnd {
+pub(crate) enum RunEnd {
     Exited(i32),
     Signaled(i32),
     TimedOut,
@@ -158,7 +154,7 @@ pub enum RunEnd {
 
 /// Output and end of a foreground run.
 #[derive(Debug)]
-pub struct RunResult {
+pub(crate) struct RunResult {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub end: RunEnd,
@@ -175,7 +171,7 @@ pub enum SpawnError {
 
 /// Runs `script` to its end (exit, timeout or cancel); see the module docs.
 /// `progress` receives output chunks (lossy UTF-8) as they arrive.
-pub async fn run_foreground(
+pub(crate) async fn run_foreground(
     script: &str,
     cwd: &Path,
     time_limit: Duration,
@@ -271,7 +267,7 @@ fn lock_contents(buf: &Mutex<CappedBuffer>) -> Vec<u8> {
     }
 }
 
-pub fn exit_status_end(status: std::process::ExitStatus) -> RunEnd {
+pub(crate) fn exit_status_end(status: std::process::ExitStatus) -> RunEnd {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => RunEnd::Exited(code),
@@ -281,7 +277,7 @@ pub fn exit_status_end(status: std::process::ExitStatus) -> RunEnd {
 }
 
 /// Name of a signal number, e.g. `SIGKILL`.
-pub fn signal_name(sig: i32) -> String {
+pub(crate) fn signal_name(sig: i32) -> String {
     Signal::try_from(sig)
         .map(|s| s.as_str().to_string())
         .unwrap_or_else(|_| texts::unknown_signal_name(sig))
@@ -289,7 +285,7 @@ pub fn signal_name(sig: i32) -> String {
 
 /// Reads `reader` to EOF into `buf`, sending progress at most every
 /// `PROGRESS_INTERVAL_MS` (whole lines when possible).
-pub async fn pump<R: AsyncRead + Unpin>(
+pub(crate) async fn pump<R: AsyncRead + Unpin>(
     mut reader: R,
     buf: &Mutex<CappedBuffer>,
     progress: Option<&(dyn Fn(String) + Sync)>,

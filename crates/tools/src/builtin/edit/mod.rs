@@ -4,12 +4,12 @@
 //! destructive (a targeted replacement whose old text is in the
 //! conversation; a created file replaces nothing).
 //!
-//! Flow: `validate` reads the file once and runs [`plan_edit`], Claude
+//! Flow: `validate` reads the file once and runs `plan_edit`, Claude
 //! Code's checks in its order — no-op strings, missing file (created when
 //! `old_string` is empty), an empty `old_string` on a non-blank file,
 //! read-before-edit and modified-since-read (T5), then the match count
-//! ([`replace`]) — yielding the new content and the file's state as read
-//! ([`EditPlan`]); a refusal is `ToolError::RespondToModel` (the engine
+//! (`replace`) — yielding the new content and the file's state as read
+//! (`EditPlan`); a refusal is `ToolError::RespondToModel` (the engine
 //! wraps it in `<tool_use_error>`). `call` re-checks only what can change
 //! meanwhile (a permission prompt may take minutes): the file's size and
 //! content hash against the plan. A changed file is planned again against
@@ -24,24 +24,20 @@ mod replace;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::blocking::{with_file_state, write_with_file_state};
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
-/// Edit answers with a short confirmation; the limit only guards odd cases.
-pub const EDIT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-pub use replace::{Replacement, find_all, replace};
+use replace::{Replacement, replace};
 
 /// Claude Code's success texts: one replacement, or all of them.
 pub use orbit_tool::texts::tools::edit::success as success_text;
@@ -67,17 +63,38 @@ pub struct EditInput {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EditTool;
 
+/// What `validate` hands to `call`: the request and its plan.
+#[derive(Debug)]
+pub struct PlannedEdit {
+    request: EditRequest,
+    plan: EditPlan,
+}
+
+/// An edit with its path resolved against the session cwd.
+#[derive(Debug)]
+pub(crate) struct EditRequest {
+    pub path: PathBuf,
+    pub cwd: PathBuf,
+    pub input: EditInput,
+}
+
+impl EditRequest {
+    pub(crate) fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
+        Self {
+            path: ctx.resolve_path(&input.file_path),
+            cwd: ctx.cwd(),
+            input,
+        }
+    }
+}
+
 #[async_trait]
 impl TypedTool for EditTool {
     type Input = EditInput;
     type Plan = PlannedEdit;
 
     fn facts(&self, input: &EditInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            writes: vec![ctx.resolve_path(&input.file_path)],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.file_path).writing(ctx.resolve_path(&input.file_path))
     }
 
     async fn validate(
@@ -86,12 +103,11 @@ impl TypedTool for EditTool {
         ctx: &ToolUseContext,
     ) -> Result<PlannedEdit, ToolError> {
         let request = EditRequest::new(input, ctx);
-        let cache = Arc::clone(&ctx.file_state);
-        let job = move || -> Result<PlannedEdit, String> {
-            let plan = plan_edit(&request, &cache)?;
+        let job = move |cache: &FileStateCache| -> Result<PlannedEdit, String> {
+            let plan = plan_edit(&request, cache)?;
             Ok(PlannedEdit { request, plan })
         };
-        on_blocking_pool("Edit", job)
+        with_file_state("Edit", ctx, job)
             .await?
             .map_err(ToolError::RespondToModel)
     }
@@ -102,39 +118,22 @@ impl TypedTool for EditTool {
         ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let cache = Arc::clone(&ctx.file_state);
-        let cancel = call.cancel.clone();
-        on_blocking_pool("Edit", move || apply_edit(planned, &cache, &cancel)).await?
+        write_with_file_state("Edit", ctx, call, |cache, cancel| {
+            apply_edit(planned, cache, cancel)
+        })
+        .await
     }
 
     fn info(&self) -> ToolInfo<'_> {
+        // The default result limit: Edit answers with a short confirmation.
         ToolInfo::new("Edit", texts::DESCRIPTION)
             .with_search_hint("edit modify replace string in file")
-            .with_result_limit(ResultLimit::PersistOver(EDIT_MAX_RESULT_SIZE_CHARS))
-    }
-}
-
-/// An edit with its path resolved against the session cwd.
-#[derive(Debug)]
-pub struct EditRequest {
-    pub path: PathBuf,
-    pub cwd: PathBuf,
-    pub input: EditInput,
-}
-
-impl EditRequest {
-    pub fn new(input: EditInput, ctx: &ToolUseContext) -> Self {
-        Self {
-            path: ctx.resolve_path(&input.file_path),
-            cwd: ctx.cwd(),
-            input,
-        }
     }
 }
 
 /// What [`plan_edit`] decided.
 #[derive(Debug)]
-pub struct EditPlan {
+pub(crate) struct EditPlan {
     /// The file's full new content.
     pub content: Vec<u8>,
     /// The file does not exist yet (created, with parent directories).
@@ -143,15 +142,8 @@ pub struct EditPlan {
     pub seen: Option<FileState>,
 }
 
-/// What `validate` hands to `call`: the request and its plan.
-#[derive(Debug)]
-pub struct PlannedEdit {
-    request: EditRequest,
-    plan: EditPlan,
-}
-
 /// Claude Code's Edit checks, in order; `Err` is the unwrapped refusal text.
-pub fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, String> {
+pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<EditPlan, String> {
     let EditInput {
         old_string: old,
         new_string: new,

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Outcome of planning a replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Replacement {
+pub(crate) enum Replacement {
     /// The new file content.
     Done(Vec<u8>),
     NotFound,
@@ -21,7 +21,7 @@ pub enum Replacement {
 /// Replaces `old` with `new` in `content`: every occurrence with
 /// `replace_all`, else exactly one (refusing zero or several). `old` must
 /// not be empty.
-pub fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Replacement {
+pub(crate) fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Replacement {
     let mut candidates: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(2);
     if uses_crlf(content) && (old.contains('\n') || new.contains('\n')) {
         candidates.push((to_crlf(old), to_crlf(new)));
@@ -39,7 +39,7 @@ pub fn replace(content: &[u8], old: &str, new: &str, replace_all: bool) -> Repla
 }
 
 /// True when the file's first line ends in `\r\n`.
-pub fn uses_crlf(content: &[u8]) -> bool {
+pub(crate) fn uses_crlf(content: &[u8]) -> bool {
     matches!(memchr::memchr(b'\n', content), Some(i) if i > 0 && content[i - 1] == b'\r')
 }
 
@@ -54,7 +54,7 @@ fn to_crlf(s: &str) -> Cow<'_, str> {
 
 /// Start offsets of the non-overlapping occurrences of `needle`, left to
 /// right (as `str::matches` counts them).
-pub fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+pub(crate) fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() {
         return Vec::new();
     }
@@ -86,69 +86,58 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Each case: the file, old_string, new_string, replace_all, and what
+    /// `replace` decides. A CRLF file takes LF strings and stays CRLF; a
+    /// file of mixed endings takes the strings as given; overlapping
+    /// matches count left to right; bytes that are not UTF-8 outside the
+    /// match survive.
     #[test]
-    fn single_replacement() {
-        assert_eq!(
-            replace(b"a b c", "b", "X", false),
-            Replacement::Done(b"a X c".to_vec())
-        );
-    }
-
-    #[test]
-    fn ambiguous_and_replace_all() {
-        assert_eq!(
-            replace(b"x x x", "x", "y", false),
-            Replacement::Ambiguous(3)
-        );
-        assert_eq!(
-            replace(b"x x x", "x", "y", true),
-            Replacement::Done(b"y y y".to_vec())
-        );
-    }
-
-    #[test]
-    fn overlapping_matches_count_left_to_right() {
+    fn replacements() {
+        use Replacement::{Ambiguous, Done, NotFound};
+        let crlf: &[u8] = b"one\r\ntwo\r\nthree\r\n";
+        let table: [(&[u8], &str, &str, bool, Replacement); 9] = [
+            (b"a b c", "b", "X", false, Done(b"a X c".to_vec())),
+            (b"x x x", "x", "y", false, Ambiguous(3)),
+            (b"x x x", "x", "y", true, Done(b"y y y".to_vec())),
+            (b"aaa", "aa", "b", true, Done(b"ba".to_vec())),
+            (b"abc", "zz", "y", true, NotFound),
+            (
+                crlf,
+                "one\ntwo",
+                "uno\ndos",
+                false,
+                Done(b"uno\r\ndos\r\nthree\r\n".to_vec()),
+            ),
+            (
+                crlf,
+                "two",
+                "2\n2",
+                false,
+                Done(b"one\r\n2\r\n2\r\nthree\r\n".to_vec()),
+            ),
+            (
+                b"a\r\nb\nc\n",
+                "b\nc",
+                "B\nC",
+                false,
+                Done(b"a\r\nB\nC\n".to_vec()),
+            ),
+            (
+                b"\xff\xfeold\x80",
+                "old",
+                "new",
+                false,
+                Done(b"\xff\xfenew\x80".to_vec()),
+            ),
+        ];
+        for (file, old, new, all, expected) in table {
+            assert_eq!(
+                replace(file, old, new, all),
+                expected,
+                "{old:?} in {file:?}"
+            );
+        }
         assert_eq!(find_all(b"aaaa", b"aa"), vec![0, 2]);
-        assert_eq!(
-            replace(b"aaa", "aa", "b", true),
-            Replacement::Done(b"ba".to_vec())
-        );
-    }
-
-    #[test]
-    fn not_found() {
-        assert_eq!(replace(b"abc", "zz", "y", true), Replacement::NotFound);
-    }
-
-    #[test]
-    fn crlf_files_take_lf_strings_and_stay_crlf() {
-        let file = b"one\r\ntwo\r\nthree\r\n";
-        assert_eq!(
-            replace(file, "one\ntwo", "uno\ndos", false),
-            Replacement::Done(b"uno\r\ndos\r\nthree\r\n".to_vec())
-        );
-        assert_eq!(
-            replace(file, "two", "2\n2", false),
-            Replacement::Done(b"one\r\n2\r\n2\r\nthree\r\n".to_vec())
-        );
-    }
-
-    #[test]
-    fn mixed_endings_fall_back_to_the_strings_as_given() {
-        let file = b"a\r\nb\nc\n";
-        assert_eq!(
-            replace(file, "b\nc", "B\nC", false),
-            Replacement::Done(b"a\r\nB\nC\n".to_vec())
-        );
-    }
-
-    #[test]
-    fn invalid_utf8_outside_the_match_survives() {
-        let file = b"\xff\xfeold\x80";
-        assert_eq!(
-            replace(file, "old", "new", false),
-            Replacement::Done(b"\xff\xfenew\x80".to_vec())
-        );
     }
 
     proptest! {

@@ -1,9 +1,9 @@
 //! The Grep tool: content search with ripgrep's engine (DESIGN T4).
 //!
-//! Flow: [`GrepInput`] (Claude Code's parameter names) → [`request_from`]
-//! resolves path, mode and flags into a [`search::SearchRequest`] →
-//! [`search::run_search`] on a blocking thread (parallel walk, one searcher
-//! per thread) → [`format_output`] orders and renders the hits:
+//! Flow: [`GrepInput`] (Claude Code's parameter names) → `request_from`
+//! resolves path, mode and flags into a `search::SearchRequest` →
+//! `search::run_search` on a blocking thread (parallel walk, one searcher
+//! per thread) → `format_output` orders and renders the hits:
 //! - `files_with_matches` (default): `Found N file(s)` then paths, newest
 //!   mtime first (ties by path);
 //! - `content`: `path:line:text` (`-n` defaults to on), context lines
@@ -15,7 +15,7 @@
 //! `head_limit` keeps the first N lines/entries. Nothing found →
 //! `No files found` (file modes) / `No matches found` (content, count).
 
-pub mod search;
+mod search;
 
 use std::path::Path;
 
@@ -32,14 +32,15 @@ use self::search::{FileHit, SearchOutcome, SearchRequest, run_search, split_glob
 use crate::builtin::blocking::cancellable_search;
 use crate::builtin::glob::{NO_FILES_FOUND, sort_newest_first};
 use crate::builtin::paths::{
-    display_path, not_found_message, optional_path, search_facts, search_root,
+    display_path, not_found_message, optional_path, read_facts, search_root,
 };
 
 /// Larger results are persisted by the engine with a preview (R1); Claude
 /// Code's threshold for Grep.
 pub const GREP_MAX_RESULT_SIZE_CHARS: usize = 20_000;
+
 /// The answer in content and count modes when nothing matched; appended
-/// when [`search::GREP_MAX_COLLECTED_BYTES`] stopped the search.
+/// when `search::GREP_MAX_COLLECTED_BYTES` stopped the search.
 pub use orbit_tool::texts::tools::grep::{GREP_CAPPED_NOTE, NO_MATCHES_FOUND};
 
 // What Grep shows (no doc comment: it would become schema text).
@@ -60,53 +61,41 @@ pub struct GrepInput {
     /// The regular expression to search for in file contents
     pub pattern: String,
     /// File or directory to search in (default: current working directory)
-    #[serde(default)]
     pub path: Option<String>,
     /// Glob to filter files (e.g. "*.js", "*.{ts,tsx}")
-    #[serde(default)]
     pub glob: Option<String>,
     /// "content" (matching lines), "files_with_matches" (file paths; default) or "count"
-    #[serde(default)]
     pub output_mode: Option<OutputMode>,
     /// Lines of context before each match (content mode)
-    #[serde(default, rename = "-B")]
+    #[serde(rename = "-B")]
     pub before: Option<u32>,
     /// Lines of context after each match (content mode)
-    #[serde(default, rename = "-A")]
+    #[serde(rename = "-A")]
     pub after: Option<u32>,
     /// Lines of context before and after each match (content mode)
-    #[serde(default, rename = "-C")]
+    #[serde(rename = "-C")]
     pub context: Option<u32>,
     /// Show line numbers (content mode; default true)
-    #[serde(default, rename = "-n")]
+    #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
     /// Case insensitive search
-    #[serde(default, rename = "-i")]
+    #[serde(rename = "-i")]
     pub case_insensitive: Option<bool>,
     /// File type to search (rg --type), e.g. js, py, rust, go, java
-    #[serde(default, rename = "type")]
+    #[serde(rename = "type")]
     pub file_type: Option<String>,
     /// Only the first N lines/entries of the output
-    #[serde(default)]
     pub head_limit: Option<u64>,
     /// Let patterns span lines; . matches newlines
-    #[serde(default)]
     pub multiline: Option<bool>,
 }
 
-/// The Grep tool.
-#[derive(Debug, Default)]
+/// The Grep tool (stateless; register it with `orbit_tool::typed`).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct GrepTool;
 
-impl GrepTool {
-    /// The tool (register it with `orbit_tool::typed`).
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 /// Resolves an input against the session (cwd, defaults, `-C` over `-A`/`-B`).
-pub fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
+pub(crate) fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchRequest {
     let cwd = ctx.cwd();
     let root = search_root(&input.path, ctx);
     let (before, after) = match input.context {
@@ -137,7 +126,7 @@ fn limit_of(head_limit: Option<u64>) -> usize {
 }
 
 /// Renders a search outcome as the text the model receives.
-pub fn format_output(
+pub(crate) fn format_output(
     mut outcome: SearchOutcome,
     mode: OutputMode,
     head_limit: Option<u64>,
@@ -201,20 +190,27 @@ fn sort_by_path(hits: &mut [FileHit]) {
     hits.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
+/// A search `validate` checked: the resolved request, and how many lines or
+/// entries to keep.
+pub struct GrepPlan {
+    req: SearchRequest,
+    head_limit: Option<u64>,
+}
+
 #[async_trait]
 impl TypedTool for GrepTool {
     type Input = GrepInput;
-    type Plan = GrepInput;
+    type Plan = GrepPlan;
 
     fn facts(&self, input: &GrepInput, ctx: &ToolUseContext) -> CallFacts {
-        search_facts(search_root(&input.path, ctx), &input.pattern)
+        read_facts(search_root(&input.path, ctx), &input.pattern)
     }
 
     async fn validate(
         &self,
         input: GrepInput,
         ctx: &ToolUseContext,
-    ) -> Result<GrepInput, ToolError> {
+    ) -> Result<GrepPlan, ToolError> {
         let req = request_from(&input, ctx);
         if optional_path(&input.path).is_some() && !req.root.exists() {
             return Err(ToolError::RespondToModel(not_found_message(
@@ -223,21 +219,23 @@ impl TypedTool for GrepTool {
         }
         search::build_matcher(&req).map_err(ToolError::RespondToModel)?;
         search::build_walker(&req).map_err(ToolError::RespondToModel)?;
-        Ok(input)
+        Ok(GrepPlan {
+            req,
+            head_limit: input.head_limit,
+        })
     }
 
     async fn call(
         &self,
-        input: GrepInput,
-        ctx: &ToolUseContext,
+        GrepPlan { req, head_limit }: GrepPlan,
+        _ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let req = request_from(&input, ctx);
         let context = req.before > 0 || req.after > 0;
         let (mode, cwd) = (req.mode, req.cwd.clone());
         let job = move |cancel: &CancellationToken| {
             run_search(&req, cancel)
-                .map(|outcome| format_output(outcome, mode, input.head_limit, context, &cwd))
+                .map(|outcome| format_output(outcome, mode, head_limit, context, &cwd))
         };
         Ok(cancellable_search("Grep", call, job).await)
     }
@@ -250,56 +248,4 @@ impl TypedTool for GrepTool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs_split_on_commas_and_spaces_but_not_inside_braces() {
-        assert_eq!(split_globs("*.rs,*.toml"), vec!["*.rs", "*.toml"]);
-        assert_eq!(split_globs("*.{ts,tsx} *.js"), vec!["*.{ts,tsx}", "*.js"]);
-        assert_eq!(split_globs("!target/**"), vec!["!target/**"]);
-    }
-
-    #[test]
-    fn plural_and_limit() {
-        use orbit_tool::texts::tools::grep::count_of as plural;
-        assert_eq!(plural(1, "file"), "1 file");
-        assert_eq!(plural(2, "file"), "2 files");
-        assert_eq!(limit_of(Some(0)), usize::MAX);
-        assert_eq!(limit_of(Some(3)), 3);
-    }
-
-    #[test]
-    fn schema_uses_claude_code_parameter_names() {
-        let schema = orbit_tool::input_schema_for::<GrepInput>();
-        let props = schema["properties"]
-            .as_object()
-            .map(|m| m.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(
-            props,
-            Some(
-                [
-                    "pattern",
-                    "path",
-                    "glob",
-                    "output_mode",
-                    "-B",
-                    "-A",
-                    "-C",
-                    "-n",
-                    "-i",
-                    "type",
-                    "head_limit",
-                    "multiline"
-                ]
-                .map(String::from)
-                .to_vec()
-            )
-        );
-        assert_eq!(schema["required"], serde_json::json!(["pattern"]));
-        assert_eq!(
-            schema["properties"]["output_mode"]["enum"],
-            serde_json::json!(["content", "files_with_matches", "count"])
-        );
-    }
-}
+mod tests;

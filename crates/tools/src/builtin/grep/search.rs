@@ -27,19 +27,19 @@ use crate::builtin::paths::{display_path, normalize};
 
 /// Content-mode lines longer than this (in chars) are cut, like
 /// `rg --max-columns 500 --max-columns-preview`.
-pub const GREP_MAX_LINE_CHARS: usize = 500;
+pub(crate) const GREP_MAX_LINE_CHARS: usize = 500;
 /// Appended to a cut line (ripgrep's own marker).
-pub use orbit_tool::texts::tools::grep::LONG_LINE_MARKER;
+pub(crate) use orbit_tool::texts::tools::grep::LONG_LINE_MARKER;
 /// Stop collecting content-mode output past this many bytes, so a pattern
 /// that matches everything cannot exhaust memory. The engine persists large
 /// results anyway (R1), so this is far above what a model reads.
-pub const GREP_MAX_COLLECTED_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const GREP_MAX_COLLECTED_BYTES: usize = 16 * 1024 * 1024;
 /// Directories never searched even though hidden files are (Claude Code's list).
 const VCS_DIRS: [&str; 5] = [".git", ".svn", ".hg", ".bzr", ".jj"];
 
 /// Everything one search needs, already resolved.
 #[derive(Debug, Clone)]
-pub struct SearchRequest {
+pub(crate) struct SearchRequest {
     pub pattern: String,
     /// File or directory to search (absolute).
     pub root: PathBuf,
@@ -58,7 +58,7 @@ pub struct SearchRequest {
 
 /// One file with at least one match.
 #[derive(Debug, Clone)]
-pub struct FileHit {
+pub(crate) struct FileHit {
     pub path: PathBuf,
     /// Formatted output lines (content mode only), each ending in `\n`.
     pub text: String,
@@ -69,14 +69,14 @@ pub struct FileHit {
 
 /// What a search found.
 #[derive(Debug, Default)]
-pub struct SearchOutcome {
+pub(crate) struct SearchOutcome {
     pub hits: Vec<FileHit>,
     /// True when [`GREP_MAX_COLLECTED_BYTES`] stopped the search early.
     pub capped: bool,
 }
 
 /// The regex matcher for a request; `Err` is the text the model sees.
-pub fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, String> {
+pub(crate) fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, String> {
     let mut builder = RegexMatcherBuilder::new();
     builder
         .case_insensitive(req.case_insensitive)
@@ -97,7 +97,7 @@ pub fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, String> {
 }
 
 /// The walker for a request; `Err` is the text the model sees.
-pub fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
+pub(crate) fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
     let mut walker = WalkBuilder::new(&req.root);
     walker
         .hidden(false)
@@ -139,7 +139,7 @@ fn searcher_for(req: &SearchRequest) -> Searcher {
 
 /// Splits `req.globs`-style input the way Claude Code does: on whitespace,
 /// and on commas unless the pattern uses braces (`*.{ts,tsx}`).
-pub fn split_globs(glob: &str) -> Vec<String> {
+pub(crate) fn split_globs(glob: &str) -> Vec<String> {
     let mut out = Vec::new();
     for raw in glob.split_whitespace() {
         if raw.contains('{') && raw.contains('}') {
@@ -152,7 +152,7 @@ pub fn split_globs(glob: &str) -> Vec<String> {
 }
 
 /// Runs the search on the calling thread (use `spawn_blocking`).
-pub fn run_search(
+pub(crate) fn run_search(
     req: &SearchRequest,
     cancel: &CancellationToken,
 ) -> Result<SearchOutcome, String> {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// How many leading bytes are inspected for NULs, in bytes.
-pub const SNIFF_BYTES: usize = 8 * 1024;
+pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
 
 /// Extensions of formats that are binary even when their first bytes hold
 /// no NUL. Images are checked by magic bytes before this list.
@@ -18,7 +18,7 @@ const BINARY_EXTENSIONS: &[&str] = &[
 ];
 
 /// The image media type of `head` (a file's first bytes), if it is one.
-pub fn image_media_type(head: &[u8]) -> Option<&'static str> {
+pub(crate) fn image_media_type(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
     } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
@@ -33,13 +33,13 @@ pub fn image_media_type(head: &[u8]) -> Option<&'static str> {
 }
 
 /// True for a known binary extension or a NUL byte in `head`.
-pub fn is_binary(path: &Path, head: &[u8]) -> bool {
+pub(crate) fn is_binary(path: &Path, head: &[u8]) -> bool {
     let ext = extension(path);
     (!ext.is_empty() && BINARY_EXTENSIONS.contains(&ext.as_str())) || head.contains(&0)
 }
 
 /// The lowercase extension, or "".
-pub fn extension(path: &Path) -> String {
+pub(crate) fn extension(path: &Path) -> String {
     path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default()

@@ -17,7 +17,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use sha2::{Digest, Sha256};
 
 /// Lines longer than this many chars are cut.
-pub const MAX_LINE_CHARS: usize = 2_000;
+pub(crate) const MAX_LINE_CHARS: usize = 2_000;
 /// Appended to a cut line, so the model knows the line goes on.
 pub use orbit_tool::texts::tools::read::LINE_TRUNCATION_MARKER;
 /// Bytes of one line kept for display: enough for `MAX_LINE_CHARS` chars
@@ -28,7 +28,7 @@ const READ_BUF_BYTES: usize = 64 * 1024;
 
 /// The lines of one window, formatted.
 #[derive(Debug, Default)]
-pub struct LineWindow {
+pub(crate) struct LineWindow {
     /// `N\tline` entries joined by `\n`, no trailing newline.
     pub text: String,
     pub lines_shown: u64,
@@ -41,7 +41,7 @@ pub struct LineWindow {
 
 /// Reads lines `start..start + limit` (1-based, `start >= 1`). With
 /// `read_to_end`, keeps reading (without formatting) to the end of the file.
-pub fn read_window<R: Read>(
+pub(crate) fn read_window<R: Read>(
     reader: R,
     start: u64,
     limit: u64,

@@ -21,7 +21,6 @@ mod lines;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -31,18 +30,19 @@ use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedT
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::builtin::blocking::on_blocking_pool;
+use crate::builtin::blocking::with_file_state;
+use crate::builtin::paths::read_facts;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
-pub use lines::{LINE_TRUNCATION_MARKER, MAX_LINE_CHARS};
+pub use lines::LINE_TRUNCATION_MARKER;
 
 /// Lines returned when no `limit` is given.
-pub const DEFAULT_READ_LINES: u64 = 2_000;
+pub(crate) const DEFAULT_READ_LINES: u64 = 2_000;
 /// Largest file read whole (no offset/limit), in bytes.
-pub const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
+pub(crate) const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
 /// Largest result of one read, in estimated tokens (chars / 4).
-pub const MAX_READ_TOKENS: usize = 25_000;
+pub(crate) const MAX_READ_TOKENS: usize = 25_000;
 /// Largest image returned, in bytes (3.75 MiB): its base64 then stays
 /// within the API's 5 MiB per-image limit.
 pub const MAX_IMAGE_BYTES: u64 = 3 * 1024 * 1024 + 768 * 1024;
@@ -59,12 +59,8 @@ pub struct ReadInput {
     /// Path of the file to read
     pub file_path: String,
     /// Line number to start from (1-based)
-    #[serde(default)]
-    #[schemars(with = "u64")]
     pub offset: Option<u64>,
     /// Number of lines to read
-    #[serde(default)]
-    #[schemars(with = "u64")]
     pub limit: Option<u64>,
 }
 
@@ -72,19 +68,21 @@ pub struct ReadInput {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReadTool;
 
+/// A read with its path resolved against the session cwd.
+pub struct ReadRequest {
+    path: PathBuf,
+    cwd: PathBuf,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
 #[async_trait]
 impl TypedTool for ReadTool {
     type Input = ReadInput;
     type Plan = ReadRequest;
 
     fn facts(&self, input: &ReadInput, ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            reads: vec![ctx.resolve_path(&input.file_path)],
-            subject: input.file_path.clone(),
-            ..CallFacts::default()
-        }
+        read_facts(ctx.resolve_path(&input.file_path), &input.file_path)
     }
 
     /// Nothing to refuse up front: every outcome of a read (a missing file
@@ -109,8 +107,7 @@ impl TypedTool for ReadTool {
         ctx: &ToolUseContext,
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
-        let cache = Arc::clone(&ctx.file_state);
-        on_blocking_pool("Read", move || read_file(&request, &cache)).await
+        with_file_state("Read", ctx, move |cache| read_file(&request, cache)).await
     }
 
     fn info(&self) -> ToolInfo<'_> {
@@ -120,14 +117,6 @@ impl TypedTool for ReadTool {
             .with_search_hint("read view open file contents lines image")
             .with_result_limit(ResultLimit::NeverPersist)
     }
-}
-
-/// A read with its path resolved against the session cwd.
-pub struct ReadRequest {
-    path: PathBuf,
-    cwd: PathBuf,
-    offset: Option<u64>,
-    limit: Option<u64>,
 }
 
 /// The whole read, blocking; every outcome is a `ToolOutput`.

@@ -9,7 +9,7 @@ use orbit_tool::texts::tools::web_fetch as texts;
 
 /// What kind of body a response carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyKind {
+pub(crate) enum BodyKind {
     Html,
     Text,
     Binary,
@@ -22,7 +22,7 @@ const SKIPPED_TAGS: [&str; 11] = [
 ];
 
 /// Classifies a body by its media type, sniffing when there is none.
-pub fn classify(content_type: Option<&str>, body: &[u8]) -> BodyKind {
+pub(crate) fn classify(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     let media = content_type
         .and_then(|ct| ct.split(';').next())
         .map(|m| m.trim().to_ascii_lowercase())
@@ -73,7 +73,7 @@ fn sniff(body: &[u8]) -> BodyKind {
 }
 
 /// HTML to markdown without the non-content elements.
-pub fn html_to_markdown(html: &str) -> Result<String, String> {
+pub(crate) fn html_to_markdown(html: &str) -> Result<String, String> {
     // The converter holds `Rc`s, so it is built per call on the calling thread.
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(SKIPPED_TAGS.to_vec())

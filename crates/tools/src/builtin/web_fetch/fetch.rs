@@ -20,27 +20,23 @@ use reqwest::{StatusCode, Url};
 use super::guard::{GuardedResolver, check_url_host};
 
 /// Same-host redirects followed before giving up.
-pub const MAX_REDIRECTS: usize = 10;
+pub(crate) const MAX_REDIRECTS: usize = 10;
 /// Default time for the whole fetch, connect included.
-pub const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
 /// Default download cap; bytes past it are not read.
-pub const WEB_FETCH_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+pub(crate) const WEB_FETCH_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 const USER_AGENT: &str = concat!("orbit/", env!("CARGO_PKG_VERSION"), " (WebFetch)");
 
 /// What a fetch produced.
 #[derive(Debug)]
-pub enum FetchOutcome {
+pub(crate) enum FetchOutcome {
     Page(Page),
-    CrossHostRedirect {
-        original: Url,
-        target: Url,
-        status: StatusCode,
-    },
+    CrossHostRedirect { target: Url, status: StatusCode },
 }
 
 /// A final (non-redirect) response.
 #[derive(Debug)]
-pub struct Page {
+pub(crate) struct Page {
     pub url: Url,
     pub status: StatusCode,
     /// The `Content-Type` header, if any.
@@ -52,7 +48,7 @@ pub struct Page {
 
 /// Errors the model sees as the tool result.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     #[error("{}", texts::timed_out(.url, *.secs))]
     Timeout { url: Url, secs: f64 },
     #[error("{}", texts::too_many_redirects(MAX_REDIRECTS, .0))]
@@ -70,7 +66,7 @@ pub enum FetchError {
 
 /// An HTTP client configured for WebFetch.
 #[derive(Debug, Clone)]
-pub struct Fetcher {
+pub(crate) struct Fetcher {
     client: reqwest::Client,
     resolver: Arc<GuardedResolver>,
     timeout: Duration,
@@ -78,7 +74,7 @@ pub struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
+    pub(crate) fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
         // reqwest is built without a default crypto provider; the first
         // installer wins, later calls are no-ops.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -103,7 +99,7 @@ impl Fetcher {
 
     /// Fetches `url`; hosts in `allowed_hosts` may be local addresses
     /// (see `super::guard`).
-    pub async fn fetch(
+    pub(crate) async fn fetch(
         &self,
         url: Url,
         allowed_hosts: Vec<String>,
@@ -144,11 +140,7 @@ impl Fetcher {
                     .and_then(|loc| current.join(loc).ok())
                     .ok_or_else(|| FetchError::BadRedirect(current.clone()))?;
                 if !is_permitted_redirect(&current, &target) {
-                    return Ok(FetchOutcome::CrossHostRedirect {
-                        original,
-                        target,
-                        status,
-                    });
+                    return Ok(FetchOutcome::CrossHostRedirect { target, status });
                 }
                 current = target;
                 continue;
@@ -215,7 +207,7 @@ impl Fetcher {
 
 /// Claude Code's rule: same scheme and port, same host ignoring a leading
 /// `www.`, and no credentials smuggled into the target.
-pub fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
+pub(crate) fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
     let strip = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_ascii_lowercase();
     from.scheme() == to.scheme()
         && from.port_or_known_default() == to.port_or_known_default()
@@ -235,31 +227,26 @@ mod tests {
         Url::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
     }
 
+    /// Same scheme, port and host (a leading `www.` aside) is followed;
+    /// another host, scheme or port, or credentials in the target, is not.
     #[test]
     fn redirect_rule() {
-        assert!(is_permitted_redirect(
-            &url("https://a.com/x"),
-            &url("https://a.com/y")
-        ));
-        assert!(is_permitted_redirect(
-            &url("https://a.com/x"),
-            &url("https://www.a.com/y")
-        ));
-        assert!(!is_permitted_redirect(
-            &url("https://a.com/x"),
-            &url("https://b.com/y")
-        ));
-        assert!(!is_permitted_redirect(
-            &url("http://a.com/x"),
-            &url("https://a.com/y")
-        ));
-        assert!(!is_permitted_redirect(
-            &url("http://a.com:81/"),
-            &url("http://a.com:82/")
-        ));
-        assert!(!is_permitted_redirect(
-            &url("http://a.com/"),
-            &url("http://u:p@a.com/")
-        ));
+        let followed = [
+            ("https://a.com/x", "https://a.com/y"),
+            ("https://a.com/x", "https://www.a.com/y"),
+        ];
+        let refused = [
+            ("https://a.com/x", "https://b.com/y"),
+            ("http://a.com/x", "https://a.com/y"),
+            ("http://a.com:81/", "http://a.com:82/"),
+            ("http://a.com/", "http://u:p@a.com/"),
+        ];
+        let permitted = |(from, to): (&str, &str)| is_permitted_redirect(&url(from), &url(to));
+        for pair in followed {
+            assert!(permitted(pair), "{pair:?} is followed");
+        }
+        for pair in refused {
+            assert!(!permitted(pair), "{pair:?} is refused");
+        }
     }
 }

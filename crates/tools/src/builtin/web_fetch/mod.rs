@@ -5,21 +5,21 @@
 //! permission gate asks for a rule: a URL can carry data out).
 //!
 //! Flow: `url` + `prompt` → `validate` (parsable, http/https only,
-//! ≤ [`MAX_URL_CHARS`]; a refusal is `ToolError::RespondToModel`; the plan
-//! holds the parsed URL) → [`fetch::Fetcher`] (manual redirects: same host
+//! ≤ `MAX_URL_CHARS`; a refusal is `ToolError::RespondToModel`; the plan
+//! holds the parsed URL) → `fetch::Fetcher` (manual redirects: same host
 //! followed, another host reported with Claude Code's `REDIRECT DETECTED`
 //! text; overall timeout; download cap; no loopback, private or
-//! link-local address on any hop unless allowed: [`guard`]) → [`convert`] (HTML → markdown
+//! link-local address on any hop unless allowed: [`guard`]) → `convert` (HTML → markdown
 //! without script/style/head…, text/JSON as-is, binary refused) → the result:
 //! the prompt echoed, the final URL, then the content capped at
-//! [`WEB_FETCH_MAX_CONTENT_CHARS`].
+//! `WEB_FETCH_MAX_CONTENT_CHARS`.
 //!
 //! Claude Code answers the prompt with a second, small model; orbit makes no
 //! hidden model calls, so the calling model reads the page itself.
 //! URLs are not upgraded from http to https.
 
-pub mod convert;
-pub mod fetch;
+mod convert;
+mod fetch;
 pub mod guard;
 
 use std::time::Duration;
@@ -37,12 +37,12 @@ use crate::builtin::blocking::on_blocking_pool;
 use crate::context::{CallContext, ToolUseContext};
 
 /// Page content beyond this many chars is cut (Claude Code's markdown cap).
-pub const WEB_FETCH_MAX_CONTENT_CHARS: usize = 100_000;
+pub(crate) const WEB_FETCH_MAX_CONTENT_CHARS: usize = 100_000;
 /// Above the content cap plus the header, so a capped page is sent whole
 /// rather than persisted (R1).
-pub const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
+pub(crate) const WEB_FETCH_MAX_RESULT_SIZE_CHARS: usize = 110_000;
 /// Longer URLs are refused (Claude Code's limit).
-pub const MAX_URL_CHARS: usize = 2_000;
+pub(crate) const MAX_URL_CHARS: usize = 2_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +90,7 @@ impl Default for WebFetchTool {
 }
 
 /// Parses and checks a URL; `Err` is the text the model sees.
-pub fn check_url(raw: &str) -> Result<Url, String> {
+pub(crate) fn check_url(raw: &str) -> Result<Url, String> {
     if raw.chars().count() > MAX_URL_CHARS {
         return Err(texts::url_too_long(MAX_URL_CHARS));
     }
@@ -102,7 +102,7 @@ pub fn check_url(raw: &str) -> Result<Url, String> {
 }
 
 /// Claude Code's text for a redirect to another host.
-pub fn redirect_message(
+pub(crate) fn redirect_message(
     original: &str,
     target: &Url,
     status: reqwest::StatusCode,
@@ -112,7 +112,7 @@ pub fn redirect_message(
 }
 
 /// Turns a final response into the tool's answer.
-pub fn render_page(page: Page, prompt: &str) -> ToolOutput {
+pub(crate) fn render_page(page: Page, prompt: &str) -> ToolOutput {
     if !page.status.is_success() {
         // axios' wording, which Claude Code passes through.
         return ToolOutput::error(texts::request_failed(page.status.as_u16()));
@@ -154,13 +154,7 @@ impl TypedTool for WebFetchTool {
     /// sent when it does not parse (`validate` refuses it then).
     fn facts(&self, input: &WebFetchInput, _ctx: &ToolUseContext) -> CallFacts {
         let url = check_url(&input.url).map_or_else(|_| input.url.clone(), String::from);
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            network: Some(url),
-            subject: input.url.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(&input.url).only_reads().fetching(url)
     }
 
     async fn validate(
@@ -194,7 +188,7 @@ impl TypedTool for WebFetchTool {
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
                 on_blocking_pool("WebFetch", move || render_page(page, &prompt)).await
             }
-            Ok(FetchOutcome::CrossHostRedirect { target, status, .. }) => Ok(ToolOutput::text(
+            Ok(FetchOutcome::CrossHostRedirect { target, status }) => Ok(ToolOutput::text(
                 redirect_message(&input.url, &target, status, &input.prompt),
             )),
             Err(e) => Ok(ToolOutput::error(e.to_string())),
