@@ -232,6 +232,41 @@ impl CompiledRule {
     }
 }
 
+/// Whether every simple command of the call's command is allowed by one
+/// of `rules` (command rules naming the tool) or is read-only on its own
+/// (no assignment, no redirection to a file): `git log | head` under
+/// `Bash(git log:*)`, `cargo test && git status` under two rules. No
+/// substitution anywhere, and the command must be analysable.
+pub(crate) fn parts_allowed<'r>(
+    rules: impl Iterator<Item = &'r CompiledRule>,
+    call: &CallView<'_>,
+) -> bool {
+    let Some(view) = &call.command else {
+        return false;
+    };
+    let Some(commands) = view.commands.as_ref().filter(|_| !view.has_substitution) else {
+        return false;
+    };
+    let patterns: Vec<&CommandPattern> = rules
+        .filter(|r| r.rule.names_tool(call.tool_name))
+        .filter_map(|r| match &r.rule.specifier {
+            Specifier::Command(pattern) => Some(pattern),
+            _ => None,
+        })
+        .collect();
+    !patterns.is_empty()
+        && commands.iter().all(|command| {
+            patterns.iter().any(|p| p.matches_simple(command)) || part_is_read_only(command)
+        })
+}
+
+fn part_is_read_only(command: &SimpleCommand) -> bool {
+    command.assignments.is_empty()
+        && !command.has_substitution
+        && command.redirects.iter().all(|r| r.touches_no_file())
+        && orbit_shell::is_read_only(&command.text)
+}
+
 /// Every simple command matches (allow): no substitution, analysable.
 fn command_allowed(pattern: &CommandPattern, view: &CommandView) -> bool {
     !view.has_substitution

@@ -16,7 +16,8 @@
 //! 6. `acceptEdits` allows calls that only write files; local reads are
 //!    allowed;
 //! 7. allow rules (the configured ones, then "always allow" answers of
-//!    this session);
+//!    this session); a compound command is allowed when each of its simple
+//!    commands is allowed by some rule or is read-only on its own;
 //! 8. otherwise ask.
 
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ use std::sync::RwLock;
 
 use orbit_tool::texts::permissions as texts;
 
-use crate::matcher::{CallView, CompiledRule, Match};
+use crate::matcher::{CallView, CompiledRule, Match, parts_allowed};
 use crate::rule::{PermissionRule, RuleError, Specifier};
 use crate::workspace::{is_within, protected_write};
 use crate::{PermissionConfig, PermissionDecision, PermissionMode, PermissionRequest};
@@ -187,7 +188,7 @@ impl Policy {
             _ if local_read_only => return PermissionDecision::Allow,
             _ => {}
         }
-        if allow_rules().any(|r| r.allows(&call)) {
+        if allow_rules().any(|r| r.allows(&call)) || parts_allowed(allow_rules(), &call) {
             return PermissionDecision::Allow;
         }
         ask(texts::not_granted(name))
