@@ -64,13 +64,16 @@ pub fn suggested_rule(tool_name: &str, facts: &CallFacts) -> Option<String> {
     };
     let rule = PermissionRule::parse(&candidate).ok()?;
     // A specifier that does not mean what was suggested is not offered.
-    let meant = match (&rule.specifier, &facts.command, &facts.network) {
-        (Specifier::Command(_), Some(_), _) => true,
-        (Specifier::Domain(_), None, Some(_)) => true,
-        (Specifier::WritePath(_) | Specifier::ReadPath(_), None, None) => true,
-        (Specifier::Whole, None, None) => true,
-        _ => false,
-    };
+    let meant = matches!(
+        (&rule.specifier, &facts.command, &facts.network),
+        (Specifier::Command(_), Some(_), _)
+            | (Specifier::Domain(_), None, Some(_))
+            | (
+                Specifier::WritePath(_) | Specifier::ReadPath(_) | Specifier::Whole,
+                None,
+                None
+            )
+    );
     meant.then_some(rule.text)
 }
 

@@ -109,9 +109,10 @@ pub fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
         .filter_entry({
             let hidden = req.hidden.clone();
             move |e| {
-                !(e.file_type().is_some_and(|t| t.is_dir())
-                    && VCS_DIRS.iter().any(|d| e.file_name() == *d))
-                    && !hidden.as_ref().is_some_and(|h| h.is_hidden(e.path()))
+                let vcs_dir = e.file_type().is_some_and(|t| t.is_dir())
+                    && VCS_DIRS.iter().any(|d| e.file_name() == *d);
+                let denied = hidden.as_ref().is_some_and(|h| h.is_hidden(e.path()));
+                !vcs_dir && !denied
             }
         });
     if !req.globs.is_empty() {
