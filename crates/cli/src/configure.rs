@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use orbit_config::{Config, Env, Origin, SettingSources, Settings, SettingsLocations};
+use orbit_config::{Config, Env, Origin, SettingSources, Settings, SettingsLocations, vars};
+use orbit_permissions::{PermissionConfig, PermissionRule, Policy};
 
 use crate::args::Args;
 
@@ -67,4 +68,47 @@ pub fn additional_dirs(config: &Config) -> anyhow::Result<Vec<PathBuf>> {
         }
     }
     Ok(dirs)
+}
+
+/// The session's permission settings: `--allowedTools` / `--disallowedTools`
+/// and every settings file's `permissions.allow` / `deny` / `ask` (all
+/// anchored at `cwd`), the mode, and the home directory for `~/` rules.
+/// A flag rule that does not parse is an error; a flag rule naming a tool
+/// that `is_tool` does not know (MCP names aside) is a one-line warning on stderr.
+pub fn permissions(
+    args: &Args,
+    config: &Config,
+    cwd: &Path,
+    is_tool: impl Fn(&str) -> bool,
+) -> anyhow::Result<PermissionConfig> {
+    let flags = [
+        ("--allowedTools", args.allowed_tool_rules()),
+        ("--disallowedTools", args.disallowed_tool_rules()),
+    ];
+    for (flag, rules) in &flags {
+        for rule in rules {
+            let parsed = PermissionRule::parse(rule).with_context(|| flag.to_string())?;
+            let name = parsed.tool_name.as_str();
+            if !name.starts_with("mcp__") && !is_tool(name) {
+                eprintln!("orbit: warning: {flag} names `{name}`, which is not a tool orbit has");
+            }
+        }
+    }
+    let [(_, mut allowed), (_, mut disallowed)] = flags;
+    let settings = &config.permissions;
+    let values = |list: &[orbit_config::Sourced<String>]| -> Vec<String> {
+        list.iter().map(|r| r.value.clone()).collect()
+    };
+    allowed.extend(values(&settings.allow));
+    disallowed.extend(values(&settings.deny));
+    let permissions = PermissionConfig {
+        mode: config.permission_mode.value,
+        allowed_tools: allowed,
+        disallowed_tools: disallowed,
+        ask_tools: values(&settings.ask),
+        headless: true,
+        home: config.env.path(vars::HOME),
+    };
+    Policy::check(&permissions, cwd)?;
+    Ok(permissions)
 }

@@ -31,7 +31,6 @@ use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
 use orbit_config::{Env, ProviderKind};
 use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
-use orbit_permissions::PermissionConfig;
 
 use crate::args::Args;
 use crate::output::{InitInfo, OutputWriter, one_line};
@@ -130,6 +129,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     );
 
     let mut tools = orbit_tools::builtin::default_tools();
+    let permissions =
+        configure::permissions(&args, &config, &cwd, |name| tools.find(name).is_some())?;
     let disallowed = args.disallowed_tool_rules();
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
@@ -158,12 +159,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         temperature: None,
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
-        permissions: PermissionConfig {
-            mode: config.permission_mode.value,
-            allowed_tools: args.allowed_tool_rules(),
-            disallowed_tools: disallowed,
-            headless: true,
-        },
+        permissions,
+        rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),
         session_id: session_id.clone(),
         cwd: cwd.clone(),
         data_dir: config.data_dir.clone(),

@@ -172,6 +172,23 @@ pub enum ConfigError {
         /// serde_json's message, without its position suffix.
         message: String,
     },
+    /// A permission rule in a settings file does not parse. The position
+    /// is the rule's fault in the file (1-based line and column).
+    #[error("{origin}:{line}:{column}: {message} in permissions.{list} rule `{rule}`")]
+    InvalidRule {
+        /// The file's path, or `--settings`.
+        origin: String,
+        /// `allow`, `deny` or `ask`.
+        list: &'static str,
+        /// The rule as written.
+        rule: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A provider name orbit does not know.
     #[error("{origin}: unknown provider `{value}` (expected anthropic, openai or local)")]
     UnknownProvider {

@@ -123,8 +123,8 @@ pub struct Config {
     /// `--add-dir` values (as given), then settings directories (made
     /// absolute; `~/` is the home directory). Not checked for existence.
     pub additional_directories: Vec<Sourced<PathBuf>>,
-    /// Permission rules of the settings files, carried for the
-    /// permissions work; not applied yet.
+    /// Permission rules of the settings files, each with its file (the
+    /// CLI adds them to the session's policy).
     pub permissions: PermissionSettings,
     /// `ORBIT_MAX_TOOL_USE_CONCURRENCY` (else Claude Code's name); None =
     /// the engine's default.

@@ -19,12 +19,13 @@ use std::task::{Context, Poll};
 use futures::Stream;
 use futures::stream::BoxStream;
 use orbit_model::{ModelClient, ToolSpec};
-use orbit_permissions::PermissionConfig;
+use orbit_permissions::{PermissionConfig, Policy};
 use orbit_protocol::{EngineEvent, Message};
 use orbit_tool::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::abort::{AbortHandle, TurnGuard};
+use crate::approve::SharedApprover;
 use crate::orchestrator::ToolRuntime;
 use crate::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
@@ -65,6 +66,11 @@ pub struct EngineConfig {
     pub data_dir: PathBuf,
     /// R2: per-message budget over all tool_results of one user message, in chars.
     pub tool_result_budget_chars: usize,
+    /// Who answers permission asks; None = headless (an ask is a denial).
+    pub approver: Option<SharedApprover>,
+    /// Where "always allow" answers are appended (the CLI: the project's
+    /// `.orbit/settings.local.json`); None = kept for the session only.
+    pub rules_file: Option<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -83,6 +89,8 @@ impl Default for EngineConfig {
             cwd: PathBuf::from("."),
             data_dir: PathBuf::from(".orbit"),
             tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
+            approver: None,
+            rules_file: None,
         }
     }
 }
@@ -112,11 +120,20 @@ impl QueryEngine {
         );
         context.file_state = Arc::clone(&session.file_state);
         context.todos = Arc::clone(&session.todos);
+        let policy = Arc::new(Policy::new(&config.permissions, &project_root));
+        for err in policy.errors() {
+            tracing::error!(%err, "a permission rule does not compile; it allows nothing and a deny or ask rule covers its whole tool");
+        }
+        // Searches leave out what read deny rules cover.
+        let filter = Arc::clone(&policy);
+        context.set_read_filter(move |path| filter.is_read_denied(path));
         let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
         let runtime = Arc::new(ToolRuntime {
             tools,
             context,
-            permissions: config.permissions.clone(),
+            permissions: policy,
+            approver: config.approver.clone(),
+            rules_file: config.rules_file.clone(),
             storage,
             max_concurrency: config.max_tool_use_concurrency.max(1),
             denials: std::sync::Mutex::new(Vec::new()),

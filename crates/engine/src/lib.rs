@@ -15,6 +15,7 @@
 #![warn(unreachable_pub)]
 
 mod abort;
+mod approve;
 mod assemble;
 mod engine;
 mod executor;
@@ -25,6 +26,7 @@ pub mod results;
 mod session;
 
 pub use abort::AbortHandle;
+pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
 pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };

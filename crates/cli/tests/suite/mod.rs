@@ -14,6 +14,7 @@ mod model_alias;
 mod openai_provider;
 mod permissions;
 mod security_bash;
+mod security_rules;
 mod session;
 mod settings;
 mod startup_errors;

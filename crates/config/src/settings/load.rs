@@ -11,6 +11,8 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use orbit_permissions::PermissionRule;
+
 use super::{FileSettings, Settings, SettingsFile, SettingsSource};
 use crate::{ConfigError, Env, data_dir, vars};
 
@@ -227,6 +229,7 @@ impl SettingsFile {
             });
         }
         let values: FileSettings = serde_json::from_str(text).map_err(parse_error)?;
+        check_rules(&origin, text, &values)?;
         Ok(SettingsFile {
             source,
             origin,
@@ -235,6 +238,57 @@ impl SettingsFile {
             raw,
         })
     }
+}
+
+/// Every permission rule of the file parses; the first that does not is
+/// an error at its place in `text`. A rule is never dropped silently: a
+/// deny rule dropped would allow what it was written to stop.
+fn check_rules(origin: &str, text: &str, values: &FileSettings) -> Result<(), ConfigError> {
+    let section = &values.permissions;
+    for (list, rules) in [
+        ("allow", &section.allow),
+        ("deny", &section.deny),
+        ("ask", &section.ask),
+    ] {
+        for rule in rules {
+            if let Err(err) = PermissionRule::parse(rule) {
+                let (line, column) = locate(text, list, rule, err.position);
+                return Err(ConfigError::InvalidRule {
+                    origin: origin.to_string(),
+                    list,
+                    rule: rule.clone(),
+                    line,
+                    column,
+                    message: err.message,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The 1-based line and column of char `offset` of `rule`, written as a
+/// JSON string after the key `list` (falls back to the first occurrence,
+/// then to 1:1).
+fn locate(text: &str, list: &str, rule: &str, offset: usize) -> (usize, usize) {
+    let encoded = serde_json::to_string(rule).unwrap_or_default();
+    let after_key = text.find(&format!("\"{list}\"")).unwrap_or(0);
+    let Some(start) = text[after_key..]
+        .find(&encoded)
+        .map(|i| i + after_key)
+        .or_else(|| text.find(&encoded))
+    else {
+        return (1, 1);
+    };
+    // Past the opening quote, then `offset` chars of the rule (escapes in
+    // the JSON text are rare in rules and ignored).
+    let leading = rule.len() - rule.trim_start().len();
+    let at = start + 1 + leading;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..at].chars().count() + 1 + offset;
+    (line, column)
 }
 
 fn json_kind(value: &serde_json::Value) -> &'static str {

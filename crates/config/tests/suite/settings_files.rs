@@ -153,6 +153,29 @@ fn a_malformed_file_is_an_error_with_path_line_and_column() {
 }
 
 #[test]
+fn a_rule_that_does_not_parse_is_an_error_at_its_place() {
+    // (document, expected message after the path)
+    let table = [
+        (
+            "{\"permissions\": {\n  \"allow\": [\"Read\"],\n  \"deny\": [\"Read\", \"Bash(rm:*\"]\n}}",
+            ":3:30: expected `)` at the end of the rule in permissions.deny rule `Bash(rm:*`",
+        ),
+        (
+            "{\"permissions\": {\"ask\": [\"WebFetch(example.com)\"]}}",
+            ":1:36: expected `domain:HOST` in permissions.ask rule `WebFetch(example.com)`",
+        ),
+        (
+            "{\"permissions\": {\"deny\": [\"Bash\"], \"allow\": [\"Bash(a; b)\"]}}",
+            ":1:52: not a command pattern (an unquoted operator, expansion or unterminated quote) in permissions.allow rule `Bash(a; b)`",
+        ),
+    ];
+    for (doc, want) in table {
+        let err = SettingsFile::parse(S::Project, "p.json", None, doc).unwrap_err();
+        assert_eq!(err.to_string(), format!("p.json{want}"), "{doc}");
+    }
+}
+
+#[test]
 fn a_wrongly_typed_known_key_is_an_error_too() {
     let d = Dirs::new();
     let path = d.write(

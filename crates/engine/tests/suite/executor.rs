@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use orbit_engine::StreamingToolExecutor;
 use orbit_engine::orchestrator::ToolRuntime;
 use orbit_engine::results::ToolResultStorage;
-use orbit_permissions::PermissionConfig;
+use orbit_permissions::{PermissionConfig, Policy};
 use orbit_protocol::{ContentBlock, EngineEvent, ResultSubtype, StreamEvent, ToolUseBlock};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use orbit_tool::{ToolOutput, ToolRegistry, ToolUseContext};
@@ -390,7 +390,9 @@ async fn a_whole_message_runs_in_x1_batches_in_order() {
     let runtime = Arc::new(ToolRuntime {
         tools: x1_registry(&log),
         context: ToolUseContext::new("s", dir.path().to_path_buf(), dir.path().join(".orbit")),
-        permissions: PermissionConfig::default(),
+        permissions: Arc::new(Policy::new(&PermissionConfig::default(), dir.path())),
+        approver: None,
+        rules_file: None,
         storage: ToolResultStorage::new(&dir.path().join(".orbit"), dir.path(), "s"),
         max_concurrency: 10,
         denials: Default::default(),

@@ -1,5 +1,6 @@
 //! One module per area.
 
+mod approver;
 mod support;
 
 mod abort;

@@ -17,3 +17,33 @@ pub fn denied_in_plan_mode(tool_name: &str) -> String {
 pub fn not_granted(tool_name: &str) -> String {
     format!("orbit requested permissions to use {tool_name}, but you haven't granted it yet.")
 }
+
+/// An ask rule matched: a human must confirm (denied when headless).
+pub fn ask_rule(tool_name: &str, rule: &str) -> String {
+    format!("Using {tool_name} here needs your approval: it matches the ask rule `{rule}`.")
+}
+
+/// A deny rule might match but the command cannot be analysed far enough
+/// to tell (a substitution, a wrapper, a word computed at run time).
+pub fn deny_rule_unsure(tool_name: &str, rule: &str) -> String {
+    format!(
+        "{tool_name} needs your approval: orbit cannot tell whether this command is covered by the deny rule `{rule}`."
+    )
+}
+
+/// A path outside the working directory and the added directories.
+pub fn outside_workspace(tool_name: &str, path: &std::path::Path, write: bool) -> String {
+    let verb = if write { "write" } else { "read" };
+    format!(
+        "{tool_name} wants to {verb} {}, which is outside the working directories; this needs your approval.",
+        path.display()
+    )
+}
+
+/// A protected path inside the workspace (git internals, settings, rc files, `.env`).
+pub fn protected_path(tool_name: &str, path: &std::path::Path, why: &str) -> String {
+    format!(
+        "{tool_name} wants to write {}, which needs your approval: {why}.",
+        path.display()
+    )
+}

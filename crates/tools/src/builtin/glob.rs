@@ -18,7 +18,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use orbit_tool::texts::tools::glob as texts;
 use orbit_tool::{
-    CallContext, CallFacts, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
+    CallContext, CallFacts, ReadFilter, ToolError, ToolInfo, ToolOutput, ToolUseContext, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -83,9 +83,11 @@ fn split_pattern(root: &Path, pattern: &str) -> (PathBuf, String) {
 /// Every file under `root` matching `pattern`, with its mtime, unsorted.
 /// Runs on the calling thread (use `spawn_blocking`); stops early when
 /// `cancel` fires.
+/// Paths `hidden` covers (read deny rules) are left out of the walk.
 pub(crate) fn glob_files(
     root: &Path,
     pattern: &str,
+    hidden: Option<ReadFilter>,
     cancel: &CancellationToken,
 ) -> Result<Vec<(PathBuf, SystemTime)>, String> {
     let (root, pattern) = split_pattern(root, pattern);
@@ -103,6 +105,7 @@ pub(crate) fn glob_files(
         .hidden(true)
         .require_git(false)
         .threads(0)
+        .filter_entry(move |e| !hidden.as_ref().is_some_and(|h| h.is_hidden(e.path())))
         .build_parallel()
         .run(|| {
             let matcher = &matcher;
@@ -203,8 +206,9 @@ impl TypedTool for GlobTool {
         let cwd = ctx.cwd();
         let root = search_root(&input.path, ctx);
         let pattern = input.pattern;
+        let hidden = ctx.read_filter();
         let job = move |cancel: &CancellationToken| {
-            glob_files(&root, &pattern, cancel).map(|files| format_glob_result(files, &cwd))
+            glob_files(&root, &pattern, hidden, cancel).map(|files| format_glob_result(files, &cwd))
         };
         Ok(cancellable_search("Glob", call, job).await)
     }

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use orbit_tool::texts::tools::{self as tools_texts, ls as texts};
-use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{CallFacts, ReadFilter, ToolError, ToolInfo, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -70,7 +70,13 @@ fn ignore_set(globs: &[String]) -> Result<GlobSet, String> {
 }
 
 /// Lists `dir` as Claude Code's LS does. Runs on the calling thread.
-pub(crate) fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> String {
+/// Paths `hidden` covers (read deny rules) are left out.
+pub(crate) fn list_directory(
+    dir: &Path,
+    ignore: &GlobSet,
+    hidden: Option<ReadFilter>,
+    cancel: &CancellationToken,
+) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut truncated = false;
     let root = dir.to_path_buf();
@@ -82,7 +88,10 @@ pub(crate) fn list_directory(dir: &Path, ignore: &GlobSet, cancel: &Cancellation
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
-            e.depth() == 0 || !(filter_set.is_match(e.file_name()) || filter_set.is_match(rel))
+            e.depth() == 0
+                || !(filter_set.is_match(e.file_name())
+                    || filter_set.is_match(rel)
+                    || hidden.as_ref().is_some_and(|h| h.is_hidden(e.path())))
         })
         .build();
     for entry in walk {
@@ -137,11 +146,12 @@ impl TypedTool for LsTool {
     async fn call(
         &self,
         plan: LsPlan,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let cancel = call.cancel.clone();
-        let job = move || list_directory(&plan.dir, &plan.ignore, &cancel);
+        let hidden = ctx.read_filter();
+        let job = move || list_directory(&plan.dir, &plan.ignore, hidden, &cancel);
         tokio::select! {
             listed = on_blocking_pool("LS", job) => listed.map(ToolOutput::text),
             () = call.cancel.cancelled() => Ok(ToolOutput::error(tools_texts::cancelled("LS"))),

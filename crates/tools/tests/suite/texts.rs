@@ -120,6 +120,14 @@ fn every_text() -> Vec<(String, String)> {
         permissions::denied_by_rule("Bash", "Bash(rm:*)"),
         permissions::denied_in_plan_mode("Write"),
         permissions::not_granted("Bash"),
+        permissions::ask_rule("Bash", "Bash(git push:*)"),
+        permissions::deny_rule_unsure("Bash", "Bash(rm:*)"),
+        permissions::outside_workspace("Read", Path::new("/home/u/.ssh/id_rsa"), false),
+        permissions::protected_path(
+            "Write",
+            Path::new("/p/.git/hooks/pre-commit"),
+            "it is inside a directory that configures git, orbit or Claude Code"
+        ),
         // units
         units::format_file_size(1_000),
         units::format_file_size(228_894),

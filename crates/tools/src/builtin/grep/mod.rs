@@ -114,6 +114,7 @@ pub(crate) fn request_from(input: &GrepInput, ctx: &ToolUseContext) -> SearchReq
         multiline: input.multiline.unwrap_or(false),
         globs: input.glob.as_deref().map(split_globs).unwrap_or_default(),
         file_type: input.file_type.clone().filter(|t| !t.trim().is_empty()),
+        hidden: ctx.read_filter(),
     }
 }
 

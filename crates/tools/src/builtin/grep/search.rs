@@ -19,6 +19,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use ignore::{WalkBuilder, WalkState};
+use orbit_tool::ReadFilter;
 use orbit_tool::texts::tools::grep as texts;
 use tokio_util::sync::CancellationToken;
 
@@ -54,6 +55,8 @@ pub(crate) struct SearchRequest {
     /// Globs as `rg --glob` takes them (`!` negates).
     pub globs: Vec<String>,
     pub file_type: Option<String>,
+    /// Paths the walk leaves out (read deny rules; see `ToolUseContext::read_filter`).
+    pub hidden: Option<ReadFilter>,
 }
 
 /// One file with at least one match.
@@ -103,9 +106,14 @@ pub(crate) fn build_walker(req: &SearchRequest) -> Result<WalkBuilder, String> {
         .hidden(false)
         .require_git(false)
         .threads(0)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && VCS_DIRS.iter().any(|d| e.file_name() == *d))
+        .filter_entry({
+            let hidden = req.hidden.clone();
+            move |e| {
+                let vcs_dir = e.file_type().is_some_and(|t| t.is_dir())
+                    && VCS_DIRS.iter().any(|d| e.file_name() == *d);
+                let denied = hidden.as_ref().is_some_and(|h| h.is_hidden(e.path()));
+                !vcs_dir && !denied
+            }
         });
     if !req.globs.is_empty() {
         let mut overrides = OverrideBuilder::new(&req.root);

@@ -1,0 +1,70 @@
+//! Asks: when the permission policy answers "ask", the orchestrator awaits
+//! the session's [`Approver`] (a terminal prompt, an SDK's `can_use_tool`
+//! callback). Without one (headless) an ask is a denial, recorded in
+//! `permission_denials` with the policy's reason.
+//!
+//! An [`Approval::AllowAlways`] answer adds its rule to the session's
+//! policy at once and, when the engine was given a settings file
+//! (`EngineConfig::rules_file`, the project's
+//! `.orbit/settings.local.json` in the CLI), appends it to that file's
+//! `permissions.allow` for later sessions.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// One call waiting for a human's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool_use id of the call.
+    pub tool_use_id: String,
+    /// The input the model sent.
+    pub input: Value,
+    /// Why the call was not allowed outright (the policy's reason).
+    pub reason: String,
+    /// The call's subject for a person (`npm test`, `src/main.rs`).
+    pub subject: String,
+    /// The rule "always allow" would add (see
+    /// `orbit_permissions::suggested_rule`); None when no rule can express it.
+    pub suggested_rule: Option<String>,
+}
+
+/// A human's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run this call.
+    Allow,
+    /// Run this call and allow calls matching `rule` from now on (the
+    /// suggested rule, or one the person wrote).
+    AllowAlways {
+        /// An allow rule in Claude Code's syntax.
+        rule: String,
+    },
+    /// Do not run it; `reason` (or the policy's) is what the model is told.
+    Deny {
+        /// Why, in the person's words.
+        reason: Option<String>,
+    },
+}
+
+/// Answers asks. The engine awaits it while the call waits (other calls of
+/// the batch go on); implementations may take as long as a person needs.
+#[async_trait]
+pub trait Approver: Send + Sync {
+    /// The answer for `request`.
+    async fn approve(&self, request: &ApprovalRequest) -> Approval;
+}
+
+/// A shared approver that [`crate::EngineConfig`] can hold (Debug, Clone).
+#[derive(Clone)]
+pub struct SharedApprover(pub Arc<dyn Approver>);
+
+impl fmt::Debug for SharedApprover {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SharedApprover(..)")
+    }
+}

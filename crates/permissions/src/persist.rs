@@ -1,0 +1,216 @@
+//! "Always allow": the rule an approval suggests ([`suggested_rule`]) and
+//! how it is kept for later sessions ([`persist_allow_rule`]: appended to
+//! `permissions.allow` of a settings file, `.orbit/settings.local.json`
+//! of the project). The file is merged, never replaced: every other key
+//! stays, a rule already there is not added twice, and the new text is
+//! written to a temporary file in the same directory and renamed over the
+//! old one, so a crash leaves the old file or the new one, never half.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use orbit_tool::CallFacts;
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::rule::{PermissionRule, Specifier};
+
+/// Where a project keeps "always allow" rules, relative to its root.
+pub const LOCAL_RULES_FILE: &str = ".orbit/settings.local.json";
+
+/// Why a rule could not be persisted; the file is left as it was.
+#[derive(Debug, Error)]
+pub enum PersistError {
+    /// Reading, writing or renaming failed.
+    #[error("cannot update {path}: {source}")]
+    Io {
+        /// The settings file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file exists but is not a JSON object with a `permissions.allow`
+    /// list (it is not overwritten).
+    #[error("cannot update {path}: {message}")]
+    Malformed {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The rule that would allow calls like this one again: the exact command
+/// (`Bash(npm test)`), the host (`WebFetch(domain:docs.rs)`), the file
+/// written (`Edit(//abs/file)`) or the directory read (`Read(//abs/dir/**)`),
+/// else the tool. None when the command cannot be written as a rule.
+pub fn suggested_rule(tool_name: &str, facts: &CallFacts) -> Option<String> {
+    let candidate = if let Some(command) = &facts.command {
+        format!("{tool_name}({})", command.trim())
+    } else if let Some(host) = facts.network.as_deref().and_then(crate::matcher::url_host) {
+        format!("{tool_name}(domain:{host})")
+    } else if let Some(path) = facts.writes.first() {
+        format!("Edit(/{})", globset::escape(&path.to_string_lossy()))
+    } else if let Some(path) = facts.reads.first() {
+        let dir = if path.is_dir() {
+            path.as_path()
+        } else {
+            path.parent().unwrap_or(path)
+        };
+        format!("Read(/{}/**)", globset::escape(&dir.to_string_lossy()))
+    } else {
+        tool_name.to_string()
+    };
+    let rule = PermissionRule::parse(&candidate).ok()?;
+    // A specifier that does not mean what was suggested is not offered.
+    let meant = matches!(
+        (&rule.specifier, &facts.command, &facts.network),
+        (Specifier::Command(_), Some(_), _)
+            | (Specifier::Domain(_), None, Some(_))
+            | (
+                Specifier::WritePath(_) | Specifier::ReadPath(_) | Specifier::Whole,
+                None,
+                None
+            )
+    );
+    meant.then_some(rule.text)
+}
+
+/// Appends `rule` to `permissions.allow` of the settings file at `path`
+/// (created with its directory when missing). See the module docs.
+pub fn persist_allow_rule(path: &Path, rule: &str) -> Result<(), PersistError> {
+    let io = |source| PersistError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let malformed = |message: &str| PersistError::Malformed {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    };
+    let mut doc = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| malformed(&format!("not valid JSON ({e})")))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(e) => return Err(io(e)),
+    };
+    let root = doc
+        .as_object_mut()
+        .ok_or_else(|| malformed("not a JSON object"))?;
+    let permissions = root
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| malformed("`permissions` is not an object"))?;
+    let allow = permissions
+        .entry("allow")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| malformed("`permissions.allow` is not a list"))?;
+    if allow.iter().any(|v| v.as_str() == Some(rule)) {
+        return Ok(());
+    }
+    allow.push(Value::String(rule.to_string()));
+    let mut text = serde_json::to_string_pretty(&doc)
+        .map_err(|e| malformed(&format!("cannot serialise ({e})")))?;
+    text.push('\n');
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.unwrap_or_default(),
+        std::process::id()
+    ));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(text.as_bytes())?;
+        f.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_into_the_file_keeping_other_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".orbit/settings.local.json");
+        persist_allow_rule(&path, "Bash(npm test)").unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            serde_json::json!({"permissions": {"allow": ["Bash(npm test)"]}})
+        );
+
+        std::fs::write(
+            &path,
+            r#"{"model": "opus", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}, "env": {"A": "1"}}"#,
+        )
+        .unwrap();
+        persist_allow_rule(&path, "Bash(npm test)").unwrap();
+        persist_allow_rule(&path, "Bash(npm test)").unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            serde_json::json!({"model": "opus", "env": {"A": "1"}, "permissions": {
+                "allow": ["Read", "Bash(npm test)"], "deny": ["Bash(rm:*)"]}})
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_malformed_file_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.local.json");
+        for text in ["{not json", "[1]", r#"{"permissions": {"allow": "Read"}}"#] {
+            std::fs::write(&path, text).unwrap();
+            let err = persist_allow_rule(&path, "Read").unwrap_err();
+            assert!(matches!(err, PersistError::Malformed { .. }), "{err}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn suggestions_are_rules_that_mean_the_call() {
+        let facts = |f: fn(&mut CallFacts)| {
+            let mut facts = CallFacts::default();
+            f(&mut facts);
+            facts
+        };
+        let table = [
+            (
+                "Bash",
+                facts(|f| f.command = Some("npm test".into())),
+                Some("Bash(npm test)"),
+            ),
+            ("Bash", facts(|f| f.command = Some("a; b".into())), None),
+            (
+                "WebFetch",
+                facts(|f| f.network = Some("https://Docs.rs:443/x".into())),
+                Some("WebFetch(domain:docs.rs)"),
+            ),
+            (
+                "Write",
+                facts(|f| f.writes = vec!["/tmp/a[1].txt".into()]),
+                Some("Edit(//tmp/a[[]1[]].txt)"),
+            ),
+            ("TodoWrite", CallFacts::default(), Some("TodoWrite")),
+        ];
+        for (tool, facts, want) in table {
+            assert_eq!(suggested_rule(tool, &facts).as_deref(), want, "{tool}");
+        }
+    }
+}
