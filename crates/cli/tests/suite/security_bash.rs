@@ -269,7 +269,8 @@ const SECRET_PROBES: &[(&str, &[&str], Vars)] = &[
     ),
     (
         "cat /proc/self/environ | tr '\\0' '\\n'",
-        &["--allowedTools", "Bash"],
+        // /proc is outside the workspace: reading it needs its own rule.
+        &["--allowedTools", "Bash Read(//proc/**)"],
         &[],
     ),
     ("env | grep -i key", &["--allowedTools", "Bash"], &[]),
