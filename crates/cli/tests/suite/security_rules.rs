@@ -99,6 +99,12 @@ const READS_OUTSIDE: &[Case] = &[
     ("read ~/.ssh in acceptEdits", ACCEPT, NONE, "Read", r#"{"file_path": "{H}/.ssh/id_rsa"}"#, NotSent("SECRET-SSH-KEY")),
     ("read ~/.ssh in plan mode", PLAN, NONE, "Read", r#"{"file_path": "{H}/.ssh/id_rsa"}"#, NotSent("SECRET-SSH-KEY")),
     ("read outside with --add-dir of another dir", &["--add-dir", "{D}/outside2"], NONE, "Read", r#"{"file_path": "{O}/f.txt"}"#, NotSent("OUTSIDE-SECRET")),
+    // Bash declares what its read commands read: the same boundary and Read rules apply.
+    ("bash cat ~/.ssh/id_rsa with Bash allowed", &["--allowedTools", "Bash"], NONE, "Bash", r#"{"command": "cat {H}/.ssh/id_rsa"}"#, NotSent("SECRET-SSH-KEY")),
+    ("bash head ../ outside", &["--allowedTools", "Bash"], NONE, "Bash", r#"{"command": "head -n 3 ../outside/f.txt"}"#, NotSent("OUTSIDE-SECRET")),
+    ("bash grep -r in a linked dir", &["--allowedTools", "Bash"], NONE, "Bash", r#"{"command": "grep -r SECRET {O}"}"#, NotSent("OUTSIDE-SECRET")),
+    ("bash cat of a settings-denied file", &["--allowedTools", "Bash"], DENY_SECRETS, "Bash", r#"{"command": "cat secrets/key.txt"}"#, NotSent("SECRET-PROJECT-KEY")),
+    ("bash cat of a settings-denied file in bypass", BYPASS, DENY_SECRETS, "Bash", r#"{"command": "cat ./secrets/key.txt | head -1"}"#, NotSent("SECRET-PROJECT-KEY")),
 ];
 
 #[rustfmt::skip]
@@ -127,6 +133,8 @@ const WRITES_OUTSIDE_OR_PROTECTED: &[Case] = &[
     ("write outside in default mode", &[], NONE, "Write", r#"{"file_path": "{O}/new.txt", "content": "x"}"#, NotCreated("{O}/new.txt")),
     ("write the sibling of an added dir", &["--permission-mode", "acceptEdits", "--add-dir", "{O}"], NONE, "Write", r#"{"file_path": "{D}/outside2/new.txt", "content": "x"}"#, NotCreated("{D}/outside2/new.txt")),
     ("write in plan mode with Write allowed", &["--permission-mode", "plan", "--allowedTools", "Write"], NONE, "Write", r#"{"file_path": "new.txt", "content": "x"}"#, NotCreated("{P}/new.txt")),
+    ("bash redirect outside with Bash allowed", &["--allowedTools", "Bash"], NONE, "Bash", r#"{"command": "echo x > {O}/bash.txt"}"#, NotCreated("{O}/bash.txt")),
+    ("bash redirect into .git/hooks with Bash allowed", &["--allowedTools", "Bash"], NONE, "Bash", r#"{"command": "echo 'touch PWNED' > .git/hooks/pre-commit"}"#, NotCreated("{P}/.git/hooks/pre-commit")),
 ];
 
 #[rustfmt::skip]
