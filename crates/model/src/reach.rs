@@ -28,6 +28,19 @@ pub struct Endpoint {
     pub check: String,
 }
 
+impl Endpoint {
+    /// `path` under `base_url` (a trailing `/` of the base is ignored);
+    /// `check` is what to name when it cannot be reached.
+    pub(crate) fn at(base_url: &str, path: &str, check: impl Into<String>) -> Self {
+        let base_url = base_url.trim_end_matches('/');
+        Self {
+            url: format!("{base_url}{path}"),
+            base_url: base_url.to_string(),
+            check: check.into(),
+        }
+    }
+}
+
 /// A failed `send` (no response) as a [`ModelError`].
 pub(crate) fn send_error(e: &reqwest::Error, url: &str) -> ModelError {
     if e.is_connect() {

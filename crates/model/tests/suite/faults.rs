@@ -1,0 +1,557 @@
+//! L4 over both wire formats, one driver: transient faults are retried with
+//! a `Retry` event each (the server's `retry-after` honoured, else the
+//! backoff) and the attempt that counts is whole; retries are bounded;
+//! client errors and `x-should-retry: false` fail at once; an idle response
+//! is abandoned; an unreachable server is reported within seconds, naming
+//! what to check. Each test runs the same checks over each wire's own
+//! faults; what only one format has stays in its module.
+
+use std::time::{Duration, Instant};
+
+use orbit_model::retry::CONNECT_MAX_RETRIES;
+use orbit_model::{ModelClient, ModelError, RetryConfig};
+use orbit_model::{anthropic::AnthropicConfig, openai::OpenAiConfig};
+use orbit_protocol::{ContentBlock, StreamEvent};
+use orbit_test_support::{
+    Completion, FakeServer, OVERLOADED_BODY, OpenAiReply, Reply, ReplyOf, Turn,
+};
+use serde_json::json;
+
+use super::wire::{Wire, client, client_with};
+use super::{closed_port, completed_blocks, last_attempt, retries, run};
+
+/// How a `Retry` message must read.
+#[derive(Debug, Clone, Copy)]
+enum Said {
+    Is(&'static str),
+    /// The cause's own text follows (reqwest's, serde's).
+    StartsWith(&'static str),
+}
+
+impl Said {
+    fn check(self, message: &str) {
+        match self {
+            Said::Is(want) => assert_eq!(message, want),
+            Said::StartsWith(prefix) => assert!(message.starts_with(prefix), "{message}"),
+        }
+    }
+}
+
+/// The wait before the retry, in milliseconds.
+#[derive(Debug, Clone, Copy)]
+enum Wait {
+    /// The server's `retry-after`: announced exactly and waited.
+    Told(u64),
+    /// The test backoff (1 ms, capped at 4 ms, plus at most 25 % jitter).
+    AtMost(u64),
+}
+
+/// One fault answered before the good message.
+struct Transient<W> {
+    fault: ReplyOf<W>,
+    status: Option<u16>,
+    said: Said,
+    wait: Wait,
+    /// Blocks the void attempt completed before it failed.
+    void_blocks: usize,
+}
+
+fn transient<W>(fault: ReplyOf<W>, status: Option<u16>, said: Said, wait: Wait) -> Transient<W> {
+    Transient {
+        fault,
+        status,
+        said,
+        wait,
+        void_blocks: 0,
+    }
+}
+
+const BACKOFF: Wait = Wait::AtMost(5);
+const IN_STREAM_EOF: Said = Said::Is("the response stream ended before message_stop");
+const CUT: Said = Said::StartsWith("connection error: ");
+
+/// Asserts the final attempt is the whole good message.
+fn assert_recovered(events: &[StreamEvent]) {
+    let last = last_attempt(events);
+    assert!(
+        matches!(last.first(), Some(StreamEvent::MessageStart { .. })),
+        "{last:?}"
+    );
+    assert_eq!(last.last(), Some(&StreamEvent::MessageStop));
+    let blocks = completed_blocks(events);
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert_eq!(blocks[0], ContentBlock::text("recovered"));
+}
+
+/// Runs each case's fault then the good message: one `Retry` as the case
+/// says, the partial attempt void, the retry whole.
+async fn survive_each<W: Wire>(cases: Vec<Transient<W>>) {
+    for case in cases {
+        let name = format!("{:?} {:?}", case.status, case.said);
+        let server = FakeServer::start(vec![case.fault, W::good()]);
+        let (events, err) = run(&client(&server), &W::request("go")).await;
+        assert!(err.is_none(), "{name}: {err:?}");
+        assert_recovered(&events);
+        assert_eq!(server.request_count(), 2, "{name}");
+        let retried = retries(&events);
+        assert_eq!(retried.len(), 1, "{name}: {retried:?}");
+        let retry = &retried[0];
+        assert_eq!(
+            (retry.attempt, retry.max_retries, retry.status),
+            (1, 10, case.status),
+            "{name}"
+        );
+        case.said.check(&retry.message);
+        match case.wait {
+            Wait::Told(ms) => {
+                assert_eq!(retry.delay, Duration::from_millis(ms), "{name}");
+                let reqs = server.requests();
+                let gap = reqs[1].received_at - reqs[0].received_at;
+                assert!(
+                    gap >= Duration::from_millis(ms.saturating_sub(50)),
+                    "{name}: retry-after ignored: {gap:?}"
+                );
+            }
+            Wait::AtMost(ms) => assert!(retry.delay <= Duration::from_millis(ms), "{name}"),
+        }
+        // The void attempt: begun (when it streamed at all), never stopped.
+        let void = &events[..events
+            .iter()
+            .position(|e| matches!(e, StreamEvent::Retry { .. }))
+            .unwrap()];
+        if let Some(first) = void.first() {
+            assert!(matches!(first, StreamEvent::MessageStart { .. }), "{name}");
+        }
+        assert!(!void.contains(&StreamEvent::MessageStop), "{name}");
+        let void_blocks = void
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::ContentBlockComplete { .. }))
+            .count();
+        assert_eq!(void_blocks, case.void_blocks, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn transient_faults_are_retried_and_the_retry_is_whole() {
+    let partial = Turn::new().text("half an answer").tool_use(
+        "toolu_1",
+        "Bash",
+        json!({"command": "rm -rf build"}),
+    );
+    survive_each(vec![
+        transient(
+            Reply::api_error(
+                429,
+                "rate_limit_error",
+                "Number of request tokens has exceeded your per-minute rate limit",
+            )
+            .retry_after_secs(1),
+            Some(429),
+            Said::Is(
+                "API error (HTTP 429, rate_limit_error): Number of request tokens has exceeded your per-minute rate limit",
+            ),
+            Wait::Told(1_000),
+        ),
+        transient(
+            Reply::status(529, OVERLOADED_BODY).retry_after_ms(120),
+            Some(529),
+            Said::Is("API error (HTTP 529, overloaded_error): Overloaded"),
+            Wait::Told(120),
+        ),
+        transient(
+            Reply::api_error(500, "api_error", "Internal server error"),
+            Some(500),
+            Said::Is("API error (HTTP 500, api_error): Internal server error"),
+            BACKOFF,
+        ),
+        // Cut inside the tool_use, after the text block completed.
+        Transient {
+            void_blocks: 1,
+            ..transient(Reply::turn(partial.cut_after(8)), None, CUT, BACKOFF)
+        },
+        transient(
+            Reply::turn(Turn::new().text("abc").end_after(4)),
+            None,
+            IN_STREAM_EOF,
+            BACKOFF,
+        ),
+        transient(
+            Reply::turn(Turn::new().text("abc").malformed_at(3)),
+            None,
+            Said::Is(concat!(
+                "malformed stream event: EOF while parsing a string at line 1 column 80 in ",
+                "`content_block_delta` event data: ",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru"#
+            )),
+            BACKOFF,
+        ),
+        transient(
+            Reply::turn(
+                Turn::new()
+                    .text("abc")
+                    .error_after(4, "overloaded_error", "Overloaded"),
+            ),
+            None,
+            Said::Is("API error in stream (overloaded_error): Overloaded"),
+            BACKOFF,
+        ),
+    ])
+    .await;
+    let partial = Completion::new().text("partial answer").tool_call(
+        "call_1",
+        "Bash",
+        json!({"command": "rm -rf build"}),
+    );
+    survive_each(vec![
+        transient(
+            OpenAiReply::rate_limited().retry_after_secs(1),
+            Some(429),
+            Said::Is(
+                "API error (HTTP 429, rate_limit_exceeded): Rate limit reached, try again later",
+            ),
+            Wait::Told(1_000),
+        ),
+        transient(
+            OpenAiReply::api_error(500, "server_error", "The server had an error"),
+            Some(500),
+            Said::Is("API error (HTTP 500, server_error): The server had an error"),
+            BACKOFF,
+        ),
+        transient(
+            OpenAiReply::api_error(503, "server_error", "Slow down"),
+            Some(503),
+            Said::Is("API error (HTTP 503, server_error): Slow down"),
+            BACKOFF,
+        ),
+        // Cut in the text, then inside the tool call after the text completed.
+        transient(
+            OpenAiReply::completion(partial.clone().cut_after(2)),
+            None,
+            CUT,
+            BACKOFF,
+        ),
+        Transient {
+            void_blocks: 1,
+            ..transient(
+                OpenAiReply::completion(partial.cut_after(5)),
+                None,
+                CUT,
+                BACKOFF,
+            )
+        },
+        transient(
+            OpenAiReply::completion(Completion::new().text("half").end_after(2)),
+            None,
+            IN_STREAM_EOF,
+            BACKOFF,
+        ),
+        transient(
+            OpenAiReply::completion(Completion::new().text("abc").malformed_at(2)),
+            None,
+            Said::Is(concat!(
+                "malformed stream event: EOF while parsing a string at line 1 column 66: ",
+                r#"{"id":"chatcmpl-bad","choices":[{"index":0,"delta":{"content":"tru"#
+            )),
+            BACKOFF,
+        ),
+        transient(
+            OpenAiReply::completion(
+                Completion::new()
+                    .text("abc")
+                    .error_after(2, "model overloaded"),
+            ),
+            None,
+            Said::Is("API error in stream (api_error): model overloaded"),
+            BACKOFF,
+        ),
+    ])
+    .await;
+}
+
+/// `fault` four times, then the good message, with 3 retries allowed: the
+/// three `Retry` events, then the fourth failure as the final error.
+async fn bounded<W: Wire>(fault: ReplyOf<W>, status: u16, message: &str) {
+    let mut replies = vec![fault; 4];
+    replies.push(W::good());
+    let server = FakeServer::start(replies);
+    let client = client_with(&server, |c| W::retry_and_idle(c).0.max_retries = 3);
+    let (events, err) = run(&client, &W::request("go")).await;
+    let attempts: Vec<(u32, u32)> = retries(&events)
+        .iter()
+        .map(|r| (r.attempt, r.max_retries))
+        .collect();
+    assert_eq!(attempts, vec![(1, 3), (2, 3), (3, 3)]);
+    assert!(
+        matches!(&err, Some(ModelError::Api { status: s, message: m, .. }) if *s == status && m == message),
+        "{err:?}"
+    );
+    assert_eq!(server.request_count(), 4);
+}
+
+#[tokio::test]
+async fn retries_are_bounded_and_the_last_error_is_returned() {
+    bounded(Reply::overloaded(), 529, "Overloaded").await;
+    bounded(
+        OpenAiReply::api_error(500, "server_error", "down"),
+        500,
+        "down",
+    )
+    .await;
+}
+
+/// 400/401/403/404: one request, no `Retry`, the server's message (plus a
+/// hint where the Anthropic client adds one), well under a second.
+async fn fail_at_once<W: Wire>(cases: &[(u16, &str, &str, &str)]) {
+    for &(status, kind, api_message, want) in cases {
+        let server = FakeServer::<W>::start(vec![
+            ReplyOf::api_error(status, kind, api_message),
+            W::good(),
+        ]);
+        let started = Instant::now();
+        let (events, err) = run(&client(&server), &W::request("go")).await;
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(events.is_empty(), "{events:?}");
+        match err {
+            Some(ModelError::Api {
+                status: s,
+                error_type,
+                message,
+            }) => assert_eq!(
+                (s, error_type.as_deref(), message.as_str()),
+                (status, Some(kind), want)
+            ),
+            other => panic!("{status}: {other:?}"),
+        }
+        assert_eq!(server.request_count(), 1, "{status} must not be retried");
+    }
+}
+
+#[tokio::test]
+async fn client_errors_fail_at_once_with_the_servers_message() {
+    fail_at_once::<Turn>(&[
+        (
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+            "invalid x-api-key (check the API key: ANTHROPIC_API_KEY (x-api-key) or ANTHROPIC_AUTH_TOKEN (bearer) was rejected)",
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "prompt is too long: 250000 tokens > 200000 maximum",
+            "prompt is too long: 250000 tokens > 200000 maximum",
+        ),
+        (
+            403,
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+            "Your API key does not have permission to use the specified resource. (the API key lacks permission for this model or endpoint)",
+        ),
+    ])
+    .await;
+    let openai = [
+        (
+            400,
+            "invalid_request_error",
+            "Invalid schema for function 'Read'",
+        ),
+        (
+            401,
+            "invalid_request_error",
+            "Incorrect API key provided: sk-bad",
+        ),
+        (
+            403,
+            "permission_error",
+            "Project does not have access to model",
+        ),
+        (
+            404,
+            "invalid_request_error",
+            "The model `gpt-9` does not exist",
+        ),
+    ];
+    let openai: Vec<_> = openai.map(|(s, k, m)| (s, k, m, m)).to_vec();
+    fail_at_once::<Completion>(&openai).await;
+}
+
+/// One driver, one policy (issue 10 item 5): `x-should-retry: false` is
+/// obeyed on every wire (the OpenAI SDKs honour it too), whatever the status.
+async fn told_not_to_retry<W: Wire>() {
+    for (status, kind) in [(529, "overloaded_error"), (500, W::SERVER_ERROR_TYPE)] {
+        let server = FakeServer::<W>::start(vec![
+            ReplyOf::api_error(status, kind, "down").header("x-should-retry", "false"),
+            W::good(),
+        ]);
+        let (events, err) = run(&client(&server), &W::request("go")).await;
+        assert!(retries(&events).is_empty(), "{events:?}");
+        assert!(
+            matches!(err, Some(ModelError::Api { status: s, .. }) if s == status),
+            "{err:?}"
+        );
+        assert_eq!(server.request_count(), 1);
+    }
+}
+
+#[tokio::test]
+async fn x_should_retry_false_is_obeyed() {
+    told_not_to_retry::<Turn>().await;
+    told_not_to_retry::<Completion>().await;
+}
+
+/// `hung` (responses that stop sending events), then the good message,
+/// with an idle timeout of `idle_ms`: one `Retry` per hung response, the
+/// good message, all in well under the 5 s test timeout.
+async fn abandon_idle<W: Wire>(hung: Vec<ReplyOf<W>>, idle_ms: u64) {
+    let hangs = hung.len();
+    let mut replies = hung;
+    replies.push(W::good());
+    let server = FakeServer::start(replies);
+    let client = client_with(&server, |c| *W::retry_and_idle(c).1 = idle_ms);
+    let started = Instant::now();
+    let (events, err) = run(&client, &W::request("go")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_recovered(&events);
+    let messages: Vec<String> = retries(&events).into_iter().map(|r| r.message).collect();
+    let want = format!("no stream event for {idle_ms} ms; the response was abandoned");
+    assert_eq!(messages, vec![want; hangs]);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn an_idle_response_is_abandoned_and_retried() {
+    // Before any event, and in the middle of a message.
+    abandon_idle(
+        vec![
+            Reply::hang(),
+            Reply::turn(Turn::new().text("abc").hang_after(3)),
+        ],
+        300,
+    )
+    .await;
+    abandon_idle(
+        vec![OpenAiReply::completion(
+            Completion::new().text("x").hang_after(1),
+        )],
+        200,
+    )
+    .await;
+}
+
+/// Item 12: a refused connection is retried on the short connect schedule
+/// with a one-line `Retry` per attempt naming the cause, and reported in
+/// one line naming what to check, within `within` (at least `waited`).
+async fn unreachable<W: Wire>(
+    client: &dyn ModelClient,
+    base_url: &str,
+    check: &str,
+    attempts: u32,
+    waited: Duration,
+    within: Duration,
+) {
+    let started = Instant::now();
+    let (events, err) = run(client, &W::request("go")).await;
+    let elapsed = started.elapsed();
+    assert!(
+        events
+            .iter()
+            .all(|e| matches!(e, StreamEvent::Retry { .. })),
+        "only Retry events expected: {events:?}"
+    );
+    let cause = format!(
+        "cannot reach {base_url}{} (connection refused)",
+        W::ENDPOINT
+    );
+    let retried: Vec<_> = retries(&events)
+        .into_iter()
+        .map(|r| (r.attempt, r.max_retries, r.status, r.message))
+        .collect();
+    let retries = attempts - 1;
+    assert_eq!(
+        retried,
+        (1..=retries)
+            .map(|n| (n, retries, None, cause.clone()))
+            .collect::<Vec<_>>(),
+        "{check}"
+    );
+    let plural = if attempts == 1 { "" } else { "s" };
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some(format!(
+            "cannot reach {base_url} (connection refused) after {attempts} attempt{plural}; check {check}"
+        ))
+    );
+    assert!(
+        elapsed >= waited && elapsed <= within,
+        "{check}: {elapsed:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_reported_within_seconds_naming_what_to_check() {
+    // The real default connect schedule: 250 + 500 + 1000 ms plus jitter.
+    let base_url = format!("http://127.0.0.1:{}", closed_port());
+    let anthropic = Turn::client_from(AnthropicConfig {
+        base_url: base_url.clone(),
+        api_key: Some("test-key".into()),
+        ..AnthropicConfig::default()
+    });
+    let attempts = CONNECT_MAX_RETRIES + 1;
+    unreachable::<Turn>(
+        &anthropic,
+        &base_url,
+        "ANTHROPIC_BASE_URL",
+        attempts,
+        Duration::from_millis(1_700),
+        Duration::from_secs(10),
+    )
+    .await;
+    // The tests' fast backoff: `OPENAI_BASE_URL`, or for the local profile
+    // its server (whose URL is not from the environment); no retries
+    // configured: one attempt, said so.
+    let base_url = format!("http://127.0.0.1:{}/v1", closed_port());
+    let fast = RetryConfig {
+        base_delay_ms: 1,
+        max_delay_ms: 4,
+        ..RetryConfig::default()
+    };
+    let none = RetryConfig {
+        max_retries: 0,
+        ..RetryConfig::default()
+    };
+    let cases = [
+        (
+            OpenAiConfig::from_lookup(|_| None),
+            fast.clone(),
+            "OPENAI_BASE_URL",
+            attempts,
+        ),
+        (
+            OpenAiConfig::local(base_url.clone()),
+            fast,
+            "the local model server (orbit local status)",
+            attempts,
+        ),
+        (OpenAiConfig::default(), none, "OPENAI_BASE_URL", 1),
+    ];
+    for (config, retry, check, attempts) in cases {
+        let client = Completion::client_from(OpenAiConfig {
+            base_url: base_url.clone(),
+            retry,
+            ..config
+        });
+        unreachable::<Completion>(
+            &client,
+            &base_url,
+            check,
+            attempts,
+            Duration::ZERO,
+            Duration::from_secs(2),
+        )
+        .await;
+    }
+}
