@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
 
 /// `target/<profile>/examples/NAME`, next to this test binary's `deps/`.
 fn example(name: &str) -> PathBuf {
@@ -45,44 +45,59 @@ fn run(
     )
 }
 
+/// Runs `name` in a directory holding `file` (name, content) with
+/// `prompt`, the model calling `tool` (name, input) once and then
+/// answering `answer`: the example exits 0 printing the answer. Returns
+/// the request bodies and the text of the tool result sent back.
+fn call_then_answer(
+    name: &str,
+    file: (&str, &str),
+    tool: (&str, Value),
+    prompt: &str,
+    answer: &str,
+) -> (Vec<Value>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(file.0), file.1).unwrap();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", tool.0, tool.1),
+        Reply::text(answer),
+    ]);
+    let (code, stdout, stderr) = run(name, &server, dir.path(), prompt);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), answer);
+    let bodies = server.bodies();
+    let result = body::tool_results(&bodies[1])[0].text.clone();
+    (bodies, result)
+}
+
 #[test]
 fn minimal_agent_reads_a_file_and_answers() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("config.txt"), "MAGIC=9731\n").unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Read", json!({"file_path": "config.txt"})),
-        Reply::text("MAGIC is 9731."),
-    ]);
-    let (code, stdout, stderr) = run("minimal_agent", &server, dir.path(), "What is MAGIC?");
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), "MAGIC is 9731.");
-    let bodies = server.bodies();
+    let (bodies, result) = call_then_answer(
+        "minimal_agent",
+        ("config.txt", "MAGIC=9731\n"),
+        ("Read", json!({"file_path": "config.txt"})),
+        "What is MAGIC?",
+        "MAGIC is 9731.",
+    );
     assert_eq!(
         bodies[0]["messages"][0]["content"][0]["text"],
         "What is MAGIC?"
     );
-    let sent = orbit_test_support::body::tool_results(&bodies[1]);
-    assert_eq!(sent[0].text, "1\tMAGIC=9731\n2\t");
+    assert_eq!(result, "1\tMAGIC=9731\n2\t");
 }
 
 #[test]
 fn custom_tool_is_offered_and_called() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("Cargo.toml"), "a\nb\nc\n").unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "LineCount", json!({"path": "Cargo.toml"})),
-        Reply::text("3 lines."),
-    ]);
-    let (code, stdout, stderr) = run("custom_tool", &server, dir.path(), "Count");
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), "3 lines.");
-    let bodies = server.bodies();
-    let names = orbit_test_support::body::tool_names(&bodies[0]);
-    assert!(names.contains(&"LineCount".to_string()), "{names:?}");
-    assert_eq!(
-        orbit_test_support::body::tool_results(&bodies[1])[0].text,
-        "3 lines"
+    let (bodies, result) = call_then_answer(
+        "custom_tool",
+        ("Cargo.toml", "a\nb\nc\n"),
+        ("LineCount", json!({"path": "Cargo.toml"})),
+        "Count",
+        "3 lines.",
     );
+    let names = body::tool_names(&bodies[0]);
+    assert!(names.contains(&"LineCount".to_string()), "{names:?}");
+    assert_eq!(result, "3 lines");
 }
 
 #[test]
