@@ -10,6 +10,8 @@
 //! - [`anthropic`]: [`FakeAnthropic`] with the [`Turn`] / [`Reply`] DSL.
 //! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
+//! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
+//!   `llama-server` is a script of the test's.
 //! - [`body`]: assertions over captured request bodies
 //!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
 //!
@@ -38,6 +40,7 @@ pub mod anthropic;
 pub mod body;
 pub mod fake;
 pub mod http;
+pub mod local;
 pub mod openai;
 mod script;
 
@@ -46,4 +49,5 @@ pub use fake::{Dialect, FakeServer, ReplyOf};
 pub use http::{
     CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
 };
+pub use local::stub_local_runtime;
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};

@@ -6,7 +6,6 @@
 //! tools, short prompt, temperature 0, seed 42), fenced-JSON recovery is on,
 //! and the private server is stopped when the run ends.
 
-use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use orbit_local::LocalPaths;
@@ -58,16 +57,7 @@ http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 
 /// A scratch data dir whose local runtime looks set up, with the stand-in.
 fn fake_local_runtime(scratch: &Scratch) -> LocalPaths {
-    let paths = LocalPaths::in_data_dir(&scratch.home().join(".orbit"));
-    let bin = paths.server_bin();
-    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-    std::fs::write(&bin, FAKE_LLAMA_SERVER).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(paths.model_file().parent().unwrap()).unwrap();
-    std::fs::write(paths.model_file(), b"GGUF").unwrap();
-    std::fs::write(paths.marker("model"), "ok").unwrap();
-    std::fs::write(paths.marker("llama-server"), "ok").unwrap();
-    paths
+    orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), FAKE_LLAMA_SERVER)
 }
 
 fn pid_alive(pid: i32) -> bool {

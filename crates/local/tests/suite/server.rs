@@ -2,6 +2,7 @@
 //! wait, exact command line, stop; warm reuse with leases; idle stop;
 //! `orbit local stop`; start failures.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use orbit_local::server::{self, ServerOptions};
@@ -117,23 +118,41 @@ fn without_setup_acquire_says_to_run_setup() {
     );
 }
 
-#[test]
-fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
-    let dir = tempfile::tempdir().unwrap();
-    let paths = fake_runtime(dir.path());
+/// `orbit local serve` running on its own thread over a fake runtime.
+struct Serving {
+    paths: LocalPaths,
+    thread: std::thread::JoinHandle<Result<(), LocalError>>,
+    /// The warm server, as recorded.
+    record: server::ServerRecord,
+}
+
+/// Starts [`Serving`] in `data_dir` with `idle_timeout`; returns once the
+/// warm server is recorded.
+fn serving(data_dir: &Path, idle_timeout: Duration) -> Serving {
+    let paths = fake_runtime(data_dir);
     let serve_paths = paths.clone();
-    let serve = std::thread::spawn(move || {
-        server::serve(
-            &serve_paths,
-            &options(),
-            Duration::from_secs(1),
-            &mut |_| {},
-        )
+    let thread = std::thread::spawn(move || {
+        server::serve(&serve_paths, &options(), idle_timeout, &mut |_| {})
     });
     wait_until("server.json", Duration::from_secs(20), || {
         server::warm_server(&paths).is_some()
     });
     let record = server::warm_server(&paths).unwrap();
+    Serving {
+        paths,
+        thread,
+        record,
+    }
+}
+
+#[test]
+fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let Serving {
+        paths,
+        thread: serve,
+        record,
+    } = serving(dir.path(), Duration::from_secs(1));
     assert_eq!(record.idle_timeout_secs, 1);
 
     let run = LocalServer::acquire(&paths, &options()).unwrap();
@@ -159,20 +178,11 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
 #[test]
 fn the_watchdog_returns_when_its_server_is_stopped() {
     let dir = tempfile::tempdir().unwrap();
-    let paths = fake_runtime(dir.path());
-    let serve_paths = paths.clone();
-    let serve = std::thread::spawn(move || {
-        server::serve(
-            &serve_paths,
-            &options(),
-            Duration::from_secs(600),
-            &mut |_| {},
-        )
-    });
-    wait_until("server.json", Duration::from_secs(20), || {
-        server::warm_server(&paths).is_some()
-    });
-    let record = server::warm_server(&paths).unwrap();
+    let Serving {
+        paths,
+        thread: serve,
+        record,
+    } = serving(dir.path(), Duration::from_secs(600));
     // What `orbit local stop` does first: drop the record, signal the server.
     std::fs::remove_file(paths.server_record()).unwrap();
     let pid = nix::unistd::Pid::from_raw(i32::try_from(record.pid).unwrap());
