@@ -148,11 +148,8 @@ fn serving(data_dir: &Path, idle_timeout: Duration) -> Serving {
 #[test]
 fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
     let dir = tempfile::tempdir().unwrap();
-    let Serving {
-        paths,
-        thread: serve,
-        record,
-    } = serving(dir.path(), Duration::from_secs(1));
+    let serving = serving(dir.path(), Duration::from_secs(1));
+    let (paths, record) = (&serving.paths, &serving.record);
     assert_eq!(record.idle_timeout_secs, 1);
 
     let run = LocalServer::acquire(&paths, &options()).unwrap();
@@ -170,7 +167,7 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
         "a warm server outlives the run"
     );
 
-    serve.join().unwrap().unwrap();
+    serving.thread.join().unwrap().unwrap();
     assert!(!server::healthy(record.port), "idle server still up");
     assert!(!paths.server_record().exists());
 }
@@ -178,17 +175,14 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
 #[test]
 fn the_watchdog_returns_when_its_server_is_stopped() {
     let dir = tempfile::tempdir().unwrap();
-    let Serving {
-        paths,
-        thread: serve,
-        record,
-    } = serving(dir.path(), Duration::from_secs(600));
+    let serving = serving(dir.path(), Duration::from_secs(600));
+    let (paths, record) = (&serving.paths, &serving.record);
     // What `orbit local stop` does first: drop the record, signal the server.
     std::fs::remove_file(paths.server_record()).unwrap();
     let pid = nix::unistd::Pid::from_raw(i32::try_from(record.pid).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     let started = Instant::now();
-    serve.join().unwrap().unwrap();
+    serving.thread.join().unwrap().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(!server::healthy(record.port));
 }

@@ -45,59 +45,64 @@ fn run(
     )
 }
 
-/// Runs `name` in a directory holding `file` (name, content) with
-/// `prompt`, the model calling `tool` (name, input) once and then
-/// answering `answer`: the example exits 0 printing the answer. Returns
-/// the request bodies and the text of the tool result sent back.
-fn call_then_answer(
-    name: &str,
-    file: (&str, &str),
-    tool: (&str, Value),
-    prompt: &str,
-    answer: &str,
-) -> (Vec<Value>, String) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(file.0), file.1).unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", tool.0, tool.1),
-        Reply::text(answer),
-    ]);
-    let (code, stdout, stderr) = run(name, &server, dir.path(), prompt);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), answer);
-    let bodies = server.bodies();
-    let result = body::tool_results(&bodies[1])[0].text.clone();
-    (bodies, result)
+/// One example run: it reads `prompt` from its argv in a directory holding
+/// `file` (name, content); the model calls `tool` (name, input) once, then
+/// answers `answer`.
+struct ToolRun {
+    example: &'static str,
+    file: (&'static str, &'static str),
+    prompt: &'static str,
+    tool: (&'static str, Value),
+    answer: &'static str,
+    /// The tool's result as sent back to the model.
+    result: &'static str,
 }
 
+/// Each example sends the prompt, offers the tool, sends its result back,
+/// prints the answer and exits 0.
 #[test]
-fn minimal_agent_reads_a_file_and_answers() {
-    let (bodies, result) = call_then_answer(
-        "minimal_agent",
-        ("config.txt", "MAGIC=9731\n"),
-        ("Read", json!({"file_path": "config.txt"})),
-        "What is MAGIC?",
-        "MAGIC is 9731.",
-    );
-    assert_eq!(
-        bodies[0]["messages"][0]["content"][0]["text"],
-        "What is MAGIC?"
-    );
-    assert_eq!(result, "1\tMAGIC=9731\n2\t");
-}
-
-#[test]
-fn custom_tool_is_offered_and_called() {
-    let (bodies, result) = call_then_answer(
-        "custom_tool",
-        ("Cargo.toml", "a\nb\nc\n"),
-        ("LineCount", json!({"path": "Cargo.toml"})),
-        "Count",
-        "3 lines.",
-    );
-    let names = body::tool_names(&bodies[0]);
-    assert!(names.contains(&"LineCount".to_string()), "{names:?}");
-    assert_eq!(result, "3 lines");
+fn examples_call_a_tool_and_print_the_answer() {
+    let runs = [
+        ToolRun {
+            example: "minimal_agent",
+            file: ("config.txt", "MAGIC=9731\n"),
+            prompt: "What is MAGIC?",
+            tool: ("Read", json!({"file_path": "config.txt"})),
+            answer: "MAGIC is 9731.",
+            result: "1\tMAGIC=9731\n2\t",
+        },
+        // The custom tool is offered and called.
+        ToolRun {
+            example: "custom_tool",
+            file: ("Cargo.toml", "a\nb\nc\n"),
+            prompt: "Count",
+            tool: ("LineCount", json!({"path": "Cargo.toml"})),
+            answer: "3 lines.",
+            result: "3 lines",
+        },
+    ];
+    for run_case in runs {
+        let name = run_case.example;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(run_case.file.0), run_case.file.1).unwrap();
+        let (tool, input) = run_case.tool;
+        let server = FakeAnthropic::start(vec![
+            Reply::tool_use("toolu_1", tool, input),
+            Reply::text(run_case.answer),
+        ]);
+        let (code, stdout, stderr) = run(name, &server, dir.path(), run_case.prompt);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert_eq!(stdout.trim(), run_case.answer, "{name}");
+        let bodies = server.bodies();
+        assert_eq!(
+            bodies[0]["messages"][0]["content"][0]["text"], run_case.prompt,
+            "{name}"
+        );
+        let names = body::tool_names(&bodies[0]);
+        assert!(names.iter().any(|n| n == tool), "{name}: {names:?}");
+        let results = body::tool_results(&bodies[1]);
+        assert_eq!(results[0].text, run_case.result, "{name}");
+    }
 }
 
 #[test]
