@@ -36,15 +36,6 @@ impl OpenAiReply {
     pub fn completion(completion: Completion) -> Self {
         Self::stream(completion)
     }
-
-    /// HTTP 429 `rate_limit_exceeded`.
-    pub fn rate_limited() -> Self {
-        Self::api_error(
-            429,
-            "rate_limit_exceeded",
-            "Rate limit reached, try again later",
-        )
-    }
 }
 
 crate::fake::dialect! {

@@ -12,24 +12,22 @@ use orbit_model::retry::CONNECT_MAX_RETRIES;
 use orbit_model::{ModelClient, ModelError, RetryConfig};
 use orbit_model::{anthropic::AnthropicConfig, openai::OpenAiConfig};
 use orbit_protocol::{ContentBlock, StreamEvent};
-use orbit_test_support::{
-    Completion, FakeServer, OVERLOADED_BODY, OpenAiReply, Reply, ReplyOf, Turn,
-};
+use orbit_test_support::{Completion, FakeServer, OpenAiReply, Reply, ReplyOf, Turn};
 use serde_json::json;
 
 use super::wire::{Wire, client, client_with};
 use super::{closed_port, completed_blocks, last_attempt, retries, run};
 
 /// How a `Retry` message must read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Said {
-    Is(&'static str),
-    /// The cause's own text follows (reqwest's, serde's).
+    Is(String),
+    /// The cause's own text follows (reqwest's).
     StartsWith(&'static str),
 }
 
 impl Said {
-    fn check(self, message: &str) {
+    fn check(&self, message: &str) {
         match self {
             Said::Is(want) => assert_eq!(message, want),
             Said::StartsWith(prefix) => assert!(message.starts_with(prefix), "{message}"),
@@ -37,38 +35,13 @@ impl Said {
     }
 }
 
-/// The wait before the retry, in milliseconds.
-#[derive(Debug, Clone, Copy)]
-enum Wait {
-    /// The server's `retry-after`: announced exactly and waited.
-    Told(u64),
-    /// The test backoff (1 ms, capped at 4 ms, plus at most 25 % jitter).
-    AtMost(u64),
+fn said(text: &str) -> Said {
+    Said::Is(text.to_string())
 }
 
-/// One fault answered before the good message.
-struct Transient<W> {
-    fault: ReplyOf<W>,
-    status: Option<u16>,
-    said: Said,
-    wait: Wait,
-    /// Blocks the void attempt completed before it failed.
-    void_blocks: usize,
-}
-
-fn transient<W>(fault: ReplyOf<W>, status: Option<u16>, said: Said, wait: Wait) -> Transient<W> {
-    Transient {
-        fault,
-        status,
-        said,
-        wait,
-        void_blocks: 0,
-    }
-}
-
-const BACKOFF: Wait = Wait::AtMost(5);
-const IN_STREAM_EOF: Said = Said::Is("the response stream ended before message_stop");
-const CUT: Said = Said::StartsWith("connection error: ");
+/// The longest test backoff, in milliseconds: 1 ms doubling, capped at
+/// 4 ms, plus at most 25 % jitter.
+const BACKOFF_MS: u64 = 5;
 
 /// Asserts the final attempt is the whole good message.
 fn assert_recovered(events: &[StreamEvent]) {
@@ -83,186 +56,187 @@ fn assert_recovered(events: &[StreamEvent]) {
     assert_eq!(blocks[0], ContentBlock::text("recovered"));
 }
 
-/// Runs each case's fault then the good message: one `Retry` as the case
-/// says, the partial attempt void, the retry whole.
-async fn survive_each<W: Wire>(cases: Vec<Transient<W>>) {
-    for case in cases {
-        let name = format!("{:?} {:?}", case.status, case.said);
-        let server = FakeServer::start(vec![case.fault, W::good()]);
-        let (events, err) = run(&client(&server), &W::request("go")).await;
-        assert!(err.is_none(), "{name}: {err:?}");
-        assert_recovered(&events);
-        assert_eq!(server.request_count(), 2, "{name}");
-        let retried = retries(&events);
-        assert_eq!(retried.len(), 1, "{name}: {retried:?}");
-        let retry = &retried[0];
-        assert_eq!(
-            (retry.attempt, retry.max_retries, retry.status),
-            (1, 10, case.status),
-            "{name}"
+/// What the one `Retry` after a fault says, and what the void attempt
+/// streamed.
+struct Expected {
+    status: Option<u16>,
+    said: Said,
+    /// The server's `retry-after`, in milliseconds: announced exactly and
+    /// waited; else the test backoff.
+    told_ms: Option<u64>,
+    /// Blocks the void attempt completed before it failed.
+    void_blocks: usize,
+}
+
+/// `fault` then the good message: one `Retry` as `expected` says, the
+/// partial attempt void, the retry whole.
+async fn survive<W: Wire>(fault: ReplyOf<W>, expected: Expected) {
+    let name = format!("{:?} {:?}", expected.status, expected.said);
+    let server = FakeServer::start(vec![fault, W::good()]);
+    let (events, err) = run(&client(&server), &W::request("go")).await;
+    assert!(err.is_none(), "{name}: {err:?}");
+    assert_recovered(&events);
+    assert_eq!(server.request_count(), 2, "{name}");
+    let retried = retries(&events);
+    assert_eq!(retried.len(), 1, "{name}: {retried:?}");
+    let retry = &retried[0];
+    assert_eq!(
+        (retry.attempt, retry.max_retries, retry.status),
+        (1, 10, expected.status),
+        "{name}"
+    );
+    expected.said.check(&retry.message);
+    if let Some(ms) = expected.told_ms {
+        assert_eq!(retry.delay, Duration::from_millis(ms), "{name}");
+        let reqs = server.requests();
+        let gap = reqs[1].received_at - reqs[0].received_at;
+        assert!(
+            gap >= Duration::from_millis(ms.saturating_sub(50)),
+            "{name}: retry-after ignored: {gap:?}"
         );
-        case.said.check(&retry.message);
-        match case.wait {
-            Wait::Told(ms) => {
-                assert_eq!(retry.delay, Duration::from_millis(ms), "{name}");
-                let reqs = server.requests();
-                let gap = reqs[1].received_at - reqs[0].received_at;
-                assert!(
-                    gap >= Duration::from_millis(ms.saturating_sub(50)),
-                    "{name}: retry-after ignored: {gap:?}"
-                );
-            }
-            Wait::AtMost(ms) => assert!(retry.delay <= Duration::from_millis(ms), "{name}"),
+    } else {
+        assert!(retry.delay <= Duration::from_millis(BACKOFF_MS), "{name}");
+    }
+    // The void attempt: begun (when it streamed at all), never stopped.
+    let void = &events[..events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::Retry { .. }))
+        .unwrap()];
+    if let Some(first) = void.first() {
+        assert!(matches!(first, StreamEvent::MessageStart { .. }), "{name}");
+    }
+    assert!(!void.contains(&StreamEvent::MessageStop), "{name}");
+    let void_blocks = void
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ContentBlockComplete { .. }))
+        .count();
+    assert_eq!(void_blocks, expected.void_blocks, "{name}");
+}
+
+/// Error statuses `(status, error type, message, retry-after header)`,
+/// each answered once: the `Retry` says `API error (HTTP status, type):
+/// message` and waits what the header says (`retry-after` in seconds,
+/// `retry-after-ms`), else the backoff.
+async fn status_faults<W: Wire>(cases: &[(u16, &str, &str, Option<(&str, u64)>)]) {
+    for &(status, kind, message, header) in cases {
+        let mut fault = ReplyOf::<W>::api_error(status, kind, message);
+        let mut told_ms = None;
+        if let Some((name, value)) = header {
+            fault = fault.header(name, value.to_string());
+            told_ms = Some(if name == "retry-after" {
+                value * 1_000
+            } else {
+                value
+            });
         }
-        // The void attempt: begun (when it streamed at all), never stopped.
-        let void = &events[..events
-            .iter()
-            .position(|e| matches!(e, StreamEvent::Retry { .. }))
-            .unwrap()];
-        if let Some(first) = void.first() {
-            assert!(matches!(first, StreamEvent::MessageStart { .. }), "{name}");
-        }
-        assert!(!void.contains(&StreamEvent::MessageStop), "{name}");
-        let void_blocks = void
-            .iter()
-            .filter(|e| matches!(e, StreamEvent::ContentBlockComplete { .. }))
-            .count();
-        assert_eq!(void_blocks, case.void_blocks, "{name}");
+        let expected = Expected {
+            status: Some(status),
+            said: Said::Is(format!("API error (HTTP {status}, {kind}): {message}")),
+            told_ms,
+            void_blocks: 0,
+        };
+        survive(fault, expected).await;
+    }
+}
+
+/// Broken streams `(reply, what the Retry says, blocks completed before
+/// the break)`, each answered once: a status-less `Retry` after the backoff.
+async fn stream_faults<W: Wire>(cases: Vec<(ReplyOf<W>, Said, usize)>) {
+    for (fault, said, void_blocks) in cases {
+        let expected = Expected {
+            status: None,
+            said,
+            told_ms: None,
+            void_blocks,
+        };
+        survive(fault, expected).await;
     }
 }
 
 #[tokio::test]
-async fn transient_faults_are_retried_and_the_retry_is_whole() {
-    let partial = Turn::new().text("half an answer").tool_use(
-        "toolu_1",
-        "Bash",
-        json!({"command": "rm -rf build"}),
-    );
-    survive_each(vec![
-        transient(
-            Reply::api_error(
-                429,
-                "rate_limit_error",
-                "Number of request tokens has exceeded your per-minute rate limit",
-            )
-            .retry_after_secs(1),
-            Some(429),
-            Said::Is(
-                "API error (HTTP 429, rate_limit_error): Number of request tokens has exceeded your per-minute rate limit",
-            ),
-            Wait::Told(1_000),
+async fn error_statuses_are_retried_honouring_retry_after() {
+    status_faults::<Turn>(&[
+        (
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your per-minute rate limit",
+            Some(("retry-after", 1)),
         ),
-        transient(
-            Reply::status(529, OVERLOADED_BODY).retry_after_ms(120),
-            Some(529),
-            Said::Is("API error (HTTP 529, overloaded_error): Overloaded"),
-            Wait::Told(120),
+        (
+            529,
+            "overloaded_error",
+            "Overloaded",
+            Some(("retry-after-ms", 120)),
         ),
-        transient(
-            Reply::api_error(500, "api_error", "Internal server error"),
-            Some(500),
-            Said::Is("API error (HTTP 500, api_error): Internal server error"),
-            BACKOFF,
+        (500, "api_error", "Internal server error", None),
+    ])
+    .await;
+    status_faults::<Completion>(&[
+        (
+            429,
+            "rate_limit_exceeded",
+            "Rate limit reached, try again later",
+            Some(("retry-after", 1)),
         ),
-        // Cut inside the tool_use, after the text block completed.
-        Transient {
-            void_blocks: 1,
-            ..transient(Reply::turn(partial.cut_after(8)), None, CUT, BACKOFF)
-        },
-        transient(
-            Reply::turn(Turn::new().text("abc").end_after(4)),
-            None,
-            IN_STREAM_EOF,
-            BACKOFF,
-        ),
-        transient(
-            Reply::turn(Turn::new().text("abc").malformed_at(3)),
-            None,
-            Said::Is(concat!(
+        (500, "server_error", "The server had an error", None),
+        (503, "server_error", "Slow down", None),
+    ])
+    .await;
+}
+
+#[tokio::test]
+async fn broken_streams_are_retried_and_the_partial_attempt_is_void() {
+    let cut = Said::StartsWith("connection error: ");
+    let eof = || said("the response stream ended before message_stop");
+    // Cut inside the tool_use, after the text block completed.
+    let rm = json!({"command": "rm -rf build"});
+    let partial = Turn::new()
+        .text("half an answer")
+        .tool_use("toolu_1", "Bash", rm);
+    let abc = || Turn::new().text("abc");
+    let overloaded = abc().error_after(4, "overloaded_error", "Overloaded");
+    stream_faults(vec![
+        (Reply::turn(partial.cut_after(8)), cut.clone(), 1),
+        (Reply::turn(abc().end_after(4)), eof(), 0),
+        (
+            Reply::turn(abc().malformed_at(3)),
+            said(concat!(
                 "malformed stream event: EOF while parsing a string at line 1 column 80 in ",
                 "`content_block_delta` event data: ",
                 r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru"#
             )),
-            BACKOFF,
+            0,
         ),
-        transient(
-            Reply::turn(
-                Turn::new()
-                    .text("abc")
-                    .error_after(4, "overloaded_error", "Overloaded"),
-            ),
-            None,
-            Said::Is("API error in stream (overloaded_error): Overloaded"),
-            BACKOFF,
+        (
+            Reply::turn(overloaded),
+            said("API error in stream (overloaded_error): Overloaded"),
+            0,
         ),
     ])
     .await;
-    let partial = Completion::new().text("partial answer").tool_call(
-        "call_1",
-        "Bash",
-        json!({"command": "rm -rf build"}),
-    );
-    survive_each(vec![
-        transient(
-            OpenAiReply::rate_limited().retry_after_secs(1),
-            Some(429),
-            Said::Is(
-                "API error (HTTP 429, rate_limit_exceeded): Rate limit reached, try again later",
-            ),
-            Wait::Told(1_000),
-        ),
-        transient(
-            OpenAiReply::api_error(500, "server_error", "The server had an error"),
-            Some(500),
-            Said::Is("API error (HTTP 500, server_error): The server had an error"),
-            BACKOFF,
-        ),
-        transient(
-            OpenAiReply::api_error(503, "server_error", "Slow down"),
-            Some(503),
-            Said::Is("API error (HTTP 503, server_error): Slow down"),
-            BACKOFF,
-        ),
-        // Cut in the text, then inside the tool call after the text completed.
-        transient(
-            OpenAiReply::completion(partial.clone().cut_after(2)),
-            None,
-            CUT,
-            BACKOFF,
-        ),
-        Transient {
-            void_blocks: 1,
-            ..transient(
-                OpenAiReply::completion(partial.cut_after(5)),
-                None,
-                CUT,
-                BACKOFF,
-            )
-        },
-        transient(
-            OpenAiReply::completion(Completion::new().text("half").end_after(2)),
-            None,
-            IN_STREAM_EOF,
-            BACKOFF,
-        ),
-        transient(
-            OpenAiReply::completion(Completion::new().text("abc").malformed_at(2)),
-            None,
-            Said::Is(concat!(
+    // Cut in the text, then inside the tool call after the text completed.
+    let rm = json!({"command": "rm -rf build"});
+    let partial = Completion::new()
+        .text("partial answer")
+        .tool_call("call_1", "Bash", rm);
+    let abc = || Completion::new().text("abc");
+    let reply = OpenAiReply::completion;
+    stream_faults(vec![
+        (reply(partial.clone().cut_after(2)), cut.clone(), 0),
+        (reply(partial.cut_after(5)), cut, 1),
+        (reply(abc().end_after(2)), eof(), 0),
+        (
+            reply(abc().malformed_at(2)),
+            said(concat!(
                 "malformed stream event: EOF while parsing a string at line 1 column 66: ",
                 r#"{"id":"chatcmpl-bad","choices":[{"index":0,"delta":{"content":"tru"#
             )),
-            BACKOFF,
+            0,
         ),
-        transient(
-            OpenAiReply::completion(
-                Completion::new()
-                    .text("abc")
-                    .error_after(2, "model overloaded"),
-            ),
-            None,
-            Said::Is("API error in stream (api_error): model overloaded"),
-            BACKOFF,
+        (
+            reply(abc().error_after(2, "model overloaded")),
+            said("API error in stream (api_error): model overloaded"),
+            0,
         ),
     ])
     .await;

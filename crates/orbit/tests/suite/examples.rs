@@ -45,15 +45,16 @@ fn run(
     )
 }
 
-/// One example run: it reads `prompt` from its argv in a directory holding
-/// `file` (name, content); the model calls `tool` (name, input) once, then
-/// answers `answer`.
+/// What the user asks every example, and what the model finally answers.
+const PROMPT: &str = "What does the file say?";
+const ANSWER: &str = "It says what it says.";
+
+/// One example run in a directory holding `file` (name, content): the
+/// model calls `tool` (name, input) once, then answers [`ANSWER`].
 struct ToolRun {
     example: &'static str,
     file: (&'static str, &'static str),
-    prompt: &'static str,
     tool: (&'static str, Value),
-    answer: &'static str,
     /// The tool's result as sent back to the model.
     result: &'static str,
 }
@@ -66,42 +67,41 @@ fn examples_call_a_tool_and_print_the_answer() {
         ToolRun {
             example: "minimal_agent",
             file: ("config.txt", "MAGIC=9731\n"),
-            prompt: "What is MAGIC?",
             tool: ("Read", json!({"file_path": "config.txt"})),
-            answer: "MAGIC is 9731.",
             result: "1\tMAGIC=9731\n2\t",
         },
         // The custom tool is offered and called.
         ToolRun {
             example: "custom_tool",
             file: ("Cargo.toml", "a\nb\nc\n"),
-            prompt: "Count",
             tool: ("LineCount", json!({"path": "Cargo.toml"})),
-            answer: "3 lines.",
             result: "3 lines",
         },
     ];
-    for run_case in runs {
-        let name = run_case.example;
+    for ToolRun {
+        example,
+        file,
+        tool: (tool, input),
+        result,
+    } in runs
+    {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(run_case.file.0), run_case.file.1).unwrap();
-        let (tool, input) = run_case.tool;
+        std::fs::write(dir.path().join(file.0), file.1).unwrap();
         let server = FakeAnthropic::start(vec![
             Reply::tool_use("toolu_1", tool, input),
-            Reply::text(run_case.answer),
+            Reply::text(ANSWER),
         ]);
-        let (code, stdout, stderr) = run(name, &server, dir.path(), run_case.prompt);
-        assert_eq!(code, 0, "{name}: {stderr}");
-        assert_eq!(stdout.trim(), run_case.answer, "{name}");
+        let (code, stdout, stderr) = run(example, &server, dir.path(), PROMPT);
+        assert_eq!(code, 0, "{example}: {stderr}");
+        assert_eq!(stdout.trim(), ANSWER, "{example}");
         let bodies = server.bodies();
         assert_eq!(
-            bodies[0]["messages"][0]["content"][0]["text"], run_case.prompt,
-            "{name}"
+            bodies[0]["messages"][0]["content"][0]["text"], PROMPT,
+            "{example}"
         );
         let names = body::tool_names(&bodies[0]);
-        assert!(names.iter().any(|n| n == tool), "{name}: {names:?}");
-        let results = body::tool_results(&bodies[1]);
-        assert_eq!(results[0].text, run_case.result, "{name}");
+        assert!(names.iter().any(|n| n == tool), "{example}: {names:?}");
+        assert_eq!(body::tool_results(&bodies[1])[0].text, result, "{example}");
     }
 }
 
