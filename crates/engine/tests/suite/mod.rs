@@ -1,5 +1,6 @@
 //! One module per area.
 
+mod store;
 mod support;
 
 mod abort;
