@@ -72,12 +72,8 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
     assert_eq!(log.entries(), vec!["start:toolu_1", "cancelled:toolu_1"]);
     let messages = engine.messages();
     assert_paired(messages);
-    let results: Vec<(String, bool)> = last_results(messages)
-        .iter()
-        .map(|r| (result_text(r), r.is_error()))
-        .collect();
     assert_eq!(
-        results,
+        last_said(messages),
         vec![
             (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
             (CANCEL_MESSAGE.to_string(), true),

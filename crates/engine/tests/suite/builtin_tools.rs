@@ -100,6 +100,19 @@ pub async fn call_one(dir: &Path, tool: &str, input: Value) -> ToolResultView {
     run_calls(dir, &[(tool, input)]).await.results.remove(0)
 }
 
+/// Runs `tool` once per case in `dir` (one session, one call per turn) and
+/// asserts what the model received for each: `(input, text, is_error)`.
+pub async fn assert_each_said(dir: &Path, tool: &str, cases: &[(Value, String, bool)]) {
+    let calls: Vec<(&str, Value)> = cases
+        .iter()
+        .map(|(input, ..)| (tool, input.clone()))
+        .collect();
+    let run = run_calls(dir, &calls).await;
+    for ((input, text, is_error), r) in cases.iter().zip(&run.results) {
+        assert_eq!(said(r), (text.as_str(), *is_error), "{tool} {input}");
+    }
+}
+
 /// `(text, is_error)` of what the model received, for one-line asserts.
 pub fn said(r: &ToolResultView) -> (&str, bool) {
     (r.text.as_str(), r.is_error)

@@ -220,16 +220,8 @@ fn fake_bash(log: &Log) -> TestTool {
                 return ToolOutput::error("Exit code 1");
             }
             let ms = input["ms"].as_u64().unwrap_or(10_000);
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => {
-                    log.push(format!("end:{}", call.tool_use_id));
-                    ToolOutput::text(format!("ran {command}"))
-                }
-                _ = call.cancel.cancelled() => {
-                    log.push(format!("cancelled:{}", call.tool_use_id));
-                    ToolOutput::error("killed")
-                }
-            }
+            let done = ToolOutput::text(format!("ran {command}"));
+            sleep_unless_cancelled(&log, &call, ms, done, ToolOutput::error("killed")).await
         }
     })
     .cancels_siblings()
@@ -266,12 +258,8 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         started.elapsed() < Duration::from_secs(5),
         "the sleeping sibling was cancelled"
     );
-    let results: Vec<(String, bool)> = last_results(engine.messages())
-        .iter()
-        .map(|r| (result_text(r), r.is_error()))
-        .collect();
     assert_eq!(
-        results,
+        last_said(engine.messages()),
         vec![
             (
                 "Cancelled: parallel tool call Bash(false) errored".to_string(),
@@ -283,15 +271,8 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
             ("ran sleep 0.05".to_string(), false),
         ]
     );
-    let entries = log.entries();
-    assert!(
-        entries.contains(&"cancelled:toolu_1".to_string()),
-        "{entries:?}"
-    );
-    assert!(
-        entries.contains(&"end:toolu_3".to_string()),
-        "non-Bash sibling finished: {entries:?}"
-    );
+    // The non-Bash sibling finished.
+    log.assert_has(&["cancelled:toolu_1", "end:toolu_3"]);
 }
 
 #[tokio::test]

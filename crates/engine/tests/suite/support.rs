@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use orbit_engine::{EngineConfig, QueryEngine};
+use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
-use orbit_model::{ModelClient, RetryConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
 use orbit_test_support::FakeAnthropic;
@@ -23,18 +23,15 @@ use serde_json::{Value, json};
 
 pub const MODEL: &str = "claude-sonnet-4-5";
 
-/// The real client against the fake server; fast retries.
+/// The real client against the fake server, configured from the
+/// server's environment as the CLI would be (base URL, test key, 1 ms
+/// backoff), with 2 retries capped at 5 ms.
 pub fn client(server: &FakeAnthropic) -> Arc<dyn ModelClient> {
-    let config = AnthropicConfig {
-        base_url: server.base_url(),
-        api_key: Some("test-key".into()),
-        retry: RetryConfig {
-            max_retries: 2,
-            base_delay_ms: 1,
-            max_delay_ms: 5,
-        },
-        ..AnthropicConfig::default()
-    };
+    let env = server.env();
+    let lookup = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let mut config = AnthropicConfig::from_lookup(lookup);
+    config.retry.max_retries = 2;
+    config.retry.max_delay_ms = 5;
     Arc::new(AnthropicClient::new(config).expect("client"))
 }
 
@@ -137,6 +134,14 @@ pub fn result_text(r: &ToolResultBlock) -> String {
     r.content.as_text()
 }
 
+/// What the last user message answered each call: (text, is_error).
+pub fn last_said(messages: &[Message]) -> Vec<(String, bool)> {
+    last_results(messages)
+        .iter()
+        .map(|r| (result_text(r), r.is_error()))
+        .collect()
+}
+
 /// Ids of the ToolResult events, in emission order.
 pub fn released_ids(events: &[EngineEvent]) -> Vec<String> {
     events
@@ -179,9 +184,31 @@ impl Log {
     pub fn entries(&self) -> Vec<String> {
         self.0.lock().unwrap().clone()
     }
+
+    /// Asserts the log holds each of `wanted` (in any order, among others).
+    pub fn assert_has(&self, wanted: &[&str]) {
+        let entries = self.entries();
+        for entry in wanted {
+            assert!(
+                entries.iter().any(|e| e == entry),
+                "no {entry}: {entries:?}"
+            );
+        }
+    }
 }
 
 type Behavior = Arc<dyn Fn(Value, CallContext) -> BoxFuture<'static, ToolOutput> + Send + Sync>;
+
+/// Builder methods that set one field of a [`TestTool`] to a fixed value.
+macro_rules! switches {
+    ($($(#[$doc:meta])* $name:ident: $field:ident = $value:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self) -> Self {
+            self.$field = $value;
+            self
+        }
+    )*};
+}
 
 /// A test-only tool whose behaviour is a closure.
 pub struct TestTool {
@@ -216,23 +243,20 @@ impl TestTool {
         }
     }
 
-    pub fn unsafe_(mut self) -> Self {
-        self.safe = false;
-        self
-    }
-
-    pub fn writes(mut self) -> Self {
-        self.read_only = false;
-        self
+    switches! {
+        /// Not concurrency-safe: runs alone (X1).
+        unsafe_: safe = false;
+        /// Not read-only: a call may have a side effect.
+        writes: read_only = false;
+        /// Its `facts` panic.
+        panicking_safety_check: panic_in_safety_check = true;
+        /// Its failure cancels running siblings that share this fact (X5),
+        /// as Bash's does.
+        cancels_siblings: cancels_siblings = true;
     }
 
     pub fn schema(mut self, schema: Value) -> Self {
         self.schema = schema;
-        self
-    }
-
-    pub fn panicking_safety_check(mut self) -> Self {
-        self.panic_in_safety_check = true;
         self
     }
 
@@ -246,13 +270,6 @@ impl TestTool {
     /// cancel token, like a slow business check).
     pub fn slow_validation(mut self, delay: Duration) -> Self {
         self.validate_delay = delay;
-        self
-    }
-
-    /// Its failure cancels running siblings that share this fact (X5),
-    /// as Bash's does.
-    pub fn cancels_siblings(mut self) -> Self {
-        self.cancels_siblings = true;
         self
     }
 
@@ -306,6 +323,23 @@ impl TypedTool for TestTool {
     }
 }
 
+/// Sleeps `ms` milliseconds unless `call` is cancelled first, logging
+/// `end:ID` or `cancelled:ID`; returns `done` or `cancelled` accordingly.
+pub async fn sleep_unless_cancelled(
+    log: &Log,
+    call: &CallContext,
+    ms: u64,
+    done: ToolOutput,
+    cancelled: ToolOutput,
+) -> ToolOutput {
+    let (entry, output) = tokio::select! {
+        _ = tokio::time::sleep(Duration::from_millis(ms)) => ("end", done),
+        _ = call.cancel.cancelled() => ("cancelled", cancelled),
+    };
+    log.push(format!("{entry}:{}", call.tool_use_id));
+    output
+}
+
 /// A tool that sleeps `input.ms` milliseconds (or until cancelled), logging
 /// `start:ID` and `end:ID` / `cancelled:ID`.
 pub fn sleeper(name: &str, log: &Log) -> TestTool {
@@ -315,16 +349,8 @@ pub fn sleeper(name: &str, log: &Log) -> TestTool {
         async move {
             let ms = input.get("ms").and_then(Value::as_u64).unwrap_or(0);
             log.push(format!("start:{}", call.tool_use_id));
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => {
-                    log.push(format!("end:{}", call.tool_use_id));
-                    ToolOutput::text(format!("slept {ms} ms"))
-                }
-                _ = call.cancel.cancelled() => {
-                    log.push(format!("cancelled:{}", call.tool_use_id));
-                    ToolOutput::error("cancelled")
-                }
-            }
+            let done = ToolOutput::text(format!("slept {ms} ms"));
+            sleep_unless_cancelled(&log, &call, ms, done, ToolOutput::error("cancelled")).await
         }
     })
 }

@@ -275,15 +275,7 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
             .iter()
             .any(|e| matches!(e, EngineEvent::Stream(StreamEvent::Retry { .. })))
     );
-    let entries = log.entries();
-    assert!(
-        entries.contains(&"start:toolu_void".to_string()),
-        "{entries:?}"
-    );
-    assert!(
-        entries.contains(&"cancelled:toolu_void".to_string()),
-        "{entries:?}"
-    );
+    log.assert_has(&["start:toolu_void", "cancelled:toolu_void"]);
     let messages = engine.messages();
     assert_paired(messages);
     assert_eq!(tool_use_ids(&messages[1]), vec!["toolu_real"]);
