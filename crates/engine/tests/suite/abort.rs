@@ -50,11 +50,10 @@ async fn run_and_abort(
 #[tokio::test]
 async fn abort_while_tools_run_answers_running_and_queued_calls() {
     let log = Log::default();
-    let server = FakeAnthropic::start(vec![Reply::turn(
-        Turn::new()
-            .tool_use("toolu_1", "Slow", json!({"ms": 30_000}))
-            .tool_use("toolu_2", "Seq", json!({"ms": 1})),
-    )]);
+    let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&[
+        ("toolu_1", "Slow", json!({"ms": 30_000})),
+        ("toolu_2", "Seq", json!({"ms": 1})),
+    ]))]);
     let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),

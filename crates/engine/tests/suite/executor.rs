@@ -53,12 +53,6 @@ fn meeting(name: &str, parties: usize, log: &Log, peak: &Arc<AtomicUsize>) -> Te
     })
 }
 
-fn turn_of(calls: &[(&str, &str, Value)]) -> Turn {
-    calls.iter().fold(Turn::new(), |t, (id, name, input)| {
-        t.tool_use(*id, *name, input.clone())
-    })
-}
-
 #[tokio::test]
 async fn three_safe_calls_run_concurrently() {
     let log = Log::default();

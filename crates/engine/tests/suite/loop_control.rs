@@ -1,9 +1,9 @@
 //! The loop's continue/stop decisions (L1), limits (L3), the `max_tokens`
 //! continuation (L4) and the result's accounting, through the real client.
 
-use orbit_engine::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
 use orbit_engine::messages::MAX_TOKENS_CONTINUE_MESSAGE;
-use orbit_protocol::{EngineEvent, ResultSubtype, Role, StreamEvent};
+use orbit_engine::{EngineConfig, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, QueryEngine};
+use orbit_protocol::{EngineEvent, ResultSubtype, Role, StreamEvent, TerminalResult};
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
@@ -48,20 +48,41 @@ async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
     assert_eq!(engine.messages().len(), 2);
 }
 
+/// A turn run against `replies` with the `Slow` tool, the config changed
+/// by `limit`.
+struct Limited {
+    server: FakeAnthropic,
+    engine: QueryEngine,
+    result: TerminalResult,
+    _dir: tempfile::TempDir,
+}
+
+async fn limited(replies: Vec<Reply>, limit: impl FnOnce(&mut EngineConfig)) -> Limited {
+    let server = FakeAnthropic::start(replies);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    limit(&mut cfg);
+    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
+    let events = run(&mut engine, "go").await;
+    let result = result(&events).clone();
+    Limited {
+        server,
+        engine,
+        result,
+        _dir: dir,
+    }
+}
+
 #[tokio::test]
 async fn max_turns_ends_with_the_exact_error_and_a_paired_history() {
     let tool_turn = |id: &str| Reply::turn(Turn::new().tool_use(id, "Slow", json!({"ms": 1})));
-    let server = FakeAnthropic::start(vec![
+    let replies = vec![
         tool_turn("toolu_1"),
         tool_turn("toolu_2"),
         tool_turn("toolu_3"),
-    ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.max_turns = Some(2);
-    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
-    let events = run(&mut engine, "loop forever").await;
-    let r = result(&events);
+    ];
+    let run = limited(replies, |cfg| cfg.max_turns = Some(2)).await;
+    let (server, engine, r) = (&run.server, &run.engine, &run.result);
     assert_eq!(r.subtype, ResultSubtype::ErrorMaxTurns);
     assert_eq!(r.errors, vec!["Reached maximum number of turns (2)"]);
     assert_eq!(r.num_turns, 2);
@@ -76,20 +97,12 @@ async fn max_turns_ends_with_the_exact_error_and_a_paired_history() {
 #[tokio::test]
 async fn max_budget_is_checked_after_each_call() {
     // 1M input tokens on Sonnet 4.5 cost $3.
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            Turn::new()
-                .tool_use("toolu_1", "Slow", json!({"ms": 1}))
-                .usage(1_000_000, 0),
-        ),
-        Reply::text("never sent"),
-    ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.max_budget_usd = Some(1.0);
-    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
-    let events = run(&mut engine, "spend").await;
-    let r = result(&events);
+    let costly = Turn::new()
+        .tool_use("toolu_1", "Slow", json!({"ms": 1}))
+        .usage(1_000_000, 0);
+    let replies = vec![Reply::turn(costly), Reply::text("never sent")];
+    let run = limited(replies, |cfg| cfg.max_budget_usd = Some(1.0)).await;
+    let (server, engine, r) = (&run.server, &run.engine, &run.result);
     assert_eq!(r.subtype, ResultSubtype::ErrorMaxBudgetUsd);
     assert_eq!(r.errors, vec!["Reached maximum budget ($1)"]);
     assert!(

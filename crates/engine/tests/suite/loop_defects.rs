@@ -19,12 +19,6 @@ use serde_json::{Value, json};
 
 use super::support::*;
 
-/// Index of the event after which the stream is cut so that every block
-/// of `turn` has completed (`message_delta` and `message_stop` remain).
-fn events_through_blocks(turn: &Turn) -> usize {
-    turn.event_count() - 2
-}
-
 /// A tool that is not read-only and counts its calls.
 fn counter(name: &str, calls: &Arc<AtomicUsize>) -> TestTool {
     let calls = Arc::clone(calls);
@@ -33,6 +27,22 @@ fn counter(name: &str, calls: &Arc<AtomicUsize>) -> TestTool {
         async move { ToolOutput::text(format!("call {n}")) }
     })
     .unsafe_()
+    .writes()
+}
+
+/// A tool with a side effect: after `delay` (not watching its cancel token)
+/// it writes `path` and says `wrote FILE_NAME`.
+fn file_writer(name: &str, path: &std::path::Path, delay: Duration) -> TestTool {
+    let path = path.to_path_buf();
+    TestTool::new(name, move |_input, _call| {
+        let path = path.clone();
+        async move {
+            tokio::time::sleep(delay).await;
+            fs::write(&path, "written").unwrap();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            ToolOutput::text(format!("wrote {name}"))
+        }
+    })
     .writes()
 }
 
@@ -123,11 +133,10 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
 #[tokio::test]
 async fn an_abort_keeps_the_result_of_a_tool_that_already_finished() {
     let log = Log::default();
-    let server = FakeAnthropic::start(vec![Reply::turn(
-        Turn::new()
-            .tool_use("toolu_fast", "Fast", json!({"ms": 0}))
-            .tool_use("toolu_slow", "Slow", json!({"ms": 30_000})),
-    )]);
+    let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&[
+        ("toolu_fast", "Fast", json!({"ms": 0})),
+        ("toolu_slow", "Slow", json!({"ms": 30_000})),
+    ]))]);
     let dir = tempfile::tempdir().unwrap();
     let tools = vec![sleeper("Fast", &log).arc(), sleeper("Slow", &log).arc()];
     let mut engine = engine(&server, config(dir.path()), tools);
@@ -305,16 +314,8 @@ async fn repeated_tool_use_ids_are_made_unique_and_paired_by_position() {
 async fn a_call_cancelled_before_it_runs_never_acts() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("marker.txt");
-    let target = marker.clone();
-    let writer = TestTool::new("Writer", move |_input, _call| {
-        let target = target.clone();
-        async move {
-            fs::write(&target, "written").unwrap();
-            ToolOutput::text("wrote")
-        }
-    })
-    .writes()
-    .slow_validation(Duration::from_millis(300));
+    let writer =
+        file_writer("Writer", &marker, Duration::ZERO).slow_validation(Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_w", "Writer", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![writer.arc()]);
     let handle = engine.abort_handle();
@@ -343,16 +344,7 @@ async fn a_call_cancelled_before_it_runs_never_acts() {
 async fn a_tool_that_ignores_the_abort_is_awaited_not_detached() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("late.txt");
-    let target = marker.clone();
-    let stubborn = TestTool::new("Stubborn", move |_input, _call| {
-        let target = target.clone();
-        async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            fs::write(&target, "late").unwrap();
-            ToolOutput::text("wrote late.txt")
-        }
-    })
-    .writes();
+    let stubborn = file_writer("Stubborn", &marker, Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_s", "Stubborn", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![stubborn.arc()]);
     let handle = engine.abort_handle();
@@ -386,16 +378,13 @@ async fn a_tool_that_ignores_the_abort_is_awaited_not_detached() {
 #[tokio::test]
 async fn denials_of_a_voided_attempt_are_reported() {
     let log = Log::default();
-    let blocks = Turn::new().tool_use("toolu_denied", "Peek", json!({"ms": 0}));
-    let cut_at = events_through_blocks(&blocks);
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            blocks
-                .cut_after(cut_at)
-                .event_delay(Duration::from_millis(5)),
-        ),
-        Reply::text("done"),
-    ]);
+    let denied = turn_of(&[("toolu_denied", "Peek", json!({"ms": 0}))]);
+    // Cut right after the tool_use block.
+    let cut = denied
+        .clone()
+        .cut_after(events_through_blocks(&denied))
+        .event_delay(Duration::from_millis(5));
+    let server = FakeAnthropic::start(vec![Reply::turn(cut), Reply::text("done")]);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.permissions = PermissionConfig {

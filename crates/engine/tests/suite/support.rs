@@ -14,7 +14,7 @@ use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
-use orbit_test_support::FakeAnthropic;
+use orbit_test_support::{FakeAnthropic, Turn};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
     ToolUseContext, TypedTool, typed,
@@ -170,6 +170,20 @@ pub fn tool_use_ids(message: &Message) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// A turn calling each `(id, tool, input)` in order.
+pub fn turn_of(calls: &[(&str, &str, Value)]) -> Turn {
+    calls.iter().fold(Turn::new(), |t, (id, name, input)| {
+        t.tool_use(*id, *name, input.clone())
+    })
+}
+
+/// The number of events of `turn` before its `message_delta` (the last two
+/// events are message_delta and message_stop): a fault after that many
+/// events strikes right after the turn's last block so far.
+pub fn events_through_blocks(turn: &Turn) -> usize {
+    turn.event_count() - 2
 }
 
 /// A shared, ordered log of what tools did.

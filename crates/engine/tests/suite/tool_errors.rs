@@ -188,13 +188,6 @@ async fn a_headless_ask_is_denied_and_recorded() {
     );
 }
 
-/// The number of events of `turn` before its `message_delta` (the last two
-/// events are message_delta and message_stop): a fault after that many
-/// events strikes right after the turn's last block so far.
-fn events_through_blocks(turn: &Turn) -> usize {
-    turn.event_count() - 2
-}
-
 #[tokio::test]
 async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
     let log = Log::default();
