@@ -12,6 +12,7 @@
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
 //! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
 //!   `llama-server` is a script of the test's.
+//! - [`process`]: the live members of a process group (`/proc`).
 //! - [`body`]: assertions over captured request bodies
 //!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
 //!
@@ -42,6 +43,7 @@ pub mod fake;
 pub mod http;
 pub mod local;
 pub mod openai;
+pub mod process;
 mod script;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use orbit_local::LocalPaths;
 use serde_json::Value;
 
-use super::common::{Scratch, orbit_with_env, run};
+use super::common::{Scratch, run_stream_json_with_env};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
 /// docs/PERFORMANCE.md report ≈ 5 KB; the default profile is ≈ 10 KB).
@@ -70,14 +70,8 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     scratch.write("config.txt", "MAGIC=48213\n");
     let paths = fake_local_runtime(&scratch);
     // No key, no --provider, no settings: the local model is the default.
-    let mut cmd = orbit_with_env(&scratch, &[]);
-    cmd.args([
-        "-p",
-        "What is the value of MAGIC in config.txt?",
-        "--output-format",
-        "stream-json",
-    ]);
-    let out = run(cmd);
+    let prompt = "What is the value of MAGIC in config.txt?";
+    let out = run_stream_json_with_env(&scratch, &[], prompt, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let init = &out.lines()[0];
     assert_eq!(init["model"], orbit_local::MODEL_NAME);
