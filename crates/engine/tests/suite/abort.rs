@@ -54,12 +54,11 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
         ("toolu_1", "Slow", json!({"ms": 30_000})),
         ("toolu_2", "Seq", json!({"ms": 1})),
     ]))]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let (r, took) = run_and_abort(&mut engine, |e| {
         matches!(e, EngineEvent::AssistantMessage { .. })
     })
@@ -100,8 +99,7 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
             .text("this block never arrives")
             .hang_after(before_delta),
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let (r, took) = run_and_abort(&mut engine, |e| {
         matches!(e, EngineEvent::ToolStarted { .. })
     })
@@ -120,8 +118,7 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
 #[tokio::test]
 async fn abort_before_any_block_leaves_the_prompt_alone() {
     let server = FakeAnthropic::start(vec![Reply::hang()]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let (r, took) = run_and_abort(&mut engine, |e| {
         matches!(e, EngineEvent::RequestStart { .. })
     })
@@ -138,8 +135,7 @@ async fn abort_before_any_block_leaves_the_prompt_alone() {
 #[tokio::test]
 async fn an_abort_before_submit_cancels_that_turn_without_calling_the_model() {
     let server = FakeAnthropic::start(vec![Reply::text("fine")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     engine.abort_handle().abort();
     let events = run(&mut engine, "go").await;
     let r = result(&events);
@@ -167,8 +163,7 @@ async fn an_abort_before_submit_cancels_that_turn_without_calling_the_model() {
 #[tokio::test]
 async fn an_abort_between_turns_cancels_the_next_one() {
     let server = FakeAnthropic::start(vec![Reply::text("fine"), Reply::text("unused")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     engine.abort_handle().abort();

@@ -65,12 +65,7 @@ async fn three_safe_calls_run_concurrently() {
         .map(|(id, n, v)| (id.as_str(), *n, v.clone()))
         .collect();
     let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&calls)), Reply::text("ok")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![meeting("Meet", 3, &log, &peak).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![meeting("Meet", 3, &log, &peak).arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     let texts: Vec<String> = last_results(engine.messages())
@@ -97,12 +92,11 @@ async fn safe_unsafe_safe_runs_as_three_batches_in_order() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     run(&mut engine, "go").await;
     assert_eq!(
         log.entries(),
@@ -177,8 +171,7 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![chain.arc()]);
+    let mut engine = temp_engine(&server, vec![chain.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(
         log.entries(),
@@ -238,13 +231,12 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         fake_bash(&log).arc(),
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let started = Instant::now();
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
@@ -283,8 +275,7 @@ async fn a_tool_completed_early_in_a_slow_stream_runs_before_message_stop() {
         ),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let mut stream = engine.submit_message("go".into());
     let mut timeline: Vec<(Instant, EngineEvent)> = Vec::new();
     use futures::StreamExt;

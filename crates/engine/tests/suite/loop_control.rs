@@ -19,9 +19,8 @@ async fn end_turn_with_a_tool_use_still_continues() {
         ),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let log = Log::default();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -36,8 +35,7 @@ async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
     let server = FakeAnthropic::start(vec![Reply::turn(
         Turn::new().text("all done").stop_reason("tool_use"),
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -125,12 +123,7 @@ async fn usage_and_cost_are_summed_over_calls() {
         ),
         Reply::turn(Turn::new().text("The answer.").usage(200, 30)),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &Log::default()).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![sleeper("Slow", &Log::default()).arc()]);
     let events = run(&mut engine, "question").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -223,8 +216,7 @@ async fn a_max_tokens_stop_is_continued_a_bounded_number_of_times() {
 #[tokio::test]
 async fn an_engine_keeps_its_history_across_prompts() {
     let server = FakeAnthropic::start(vec![Reply::text("first"), Reply::text("second")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     run(&mut engine, "one").await;
     let events = run(&mut engine, "two").await;
     assert_eq!(result(&events).result, "second");

@@ -102,7 +102,6 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         ),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     // A test tool named "Bash" whose failure cancels siblings: `false`
     // fails after 30 ms (the sibling is running by then); the other call
     // finishes at 100 ms, whatever its token says.
@@ -116,7 +115,7 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         }
     })
     .cancels_siblings();
-    let mut engine = engine(&server, config(dir.path()), vec![tool.arc()]);
+    let mut engine = temp_engine(&server, vec![tool.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     let results = last_results(engine.messages());
@@ -137,9 +136,8 @@ async fn an_abort_keeps_the_result_of_a_tool_that_already_finished() {
         ("toolu_fast", "Fast", json!({"ms": 0})),
         ("toolu_slow", "Slow", json!({"ms": 30_000})),
     ]))]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![sleeper("Fast", &log).arc(), sleeper("Slow", &log).arc()];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let handle = engine.abort_handle();
     let mut stream = engine.submit_message("go".into());
     // Abort as soon as both have started: the fast one has finished (its
@@ -177,12 +175,7 @@ async fn a_cut_stream_never_runs_a_side_effect_twice() {
         Reply::turn(blocks.cut_after(cut_at)),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![counter("Append", &calls).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![counter("Append", &calls).arc()]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the tool ran exactly once");
@@ -210,8 +203,7 @@ async fn usage_of_voided_attempts_is_counted() {
         Reply::turn(attempt.clone().cut_after(cut_at)),
         Reply::turn(Turn::new().text("done").usage(10, 3)),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(server.request_count(), 3);
@@ -239,8 +231,7 @@ async fn an_empty_reply_never_becomes_an_empty_message() {
         Reply::turn(Turn::new()),
         Reply::text("second answer"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let first = run(&mut engine, "one").await;
     assert_eq!(result(&first).result, "continued");
     let second = run(&mut engine, "two").await;
@@ -424,12 +415,7 @@ async fn a_five_turn_session_reuses_one_connection() {
         .collect();
     replies.push(Reply::turn(Turn::new().text("done").end_body_after(late)));
     let server = FakeAnthropic::start(replies);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Fast", &log).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![sleeper("Fast", &log).arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     assert_eq!(server.request_count(), 5);

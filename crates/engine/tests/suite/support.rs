@@ -2,6 +2,7 @@
 //! `FakeAnthropic`, an engine in a temp dir, test-only tools built from
 //! closures, and helpers over the event stream.
 
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,6 +21,7 @@ use orbit_tool::{
     ToolUseContext, TypedTool, typed,
 };
 use serde_json::{Value, json};
+use tempfile::TempDir;
 
 pub const MODEL: &str = "claude-sonnet-4-5";
 
@@ -369,7 +371,36 @@ pub fn sleeper(name: &str, log: &Log) -> TestTool {
     })
 }
 
-/// An engine on `dir` whose one tool, `Slow`, sleeps and logs to `log`.
-pub fn slow_engine(server: &FakeAnthropic, dir: &Path, log: &Log) -> QueryEngine {
-    engine(server, config(dir), vec![sleeper("Slow", log).arc()])
+/// An engine whose cwd and data dir are a temp dir of its own (removed on
+/// drop); it derefs to the [`QueryEngine`].
+pub struct TempEngine {
+    engine: QueryEngine,
+    _dir: TempDir,
+}
+
+impl Deref for TempEngine {
+    type Target = QueryEngine;
+
+    fn deref(&self) -> &QueryEngine {
+        &self.engine
+    }
+}
+
+impl DerefMut for TempEngine {
+    fn deref_mut(&mut self) -> &mut QueryEngine {
+        &mut self.engine
+    }
+}
+
+/// An engine over `server` with `tools` and the test [`config`] in a
+/// fresh temp dir.
+pub fn temp_engine(server: &FakeAnthropic, tools: Vec<Arc<dyn Tool>>) -> TempEngine {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(server, config(dir.path()), tools);
+    TempEngine { engine, _dir: dir }
+}
+
+/// A [`temp_engine`] whose one tool, `Slow`, sleeps and logs to `log`.
+pub fn slow_engine(server: &FakeAnthropic, log: &Log) -> TempEngine {
+    temp_engine(server, vec![sleeper("Slow", log).arc()])
 }

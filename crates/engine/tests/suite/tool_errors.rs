@@ -32,8 +32,7 @@ async fn second_request_results(
     tools: Vec<std::sync::Arc<dyn orbit_tools::Tool>>,
 ) -> Vec<(String, bool)> {
     let server = FakeAnthropic::start(vec![Reply::turn(first), Reply::text("ok")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     assert_paired(engine.messages());
@@ -199,12 +198,11 @@ async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
         .text("and then")
         .error_after(through_tools, "invalid_request_error", "boom");
     let server = FakeAnthropic::start(vec![Reply::turn(turn)]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     let error = "API error in stream (invalid_request_error): boom";
@@ -231,8 +229,7 @@ async fn a_model_error_before_any_block_leaves_only_the_prompt() {
         "invalid_request_error",
         "bad model",
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
@@ -258,8 +255,7 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
         Reply::turn(Turn::new().tool_use("toolu_real", "Slow", json!({"ms": 1}))),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success, "{r:?}");
@@ -289,8 +285,7 @@ async fn malformed_events_on_every_attempt_end_cleanly_with_a_paired_history() {
     let bad = || Reply::turn(blocks.clone().text("tail").malformed_at(through_tool));
     // The test client retries twice: three attempts, all malformed.
     let server = FakeAnthropic::start(vec![bad(), bad(), bad(), Reply::text("unused")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution, "{r:?}");
