@@ -1,51 +1,22 @@
 //! Interrupts (L5): one abort answers every tool_use, keeps the history
 //! paired and ends the turn within 200 ms.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
-use orbit_engine::QueryEngine;
 use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
-use orbit_protocol::{EngineEvent, ResultSubtype, TerminalResult};
+use orbit_protocol::{EngineEvent, ResultSubtype};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
 use super::support::*;
 
-/// How long the test waits between the trigger event and the abort.
+/// How long the test waits between the trigger event and the abort: tools
+/// already spawned get going first (a call cancelled before its tool runs
+/// never starts, and is not logged).
 const SETTLE: Duration = Duration::from_millis(20);
 
 /// L5's bound from abort to the terminal result.
 const ABORT_DEADLINE: Duration = Duration::from_millis(200);
-
-/// Runs a prompt and aborts when `trigger` matches an event; returns the
-/// result and the time from abort to result.
-async fn run_and_abort(
-    engine: &mut QueryEngine,
-    trigger: impl Fn(&EngineEvent) -> bool,
-) -> (TerminalResult, Duration) {
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut aborted_at = None;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let event = tokio::time::timeout_at(deadline, stream.next())
-            .await
-            .expect("the turn ended")
-            .expect("a result before the stream ends");
-        if aborted_at.is_none() && trigger(&event) {
-            // Let tools already spawned get going first: a call cancelled
-            // before its tool runs never starts (and is not logged).
-            tokio::time::sleep(SETTLE).await;
-            handle.abort();
-            aborted_at = Some(Instant::now());
-        }
-        if let EngineEvent::Result(r) = event {
-            let at = aborted_at.expect("aborted before the result");
-            return (r, at.elapsed());
-        }
-    }
-}
 
 #[tokio::test]
 async fn abort_while_tools_run_answers_running_and_queued_calls() {
@@ -59,7 +30,7 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
         sleeper("Seq", &log).unsafe_().arc(),
     ];
     let mut engine = temp_engine(&server, tools);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::AssistantMessage { .. })
     })
     .await;
@@ -100,7 +71,7 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
             .hang_after(before_delta),
     )]);
     let mut engine = slow_engine(&server, &log);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::ToolStarted { .. })
     })
     .await;
@@ -119,7 +90,7 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
 async fn abort_before_any_block_leaves_the_prompt_alone() {
     let server = FakeAnthropic::start(vec![Reply::hang()]);
     let mut engine = temp_engine(&server, vec![]);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::RequestStart { .. })
     })
     .await;

@@ -300,6 +300,10 @@ async fn repeated_tool_use_ids_are_made_unique_and_paired_by_position() {
     assert_eq!(third[0].text, "tiny", "no old replacement for a reused id");
 }
 
+fn tool_started(event: &EngineEvent) -> bool {
+    matches!(event, EngineEvent::ToolStarted { .. })
+}
+
 /// Item 9: a call cancelled while it validates never reaches `Tool::call`.
 #[tokio::test]
 async fn a_call_cancelled_before_it_runs_never_acts() {
@@ -309,19 +313,8 @@ async fn a_call_cancelled_before_it_runs_never_acts() {
         file_writer("Writer", &marker, Duration::ZERO).slow_validation(Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_w", "Writer", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![writer.arc()]);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut interrupted = false;
-    while let Some(event) = stream.next().await {
-        if matches!(event, EngineEvent::ToolStarted { .. }) {
-            handle.abort();
-        }
-        if let EngineEvent::Result(r) = event {
-            interrupted = r.interrupted;
-        }
-    }
-    drop(stream);
-    assert!(interrupted);
+    let (r, _) = run_and_abort(&mut engine, Duration::ZERO, tool_started).await;
+    assert!(r.interrupted);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!marker.exists(), "the cancelled call wrote its file");
     let results = last_results(engine.messages());
@@ -338,25 +331,9 @@ async fn a_tool_that_ignores_the_abort_is_awaited_not_detached() {
     let stubborn = file_writer("Stubborn", &marker, Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_s", "Stubborn", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![stubborn.arc()]);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut written_at_result = None;
-    while let Some(event) = stream.next().await {
-        if matches!(event, EngineEvent::ToolStarted { .. }) {
-            // Let the call get going (its cancel check passed), then abort.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            handle.abort();
-        }
-        if let EngineEvent::Result(_) = event {
-            written_at_result = Some(marker.exists());
-        }
-    }
-    drop(stream);
-    assert_eq!(
-        written_at_result,
-        Some(true),
-        "the write happened before the result"
-    );
+    // Let the call get going (its cancel check passed), then abort.
+    run_and_abort(&mut engine, Duration::from_millis(50), tool_started).await;
+    assert!(marker.exists(), "the write happened before the result");
     let results = last_results(engine.messages());
     assert_eq!(
         result_text(&results[0]),

@@ -3,49 +3,34 @@
 //! data dir cannot be created ([`unwritable_store`]), and one output run
 //! through the pipeline as Bash's ([`as_bash`]).
 
-use std::ops::Deref;
 use std::path::Path;
 
 use orbit_engine::results::{ToolResultStorage, process_tool_result};
 use orbit_protocol::ToolResultBlock;
 use orbit_tools::ToolOutput;
 use orbit_tools::builtin::bash::BASH_MAX_RESULT_SIZE_CHARS;
-use tempfile::TempDir;
 
-/// A storage and the temp dir it lives in (removed on drop).
-pub struct Store {
-    storage: ToolResultStorage,
-    _dir: TempDir,
-}
+use super::support::InTempDir;
 
-impl Deref for Store {
-    type Target = ToolResultStorage;
-
-    fn deref(&self) -> &ToolResultStorage {
-        &self.storage
-    }
-}
+/// A result storage in a temp dir of its own.
+pub type Store = InTempDir<ToolResultStorage>;
 
 /// Results of session `session-1` of project `/work/my.proj`, under a
 /// fresh temp data dir.
 pub fn store() -> Store {
-    let dir = tempfile::tempdir().unwrap();
-    let storage = ToolResultStorage::new(
-        &dir.path().join("home"),
-        Path::new("/work/my.proj"),
-        "session-1",
-    );
-    Store { storage, _dir: dir }
+    InTempDir::new(|dir| {
+        ToolResultStorage::new(&dir.join("home"), Path::new("/work/my.proj"), "session-1")
+    })
 }
 
 /// A storage whose data dir is a path under a regular file: it cannot be
 /// created, even by root.
 pub fn unwritable_store() -> Store {
-    let dir = tempfile::tempdir().unwrap();
-    let blocker = dir.path().join("blocker");
-    std::fs::write(&blocker, b"not a directory").unwrap();
-    let storage = ToolResultStorage::new(&blocker.join("sub"), Path::new("/w"), "s");
-    Store { storage, _dir: dir }
+    InTempDir::new(|dir| {
+        let blocker = dir.join("blocker");
+        std::fs::write(&blocker, b"not a directory").unwrap();
+        ToolResultStorage::new(&blocker.join("sub"), Path::new("/w"), "s")
+    })
 }
 
 /// `output` of call `id` through the result pipeline as Bash's (its

@@ -5,7 +5,7 @@
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -93,6 +93,34 @@ pub async fn run(engine: &mut QueryEngine, prompt: &str) -> Vec<EngineEvent> {
     tokio::time::timeout(Duration::from_secs(30), stream.collect::<Vec<_>>())
         .await
         .expect("turn finished within 30 s")
+}
+
+/// Runs a prompt and aborts `settle` after the first event `trigger`
+/// matches; returns the result and the time from abort to result.
+pub async fn run_and_abort(
+    engine: &mut QueryEngine,
+    settle: Duration,
+    trigger: impl Fn(&EngineEvent) -> bool,
+) -> (TerminalResult, Duration) {
+    let handle = engine.abort_handle();
+    let mut stream = engine.submit_message("go".into());
+    let mut aborted_at = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let event = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("the turn ended")
+            .expect("a result before the stream ends");
+        if aborted_at.is_none() && trigger(&event) {
+            tokio::time::sleep(settle).await;
+            handle.abort();
+            aborted_at = Some(Instant::now());
+        }
+        if let EngineEvent::Result(r) = event {
+            let at = aborted_at.expect("aborted before the result");
+            return (r, at.elapsed());
+        }
+    }
 }
 
 pub fn result(events: &[EngineEvent]) -> &TerminalResult {
@@ -371,36 +399,43 @@ pub fn sleeper(name: &str, log: &Log) -> TestTool {
     })
 }
 
-/// An engine whose cwd and data dir are a temp dir of its own (removed on
-/// drop); it derefs to the [`QueryEngine`].
-pub struct TempEngine {
-    engine: QueryEngine,
+/// A value that lives in a temp dir of its own, removed when it is
+/// dropped; it derefs to the value.
+pub struct InTempDir<T> {
+    value: T,
     _dir: TempDir,
 }
 
-impl Deref for TempEngine {
-    type Target = QueryEngine;
-
-    fn deref(&self) -> &QueryEngine {
-        &self.engine
+impl<T> InTempDir<T> {
+    /// `make`'s value for a fresh temp dir.
+    pub fn new(make: impl FnOnce(&Path) -> T) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let value = make(dir.path());
+        Self { value, _dir: dir }
     }
 }
 
-impl DerefMut for TempEngine {
-    fn deref_mut(&mut self) -> &mut QueryEngine {
-        &mut self.engine
+impl<T> Deref for InTempDir<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
     }
 }
 
-/// An engine over `server` with `tools` and the test [`config`] in a
-/// fresh temp dir.
-pub fn temp_engine(server: &FakeAnthropic, tools: Vec<Arc<dyn Tool>>) -> TempEngine {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = engine(server, config(dir.path()), tools);
-    TempEngine { engine, _dir: dir }
+impl<T> DerefMut for InTempDir<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+/// An engine over `server` with `tools` and the test [`config`], its cwd
+/// and data dir a temp dir.
+pub fn temp_engine(server: &FakeAnthropic, tools: Vec<Arc<dyn Tool>>) -> InTempDir<QueryEngine> {
+    InTempDir::new(|dir| engine(server, config(dir), tools))
 }
 
 /// A [`temp_engine`] whose one tool, `Slow`, sleeps and logs to `log`.
-pub fn slow_engine(server: &FakeAnthropic, log: &Log) -> TempEngine {
+pub fn slow_engine(server: &FakeAnthropic, log: &Log) -> InTempDir<QueryEngine> {
     temp_engine(server, vec![sleeper("Slow", log).arc()])
 }
