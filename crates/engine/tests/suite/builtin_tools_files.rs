@@ -149,19 +149,34 @@ async fn read_of_a_png_sends_an_image_block() {
 
 // -------------------------------------------------------------------- Write
 
+/// Write, and Edit with an empty `old_string`, create a missing file and
+/// its parent directories: (tool, input, file, what the result says after
+/// the path).
 #[tokio::test]
-async fn write_creates_parent_directories() {
+async fn write_and_edit_create_missing_files_and_parents() {
     let (_dir, root) = temp_dir();
-    let r = call_one(
-        &root,
-        "Write",
-        json!({"file_path": "a/b/c.txt", "content": "hi\n"}),
-    )
-    .await;
-    let path = root.join("a/b/c.txt");
-    let expected = format!("File created successfully at: {}", path.display());
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(fs::read_to_string(path).unwrap(), "hi\n");
+    let cases = [
+        (
+            "Write",
+            json!({"file_path": "a/b/c.txt", "content": "hi\n"}),
+            "a/b/c.txt",
+            ("File created successfully at: ", ""),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "new/made.txt", "old_string": "", "new_string": "hi\n"}),
+            "new/made.txt",
+            ("The file ", " has been updated successfully."),
+        ),
+    ];
+    let calls: Vec<(&str, Value)> = cases.iter().map(|(t, i, ..)| (*t, i.clone())).collect();
+    let run = run_calls(&root, &calls).await;
+    for ((tool, _, file, (before, after)), r) in cases.iter().zip(&run.results) {
+        let path = root.join(file);
+        let expected = format!("{before}{}{after}", path.display());
+        assert_eq!(said(r), (expected.as_str(), false), "{tool}");
+        assert_eq!(fs::read_to_string(path).unwrap(), "hi\n", "{tool}");
+    }
 }
 
 #[tokio::test]
@@ -312,21 +327,6 @@ async fn edit_applies_and_says_so() {
         assert_eq!(said(&r), (expected.as_str(), false), "{case}");
         assert_eq!(after, expected_after, "{case}");
     }
-}
-
-#[tokio::test]
-async fn edit_with_empty_old_string_creates_a_missing_file() {
-    let (_dir, root) = temp_dir();
-    let r = call_one(
-        &root,
-        "Edit",
-        json!({"file_path": "new/made.txt", "old_string": "", "new_string": "hello\n"}),
-    )
-    .await;
-    let path = root.join("new/made.txt");
-    let expected = format!("The file {} has been updated successfully.", path.display());
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(fs::read_to_string(path).unwrap(), "hello\n");
 }
 
 // ------------------------------------------- permissions and final newlines

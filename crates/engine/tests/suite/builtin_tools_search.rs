@@ -24,15 +24,27 @@ fn file_aged(root: &Path, rel: &str, content: &str, age_s: u64) {
         .unwrap();
 }
 
+/// Empty files `(rel, age_s)` under `root` (see [`file_aged`]).
+fn empty_files_aged(root: &Path, files: &[(&str, u64)]) {
+    for (rel, age_s) in files {
+        file_aged(root, rel, "", *age_s);
+    }
+}
+
 // --------------------------------------------------------------------- Glob
 
 #[tokio::test]
 async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
     let (_dir, root) = temp_dir();
-    file_aged(&root, "old.rs", "", 300);
-    file_aged(&root, "src/new.rs", "", 10);
-    file_aged(&root, "src/mid.rs", "", 100);
-    file_aged(&root, "notes.txt", "", 1);
+    empty_files_aged(
+        &root,
+        &[
+            ("old.rs", 300),
+            ("src/new.rs", 10),
+            ("src/mid.rs", 100),
+            ("notes.txt", 1),
+        ],
+    );
     fs::write(root.join(".gitignore"), "target/\n").unwrap();
     file_aged(&root, "target/built.rs", "", 0);
     let r = call_one(&root, "Glob", json!({"pattern": "**/*.rs"})).await;
@@ -42,9 +54,14 @@ async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
 #[tokio::test]
 async fn glob_results_are_relative_to_the_cwd_a_bash_cd_left() {
     let (_dir, root) = temp_dir();
-    file_aged(&root, "top.rs", "", 300);
-    file_aged(&root, "src/new.rs", "", 10);
-    file_aged(&root, "src/deep/old.rs", "", 100);
+    empty_files_aged(
+        &root,
+        &[
+            ("top.rs", 300),
+            ("src/new.rs", 10),
+            ("src/deep/old.rs", 100),
+        ],
+    );
     let run = run_calls(
         &root,
         &[
