@@ -94,14 +94,11 @@ async fn the_message_budget_never_replaces_read_results() {
 /// is what the model sees.
 #[tokio::test]
 async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            Turn::new()
-                .tool_use("toolu_fail", "Bash", json!({"command": "false"}))
-                .tool_use("toolu_ok", "Bash", json!({"command": "echo ok"})),
-        ),
-        Reply::text("done"),
+    let calls = turn_of(&[
+        ("toolu_fail", "Bash", json!({"command": "false"})),
+        ("toolu_ok", "Bash", json!({"command": "echo ok"})),
     ]);
+    let server = FakeAnthropic::start(vec![Reply::turn(calls), Reply::text("done")]);
     // A test tool named "Bash" whose failure cancels siblings: `false`
     // fails after 30 ms (the sibling is running by then); the other call
     // finishes at 100 ms, whatever its token says.

@@ -79,11 +79,7 @@ async fn an_unwritable_data_dir_sends_the_original_result_and_succeeds() {
     cfg.data_dir = blocker.join("orbit-home");
     let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
     let events = run(&mut engine, "count").await;
-    let r = result(&events);
-    assert_eq!(
-        (r.subtype, r.result.as_str()),
-        (ResultSubtype::Success, "done")
-    );
+    assert_succeeded(&events, "done");
 
     let requests = server.wait_for_requests_async(2, WAIT).await;
     let sent = body::tool_results(&requests[1].body);
@@ -148,11 +144,7 @@ async fn earlier_messages_never_change_between_requests() {
     let tools = vec![big_tool().arc(), builtin("Bash")];
     let mut engine = engine(&server, cfg, tools);
     let events = run(&mut engine, "go").await;
-    let r = result(&events);
-    assert_eq!(
-        (r.subtype, r.result.as_str()),
-        (ResultSubtype::Success, "all done")
-    );
+    assert_succeeded(&events, "all done");
 
     let requests = server.wait_for_requests_async(8, WAIT).await;
     assert_eq!(requests.len(), 8);

@@ -14,7 +14,9 @@ use orbit_engine::{EngineConfig, QueryEngine};
 use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
-use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
+use orbit_protocol::{
+    ContentBlock, EngineEvent, Message, ResultSubtype, Role, TerminalResult, ToolResultBlock,
+};
 use orbit_test_support::{FakeAnthropic, Turn};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
@@ -128,6 +130,15 @@ pub fn result(events: &[EngineEvent]) -> &TerminalResult {
         Some(EngineEvent::Result(r)) => r,
         other => panic!("last event is not a result: {other:?}"),
     }
+}
+
+/// The turn ended in success, answering `answer`.
+pub fn assert_succeeded(events: &[EngineEvent], answer: &str) {
+    let r = result(events);
+    assert_eq!(
+        (r.subtype, r.result.as_str()),
+        (ResultSubtype::Success, answer)
+    );
 }
 
 /// Every tool_use of an assistant message is answered, in order, by the
