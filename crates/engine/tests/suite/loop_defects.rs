@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
 use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, ResultSubtype, Role};
@@ -135,26 +134,11 @@ async fn an_abort_keeps_the_result_of_a_tool_that_already_finished() {
     ]))]);
     let tools = vec![sleeper("Fast", &log).arc(), sleeper("Slow", &log).arc()];
     let mut engine = temp_engine(&server, tools);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
     // Abort as soon as both have started: the fast one has finished (its
     // completion may not have been processed yet).
-    let mut result = None;
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(20), stream.next())
-        .await
-        .unwrap()
-    {
-        if matches!(&event, EngineEvent::ToolStarted { tool_use_id, .. } if tool_use_id == "toolu_slow")
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            handle.abort();
-        }
-        if let EngineEvent::Result(r) = event {
-            result = Some(r);
-        }
-    }
-    drop(stream);
-    assert!(result.unwrap().interrupted);
+    let slow_started = |e: &EngineEvent| matches!(e, EngineEvent::ToolStarted { tool_use_id, .. } if tool_use_id == "toolu_slow");
+    let (r, _) = run_and_abort(&mut engine, Duration::from_millis(20), slow_started).await;
+    assert!(r.interrupted);
     let results = last_results(engine.messages());
     assert_eq!(result_text(&results[0]), "slept 0 ms");
     assert_eq!(result_text(&results[1]), INTERRUPT_MESSAGE_FOR_TOOL_USE);

@@ -73,6 +73,19 @@ async fn enforce(
     enforce_tool_result_budget(history, state, budget, storage, &|_: &str| false).await
 }
 
+/// [`one_turn`] of `results` budgeted once from a fresh state: the
+/// history, the state after the pass and the view it sent.
+async fn first_view(
+    results: &[(&str, usize)],
+    budget: usize,
+    storage: &ToolResultStorage,
+) -> (Vec<Message>, ContentReplacementState, Vec<Message>) {
+    let history = one_turn(results);
+    let mut state = ContentReplacementState::default();
+    let view = enforce(&history, &mut state, budget, storage).await;
+    (history, state, view)
+}
+
 fn result_text<'a>(view: &'a [Message], id: &str) -> &'a str {
     for m in view {
         for tr in m.tool_results() {
@@ -98,9 +111,7 @@ fn serialized(messages: &[Message]) -> Vec<String> {
 #[tokio::test]
 async fn under_budget_everything_is_sent_whole_and_marked_seen() {
     let st = store();
-    let history = one_turn(&[("a", 60_000), ("b", 60_000)]);
-    let mut state = ContentReplacementState::default();
-    let view = enforce(&history, &mut state, 120_000, &st).await;
+    let (history, state, view) = first_view(&[("a", 60_000), ("b", 60_000)], 120_000, &st).await;
     assert_eq!(view, history);
     assert_eq!(
         state.seen_ids,
@@ -113,10 +124,13 @@ async fn under_budget_everything_is_sent_whole_and_marked_seen() {
 #[tokio::test]
 async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     let st = store();
-    let history = one_turn(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]);
     // 55,000 > 40,000: replacing "huge" alone fits.
-    let mut state = ContentReplacementState::default();
-    let view = enforce(&history, &mut state, 40_000, &st).await;
+    let (history, state, view) = first_view(
+        &[("small", 5_000), ("huge", 30_000), ("mid", 20_000)],
+        40_000,
+        &st,
+    )
+    .await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
     let huge = lined_output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
@@ -175,9 +189,7 @@ async fn a_result_sent_whole_stays_whole_forever() {
 #[tokio::test]
 async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
     let st = store();
-    let history = one_turn(&[("a", 30_000)]);
-    let mut state = ContentReplacementState::default();
-    let first = enforce(&history, &mut state, 10_000, &st).await;
+    let (history, mut state, first) = first_view(&[("a", 30_000)], 10_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["a"]));
 
     // A different storage (another data dir) and a generous budget: the
@@ -234,9 +246,7 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
 #[tokio::test]
 async fn failed_persistence_sends_whole_and_freezes_whole() {
     let broken = unwritable_store();
-    let history = one_turn(&[("a", 30_000)]);
-    let mut state = ContentReplacementState::default();
-    let first = enforce(&history, &mut state, 1_000, &broken).await;
+    let (history, mut state, first) = first_view(&[("a", 30_000)], 1_000, &broken).await;
     assert_eq!(first, history);
     assert!(state.seen_ids.contains("a"));
     assert!(state.replacements.is_empty());
@@ -249,9 +259,7 @@ async fn failed_persistence_sends_whole_and_freezes_whole() {
 #[tokio::test]
 async fn state_round_trips_through_serde_and_resumes_identically() {
     let st = store();
-    let history = one_turn(&[("a", 30_000), ("b", 500)]);
-    let mut state = ContentReplacementState::default();
-    let before = enforce(&history, &mut state, 10_000, &st).await;
+    let (history, state, before) = first_view(&[("a", 30_000), ("b", 500)], 10_000, &st).await;
     let json = serde_json::to_string(&state).unwrap();
     let back: ContentReplacementState = serde_json::from_str(&json).unwrap();
     assert_eq!(back, state);
