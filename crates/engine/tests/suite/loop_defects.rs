@@ -127,11 +127,12 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
 /// Item 2 (abort): a tool that finished before the abort keeps its result.
 #[tokio::test]
 async fn an_abort_keeps_the_result_of_a_tool_that_already_finished() {
-    let log = Log::default();
-    let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&[
+    let both = turn_of(&[
         ("toolu_fast", "Fast", json!({"ms": 0})),
         ("toolu_slow", "Slow", json!({"ms": 30_000})),
-    ]))]);
+    ]);
+    let server = FakeAnthropic::start(vec![Reply::turn(both)]);
+    let log = Log::default();
     let tools = vec![sleeper("Fast", &log).arc(), sleeper("Slow", &log).arc()];
     let mut engine = temp_engine(&server, tools);
     // Abort as soon as both have started: the fast one has finished (its
