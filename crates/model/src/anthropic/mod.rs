@@ -67,12 +67,6 @@ impl Default for AnthropicConfig {
 }
 
 impl AnthropicConfig {
-    /// Reads the process environment (see the module docs). Empty values
-    /// count as unset.
-    pub fn from_env() -> Self {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
     /// [`Self::from_env`] with an injectable variable lookup.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
@@ -84,6 +78,12 @@ impl AnthropicConfig {
             idle_timeout_ms: crate::idle_timeout_from(&lookup, DEFAULT_IDLE_TIMEOUT_MS),
             ..Self::default()
         }
+    }
+
+    /// Reads the process environment (see the module docs). Empty values
+    /// count as unset.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// The full endpoint URL.
