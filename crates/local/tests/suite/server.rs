@@ -152,7 +152,7 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
     let (paths, record) = (&serving.paths, &serving.record);
     assert_eq!(record.idle_timeout_secs, 1);
 
-    let run = LocalServer::acquire(&paths, &options()).unwrap();
+    let run = LocalServer::acquire(paths, &options()).unwrap();
     assert!(run.is_warm());
     assert_eq!(run.port(), record.port);
     let lease = paths.leases_dir().join(std::process::id().to_string());

@@ -113,11 +113,15 @@ async fn survive<W: Wire>(fault: ReplyOf<W>, expected: Expected) {
     assert_eq!(void_blocks, expected.void_blocks, "{name}");
 }
 
+/// An error status: `(status, error type, message, retry-after header
+/// (name, value))`.
+type StatusFault<'a> = (u16, &'a str, &'a str, Option<(&'a str, u64)>);
+
 /// Error statuses `(status, error type, message, retry-after header)`,
 /// each answered once: the `Retry` says `API error (HTTP status, type):
 /// message` and waits what the header says (`retry-after` in seconds,
 /// `retry-after-ms`), else the backoff.
-async fn status_faults<W: Wire>(cases: &[(u16, &str, &str, Option<(&str, u64)>)]) {
+async fn status_faults<W: Wire>(cases: &[StatusFault<'_>]) {
     for &(status, kind, message, header) in cases {
         let mut fault = ReplyOf::<W>::api_error(status, kind, message);
         let mut told_ms = None;
