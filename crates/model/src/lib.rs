@@ -39,7 +39,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use error::ModelError;
-pub use reach::Endpoint;
+pub(crate) use reach::Endpoint;
 pub use retry::RetryConfig;
 
 /// A stream of events for one model call. Dropping it cancels the request.

@@ -22,9 +22,9 @@ pub struct ModelPrice {
 }
 
 /// Cache write price as a multiple of the input price (5-minute TTL).
-pub const CACHE_WRITE_MULTIPLIER: f64 = 1.25;
+pub(crate) const CACHE_WRITE_MULTIPLIER: f64 = 1.25;
 /// Cache read price as a multiple of the input price.
-pub const CACHE_READ_MULTIPLIER: f64 = 0.1;
+pub(crate) const CACHE_READ_MULTIPLIER: f64 = 0.1;
 
 const TOKENS_PER_MTOK: f64 = 1_000_000.0;
 

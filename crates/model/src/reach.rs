@@ -18,7 +18,7 @@ use crate::ModelError;
 
 /// Where a client's requests go, and what to tell a user who cannot reach it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// The full request URL (`http://host/v1/messages`).
     pub url: String,
     /// The configured base URL, without a trailing `/`.

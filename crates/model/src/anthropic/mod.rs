@@ -30,7 +30,7 @@ pub const ENV_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 /// Where requests go when `ANTHROPIC_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header value.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Abandon an attempt after this long without any SSE event, in milliseconds.
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 90_000;
 /// Env var overriding [`AnthropicConfig::idle_timeout_ms`].
@@ -86,13 +86,8 @@ impl AnthropicConfig {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// The full endpoint URL.
-    pub fn messages_url(&self) -> String {
-        self.endpoint().url
-    }
-
     /// Where requests go, for "cannot reach" errors.
-    pub fn endpoint(&self) -> Endpoint {
+    pub(crate) fn endpoint(&self) -> Endpoint {
         Endpoint::at(&self.base_url, "/v1/messages", ENV_BASE_URL)
     }
 }
@@ -172,7 +167,7 @@ mod tests {
         ]));
         assert_eq!(c.api_key.as_deref(), Some("sk"));
         assert_eq!(c.auth_token, None);
-        assert_eq!(c.messages_url(), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(c.endpoint().url, "http://127.0.0.1:9/v1/messages");
         assert_eq!(
             (c.idle_timeout_ms, c.retry.max_retries),
             test_env::OVERRIDDEN

@@ -40,7 +40,7 @@ pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
 /// What [`OpenAiConfig::local`] clients name when their server cannot be
 /// reached (its URL comes from the local server, not from the environment).
-pub const LOCAL_BASE_URL_CHECK: &str = "the local model server (orbit local status)";
+pub(crate) const LOCAL_BASE_URL_CHECK: &str = "the local model server (orbit local status)";
 /// Env var: API key, sent as `Authorization: Bearer` (optional for local servers).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 /// A response with no SSE event for this long is abandoned (and retried),
@@ -64,7 +64,7 @@ pub struct OpenAiConfig {
     pub idle_timeout_ms: u64,
     /// Where `base_url` came from, named when the server cannot be reached
     /// (`… ; check OPENAI_BASE_URL`): [`ENV_BASE_URL`] by default,
-    /// [`LOCAL_BASE_URL_CHECK`] for [`Self::local`].
+    /// `LOCAL_BASE_URL_CHECK` for [`Self::local`].
     pub base_url_check: String,
 }
 
@@ -118,12 +118,12 @@ impl OpenAiConfig {
     }
 
     /// The chat-completions endpoint.
-    pub fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         self.reach().url
     }
 
     /// Where requests go, for "cannot reach" errors.
-    pub fn reach(&self) -> Endpoint {
+    pub(crate) fn reach(&self) -> Endpoint {
         Endpoint::at(&self.base_url, "/chat/completions", &self.base_url_check)
     }
 }
