@@ -3,7 +3,7 @@
 //!
 //! Data flow: a test builds [`Turn`]s (content blocks, usage, delays,
 //! faults) and [`Reply`]s (a turn, an HTTP status, a hang) →
-//! [`FakeAnthropic::start`] renders each to a [`WireReply`] → the shared
+//! [`FakeAnthropic::start`] renders each to a `WireReply` → the shared
 //! core ([`crate::fake`] over [`crate::http::ScriptServer`]) answers
 //! `POST …/messages` requests with them in order and captures every
 //! request. Rendering follows the real API: `message_start`,

@@ -3,7 +3,7 @@
 //!
 //! Data flow: a test builds [`Completion`]s (text, tool calls, usage, faults)
 //! and [`OpenAiReply`]s (a completion or an HTTP status) →
-//! [`FakeOpenAi::start`] renders each to a [`WireReply`] → the shared core
+//! [`FakeOpenAi::start`] renders each to a `WireReply` → the shared core
 //! ([`crate::fake`] over [`crate::http::ScriptServer`]) answers
 //! `POST …/chat/completions` in order and captures every request body. Rendering follows OpenAI: a first chunk with
 //! `delta.role` and an empty `content`; text in two content deltas; each tool

