@@ -1,11 +1,12 @@
 //! Integration suites per provider, plus what both share: the tests
-//! written once over both wire formats (`faults`, connection reuse in
-//! `reuse`) on the [`wire::Wire`] of each, running a call, reading its
+//! written once over both wire formats (`faults`, `final_errors`,
+//! connection reuse in `reuse`) on the [`wire::Wire`] of each, running a call, reading its
 //! events (`Retry`s, the last attempt's blocks), the test clients' retry
 //! and idle settings, a closed port for unreachable-server tests.
 
 mod anthropic;
 mod faults;
+mod final_errors;
 mod openai;
 mod reuse;
 mod wire;
