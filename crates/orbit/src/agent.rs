@@ -79,6 +79,18 @@ macro_rules! optional_settings {
     )*};
 }
 
+/// Builder methods that add permission rules to the list of the same
+/// purpose (`name => list field of PermissionConfig`).
+macro_rules! rule_lists {
+    ($($(#[$doc:meta])* $name:ident => $list:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
+            self.permissions.$list.extend(rules.into_iter().map(Into::into));
+            self
+        }
+    )*};
+}
+
 impl AgentBuilder {
     optional_settings! {
         /// Where the model runs (default: [`Provider::from_env`]).
@@ -123,21 +135,12 @@ impl AgentBuilder {
         self
     }
 
-    /// Rules allowed without asking, in Claude Code's syntax
-    /// (`"Edit"`, `"Bash(cargo test:*)"`).
-    pub fn allow(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.permissions
-            .allowed_tools
-            .extend(rules.into_iter().map(Into::into));
-        self
-    }
-
-    /// Rules always denied (deny beats allow, in every mode).
-    pub fn deny(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.permissions
-            .disallowed_tools
-            .extend(rules.into_iter().map(Into::into));
-        self
+    rule_lists! {
+        /// Rules allowed without asking, in Claude Code's syntax
+        /// (`"Edit"`, `"Bash(cargo test:*)"`).
+        allow => allowed_tools;
+        /// Rules always denied (deny beats allow, in every mode).
+        deny => disallowed_tools;
     }
 
     /// Where progress lines go (default: stderr with an `orbit: ` prefix).

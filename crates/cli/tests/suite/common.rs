@@ -131,6 +131,12 @@ impl Outcome {
         self.lines().iter().map(kind).collect()
     }
 
+    /// The run failed (exit 1) with `line` as its only stderr line.
+    pub fn assert_error_line(&self, line: &str) {
+        assert_eq!(self.code, 1, "stderr: {}", self.stderr);
+        assert_eq!(self.stderr.trim(), line);
+    }
+
     /// The last stdout line, which must be the result.
     pub fn result(&self) -> Value {
         let last = self.lines().pop().expect("no output lines");

@@ -97,11 +97,8 @@ fn an_unknown_provider_is_one_error_line() {
     let env = [("ORBIT_PROVIDER".to_string(), "bogus".to_string())];
     let mut cmd = orbit_with_env(&scratch, &env);
     cmd.args(["-p", "hi"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 1);
-    assert_eq!(
-        out.stderr.trim(),
-        "orbit: error: ORBIT_PROVIDER: unknown provider `bogus` (expected anthropic, openai or local)"
+    run(cmd).assert_error_line(
+        "orbit: error: ORBIT_PROVIDER: unknown provider `bogus` (expected anthropic, openai or local)",
     );
 }
 
