@@ -26,6 +26,16 @@ pub struct LocalPaths {
     root: PathBuf,
 }
 
+/// Accessors of the entries directly under the root: `name => "entry"`.
+macro_rules! entries {
+    ($($(#[$doc:meta])* $name:ident => $entry:literal;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> PathBuf {
+            self.root.join($entry)
+        }
+    )*};
+}
+
 impl LocalPaths {
     /// `<data_dir>/local`.
     pub fn in_data_dir(data_dir: &Path) -> Self {
@@ -39,29 +49,26 @@ impl LocalPaths {
         &self.root
     }
 
-    /// Where downloaded packages are cached.
-    pub fn cache_dir(&self) -> PathBuf {
-        self.root.join("cache")
+    entries! {
+        /// Where downloaded packages are cached.
+        cache_dir => "cache";
+        /// The chat template passed to llama-server.
+        template_file => "qwen-tools.jinja";
+        /// Where the llama.cpp sources are unpacked.
+        src_dir => "src";
+        /// The llama.cpp build directory.
+        build_dir => "build";
+        /// The warm server's record (`server.json`, see [`crate::server::ServerRecord`]).
+        server_record => "server.json";
+        /// One lease file per run that is using the warm server.
+        leases_dir => "leases";
+        /// Logs of setup commands and of the server.
+        logs_dir => "logs";
     }
 
     /// The assembled GGUF model file.
     pub fn model_file(&self) -> PathBuf {
         self.root.join("models").join(format!("{MODEL_NAME}.gguf"))
-    }
-
-    /// The chat template passed to llama-server.
-    pub fn template_file(&self) -> PathBuf {
-        self.root.join("qwen-tools.jinja")
-    }
-
-    /// Where the llama.cpp sources are unpacked.
-    pub fn src_dir(&self) -> PathBuf {
-        self.root.join("src")
-    }
-
-    /// The llama.cpp build directory.
-    pub fn build_dir(&self) -> PathBuf {
-        self.root.join("build")
     }
 
     /// The built llama-server binary.
@@ -72,21 +79,6 @@ impl LocalPaths {
     /// Marker of a finished setup step (`model`, `llama-server`).
     pub fn marker(&self, step: &str) -> PathBuf {
         self.root.join(format!("{step}.complete"))
-    }
-
-    /// The warm server's record (`server.json`, see [`crate::server::ServerRecord`]).
-    pub fn server_record(&self) -> PathBuf {
-        self.root.join("server.json")
-    }
-
-    /// One lease file per run that is using the warm server.
-    pub fn leases_dir(&self) -> PathBuf {
-        self.root.join("leases")
-    }
-
-    /// Logs of setup commands and of the server.
-    pub fn logs_dir(&self) -> PathBuf {
-        self.root.join("logs")
     }
 }
 
@@ -104,5 +96,7 @@ mod tests {
             p.model_file(),
             Path::new("/d/local/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
         );
+        assert_eq!(p.server_record(), Path::new("/d/local/server.json"));
+        assert_eq!(p.logs_dir(), Path::new("/d/local/logs"));
     }
 }

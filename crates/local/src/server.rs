@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize};
 use crate::{CHAT_TEMPLATE, LocalError, LocalPaths, setup};
 
 /// Context window of the server, in tokens.
-pub const CONTEXT_TOKENS: u32 = 8192;
+pub(crate) const CONTEXT_TOKENS: u32 = 8192;
 /// How long a starting server may take to load the model, in seconds.
-pub const STARTUP_TIMEOUT_SECS: u64 = 180;
+pub(crate) const STARTUP_TIMEOUT_SECS: u64 = 180;
 /// A warm server with no run using it stops after this long, in seconds.
 pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 900;
 /// Interval between health probes while a server starts, in milliseconds.
@@ -163,7 +163,7 @@ impl Drop for LocalServer {
 }
 
 /// Writes the chat template next to the model when missing or changed.
-pub fn write_template(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
+pub(crate) fn write_template(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
     let path = paths.template_file();
     if std::fs::read_to_string(&path).ok().as_deref() != Some(CHAT_TEMPLATE) {
         std::fs::write(&path, CHAT_TEMPLATE)

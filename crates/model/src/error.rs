@@ -30,7 +30,7 @@ pub enum ModelError {
     Connection(String),
     /// This attempt could not reach the server (connection refused, DNS
     /// lookup failed, connect timeout, TLS handshake); retried on the short
-    /// connect schedule ([`crate::RetryConfig::for_connect`]). Its text is
+    /// connect schedule (`crate::RetryConfig::for_connect`). Its text is
     /// the `Retry` event's message.
     #[error("cannot reach {url} ({cause})")]
     Connect {
@@ -40,7 +40,7 @@ pub enum ModelError {
         cause: String,
     },
     /// No attempt reached the server: the final form of [`Self::Connect`]
-    /// ([`Self::into_final`]), one line naming the cause and what to check.
+    /// (`Self::into_final`), one line naming the cause and what to check.
     #[error("cannot reach {base_url} ({cause}) after {attempts} attempt{}; check {check}", if *attempts == 1 { "" } else { "s" })]
     Unreachable {
         /// The configured base URL.
@@ -68,7 +68,7 @@ pub enum ModelError {
 
 impl ModelError {
     /// Whether a fresh attempt may succeed (L4).
-    pub fn is_retryable(&self) -> bool {
+    pub(crate) fn is_retryable(&self) -> bool {
         match self {
             ModelError::Api { status, .. } => matches!(status, 408 | 409 | 429 | 500..=599),
             ModelError::StreamError { error_type, .. } => {
@@ -87,14 +87,14 @@ impl ModelError {
     }
 
     /// Whether this attempt failed to reach the server at all.
-    pub fn is_connect(&self) -> bool {
+    pub(crate) fn is_connect(&self) -> bool {
         matches!(self, ModelError::Connect { .. })
     }
 
     /// The error that ends a call after `attempts` attempts: a connect
     /// failure becomes [`Self::Unreachable`] naming `endpoint`'s base URL
     /// and what to check; any other error is returned as it is.
-    pub fn into_final(self, attempts: u32, endpoint: &Endpoint) -> ModelError {
+    pub(crate) fn into_final(self, attempts: u32, endpoint: &Endpoint) -> ModelError {
         match self {
             ModelError::Connect { cause, .. } => ModelError::Unreachable {
                 base_url: endpoint.base_url.clone(),
@@ -107,7 +107,7 @@ impl ModelError {
     }
 
     /// HTTP status, when there was one.
-    pub fn status(&self) -> Option<u16> {
+    pub(crate) fn status(&self) -> Option<u16> {
         match self {
             ModelError::Api { status, .. } => Some(*status),
             _ => None,

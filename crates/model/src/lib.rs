@@ -39,7 +39,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use error::ModelError;
-pub use reach::Endpoint;
+pub(crate) use reach::Endpoint;
 pub use retry::RetryConfig;
 
 /// A stream of events for one model call. Dropping it cancels the request.
@@ -65,6 +65,13 @@ pub struct ModelRequest {
     pub seed: Option<u64>,
 }
 
+/// `ORBIT_IDLE_TIMEOUT_MS` (read by every provider), else `default_ms`.
+pub(crate) fn idle_timeout_from(lookup: impl Fn(&str) -> Option<String>, default_ms: u64) -> u64 {
+    lookup(anthropic::ENV_IDLE_TIMEOUT_MS)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default_ms)
+}
+
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
@@ -84,4 +91,25 @@ pub trait ModelClient: Send + Sync {
 
     /// Short provider name for logs and the init line (`anthropic`, `openai`).
     fn provider(&self) -> &str;
+}
+
+/// What the providers' config tests share.
+#[cfg(test)]
+pub(crate) mod test_env {
+    /// The overrides every provider reads, as `(idle_timeout_ms, max_retries)`
+    /// once [`lookup`] set them.
+    pub(crate) const OVERRIDDEN: (u64, u32) = (250, 2);
+
+    /// A variable lookup over `vars` plus `ORBIT_IDLE_TIMEOUT_MS` and
+    /// `ORBIT_MAX_RETRIES` ([`OVERRIDDEN`]).
+    pub(crate) fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let (idle_ms, retries) = OVERRIDDEN;
+        let mut vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        vars.push(("ORBIT_IDLE_TIMEOUT_MS".into(), idle_ms.to_string()));
+        vars.push(("ORBIT_MAX_RETRIES".into(), retries.to_string()));
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
 }

@@ -22,9 +22,9 @@ pub struct ModelPrice {
 }
 
 /// Cache write price as a multiple of the input price (5-minute TTL).
-pub const CACHE_WRITE_MULTIPLIER: f64 = 1.25;
+pub(crate) const CACHE_WRITE_MULTIPLIER: f64 = 1.25;
 /// Cache read price as a multiple of the input price.
-pub const CACHE_READ_MULTIPLIER: f64 = 0.1;
+pub(crate) const CACHE_READ_MULTIPLIER: f64 = 0.1;
 
 const TOKENS_PER_MTOK: f64 = 1_000_000.0;
 
@@ -171,22 +171,16 @@ mod tests {
             &usage(1_000_000, 1_000_000, 1_000_000, 1_000_000),
         );
         assert!(close(c, 3.0 + 15.0 + 3.75 + 0.3), "{c}");
-        // 100 in / 20 out on Sonnet = 0.0003 + 0.0003.
-        assert!(close(
-            cost_usd("claude-sonnet-4-5", &usage(100, 20, 0, 0)),
-            0.0006
-        ));
-        assert!(close(
-            cost_usd("claude-opus-4-1", &usage(0, 1000, 0, 0)),
-            0.075
-        ));
-        assert!(close(
-            cost_usd("claude-opus-4-5", &usage(0, 1000, 0, 0)),
-            0.025
-        ));
-        assert!(close(
-            cost_usd("claude-haiku-4-5", &usage(1000, 0, 0, 2000)),
-            0.0012
-        ));
+        let cases = [
+            // 100 in / 20 out on Sonnet = 0.0003 + 0.0003.
+            ("claude-sonnet-4-5", usage(100, 20, 0, 0), 0.0006),
+            ("claude-opus-4-1", usage(0, 1000, 0, 0), 0.075),
+            ("claude-opus-4-5", usage(0, 1000, 0, 0), 0.025),
+            ("claude-haiku-4-5", usage(1000, 0, 0, 2000), 0.0012),
+        ];
+        for (model, usage, want) in cases {
+            let c = cost_usd(model, &usage);
+            assert!(close(c, want), "{model}: {c}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::ModelError;
 
 /// Where a client's requests go, and what to tell a user who cannot reach it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// The full request URL (`http://host/v1/messages`).
     pub url: String,
     /// The configured base URL, without a trailing `/`.
@@ -26,6 +26,19 @@ pub struct Endpoint {
     /// What to check when the server cannot be reached, as it ends the
     /// final error (`check ANTHROPIC_BASE_URL`).
     pub check: String,
+}
+
+impl Endpoint {
+    /// `path` under `base_url` (a trailing `/` of the base is ignored);
+    /// `check` is what to name when it cannot be reached.
+    pub(crate) fn at(base_url: &str, path: &str, check: impl Into<String>) -> Self {
+        let base_url = base_url.trim_end_matches('/');
+        Self {
+            url: format!("{base_url}{path}"),
+            base_url: base_url.to_string(),
+            check: check.into(),
+        }
+    }
 }
 
 /// A failed `send` (no response) as a [`ModelError`].

@@ -1,11 +1,11 @@
 //! Retry policy for transient model-call failures (L4).
 //!
-//! A client asks [`RetryConfig::delay`] how long to wait before retry number
+//! A client asks `RetryConfig::delay` how long to wait before retry number
 //! `n` (1-based): the server's `retry-after-ms` / `retry-after` when it sent
 //! one, else exponential backoff `base · 2^(n-1)` capped at `max_delay`, plus
-//! up to [`JITTER_FRACTION`] of random jitter so many agents hitting one
+//! up to `JITTER_FRACTION` of random jitter so many agents hitting one
 //! overloaded server do not retry in lockstep. Which failures are retryable
-//! is [`crate::ModelError::is_retryable`]; the attempt loop that applies it
+//! is `crate::ModelError::is_retryable`; the attempt loop that applies it
 //! is `crate::driver`, shared by every provider.
 
 use std::time::Duration;
@@ -19,9 +19,9 @@ pub const DEFAULT_BASE_DELAY_MS: u64 = 500;
 /// Largest backoff delay (before jitter), in milliseconds.
 pub const DEFAULT_MAX_DELAY_MS: u64 = 32_000;
 /// Random extra delay, as a fraction of the backoff delay (0.25 = up to +25 %).
-pub const JITTER_FRACTION: f64 = 0.25;
+pub(crate) const JITTER_FRACTION: f64 = 0.25;
 /// A server's `retry-after` is honoured up to this many milliseconds (5 min).
-pub const MAX_RETRY_AFTER_MS: u64 = 300_000;
+pub(crate) const MAX_RETRY_AFTER_MS: u64 = 300_000;
 
 /// Connect failures (refused, DNS, connect timeout) get a short schedule of
 /// their own: a server that is not there rarely appears within minutes, and
@@ -30,11 +30,11 @@ pub const MAX_RETRY_AFTER_MS: u64 = 300_000;
 pub const CONNECT_MAX_RETRIES: u32 = 3;
 /// First backoff delay after a connect failure, in milliseconds (lower
 /// when [`RetryConfig::base_delay_ms`] is lower).
-pub const CONNECT_BASE_DELAY_MS: u64 = 250;
+pub(crate) const CONNECT_BASE_DELAY_MS: u64 = 250;
 /// Largest backoff delay after a connect failure (before jitter), in
 /// milliseconds. With the defaults the waits are 250, 500 and 1000 ms plus
 /// jitter: a refused connection is reported after ≈ 2 s.
-pub const CONNECT_MAX_DELAY_MS: u64 = 1_000;
+pub(crate) const CONNECT_MAX_DELAY_MS: u64 = 1_000;
 
 /// Env var overriding [`RetryConfig::max_retries`].
 pub const ENV_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
@@ -84,7 +84,7 @@ impl RetryConfig {
     /// The schedule for connect failures ([`crate::ModelError::Connect`]):
     /// this one bounded by [`CONNECT_MAX_RETRIES`], [`CONNECT_BASE_DELAY_MS`]
     /// and [`CONNECT_MAX_DELAY_MS`], so a test's fast backoff stays fast.
-    pub fn for_connect(&self) -> Self {
+    pub(crate) fn for_connect(&self) -> Self {
         Self {
             max_retries: self.max_retries.min(CONNECT_MAX_RETRIES),
             base_delay_ms: self.base_delay_ms.min(CONNECT_BASE_DELAY_MS),
@@ -93,7 +93,7 @@ impl RetryConfig {
     }
 
     /// The schedule that applies to `error`.
-    pub fn for_error(&self, error: &crate::ModelError) -> Self {
+    pub(crate) fn for_error(&self, error: &crate::ModelError) -> Self {
         if error.is_connect() {
             self.for_connect()
         } else {
@@ -102,7 +102,7 @@ impl RetryConfig {
     }
 
     /// Backoff before retry `retry` (1-based) without jitter.
-    pub fn backoff(&self, retry: u32) -> Duration {
+    pub(crate) fn backoff(&self, retry: u32) -> Duration {
         let exp = retry.saturating_sub(1).min(30);
         let ms = self
             .base_delay_ms
@@ -113,7 +113,7 @@ impl RetryConfig {
 
     /// The wait before retry `retry` (1-based): the server's `retry_after`
     /// when given (capped at [`MAX_RETRY_AFTER_MS`]), else backoff + jitter.
-    pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+    pub(crate) fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(after) = retry_after {
             return after.min(Duration::from_millis(MAX_RETRY_AFTER_MS));
         }
@@ -124,7 +124,7 @@ impl RetryConfig {
 
 /// The server's requested wait: `retry-after-ms` (milliseconds) first, then
 /// `retry-after` in seconds (fractions allowed; HTTP dates are ignored).
-pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| {
         headers
             .get(name)

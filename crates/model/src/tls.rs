@@ -3,7 +3,7 @@
 //! reqwest is built with `rustls-no-provider` (ring instead of aws-lc saves
 //! a lot of build time), so rustls' process-wide crypto provider must be
 //! installed before the first client is built, or building it panics.
-//! [`http_client_builder`] does that once and is the only way this crate
+//! `http_client_builder` does that once and is the only way this crate
 //! (and the OpenAI client) should make a `reqwest::ClientBuilder`.
 
 use std::sync::Once;
@@ -13,7 +13,7 @@ use std::time::Duration;
 /// A connect timeout is retried on the short connect schedule
 /// ([`crate::RetryConfig::for_connect`]), so an unreachable host is reported
 /// within a minute.
-pub const CONNECT_TIMEOUT_MS: u64 = 10_000;
+pub(crate) const CONNECT_TIMEOUT_MS: u64 = 10_000;
 
 static INSTALL: Once = Once::new();
 
@@ -28,7 +28,7 @@ pub fn ensure_crypto_provider() {
 
 /// A reqwest builder with the crypto provider installed and orbit's
 /// defaults: connect timeout, TCP_NODELAY, user agent.
-pub fn http_client_builder() -> reqwest::ClientBuilder {
+pub(crate) fn http_client_builder() -> reqwest::ClientBuilder {
     ensure_crypto_provider();
     reqwest::Client::builder()
         .connect_timeout(Duration::from_millis(CONNECT_TIMEOUT_MS))
@@ -40,7 +40,7 @@ pub fn http_client_builder() -> reqwest::ClientBuilder {
 /// `base_url`. For a plain `http://` base (a local llama-server, a test
 /// server) the system trust store is not loaded: that costs ≈ 9 ms of
 /// start-up and such a client never makes a TLS connection.
-pub fn http_client_builder_for(base_url: &str) -> reqwest::ClientBuilder {
+pub(crate) fn http_client_builder_for(base_url: &str) -> reqwest::ClientBuilder {
     let builder = http_client_builder();
     if is_plain_http(base_url) {
         builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())

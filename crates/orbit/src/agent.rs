@@ -70,23 +70,48 @@ impl Default for AgentBuilder {
     }
 }
 
+/// Builder methods that set the optional field of the same name, taking
+/// the argument type given (`T`, or `impl Into<T>`).
+macro_rules! optional_settings {
+    ($($(#[$doc:meta])* $name:ident: $arg:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, $name: $arg) -> Self {
+            self.$name = Some($name.into());
+            self
+        }
+    )*};
+}
+
+/// Builder methods that add permission rules to the list of the same
+/// purpose (`name => list field of PermissionConfig`).
+macro_rules! rule_lists {
+    ($($(#[$doc:meta])* $name:ident => $list:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
+            self.permissions.$list.extend(rules.into_iter().map(Into::into));
+            self
+        }
+    )*};
+}
+
 impl AgentBuilder {
-    /// Where the model runs (default: [`Provider::from_env`]).
-    pub fn provider(mut self, provider: Provider) -> Self {
-        self.provider = Some(provider);
-        self
-    }
-
-    /// The model id (default: per provider).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = Some(model.into());
-        self
-    }
-
-    /// The session's working directory (default: the current directory).
-    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
-        self.cwd = Some(cwd.into());
-        self
+    optional_settings! {
+        /// Where the model runs (default: [`Provider::from_env`]).
+        provider: Provider;
+        /// The model id (default: per provider).
+        model: impl Into<String>;
+        /// The session's working directory (default: the current directory).
+        cwd: impl Into<PathBuf>;
+        /// Replaces the default system prompt.
+        system_prompt: impl Into<String>;
+        /// Appends to the system prompt (default or replaced).
+        append_system_prompt: impl Into<String>;
+        /// Stop after this many model calls (result `error_max_turns`).
+        max_turns: u32;
+        /// Stop once the session cost more than this (result `error_max_budget_usd`).
+        max_budget_usd: f64;
+        /// Where orbit keeps session files (default: `$ORBIT_HOME`, else `~/.orbit`).
+        data_dir: impl Into<PathBuf>;
     }
 
     /// Adds a tool (replacing a tool of the same name).
@@ -113,29 +138,14 @@ impl AgentBuilder {
         self
     }
 
-    /// Rules allowed without asking, in Claude Code's syntax
-    /// (`"Edit"`, `"Bash(cargo test:*)"`).
-    pub fn allow(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.permissions
-            .allowed_tools
-            .extend(rules.into_iter().map(Into::into));
-        self
-    }
-
-    /// Rules always denied (deny beats allow, in every mode).
-    pub fn deny(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.permissions
-            .disallowed_tools
-            .extend(rules.into_iter().map(Into::into));
-        self
-    }
-
-    /// Rules that always ask, even in `bypassPermissions` (same syntax).
-    pub fn ask(mut self, rules: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.permissions
-            .ask_tools
-            .extend(rules.into_iter().map(Into::into));
-        self
+    rule_lists! {
+        /// Rules allowed without asking, in Claude Code's syntax
+        /// (`"Edit"`, `"Bash(cargo test:*)"`).
+        allow => allowed_tools;
+        /// Rules always denied (deny beats allow, in every mode).
+        deny => disallowed_tools;
+        /// Rules that always ask, even in `bypassPermissions` (same syntax).
+        ask => ask_tools;
     }
 
     /// Who answers permission asks (a prompt, an SDK's `can_use_tool`).
@@ -143,36 +153,6 @@ impl AgentBuilder {
     /// `permission_denials`.
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
         self.approver = Some(SharedApprover(Arc::new(approver)));
-        self
-    }
-
-    /// Replaces the default system prompt.
-    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.system_prompt = Some(prompt.into());
-        self
-    }
-
-    /// Appends to the system prompt (default or replaced).
-    pub fn append_system_prompt(mut self, text: impl Into<String>) -> Self {
-        self.append_system_prompt = Some(text.into());
-        self
-    }
-
-    /// Stop after this many model calls (result `error_max_turns`).
-    pub fn max_turns(mut self, turns: u32) -> Self {
-        self.max_turns = Some(turns);
-        self
-    }
-
-    /// Stop once the session cost more than this (result `error_max_budget_usd`).
-    pub fn max_budget_usd(mut self, usd: f64) -> Self {
-        self.max_budget_usd = Some(usd);
-        self
-    }
-
-    /// Where orbit keeps session files (default: `$ORBIT_HOME`, else `~/.orbit`).
-    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.data_dir = Some(dir.into());
         self
     }
 

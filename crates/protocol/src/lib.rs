@@ -24,5 +24,5 @@ pub use content::{
     ToolResultContentBlock, ToolUseBlock,
 };
 pub use events::{EngineEvent, PermissionDenial, ResultSubtype, TerminalResult, TodoItem};
-pub use stream::{StopReason, StreamEvent};
+pub use stream::StreamEvent;
 pub use usage::Usage;

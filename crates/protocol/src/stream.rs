@@ -13,9 +13,6 @@ use serde::{Deserialize, Serialize};
 use crate::content::ContentBlock;
 use crate::usage::Usage;
 
-/// Why the model stopped. Recorded, never trusted as a loop signal (L1).
-pub type StopReason = String;
-
 /// One normalized event of a model response; see the module docs for the order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -72,8 +69,9 @@ pub enum StreamEvent {
     },
     /// The response is ending: stop reason and final usage.
     MessageDelta {
-        /// Why the model stopped, when known.
-        stop_reason: Option<StopReason>,
+        /// Why the model stopped, when known. Recorded, never trusted as a
+        /// loop signal (L1).
+        stop_reason: Option<String>,
         /// Usage counts; merge into the `MessageStart` usage with [`Usage::merge_delta`].
         usage: Usage,
     },

@@ -3,7 +3,7 @@
 //!
 //! Data flow: a test builds [`Turn`]s (content blocks, usage, delays,
 //! faults) and [`Reply`]s (a turn, an HTTP status, a hang) →
-//! [`FakeAnthropic::start`] renders each to a [`WireReply`] → the shared
+//! [`FakeAnthropic::start`] renders each to a `WireReply` → the shared
 //! core ([`crate::fake`] over [`crate::http::ScriptServer`]) answers
 //! `POST …/messages` requests with them in order and captures every
 //! request. Rendering follows the real API: `message_start`,
@@ -19,12 +19,11 @@
 
 mod turn;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use turn::Turn;
 
-use crate::fake::{Dialect, FakeServer, ReplyOf};
-use crate::http::WireReply;
+use crate::fake::{FakeServer, ReplyOf};
 
 /// Model name reported by turns that do not set one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -61,24 +60,7 @@ impl Reply {
     }
 }
 
-impl Dialect for Turn {
-    const ROUTE: &'static str = "/messages";
-    const BASE_PATH: &'static str = "";
-    const ENV_BASE_URL: &'static str = "ANTHROPIC_BASE_URL";
-    const ENV_API_KEY: &'static str = "ANTHROPIC_API_KEY";
-    const SERVER_ERROR_TYPE: &'static str = "api_error";
-    const ID_PREFIX: &'static str = "msg_fake_";
-    const MODEL: &'static str = DEFAULT_MODEL;
-
-    fn with_text(text: &str) -> Self {
-        Turn::new().text(text)
-    }
-
-    fn render(&self, position: usize) -> WireReply {
-        Turn::render(self, position)
-    }
-
-    fn error_body(error_type: &str, message: &str) -> String {
-        json!({"type": "error", "error": {"type": error_type, "message": message}}).to_string()
-    }
+crate::fake::dialect! {
+    Turn: POST "/messages" under "", env "ANTHROPIC_BASE_URL" "ANTHROPIC_API_KEY",
+    server error "api_error", ids "msg_fake_", model DEFAULT_MODEL
 }

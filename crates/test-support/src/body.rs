@@ -48,7 +48,13 @@ fn result_text(content: &Value) -> String {
 
 /// The tool_result blocks of the newest message, in order.
 pub fn tool_results(body: &Value) -> Vec<ToolResultView> {
-    blocks(&last_message(body))
+    message_tool_results(&last_message(body))
+}
+
+/// The tool_result blocks of `message` (a Messages API message, as in a
+/// request body or an SDK `user` line), in order.
+pub fn message_tool_results(message: &Value) -> Vec<ToolResultView> {
+    blocks(message)
         .iter()
         .filter(|b| b["type"] == "tool_result")
         .map(|b| ToolResultView {

@@ -41,6 +41,37 @@ pub trait Dialect: Clone + std::fmt::Debug {
     fn error_body(error_type: &str, message: &str) -> String;
 }
 
+/// Implements [`Dialect`] for a stream type from its wire facts. The type
+/// itself provides `new`, `text`, `render_stream` (its frames with the
+/// fault applied) and `wire_error_body`.
+macro_rules! dialect {
+    ($message:ident: POST $route:literal under $base:literal, env $url:literal $key:literal,
+     server error $server_error:literal, ids $prefix:literal, model $model:path) => {
+        impl $crate::fake::Dialect for $message {
+            const ROUTE: &'static str = $route;
+            const BASE_PATH: &'static str = $base;
+            const ENV_BASE_URL: &'static str = $url;
+            const ENV_API_KEY: &'static str = $key;
+            const SERVER_ERROR_TYPE: &'static str = $server_error;
+            const ID_PREFIX: &'static str = $prefix;
+            const MODEL: &'static str = $model;
+
+            fn with_text(text: &str) -> Self {
+                $message::new().text(text)
+            }
+
+            fn render(&self, position: usize) -> $crate::http::WireReply {
+                self.render_stream(position)
+            }
+
+            fn error_body(error_type: &str, message: &str) -> String {
+                $message::wire_error_body(error_type, message)
+            }
+        }
+    };
+}
+pub(crate) use dialect;
+
 #[derive(Debug, Clone)]
 enum ReplyKind<T> {
     Stream(Box<T>),

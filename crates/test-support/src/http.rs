@@ -1,6 +1,6 @@
 //! A tiny scripted HTTP/1.1 server core shared by the fake providers.
 //!
-//! Data flow: [`ScriptServer::start`] binds 127.0.0.1:0 and runs an accept
+//! Data flow: `ScriptServer::start` binds 127.0.0.1:0 and runs an accept
 //! loop on its own thread with its own tokio runtime (so it serves both
 //! `#[test]` and `#[tokio::test]` callers). Each request is parsed (request
 //! line, headers, `Content-Length` or chunked body), captured as a
@@ -12,17 +12,17 @@
 //! every connection (including hanging ones).
 //!
 //! Streamed replies are sent with `Transfer-Encoding: chunked`, one chunk per
-//! [`Frame`], flushed at once (TCP_NODELAY), each after its own delay. A
-//! stream ends cleanly ([`StreamEnd::Complete`], the connection stays open for
-//! the next request), abruptly ([`StreamEnd::Abort`], socket closed without
-//! the final chunk) or never ([`StreamEnd::Hang`]); [`StreamEnd::CompleteAfter`]
+//! `Frame`, flushed at once (TCP_NODELAY), each after its own delay. A
+//! stream ends cleanly (`StreamEnd::Complete`, the connection stays open for
+//! the next request), abruptly (`StreamEnd::Abort`, socket closed without
+//! the final chunk) or never (`StreamEnd::Hang`); `StreamEnd::CompleteAfter`
 //! sends the final chunk late, and [`ScriptServer::connection_count`] counts
 //! accepted TCP connections, for connection-reuse tests. The wire side
 //! (parsing a request, writing a reply) is in `wire`.
 //!
 //! Entry points for a new provider fake (e.g. `openai.rs`): render each
-//! scripted reply to a [`WireReply`] (use [`WireReply::json`] for status
-//! replies, [`WireReply::sse`] with [`sse_event`] / [`sse_data`] frames for
+//! scripted reply to a [`WireReply`] (use `WireReply::json` for status
+//! replies, `WireReply::sse` with `sse_event` / `sse_data` frames for
 //! streams), then `ScriptServer::start(replies, route, exhausted)`; expose
 //! `base_url`, `requests` and `wait_for_requests*` by delegation.
 
@@ -76,14 +76,14 @@ impl CapturedRequest {
 
 /// One chunk of a streamed body, sent after `delay`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub delay: Duration,
-    pub data: String,
+pub(crate) struct Frame {
+    pub(crate) delay: Duration,
+    pub(crate) data: String,
 }
 
 /// How a streamed body ends after its frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamEnd {
+pub(crate) enum StreamEnd {
     /// Final zero-length chunk; the connection stays usable (keep-alive).
     Complete,
     /// The final zero-length chunk only after this delay (a server whose
@@ -98,7 +98,7 @@ pub enum StreamEnd {
 
 /// A response body: whole, or streamed frame by frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WireBody {
+pub(crate) enum WireBody {
     Full(String),
     Stream { frames: Vec<Frame>, end: StreamEnd },
 }
@@ -106,15 +106,15 @@ pub enum WireBody {
 /// A response exactly as it goes on the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireReply {
-    pub status: u16,
+    pub(crate) status: u16,
     /// Extra headers (content-type is included here by the constructors).
-    pub headers: Vec<(String, String)>,
-    pub body: WireBody,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: WireBody,
 }
 
 impl WireReply {
     /// A whole JSON body with the given status.
-    pub fn json(status: u16, body: impl Into<String>) -> Self {
+    pub(crate) fn json(status: u16, body: impl Into<String>) -> Self {
         Self {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
@@ -123,7 +123,7 @@ impl WireReply {
     }
 
     /// A `200 text/event-stream` response made of `frames`.
-    pub fn sse(frames: Vec<Frame>, end: StreamEnd) -> Self {
+    pub(crate) fn sse(frames: Vec<Frame>, end: StreamEnd) -> Self {
         Self {
             status: 200,
             headers: vec![
@@ -135,26 +135,26 @@ impl WireReply {
     }
 
     /// Adds a header.
-    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub(crate) fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
     }
 }
 
 /// An SSE frame with an event name: `event: NAME\ndata: DATA\n\n`.
-pub fn sse_event(event: &str, data: &str) -> String {
+pub(crate) fn sse_event(event: &str, data: &str) -> String {
     format!("event: {event}\ndata: {data}\n\n")
 }
 
 /// An SSE frame without an event name: `data: DATA\n\n` (OpenAI style).
-pub fn sse_data(data: &str) -> String {
+pub(crate) fn sse_data(data: &str) -> String {
     format!("data: {data}\n\n")
 }
 
 /// Which requests consume a scripted reply: `(method, path) -> bool`.
-pub type Route = fn(&str, &str) -> bool;
+pub(crate) type Route = fn(&str, &str) -> bool;
 /// The reply to the request with 0-based index `n` when the script is empty.
-pub type Exhausted = fn(usize) -> WireReply;
+pub(crate) type Exhausted = fn(usize) -> WireReply;
 
 struct State {
     replies: VecDeque<WireReply>,
@@ -190,7 +190,7 @@ impl ScriptServer {
     /// Binds 127.0.0.1 on a random port and starts serving `replies` in order.
     ///
     /// Panics if the socket or runtime cannot be created (a test environment bug).
-    pub fn start(replies: Vec<WireReply>, route: Route, exhausted: Exhausted) -> Self {
+    pub(crate) fn start(replies: Vec<WireReply>, route: Route, exhausted: Exhausted) -> Self {
         let std_listener = match std::net::TcpListener::bind("127.0.0.1:0") {
             Ok(l) => l,
             Err(e) => panic!("fake server: cannot bind 127.0.0.1:0: {e}"),
@@ -277,7 +277,7 @@ impl ScriptServer {
     }
 
     /// Scripted replies not yet served.
-    pub fn remaining_replies(&self) -> usize {
+    pub(crate) fn remaining_replies(&self) -> usize {
         self.shared.lock().replies.len()
     }
 

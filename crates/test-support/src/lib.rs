@@ -2,7 +2,7 @@
 //! formats on 127.0.0.1, scripted turn by turn, capturing every request.
 //!
 //! - [`http`]: the shared scripted HTTP/1.1 + SSE server core
-//!   ([`ScriptServer`], [`WireReply`], [`sse_event`] / [`sse_data`]).
+//!   ([`ScriptServer`], [`WireReply`], `sse_event` / `sse_data`).
 //! - [`fake`]: a fake provider over that core, generic over its wire
 //!   [`Dialect`]: [`FakeServer`] serving [`ReplyOf`]s (a streamed message or
 //!   a status); `script` holds what the dialects' streams share (late end
@@ -10,6 +10,9 @@
 //! - [`anthropic`]: [`FakeAnthropic`] with the [`Turn`] / [`Reply`] DSL.
 //! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
+//! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
+//!   `llama-server` is a script of the test's.
+//! - [`process`]: the live members of a process group (`/proc`).
 //! - [`body`]: assertions over captured request bodies
 //!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
 //!
@@ -38,12 +41,13 @@ pub mod anthropic;
 pub mod body;
 pub mod fake;
 pub mod http;
+pub mod local;
 pub mod openai;
+pub mod process;
 mod script;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use fake::{Dialect, FakeServer, ReplyOf};
-pub use http::{
-    CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
-};
+pub use http::{CapturedRequest, ScriptServer, WireReply};
+pub use local::stub_local_runtime;
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};

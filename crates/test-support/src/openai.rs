@@ -3,7 +3,7 @@
 //!
 //! Data flow: a test builds [`Completion`]s (text, tool calls, usage, faults)
 //! and [`OpenAiReply`]s (a completion or an HTTP status) →
-//! [`FakeOpenAi::start`] renders each to a [`WireReply`] → the shared core
+//! [`FakeOpenAi::start`] renders each to a `WireReply` → the shared core
 //! ([`crate::fake`] over [`crate::http::ScriptServer`]) answers
 //! `POST …/chat/completions` in order and captures every request body. Rendering follows OpenAI: a first chunk with
 //! `delta.role` and an empty `content`; text in two content deltas; each tool
@@ -19,12 +19,9 @@
 
 mod completion;
 
-use serde_json::json;
-
 pub use completion::Completion;
 
-use crate::fake::{Dialect, FakeServer, ReplyOf};
-use crate::http::WireReply;
+use crate::fake::{FakeServer, ReplyOf};
 
 /// Model name reported by completions that do not set one.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
@@ -39,37 +36,9 @@ impl OpenAiReply {
     pub fn completion(completion: Completion) -> Self {
         Self::stream(completion)
     }
-
-    /// HTTP 429 `rate_limit_exceeded`.
-    pub fn rate_limited() -> Self {
-        Self::api_error(
-            429,
-            "rate_limit_exceeded",
-            "Rate limit reached, try again later",
-        )
-    }
 }
 
-impl Dialect for Completion {
-    const ROUTE: &'static str = "/chat/completions";
-    const BASE_PATH: &'static str = "/v1";
-    const ENV_BASE_URL: &'static str = "OPENAI_BASE_URL";
-    const ENV_API_KEY: &'static str = "OPENAI_API_KEY";
-    const SERVER_ERROR_TYPE: &'static str = "server_error";
-    const ID_PREFIX: &'static str = "chatcmpl-fake-";
-    const MODEL: &'static str = DEFAULT_OPENAI_MODEL;
-
-    fn with_text(text: &str) -> Self {
-        Completion::new().text(text)
-    }
-
-    fn render(&self, position: usize) -> WireReply {
-        Completion::render(self, position)
-    }
-
-    /// OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`.
-    fn error_body(error_type: &str, message: &str) -> String {
-        json!({"error": {"message": message, "type": error_type, "param": null, "code": null}})
-            .to_string()
-    }
+crate::fake::dialect! {
+    Completion: POST "/chat/completions" under "/v1", env "OPENAI_BASE_URL" "OPENAI_API_KEY",
+    server error "server_error", ids "chatcmpl-fake-", model DEFAULT_OPENAI_MODEL
 }

@@ -2,22 +2,16 @@
 //! seconds (`timeout: 5` is five seconds, not five milliseconds), so a
 //! command a model gives "5" runs to its end.
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::body;
 use serde_json::json;
 
-use super::common::{Scratch, run_stream_json};
+use super::common::{Scratch, bash_calls, run_stream_json};
 
 #[test]
 fn a_bash_timeout_below_1000_is_read_as_seconds() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "Bash",
-            json!({"command": "sleep 0.3; echo finished", "timeout": 5}),
-        ),
-        Reply::text("ok"),
-    ]);
+    let call = json!({"command": "sleep 0.3; echo finished", "timeout": 5});
+    let server = bash_calls(&[("toolu_1", call)], "ok");
     let out = run_stream_json(&scratch, &server, "run it", &["--allowedTools", "Bash"]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     let sent = body::tool_results(&server.bodies()[1]);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assert_cmd::Command;
-use orbit_test_support::FakeAnthropic;
+use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -131,6 +131,12 @@ impl Outcome {
         self.lines().iter().map(kind).collect()
     }
 
+    /// The run failed (exit 1) with `line` as its only stderr line.
+    pub fn assert_error_line(&self, line: &str) {
+        assert_eq!(self.code, 1, "stderr: {}", self.stderr);
+        assert_eq!(self.stderr.trim(), line);
+    }
+
     /// The last stdout line, which must be the result.
     pub fn result(&self) -> Value {
         let last = self.lines().pop().expect("no output lines");
@@ -182,10 +188,31 @@ pub fn run_stream_json(
     prompt: &str,
     extra: &[&str],
 ) -> Outcome {
-    let mut cmd = orbit(scratch, server);
+    run_stream_json_with_env(scratch, &server.env(), prompt, extra)
+}
+
+/// [`run_stream_json`] with only `env` (besides PATH and the homes) set.
+pub fn run_stream_json_with_env(
+    scratch: &Scratch,
+    env: &[(String, String)],
+    prompt: &str,
+    extra: &[&str],
+) -> Outcome {
+    let mut cmd = orbit_with_env(scratch, env);
     cmd.args(["-p", prompt, "--output-format", "stream-json"])
         .args(extra);
     run(cmd)
+}
+
+/// A fake model that calls Bash with each `(id, input)`, one call per
+/// turn, then answers `answer`.
+pub fn bash_calls(calls: &[(&str, Value)], answer: &str) -> FakeAnthropic {
+    let mut replies: Vec<Reply> = calls
+        .iter()
+        .map(|(id, input)| Reply::tool_use(*id, "Bash", input.clone()))
+        .collect();
+    replies.push(Reply::text(answer));
+    FakeAnthropic::start(replies)
 }
 
 /// All of a child's captured pipe (`child.stdout.take()` / `.stderr`), as text.

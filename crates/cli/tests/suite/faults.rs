@@ -6,7 +6,7 @@ use std::time::Duration;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::Value;
 
-use super::common::{Scratch, orbit, orbit_with_env, run, run_stream_json};
+use super::common::{Outcome, Scratch, orbit, orbit_with_env, run, run_stream_json};
 
 /// Bound of the connection-refused run (retries with backoff included).
 const UNREACHABLE_RUN_LIMIT: Duration = Duration::from_secs(240);
@@ -67,19 +67,33 @@ fn unreachable_server_announces_retries_then_one_error_line() {
     );
 }
 
-#[test]
-fn overloaded_529_is_retried_to_success() {
+/// Runs `orbit -p hi` in stream-json against `faults` then `answer`: it
+/// succeeds with one `system/api_retry` line per fault, one request per
+/// reply, and the answer as the only assistant message.
+fn retried_to_success(faults: Vec<Reply>, answer: &str) -> Outcome {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::overloaded().retry_after_ms(1),
-        Reply::text("recovered"),
-    ]);
+    let retries = faults.len();
+    let mut replies = faults;
+    replies.push(Reply::text(answer));
+    let server = FakeAnthropic::start(replies);
     let out = run_stream_json(&scratch, &server, "hi", &[]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let mut kinds = vec!["system/init"];
+    kinds.extend(std::iter::repeat_n("system/api_retry", retries));
+    kinds.extend(["assistant", "result"]);
+    assert_eq!(out.kinds(), kinds);
     assert_eq!(
-        out.kinds(),
-        vec!["system/init", "system/api_retry", "assistant", "result"]
+        out.lines()[retries + 1]["message"]["content"],
+        serde_json::json!([{"type": "text", "text": answer}])
     );
+    assert_eq!(out.result()["subtype"], "success");
+    assert_eq!(server.request_count(), retries + 1);
+    out
+}
+
+#[test]
+fn overloaded_529_is_retried_to_success() {
+    let out = retried_to_success(vec![Reply::overloaded().retry_after_ms(1)], "recovered");
     let retry = &out.lines()[1];
     assert_eq!(retry["attempt"], 1);
     assert_eq!(retry["error_status"], 529);
@@ -88,10 +102,8 @@ fn overloaded_529_is_retried_to_success() {
     assert!(retry["uuid"].is_string());
     assert_eq!(retry["session_id"], out.lines()[0]["session_id"]);
     let result = out.result();
-    assert_eq!(result["subtype"], "success");
     assert_eq!(result["result"], "recovered");
     assert_eq!(result["num_turns"], 1);
-    assert_eq!(server.request_count(), 2);
 }
 
 #[test]
@@ -133,56 +145,25 @@ fn unauthorized_in_text_format_prints_only_the_error_line() {
 
 #[test]
 fn stream_cut_mid_block_is_retried_to_success() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        // message_start, ping, content_block_start, one text_delta, then cut.
-        Reply::turn(Turn::new().text("partial answer").cut_after(4)),
-        Reply::text("whole answer"),
-    ]);
-    let out = run_stream_json(&scratch, &server, "hi", &[]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
-    assert_eq!(
-        out.kinds(),
-        vec!["system/init", "system/api_retry", "assistant", "result"]
-    );
+    // message_start, ping, content_block_start, one text_delta, then cut.
+    let cut = Reply::turn(Turn::new().text("partial answer").cut_after(4));
+    let out = retried_to_success(vec![cut], "whole answer");
     assert_eq!(out.lines()[1]["error_status"], Value::Null);
     // Only the complete attempt reaches the conversation.
-    assert_eq!(
-        out.lines()[2]["message"]["content"],
-        serde_json::json!([{"type": "text", "text": "whole answer"}])
-    );
     assert_eq!(out.result()["result"], "whole answer");
-    assert_eq!(server.request_count(), 2);
 }
 
 #[test]
 fn malformed_event_and_overloaded_error_event_are_retried_to_success() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(Turn::new().text("garbled").malformed_at(3)),
-        Reply::turn(Turn::new().text("overloaded").error_after(
-            4,
-            "overloaded_error",
-            "Overloaded",
-        )),
-        Reply::text("whole answer"),
-    ]);
-    let out = run_stream_json(&scratch, &server, "hi", &[]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
-    assert_eq!(
-        out.kinds(),
+    let overloaded =
+        Turn::new()
+            .text("overloaded")
+            .error_after(4, "overloaded_error", "Overloaded");
+    retried_to_success(
         vec![
-            "system/init",
-            "system/api_retry",
-            "system/api_retry",
-            "assistant",
-            "result"
-        ]
+            Reply::turn(Turn::new().text("garbled").malformed_at(3)),
+            Reply::turn(overloaded),
+        ],
+        "whole answer",
     );
-    assert_eq!(
-        out.lines()[3]["message"]["content"],
-        serde_json::json!([{"type": "text", "text": "whole answer"}])
-    );
-    assert_eq!(out.result()["subtype"], "success");
-    assert_eq!(server.request_count(), 3);
 }

@@ -11,49 +11,22 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-use orbit_test_support::{FakeAnthropic, Reply};
+use orbit_test_support::FakeAnthropic;
+use orbit_test_support::process::live_members_of_group;
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, blocks, kind};
+use super::common::{Outcome, Scratch, bash_calls, blocks, kind};
 
 /// Longest acceptable time from SIGINT to process exit.
 const EXIT_AFTER_SIGINT_MAX: Duration = Duration::from_millis(200);
 /// How long to wait for the Bash command to start.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Pids of live (non-zombie) processes whose process group is `pgid`.
-fn live_members_of_group(pgid: i32) -> Vec<i32> {
-    let mut live = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // Fields after the parenthesized command name: state ppid pgrp …
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            live.push(pid);
-        }
-    }
-    live
-}
-
 #[test]
 fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_sleep",
-            "Bash",
-            json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000}),
-        ),
-        Reply::text("must not be requested"),
-    ]);
+    let sleep = json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000});
+    let server = bash_calls(&[("toolu_sleep", sleep)], "must not be requested");
     let mut child = spawn_orbit(&scratch, &server);
     // The command writes its shell's pid (= its process group) when it starts.
     let pgid = wait_for_pid(&scratch, "started.pid", &mut child);
@@ -199,19 +172,19 @@ impl Drop for KillOnDrop {
 #[test]
 fn double_sigint_exits_130_and_leaves_no_background_shell() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_bg",
-            "Bash",
-            json!({"command": "echo $$ > bg.pid; sleep 30", "run_in_background": true}),
-        ),
-        Reply::tool_use(
-            "toolu_fg",
-            "Bash",
-            json!({"command": "echo $$ > fg.pid; sleep 30", "timeout": 60000}),
-        ),
-        Reply::text("must not be requested"),
-    ]);
+    let server = bash_calls(
+        &[
+            (
+                "toolu_bg",
+                json!({"command": "echo $$ > bg.pid; sleep 30", "run_in_background": true}),
+            ),
+            (
+                "toolu_fg",
+                json!({"command": "echo $$ > fg.pid; sleep 30", "timeout": 60000}),
+            ),
+        ],
+        "must not be requested",
+    );
     let mut child = spawn_orbit(&scratch, &server);
     let bg = wait_for_pid(&scratch, "bg.pid", &mut child);
     let _bg_guard = KillOnDrop(bg);

@@ -6,13 +6,12 @@
 //! tools, short prompt, temperature 0, seed 42), fenced-JSON recovery is on,
 //! and the private server is stopped when the run ends.
 
-use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use orbit_local::LocalPaths;
 use serde_json::Value;
 
-use super::common::{Scratch, orbit_with_env, run};
+use super::common::{Scratch, run_stream_json_with_env};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
 /// docs/PERFORMANCE.md report ≈ 5 KB; the default profile is ≈ 10 KB).
@@ -58,16 +57,7 @@ http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 
 /// A scratch data dir whose local runtime looks set up, with the stand-in.
 fn fake_local_runtime(scratch: &Scratch) -> LocalPaths {
-    let paths = LocalPaths::in_data_dir(&scratch.home().join(".orbit"));
-    let bin = paths.server_bin();
-    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-    std::fs::write(&bin, FAKE_LLAMA_SERVER).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(paths.model_file().parent().unwrap()).unwrap();
-    std::fs::write(paths.model_file(), b"GGUF").unwrap();
-    std::fs::write(paths.marker("model"), "ok").unwrap();
-    std::fs::write(paths.marker("llama-server"), "ok").unwrap();
-    paths
+    orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), FAKE_LLAMA_SERVER)
 }
 
 fn pid_alive(pid: i32) -> bool {
@@ -80,14 +70,8 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     scratch.write("config.txt", "MAGIC=48213\n");
     let paths = fake_local_runtime(&scratch);
     // No key, no --provider, no settings: the local model is the default.
-    let mut cmd = orbit_with_env(&scratch, &[]);
-    cmd.args([
-        "-p",
-        "What is the value of MAGIC in config.txt?",
-        "--output-format",
-        "stream-json",
-    ]);
-    let out = run(cmd);
+    let prompt = "What is the value of MAGIC in config.txt?";
+    let out = run_stream_json_with_env(&scratch, &[], prompt, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let init = &out.lines()[0];
     assert_eq!(init["model"], orbit_local::MODEL_NAME);

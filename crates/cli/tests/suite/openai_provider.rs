@@ -5,7 +5,7 @@
 use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
-use super::common::{Scratch, orbit_with_env, run};
+use super::common::{Scratch, orbit_with_env, run, run_stream_json_with_env};
 
 fn result_of(stdout: &str) -> serde_json::Value {
     stdout
@@ -28,14 +28,7 @@ fn openai_credentials_select_the_openai_provider_and_a_tool_round_trip_works() {
         OpenAiReply::completion(Completion::new().text("It says alpha.").usage(50, 5)),
     ]);
     // No --provider: OPENAI_* in the environment choose the openai provider.
-    let mut cmd = orbit_with_env(&scratch, &server.env());
-    cmd.args([
-        "-p",
-        "What is in notes.txt?",
-        "--output-format",
-        "stream-json",
-    ]);
-    let out = run(cmd);
+    let out = run_stream_json_with_env(&scratch, &server.env(), "What is in notes.txt?", &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let result = result_of(&out.stdout);
     assert_eq!(result["result"], "It says alpha.");
@@ -104,11 +97,8 @@ fn an_unknown_provider_is_one_error_line() {
     let env = [("ORBIT_PROVIDER".to_string(), "bogus".to_string())];
     let mut cmd = orbit_with_env(&scratch, &env);
     cmd.args(["-p", "hi"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 1);
-    assert_eq!(
-        out.stderr.trim(),
-        "orbit: error: ORBIT_PROVIDER: unknown provider `bogus` (expected anthropic, openai or local)"
+    run(cmd).assert_error_line(
+        "orbit: error: ORBIT_PROVIDER: unknown provider `bogus` (expected anthropic, openai or local)",
     );
 }
 

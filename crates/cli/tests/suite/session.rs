@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use orbit_protocol::Usage;
-use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Outcome, Scratch, TEST_SYSTEM_PROMPT, run_stream_json, s};
@@ -37,30 +37,18 @@ fn three_turn_script(scratch: &Scratch) -> Vec<Reply> {
     ]
 }
 
-/// The text of the only tool_result in a `user` line.
+/// The only block of a `user` line, a tool_result: (id, text, is_error).
 fn user_tool_result(line: &Value) -> (String, String, bool) {
-    let content = line["message"]["content"]
-        .as_array()
-        .expect("content array");
-    assert_eq!(content.len(), 1, "one tool_result expected: {line}");
-    let block = &content[0];
-    assert_eq!(block["type"], "tool_result");
-    let text = match &block["content"] {
-        Value::String(t) => t.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => panic!("unexpected tool_result content {other}"),
+    let message = &line["message"];
+    assert_eq!(body::blocks(message).len(), 1, "one block expected: {line}");
+    let results = body::message_tool_results(message);
+    let [result] = results.as_slice() else {
+        panic!("a tool_result expected: {line}")
     };
     (
-        block["tool_use_id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        text,
-        block["is_error"].as_bool().unwrap_or(false),
+        result.tool_use_id.clone(),
+        result.text.clone(),
+        result.is_error,
     )
 }
 

@@ -91,14 +91,10 @@ fn a_malformed_settings_file_is_one_error_line_with_its_position() {
         "{\n  \"model\": \"haiku\"\n  \"env\": {}\n}\n",
     );
     let (out, _) = run_with(&scratch, &[], &[]);
-    assert_eq!(out.code, 1);
-    assert_eq!(
-        out.stderr.trim(),
-        format!(
-            "orbit: error: invalid settings in {}:3:3: expected `,` or `}}`",
-            path.display()
-        )
-    );
+    out.assert_error_line(&format!(
+        "orbit: error: invalid settings in {}:3:3: expected `,` or `}}`",
+        path.display()
+    ));
     // Not loading project settings skips it.
     let (out, _) = run_with(&scratch, &["--setting-sources", "user,local"], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, drain, orbit_process, wait_within};
+use super::common::{Scratch, bash_calls, drain, orbit_process, wait_within};
 
 const EXIT_STDOUT_CLOSED: i32 = 141;
 const STDOUT_CLOSED_LINE: &str = "orbit: stdout closed; stopping\n";
@@ -64,19 +64,16 @@ fn stdout_closed_before_start_stops_before_the_model_and_tools() {
 #[test]
 fn stdout_closed_while_a_tool_runs_stops_before_the_next_tool() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "Bash",
-            json!({"command": "echo started > started.txt; sleep 30", "timeout": 60000}),
-        ),
-        Reply::tool_use(
-            "toolu_2",
-            "Bash",
-            json!({"command": "echo hi > marker.txt"}),
-        ),
-        Reply::text("done"),
-    ]);
+    let server = bash_calls(
+        &[
+            (
+                "toolu_1",
+                json!({"command": "echo started > started.txt; sleep 30", "timeout": 60000}),
+            ),
+            ("toolu_2", json!({"command": "echo hi > marker.txt"})),
+        ],
+        "done",
+    );
     let mut child = orbit_process(&scratch, &server.env())
         .args(["-p", "go", "--allowedTools", "Bash"])
         .stdin(Stdio::null())

@@ -1,67 +1,36 @@
 //! Interrupts (L5): one abort answers every tool_use, keeps the history
 //! paired and ends the turn within 200 ms.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
-use orbit_engine::QueryEngine;
 use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
-use orbit_protocol::{EngineEvent, ResultSubtype, TerminalResult};
+use orbit_protocol::{EngineEvent, ResultSubtype};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
 use super::support::*;
 
-/// How long the test waits between the trigger event and the abort.
+/// How long the test waits between the trigger event and the abort: tools
+/// already spawned get going first (a call cancelled before its tool runs
+/// never starts, and is not logged).
 const SETTLE: Duration = Duration::from_millis(20);
 
 /// L5's bound from abort to the terminal result.
 const ABORT_DEADLINE: Duration = Duration::from_millis(200);
 
-/// Runs a prompt and aborts when `trigger` matches an event; returns the
-/// result and the time from abort to result.
-async fn run_and_abort(
-    engine: &mut QueryEngine,
-    trigger: impl Fn(&EngineEvent) -> bool,
-) -> (TerminalResult, Duration) {
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut aborted_at = None;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let event = tokio::time::timeout_at(deadline, stream.next())
-            .await
-            .expect("the turn ended")
-            .expect("a result before the stream ends");
-        if aborted_at.is_none() && trigger(&event) {
-            // Let tools already spawned get going first: a call cancelled
-            // before its tool runs never starts (and is not logged).
-            tokio::time::sleep(SETTLE).await;
-            handle.abort();
-            aborted_at = Some(Instant::now());
-        }
-        if let EngineEvent::Result(r) = event {
-            let at = aborted_at.expect("aborted before the result");
-            return (r, at.elapsed());
-        }
-    }
-}
-
 #[tokio::test]
 async fn abort_while_tools_run_answers_running_and_queued_calls() {
     let log = Log::default();
-    let server = FakeAnthropic::start(vec![Reply::turn(
-        Turn::new()
-            .tool_use("toolu_1", "Slow", json!({"ms": 30_000}))
-            .tool_use("toolu_2", "Seq", json!({"ms": 1})),
-    )]);
-    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&[
+        ("toolu_1", "Slow", json!({"ms": 30_000})),
+        ("toolu_2", "Seq", json!({"ms": 1})),
+    ]))]);
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let mut engine = temp_engine(&server, tools);
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::AssistantMessage { .. })
     })
     .await;
@@ -72,12 +41,8 @@ async fn abort_while_tools_run_answers_running_and_queued_calls() {
     assert_eq!(log.entries(), vec!["start:toolu_1", "cancelled:toolu_1"]);
     let messages = engine.messages();
     assert_paired(messages);
-    let results: Vec<(String, bool)> = last_results(messages)
-        .iter()
-        .map(|r| (result_text(r), r.is_error()))
-        .collect();
     assert_eq!(
-        results,
+        last_said(messages),
         vec![
             (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
             (CANCEL_MESSAGE.to_string(), true),
@@ -105,9 +70,8 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
             .text("this block never arrives")
             .hang_after(before_delta),
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let mut engine = slow_engine(&server, &log);
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::ToolStarted { .. })
     })
     .await;
@@ -125,9 +89,8 @@ async fn abort_mid_stream_keeps_completed_blocks_and_answers_their_tools() {
 #[tokio::test]
 async fn abort_before_any_block_leaves_the_prompt_alone() {
     let server = FakeAnthropic::start(vec![Reply::hang()]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
-    let (r, took) = run_and_abort(&mut engine, |e| {
+    let mut engine = temp_engine(&server, vec![]);
+    let (r, took) = run_and_abort(&mut engine, SETTLE, |e| {
         matches!(e, EngineEvent::RequestStart { .. })
     })
     .await;
@@ -143,8 +106,7 @@ async fn abort_before_any_block_leaves_the_prompt_alone() {
 #[tokio::test]
 async fn an_abort_before_submit_cancels_that_turn_without_calling_the_model() {
     let server = FakeAnthropic::start(vec![Reply::text("fine")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     engine.abort_handle().abort();
     let events = run(&mut engine, "go").await;
     let r = result(&events);
@@ -172,8 +134,7 @@ async fn an_abort_before_submit_cancels_that_turn_without_calling_the_model() {
 #[tokio::test]
 async fn an_abort_between_turns_cancels_the_next_one() {
     let server = FakeAnthropic::start(vec![Reply::text("fine"), Reply::text("unused")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     engine.abort_handle().abort();

@@ -105,6 +105,19 @@ pub async fn call_one(dir: &Path, tool: &str, input: Value) -> ToolResultView {
     run_calls(dir, &[(tool, input)]).await.results.remove(0)
 }
 
+/// Runs `tool` once per case in `dir` (one session, one call per turn) and
+/// asserts what the model received for each: `(input, text, is_error)`.
+pub async fn assert_each_said(dir: &Path, tool: &str, cases: &[(Value, String, bool)]) {
+    let calls: Vec<(&str, Value)> = cases
+        .iter()
+        .map(|(input, ..)| (tool, input.clone()))
+        .collect();
+    let run = run_calls(dir, &calls).await;
+    for ((input, text, is_error), r) in cases.iter().zip(&run.results) {
+        assert_eq!(said(r), (text.as_str(), *is_error), "{tool} {input}");
+    }
+}
+
 /// `(text, is_error)` of what the model received, for one-line asserts.
 pub fn said(r: &ToolResultView) -> (&str, bool) {
     (r.text.as_str(), r.is_error)
@@ -190,44 +203,21 @@ fn html_response(body: &str) -> String {
     )
 }
 
+/// HTML becomes markdown (no script, no style); a redirect to another host
+/// is reported with what to fetch instead, not followed.
 #[tokio::test]
-async fn web_fetch_converts_html_to_markdown() {
+async fn web_fetch_converts_html_and_reports_a_cross_host_redirect() {
     let (_dir, root) = temp_dir();
     let page = "<html><head><title>T</title><style>p{}</style></head><body>\
 <h1>Orbit</h1><p>A <b>fast</b> agent.</p><script>alert(1)</script></body></html>";
-    let base = http_server(vec![("/page", html_response(page))], 1);
-    let url = format!("{base}/page");
-    let r = call_one(
-        &root,
-        "WebFetch",
-        json!({"url": url, "prompt": "What is it?"}),
-    )
-    .await;
-    let expected = format!("Prompt: What is it?\nURL: {url}\n\n# Orbit\n\nA **fast** agent.");
-    assert_eq!(said(&r), (expected.as_str(), false));
-}
-
-#[tokio::test]
-async fn web_fetch_reports_a_cross_host_redirect_instead_of_following_it() {
-    let (_dir, root) = temp_dir();
-    let base = http_server(
-        vec![(
-            "/old",
-            "HTTP/1.1 301 Moved Permanently\r\nlocation: http://example.com/new\r\ncontent-length: 0\r\n\r\n"
-                .into(),
-        )],
-        1,
-    );
-    let url = format!("{base}/old");
-    let r = call_one(
-        &root,
-        "WebFetch",
-        json!({"url": url, "prompt": "Summarize"}),
-    )
-    .await;
-    let expected = format!(
+    let moved = "HTTP/1.1 301 Moved Permanently\r\nlocation: http://example.com/new\r\ncontent-length: 0\r\n\r\n";
+    let routes = vec![("/page", html_response(page)), ("/old", moved.into())];
+    let base = http_server(routes, 2);
+    let (page, old) = (format!("{base}/page"), format!("{base}/old"));
+    let converted = format!("Prompt: What is it?\nURL: {page}\n\n# Orbit\n\nA **fast** agent.");
+    let redirect = format!(
         "REDIRECT DETECTED: The URL redirects to a different host.\n\n\
-Original URL: {url}\n\
+Original URL: {old}\n\
 Redirect URL: http://example.com/new\n\
 Status: 301 Moved Permanently\n\n\
 To complete your request, I need to fetch content from the redirected URL. \
@@ -235,5 +225,17 @@ Please use WebFetch again with these parameters:\n\
 - url: \"http://example.com/new\"\n\
 - prompt: \"Summarize\""
     );
-    assert_eq!(said(&r), (expected.as_str(), false));
+    assert_each_said(
+        &root,
+        "WebFetch",
+        &[
+            (
+                json!({"url": page, "prompt": "What is it?"}),
+                converted,
+                false,
+            ),
+            (json!({"url": old, "prompt": "Summarize"}), redirect, false),
+        ],
+    )
+    .await;
 }

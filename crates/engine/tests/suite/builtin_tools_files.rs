@@ -35,104 +35,87 @@ fn base64(bytes: &[u8]) -> String {
 
 // --------------------------------------------------------------------- Read
 
+/// Every kind of file Read meets, in one session: what the model receives.
 #[tokio::test]
-async fn read_numbers_lines_from_offset_with_limit_and_cuts_long_lines() {
+async fn read_answers_each_kind_of_file_exactly() {
     let (_dir, root) = temp_dir();
     let long = "x".repeat(2_001);
-    fs::write(
-        root.join("notes.txt"),
-        format!("alpha\nbeta\n{long}\ndelta\n"),
-    )
-    .unwrap();
-    let r = call_one(
-        &root,
-        "Read",
-        json!({"file_path": "notes.txt", "offset": 2, "limit": 2}),
-    )
-    .await;
-    let expected = format!("2\tbeta\n3\t{}… [truncated]", "x".repeat(2_000));
-    assert_eq!(said(&r), (expected.as_str(), false));
-}
-
-#[tokio::test]
-async fn read_takes_null_for_an_optional_parameter_as_absent() {
-    let (_dir, root) = temp_dir();
-    fs::write(root.join("notes.txt"), "alpha\nbeta\n").unwrap();
-    let r = call_one(
-        &root,
-        "Read",
-        json!({"file_path": "notes.txt", "offset": null, "limit": null}),
-    )
-    .await;
-    assert_eq!(said(&r), ("1\talpha\n2\tbeta\n3\t", false));
-}
-
-#[tokio::test]
-async fn read_of_a_missing_file_names_the_cwd() {
-    let (_dir, root) = temp_dir();
-    let r = call_one(&root, "Read", json!({"file_path": "nope.txt"})).await;
-    let expected = format!(
-        "File does not exist. Note: your current working directory is {}.",
-        root.display()
-    );
-    assert_eq!(said(&r), (expected.as_str(), true));
-}
-
-#[tokio::test]
-async fn read_of_a_directory_is_eisdir() {
-    let (_dir, root) = temp_dir();
+    let files = [
+        (
+            "notes.txt",
+            format!("alpha\nbeta\n{long}\ndelta\n").into_bytes(),
+        ),
+        ("short.txt", b"alpha\nbeta\n".to_vec()),
+        ("empty.txt", Vec::new()),
+        ("big.log", "y".repeat(300 * 1024 + 100).into_bytes()),
+        ("data.bin", b"\x7fELF\0\0\x01\x02".to_vec()),
+        ("latin1.txt", b"caf\xe9\r\nok\n".to_vec()),
+    ];
+    for (name, content) in files {
+        fs::write(root.join(name), content).unwrap();
+    }
     let sub = root.join("sub");
     fs::create_dir(&sub).unwrap();
-    let r = call_one(&root, "Read", json!({"file_path": sub})).await;
-    let expected = format!(
-        "EISDIR: illegal operation on a directory, read '{}'",
-        sub.display()
-    );
-    assert_eq!(said(&r), (expected.as_str(), true));
-}
-
-#[tokio::test]
-async fn read_of_an_empty_file_is_the_system_reminder() {
-    let (_dir, root) = temp_dir();
-    fs::write(root.join("empty.txt"), "").unwrap();
-    let r = call_one(&root, "Read", json!({"file_path": "empty.txt"})).await;
-    assert_eq!(
-        said(&r),
-        (
-            "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
-            false
-        )
-    );
-}
-
-#[tokio::test]
-async fn read_of_a_file_too_large_for_one_read_points_to_offset_limit_and_grep() {
-    let (_dir, root) = temp_dir();
-    fs::write(root.join("big.log"), "y".repeat(300 * 1024 + 100)).unwrap();
-    let r = call_one(&root, "Read", json!({"file_path": "big.log"})).await;
-    assert_eq!(
-        said(&r),
-        (
-            "File content (300.1KB) exceeds maximum allowed size (256KB). Please use offset and limit \
+    let read = |input: Value, text: &str, is_error: bool| (input, text.to_string(), is_error);
+    assert_each_said(
+        &root,
+        "Read",
+        &[
+            // Numbered from `offset`, at most `limit` lines, long lines cut.
+            read(
+                json!({"file_path": "notes.txt", "offset": 2, "limit": 2}),
+                &format!("2\tbeta\n3\t{}… [truncated]", "x".repeat(2_000)),
+                false,
+            ),
+            // null for an optional parameter is taken as absent.
+            read(
+                json!({"file_path": "short.txt", "offset": null, "limit": null}),
+                "1\talpha\n2\tbeta\n3\t",
+                false,
+            ),
+            read(
+                json!({"file_path": "nope.txt"}),
+                &format!(
+                    "File does not exist. Note: your current working directory is {}.",
+                    root.display()
+                ),
+                true,
+            ),
+            read(
+                json!({"file_path": sub}),
+                &format!(
+                    "EISDIR: illegal operation on a directory, read '{}'",
+                    sub.display()
+                ),
+                true,
+            ),
+            read(
+                json!({"file_path": "empty.txt"}),
+                "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+                false,
+            ),
+            // Too large for one read: points to offset/limit and Grep.
+            read(
+                json!({"file_path": "big.log"}),
+                "File content (300.1KB) exceeds maximum allowed size (256KB). Please use offset and limit \
 parameters to read specific portions of the file, or use the Grep tool to search for specific content.",
-            true
-        )
-    );
-}
-
-#[tokio::test]
-async fn read_refuses_a_binary_file() {
-    let (_dir, root) = temp_dir();
-    fs::write(root.join("data.bin"), b"\x7fELF\0\0\x01\x02").unwrap();
-    let r = call_one(&root, "Read", json!({"file_path": "data.bin"})).await;
-    assert_eq!(
-        said(&r),
-        (
-            "This tool cannot read binary files. The file appears to be a binary .bin file. \
+                true,
+            ),
+            read(
+                json!({"file_path": "data.bin"}),
+                "This tool cannot read binary files. The file appears to be a binary .bin file. \
 Please use appropriate tools for binary file analysis.",
-            true
-        )
-    );
+                true,
+            ),
+            // Invalid UTF-8 is shown lossily.
+            read(
+                json!({"file_path": "latin1.txt"}),
+                "1\tcaf\u{fffd}\n2\tok\n3\t",
+                false,
+            ),
+        ],
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -164,29 +147,36 @@ async fn read_of_a_png_sends_an_image_block() {
     );
 }
 
-#[tokio::test]
-async fn read_shows_invalid_utf8_lossily() {
-    let (_dir, root) = temp_dir();
-    fs::write(root.join("latin1.txt"), b"caf\xe9\r\nok\n").unwrap();
-    let r = call_one(&root, "Read", json!({"file_path": "latin1.txt"})).await;
-    assert_eq!(said(&r), ("1\tcaf\u{fffd}\n2\tok\n3\t", false));
-}
-
 // -------------------------------------------------------------------- Write
 
+/// Write, and Edit with an empty `old_string`, create a missing file and
+/// its parent directories: (tool, input, file, what the result says after
+/// the path).
 #[tokio::test]
-async fn write_creates_parent_directories() {
+async fn write_and_edit_create_missing_files_and_parents() {
     let (_dir, root) = temp_dir();
-    let r = call_one(
-        &root,
-        "Write",
-        json!({"file_path": "a/b/c.txt", "content": "hi\n"}),
-    )
-    .await;
-    let path = root.join("a/b/c.txt");
-    let expected = format!("File created successfully at: {}", path.display());
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(fs::read_to_string(path).unwrap(), "hi\n");
+    let cases = [
+        (
+            "Write",
+            json!({"file_path": "a/b/c.txt", "content": "hi\n"}),
+            "a/b/c.txt",
+            ("File created successfully at: ", ""),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "new/made.txt", "old_string": "", "new_string": "hi\n"}),
+            "new/made.txt",
+            ("The file ", " has been updated successfully."),
+        ),
+    ];
+    let calls: Vec<(&str, Value)> = cases.iter().map(|(t, i, ..)| (*t, i.clone())).collect();
+    let run = run_calls(&root, &calls).await;
+    for ((tool, _, file, (before, after)), r) in cases.iter().zip(&run.results) {
+        let path = root.join(file);
+        let expected = format!("{before}{}{after}", path.display());
+        assert_eq!(said(r), (expected.as_str(), false), "{tool}");
+        assert_eq!(fs::read_to_string(path).unwrap(), "hi\n", "{tool}");
+    }
 }
 
 #[tokio::test]
@@ -337,21 +327,6 @@ async fn edit_applies_and_says_so() {
         assert_eq!(said(&r), (expected.as_str(), false), "{case}");
         assert_eq!(after, expected_after, "{case}");
     }
-}
-
-#[tokio::test]
-async fn edit_with_empty_old_string_creates_a_missing_file() {
-    let (_dir, root) = temp_dir();
-    let r = call_one(
-        &root,
-        "Edit",
-        json!({"file_path": "new/made.txt", "old_string": "", "new_string": "hello\n"}),
-    )
-    .await;
-    let path = root.join("new/made.txt");
-    let expected = format!("The file {} has been updated successfully.", path.display());
-    assert_eq!(said(&r), (expected.as_str(), false));
-    assert_eq!(fs::read_to_string(path).unwrap(), "hello\n");
 }
 
 // ------------------------------------------- permissions and final newlines

@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::builtin_tools::*;
 
@@ -24,15 +24,27 @@ fn file_aged(root: &Path, rel: &str, content: &str, age_s: u64) {
         .unwrap();
 }
 
+/// Empty files `(rel, age_s)` under `root` (see [`file_aged`]).
+fn empty_files_aged(root: &Path, files: &[(&str, u64)]) {
+    for (rel, age_s) in files {
+        file_aged(root, rel, "", *age_s);
+    }
+}
+
 // --------------------------------------------------------------------- Glob
 
 #[tokio::test]
 async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
     let (_dir, root) = temp_dir();
-    file_aged(&root, "old.rs", "", 300);
-    file_aged(&root, "src/new.rs", "", 10);
-    file_aged(&root, "src/mid.rs", "", 100);
-    file_aged(&root, "notes.txt", "", 1);
+    empty_files_aged(
+        &root,
+        &[
+            ("old.rs", 300),
+            ("src/new.rs", 10),
+            ("src/mid.rs", 100),
+            ("notes.txt", 1),
+        ],
+    );
     fs::write(root.join(".gitignore"), "target/\n").unwrap();
     file_aged(&root, "target/built.rs", "", 0);
     let r = call_one(&root, "Glob", json!({"pattern": "**/*.rs"})).await;
@@ -42,9 +54,14 @@ async fn glob_lists_matches_newest_first_relative_to_the_cwd() {
 #[tokio::test]
 async fn glob_results_are_relative_to_the_cwd_a_bash_cd_left() {
     let (_dir, root) = temp_dir();
-    file_aged(&root, "top.rs", "", 300);
-    file_aged(&root, "src/new.rs", "", 10);
-    file_aged(&root, "src/deep/old.rs", "", 100);
+    empty_files_aged(
+        &root,
+        &[
+            ("top.rs", 300),
+            ("src/new.rs", 10),
+            ("src/deep/old.rs", 100),
+        ],
+    );
     let run = run_calls(
         &root,
         &[
@@ -87,26 +104,27 @@ fn grep_tree(root: &Path) {
     file_aged(root, "c.txt", "nothing to see\n", 10);
 }
 
+/// Grep's modes and filters over [`grep_tree`], in one session: what the
+/// model receives.
 #[tokio::test]
-async fn grep_files_with_matches_is_the_default_mode() {
+async fn grep_answers_each_mode_exactly() {
     let (_dir, root) = temp_dir();
     grep_tree(&root);
-    let r = call_one(&root, "Grep", json!({"pattern": "needle"})).await;
-    assert_eq!(said(&r), ("Found 2 files\nsrc/b.rs\na.rs", false));
-}
-
-#[tokio::test]
-async fn grep_content_mode_with_line_numbers_and_context() {
-    let (_dir, root) = temp_dir();
-    grep_tree(&root);
-    let r = call_one(
+    let grep = |input: Value, text: &str| (input, text.to_string(), false);
+    assert_each_said(
         &root,
         "Grep",
-        json!({"pattern": "needle", "output_mode": "content", "-n": true, "-C": 1, "-i": true}),
-    )
-    .await;
-    // b.rs's context lines 4 and 5 are adjacent: one group, no `--` (as rg).
-    let expected = "a.rs-1-fn a() {}\n\
+        &[
+            // files_with_matches is the default mode.
+            grep(
+                json!({"pattern": "needle"}),
+                "Found 2 files\nsrc/b.rs\na.rs",
+            ),
+            // Content with line numbers and context: b.rs's context lines 4
+            // and 5 are adjacent, one group, no `--` (as rg).
+            grep(
+                json!({"pattern": "needle", "output_mode": "content", "-n": true, "-C": 1, "-i": true}),
+                "a.rs-1-fn a() {}\n\
 a.rs:2:let needle = 1;\n\
 a.rs-3-end\n\
 --\n\
@@ -114,72 +132,34 @@ src/b.rs-2-two\n\
 src/b.rs:3:needle here\n\
 src/b.rs-4-three\n\
 src/b.rs-5-four\n\
-src/b.rs:6:NEEDLE again";
-    assert_eq!(said(&r), (expected, false));
-}
-
-#[tokio::test]
-async fn grep_count_mode_counts_per_file_and_in_total() {
-    let (_dir, root) = temp_dir();
-    grep_tree(&root);
-    let r = call_one(
-        &root,
-        "Grep",
-        json!({"pattern": "needle", "output_mode": "count", "-i": true}),
-    )
-    .await;
-    assert_eq!(
-        said(&r),
-        (
-            "a.rs:1\nsrc/b.rs:2\n\nFound 3 total occurrences across 2 files.",
-            false
-        )
-    );
-}
-
-#[tokio::test]
-async fn grep_without_matches_says_no_files_found() {
-    let (_dir, root) = temp_dir();
-    grep_tree(&root);
-    let r = call_one(&root, "Grep", json!({"pattern": "haystack"})).await;
-    assert_eq!(said(&r), ("No files found", false));
-}
-
-#[tokio::test]
-async fn grep_type_glob_multiline_and_head_limit() {
-    let (_dir, root) = temp_dir();
-    grep_tree(&root);
-    let run = run_calls(
-        &root,
-        &[
-            ("Grep", json!({"pattern": "see", "type": "rust"})),
-            ("Grep", json!({"pattern": "see", "glob": "*.txt"})),
-            (
-                "Grep",
+src/b.rs:6:NEEDLE again",
+            ),
+            // Counts per file and in total.
+            grep(
+                json!({"pattern": "needle", "output_mode": "count", "-i": true}),
+                "a.rs:1\nsrc/b.rs:2\n\nFound 3 total occurrences across 2 files.",
+            ),
+            grep(json!({"pattern": "haystack"}), "No files found"),
+            grep(json!({"pattern": "see", "type": "rust"}), "No files found"),
+            grep(
+                json!({"pattern": "see", "glob": "*.txt"}),
+                "Found 1 file\nc.txt",
+            ),
+            grep(
                 json!({"pattern": "needle here\\s+three", "output_mode": "content"}),
+                "No matches found",
             ),
-            (
-                "Grep",
+            grep(
                 json!({"pattern": "needle here\\s+three", "output_mode": "content", "multiline": true}),
+                "src/b.rs:3:needle here\nsrc/b.rs:4:three",
             ),
-            (
-                "Grep",
+            grep(
                 json!({"pattern": "needle", "-i": true, "output_mode": "content", "head_limit": 2}),
+                "a.rs:2:let needle = 1;\nsrc/b.rs:3:needle here",
             ),
         ],
     )
     .await;
-    let said_all: Vec<(&str, bool)> = run.results.iter().map(said).collect();
-    assert_eq!(
-        said_all,
-        vec![
-            ("No files found", false),
-            ("Found 1 file\nc.txt", false),
-            ("No matches found", false),
-            ("src/b.rs:3:needle here\nsrc/b.rs:4:three", false),
-            ("a.rs:2:let needle = 1;\nsrc/b.rs:3:needle here", false),
-        ]
-    );
 }
 
 // ----------------------------------------------------------------------- LS

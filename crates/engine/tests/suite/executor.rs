@@ -53,12 +53,6 @@ fn meeting(name: &str, parties: usize, log: &Log, peak: &Arc<AtomicUsize>) -> Te
     })
 }
 
-fn turn_of(calls: &[(&str, &str, Value)]) -> Turn {
-    calls.iter().fold(Turn::new(), |t, (id, name, input)| {
-        t.tool_use(*id, *name, input.clone())
-    })
-}
-
 #[tokio::test]
 async fn three_safe_calls_run_concurrently() {
     let log = Log::default();
@@ -71,12 +65,7 @@ async fn three_safe_calls_run_concurrently() {
         .map(|(id, n, v)| (id.as_str(), *n, v.clone()))
         .collect();
     let server = FakeAnthropic::start(vec![Reply::turn(turn_of(&calls)), Reply::text("ok")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![meeting("Meet", 3, &log, &peak).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![meeting("Meet", 3, &log, &peak).arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     let texts: Vec<String> = last_results(engine.messages())
@@ -103,12 +92,11 @@ async fn safe_unsafe_safe_runs_as_three_batches_in_order() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     run(&mut engine, "go").await;
     assert_eq!(
         log.entries(),
@@ -183,8 +171,7 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![chain.arc()]);
+    let mut engine = temp_engine(&server, vec![chain.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(
         log.entries(),
@@ -220,16 +207,8 @@ fn fake_bash(log: &Log) -> TestTool {
                 return ToolOutput::error("Exit code 1");
             }
             let ms = input["ms"].as_u64().unwrap_or(10_000);
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => {
-                    log.push(format!("end:{}", call.tool_use_id));
-                    ToolOutput::text(format!("ran {command}"))
-                }
-                _ = call.cancel.cancelled() => {
-                    log.push(format!("cancelled:{}", call.tool_use_id));
-                    ToolOutput::error("killed")
-                }
-            }
+            let done = ToolOutput::text(format!("ran {command}"));
+            sleep_unless_cancelled(&log, &call, ms, done, ToolOutput::error("killed")).await
         }
     })
     .cancels_siblings()
@@ -252,13 +231,12 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         ])),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         fake_bash(&log).arc(),
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let started = Instant::now();
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
@@ -266,12 +244,8 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         started.elapsed() < Duration::from_secs(5),
         "the sleeping sibling was cancelled"
     );
-    let results: Vec<(String, bool)> = last_results(engine.messages())
-        .iter()
-        .map(|r| (result_text(r), r.is_error()))
-        .collect();
     assert_eq!(
-        results,
+        last_said(engine.messages()),
         vec![
             (
                 "Cancelled: parallel tool call Bash(false) errored".to_string(),
@@ -283,15 +257,8 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
             ("ran sleep 0.05".to_string(), false),
         ]
     );
-    let entries = log.entries();
-    assert!(
-        entries.contains(&"cancelled:toolu_1".to_string()),
-        "{entries:?}"
-    );
-    assert!(
-        entries.contains(&"end:toolu_3".to_string()),
-        "non-Bash sibling finished: {entries:?}"
-    );
+    // The non-Bash sibling finished.
+    log.assert_has(&["cancelled:toolu_1", "end:toolu_3"]);
 }
 
 #[tokio::test]
@@ -308,8 +275,7 @@ async fn a_tool_completed_early_in_a_slow_stream_runs_before_message_stop() {
         ),
         Reply::text("ok"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let mut stream = engine.submit_message("go".into());
     let mut timeline: Vec<(Instant, EngineEvent)> = Vec::new();
     use futures::StreamExt;

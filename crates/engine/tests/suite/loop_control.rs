@@ -1,9 +1,9 @@
 //! The loop's continue/stop decisions (L1), limits (L3), the `max_tokens`
 //! continuation (L4) and the result's accounting, through the real client.
 
-use orbit_engine::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
 use orbit_engine::messages::MAX_TOKENS_CONTINUE_MESSAGE;
-use orbit_protocol::{EngineEvent, ResultSubtype, Role, StreamEvent};
+use orbit_engine::{EngineConfig, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, QueryEngine};
+use orbit_protocol::{EngineEvent, ResultSubtype, Role, StreamEvent, TerminalResult};
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
@@ -19,9 +19,8 @@ async fn end_turn_with_a_tool_use_still_continues() {
         ),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
     let log = Log::default();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -36,8 +35,7 @@ async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
     let server = FakeAnthropic::start(vec![Reply::turn(
         Turn::new().text("all done").stop_reason("tool_use"),
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -48,20 +46,41 @@ async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_loop() {
     assert_eq!(engine.messages().len(), 2);
 }
 
+/// A turn run against `replies` with the `Slow` tool, the config changed
+/// by `limit`.
+struct Limited {
+    server: FakeAnthropic,
+    engine: QueryEngine,
+    result: TerminalResult,
+    _dir: tempfile::TempDir,
+}
+
+async fn limited(replies: Vec<Reply>, limit: impl FnOnce(&mut EngineConfig)) -> Limited {
+    let server = FakeAnthropic::start(replies);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    limit(&mut cfg);
+    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
+    let events = run(&mut engine, "go").await;
+    let result = result(&events).clone();
+    Limited {
+        server,
+        engine,
+        result,
+        _dir: dir,
+    }
+}
+
 #[tokio::test]
 async fn max_turns_ends_with_the_exact_error_and_a_paired_history() {
     let tool_turn = |id: &str| Reply::turn(Turn::new().tool_use(id, "Slow", json!({"ms": 1})));
-    let server = FakeAnthropic::start(vec![
+    let replies = vec![
         tool_turn("toolu_1"),
         tool_turn("toolu_2"),
         tool_turn("toolu_3"),
-    ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.max_turns = Some(2);
-    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
-    let events = run(&mut engine, "loop forever").await;
-    let r = result(&events);
+    ];
+    let run = limited(replies, |cfg| cfg.max_turns = Some(2)).await;
+    let (server, engine, r) = (&run.server, &run.engine, &run.result);
     assert_eq!(r.subtype, ResultSubtype::ErrorMaxTurns);
     assert_eq!(r.errors, vec!["Reached maximum number of turns (2)"]);
     assert_eq!(r.num_turns, 2);
@@ -76,20 +95,12 @@ async fn max_turns_ends_with_the_exact_error_and_a_paired_history() {
 #[tokio::test]
 async fn max_budget_is_checked_after_each_call() {
     // 1M input tokens on Sonnet 4.5 cost $3.
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            Turn::new()
-                .tool_use("toolu_1", "Slow", json!({"ms": 1}))
-                .usage(1_000_000, 0),
-        ),
-        Reply::text("never sent"),
-    ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.max_budget_usd = Some(1.0);
-    let mut engine = engine(&server, cfg, vec![sleeper("Slow", &Log::default()).arc()]);
-    let events = run(&mut engine, "spend").await;
-    let r = result(&events);
+    let costly = Turn::new()
+        .tool_use("toolu_1", "Slow", json!({"ms": 1}))
+        .usage(1_000_000, 0);
+    let replies = vec![Reply::turn(costly), Reply::text("never sent")];
+    let run = limited(replies, |cfg| cfg.max_budget_usd = Some(1.0)).await;
+    let (server, engine, r) = (&run.server, &run.engine, &run.result);
     assert_eq!(r.subtype, ResultSubtype::ErrorMaxBudgetUsd);
     assert_eq!(r.errors, vec!["Reached maximum budget ($1)"]);
     assert!(
@@ -112,12 +123,7 @@ async fn usage_and_cost_are_summed_over_calls() {
         ),
         Reply::turn(Turn::new().text("The answer.").usage(200, 30)),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Slow", &Log::default()).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![sleeper("Slow", &Log::default()).arc()]);
     let events = run(&mut engine, "question").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -210,8 +216,7 @@ async fn a_max_tokens_stop_is_continued_a_bounded_number_of_times() {
 #[tokio::test]
 async fn an_engine_keeps_its_history_across_prompts() {
     let server = FakeAnthropic::start(vec![Reply::text("first"), Reply::text("second")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     run(&mut engine, "one").await;
     let events = run(&mut engine, "two").await;
     assert_eq!(result(&events).result, "second");

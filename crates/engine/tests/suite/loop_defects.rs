@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
 use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, ResultSubtype, Role};
@@ -19,12 +18,6 @@ use serde_json::{Value, json};
 
 use super::support::*;
 
-/// Index of the event after which the stream is cut so that every block
-/// of `turn` has completed (`message_delta` and `message_stop` remain).
-fn events_through_blocks(turn: &Turn) -> usize {
-    turn.event_count() - 2
-}
-
 /// A tool that is not read-only and counts its calls.
 fn counter(name: &str, calls: &Arc<AtomicUsize>) -> TestTool {
     let calls = Arc::clone(calls);
@@ -33,6 +26,22 @@ fn counter(name: &str, calls: &Arc<AtomicUsize>) -> TestTool {
         async move { ToolOutput::text(format!("call {n}")) }
     })
     .unsafe_()
+    .writes()
+}
+
+/// A tool with a side effect: after `delay` (not watching its cancel token)
+/// it writes `path` and says `wrote FILE_NAME`.
+fn file_writer(name: &str, path: &std::path::Path, delay: Duration) -> TestTool {
+    let path = path.to_path_buf();
+    TestTool::new(name, move |_input, _call| {
+        let path = path.clone();
+        async move {
+            tokio::time::sleep(delay).await;
+            fs::write(&path, "written").unwrap();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            ToolOutput::text(format!("wrote {name}"))
+        }
+    })
     .writes()
 }
 
@@ -84,15 +93,11 @@ async fn the_message_budget_never_replaces_read_results() {
 /// is what the model sees.
 #[tokio::test]
 async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            Turn::new()
-                .tool_use("toolu_fail", "Bash", json!({"command": "false"}))
-                .tool_use("toolu_ok", "Bash", json!({"command": "echo ok"})),
-        ),
-        Reply::text("done"),
+    let calls = turn_of(&[
+        ("toolu_fail", "Bash", json!({"command": "false"})),
+        ("toolu_ok", "Bash", json!({"command": "echo ok"})),
     ]);
-    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropic::start(vec![Reply::turn(calls), Reply::text("done")]);
     // A test tool named "Bash" whose failure cancels siblings: `false`
     // fails after 30 ms (the sibling is running by then); the other call
     // finishes at 100 ms, whatever its token says.
@@ -106,7 +111,7 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         }
     })
     .cancels_siblings();
-    let mut engine = engine(&server, config(dir.path()), vec![tool.arc()]);
+    let mut engine = temp_engine(&server, vec![tool.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     let results = last_results(engine.messages());
@@ -122,35 +127,19 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
 /// Item 2 (abort): a tool that finished before the abort keeps its result.
 #[tokio::test]
 async fn an_abort_keeps_the_result_of_a_tool_that_already_finished() {
+    let both = turn_of(&[
+        ("toolu_fast", "Fast", json!({"ms": 0})),
+        ("toolu_slow", "Slow", json!({"ms": 30_000})),
+    ]);
+    let server = FakeAnthropic::start(vec![Reply::turn(both)]);
     let log = Log::default();
-    let server = FakeAnthropic::start(vec![Reply::turn(
-        Turn::new()
-            .tool_use("toolu_fast", "Fast", json!({"ms": 0}))
-            .tool_use("toolu_slow", "Slow", json!({"ms": 30_000})),
-    )]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![sleeper("Fast", &log).arc(), sleeper("Slow", &log).arc()];
-    let mut engine = engine(&server, config(dir.path()), tools);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
+    let mut engine = temp_engine(&server, tools);
     // Abort as soon as both have started: the fast one has finished (its
     // completion may not have been processed yet).
-    let mut result = None;
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(20), stream.next())
-        .await
-        .unwrap()
-    {
-        if matches!(&event, EngineEvent::ToolStarted { tool_use_id, .. } if tool_use_id == "toolu_slow")
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            handle.abort();
-        }
-        if let EngineEvent::Result(r) = event {
-            result = Some(r);
-        }
-    }
-    drop(stream);
-    assert!(result.unwrap().interrupted);
+    let slow_started = |e: &EngineEvent| matches!(e, EngineEvent::ToolStarted { tool_use_id, .. } if tool_use_id == "toolu_slow");
+    let (r, _) = run_and_abort(&mut engine, Duration::from_millis(20), slow_started).await;
+    assert!(r.interrupted);
     let results = last_results(engine.messages());
     assert_eq!(result_text(&results[0]), "slept 0 ms");
     assert_eq!(result_text(&results[1]), INTERRUPT_MESSAGE_FOR_TOOL_USE);
@@ -168,12 +157,7 @@ async fn a_cut_stream_never_runs_a_side_effect_twice() {
         Reply::turn(blocks.cut_after(cut_at)),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![counter("Append", &calls).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![counter("Append", &calls).arc()]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the tool ran exactly once");
@@ -201,8 +185,7 @@ async fn usage_of_voided_attempts_is_counted() {
         Reply::turn(attempt.clone().cut_after(cut_at)),
         Reply::turn(Turn::new().text("done").usage(10, 3)),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(server.request_count(), 3);
@@ -230,8 +213,7 @@ async fn an_empty_reply_never_becomes_an_empty_message() {
         Reply::turn(Turn::new()),
         Reply::text("second answer"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let first = run(&mut engine, "one").await;
     assert_eq!(result(&first).result, "continued");
     let second = run(&mut engine, "two").await;
@@ -300,36 +282,21 @@ async fn repeated_tool_use_ids_are_made_unique_and_paired_by_position() {
     assert_eq!(third[0].text, "tiny", "no old replacement for a reused id");
 }
 
+fn tool_started(event: &EngineEvent) -> bool {
+    matches!(event, EngineEvent::ToolStarted { .. })
+}
+
 /// Item 9: a call cancelled while it validates never reaches `Tool::call`.
 #[tokio::test]
 async fn a_call_cancelled_before_it_runs_never_acts() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("marker.txt");
-    let target = marker.clone();
-    let writer = TestTool::new("Writer", move |_input, _call| {
-        let target = target.clone();
-        async move {
-            fs::write(&target, "written").unwrap();
-            ToolOutput::text("wrote")
-        }
-    })
-    .writes()
-    .slow_validation(Duration::from_millis(300));
+    let writer =
+        file_writer("Writer", &marker, Duration::ZERO).slow_validation(Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_w", "Writer", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![writer.arc()]);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut interrupted = false;
-    while let Some(event) = stream.next().await {
-        if matches!(event, EngineEvent::ToolStarted { .. }) {
-            handle.abort();
-        }
-        if let EngineEvent::Result(r) = event {
-            interrupted = r.interrupted;
-        }
-    }
-    drop(stream);
-    assert!(interrupted);
+    let (r, _) = run_and_abort(&mut engine, Duration::ZERO, tool_started).await;
+    assert!(r.interrupted);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!marker.exists(), "the cancelled call wrote its file");
     let results = last_results(engine.messages());
@@ -343,37 +310,12 @@ async fn a_call_cancelled_before_it_runs_never_acts() {
 async fn a_tool_that_ignores_the_abort_is_awaited_not_detached() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("late.txt");
-    let target = marker.clone();
-    let stubborn = TestTool::new("Stubborn", move |_input, _call| {
-        let target = target.clone();
-        async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            fs::write(&target, "late").unwrap();
-            ToolOutput::text("wrote late.txt")
-        }
-    })
-    .writes();
+    let stubborn = file_writer("Stubborn", &marker, Duration::from_millis(300));
     let server = FakeAnthropic::start(vec![Reply::tool_use("toolu_s", "Stubborn", json!({}))]);
     let mut engine = engine(&server, config(dir.path()), vec![stubborn.arc()]);
-    let handle = engine.abort_handle();
-    let mut stream = engine.submit_message("go".into());
-    let mut written_at_result = None;
-    while let Some(event) = stream.next().await {
-        if matches!(event, EngineEvent::ToolStarted { .. }) {
-            // Let the call get going (its cancel check passed), then abort.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            handle.abort();
-        }
-        if let EngineEvent::Result(_) = event {
-            written_at_result = Some(marker.exists());
-        }
-    }
-    drop(stream);
-    assert_eq!(
-        written_at_result,
-        Some(true),
-        "the write happened before the result"
-    );
+    // Let the call get going (its cancel check passed), then abort.
+    run_and_abort(&mut engine, Duration::from_millis(50), tool_started).await;
+    assert!(marker.exists(), "the write happened before the result");
     let results = last_results(engine.messages());
     assert_eq!(
         result_text(&results[0]),
@@ -386,16 +328,13 @@ async fn a_tool_that_ignores_the_abort_is_awaited_not_detached() {
 #[tokio::test]
 async fn denials_of_a_voided_attempt_are_reported() {
     let log = Log::default();
-    let blocks = Turn::new().tool_use("toolu_denied", "Peek", json!({"ms": 0}));
-    let cut_at = events_through_blocks(&blocks);
-    let server = FakeAnthropic::start(vec![
-        Reply::turn(
-            blocks
-                .cut_after(cut_at)
-                .event_delay(Duration::from_millis(5)),
-        ),
-        Reply::text("done"),
-    ]);
+    let denied = turn_of(&[("toolu_denied", "Peek", json!({"ms": 0}))]);
+    // Cut right after the tool_use block.
+    let cut = denied
+        .clone()
+        .cut_after(events_through_blocks(&denied))
+        .event_delay(Duration::from_millis(5));
+    let server = FakeAnthropic::start(vec![Reply::turn(cut), Reply::text("done")]);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.permissions = PermissionConfig {
@@ -435,12 +374,7 @@ async fn a_five_turn_session_reuses_one_connection() {
         .collect();
     replies.push(Reply::turn(Turn::new().text("done").end_body_after(late)));
     let server = FakeAnthropic::start(replies);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(
-        &server,
-        config(dir.path()),
-        vec![sleeper("Fast", &log).arc()],
-    );
+    let mut engine = temp_engine(&server, vec![sleeper("Fast", &log).arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     assert_eq!(server.request_count(), 5);

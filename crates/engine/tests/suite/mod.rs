@@ -1,6 +1,7 @@
 //! One module per area.
 
 mod approver;
+mod store;
 mod support;
 
 mod abort;

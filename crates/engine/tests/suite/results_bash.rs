@@ -3,15 +3,15 @@
 
 use std::path::Path;
 
-use orbit_engine::results::{ToolResultStorage, process_tool_result};
+use orbit_engine::results::ToolResultStorage;
 use orbit_protocol::ToolResultContent;
 use orbit_tool::{CallContext, ToolUseContext};
-use orbit_tools::builtin::bash::BASH_MAX_RESULT_SIZE_CHARS;
 use serde_json::json;
 
 use super::support::{builtin, run_tool};
 
 use super::results_persist::{seq_40000_message, seq_output};
+use super::store::as_bash;
 
 #[tokio::test]
 async fn real_seq_1_40000_through_bash_is_persisted_whole() {
@@ -37,14 +37,7 @@ async fn real_seq_1_40000_through_bash_is_persisted_whole() {
     );
 
     let storage = ToolResultStorage::new(&data_dir, &project, "sess-bash");
-    let block = process_tool_result(
-        &storage,
-        bash.name(),
-        BASH_MAX_RESULT_SIZE_CHARS,
-        "toolu_seq",
-        output,
-    )
-    .await;
+    let block = as_bash(&storage, "toolu_seq", output).await;
 
     let path = storage.dir().join("toolu_seq.txt");
     assert_eq!(

@@ -1,11 +1,11 @@
 //! R2: the per-message tool_result budget and its frozen decisions.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
+use super::store::{as_bash, store, unwritable_store};
 use orbit_engine::results::{
     ContentReplacementState, ToolResultStorage, enforce_tool_result_budget,
-    persisted_output_message, process_tool_result,
+    persisted_output_message,
 };
 use orbit_protocol::{
     ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
@@ -13,10 +13,6 @@ use orbit_protocol::{
 };
 use orbit_tools::ToolOutput;
 use serde_json::json;
-
-fn storage(dir: &Path) -> ToolResultStorage {
-    ToolResultStorage::new(&dir.join("home"), Path::new("/proj"), "sess")
-}
 
 /// Distinct, line-structured text of exactly `n` chars for result `id`
 /// (shared with the end-to-end suite).
@@ -77,6 +73,19 @@ async fn enforce(
     enforce_tool_result_budget(history, state, budget, storage, &|_: &str| false).await
 }
 
+/// [`one_turn`] of `results` budgeted once from a fresh state: the
+/// history, the state after the pass and the view it sent.
+async fn first_view(
+    results: &[(&str, usize)],
+    budget: usize,
+    storage: &ToolResultStorage,
+) -> (Vec<Message>, ContentReplacementState, Vec<Message>) {
+    let history = one_turn(results);
+    let mut state = ContentReplacementState::default();
+    let view = enforce(&history, &mut state, budget, storage).await;
+    (history, state, view)
+}
+
 fn result_text<'a>(view: &'a [Message], id: &str) -> &'a str {
     for m in view {
         for tr in m.tool_results() {
@@ -101,11 +110,8 @@ fn serialized(messages: &[Message]) -> Vec<String> {
 
 #[tokio::test]
 async fn under_budget_everything_is_sent_whole_and_marked_seen() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
-    let history = one_turn(&[("a", 60_000), ("b", 60_000)]);
-    let mut state = ContentReplacementState::default();
-    let view = enforce(&history, &mut state, 120_000, &st).await;
+    let st = store();
+    let (history, state, view) = first_view(&[("a", 60_000), ("b", 60_000)], 120_000, &st).await;
     assert_eq!(view, history);
     assert_eq!(
         state.seen_ids,
@@ -117,12 +123,14 @@ async fn under_budget_everything_is_sent_whole_and_marked_seen() {
 
 #[tokio::test]
 async fn largest_fresh_results_are_replaced_first_until_it_fits() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
-    let history = one_turn(&[("small", 5_000), ("huge", 30_000), ("mid", 20_000)]);
+    let st = store();
     // 55,000 > 40,000: replacing "huge" alone fits.
-    let mut state = ContentReplacementState::default();
-    let view = enforce(&history, &mut state, 40_000, &st).await;
+    let (history, state, view) = first_view(
+        &[("small", 5_000), ("huge", 30_000), ("mid", 20_000)],
+        40_000,
+        &st,
+    )
+    .await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge"]));
     let huge = lined_output("huge", 30_000);
     let expected = persisted_output_message(&huge, &st.path_for("huge"));
@@ -134,8 +142,7 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
     assert_eq!(result_text(&history, "huge"), huge);
 
     // With 10,000: "huge" then "mid" go; "small" (5,000) then fits.
-    let tmp2 = tempfile::tempdir().unwrap();
-    let st2 = storage(tmp2.path());
+    let st2 = store();
     let mut state = ContentReplacementState::default();
     let view = enforce(&history, &mut state, 10_000, &st2).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["huge", "mid"]));
@@ -148,8 +155,7 @@ async fn largest_fresh_results_are_replaced_first_until_it_fits() {
 
 #[tokio::test]
 async fn budget_is_per_message_not_per_history() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     let history = vec![
         Message::user_text("go"),
         assistant_calls(&["a"]),
@@ -164,8 +170,7 @@ async fn budget_is_per_message_not_per_history() {
 
 #[tokio::test]
 async fn a_result_sent_whole_stays_whole_forever() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     let mut history = one_turn(&[("a", 30_000)]);
     let mut state = ContentReplacementState::default();
     let first = enforce(&history, &mut state, 100_000, &st).await;
@@ -183,17 +188,13 @@ async fn a_result_sent_whole_stays_whole_forever() {
 
 #[tokio::test]
 async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
-    let history = one_turn(&[("a", 30_000)]);
-    let mut state = ContentReplacementState::default();
-    let first = enforce(&history, &mut state, 10_000, &st).await;
+    let st = store();
+    let (history, mut state, first) = first_view(&[("a", 30_000)], 10_000, &st).await;
     assert_eq!(replaced_ids(&state), BTreeSet::from(["a"]));
 
     // A different storage (another data dir) and a generous budget: the
     // frozen string (with the first path) is still what is sent.
-    let other_tmp = tempfile::tempdir().unwrap();
-    let other = storage(other_tmp.path());
+    let other = store();
     let second =
         enforce_tool_result_budget(&history, &mut state, usize::MAX, &other, &|_: &str| false)
             .await;
@@ -204,17 +205,9 @@ async fn a_replacement_is_reused_byte_for_byte_never_recomputed() {
 
 #[tokio::test]
 async fn persisted_and_image_results_count_but_are_never_replaced() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     // An R1-persisted result as the pipeline produced it.
-    let r1 = process_tool_result(
-        &st,
-        "Bash",
-        30_000,
-        "r1",
-        ToolOutput::text(lined_output("r1", 40_000)),
-    )
-    .await;
+    let r1 = as_bash(&st, "r1", ToolOutput::text(lined_output("r1", 40_000))).await;
     let image = ToolResultBlock {
         tool_use_id: "img".into(),
         content: ToolResultContent::Blocks(vec![
@@ -252,29 +245,21 @@ async fn persisted_and_image_results_count_but_are_never_replaced() {
 
 #[tokio::test]
 async fn failed_persistence_sends_whole_and_freezes_whole() {
-    let tmp = tempfile::tempdir().unwrap();
-    let blocker = tmp.path().join("file");
-    std::fs::write(&blocker, b"x").unwrap();
-    let broken = ToolResultStorage::new(&blocker.join("sub"), Path::new("/p"), "s");
-    let history = one_turn(&[("a", 30_000)]);
-    let mut state = ContentReplacementState::default();
-    let first = enforce(&history, &mut state, 1_000, &broken).await;
+    let broken = unwritable_store();
+    let (history, mut state, first) = first_view(&[("a", 30_000)], 1_000, &broken).await;
     assert_eq!(first, history);
     assert!(state.seen_ids.contains("a"));
     assert!(state.replacements.is_empty());
     // Storage works again: the decision stays (sent whole once, whole forever).
-    let st = storage(tmp.path());
+    let st = store();
     let second = enforce(&history, &mut state, 1_000, &st).await;
     assert_eq!(second, history);
 }
 
 #[tokio::test]
 async fn state_round_trips_through_serde_and_resumes_identically() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
-    let history = one_turn(&[("a", 30_000), ("b", 500)]);
-    let mut state = ContentReplacementState::default();
-    let before = enforce(&history, &mut state, 10_000, &st).await;
+    let st = store();
+    let (history, state, before) = first_view(&[("a", 30_000), ("b", 500)], 10_000, &st).await;
     let json = serde_json::to_string(&state).unwrap();
     let back: ContentReplacementState = serde_json::from_str(&json).unwrap();
     assert_eq!(back, state);
@@ -291,8 +276,7 @@ async fn state_round_trips_through_serde_and_resumes_identically() {
 /// serialized messages are a byte-identical prefix of the next view.
 #[tokio::test]
 async fn growing_history_keeps_every_earlier_message_byte_identical() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     let turns: [&[(&str, usize)]; 8] = [
         &[("t1a", 20_000)],
         &[("t2a", 45_000), ("t2b", 30_000)],

@@ -8,15 +8,45 @@ use std::time::Duration;
 
 use orbit_engine::results::ToolResultStorage;
 use orbit_protocol::ResultSubtype;
-use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
+use orbit_test_support::{CapturedRequest, FakeAnthropic, Reply, Turn, body};
 use orbit_tools::ToolOutput;
 use serde_json::{Value, json};
+use tempfile::TempDir;
 
 use super::results_budget::lined_output;
 use super::results_persist::{seq_40000_message, seq_output};
 use super::support::*;
 
 const WAIT: Duration = Duration::from_secs(30);
+
+/// A session with only the real Bash tool, run to success in a temp dir.
+struct BashSession {
+    /// The requests the model received.
+    requests: Vec<CapturedRequest>,
+    /// Where the session's large results are saved.
+    storage: ToolResultStorage,
+    _dir: TempDir,
+}
+
+/// Runs `prompt` with the Bash tool against `server` to a successful
+/// result, then waits for `requests` model requests.
+async fn bash_session(server: &FakeAnthropic, prompt: &str, requests: usize) -> BashSession {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let storage = ToolResultStorage::new(
+        &cfg.data_dir,
+        &dir.path().canonicalize().unwrap(),
+        &cfg.session_id,
+    );
+    let mut engine = engine(server, cfg, vec![builtin("Bash")]);
+    let events = run(&mut engine, prompt).await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+    BashSession {
+        requests: server.wait_for_requests_async(requests, WAIT).await,
+        storage,
+        _dir: dir,
+    }
+}
 
 fn bash_seq_turn(id: &str) -> Reply {
     Reply::tool_use(id, "Bash", json!({"command": "seq 1 40000"}))
@@ -25,21 +55,10 @@ fn bash_seq_turn(id: &str) -> Reply {
 #[tokio::test]
 async fn seq_1_40000_reaches_the_model_as_the_exact_persisted_output() {
     let server = FakeAnthropic::start(vec![bash_seq_turn("toolu_seq"), Reply::text("done")]);
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path());
-    let storage = ToolResultStorage::new(
-        &cfg.data_dir,
-        &dir.path().canonicalize().unwrap(),
-        &cfg.session_id,
-    );
-    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
-    let events = run(&mut engine, "count").await;
-    assert_eq!(result(&events).subtype, ResultSubtype::Success);
-
-    let requests = server.wait_for_requests_async(2, WAIT).await;
-    let sent = body::tool_results(&requests[1].body);
+    let session = bash_session(&server, "count", 2).await;
+    let sent = body::tool_results(&session.requests[1].body);
     assert_eq!(sent.len(), 1);
-    let path = storage.path_for("toolu_seq");
+    let path = session.storage.path_for("toolu_seq");
     assert_eq!(sent[0].tool_use_id, "toolu_seq");
     assert_eq!(sent[0].text, seq_40000_message(&path));
     assert!(!sent[0].is_error);
@@ -60,11 +79,7 @@ async fn an_unwritable_data_dir_sends_the_original_result_and_succeeds() {
     cfg.data_dir = blocker.join("orbit-home");
     let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
     let events = run(&mut engine, "count").await;
-    let r = result(&events);
-    assert_eq!(
-        (r.subtype, r.result.as_str()),
-        (ResultSubtype::Success, "done")
-    );
+    assert_succeeded(&events, "done");
 
     let requests = server.wait_for_requests_async(2, WAIT).await;
     let sent = body::tool_results(&requests[1].body);
@@ -129,11 +144,7 @@ async fn earlier_messages_never_change_between_requests() {
     let tools = vec![big_tool().arc(), builtin("Bash")];
     let mut engine = engine(&server, cfg, tools);
     let events = run(&mut engine, "go").await;
-    let r = result(&events);
-    assert_eq!(
-        (r.subtype, r.result.as_str()),
-        (ResultSubtype::Success, "all done")
-    );
+    assert_succeeded(&events, "all done");
 
     let requests = server.wait_for_requests_async(8, WAIT).await;
     assert_eq!(requests.len(), 8);
@@ -230,18 +241,8 @@ async fn bash_30_000_chars_stay_inline_and_30_001_are_persisted() {
         bash_chars("toolu_30001", 30_001, 'x', None),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path());
-    let storage = ToolResultStorage::new(
-        &cfg.data_dir,
-        &dir.path().canonicalize().unwrap(),
-        &cfg.session_id,
-    );
-    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
-    let events = run(&mut engine, "fill").await;
-    assert_eq!(result(&events).subtype, ResultSubtype::Success);
-
-    let requests = server.wait_for_requests_async(4, WAIT).await;
+    let session = bash_session(&server, "fill", 4).await;
+    let (requests, storage) = (&session.requests, &session.storage);
     let sent = |n: usize| {
         let mut r = body::tool_results(&requests[n].body);
         assert_eq!(r.len(), 1);
@@ -279,12 +280,8 @@ async fn bash_errors_are_cut_past_10_000_chars() {
         bash_chars("toolu_10001", 9_989, 'y', Some(1)),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![builtin("Bash")]);
-    let events = run(&mut engine, "fail").await;
-    assert_eq!(result(&events).subtype, ResultSubtype::Success);
-
-    let requests = server.wait_for_requests_async(3, WAIT).await;
+    let session = bash_session(&server, "fail", 3).await;
+    let requests = &session.requests;
     let whole = body::tool_results(&requests[1].body).remove(0);
     assert_eq!(whole.text, format!("Exit code 1\n{}", "y".repeat(9_988)));
     assert!(whole.is_error);

@@ -1,15 +1,10 @@
 //! R3 (empty output placeholder) and R4 (error formatting) through the
 //! pipeline entry point, with exact texts and the 10,000-char boundary.
 
-use std::path::Path;
-
-use orbit_engine::results::{ToolResultStorage, format_error, process_tool_result};
+use super::store::{as_bash, store};
+use orbit_engine::results::{format_error, process_tool_result};
 use orbit_protocol::{ImageSource, ToolResultBlock, ToolResultContent, ToolResultContentBlock};
 use orbit_tools::ToolOutput;
-
-fn storage(dir: &Path) -> ToolResultStorage {
-    ToolResultStorage::new(dir, Path::new("/w"), "s")
-}
 
 /// A text of `n` chars where every position is distinguishable.
 fn numbered(n: usize) -> String {
@@ -18,8 +13,7 @@ fn numbered(n: usize) -> String {
 
 #[tokio::test]
 async fn empty_and_whitespace_output_get_the_placeholder() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     let cases = [
         ToolOutput::text(""),
         ToolOutput::text("  \n\t \n"),
@@ -27,7 +21,7 @@ async fn empty_and_whitespace_output_get_the_placeholder() {
         ToolOutput::blocks(vec![ToolResultContentBlock::Text { text: " \n".into() }]),
     ];
     for output in cases {
-        let block = process_tool_result(&st, "Bash", 30_000, "t", output).await;
+        let block = as_bash(&st, "t", output).await;
         assert_eq!(
             block,
             ToolResultBlock::text("t", "(Bash completed with no output)", false)
@@ -42,23 +36,22 @@ async fn empty_and_whitespace_output_get_the_placeholder() {
 
 #[tokio::test]
 async fn an_image_only_result_is_not_empty() {
-    let tmp = tempfile::tempdir().unwrap();
+    let st = store();
     let image = ToolOutput::blocks(vec![ToolResultContentBlock::Image {
         source: ImageSource::Base64 {
             media_type: "image/png".into(),
             data: "AAAA".into(),
         },
     }]);
-    let block = process_tool_result(&storage(tmp.path()), "Read", 1, "t", image.clone()).await;
+    let block = process_tool_result(&st, "Read", 1, "t", image.clone()).await;
     assert_eq!(block.content, image.content);
 }
 
 #[tokio::test]
 async fn errors_are_flagged_and_empty_errors_get_r4_text() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     for text in ["", "   \n"] {
-        let block = process_tool_result(&st, "Bash", 30_000, "e", ToolOutput::error(text)).await;
+        let block = as_bash(&st, "e", ToolOutput::error(text)).await;
         assert_eq!(
             block,
             ToolResultBlock::text("e", "Command failed with no output", true)
@@ -68,14 +61,7 @@ async fn errors_are_flagged_and_empty_errors_get_r4_text() {
             r#"{"tool_use_id":"e","content":"Command failed with no output","is_error":true}"#
         );
     }
-    let block = process_tool_result(
-        &st,
-        "Bash",
-        30_000,
-        "e",
-        ToolOutput::error("Exit code 2\nno such file\n"),
-    )
-    .await;
+    let block = as_bash(&st, "e", ToolOutput::error("Exit code 2\nno such file\n")).await;
     assert_eq!(
         block,
         ToolResultBlock::text("e", "Exit code 2\nno such file", true)
@@ -114,17 +100,9 @@ fn long_errors_count_chars_not_bytes() {
 
 #[tokio::test]
 async fn large_errors_are_truncated_not_persisted() {
-    let tmp = tempfile::tempdir().unwrap();
-    let st = storage(tmp.path());
+    let st = store();
     let text = numbered(50_000);
-    let block = process_tool_result(
-        &st,
-        "Bash",
-        30_000,
-        "big_err",
-        ToolOutput::error(text.clone()),
-    )
-    .await;
+    let block = as_bash(&st, "big_err", ToolOutput::error(text.clone())).await;
     let expected = format!(
         "{}\n\n... [40000 characters truncated] ...\n\n{}",
         &text[..5_000],

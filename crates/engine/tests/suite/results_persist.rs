@@ -3,13 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::store::{as_bash, store, unwritable_store};
 use orbit_engine::results::{
     ToolResultStorage, format_file_size, generate_preview, process_tool_result, project_slug,
 };
 use orbit_protocol::{ImageSource, ToolResultBlock, ToolResultContent, ToolResultContentBlock};
 use orbit_tools::ToolOutput;
-
-const BASH_MAX_RESULT_SIZE_CHARS: usize = 30_000;
 
 /// Exactly what `seq 1 N` prints.
 pub fn seq_output(n: u32) -> String {
@@ -28,10 +27,6 @@ pub fn seq_40000_message(path: &Path) -> String {
     )
 }
 
-fn storage_in(dir: &Path) -> ToolResultStorage {
-    ToolResultStorage::new(&dir.join("home"), Path::new("/work/my.proj"), "session-1")
-}
-
 fn text_of(block: &ToolResultBlock) -> &str {
     match &block.content {
         ToolResultContent::Text(t) => t,
@@ -41,19 +36,11 @@ fn text_of(block: &ToolResultBlock) -> &str {
 
 #[tokio::test]
 async fn seq_1_40000_is_persisted_with_the_exact_message() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     let output = seq_output(40_000);
     assert_eq!(output.len(), 228_894);
 
-    let block = process_tool_result(
-        &storage,
-        "Bash",
-        BASH_MAX_RESULT_SIZE_CHARS,
-        "toolu_seq",
-        ToolOutput::text(output.clone()),
-    )
-    .await;
+    let block = as_bash(&storage, "toolu_seq", ToolOutput::text(output.clone())).await;
 
     let path = storage.dir().join("toolu_seq.txt");
     assert_eq!(text_of(&block), seq_40000_message(&path));
@@ -103,18 +90,10 @@ fn long_cwd_slugs_are_cut_and_hashed_distinctly() {
 
 #[tokio::test]
 async fn threshold_boundary_29_999_and_30_000_inline_30_001_persisted() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     for n in [29_999usize, 30_000] {
         let text = "x".repeat(n);
-        let block = process_tool_result(
-            &storage,
-            "Bash",
-            BASH_MAX_RESULT_SIZE_CHARS,
-            "toolu_in",
-            ToolOutput::text(text.clone()),
-        )
-        .await;
+        let block = as_bash(&storage, "toolu_in", ToolOutput::text(text.clone())).await;
         assert_eq!(block, ToolResultBlock::text("toolu_in", text, false));
     }
     assert!(
@@ -123,14 +102,7 @@ async fn threshold_boundary_29_999_and_30_000_inline_30_001_persisted() {
     );
 
     let text = "x".repeat(30_001);
-    let block = process_tool_result(
-        &storage,
-        "Bash",
-        BASH_MAX_RESULT_SIZE_CHARS,
-        "toolu_big",
-        ToolOutput::text(text.clone()),
-    )
-    .await;
+    let block = as_bash(&storage, "toolu_big", ToolOutput::text(text.clone())).await;
     let path = storage.path_for("toolu_big");
     // A single long line: the preview is cut at exactly 2,000 chars.
     let expected = format!(
@@ -196,29 +168,14 @@ fn preview_cuts_back_to_a_newline_only_past_char_1000() {
 
 #[tokio::test]
 async fn multibyte_output_counts_chars_for_threshold_and_bytes_for_size() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     // 20,000 chars = 40,000 bytes: under a 30,000-char threshold.
     let under = "é".repeat(20_000);
-    let block = process_tool_result(
-        &storage,
-        "Bash",
-        30_000,
-        "t1",
-        ToolOutput::text(under.clone()),
-    )
-    .await;
+    let block = as_bash(&storage, "t1", ToolOutput::text(under.clone())).await;
     assert_eq!(text_of(&block), under);
 
     let over = "é".repeat(30_001); // 60,002 bytes
-    let block = process_tool_result(
-        &storage,
-        "Bash",
-        30_000,
-        "t2",
-        ToolOutput::text(over.clone()),
-    )
-    .await;
+    let block = as_bash(&storage, "t2", ToolOutput::text(over.clone())).await;
     let expected = format!(
         "<persisted-output>\nOutput too large (58.6KB). Full output saved to: {}\n\nPreview (first 2KB):\n{}\n...\n</persisted-output>",
         storage.path_for("t2").display(),
@@ -233,8 +190,7 @@ async fn multibyte_output_counts_chars_for_threshold_and_bytes_for_size() {
 
 #[tokio::test]
 async fn small_persisted_result_has_no_ellipsis_line() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     let block =
         process_tool_result(&storage, "Tiny", 10, "t", ToolOutput::text("hello\nworld!")).await;
     let expected = format!(
@@ -278,25 +234,14 @@ impl tracing::Subscriber for WarnCollector {
 
 #[tokio::test]
 async fn unwritable_data_dir_keeps_the_original_result_and_warns() {
-    let tmp = tempfile::tempdir().unwrap();
-    // A path under a regular file cannot be created, even by root.
-    let blocker = tmp.path().join("blocker");
-    std::fs::write(&blocker, b"not a directory").unwrap();
-    let storage = ToolResultStorage::new(&blocker.join("sub"), Path::new("/w"), "s");
+    let storage = unwritable_store();
     let output = seq_output(40_000);
 
     let collector = WarnCollector::default();
     let warnings = collector.warnings.clone();
     // tokio::test runs on one thread, so a thread-local default sees the call.
     let guard = tracing::subscriber::set_default(collector);
-    let block = process_tool_result(
-        &storage,
-        "Bash",
-        30_000,
-        "toolu_ro",
-        ToolOutput::text(output.clone()),
-    )
-    .await;
+    let block = as_bash(&storage, "toolu_ro", ToolOutput::text(output.clone())).await;
     drop(guard);
 
     assert_eq!(block, ToolResultBlock::text("toolu_ro", output, false));
@@ -308,8 +253,7 @@ async fn unwritable_data_dir_keeps_the_original_result_and_warns() {
 
 #[tokio::test]
 async fn images_are_never_persisted_and_text_blocks_are_joined() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     let image = ToolResultContentBlock::Image {
         source: ImageSource::Base64 {
             media_type: "image/png".into(),
@@ -345,8 +289,7 @@ async fn images_are_never_persisted_and_text_blocks_are_joined() {
 
 #[tokio::test]
 async fn usize_max_threshold_never_persists() {
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     let text = "line\n".repeat(100_000);
     let block = process_tool_result(
         &storage,
@@ -362,8 +305,7 @@ async fn usize_max_threshold_never_persists() {
 #[tokio::test]
 async fn persisted_file_is_private_to_the_user() {
     use std::os::unix::fs::PermissionsExt;
-    let tmp = tempfile::tempdir().unwrap();
-    let storage = storage_in(tmp.path());
+    let storage = store();
     process_tool_result(&storage, "Bash", 5, "p", ToolOutput::text("secret output")).await;
     let mode = std::fs::metadata(storage.path_for("p"))
         .unwrap()

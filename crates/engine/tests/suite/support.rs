@@ -2,39 +2,40 @@
 //! `FakeAnthropic`, an engine in a temp dir, test-only tools built from
 //! closures, and helpers over the event stream.
 
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use orbit_engine::{EngineConfig, QueryEngine};
+use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
-use orbit_model::{ModelClient, RetryConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
-use orbit_protocol::{ContentBlock, EngineEvent, Message, Role, TerminalResult, ToolResultBlock};
-use orbit_test_support::FakeAnthropic;
+use orbit_protocol::{
+    ContentBlock, EngineEvent, Message, ResultSubtype, Role, TerminalResult, ToolResultBlock,
+};
+use orbit_test_support::{FakeAnthropic, Turn};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
     ToolUseContext, TypedTool, typed,
 };
 use serde_json::{Value, json};
+use tempfile::TempDir;
 
 pub const MODEL: &str = "claude-sonnet-4-5";
 
-/// The real client against the fake server; fast retries.
+/// The real client against the fake server, configured from the
+/// server's environment as the CLI would be (base URL, test key, 1 ms
+/// backoff), with 2 retries capped at 5 ms.
 pub fn client(server: &FakeAnthropic) -> Arc<dyn ModelClient> {
-    let config = AnthropicConfig {
-        base_url: server.base_url(),
-        api_key: Some("test-key".into()),
-        retry: RetryConfig {
-            max_retries: 2,
-            base_delay_ms: 1,
-            max_delay_ms: 5,
-        },
-        ..AnthropicConfig::default()
-    };
+    let env = server.env();
+    let lookup = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let mut config = AnthropicConfig::from_lookup(lookup);
+    config.retry.max_retries = 2;
+    config.retry.max_delay_ms = 5;
     Arc::new(AnthropicClient::new(config).expect("client"))
 }
 
@@ -96,11 +97,48 @@ pub async fn run(engine: &mut QueryEngine, prompt: &str) -> Vec<EngineEvent> {
         .expect("turn finished within 30 s")
 }
 
+/// Runs a prompt and aborts `settle` after the first event `trigger`
+/// matches; returns the result and the time from abort to result.
+pub async fn run_and_abort(
+    engine: &mut QueryEngine,
+    settle: Duration,
+    trigger: impl Fn(&EngineEvent) -> bool,
+) -> (TerminalResult, Duration) {
+    let handle = engine.abort_handle();
+    let mut stream = engine.submit_message("go".into());
+    let mut aborted_at = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let event = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("the turn ended")
+            .expect("a result before the stream ends");
+        if aborted_at.is_none() && trigger(&event) {
+            tokio::time::sleep(settle).await;
+            handle.abort();
+            aborted_at = Some(Instant::now());
+        }
+        if let EngineEvent::Result(r) = event {
+            let at = aborted_at.expect("aborted before the result");
+            return (r, at.elapsed());
+        }
+    }
+}
+
 pub fn result(events: &[EngineEvent]) -> &TerminalResult {
     match events.last() {
         Some(EngineEvent::Result(r)) => r,
         other => panic!("last event is not a result: {other:?}"),
     }
+}
+
+/// The turn ended in success, answering `answer`.
+pub fn assert_succeeded(events: &[EngineEvent], answer: &str) {
+    let r = result(events);
+    assert_eq!(
+        (r.subtype, r.result.as_str()),
+        (ResultSubtype::Success, answer)
+    );
 }
 
 /// Every tool_use of an assistant message is answered, in order, by the
@@ -137,6 +175,14 @@ pub fn result_text(r: &ToolResultBlock) -> String {
     r.content.as_text()
 }
 
+/// What the last user message answered each call: (text, is_error).
+pub fn last_said(messages: &[Message]) -> Vec<(String, bool)> {
+    last_results(messages)
+        .iter()
+        .map(|r| (result_text(r), r.is_error()))
+        .collect()
+}
+
 /// Ids of the ToolResult events, in emission order.
 pub fn released_ids(events: &[EngineEvent]) -> Vec<String> {
     events
@@ -167,6 +213,20 @@ pub fn tool_use_ids(message: &Message) -> Vec<String> {
         .collect()
 }
 
+/// A turn calling each `(id, tool, input)` in order.
+pub fn turn_of(calls: &[(&str, &str, Value)]) -> Turn {
+    calls.iter().fold(Turn::new(), |t, (id, name, input)| {
+        t.tool_use(*id, *name, input.clone())
+    })
+}
+
+/// The number of events of `turn` before its `message_delta` (the last two
+/// events are message_delta and message_stop): a fault after that many
+/// events strikes right after the turn's last block so far.
+pub fn events_through_blocks(turn: &Turn) -> usize {
+    turn.event_count() - 2
+}
+
 /// A shared, ordered log of what tools did.
 #[derive(Clone, Default)]
 pub struct Log(Arc<Mutex<Vec<String>>>);
@@ -179,9 +239,31 @@ impl Log {
     pub fn entries(&self) -> Vec<String> {
         self.0.lock().unwrap().clone()
     }
+
+    /// Asserts the log holds each of `wanted` (in any order, among others).
+    pub fn assert_has(&self, wanted: &[&str]) {
+        let entries = self.entries();
+        for entry in wanted {
+            assert!(
+                entries.iter().any(|e| e == entry),
+                "no {entry}: {entries:?}"
+            );
+        }
+    }
 }
 
 type Behavior = Arc<dyn Fn(Value, CallContext) -> BoxFuture<'static, ToolOutput> + Send + Sync>;
+
+/// Builder methods that set one field of a [`TestTool`] to a fixed value.
+macro_rules! switches {
+    ($($(#[$doc:meta])* $name:ident: $field:ident = $value:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self) -> Self {
+            self.$field = $value;
+            self
+        }
+    )*};
+}
 
 /// A test-only tool whose behaviour is a closure.
 pub struct TestTool {
@@ -216,23 +298,20 @@ impl TestTool {
         }
     }
 
-    pub fn unsafe_(mut self) -> Self {
-        self.safe = false;
-        self
-    }
-
-    pub fn writes(mut self) -> Self {
-        self.read_only = false;
-        self
+    switches! {
+        /// Not concurrency-safe: runs alone (X1).
+        unsafe_: safe = false;
+        /// Not read-only: a call may have a side effect.
+        writes: read_only = false;
+        /// Its `facts` panic.
+        panicking_safety_check: panic_in_safety_check = true;
+        /// Its failure cancels running siblings that share this fact (X5),
+        /// as Bash's does.
+        cancels_siblings: cancels_siblings = true;
     }
 
     pub fn schema(mut self, schema: Value) -> Self {
         self.schema = schema;
-        self
-    }
-
-    pub fn panicking_safety_check(mut self) -> Self {
-        self.panic_in_safety_check = true;
         self
     }
 
@@ -246,13 +325,6 @@ impl TestTool {
     /// cancel token, like a slow business check).
     pub fn slow_validation(mut self, delay: Duration) -> Self {
         self.validate_delay = delay;
-        self
-    }
-
-    /// Its failure cancels running siblings that share this fact (X5),
-    /// as Bash's does.
-    pub fn cancels_siblings(mut self) -> Self {
-        self.cancels_siblings = true;
         self
     }
 
@@ -306,6 +378,23 @@ impl TypedTool for TestTool {
     }
 }
 
+/// Sleeps `ms` milliseconds unless `call` is cancelled first, logging
+/// `end:ID` or `cancelled:ID`; returns `done` or `cancelled` accordingly.
+pub async fn sleep_unless_cancelled(
+    log: &Log,
+    call: &CallContext,
+    ms: u64,
+    done: ToolOutput,
+    cancelled: ToolOutput,
+) -> ToolOutput {
+    let (entry, output) = tokio::select! {
+        _ = tokio::time::sleep(Duration::from_millis(ms)) => ("end", done),
+        _ = call.cancel.cancelled() => ("cancelled", cancelled),
+    };
+    log.push(format!("{entry}:{}", call.tool_use_id));
+    output
+}
+
 /// A tool that sleeps `input.ms` milliseconds (or until cancelled), logging
 /// `start:ID` and `end:ID` / `cancelled:ID`.
 pub fn sleeper(name: &str, log: &Log) -> TestTool {
@@ -315,21 +404,49 @@ pub fn sleeper(name: &str, log: &Log) -> TestTool {
         async move {
             let ms = input.get("ms").and_then(Value::as_u64).unwrap_or(0);
             log.push(format!("start:{}", call.tool_use_id));
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => {
-                    log.push(format!("end:{}", call.tool_use_id));
-                    ToolOutput::text(format!("slept {ms} ms"))
-                }
-                _ = call.cancel.cancelled() => {
-                    log.push(format!("cancelled:{}", call.tool_use_id));
-                    ToolOutput::error("cancelled")
-                }
-            }
+            let done = ToolOutput::text(format!("slept {ms} ms"));
+            sleep_unless_cancelled(&log, &call, ms, done, ToolOutput::error("cancelled")).await
         }
     })
 }
 
-/// An engine on `dir` whose one tool, `Slow`, sleeps and logs to `log`.
-pub fn slow_engine(server: &FakeAnthropic, dir: &Path, log: &Log) -> QueryEngine {
-    engine(server, config(dir), vec![sleeper("Slow", log).arc()])
+/// A value that lives in a temp dir of its own, removed when it is
+/// dropped; it derefs to the value.
+pub struct InTempDir<T> {
+    value: T,
+    _dir: TempDir,
+}
+
+impl<T> InTempDir<T> {
+    /// `make`'s value for a fresh temp dir.
+    pub fn new(make: impl FnOnce(&Path) -> T) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let value = make(dir.path());
+        Self { value, _dir: dir }
+    }
+}
+
+impl<T> Deref for InTempDir<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> DerefMut for InTempDir<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+/// An engine over `server` with `tools` and the test [`config`], its cwd
+/// and data dir a temp dir.
+pub fn temp_engine(server: &FakeAnthropic, tools: Vec<Arc<dyn Tool>>) -> InTempDir<QueryEngine> {
+    InTempDir::new(|dir| engine(server, config(dir), tools))
+}
+
+/// A [`temp_engine`] whose one tool, `Slow`, sleeps and logs to `log`.
+pub fn slow_engine(server: &FakeAnthropic, log: &Log) -> InTempDir<QueryEngine> {
+    temp_engine(server, vec![sleeper("Slow", log).arc()])
 }

@@ -32,8 +32,7 @@ async fn second_request_results(
     tools: Vec<std::sync::Arc<dyn orbit_tools::Tool>>,
 ) -> Vec<(String, bool)> {
     let server = FakeAnthropic::start(vec![Reply::turn(first), Reply::text("ok")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
     assert_paired(engine.messages());
@@ -188,13 +187,6 @@ async fn a_headless_ask_is_denied_and_recorded() {
     );
 }
 
-/// The number of events of `turn` before its `message_delta` (the last two
-/// events are message_delta and message_stop): a fault after that many
-/// events strikes right after the turn's last block so far.
-fn events_through_blocks(turn: &Turn) -> usize {
-    turn.event_count() - 2
-}
-
 #[tokio::test]
 async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
     let log = Log::default();
@@ -206,12 +198,11 @@ async fn a_model_error_after_a_tool_started_keeps_the_history_paired() {
         .text("and then")
         .error_after(through_tools, "invalid_request_error", "boom");
     let server = FakeAnthropic::start(vec![Reply::turn(turn)]);
-    let dir = tempfile::tempdir().unwrap();
     let tools = vec![
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];
-    let mut engine = engine(&server, config(dir.path()), tools);
+    let mut engine = temp_engine(&server, tools);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     let error = "API error in stream (invalid_request_error): boom";
@@ -238,8 +229,7 @@ async fn a_model_error_before_any_block_leaves_only_the_prompt() {
         "invalid_request_error",
         "bad model",
     )]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = engine(&server, config(dir.path()), vec![]);
+    let mut engine = temp_engine(&server, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
@@ -265,8 +255,7 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
         Reply::turn(Turn::new().tool_use("toolu_real", "Slow", json!({"ms": 1}))),
         Reply::text("done"),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success, "{r:?}");
@@ -275,15 +264,7 @@ async fn a_retry_voids_the_attempt_and_cancels_the_tools_it_started() {
             .iter()
             .any(|e| matches!(e, EngineEvent::Stream(StreamEvent::Retry { .. })))
     );
-    let entries = log.entries();
-    assert!(
-        entries.contains(&"start:toolu_void".to_string()),
-        "{entries:?}"
-    );
-    assert!(
-        entries.contains(&"cancelled:toolu_void".to_string()),
-        "{entries:?}"
-    );
+    log.assert_has(&["start:toolu_void", "cancelled:toolu_void"]);
     let messages = engine.messages();
     assert_paired(messages);
     assert_eq!(tool_use_ids(&messages[1]), vec!["toolu_real"]);
@@ -304,8 +285,7 @@ async fn malformed_events_on_every_attempt_end_cleanly_with_a_paired_history() {
     let bad = || Reply::turn(blocks.clone().text("tail").malformed_at(through_tool));
     // The test client retries twice: three attempts, all malformed.
     let server = FakeAnthropic::start(vec![bad(), bad(), bad(), Reply::text("unused")]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut engine = slow_engine(&server, dir.path(), &log);
+    let mut engine = slow_engine(&server, &log);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution, "{r:?}");

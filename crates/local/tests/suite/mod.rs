@@ -3,7 +3,6 @@
 mod server;
 mod setup;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use orbit_local::LocalPaths;
@@ -36,14 +35,5 @@ http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 
 /// A data dir whose local runtime looks set up, with the fake server.
 fn fake_runtime(data_dir: &Path) -> LocalPaths {
-    let paths = LocalPaths::in_data_dir(data_dir);
-    let bin = paths.server_bin();
-    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-    std::fs::write(&bin, FAKE_SERVER).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(paths.model_file().parent().unwrap()).unwrap();
-    std::fs::write(paths.model_file(), b"GGUF").unwrap();
-    std::fs::write(paths.marker("model"), "ok").unwrap();
-    std::fs::write(paths.marker("llama-server"), "ok").unwrap();
-    paths
+    orbit_test_support::stub_local_runtime(data_dir, FAKE_SERVER)
 }

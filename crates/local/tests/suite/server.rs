@@ -2,6 +2,7 @@
 //! wait, exact command line, stop; warm reuse with leases; idle stop;
 //! `orbit local stop`; start failures.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use orbit_local::server::{self, ServerOptions};
@@ -117,26 +118,41 @@ fn without_setup_acquire_says_to_run_setup() {
     );
 }
 
-#[test]
-fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
-    let dir = tempfile::tempdir().unwrap();
-    let paths = fake_runtime(dir.path());
+/// `orbit local serve` running on its own thread over a fake runtime.
+struct Serving {
+    paths: LocalPaths,
+    thread: std::thread::JoinHandle<Result<(), LocalError>>,
+    /// The warm server, as recorded.
+    record: server::ServerRecord,
+}
+
+/// Starts [`Serving`] in `data_dir` with `idle_timeout`; returns once the
+/// warm server is recorded.
+fn serving(data_dir: &Path, idle_timeout: Duration) -> Serving {
+    let paths = fake_runtime(data_dir);
     let serve_paths = paths.clone();
-    let serve = std::thread::spawn(move || {
-        server::serve(
-            &serve_paths,
-            &options(),
-            Duration::from_secs(1),
-            &mut |_| {},
-        )
+    let thread = std::thread::spawn(move || {
+        server::serve(&serve_paths, &options(), idle_timeout, &mut |_| {})
     });
     wait_until("server.json", Duration::from_secs(20), || {
         server::warm_server(&paths).is_some()
     });
     let record = server::warm_server(&paths).unwrap();
+    Serving {
+        paths,
+        thread,
+        record,
+    }
+}
+
+#[test]
+fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let serving = serving(dir.path(), Duration::from_secs(1));
+    let (paths, record) = (&serving.paths, &serving.record);
     assert_eq!(record.idle_timeout_secs, 1);
 
-    let run = LocalServer::acquire(&paths, &options()).unwrap();
+    let run = LocalServer::acquire(paths, &options()).unwrap();
     assert!(run.is_warm());
     assert_eq!(run.port(), record.port);
     let lease = paths.leases_dir().join(std::process::id().to_string());
@@ -151,7 +167,7 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
         "a warm server outlives the run"
     );
 
-    serve.join().unwrap().unwrap();
+    serving.thread.join().unwrap().unwrap();
     assert!(!server::healthy(record.port), "idle server still up");
     assert!(!paths.server_record().exists());
 }
@@ -159,26 +175,14 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
 #[test]
 fn the_watchdog_returns_when_its_server_is_stopped() {
     let dir = tempfile::tempdir().unwrap();
-    let paths = fake_runtime(dir.path());
-    let serve_paths = paths.clone();
-    let serve = std::thread::spawn(move || {
-        server::serve(
-            &serve_paths,
-            &options(),
-            Duration::from_secs(600),
-            &mut |_| {},
-        )
-    });
-    wait_until("server.json", Duration::from_secs(20), || {
-        server::warm_server(&paths).is_some()
-    });
-    let record = server::warm_server(&paths).unwrap();
+    let serving = serving(dir.path(), Duration::from_secs(600));
+    let (paths, record) = (&serving.paths, &serving.record);
     // What `orbit local stop` does first: drop the record, signal the server.
     std::fs::remove_file(paths.server_record()).unwrap();
     let pid = nix::unistd::Pid::from_raw(i32::try_from(record.pid).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     let started = Instant::now();
-    serve.join().unwrap().unwrap();
+    serving.thread.join().unwrap().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(!server::healthy(record.port));
 }

@@ -30,7 +30,7 @@ pub const ENV_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 /// Where requests go when `ANTHROPIC_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header value.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Abandon an attempt after this long without any SSE event, in milliseconds.
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 90_000;
 /// Env var overriding [`AnthropicConfig::idle_timeout_ms`].
@@ -67,40 +67,28 @@ impl Default for AnthropicConfig {
 }
 
 impl AnthropicConfig {
+    /// [`Self::from_env`] with an injectable variable lookup.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        Self {
+            base_url: get(ENV_BASE_URL).unwrap_or_else(|| DEFAULT_BASE_URL.into()),
+            api_key: get("ANTHROPIC_API_KEY"),
+            auth_token: get("ANTHROPIC_AUTH_TOKEN"),
+            retry: RetryConfig::from_lookup(&lookup),
+            idle_timeout_ms: crate::idle_timeout_from(&lookup, DEFAULT_IDLE_TIMEOUT_MS),
+            ..Self::default()
+        }
+    }
+
     /// Reads the process environment (see the module docs). Empty values
     /// count as unset.
     pub fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// [`Self::from_env`] with an injectable variable lookup.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let mut config = Self {
-            base_url: get(ENV_BASE_URL).unwrap_or_else(|| DEFAULT_BASE_URL.into()),
-            api_key: get("ANTHROPIC_API_KEY"),
-            auth_token: get("ANTHROPIC_AUTH_TOKEN"),
-            retry: RetryConfig::from_lookup(&lookup),
-            ..Self::default()
-        };
-        if let Some(ms) = get(ENV_IDLE_TIMEOUT_MS).and_then(|v| v.trim().parse().ok()) {
-            config.idle_timeout_ms = ms;
-        }
-        config
-    }
-
-    /// The full endpoint URL.
-    pub fn messages_url(&self) -> String {
-        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
-    }
-
     /// Where requests go, for "cannot reach" errors.
-    pub fn endpoint(&self) -> Endpoint {
-        Endpoint {
-            url: self.messages_url(),
-            base_url: self.base_url.trim_end_matches('/').to_string(),
-            check: ENV_BASE_URL.to_string(),
-        }
+    pub(crate) fn endpoint(&self) -> Endpoint {
+        Endpoint::at(&self.base_url, "/v1/messages", ENV_BASE_URL)
     }
 }
 
@@ -168,21 +156,22 @@ impl ModelClient for AnthropicClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_env;
 
     #[test]
     fn config_from_env_and_missing_credentials() {
-        let c = AnthropicConfig::from_lookup(|k| match k {
-            "ANTHROPIC_API_KEY" => Some("sk".into()),
-            "ANTHROPIC_AUTH_TOKEN" => Some(" ".into()),
-            "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:9/".into()),
-            "ORBIT_IDLE_TIMEOUT_MS" => Some("250".into()),
-            "ORBIT_MAX_RETRIES" => Some("2".into()),
-            _ => None,
-        });
+        let c = AnthropicConfig::from_lookup(test_env::lookup(&[
+            ("ANTHROPIC_API_KEY", "sk"),
+            ("ANTHROPIC_AUTH_TOKEN", " "),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
+        ]));
         assert_eq!(c.api_key.as_deref(), Some("sk"));
         assert_eq!(c.auth_token, None);
-        assert_eq!(c.messages_url(), "http://127.0.0.1:9/v1/messages");
-        assert_eq!((c.idle_timeout_ms, c.retry.max_retries), (250, 2));
+        assert_eq!(c.endpoint().url, "http://127.0.0.1:9/v1/messages");
+        assert_eq!(
+            (c.idle_timeout_ms, c.retry.max_retries),
+            test_env::OVERRIDDEN
+        );
         let d = AnthropicConfig::from_lookup(|_| None);
         assert_eq!(d.base_url, "https://api.anthropic.com");
         let err = AnthropicClient::new(d).err().map(|e| e.to_string());

@@ -212,24 +212,40 @@ mod tests {
         assert_eq!(paths, vec![json!("a"), json!("b")]);
     }
 
+    /// Each case is text that must reach the model unchanged, with the tools offered.
     #[test]
-    fn json_example_naming_no_tool_stays_text() {
-        let text = "Here is an example config:\n```json\n{\"name\": \"my-package\", \"arguments\": {\"x\": 1}}\n```";
-        assert_eq!(recover(text, &known()), None);
-        let text = "```json\n{\"version\": 2, \"private\": true}\n```";
-        assert_eq!(recover(text, &known()), None);
-    }
-
-    #[test]
-    fn a_call_followed_by_prose_stays_text() {
-        let text = "Call it like this:\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n```\nThat reads the file.";
-        assert_eq!(recover(text, &known()), None);
-    }
-
-    #[test]
-    fn no_tools_offered_means_no_recovery() {
-        let text = "```json\n{\"name\": \"Read\", \"arguments\": {}}\n```";
-        assert_eq!(recover(text, &[]), None);
+    fn what_is_not_a_call_of_an_offered_tool_stays_text() {
+        let known = known();
+        let cases: [(&str, &str, &[String]); 5] = [
+            (
+                "a JSON example naming no tool",
+                "Here is an example config:\n```json\n{\"name\": \"my-package\", \"arguments\": {\"x\": 1}}\n```",
+                &known,
+            ),
+            (
+                "JSON without name and arguments",
+                "```json\n{\"version\": 2, \"private\": true}\n```",
+                &known,
+            ),
+            (
+                "a call followed by prose",
+                "Call it like this:\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n```\nThat reads the file.",
+                &known,
+            ),
+            (
+                "no tools offered",
+                "```json\n{\"name\": \"Read\", \"arguments\": {}}\n```",
+                &[],
+            ),
+            (
+                "malformed JSON in a fence",
+                "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \n```",
+                &known,
+            ),
+        ];
+        for (why, text, tools) in cases {
+            assert_eq!(recover(text, tools), None, "{why}");
+        }
     }
 
     #[test]
@@ -248,12 +264,6 @@ mod tests {
         let params = "```\n{\"name\": \"Read\", \"parameters\": {\"file_path\": \"p\"}}\n```";
         let r = recover(params, &known()).map(|r| r.calls[0].arguments.clone());
         assert_eq!(r, Some(json!({"file_path": "p"})));
-    }
-
-    #[test]
-    fn malformed_json_in_a_fence_stays_text() {
-        let text = "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \n```";
-        assert_eq!(recover(text, &known()), None);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
 /// What [`OpenAiConfig::local`] clients name when their server cannot be
 /// reached (its URL comes from the local server, not from the environment).
-pub const LOCAL_BASE_URL_CHECK: &str = "the local model server (orbit local status)";
+pub(crate) const LOCAL_BASE_URL_CHECK: &str = "the local model server (orbit local status)";
 /// Env var: API key, sent as `Authorization: Bearer` (optional for local servers).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 /// A response with no SSE event for this long is abandoned (and retried),
@@ -64,7 +64,7 @@ pub struct OpenAiConfig {
     pub idle_timeout_ms: u64,
     /// Where `base_url` came from, named when the server cannot be reached
     /// (`… ; check OPENAI_BASE_URL`): [`ENV_BASE_URL`] by default,
-    /// [`LOCAL_BASE_URL_CHECK`] for [`Self::local`].
+    /// `LOCAL_BASE_URL_CHECK` for [`Self::local`].
     pub base_url_check: String,
 }
 
@@ -96,7 +96,7 @@ impl OpenAiConfig {
             base_url: nonempty(ENV_BASE_URL).unwrap_or_else(|| OPENAI_DEFAULT_BASE_URL.to_string()),
             api_key: nonempty(ENV_API_KEY),
             retry: RetryConfig::from_lookup(&lookup),
-            idle_timeout_ms: idle_timeout_from(&lookup),
+            idle_timeout_ms: crate::idle_timeout_from(&lookup, DEFAULT_IDLE_TIMEOUT_MS),
             ..Self::default()
         }
     }
@@ -108,33 +108,24 @@ impl OpenAiConfig {
             base_url: base_url.into(),
             fenced_tool_recovery: true,
             retry: RetryConfig::from_env(),
-            idle_timeout_ms: idle_timeout_from(|name| std::env::var(name).ok()),
+            idle_timeout_ms: crate::idle_timeout_from(
+                |name| std::env::var(name).ok(),
+                DEFAULT_IDLE_TIMEOUT_MS,
+            ),
             base_url_check: LOCAL_BASE_URL_CHECK.to_string(),
             ..Self::default()
         }
     }
 
     /// The chat-completions endpoint.
-    pub fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    pub(crate) fn endpoint(&self) -> String {
+        self.reach().url
     }
 
     /// Where requests go, for "cannot reach" errors.
-    pub fn reach(&self) -> Endpoint {
-        Endpoint {
-            url: self.endpoint(),
-            base_url: self.base_url.trim_end_matches('/').to_string(),
-            check: self.base_url_check.clone(),
-        }
+    pub(crate) fn reach(&self) -> Endpoint {
+        Endpoint::at(&self.base_url, "/chat/completions", &self.base_url_check)
     }
-}
-
-/// `ORBIT_IDLE_TIMEOUT_MS` (shared with the Anthropic client), else
-/// [`DEFAULT_IDLE_TIMEOUT_MS`].
-fn idle_timeout_from(lookup: impl Fn(&str) -> Option<String>) -> u64 {
-    lookup(crate::anthropic::ENV_IDLE_TIMEOUT_MS)
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(DEFAULT_IDLE_TIMEOUT_MS)
 }
 
 /// The OpenAI chat-completions provider.
@@ -196,19 +187,20 @@ impl ModelClient for OpenAiClient {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::test_env;
 
     #[test]
     fn config_from_env_lookup() {
-        let c = OpenAiConfig::from_lookup(|k| match k {
-            "OPENAI_BASE_URL" => Some("http://127.0.0.1:8080/v1/".into()),
-            "OPENAI_API_KEY" => Some("sk-x".into()),
-            "ORBIT_IDLE_TIMEOUT_MS" => Some("250".into()),
-            "ORBIT_MAX_RETRIES" => Some("2".into()),
-            _ => None,
-        });
+        let c = OpenAiConfig::from_lookup(test_env::lookup(&[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/"),
+            ("OPENAI_API_KEY", "sk-x"),
+        ]));
         assert_eq!(c.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
         assert_eq!(c.api_key.as_deref(), Some("sk-x"));
-        assert_eq!((c.idle_timeout_ms, c.retry.max_retries), (250, 2));
+        assert_eq!(
+            (c.idle_timeout_ms, c.retry.max_retries),
+            test_env::OVERRIDDEN
+        );
         assert!(!c.fenced_tool_recovery);
         let d = OpenAiConfig::from_lookup(|_| None);
         assert_eq!(d.endpoint(), "https://api.openai.com/v1/chat/completions");

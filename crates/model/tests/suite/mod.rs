@@ -1,14 +1,21 @@
-//! Integration suites per provider, plus what both share: connection
-//! reuse (`reuse`), running a call, the test clients' retry and idle
-//! settings, a closed port for unreachable-server tests.
+//! Integration suites per provider, plus what both share: the tests
+//! written once over both wire formats (`faults`, `final_errors`,
+//! connection reuse in `reuse`) on the [`wire::Wire`] of each, running a call, reading its
+//! events (`Retry`s, the last attempt's blocks), the test clients' retry
+//! and idle settings, a closed port for unreachable-server tests.
 
 mod anthropic;
+mod faults;
+mod final_errors;
 mod openai;
 mod reuse;
+mod wire;
+
+use std::time::Duration;
 
 use futures::StreamExt;
 use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig};
-use orbit_protocol::{ContentBlock, StreamEvent, Usage};
+use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
 
 /// Idle timeout of test clients, in milliseconds: long enough for a loaded
 /// machine, short enough that a hang fails fast.
@@ -43,6 +50,79 @@ pub async fn run(
         }
     }
     (events, None)
+}
+
+/// One `Retry` event's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retried {
+    pub attempt: u32,
+    pub max_retries: u32,
+    pub status: Option<u16>,
+    pub message: String,
+    pub delay: Duration,
+}
+
+/// The `Retry` events among `events`.
+pub fn retries(events: &[StreamEvent]) -> Vec<Retried> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retry {
+                attempt,
+                max_retries,
+                error_status,
+                message,
+                delay_ms,
+            } => Some(Retried {
+                attempt: *attempt,
+                max_retries: *max_retries,
+                status: *error_status,
+                message: message.clone(),
+                delay: Duration::from_millis(*delay_ms),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The events after the last `Retry` (the attempt that counted).
+pub fn last_attempt(events: &[StreamEvent]) -> &[StreamEvent] {
+    let start = events
+        .iter()
+        .rposition(|e| matches!(e, StreamEvent::Retry { .. }))
+        .map_or(0, |i| i + 1);
+    &events[start..]
+}
+
+/// The completed blocks of the attempt that counted.
+pub fn completed_blocks(events: &[StreamEvent]) -> Vec<ContentBlock> {
+    completed_with_invalid_input(last_attempt(events))
+        .into_iter()
+        .map(|(block, _)| block)
+        .collect()
+}
+
+/// The `partial_json` fragments of block `index`, in order.
+pub fn input_fragments(events: &[StreamEvent], index: usize) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::InputJsonDelta {
+                index: i,
+                partial_json,
+            } if *i == index => Some(partial_json.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A tool_use block.
+pub fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
+    ContentBlock::ToolUse(ToolUseBlock {
+        id: id.into(),
+        name: name.into(),
+        input,
+    })
 }
 
 /// The completed blocks among `events`, with their invalid input.

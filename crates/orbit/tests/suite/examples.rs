@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
 
 /// `target/<profile>/examples/NAME`, next to this test binary's `deps/`.
 fn example(name: &str) -> PathBuf {
@@ -45,44 +45,64 @@ fn run(
     )
 }
 
-#[test]
-fn minimal_agent_reads_a_file_and_answers() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("config.txt"), "MAGIC=9731\n").unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Read", json!({"file_path": "config.txt"})),
-        Reply::text("MAGIC is 9731."),
-    ]);
-    let (code, stdout, stderr) = run("minimal_agent", &server, dir.path(), "What is MAGIC?");
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), "MAGIC is 9731.");
-    let bodies = server.bodies();
-    assert_eq!(
-        bodies[0]["messages"][0]["content"][0]["text"],
-        "What is MAGIC?"
-    );
-    let sent = orbit_test_support::body::tool_results(&bodies[1]);
-    assert_eq!(sent[0].text, "1\tMAGIC=9731\n2\t");
+/// What the user asks every example, and what the model finally answers.
+const PROMPT: &str = "What does the file say?";
+const ANSWER: &str = "It says what it says.";
+
+/// One example run in a directory holding `file` (name, content): the
+/// model calls `tool` (name, input) once, then answers [`ANSWER`].
+struct ToolRun {
+    example: &'static str,
+    file: (&'static str, &'static str),
+    tool: (&'static str, Value),
+    /// The tool's result as sent back to the model.
+    result: &'static str,
 }
 
+/// Each example sends the prompt, offers the tool, sends its result back,
+/// prints the answer and exits 0.
 #[test]
-fn custom_tool_is_offered_and_called() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("Cargo.toml"), "a\nb\nc\n").unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "LineCount", json!({"path": "Cargo.toml"})),
-        Reply::text("3 lines."),
-    ]);
-    let (code, stdout, stderr) = run("custom_tool", &server, dir.path(), "Count");
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), "3 lines.");
-    let bodies = server.bodies();
-    let names = orbit_test_support::body::tool_names(&bodies[0]);
-    assert!(names.contains(&"LineCount".to_string()), "{names:?}");
-    assert_eq!(
-        orbit_test_support::body::tool_results(&bodies[1])[0].text,
-        "3 lines"
-    );
+fn examples_call_a_tool_and_print_the_answer() {
+    let runs = [
+        ToolRun {
+            example: "minimal_agent",
+            file: ("config.txt", "MAGIC=9731\n"),
+            tool: ("Read", json!({"file_path": "config.txt"})),
+            result: "1\tMAGIC=9731\n2\t",
+        },
+        // The custom tool is offered and called.
+        ToolRun {
+            example: "custom_tool",
+            file: ("Cargo.toml", "a\nb\nc\n"),
+            tool: ("LineCount", json!({"path": "Cargo.toml"})),
+            result: "3 lines",
+        },
+    ];
+    for ToolRun {
+        example,
+        file,
+        tool: (tool, input),
+        result,
+    } in runs
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(file.0), file.1).unwrap();
+        let server = FakeAnthropic::start(vec![
+            Reply::tool_use("toolu_1", tool, input),
+            Reply::text(ANSWER),
+        ]);
+        let (code, stdout, stderr) = run(example, &server, dir.path(), PROMPT);
+        assert_eq!(code, 0, "{example}: {stderr}");
+        assert_eq!(stdout.trim(), ANSWER, "{example}");
+        let bodies = server.bodies();
+        assert_eq!(
+            bodies[0]["messages"][0]["content"][0]["text"], PROMPT,
+            "{example}"
+        );
+        let names = body::tool_names(&bodies[0]);
+        assert!(names.iter().any(|n| n == tool), "{example}: {names:?}");
+        assert_eq!(body::tool_results(&bodies[1])[0].text, result, "{example}");
+    }
 }
 
 #[test]

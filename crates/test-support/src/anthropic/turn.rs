@@ -292,8 +292,13 @@ impl Turn {
             .collect()
     }
 
+    /// The Messages API's error body: `{"type": "error", "error": {"type", "message"}}`.
+    pub(super) fn wire_error_body(error_type: &str, message: &str) -> String {
+        json!({"type": "error", "error": {"type": error_type, "message": message}}).to_string()
+    }
+
     /// Renders the turn (with its fault) as a wire reply.
-    pub(super) fn render(&self, position: usize) -> WireReply {
+    pub(super) fn render_stream(&self, position: usize) -> WireReply {
         self.delivery
             .render(self.events(position), MALFORMED_EVENT)
             .with_header("request-id", format!("req_fake_{position}"))

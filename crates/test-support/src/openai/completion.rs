@@ -166,7 +166,14 @@ impl Completion {
         frames
     }
 
-    pub(super) fn render(&self, position: usize) -> WireReply {
+    /// OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`.
+    pub(super) fn wire_error_body(error_type: &str, message: &str) -> String {
+        json!({"error": {"message": message, "type": error_type, "param": null, "code": null}})
+            .to_string()
+    }
+
+    /// Renders the completion (with its fault) as a wire reply.
+    pub(super) fn render_stream(&self, position: usize) -> WireReply {
         let frames = self
             .frames(position)
             .into_iter()

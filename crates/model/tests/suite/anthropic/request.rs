@@ -3,12 +3,13 @@
 
 use orbit_model::{ModelRequest, ToolSpec};
 use orbit_protocol::{
-    ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock, ToolUseBlock,
+    ContentBlock, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
 };
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
 use super::{client, client_with, request, run};
+use crate::suite::tool;
 
 #[tokio::test]
 async fn api_key_headers_and_endpoint() {
@@ -57,46 +58,42 @@ async fn auth_token_is_sent_as_bearer() {
     assert_eq!(req.header("x-api-key"), None);
 }
 
+/// A turn with text, two tool calls and their results (one an error with
+/// a block list), with one tool offered.
 fn history_request() -> ModelRequest {
+    let messages = vec![
+        Message::user_text("Read a.txt and list the dir"),
+        Message::assistant(vec![
+            ContentBlock::text("Reading."),
+            tool("toolu_01", "Read", json!({"file_path": "/tmp/a.txt"})),
+            tool("toolu_02", "Bash", json!({"command": "ls"})),
+        ]),
+        Message::user(vec![
+            ContentBlock::ToolResult(ToolResultBlock::text("toolu_01", "1\thello", false)),
+            ContentBlock::ToolResult(ToolResultBlock {
+                tool_use_id: "toolu_02".into(),
+                content: ToolResultContent::Blocks(vec![ToolResultContentBlock::Text {
+                    text: "Exit code 2\nls: cannot access".into(),
+                }]),
+                is_error: Some(true),
+            }),
+        ]),
+    ];
+    let read = ToolSpec {
+        name: "Read".into(),
+        description: "Reads a file.".into(),
+        input_schema: json!({
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}},
+            "required": ["file_path"],
+            "additionalProperties": false
+        }),
+    };
     ModelRequest {
         model: "claude-sonnet-4-5-20250929".into(),
         system: "You are orbit.".into(),
-        messages: vec![
-            Message::user_text("Read a.txt and list the dir"),
-            Message::assistant(vec![
-                ContentBlock::text("Reading."),
-                ContentBlock::ToolUse(ToolUseBlock {
-                    id: "toolu_01".into(),
-                    name: "Read".into(),
-                    input: json!({"file_path": "/tmp/a.txt"}),
-                }),
-                ContentBlock::ToolUse(ToolUseBlock {
-                    id: "toolu_02".into(),
-                    name: "Bash".into(),
-                    input: json!({"command": "ls"}),
-                }),
-            ]),
-            Message::user(vec![
-                ContentBlock::ToolResult(ToolResultBlock::text("toolu_01", "1\thello", false)),
-                ContentBlock::ToolResult(ToolResultBlock {
-                    tool_use_id: "toolu_02".into(),
-                    content: ToolResultContent::Blocks(vec![ToolResultContentBlock::Text {
-                        text: "Exit code 2\nls: cannot access".into(),
-                    }]),
-                    is_error: Some(true),
-                }),
-            ]),
-        ],
-        tools: vec![ToolSpec {
-            name: "Read".into(),
-            description: "Reads a file.".into(),
-            input_schema: json!({
-                "type": "object",
-                "properties": {"file_path": {"type": "string"}},
-                "required": ["file_path"],
-                "additionalProperties": false
-            }),
-        }],
+        messages,
+        tools: vec![read],
         max_tokens: 32000,
         temperature: Some(0.5),
         ..Default::default()

@@ -2,20 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
+use orbit_protocol::{ContentBlock, StreamEvent, Usage};
 use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
 use super::{client, completed, request, run};
-use crate::suite::hello_world_events;
-
-fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
-    ContentBlock::ToolUse(ToolUseBlock {
-        id: id.into(),
-        name: name.into(),
-        input,
-    })
-}
+use crate::suite::{hello_world_events, input_fragments, tool};
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
@@ -56,16 +48,7 @@ async fn tool_use_input_is_assembled_from_json_fragments() {
     )]);
     let (events, err) = run(&client(&server), &request("read")).await;
     assert!(err.is_none(), "{err:?}");
-    let fragments: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::InputJsonDelta {
-                index: 1,
-                partial_json,
-            } => Some(partial_json.as_str()),
-            _ => None,
-        })
-        .collect();
+    let fragments = input_fragments(&events, 1);
     assert_eq!(
         fragments.len(),
         4,

@@ -54,17 +54,14 @@ fn wire_pairs(body: &Value) -> (Vec<String>, Vec<String>) {
 
 #[tokio::test]
 async fn repeated_server_ids_become_unique_ids_paired_in_the_next_request() {
+    // Every call the server sends is `call_0`, as some compatible servers do.
+    let call = |c: Completion, name: &str, input| c.tool_call("call_0", name, input);
+    let read_both = call(Completion::new(), "Read", json!({"file_path": "a.txt"}));
+    let read_both = call(read_both, "Read", json!({"file_path": "b.txt"}));
+    let list = call(Completion::new(), "Bash", json!({"command": "ls"}));
     let server = FakeOpenAi::start(vec![
-        OpenAiReply::completion(
-            Completion::new()
-                .tool_call("call_0", "Read", json!({"file_path": "a.txt"}))
-                .tool_call("call_0", "Read", json!({"file_path": "b.txt"})),
-        ),
-        OpenAiReply::completion(Completion::new().tool_call(
-            "call_0",
-            "Bash",
-            json!({"command": "ls"}),
-        )),
+        OpenAiReply::completion(read_both),
+        OpenAiReply::completion(list),
         OpenAiReply::text("done"),
     ]);
     let client = client(&server);

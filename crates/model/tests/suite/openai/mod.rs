@@ -6,29 +6,14 @@ mod recovery;
 mod request;
 mod stream;
 
-use orbit_model::openai::{OpenAiClient, OpenAiConfig};
 use orbit_model::{ModelRequest, ToolSpec};
-use orbit_protocol::{ContentBlock, Message, StreamEvent, ToolUseBlock};
-use orbit_test_support::FakeOpenAi;
+use orbit_protocol::{ContentBlock, Message, StreamEvent};
 use serde_json::json;
 
-use super::{TEST_IDLE_TIMEOUT_MS, fast_retry, run};
-
-pub fn client(server: &FakeOpenAi) -> OpenAiClient {
-    client_with(server, |_| {})
-}
-
-fn client_with(server: &FakeOpenAi, edit: impl FnOnce(&mut OpenAiConfig)) -> OpenAiClient {
-    let mut config = OpenAiConfig {
-        base_url: server.base_url(),
-        api_key: Some("test-key".into()),
-        retry: fast_retry(),
-        idle_timeout_ms: TEST_IDLE_TIMEOUT_MS,
-        ..OpenAiConfig::default()
-    };
-    edit(&mut config);
-    OpenAiClient::new(config).unwrap()
-}
+use super::completed_blocks as completed;
+use super::run;
+pub use super::tool;
+pub use super::wire::{client, client_with};
 
 fn tool_spec(name: &str) -> ToolSpec {
     ToolSpec {
@@ -47,21 +32,6 @@ pub fn request(prompt: &str) -> ModelRequest {
         max_tokens: 1024,
         ..Default::default()
     }
-}
-
-/// The completed blocks after the last `Retry` (the attempt that counted).
-fn completed(events: &[StreamEvent]) -> Vec<ContentBlock> {
-    let last_retry = events
-        .iter()
-        .rposition(|e| matches!(e, StreamEvent::Retry { .. }))
-        .map_or(0, |i| i + 1);
-    events[last_retry..]
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ContentBlockComplete { block, .. } => Some(block.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Whether `id` is one of ours: `call_` + 32 lowercase hex digits.
@@ -90,14 +60,6 @@ fn blank_fresh_ids(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
             other => other,
         })
         .collect()
-}
-
-fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
-    ContentBlock::ToolUse(ToolUseBlock {
-        id: id.into(),
-        name: name.into(),
-        input,
-    })
 }
 
 /// The `stop_reason` of the final `MessageDelta`.

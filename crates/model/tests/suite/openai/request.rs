@@ -11,7 +11,22 @@ use serde_json::json;
 
 use super::{client, request, run, tool, tool_spec};
 
+/// Thinking (dropped), parallel calls, a text and an image result, a user
+/// text after results, an error result.
 fn history_request() -> ModelRequest {
+    let result = |id: &str, text: &str, is_error| {
+        ContentBlock::ToolResult(ToolResultBlock::text(id, text, is_error))
+    };
+    let image = ToolResultBlock {
+        tool_use_id: "call_2".into(),
+        content: ToolResultContent::Blocks(vec![ToolResultContentBlock::Image {
+            source: ImageSource::Base64 {
+                media_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into(),
+            },
+        }]),
+        is_error: None,
+    };
     ModelRequest {
         model: "gpt-4.1-mini".into(),
         system: "You are orbit.".into(),
@@ -27,25 +42,16 @@ fn history_request() -> ModelRequest {
                 tool("call_2", "Read", json!({"file_path": "b.png"})),
             ]),
             Message::user(vec![
-                ContentBlock::ToolResult(ToolResultBlock::text("call_1", "1\thello", false)),
-                ContentBlock::ToolResult(ToolResultBlock {
-                    tool_use_id: "call_2".into(),
-                    content: ToolResultContent::Blocks(vec![ToolResultContentBlock::Image {
-                        source: ImageSource::Base64 {
-                            media_type: "image/png".into(),
-                            data: "iVBORw0KGgo=".into(),
-                        },
-                    }]),
-                    is_error: None,
-                }),
+                result("call_1", "1\thello", false),
+                ContentBlock::ToolResult(image),
                 ContentBlock::text("Now summarize."),
             ]),
             Message::assistant(vec![tool("call_3", "Bash", json!({}))]),
-            Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::text(
+            Message::user(vec![result(
                 "call_3",
                 "<tool_use_error>Error: bad</tool_use_error>",
                 true,
-            ))]),
+            )]),
         ],
         tools: vec![tool_spec("Read"), tool_spec("Bash")],
         max_tokens: 2048,

@@ -7,7 +7,7 @@ use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{blank_fresh_ids, client, completed, request, run, stop_reason, tool};
-use crate::suite::hello_world_events;
+use crate::suite::{hello_world_events, input_fragments};
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
@@ -62,16 +62,7 @@ async fn one_tool_call_after_text_is_assembled_from_fragments() {
         _ => None,
     });
     assert_eq!(start, Some(tool(&done.id, "Read", json!({}))));
-    let fragments: Vec<String> = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::InputJsonDelta {
-                index: 1,
-                partial_json,
-            } => Some(partial_json.clone()),
-            _ => None,
-        })
-        .collect();
+    let fragments = input_fragments(&events, 1);
     assert_eq!(fragments.len(), 3);
     assert_eq!(fragments.concat(), r#"{"file_path":"/tmp/config.txt"}"#);
     assert_eq!(stop_reason(&events).as_deref(), Some("tool_use"));

@@ -6,7 +6,7 @@
 //! schema, safety) → queued → started at once when the start rule holds
 //! (nothing executing, or it and everything executing are concurrency-safe,
 //! and fewer than the cap are executing) — queued tools start in order, as
-//! soon as the rule allows → each runs [`run_tool_use`] on its own tokio task
+//! soon as the rule allows → each runs [`run_tool_use`](crate::orchestrator::run_tool_use) on its own tokio task
 //! with a child of the turn's cancel token → completions and progress come
 //! back through [`StreamingToolExecutor::next_event`], which the loop polls
 //! alongside the model stream → results are released in tool_use order (X4)
@@ -37,128 +37,33 @@
 //! call acts after the turn reported it. Dropping the executor (a `Retry`
 //! voided an attempt that started only read-only calls, or the embedder
 //! dropped the turn) cancels every running tool and forgets its result.
+//!
+//! Layout: this file holds the executor's state and the interface the loop
+//! calls; `tracked` one call's state and facts; `schedule` the start rule,
+//! task completion, sibling abort and in-order release.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
 use orbit_protocol::{EngineEvent, ToolResultBlock, ToolUseBlock};
-use orbit_tool::{CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolProgress};
-use serde_json::json;
+use orbit_tool::{ResultLimit, ToolProgress};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio::task::{Id as TaskId, JoinError, JoinSet};
+use tokio::task::{Id as TaskId, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use crate::orchestrator::{Prepared, ToolCallOutcome, ToolRuntime, prepare, run_tool_use};
-use orbit_tool::texts::engine::{
-    CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TASK_CANCELLED_DETAIL, UNKNOWN_PANIC_DETAIL,
-    sibling_error_message, tool_panic_error,
-};
+use crate::orchestrator::{ToolCallOutcome, ToolRuntime, prepare};
+use orbit_tool::texts::engine::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
+use tracked::{ToolStatus, TrackedTool};
+
+mod schedule;
+mod tracked;
 
 /// After an interrupt, how long the turn waits for cancelled tools to stop
 /// (kill their process groups, skip their writes) before it ends without
 /// them. Tools that honour their cancel token stop within milliseconds; the
 /// bound only matters for one that ignores it.
 pub(crate) const TOOL_STOP_TIMEOUT_MS: u64 = 5_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ToolStatus {
-    Queued,
-    Executing,
-    Done,
-}
-
-struct TrackedTool {
-    block: ToolUseBlock,
-    /// The tool, when the call was found and parsed.
-    tool: Option<Arc<dyn Tool>>,
-    /// The call's facts; a rejected call has none (it counts as unsafe).
-    facts: Option<CallFacts>,
-    /// What starting it does: run the parsed call, or answer the rejection.
-    pending: Pending,
-    status: ToolStatus,
-    cancel: CancellationToken,
-    /// The concurrent batch it executed in (X5); 0 until started.
-    batch: u64,
-    result: Option<ToolResultBlock>,
-    /// The answer decided when the tool was cancelled (sibling abort,
-    /// interrupt); it replaces what the tool returns unless the tool had
-    /// already finished when its token fired.
-    forced_result: Option<ToolResultBlock>,
-    /// `ToolCall::call` was spawned (the call may have acted).
-    started: bool,
-}
-
-enum Pending {
-    Call(Box<dyn ToolCall>),
-    Rejected(String),
-    Taken,
-}
-
-impl std::fmt::Debug for Pending {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Pending::Call(call) => f.debug_tuple("Call").field(call.facts()).finish(),
-            Pending::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
-            Pending::Taken => f.write_str("Taken"),
-        }
-    }
-}
-
-impl TrackedTool {
-    fn new(block: ToolUseBlock, prepared: Prepared, cancel: CancellationToken) -> Self {
-        let (tool, facts, pending) = match prepared {
-            Prepared::Ready { tool, call, facts } => (
-                Some(tool),
-                Some(facts),
-                call.map_or(Pending::Taken, Pending::Call),
-            ),
-            Prepared::Rejected(text) => (None, None, Pending::Rejected(text)),
-        };
-        Self {
-            block,
-            tool,
-            facts,
-            pending,
-            status: ToolStatus::Queued,
-            cancel,
-            batch: 0,
-            result: None,
-            forced_result: None,
-            started: false,
-        }
-    }
-
-    fn tool_name(&self) -> &str {
-        self.tool.as_ref().map_or(&self.block.name, |t| t.name())
-    }
-
-    /// X1: only a call that parsed and whose facts say so is safe.
-    fn is_concurrency_safe(&self) -> bool {
-        self.facts.as_ref().is_some_and(|f| f.concurrency_safe)
-    }
-
-    fn may_have_side_effects(&self) -> bool {
-        self.facts.as_ref().is_some_and(|f| !f.read_only)
-    }
-
-    fn cancels_siblings(&self) -> bool {
-        self.facts
-            .as_ref()
-            .is_some_and(|f| f.failure_cancels_siblings)
-    }
-}
-
-impl std::fmt::Debug for TrackedTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TrackedTool")
-            .field("id", &self.block.id)
-            .field("tool", &self.tool_name())
-            .field("status", &self.status)
-            .field("pending", &self.pending)
-            .finish()
-    }
-}
 
 /// Runs the tool_uses of one model response as they stream in (X1 start rule, X2 concurrency limit) and releases their results in tool_use order (X4).
 pub struct StreamingToolExecutor {
@@ -351,174 +256,6 @@ impl StreamingToolExecutor {
             .iter()
             .any(|t| t.started && t.may_have_side_effects())
     }
-
-    fn executing(&self) -> impl Iterator<Item = &TrackedTool> {
-        self.tools
-            .iter()
-            .filter(|t| t.status == ToolStatus::Executing)
-    }
-
-    /// X3's start rule plus the X2 cap.
-    fn can_execute(&self, is_concurrency_safe: bool) -> bool {
-        let executing = self.executing().count();
-        executing == 0
-            || (is_concurrency_safe
-                && executing < self.runtime.max_concurrency.max(1)
-                && self.executing().all(TrackedTool::is_concurrency_safe))
-    }
-
-    /// Starts queued tools in order while the rule allows.
-    fn process_queue(&mut self) {
-        if let Some(text) = self.closed.clone() {
-            self.close(&text);
-            return;
-        }
-        for i in 0..self.tools.len() {
-            if self.tools[i].status != ToolStatus::Queued {
-                continue;
-            }
-            if !self.can_execute(self.tools[i].is_concurrency_safe()) {
-                break;
-            }
-            self.start(i);
-        }
-        self.release_ready();
-    }
-
-    fn start(&mut self, i: usize) {
-        if self.executing().next().is_none() {
-            self.batch_counter += 1;
-        }
-        let batch = self.batch_counter;
-        let progress = self.progress_tx.clone();
-        let runtime = Arc::clone(&self.runtime);
-        let t = &mut self.tools[i];
-        t.batch = batch;
-        match std::mem::replace(&mut t.pending, Pending::Taken) {
-            Pending::Rejected(text) => {
-                t.status = ToolStatus::Done;
-                t.result = Some(ToolResultBlock::text(&t.block.id, text, true));
-            }
-            Pending::Taken => {
-                // A call starts once; reaching this again is a bug, answered
-                // rather than run twice.
-                t.status = ToolStatus::Done;
-                t.result = Some(ToolResultBlock::text(
-                    &t.block.id,
-                    INTERRUPT_MESSAGE_FOR_TOOL_USE,
-                    true,
-                ));
-            }
-            Pending::Call(prepared) => {
-                let Some(tool) = t.tool.clone() else {
-                    return;
-                };
-                t.status = ToolStatus::Executing;
-                t.started = true;
-                let original = t.block.input.clone();
-                let call = CallContext::new(&t.block.id, t.cancel.clone(), Some(progress));
-                self.outbox.push_back(EngineEvent::ToolStarted {
-                    tool_use_id: t.block.id.clone(),
-                    name: tool.name().to_string(),
-                });
-                let handle = self.tasks.spawn(async move {
-                    run_tool_use(&runtime, tool, prepared, original, call).await
-                });
-                self.task_owner.insert(handle.id(), i);
-            }
-        }
-    }
-
-    fn on_progress(&mut self, tool_use_id: &str, progress: ToolProgress) {
-        let running = self
-            .tools
-            .iter()
-            .any(|t| t.block.id == tool_use_id && t.status == ToolStatus::Executing);
-        if !running {
-            return;
-        }
-        let tool_use_id = tool_use_id.to_string();
-        self.outbox.push_back(match progress {
-            ToolProgress::Todos(todos) => EngineEvent::TodoUpdate { todos },
-            ToolProgress::Output(output) => EngineEvent::ToolProgress {
-                tool_use_id,
-                data: json!({ "type": "output", "output": output }),
-            },
-            ToolProgress::Other(data) => EngineEvent::ToolProgress { tool_use_id, data },
-        });
-    }
-
-    fn on_task_done(&mut self, task: TaskId, joined: Result<ToolCallOutcome, JoinError>) {
-        let Some(i) = self.task_owner.remove(&task) else {
-            return;
-        };
-        if self.tools[i].status == ToolStatus::Done {
-            // Already answered (interrupt); the tool's own result is dropped.
-            return;
-        }
-        let (result, tool_failed, finished) = match joined {
-            Ok(outcome) => (outcome.result, outcome.tool_failed, outcome.completed),
-            Err(error) => {
-                let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
-                (
-                    ToolResultBlock::text(&self.tools[i].block.id, text, true),
-                    true,
-                    true,
-                )
-            }
-        };
-        let t = &mut self.tools[i];
-        // A call that finished before its token fired keeps its real result,
-        // even if a cancel (sibling abort, interrupt) was decided meanwhile.
-        let forced = t.forced_result.take();
-        let was_cancelled = forced.is_some() && !finished;
-        t.result = Some(match forced {
-            Some(forced) if !finished => forced,
-            _ => result,
-        });
-        t.status = ToolStatus::Done;
-        if tool_failed && !was_cancelled && t.cancels_siblings() {
-            self.abort_siblings(i);
-        }
-        self.process_queue();
-    }
-
-    /// X5: cancels the running calls of tool `failed`'s batch that share its
-    /// fact `failure_cancels_siblings` (shell commands of one batch often
-    /// depend on each other; independent tools go on).
-    fn abort_siblings(&mut self, failed: usize) {
-        let batch = self.tools[failed].batch;
-        let failed_tool = &self.tools[failed];
-        let subject = failed_tool
-            .facts
-            .as_ref()
-            .map_or("", |f| f.subject.as_str());
-        let text = sibling_error_message(failed_tool.tool_name(), subject);
-        for (j, t) in self.tools.iter_mut().enumerate() {
-            if j != failed
-                && t.batch == batch
-                && t.status == ToolStatus::Executing
-                && t.forced_result.is_none()
-                && t.cancels_siblings()
-            {
-                t.forced_result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
-                t.cancel.cancel();
-            }
-        }
-    }
-
-    /// X4: releases finished results that are next in tool_use order.
-    fn release_ready(&mut self) {
-        while let Some(t) = self.tools.get(self.next_release) {
-            let (ToolStatus::Done, Some(result)) = (t.status, &t.result) else {
-                break;
-            };
-            self.outbox.push_back(EngineEvent::ToolResult {
-                result: result.clone(),
-            });
-            self.next_release += 1;
-        }
-    }
 }
 
 impl Drop for StreamingToolExecutor {
@@ -531,19 +268,5 @@ impl Drop for StreamingToolExecutor {
         // Let cancelled tools stop gracefully (kill their processes) rather
         // than dropping their futures mid-way.
         self.tasks.detach_all();
-    }
-}
-
-fn join_error_detail(error: JoinError) -> String {
-    if error.is_cancelled() {
-        return TASK_CANCELLED_DETAIL.to_string();
-    }
-    let payload = error.into_panic();
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        UNKNOWN_PANIC_DETAIL.to_string()
     }
 }
