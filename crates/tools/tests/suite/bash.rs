@@ -19,28 +19,7 @@ pub(super) async fn bash(ctx: &ToolUseContext, command: &str) -> ToolOutput {
     call(BashTool, ctx, json!({ "command": command })).await
 }
 
-/// Processes of group `pgid` that are not dead. Zombies count as dead: this
-/// machine's PID 1 does not reap orphans.
-pub(super) fn live_members(pgid: i32) -> Vec<i32> {
-    let mut live = Vec::new();
-    for entry in fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...; comm may contain spaces.
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            live.push(pid);
-        }
-    }
-    live
-}
+pub(super) use orbit_test_support::process::live_members_of_group as live_members;
 
 /// The session's cwd is `dir`, and a command runs there.
 async fn assert_session_in(ctx: &ToolUseContext, dir: &Path) {
