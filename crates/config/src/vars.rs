@@ -46,6 +46,14 @@ pub const CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: &str = "CLAUDE_CODE_MAX_TOOL_USE
 /// Per-message budget of tool results, in chars.
 pub const ORBIT_TOOL_RESULT_BUDGET_CHARS: &str = "ORBIT_TOOL_RESULT_BUDGET_CHARS";
 
+/// The model's context window in tokens, overriding orbit's table.
+pub const ORBIT_CONTEXT_WINDOW: &str = "ORBIT_CONTEXT_WINDOW";
+/// Claude Code's: compact automatically at this percentage of the context
+/// window (it can only lower the default threshold).
+pub const CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
+/// Claude Code's: attempts at valid `--json-schema` output before giving up.
+pub const MAX_STRUCTURED_OUTPUT_RETRIES: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
+
 /// One environment variable orbit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EnvVar {
@@ -128,5 +136,17 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_TOOL_RESULT_BUDGET_CHARS,
         meaning: "Tool results of one message may total this many chars before the largest are saved to files (default 200000).",
+    },
+    EnvVar {
+        name: ORBIT_CONTEXT_WINDOW,
+        meaning: "The model's context window in tokens, for automatic compaction (default: orbit's table by model name, e.g. 200000 for Claude models, 8192 for the local model).",
+    },
+    EnvVar {
+        name: CLAUDE_AUTOCOMPACT_PCT_OVERRIDE,
+        meaning: "Compact automatically once the next request would pass this percentage (1-100) of the usable window; as in Claude Code it can only lower the default threshold.",
+    },
+    EnvVar {
+        name: MAX_STRUCTURED_OUTPUT_RETRIES,
+        meaning: "`--json-schema`: attempts at valid structured output before `error_max_structured_output_retries` (default 5).",
     },
 ];

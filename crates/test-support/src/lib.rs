@@ -44,6 +44,7 @@ mod script;
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use fake::{Dialect, FakeServer, ReplyOf};
 pub use http::{
-    CapturedRequest, Frame, ScriptServer, StreamEnd, WireBody, WireReply, sse_data, sse_event,
+    CapturedRequest, Frame, Responder, ScriptServer, StreamEnd, WireBody, WireReply, sse_data,
+    sse_event,
 };
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};
