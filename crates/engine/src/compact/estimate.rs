@@ -18,7 +18,11 @@ use orbit_protocol::{ContentBlock, Message, ToolResultContent, ToolResultContent
 pub(crate) const BYTES_PER_TOKEN: u64 = 3;
 
 /// Bytes charged per message for its role and framing.
-const MESSAGE_OVERHEAD_BYTES: u64 = 16;
+const MESSAGE_OVERHEAD_BYTES: u64 = 24;
+
+/// Bytes charged per content block for its type and framing (a JSON
+/// `{"type":"tool_result","tool_use_id":…,"content":…}` is about this).
+const BLOCK_OVERHEAD_BYTES: u64 = 40;
 
 /// Bytes charged per image (about 1,600 tokens, as the API counts a
 /// medium-size image).
@@ -47,7 +51,12 @@ impl ContextAnchor {
 
 /// Size of a message as the estimate counts it.
 pub(crate) fn message_bytes(message: &Message) -> u64 {
-    MESSAGE_OVERHEAD_BYTES + message.content.iter().map(block_bytes).sum::<u64>()
+    MESSAGE_OVERHEAD_BYTES
+        + message
+            .content
+            .iter()
+            .map(|b| BLOCK_OVERHEAD_BYTES + block_bytes(b))
+            .sum::<u64>()
 }
 
 fn block_bytes(block: &ContentBlock) -> u64 {
@@ -128,7 +137,7 @@ mod tests {
         let anchor = ContextAnchor::from_usage(&usage, 2);
         assert_eq!(
             request_tokens("", &[], &messages, anchor),
-            905 + (300 + MESSAGE_OVERHEAD_BYTES).div_ceil(BYTES_PER_TOKEN)
+            905 + (300 + MESSAGE_OVERHEAD_BYTES + BLOCK_OVERHEAD_BYTES).div_ceil(BYTES_PER_TOKEN)
         );
         // No usage reported: no anchor, everything by size.
         assert_eq!(ContextAnchor::from_usage(&Usage::default(), 2), None);

@@ -73,6 +73,9 @@ pub(crate) fn shrink_to_fit(
     if shrunk.dropped_messages > 0
         && let Some(first) = messages.first_mut()
     {
+        // One note: an earlier fallback's note is replaced, not repeated.
+        let earlier_note = |block: &ContentBlock| matches!(block, ContentBlock::Text { text, .. } if is_dropped_turns_note(text));
+        first.content.retain(|block| !earlier_note(block));
         let note = dropped_turns_note(shrunk.dropped_messages);
         total += note.len() as u64;
         first.content.push(ContentBlock::text(note));
@@ -99,6 +102,13 @@ pub(crate) fn shrink_to_fit(
         }
     }
     shrunk
+}
+
+/// Whether `text` is a note [`dropped_turns_note`] wrote (whatever count).
+fn is_dropped_turns_note(text: &str) -> bool {
+    let template = dropped_turns_note(0);
+    let prefix = template.split(" its ").next().unwrap_or(&template);
+    text.starts_with(prefix)
 }
 
 fn result_len(content: &ToolResultContent) -> usize {
@@ -186,7 +196,7 @@ mod tests {
             (
                 4,
                 3_000,
-                2_200,
+                2_400,
                 Shrunk {
                     cleared_results: 2,
                     ..Shrunk::default()
@@ -199,7 +209,7 @@ mod tests {
                 300,
                 Shrunk {
                     cleared_results: 40,
-                    dropped_messages: 68,
+                    dropped_messages: 74,
                     ..Shrunk::default()
                 },
             ),
