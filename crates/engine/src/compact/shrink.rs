@@ -3,8 +3,9 @@
 //! no summary could be made.
 //!
 //! Three steps, each only as far as needed, oldest first:
-//! 1. clear tool results (their text becomes `[Old tool result content
-//!    cleared]`; the tool_use keeps its result, so pairing holds);
+//! 1. clear tool results: each keeps its first lines (up to
+//!    [`CLEARED_RESULT_HEAD_BYTES`]) followed by `[Old tool result content
+//!    cleared]`; the tool_use keeps its result, so pairing holds;
 //! 2. drop whole turns after the first message: an assistant message and
 //!    the user message after it (its results), so roles still alternate,
 //!    every remaining tool_use keeps its result, and the first message (the
@@ -19,6 +20,10 @@ use orbit_protocol::{ContentBlock, Message, Role, ToolResultContent, ToolResultC
 use orbit_tool::texts::compact::{CLEARED_TOOL_RESULT, cut_text_marker, dropped_turns_note};
 
 use super::estimate::{BYTES_PER_TOKEN, message_bytes};
+
+/// Step 1 keeps this much of the head of a cleared result, in bytes (a
+/// file's first lines, a command's first output often say what matters).
+pub(crate) const CLEARED_RESULT_HEAD_BYTES: usize = 256;
 
 /// Step 3 leaves at least this much of each block, in bytes.
 pub(crate) const MIN_CUT_BYTES: usize = 512;
@@ -51,9 +56,10 @@ pub(crate) fn shrink_to_fit(
             }
             if let ContentBlock::ToolResult(result) = block {
                 let before = result_len(&result.content);
-                if before > CLEARED_TOOL_RESULT.len() {
-                    result.content = ToolResultContent::Text(CLEARED_TOOL_RESULT.to_string());
-                    total -= (before - CLEARED_TOOL_RESULT.len()) as u64;
+                let cleared = cleared_result(&result.content);
+                if before > cleared.len() {
+                    total -= (before - cleared.len()) as u64;
+                    result.content = ToolResultContent::Text(cleared);
                     shrunk.cleared_results += 1;
                 }
             }
@@ -109,6 +115,32 @@ fn is_dropped_turns_note(text: &str) -> bool {
     let template = dropped_turns_note(0);
     let prefix = template.split(" its ").next().unwrap_or(&template);
     text.starts_with(prefix)
+}
+
+/// A cleared result: its first [`CLEARED_RESULT_HEAD_BYTES`] (cut at a line
+/// end when there is one) and [`CLEARED_TOOL_RESULT`].
+fn cleared_result(content: &ToolResultContent) -> String {
+    let text = match content {
+        ToolResultContent::Text(text) => text.clone(),
+        ToolResultContent::Blocks(_) => content.as_text(),
+    };
+    if text.ends_with(CLEARED_TOOL_RESULT) {
+        return text;
+    }
+    let mut at = text.len().min(CLEARED_RESULT_HEAD_BYTES);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let head = &text[..at];
+    let head = match head.rfind('\n') {
+        Some(end) if at < text.len() => &head[..end],
+        _ => head,
+    };
+    if head.is_empty() {
+        CLEARED_TOOL_RESULT.to_string()
+    } else {
+        format!("{head}\n{CLEARED_TOOL_RESULT}")
+    }
 }
 
 fn result_len(content: &ToolResultContent) -> usize {
@@ -196,7 +228,7 @@ mod tests {
             (
                 4,
                 3_000,
-                2_400,
+                2_600,
                 Shrunk {
                     cleared_results: 2,
                     ..Shrunk::default()
@@ -209,7 +241,7 @@ mod tests {
                 300,
                 Shrunk {
                     cleared_results: 40,
-                    dropped_messages: 74,
+                    dropped_messages: 78,
                     ..Shrunk::default()
                 },
             ),
