@@ -10,7 +10,7 @@
 //! calls it like any tool: the orchestrator validates the input against the
 //! schema (invalid input is answered with the T3 validation errors, so the
 //! model can correct itself) → a valid call stores its input in the shared
-//! [`StructuredOutputSlot`] and answers `Structured output provided
+//! `StructuredOutputSlot` and answers `Structured output provided
 //! successfully` → the query loop ends the run with that value as the
 //! result's `structured_output`. The loop counts failed attempts (see
 //! `query::guards`).

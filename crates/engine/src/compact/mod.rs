@@ -2,17 +2,17 @@
 //! summary of it, so a session keeps running.
 //!
 //! When: the query loop estimates every request before sending it
-//! ([`estimate`]: the last response's usage plus the size of what was added
+//! (`estimate`: the last response's usage plus the size of what was added
 //! since) and compacts first when the estimate passes the threshold of the
-//! model's window ([`window`]); it also compacts and retries once when the
+//! model's window (`window`); it also compacts and retries once when the
 //! API answers that the prompt is too long
 //! (`ModelError::is_prompt_too_long`); and an embedder asks for it with
 //! `QueryEngine::compact`.
 //!
-//! How ([`Compactor::compact`]): the request view of the history plus the
+//! How (`Compactor::compact`): the request view of the history plus the
 //! summary instructions (`orbit_tool::texts::compact`), shrunk so the
 //! summary request itself fits the window less the summary's output
-//! ([`shrink`]) → one model call ([`summary`]) → the new history is one
+//! (`shrink`) → one model call (`summary`) → the new history is one
 //! user message holding the summary (and the pending prompt, verbatim,
 //! when the history ended with one). If the summary call fails or answers
 //! without text, the fallback keeps the history and drops the oldest tool

@@ -49,8 +49,8 @@ pub(crate) fn shrink_to_fit(
     let mut total: u64 = messages.iter().map(message_bytes).sum();
     let mut shrunk = Shrunk::default();
     // 1. Clear tool results, oldest first.
-    'clear: for i in 0..messages.len() {
-        for block in &mut messages[i].content {
+    'clear: for message in messages.iter_mut() {
+        for block in &mut message.content {
             if total <= target_bytes {
                 break 'clear;
             }
