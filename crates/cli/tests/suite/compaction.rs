@@ -3,11 +3,10 @@
 //! compacts the history, prints a `system` `compact_boundary` line, and
 //! retries the request once.
 
-use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply};
+use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::Value;
 
 use super::common::{Scratch, orbit_with_env, run, run_stream_json};
-use super::structured_output::last_user_texts;
 
 #[test]
 fn prompt_too_long_compacts_prints_a_boundary_and_retries_once() {
@@ -39,7 +38,7 @@ fn prompt_too_long_compacts_prints_a_boundary_and_retries_once() {
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 3);
     // The retried request starts from the summary and keeps the prompt.
-    let retried = last_user_texts(&bodies[2]).join("\n");
+    let retried = body::last_message_texts(&bodies[2]).join("\n");
     assert!(
         retried.contains("<summary>\nSUMMARY: the user wants a greeting.\n</summary>"),
         "{retried}"

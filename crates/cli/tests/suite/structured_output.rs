@@ -4,7 +4,7 @@
 //! `error_max_structured_output_retries`, and bad schemas refused before any
 //! request.
 
-use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, orbit, orbit_with_env, run, run_stream_json};
@@ -13,22 +13,6 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"answer":{"type":"integer
 
 fn output_call(id: &str, input: Value) -> Reply {
     Reply::tool_use(id, "StructuredOutput", input)
-}
-
-/// The user-side texts of a request's last message (tool results and text).
-pub fn last_user_texts(request: &Value) -> Vec<String> {
-    let messages = request["messages"].as_array().cloned().unwrap_or_default();
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    last["content"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|b| match b["type"].as_str() {
-            Some("tool_result") => b["content"].as_str().unwrap_or_default().to_string(),
-            _ => b["text"].as_str().unwrap_or_default().to_string(),
-        })
-        .collect()
 }
 
 #[test]
@@ -128,7 +112,7 @@ fn valid_invalid_then_valid_and_always_invalid() {
         // Every failed attempt was answered: validation errors for a bad
         // call, a reminder for an answer without one.
         for request in &bodies[1..] {
-            let texts = last_user_texts(request).join("\n");
+            let texts = body::last_message_texts(request).join("\n");
             assert!(
                 texts.contains("InputValidationError: StructuredOutput failed")
                     || texts.contains("You MUST call the StructuredOutput tool"),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use orbit_engine::{CompactConfig, CompactError, QueryEngine};
 use orbit_protocol::{CompactTrigger, ContentBlock, EngineEvent, Message, ResultSubtype, Role};
-use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use orbit_tool::texts::compact::{CLEARED_TOOL_RESULT, COMPACT_INSTRUCTIONS};
 use orbit_tool::{Tool, ToolOutput};
 use serde_json::{Value, json};
@@ -31,12 +31,9 @@ fn instructions_head() -> &'static str {
     COMPACT_INSTRUCTIONS.lines().next().unwrap_or_default()
 }
 
-fn last_block(body: &Value) -> Value {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    last["content"]
-        .as_array()
-        .and_then(|c| c.last().cloned())
+fn last_block(request: &Value) -> Value {
+    body::blocks(&body::last_message(request))
+        .pop()
         .unwrap_or(Value::Null)
 }
 

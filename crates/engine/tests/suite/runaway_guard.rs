@@ -4,24 +4,11 @@
 //! change of input resets the count.
 
 use orbit_protocol::ResultSubtype;
-use orbit_test_support::{FakeAnthropic, Reply};
+use orbit_test_support::{FakeAnthropic, Reply, body};
 use orbit_tool::texts::engine::repeated_tool_call_reminder;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::support::*;
-
-/// The texts of the last message of a request body.
-fn last_texts(body: &Value) -> Vec<String> {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    last["content"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|b| b["text"].as_str().map(str::to_string))
-        .collect()
-}
 
 #[tokio::test]
 async fn the_same_call_is_reminded_at_the_limit_and_stopped_at_twice_it() {
@@ -45,7 +32,7 @@ async fn the_same_call_is_reminded_at_the_limit_and_stopped_at_twice_it() {
         .bodies()
         .iter()
         .enumerate()
-        .filter(|(_, body)| last_texts(body).contains(&reminder))
+        .filter(|(_, body)| body::last_message_texts(body).contains(&reminder))
         .map(|(i, _)| i)
         .collect();
     // Sent once, with the results of the third call (in request 4).
