@@ -274,6 +274,13 @@ impl ScriptServer {
         self.shared.lock().requests.clone()
     }
 
+    /// The requests from the `first`-th (0-based) on, in arrival order
+    /// (cheaper than [`Self::requests`] in long sessions).
+    pub fn requests_since(&self, first: usize) -> Vec<CapturedRequest> {
+        let state = self.shared.lock();
+        state.requests.get(first..).unwrap_or_default().to_vec()
+    }
+
     /// The JSON bodies of every request so far.
     pub fn bodies(&self) -> Vec<Value> {
         self.requests().into_iter().map(|r| r.body).collect()
