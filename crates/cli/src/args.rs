@@ -97,6 +97,12 @@ pub struct Args {
     #[arg(long = "append-system-prompt", value_name = "S")]
     pub append_system_prompt: Option<String>,
 
+    /// The final answer must match this JSON Schema (inline JSON or a file
+    /// path): the model answers through a `StructuredOutput` tool, and the
+    /// result carries the validated value as `structured_output`.
+    #[arg(long = "json-schema", value_name = "SCHEMA")]
+    pub json_schema: Option<String>,
+
     /// Working directory for the session (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,

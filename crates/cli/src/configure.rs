@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use orbit_config::{Config, Env, Origin, SettingSources, Settings, SettingsLocations, vars};
+use orbit_engine::{CompactConfig, StructuredOutputSchema};
 use orbit_permissions::{PermissionConfig, PermissionRule, Policy};
 
 use crate::args::Args;
@@ -111,4 +112,35 @@ pub fn permissions(
     };
     Policy::check(&permissions, cwd)?;
     Ok(permissions)
+}
+
+/// `--json-schema`: inline JSON (it starts with `{`) or the path of a JSON
+/// file, checked as a JSON Schema for an object. Every failure names the
+/// flag and what is wrong, before anything else runs.
+pub fn json_schema(args: &Args) -> anyhow::Result<Option<StructuredOutputSchema>> {
+    let Some(arg) = args.json_schema.as_deref() else {
+        return Ok(None);
+    };
+    let (text, source) = if arg.trim_start().starts_with('{') {
+        (arg.to_string(), "inline JSON".to_string())
+    } else {
+        let text = std::fs::read_to_string(arg)
+            .with_context(|| format!("--json-schema: cannot read the schema file {arg}"))?;
+        (text, arg.to_string())
+    };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("--json-schema: {source} is not valid JSON"))?;
+    let schema = StructuredOutputSchema::new(value)
+        .with_context(|| format!("--json-schema: {source} is not a usable schema"))?;
+    Ok(Some(schema))
+}
+
+/// The compaction settings from the environment (`ORBIT_CONTEXT_WINDOW`,
+/// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`).
+pub fn compact_config(config: &Config) -> CompactConfig {
+    CompactConfig {
+        context_window: config.context_window.map(|n| n as u64),
+        autocompact_pct: config.autocompact_pct,
+        disable_auto: false,
+    }
 }

@@ -113,6 +113,7 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
 async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
     let prompt = args.prompt()?;
+    let structured_output = configure::json_schema(&args)?;
     let cwd = configure::session_cwd(&args)?;
     let config = configure::load(&args, &env, &cwd)?;
     let added_dirs = configure::additional_dirs(&config)?;
@@ -164,6 +165,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         session_id: session_id.clone(),
         cwd: cwd.clone(),
         data_dir: config.data_dir.clone(),
+        compact: configure::compact_config(&config),
+        structured_output,
         ..EngineConfig::default()
     };
     // X2 concurrency cap and the R2 result budget: the environment's, else
@@ -173,6 +176,9 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     }
     if let Some(n) = config.tool_result_budget_chars {
         engine_config.tool_result_budget_chars = n;
+    }
+    if let Some(n) = config.max_structured_output_retries {
+        engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
     }
     let tool_names = tools.names();
     let mut engine = QueryEngine::new(engine_config, client, tools);

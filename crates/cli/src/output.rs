@@ -1,10 +1,12 @@
 //! Headless output: maps the engine's [`EngineEvent`]s to what the chosen
 //! `--output-format` prints.
 //!
-//! - `text`: the final result text on stdout.
+//! - `text`: the final result text on stdout (with `--json-schema`, the
+//!   structured output as one line of JSON).
 //! - `json`: the single `result` object (Claude Agent SDK shape) on stdout.
 //! - `stream-json`: one JSON object per line as things happen — `system/init`
 //!   first, `assistant` and `user` messages, `system/api_retry` for retries,
+//!   `system/compact_boundary` when the history was compacted,
 //!   with `--verbose` also `system/tool_progress`, and a final `result`. Each
 //!   line is flushed at once so consumers see it live.
 //!
@@ -17,7 +19,7 @@
 use std::io::{self, Write};
 
 use orbit_protocol::sdk::{
-    SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkSystem,
+    CompactMetadata, SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkSystem,
 };
 use orbit_protocol::{EngineEvent, Message, StreamEvent, TerminalResult};
 use serde::Serialize;
@@ -146,6 +148,22 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 let line = SdkMessage::Assistant(self.conversation(api, uuid));
                 self.line(&line)?;
             }
+            EngineEvent::CompactBoundary {
+                trigger,
+                pre_tokens,
+                post_tokens,
+            } => {
+                let line = SdkMessage::System(SdkSystem::CompactBoundary {
+                    session_id: self.session_id.clone(),
+                    compact_metadata: CompactMetadata {
+                        trigger: *trigger,
+                        pre_tokens: *pre_tokens,
+                        post_tokens: *post_tokens,
+                    },
+                    uuid: new_uuid(),
+                });
+                self.line(&line)?;
+            }
             EngineEvent::UserMessage { uuid, message } => {
                 let line = SdkMessage::User(self.conversation(user_api_message(message), uuid));
                 self.line(&line)?;
@@ -186,7 +204,12 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         match self.format {
             OutputFormat::Text => {
                 if !sdk.is_error {
-                    self.out.write_all(sdk.result.as_bytes())?;
+                    // With `--json-schema` the answer is the structured output.
+                    let text = match &sdk.structured_output {
+                        Some(value) => value.to_string(),
+                        None => sdk.result.clone(),
+                    };
+                    self.out.write_all(text.as_bytes())?;
                     self.out.write_all(b"\n")?;
                     self.out.flush()?;
                 }

@@ -133,6 +133,13 @@ pub struct Config {
     pub tool_result_budget_chars: Option<usize>,
     /// `ORBIT_OPENAI_FENCED_TOOL_CALLS` for the openai provider.
     pub openai_fenced_tool_calls: bool,
+    /// `ORBIT_CONTEXT_WINDOW`, in tokens; None = the engine's table.
+    pub context_window: Option<usize>,
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, a percentage in (0, 100]; None =
+    /// the engine's default threshold.
+    pub autocompact_pct: Option<f64>,
+    /// `MAX_STRUCTURED_OUTPUT_RETRIES`; None = the engine's default.
+    pub max_structured_output_retries: Option<usize>,
 }
 
 impl Config {
@@ -168,6 +175,9 @@ impl Config {
             .or_else(|| env.positive(CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY));
         let tool_result_budget_chars = env.positive(ORBIT_TOOL_RESULT_BUDGET_CHARS);
         let openai_fenced_tool_calls = env.flag(ORBIT_OPENAI_FENCED_TOOL_CALLS).unwrap_or(false);
+        let context_window = env.positive(ORBIT_CONTEXT_WINDOW);
+        let autocompact_pct = autocompact_pct(&env);
+        let max_structured_output_retries = env.positive(MAX_STRUCTURED_OUTPUT_RETRIES);
         // Read by orbit-model through `env.lookup()`; checked here so a bad
         // value is reported like every other one (the model crate then
         // uses its default, as `parsed` does).
@@ -185,6 +195,9 @@ impl Config {
             max_tool_use_concurrency,
             tool_result_budget_chars,
             openai_fenced_tool_calls,
+            context_window,
+            autocompact_pct,
+            max_structured_output_retries,
         })
     }
 
@@ -195,6 +208,20 @@ impl Config {
             .into_iter()
             .find(|name| self.env.is_set(name))
             .unwrap_or("none")
+    }
+}
+
+/// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` as Claude Code reads it: a number in
+/// (0, 100]; anything else warns and is ignored.
+fn autocompact_pct(env: &Env) -> Option<f64> {
+    let pct = env.parsed::<f64>(CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, "a percentage (1-100)")?;
+    if pct > 0.0 && pct <= 100.0 {
+        Some(pct)
+    } else {
+        tracing::warn!(
+            "ignoring {CLAUDE_AUTOCOMPACT_PCT_OVERRIDE}={pct}: expected a percentage above 0 and at most 100"
+        );
+        None
     }
 }
 

@@ -70,6 +70,13 @@ pub const SECRET_ENV_VARS: &[&str] = &[
 
 /// Endings that make an `ORBIT_*` variable a secret.
 pub const SECRET_NAME_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD"];
+/// The model's context window in tokens, overriding orbit's table.
+pub const ORBIT_CONTEXT_WINDOW: &str = "ORBIT_CONTEXT_WINDOW";
+/// Claude Code's: compact automatically at this percentage of the context
+/// window (it can only lower the default threshold).
+pub const CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
+/// Claude Code's: attempts at valid `--json-schema` output before giving up.
+pub const MAX_STRUCTURED_OUTPUT_RETRIES: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
 
 /// One environment variable orbit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,5 +168,17 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_WEBFETCH_ALLOW_HOSTS,
         meaning: "Comma-separated host names (or `*`) WebFetch may reach although they resolve to a loopback, private or link-local address (local development). Not settable by project or local settings.",
+    },
+    EnvVar {
+        name: ORBIT_CONTEXT_WINDOW,
+        meaning: "The model's context window in tokens, for automatic compaction (default: orbit's table by model name, e.g. 200000 for Claude models, 8192 for the local model).",
+    },
+    EnvVar {
+        name: CLAUDE_AUTOCOMPACT_PCT_OVERRIDE,
+        meaning: "Compact automatically once the next request would pass this percentage (1-100) of the usable window; as in Claude Code it can only lower the default threshold.",
+    },
+    EnvVar {
+        name: MAX_STRUCTURED_OUTPUT_RETRIES,
+        meaning: "`--json-schema`: attempts at valid structured output before `error_max_structured_output_retries` (default 5).",
     },
 ];

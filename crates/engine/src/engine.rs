@@ -26,11 +26,17 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::abort::{AbortHandle, TurnGuard};
 use crate::approve::SharedApprover;
+use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
 use crate::orchestrator::ToolRuntime;
+use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
 use crate::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
 };
 use crate::session::Session;
+use crate::structured::{
+    DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, StructuredOutput, StructuredOutputSchema,
+    StructuredOutputSlot, StructuredOutputTool,
+};
 
 /// X2: default number of tools executing at once.
 pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
@@ -71,6 +77,17 @@ pub struct EngineConfig {
     /// Where "always allow" answers are appended (the CLI: the project's
     /// `.orbit/settings.local.json`); None = kept for the session only.
     pub rules_file: Option<PathBuf>,
+    /// When and how the history is compacted (see `crate::compact`).
+    pub compact: CompactConfig,
+    /// `--json-schema`: the run must end with a `StructuredOutput` call
+    /// matching this schema (see `crate::structured`).
+    pub structured_output: Option<StructuredOutputSchema>,
+    /// Attempts at valid structured output before
+    /// `error_max_structured_output_retries` (`MAX_STRUCTURED_OUTPUT_RETRIES`).
+    pub max_structured_output_retries: u32,
+    /// The runaway-loop guard: the same call this many times in a row gets
+    /// a reminder, twice as many ends the run; 0 = off.
+    pub repeated_tool_call_limit: u32,
 }
 
 impl Default for EngineConfig {
@@ -91,6 +108,10 @@ impl Default for EngineConfig {
             tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
             approver: None,
             rules_file: None,
+            compact: CompactConfig::default(),
+            structured_output: None,
+            max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
+            repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
         }
     }
 }
@@ -103,11 +124,28 @@ pub struct QueryEngine {
     runtime: Arc<ToolRuntime>,
     session: Session,
     abort: AbortHandle,
+    /// The `StructuredOutput` tool's state, when the config asks for one.
+    structured: Option<StructuredOutput>,
 }
 
 impl QueryEngine {
     /// A new session in `config.cwd` with these tools.
-    pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
+    pub fn new(
+        config: EngineConfig,
+        client: Arc<dyn ModelClient>,
+        mut tools: ToolRegistry,
+    ) -> Self {
+        let structured = config.structured_output.as_ref().map(|schema| {
+            let slot = StructuredOutputSlot::default();
+            tools.register(orbit_tool::typed(StructuredOutputTool {
+                schema: schema.clone(),
+                slot: slot.clone(),
+            }));
+            StructuredOutput {
+                slot,
+                max_attempts: config.max_structured_output_retries.max(1),
+            }
+        });
         let project_root = config
             .cwd
             .canonicalize()
@@ -144,6 +182,7 @@ impl QueryEngine {
             runtime,
             session,
             abort: AbortHandle::default(),
+            structured,
         }
     }
 
@@ -160,6 +199,7 @@ impl QueryEngine {
                 client: self.client.as_ref(),
                 runtime: &self.runtime,
                 session: &mut self.session,
+                structured: self.structured.clone(),
             },
             prompt,
             turn.token(),
@@ -170,6 +210,31 @@ impl QueryEngine {
             turn: Some(turn),
             events: rx,
         })
+    }
+
+    /// Compacts the history now (`/compact [instructions]`): a summary
+    /// request with the standard instructions plus `instructions`, or the
+    /// fallback when no summary comes back (see `crate::compact`). Returns
+    /// the boundary that was applied. The abort handle interrupts it, and
+    /// then the history is unchanged.
+    pub async fn compact(
+        &mut self,
+        instructions: Option<String>,
+    ) -> Result<CompactionBoundary, CompactError> {
+        let turn = self.abort.begin_turn();
+        let cancel = turn.token();
+        crate::query::compact_now(
+            crate::query::QueryParts {
+                config: &self.config,
+                client: self.client.as_ref(),
+                runtime: &self.runtime,
+                session: &mut self.session,
+                structured: None,
+            },
+            instructions.as_deref(),
+            &cancel,
+        )
+        .await
     }
 
     /// The handle that interrupts the running turn.

@@ -17,6 +17,7 @@
 mod abort;
 mod approve;
 mod assemble;
+pub mod compact;
 mod engine;
 mod executor;
 pub mod messages;
@@ -24,13 +25,16 @@ pub mod orchestrator;
 mod query;
 pub mod results;
 mod session;
+pub mod structured;
 
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
+pub use compact::{CompactConfig, CompactError, CompactionBoundary};
 pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
-pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
+pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
 pub use session::Session;
+pub use structured::{DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, SchemaError, StructuredOutputSchema};

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use orbit_protocol::{Message, Role, TodoItem, ToolUseBlock, Usage};
 use orbit_tool::FileStateCache;
 
+use crate::compact::{CompactionBoundary, ContextAnchor};
 use crate::results::ContentReplacementState;
 
 /// One conversation's state.
@@ -36,6 +37,9 @@ pub struct Session {
     pub(crate) file_state: Arc<FileStateCache>,
     /// The TodoWrite list, shared with the tools.
     pub(crate) todos: Arc<Mutex<Vec<TodoItem>>>,
+    /// What the last response's usage says about the history's size (the
+    /// compaction estimate's starting point; None after a compaction).
+    pub(crate) context_anchor: Option<ContextAnchor>,
 }
 
 impl Session {
@@ -87,6 +91,14 @@ impl Session {
             tool_use.id = fresh;
         }
         attempt_ids.insert(tool_use.id.clone());
+    }
+
+    /// Replaces the whole history by a compaction's (see
+    /// [`CompactionBoundary`]): the one way compaction changes the history.
+    /// The usage-based size estimate starts over.
+    pub fn apply_compaction(&mut self, boundary: CompactionBoundary) {
+        self.messages = boundary.messages;
+        self.context_anchor = None;
     }
 
     /// Appends a message to the history; a user message that follows a user

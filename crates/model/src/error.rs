@@ -86,6 +86,40 @@ impl ModelError {
         }
     }
 
+    /// Whether the server refused the request because the prompt does not
+    /// fit the model's context window (L4: compact and retry once).
+    /// Recognized: Anthropic's 400 `prompt is too long: N tokens > M
+    /// maximum`; llama.cpp's 400 `exceed_context_size_error` (`request (N
+    /// tokens) exceeds the available context size (M tokens), try
+    /// increasing it`); OpenAI's `context_length_exceeded` (`This model's
+    /// maximum context length is …`).
+    pub fn is_prompt_too_long(&self) -> bool {
+        let (error_type, message) = match self {
+            ModelError::Api {
+                status: 400 | 413,
+                error_type,
+                message,
+            } => (error_type.as_deref().unwrap_or_default(), message.as_str()),
+            ModelError::StreamError {
+                error_type,
+                message,
+            } => (error_type.as_str(), message.as_str()),
+            _ => return false,
+        };
+        let message = message.to_ascii_lowercase();
+        matches!(
+            error_type,
+            "exceed_context_size_error" | "context_length_exceeded"
+        ) || [
+            "prompt is too long",
+            "exceeds the available context size",
+            "maximum context length",
+            "larger than the max context size",
+        ]
+        .iter()
+        .any(|needle| message.contains(needle))
+    }
+
     /// Whether this attempt failed to reach the server at all.
     pub(crate) fn is_connect(&self) -> bool {
         matches!(self, ModelError::Connect { .. })
@@ -111,6 +145,65 @@ impl ModelError {
         match self {
             ModelError::Api { status, .. } => Some(*status),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: u16, error_type: Option<&str>, message: &str) -> ModelError {
+        ModelError::Api {
+            status,
+            error_type: error_type.map(str::to_string),
+            message: message.to_string(),
+        }
+    }
+
+    #[test]
+    fn prompt_too_long_is_recognized_per_provider() {
+        let cases = [
+            (
+                api(
+                    400,
+                    Some("invalid_request_error"),
+                    "prompt is too long: 212345 tokens > 200000 maximum",
+                ),
+                true,
+            ),
+            (
+                api(
+                    400,
+                    Some("exceed_context_size_error"),
+                    "request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it",
+                ),
+                true,
+            ),
+            (
+                api(
+                    400,
+                    Some("invalid_request_error"),
+                    "This model's maximum context length is 128000 tokens.",
+                ),
+                true,
+            ),
+            (
+                ModelError::StreamError {
+                    error_type: "exceed_context_size_error".into(),
+                    message: "x".into(),
+                },
+                true,
+            ),
+            (
+                api(400, Some("invalid_request_error"), "bad tool name"),
+                false,
+            ),
+            (api(500, None, "prompt is too long"), false),
+            (ModelError::StreamCut, false),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(error.is_prompt_too_long(), expected, "{error}");
         }
     }
 }

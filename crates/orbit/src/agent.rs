@@ -14,7 +14,10 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use orbit_engine::{AbortHandle, Approver, EngineConfig, QueryEngine, SharedApprover};
+use orbit_engine::{
+    AbortHandle, Approver, CompactError, CompactionBoundary, EngineConfig, QueryEngine,
+    SharedApprover, StructuredOutputSchema,
+};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_tool::{Tool, ToolRegistry, TypedTool, typed};
@@ -43,6 +46,7 @@ pub struct AgentBuilder {
     max_turns: Option<u32>,
     max_budget_usd: Option<f64>,
     data_dir: Option<PathBuf>,
+    json_schema: Option<StructuredOutputSchema>,
     log: Box<dyn FnMut(&str) + Send>,
 }
 
@@ -65,6 +69,7 @@ impl Default for AgentBuilder {
             max_turns: None,
             max_budget_usd: None,
             data_dir: None,
+            json_schema: None,
             log: Box::new(|line| eprintln!("orbit: {line}")),
         }
     }
@@ -156,6 +161,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Every answer must match this schema: the model answers through a
+    /// `StructuredOutput` tool and the result carries the value as
+    /// `structured_output` (build it with [`StructuredOutputSchema::new`]).
+    pub fn json_schema(mut self, schema: StructuredOutputSchema) -> Self {
+        self.json_schema = Some(schema);
+        self
+    }
+
     /// Where progress lines go (default: stderr with an `orbit: ` prefix).
     pub fn log(mut self, log: impl FnMut(&str) + Send + 'static) -> Self {
         self.log = Box::new(log);
@@ -211,6 +224,7 @@ impl AgentBuilder {
             session_id: uuid::Uuid::new_v4().to_string(),
             cwd,
             data_dir,
+            structured_output: self.json_schema.take(),
             ..EngineConfig::default()
         };
         let engine = QueryEngine::new(config, client, self.tools);
@@ -256,6 +270,17 @@ impl Agent {
             }
         }
         Err(Error::NoResult)
+    }
+
+    /// Compacts the conversation now (`/compact [instructions]`): the
+    /// history is replaced by a summary the model writes, following the
+    /// standard instructions plus `instructions`. See
+    /// [`QueryEngine::compact`].
+    pub async fn compact(
+        &mut self,
+        instructions: Option<String>,
+    ) -> Result<CompactionBoundary, CompactError> {
+        self.engine.compact(instructions).await
     }
 
     /// Interrupts the running turn (like Ctrl-C); callable from another task.

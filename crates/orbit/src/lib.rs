@@ -72,7 +72,10 @@ pub mod provider;
 pub mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
-pub use orbit_engine::{AbortHandle, Approval, ApprovalRequest, Approver};
+pub use orbit_engine::{
+    AbortHandle, Approval, ApprovalRequest, Approver, CompactError, CompactionBoundary,
+    SchemaError, StructuredOutputSchema,
+};
 pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
 pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};

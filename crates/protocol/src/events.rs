@@ -69,8 +69,34 @@ pub enum EngineEvent {
         /// The whole new list.
         todos: Vec<TodoItem>,
     },
+    /// The history was compacted: everything before this point was replaced
+    /// by a summary (or, when no summary could be made, its oldest parts
+    /// were dropped). The CLI prints it as a `system` `compact_boundary` line.
+    CompactBoundary {
+        /// What started the compaction.
+        trigger: CompactTrigger,
+        /// Estimated tokens of the next request before compaction.
+        pre_tokens: u64,
+        /// Estimated tokens of the next request after compaction.
+        post_tokens: u64,
+    },
     /// The turn ended. Always the last event.
     Result(TerminalResult),
+}
+
+/// Why a history was compacted (Claude Code's `compact_metadata.trigger`,
+/// plus `fallback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactTrigger {
+    /// The next request would have passed the context window's threshold,
+    /// or the API answered that the prompt is too long.
+    Auto,
+    /// Asked for by the embedder (`QueryEngine::compact`, `/compact`).
+    Manual,
+    /// The summary request failed: the oldest tool results, then the oldest
+    /// turns, were dropped instead.
+    Fallback,
 }
 
 /// One todo item as TodoWrite takes it.
@@ -109,6 +135,9 @@ pub enum ResultSubtype {
     ErrorMaxBudgetUsd,
     /// The model did not produce output matching the JSON schema within the retries.
     ErrorMaxStructuredOutputRetries,
+    /// The model called the same tool with the same input too many times in
+    /// a row (the runaway-loop guard).
+    ErrorRepeatedToolCall,
     /// The turn failed (model error, interrupt, …).
     ErrorDuringExecution,
 }

@@ -23,6 +23,8 @@ pub use content::{
     ContentBlock, ImageSource, Message, Role, ToolResultBlock, ToolResultContent,
     ToolResultContentBlock, ToolUseBlock,
 };
-pub use events::{EngineEvent, PermissionDenial, ResultSubtype, TerminalResult, TodoItem};
+pub use events::{
+    CompactTrigger, EngineEvent, PermissionDenial, ResultSubtype, TerminalResult, TodoItem,
+};
 pub use stream::StreamEvent;
 pub use usage::Usage;

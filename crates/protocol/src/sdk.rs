@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{ContentBlock, Role};
-use crate::events::{PermissionDenial, ResultSubtype};
+use crate::events::{CompactTrigger, PermissionDenial, ResultSubtype};
 use crate::usage::Usage;
 
 /// One output line, tagged by `type`.
@@ -52,6 +52,15 @@ pub enum SdkSystem {
         /// This line's id.
         uuid: String,
     },
+    /// The history was compacted (Claude Code's `compact_boundary` line).
+    CompactBoundary {
+        /// The session's id.
+        session_id: String,
+        /// What was compacted and why.
+        compact_metadata: CompactMetadata,
+        /// This line's id.
+        uuid: String,
+    },
     /// A model call failed and will be retried.
     ApiRetry {
         /// Which retry this is, from 1.
@@ -69,6 +78,17 @@ pub enum SdkSystem {
         /// This line's id.
         uuid: String,
     },
+}
+
+/// The `compact_metadata` of a `compact_boundary` line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactMetadata {
+    /// `auto`, `manual` or `fallback`.
+    pub trigger: CompactTrigger,
+    /// Estimated tokens of the next request before compaction.
+    pub pre_tokens: u64,
+    /// Estimated tokens of the next request after compaction.
+    pub post_tokens: u64,
 }
 
 /// The API-shaped message inside an `assistant`/`user` line.

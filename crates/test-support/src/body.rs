@@ -65,6 +65,18 @@ pub fn message_tool_results(message: &Value) -> Vec<ToolResultView> {
         .collect()
 }
 
+/// Every text of the newest message, in order: text blocks and the text of
+/// tool_result blocks.
+pub fn last_message_texts(body: &Value) -> Vec<String> {
+    blocks(&last_message(body))
+        .iter()
+        .map(|b| match b["type"].as_str() {
+            Some("tool_result") => result_text(&b["content"]),
+            _ => b["text"].as_str().unwrap_or_default().to_string(),
+        })
+        .collect()
+}
+
 /// The texts of the tool_result blocks of the newest message, in order.
 pub fn tool_result_texts(body: &Value) -> Vec<String> {
     tool_results(body).into_iter().map(|r| r.text).collect()

@@ -182,6 +182,19 @@ impl<T: Dialect> FakeServer<T> {
         self.server.push(reply.render(position));
     }
 
+    /// Answers requests with `responder` (given the 0-based request index
+    /// and the JSON body) before the script: None takes the next scripted
+    /// reply.
+    pub fn respond_with(
+        &self,
+        responder: impl Fn(usize, &serde_json::Value) -> Option<ReplyOf<T>> + Send + Sync + 'static,
+    ) {
+        self.server
+            .respond_with(std::sync::Arc::new(move |index, body| {
+                responder(index, body).map(|reply| reply.render(index + 1))
+            }));
+    }
+
     /// `http://127.0.0.1:PORT` plus the dialect's base path (`/v1` for
     /// OpenAI); use as the provider's base URL variable.
     pub fn base_url(&self) -> String {

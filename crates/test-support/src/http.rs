@@ -155,10 +155,15 @@ pub(crate) fn sse_data(data: &str) -> String {
 pub(crate) type Route = fn(&str, &str) -> bool;
 /// The reply to the request with 0-based index `n` when the script is empty.
 pub(crate) type Exhausted = fn(usize) -> WireReply;
+/// A reply chosen from the request itself: `(0-based index, JSON body)` →
+/// a reply, or None to take the next scripted one
+/// ([`ScriptServer::respond_with`]).
+pub type Responder = Arc<dyn Fn(usize, &Value) -> Option<WireReply> + Send + Sync>;
 
 struct State {
     replies: VecDeque<WireReply>,
     requests: Vec<CapturedRequest>,
+    responder: Option<Responder>,
 }
 
 struct Shared {
@@ -207,6 +212,7 @@ impl ScriptServer {
             state: Mutex::new(State {
                 replies: replies.into(),
                 requests: Vec::new(),
+                responder: None,
             }),
             arrived: Condvar::new(),
             count,
@@ -256,9 +262,23 @@ impl ScriptServer {
         self.shared.lock().replies.push_back(reply);
     }
 
+    /// Answers routed requests with `responder` first: a request it returns
+    /// None for takes the next scripted reply (for long sessions whose
+    /// replies depend on what was asked, e.g. a summary request).
+    pub fn respond_with(&self, responder: Responder) {
+        self.shared.lock().responder = Some(responder);
+    }
+
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<CapturedRequest> {
         self.shared.lock().requests.clone()
+    }
+
+    /// The requests from the `first`-th (0-based) on, in arrival order
+    /// (cheaper than [`Self::requests`] in long sessions).
+    pub fn requests_since(&self, first: usize) -> Vec<CapturedRequest> {
+        let state = self.shared.lock();
+        state.requests.get(first..).unwrap_or_default().to_vec()
     }
 
     /// The JSON bodies of every request so far.
@@ -369,7 +389,15 @@ async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: A
             let mut state = shared.lock();
             let index = state.requests.len();
             let routed = (shared.route)(&req.method, &req.path);
-            let reply = if !routed {
+            let raw_body = String::from_utf8_lossy(&req.body).into_owned();
+            let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+            let chosen = match (&state.responder, routed) {
+                (Some(responder), true) => responder(index, &body),
+                _ => None,
+            };
+            let reply = if let Some(r) = chosen {
+                r
+            } else if !routed {
                 WireReply::json(
                     404,
                     format!(
@@ -382,8 +410,6 @@ async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: A
             } else {
                 (shared.exhausted)(index)
             };
-            let raw_body = String::from_utf8_lossy(&req.body).into_owned();
-            let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
             state.requests.push(CapturedRequest {
                 method: req.method,
                 path: req.path,

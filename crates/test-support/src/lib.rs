@@ -48,6 +48,6 @@ mod script;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use fake::{Dialect, FakeServer, ReplyOf};
-pub use http::{CapturedRequest, ScriptServer, WireReply};
+pub use http::{CapturedRequest, Responder, ScriptServer, WireReply};
 pub use local::stub_local_runtime;
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};

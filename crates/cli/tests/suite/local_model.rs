@@ -254,3 +254,43 @@ fn anthropic_client_works_against_llama_server_messages_api() {
         describe(&out)
     );
 }
+
+/// `--json-schema` with the real local model: the run ends with a
+/// `StructuredOutput` call whose input matches the schema (the small model
+/// may need the validation errors or the reminder first; the retries
+/// allow for that). The values themselves are the model's business.
+#[test]
+fn local_model_answers_through_structured_output() {
+    require_runtime!();
+    let _turn = serial();
+    let scratch = Scratch::new();
+    let schema = r#"{"type":"object","properties":{"product":{"type":"integer"},"language":{"type":"string"}},"required":["product","language"]}"#;
+    let cmd = orbit_local_cmd(&scratch);
+    let out = run_verbose(
+        cmd,
+        &[
+            "-p",
+            "What is 6 times 7? Also name the language whose compiler is rustc.",
+            "--json-schema",
+            schema,
+            // Only the StructuredOutput tool: the question needs no files.
+            "--disallowedTools",
+            "Read,Write,Edit,Bash,LS",
+        ],
+    );
+    let lines = lines(&out);
+    let result = result_line(&lines);
+    assert_eq!(result["subtype"], "success", "{}", describe(&out));
+    let output = &result["structured_output"];
+    assert!(output["product"].is_i64(), "{output}\n{}", describe(&out));
+    assert!(
+        output["language"].is_string(),
+        "{output}\n{}",
+        describe(&out)
+    );
+    let calls = tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, _)| name == "StructuredOutput"),
+        "{calls:?}"
+    );
+}

@@ -3,6 +3,7 @@
 mod bash_timeout;
 mod common;
 
+mod compaction;
 mod faults;
 mod formats;
 mod interrupt;
@@ -20,4 +21,5 @@ mod settings;
 mod startup_errors;
 mod stdin_prompt;
 mod stdout_closed;
+mod structured_output;
 mod system_prompt;

@@ -177,3 +177,79 @@ fn from_process_sees_the_process_environment() {
         std::env::var("PATH").ok()
     );
 }
+
+#[test]
+fn compaction_and_structured_output_values() {
+    // (variable, value, what the config holds, warns)
+    type Case<'a> = (&'a str, &'a str, fn(&Config) -> String, &'a str, bool);
+    let cases: [Case; 8] = [
+        (
+            "ORBIT_CONTEXT_WINDOW",
+            "8192",
+            |c| format!("{:?}", c.context_window),
+            "Some(8192)",
+            false,
+        ),
+        (
+            "ORBIT_CONTEXT_WINDOW",
+            "0",
+            |c| format!("{:?}", c.context_window),
+            "None",
+            true,
+        ),
+        (
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+            "50",
+            |c| format!("{:?}", c.autocompact_pct),
+            "Some(50.0)",
+            false,
+        ),
+        (
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+            "100",
+            |c| format!("{:?}", c.autocompact_pct),
+            "Some(100.0)",
+            false,
+        ),
+        (
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+            "0",
+            |c| format!("{:?}", c.autocompact_pct),
+            "None",
+            true,
+        ),
+        (
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+            "150",
+            |c| format!("{:?}", c.autocompact_pct),
+            "None",
+            true,
+        ),
+        (
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+            "half",
+            |c| format!("{:?}", c.autocompact_pct),
+            "None",
+            true,
+        ),
+        (
+            "MAX_STRUCTURED_OUTPUT_RETRIES",
+            "2",
+            |c| format!("{:?}", c.max_structured_output_retries),
+            "Some(2)",
+            false,
+        ),
+    ];
+    for (name, value, get, want, warns) in cases {
+        let (config, warnings) = config_with(&[(name, value)]);
+        assert_eq!(get(&config), want, "{name}={value}");
+        assert_eq!(
+            warnings.len(),
+            usize::from(warns),
+            "{name}={value}: {warnings:?}"
+        );
+        if warns {
+            assert!(warnings[0].contains(name), "{warnings:?}");
+        }
+    }
+}

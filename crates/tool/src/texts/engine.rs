@@ -163,3 +163,40 @@ pub fn persisted_output(
     msg.push_str(PERSISTED_OUTPUT_CLOSING_TAG);
     msg
 }
+
+/// The name of the synthetic tool `--json-schema` adds (Claude Code's).
+pub const STRUCTURED_OUTPUT_TOOL_NAME: &str = "StructuredOutput";
+
+/// The description of the `StructuredOutput` tool (its input schema is the
+/// user's `--json-schema`).
+pub const STRUCTURED_OUTPUT_DESCRIPTION: &str = "Use this tool to return your final response in the requested structured format. You MUST call this tool exactly once, at the end, with input that matches its schema; its input is the whole answer.";
+
+/// The result of a `StructuredOutput` call whose input matched the schema.
+pub const STRUCTURED_OUTPUT_ACCEPTED: &str = "Structured output provided successfully";
+
+/// The user message sent when the model ended its turn without a valid
+/// `StructuredOutput` call while `--json-schema` asks for one.
+pub const STRUCTURED_OUTPUT_REQUIRED_REMINDER: &str = "<system-reminder>You MUST call the StructuredOutput tool to complete this request. Call it now with input that matches its schema.</system-reminder>";
+
+/// `Failed to provide valid structured output after N attempts`: the
+/// `errors` line of `error_max_structured_output_retries` (Claude Code's text).
+pub fn structured_output_retries_error(attempts: u32) -> String {
+    format!("Failed to provide valid structured output after {attempts} attempts")
+}
+
+/// The reminder appended to the tool results when the model called the
+/// same tool with the same input `count` times in a row (the runaway-loop
+/// guard's first step).
+pub fn repeated_tool_call_reminder(tool_name: &str, count: u32) -> String {
+    format!(
+        "<system-reminder>You have called {tool_name} with the same input {count} times in a row and got the same kind of result each time. Repeating it will not change the outcome. Use what you already have, try a different approach, or give your final answer now.</system-reminder>"
+    )
+}
+
+/// The `errors` line of `error_repeated_tool_call`: the run stopped because
+/// the model kept repeating one call.
+pub fn repeated_tool_call_error(tool_name: &str, count: u32) -> String {
+    format!(
+        "Stopped a runaway loop: the model called {tool_name} with the same input {count} times in a row"
+    )
+}

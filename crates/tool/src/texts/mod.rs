@@ -16,7 +16,8 @@
 //! | Module | Texts | Sent by |
 //! |--------|-------|---------|
 //! | [`tool_use_error`] (here) | the `<tool_use_error>` wrapper | engine, validation |
-//! | [`engine`] | cancel/interrupt, stream cut, sibling abort, fatal and panic errors, `max_tokens` continuation, limits, empty results (R3), error truncation (R4), `<persisted-output>` (R1/R2), cwd reset note | `orbit-engine`, [`crate::workspace`], Bash |
+//! | [`engine`] | cancel/interrupt, stream cut, sibling abort, fatal and panic errors, `max_tokens` continuation, limits, empty results (R3), error truncation (R4), `<persisted-output>` (R1/R2), cwd reset note, the `StructuredOutput` tool and its retries, the runaway-loop guard | `orbit-engine`, [`crate::workspace`], Bash |
+//! | [`compact`] | the summary request's instructions, the message that replaces a compacted history, cleared-result and dropped-turns notes | `orbit-engine` (`compact`) |
 //! | [`validation`] | unknown tool, unparsable JSON, `InputValidationError` header and issue lines (T2/T3) | [`crate::validation`], [`crate::typed`] |
 //! | [`permissions`] | denial and ask reasons (P1) | `orbit-permissions` |
 //! | [`tools`] | each built-in's description, answers, refusals, notes and reminders; file and path texts several tools share | `orbit-tools` |
@@ -34,6 +35,7 @@
 //! covers them through the tool specs) and the CLI's system prompt (a
 //! module of the `orbit` binary).
 
+pub mod compact;
 pub mod engine;
 pub mod permissions;
 pub mod tools;

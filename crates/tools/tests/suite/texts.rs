@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use orbit_tool::texts::{engine, permissions, tool_use_error, tools, units, validation};
+use orbit_tool::texts::{compact, engine, permissions, tool_use_error, tools, units, validation};
 use orbit_tools::builtin::default_tools;
 use serde_json::{Value, json};
 
@@ -87,6 +87,21 @@ fn every_text() -> Vec<(String, String)> {
         engine::PERSISTED_OUTPUT_CLOSING_TAG,
         engine::persisted_output(228_894, &saved, 2_000, "1\n2\n3", true),
         engine::persisted_output(40_000, &saved, 2_000, "one long line", false),
+        engine::STRUCTURED_OUTPUT_TOOL_NAME,
+        engine::STRUCTURED_OUTPUT_DESCRIPTION,
+        engine::STRUCTURED_OUTPUT_ACCEPTED,
+        engine::STRUCTURED_OUTPUT_REQUIRED_REMINDER,
+        engine::structured_output_retries_error(5),
+        engine::repeated_tool_call_reminder("Read", 5),
+        engine::repeated_tool_call_error("Read", 10),
+        // compaction
+        compact::COMPACT_INSTRUCTIONS,
+        compact::compact_instructions(None),
+        compact::compact_instructions(Some("Keep the test names.")),
+        compact::compact_summary_message("SUMMARY"),
+        compact::CLEARED_TOOL_RESULT,
+        compact::dropped_turns_note(12),
+        compact::cut_text_marker(4_000),
         // validation
         validation::no_such_tool("Frobnicate"),
         validation::invalid_input_schema("mcp__s__t", "ERROR"),

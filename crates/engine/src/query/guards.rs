@@ -1,0 +1,217 @@
+//! Guards the loop consults after each model call, besides the limits:
+//!
+//! - [`RepeatGuard`], the runaway-loop guard: `limit` model calls in a row
+//!   that make the same tool call(s) with the same input get a reminder
+//!   appended to their results; `2 × limit` end the run
+//!   (`error_repeated_tool_call`). A different call resets the count.
+//! - [`StructuredGuard`], for `--json-schema`: a valid `StructuredOutput`
+//!   call ends the run with its input; every invalid call and every answer
+//!   that ends without one is a failed attempt (the latter gets a reminder
+//!   and another model call); `max_attempts` failures end the run
+//!   (`error_max_structured_output_retries`).
+
+use orbit_protocol::{Message, ToolUseBlock};
+use serde_json::Value;
+
+use crate::structured::StructuredOutput;
+
+/// Default of `EngineConfig::repeated_tool_call_limit`.
+pub const DEFAULT_REPEATED_TOOL_CALL_LIMIT: u32 = 5;
+
+/// What the runaway-loop guard says after a model call's tool_uses.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum RepeatVerdict {
+    Fine,
+    /// Append a reminder to the results.
+    Remind {
+        tool_name: String,
+        count: u32,
+    },
+    /// End the run.
+    Stop {
+        tool_name: String,
+        count: u32,
+    },
+}
+
+/// Counts identical consecutive model calls: the same tool calls, with the
+/// same inputs, as the previous call (a batch of identical parallel calls
+/// in one message is one step, not several).
+#[derive(Debug, Default)]
+pub(super) struct RepeatGuard {
+    /// 0 = off.
+    limit: u32,
+    /// `(tool name, input)` of the last message's calls (`Value` equality
+    /// ignores the order of object keys).
+    last: Vec<(String, Value)>,
+    count: u32,
+    reminded: bool,
+}
+
+impl RepeatGuard {
+    pub(super) fn new(limit: u32) -> Self {
+        Self {
+            limit,
+            ..Self::default()
+        }
+    }
+
+    /// Counts the calls of one assistant message.
+    pub(super) fn observe<'a>(
+        &mut self,
+        calls: impl Iterator<Item = &'a ToolUseBlock>,
+    ) -> RepeatVerdict {
+        if self.limit == 0 {
+            return RepeatVerdict::Fine;
+        }
+        let calls: Vec<(String, Value)> = calls
+            .map(|call| (call.name.clone(), call.input.clone()))
+            .collect();
+        if calls.is_empty() {
+            return RepeatVerdict::Fine;
+        }
+        if calls == self.last {
+            self.count += 1;
+        } else {
+            self.last = calls;
+            self.count = 1;
+            self.reminded = false;
+        }
+        let mut names: Vec<&str> = self.last.iter().map(|(name, _)| name.as_str()).collect();
+        names.dedup();
+        let tool_name = names.join(", ");
+        let count = self.count;
+        if count >= self.limit.saturating_mul(2) {
+            RepeatVerdict::Stop { tool_name, count }
+        } else if count >= self.limit && !self.reminded {
+            self.reminded = true;
+            RepeatVerdict::Remind { tool_name, count }
+        } else {
+            RepeatVerdict::Fine
+        }
+    }
+}
+
+/// What the structured-output guard says after a model call.
+#[derive(Debug, PartialEq)]
+pub(super) enum StructuredVerdict {
+    /// No structured output asked for, or nothing to decide yet.
+    Continue,
+    /// A valid output arrived: the run ends with it.
+    Done(Value),
+    /// The model answered without a valid output: remind it and call again.
+    Remind,
+    /// Too many failed attempts: the run ends with this many.
+    GiveUp(u32),
+}
+
+/// Attempts at valid structured output in one run.
+#[derive(Debug)]
+pub(super) struct StructuredGuard {
+    output: Option<StructuredOutput>,
+    failed: u32,
+}
+
+impl StructuredGuard {
+    pub(super) fn new(output: Option<StructuredOutput>) -> Self {
+        if let Some(output) = &output {
+            // A value left by an earlier run (ended by an interrupt) is stale.
+            output.slot.take();
+        }
+        Self { output, failed: 0 }
+    }
+
+    /// After a model call whose tools ran and whose history is committed.
+    /// `ended` = the message had no tool_use (the model's final answer).
+    pub(super) fn after_call(&mut self, message: &Message, ended: bool) -> StructuredVerdict {
+        let Some(output) = &self.output else {
+            return StructuredVerdict::Continue;
+        };
+        if let Some(value) = output.slot.take() {
+            return StructuredVerdict::Done(value);
+        }
+        let calls = message
+            .tool_uses()
+            .filter(|t| StructuredOutput::is_own_tool(&t.name))
+            .count();
+        let failed_now = if ended { 1 } else { calls };
+        if failed_now == 0 {
+            return StructuredVerdict::Continue;
+        }
+        self.failed = self
+            .failed
+            .saturating_add(u32::try_from(failed_now).unwrap_or(u32::MAX));
+        if self.failed >= output.max_attempts {
+            StructuredVerdict::GiveUp(output.max_attempts)
+        } else if ended {
+            StructuredVerdict::Remind
+        } else {
+            StructuredVerdict::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, input: Value) -> ToolUseBlock {
+        ToolUseBlock {
+            id: "toolu_1".into(),
+            name: name.into(),
+            input,
+        }
+    }
+
+    #[test]
+    fn repeat_guard_reminds_once_at_the_limit_and_stops_at_twice_it() {
+        let mut guard = RepeatGuard::new(2);
+        let read = call("Read", json!({"file_path": "a", "limit": 1}));
+        let same = call("Read", json!({"limit": 1, "file_path": "a"}));
+        let other = call("Read", json!({"file_path": "b"}));
+        let steps = [
+            (vec![&read], RepeatVerdict::Fine),
+            (
+                vec![&same],
+                RepeatVerdict::Remind {
+                    tool_name: "Read".into(),
+                    count: 2,
+                },
+            ),
+            (vec![&read], RepeatVerdict::Fine),
+            // A different call resets the count and the reminder; a batch
+            // of calls is one step.
+            (vec![&other, &read], RepeatVerdict::Fine),
+            (vec![&read], RepeatVerdict::Fine),
+            (
+                vec![&read],
+                RepeatVerdict::Remind {
+                    tool_name: "Read".into(),
+                    count: 2,
+                },
+            ),
+            (vec![&read], RepeatVerdict::Fine),
+            (
+                vec![&read],
+                RepeatVerdict::Stop {
+                    tool_name: "Read".into(),
+                    count: 4,
+                },
+            ),
+        ];
+        let mut got = Vec::new();
+        for (calls, _) in &steps {
+            got.push(guard.observe(calls.iter().copied()));
+        }
+        let want: Vec<RepeatVerdict> = steps.into_iter().map(|(_, v)| v).collect();
+        assert_eq!(got, want);
+        let mut off = RepeatGuard::new(0);
+        for _ in 0..5 {
+            assert_eq!(off.observe([&read].into_iter()), RepeatVerdict::Fine);
+        }
+        // Twelve identical parallel calls in one message are one step.
+        let mut batch = RepeatGuard::new(2);
+        assert_eq!(batch.observe([&read; 12].into_iter()), RepeatVerdict::Fine);
+    }
+}

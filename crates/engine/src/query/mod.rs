@@ -1,0 +1,423 @@
+//! The query loop (DESIGN §2: L1–L3, L4's `max_tokens` continuation and
+//! prompt-too-long recovery, L5).
+//!
+//! Per model call: check limits → build the request (system prompt, the R2
+//! budgeted view of the history, tool specs) → compact first if it would
+//! pass the window's threshold (`crate::compact`) → `RequestStart` → send
+//! it ([`QueryLoop::model_call`], in `call`) → stream. Each
+//! `StreamEvent` is forwarded as `EngineEvent::Stream`; completed blocks go
+//! to the [`MessageAssembler`], completed tool_uses at once to the
+//! [`StreamingToolExecutor`]. After `message_stop` the assistant message is
+//! emitted, the tools are awaited, and the assistant message plus ONE user
+//! message with every tool_result (in tool_use order) are appended together.
+//!
+//! Decisions, each documented where it is made:
+//! - L1: the loop continues only if the assistant message holds a tool_use;
+//!   `stop_reason` is recorded, never trusted.
+//! - L3 order after a call: interrupt → budget (`total_cost_usd >=
+//!   max_budget_usd`, the session's cost as Claude Code checks it) → tool_use
+//!   → `max_tokens` continuation → success. `max_turns` is checked before a
+//!   call: the call that would exceed it is not made (the last turn's tool
+//!   results are already appended, history stays paired).
+//! - L4 `max_tokens`: a text answer cut by the token limit is continued with
+//!   [`MAX_TOKENS_CONTINUE_MESSAGE`] at most [`MAX_OUTPUT_TOKENS_RECOVERY_LIMIT`]
+//!   times; the answer is the concatenated text of the chain.
+//! - `Retry` voids the attempt — unless it already started a call that may
+//!   have a side effect (a tool not read-only by its facts). Then nothing is
+//!   run twice: the retry is not made; the cut message's completed blocks are
+//!   kept, its started tools are awaited and keep their real results, its
+//!   unstarted calls are answered with [`STREAM_CUT_TOOL_NOT_RUN_MESSAGE`],
+//!   and the loop goes on (the model sees what happened). An attempt that
+//!   started only read-only calls is voided as before: its blocks are
+//!   discarded, its tools cancelled and their results dropped. Either way
+//!   its usage is counted (the API billed it) and its denials are kept.
+//! - Every tool_use id is unique in the session: a block whose id was seen
+//!   before (OpenAI-compatible servers repeat `call_0`) gets a fresh id
+//!   before anything else sees it. Results are paired with tool_uses by
+//!   position.
+//! - An assistant message with no content never enters the history (the
+//!   API rejects empty messages); a user message that would follow another
+//!   user message is merged into it.
+//! - L2 on a model error mid-stream: completed blocks are kept (the message
+//!   only if it has content); tools already started are awaited (they passed
+//!   validation and permission, their effects are real, and their true result
+//!   keeps the transcript honest for `--resume`; an interrupt still cuts the
+//!   wait), unstarted ones are answered with the error text (`is_error`).
+//! - L4 prompt-too-long: when the API refuses the request as too long for
+//!   the window, the history is compacted and the request retried once.
+//! - After each call, the guards (`guards`): a valid `StructuredOutput`
+//!   call ends the run with its input; an answer without one is reminded,
+//!   up to `max_structured_output_retries` failures; the same tool call
+//!   repeated `repeated_tool_call_limit` times in a row gets a reminder,
+//!   twice that ends the run.
+//! - L5: an interrupt drops the model stream, answers running tools with
+//!   `[Request interrupted by user for tool use]` and unstarted ones with the
+//!   cancel text, appends the paired history and ends with
+//!   `error_during_execution`, `interrupted: true`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use orbit_model::{ModelClient, ModelRequest, ToolSpec};
+use orbit_protocol::{CompactTrigger, EngineEvent, Message, PermissionDenial, Usage};
+use orbit_tool::ToolRegistry;
+use orbit_tool::texts::engine::{
+    MAX_TOKENS_CONTINUE_MESSAGE, STRUCTURED_OUTPUT_REQUIRED_REMINDER, repeated_tool_call_reminder,
+};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::compact::{CompactError, CompactionBoundary, Compactor};
+use crate::engine::EngineConfig;
+use crate::orchestrator::ToolRuntime;
+use crate::results::enforce_tool_result_budget;
+use crate::session::Session;
+use crate::structured::StructuredOutput;
+
+mod call;
+mod guards;
+mod outcome;
+
+pub use guards::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
+use guards::{RepeatGuard, RepeatVerdict, StructuredGuard, StructuredVerdict};
+use outcome::Outcome;
+
+/// L4: how often a text answer cut by `max_tokens` is continued.
+pub const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT: u32 = 3;
+
+const STOP_REASON_MAX_TOKENS: &str = "max_tokens";
+
+/// How the model stream of one call stopped when it did not end the run.
+enum StreamStop {
+    /// `message_stop` arrived.
+    MessageStop,
+    /// The stream was cut and would be retried, but the attempt had already
+    /// started a call that may have a side effect: keep it, do not retry.
+    CutAfterSideEffects,
+}
+
+/// What the loop does after one stream event.
+enum StreamStep {
+    Continue,
+    Stop(StreamStop),
+}
+
+/// What one run borrows from the engine.
+pub(crate) struct QueryParts<'a> {
+    pub(crate) config: &'a EngineConfig,
+    pub(crate) client: &'a dyn ModelClient,
+    pub(crate) runtime: &'a Arc<ToolRuntime>,
+    pub(crate) session: &'a mut Session,
+    /// The `StructuredOutput` tool's state, when the run must end with it.
+    pub(crate) structured: Option<StructuredOutput>,
+}
+
+/// The tool specs of a request, computed per request from the registry
+/// (tools enabled or added mid-session are sent from the next request on).
+pub(crate) fn tool_specs(tools: &ToolRegistry) -> Vec<ToolSpec> {
+    tools
+        .tools()
+        .map(|t| ToolSpec {
+            name: t.name().to_string(),
+            description: t.description().to_string(),
+            input_schema: t.input_schema().clone(),
+        })
+        .collect()
+}
+
+/// Runs one `submit_message`: the loop, then the terminal result event.
+pub(crate) async fn run_query(
+    parts: QueryParts<'_>,
+    prompt: String,
+    cancel: CancellationToken,
+    tx: UnboundedSender<EngineEvent>,
+) {
+    let mut query = QueryLoop::new(parts, cancel, tx);
+    let end = query.run(prompt).await;
+    query.denials = query.runtime.take_denials();
+    let result = query.terminal_result(end);
+    query.emit(EngineEvent::Result(result));
+}
+
+/// `QueryEngine::compact`: compacts the history now and applies it.
+pub(crate) async fn compact_now(
+    parts: QueryParts<'_>,
+    instructions: Option<&str>,
+    cancel: &CancellationToken,
+) -> Result<CompactionBoundary, CompactError> {
+    let QueryParts {
+        config,
+        client,
+        runtime,
+        session,
+        ..
+    } = parts;
+    let view = budgeted_view(config, runtime, session).await;
+    let compactor = Compactor {
+        config,
+        client,
+        runtime,
+        cancel,
+    };
+    let compacted = compactor
+        .compact(session, CompactTrigger::Manual, instructions, &view)
+        .await?;
+    session.apply_compaction(compacted.boundary.clone());
+    Ok(compacted.boundary)
+}
+
+/// The history as a request sends it: R2's budgeted view.
+async fn budgeted_view(
+    config: &EngineConfig,
+    runtime: &ToolRuntime,
+    session: &mut Session,
+) -> Vec<Message> {
+    let never_persisted = &session.never_persisted_ids;
+    let skip = |id: &str| never_persisted.contains(id);
+    enforce_tool_result_budget(
+        &session.messages,
+        &mut session.replacement_state,
+        config.tool_result_budget_chars,
+        &runtime.storage,
+        &skip,
+    )
+    .await
+}
+
+struct QueryLoop<'a> {
+    config: &'a EngineConfig,
+    client: &'a dyn ModelClient,
+    runtime: &'a Arc<ToolRuntime>,
+    session: &'a mut Session,
+    cancel: CancellationToken,
+    tx: UnboundedSender<EngineEvent>,
+    started: Instant,
+    num_turns: u32,
+    usage: Usage,
+    /// Time spent inside model streams.
+    api_time: Duration,
+    denials: Vec<PermissionDenial>,
+    stop_reason: Option<String>,
+    /// The final answer so far (text of the last message, or of the
+    /// `max_tokens` continuation chain).
+    answer: String,
+    /// `--json-schema`: the valid output the run ends with.
+    structured_output: Option<Value>,
+    structured: StructuredGuard,
+    repeats: RepeatGuard,
+    /// tool_use ids of the message being streamed (see
+    /// `QueryEngine::make_tool_use_id_unique`).
+    attempt_ids: HashSet<String>,
+}
+
+impl<'a> QueryLoop<'a> {
+    fn new(
+        parts: QueryParts<'a>,
+        cancel: CancellationToken,
+        tx: UnboundedSender<EngineEvent>,
+    ) -> Self {
+        let QueryParts {
+            config,
+            client,
+            runtime,
+            session,
+            structured,
+        } = parts;
+        Self {
+            config,
+            client,
+            runtime,
+            session,
+            cancel,
+            tx,
+            started: Instant::now(),
+            num_turns: 0,
+            usage: Usage::default(),
+            api_time: Duration::ZERO,
+            denials: Vec::new(),
+            stop_reason: None,
+            answer: String::new(),
+            structured_output: None,
+            structured: StructuredGuard::new(structured),
+            repeats: RepeatGuard::new(config.repeated_tool_call_limit),
+            attempt_ids: HashSet::new(),
+        }
+    }
+}
+
+impl QueryLoop<'_> {
+    fn emit(&self, event: EngineEvent) {
+        // The receiver is gone only when the embedder dropped the stream,
+        // which also drops this future; nothing to do.
+        let _ = self.tx.send(event);
+    }
+
+    async fn run(&mut self, prompt: String) -> Outcome {
+        self.session.push_message(Message::user_text(prompt));
+        let mut continuations = 0;
+        // L4: a prompt-too-long answer compacts and retries once per request.
+        let mut compacted_for_too_long = false;
+        loop {
+            if self.cancel.is_cancelled() {
+                return Outcome::Interrupted;
+            }
+            if let Some(max) = self.config.max_turns
+                && self.num_turns >= max
+            {
+                return Outcome::MaxTurns(max);
+            }
+            let mut request = self.build_request().await;
+            if let Some(tokens) = self
+                .compactor()
+                .over_threshold(&request, self.session.context_anchor)
+            {
+                tracing::debug!(tokens, "the next request passes the threshold: compacting");
+                if let Err(outcome) = self.compact(request.messages).await {
+                    return outcome;
+                }
+                request = self.build_request().await;
+            }
+            self.num_turns += 1;
+            self.emit(EngineEvent::RequestStart {
+                turn: self.num_turns,
+            });
+            // Send the request.
+            let assistant = match self.model_call(&request).await {
+                Ok(assistant) => assistant,
+                Err(Outcome::ModelError(error))
+                    if error.is_prompt_too_long() && !compacted_for_too_long =>
+                {
+                    tracing::warn!(%error, "prompt too long: compacting and retrying once");
+                    compacted_for_too_long = true;
+                    // The refused request was not a turn.
+                    self.num_turns -= 1;
+                    if let Err(outcome) = self.compact(request.messages).await {
+                        return outcome;
+                    }
+                    continue;
+                }
+                Err(outcome) => return outcome,
+            };
+            compacted_for_too_long = false;
+            if let Some(max) = self.config.max_budget_usd
+                && self.session.total_cost_usd >= max
+            {
+                return Outcome::MaxBudget(max);
+            }
+            // L1: a tool_use is the only reason to continue.
+            if assistant.has_tool_use() {
+                self.answer.clear();
+                continuations = 0;
+                if let Some(end) = self.after_tool_call(&assistant.message) {
+                    return end;
+                }
+                continue;
+            }
+            self.answer.push_str(&assistant.message.text());
+            let cut_by_limit = assistant.stop_reason.as_deref() == Some(STOP_REASON_MAX_TOKENS);
+            if cut_by_limit && continuations < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT {
+                continuations += 1;
+                self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
+                continue;
+            }
+            match self.structured.after_call(&assistant.message, true) {
+                StructuredVerdict::Continue => return Outcome::Success,
+                StructuredVerdict::Done(value) => {
+                    self.structured_output = Some(value);
+                    return Outcome::Success;
+                }
+                StructuredVerdict::Remind => {
+                    self.answer.clear();
+                    continuations = 0;
+                    self.append_user(Message::user_text(STRUCTURED_OUTPUT_REQUIRED_REMINDER));
+                }
+                StructuredVerdict::GiveUp(attempts) => {
+                    return Outcome::MaxStructuredOutputRetries(attempts);
+                }
+            }
+        }
+    }
+
+    /// The guards after a message with tool_uses, its results committed:
+    /// Some(outcome) ends the run.
+    fn after_tool_call(&mut self, message: &Message) -> Option<Outcome> {
+        match self.structured.after_call(message, false) {
+            StructuredVerdict::Done(value) => {
+                self.answer = message.text();
+                self.structured_output = Some(value);
+                return Some(Outcome::Success);
+            }
+            StructuredVerdict::GiveUp(attempts) => {
+                return Some(Outcome::MaxStructuredOutputRetries(attempts));
+            }
+            StructuredVerdict::Continue | StructuredVerdict::Remind => {}
+        }
+        match self.repeats.observe(message.tool_uses()) {
+            RepeatVerdict::Fine => None,
+            RepeatVerdict::Remind { tool_name, count } => {
+                self.append_user(Message::user_text(repeated_tool_call_reminder(
+                    &tool_name, count,
+                )));
+                None
+            }
+            RepeatVerdict::Stop { tool_name, count } => {
+                Some(Outcome::RepeatedToolCall { tool_name, count })
+            }
+        }
+    }
+
+    fn compactor(&self) -> Compactor<'_> {
+        Compactor {
+            config: self.config,
+            client: self.client,
+            runtime: self.runtime,
+            cancel: &self.cancel,
+        }
+    }
+
+    /// Compacts `view` (the request that was, or would have been, sent),
+    /// applies it, and reports the boundary. Err: how the run ends (an
+    /// interrupt; the history is then unchanged).
+    async fn compact(&mut self, view: Vec<Message>) -> Result<(), Outcome> {
+        let compactor = Compactor {
+            config: self.config,
+            client: self.client,
+            runtime: self.runtime,
+            cancel: &self.cancel,
+        };
+        let compacted = compactor
+            .compact(self.session, CompactTrigger::Auto, None, &view)
+            .await;
+        match compacted {
+            Ok(compacted) => {
+                self.usage.add(&compacted.usage);
+                let boundary = compacted.boundary;
+                self.emit(EngineEvent::CompactBoundary {
+                    trigger: boundary.trigger,
+                    pre_tokens: boundary.pre_tokens,
+                    post_tokens: boundary.post_tokens,
+                });
+                self.session.apply_compaction(boundary);
+                Ok(())
+            }
+            Err(CompactError::Interrupted) => Err(Outcome::Interrupted),
+            // Nothing to compact: send the request as it is.
+            Err(CompactError::Empty) => Ok(()),
+        }
+    }
+
+    async fn build_request(&mut self) -> ModelRequest {
+        let messages = budgeted_view(self.config, self.runtime, self.session).await;
+        ModelRequest {
+            model: self.config.model.clone(),
+            system: self.config.system_prompt.clone(),
+            messages,
+            tools: tool_specs(&self.runtime.tools),
+            max_tokens: self.config.max_tokens,
+            temperature: self.config.temperature,
+            seed: self.config.seed,
+        }
+    }
+}
