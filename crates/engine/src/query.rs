@@ -153,6 +153,7 @@ pub(crate) async fn run_query(
     let end = query.run(prompt).await;
     query.denials = query.runtime.take_denials();
     let result = query.terminal_result(end);
+    query.session.record_result(&result).await;
     query.emit(EngineEvent::Result(result));
 }
 
@@ -192,12 +193,15 @@ impl QueryLoop<'_> {
             if self.cancel.is_cancelled() {
                 return Outcome::Interrupted;
             }
+            // The whole session's calls count, across resumes.
             if let Some(max) = self.config.max_turns
-                && self.num_turns >= max
+                && self.session.turns() >= max
             {
                 return Outcome::MaxTurns(max);
             }
             let request = self.build_request().await;
+            // The transcript is on disk before the request leaves.
+            self.session.start_model_call(self.runtime).await;
             self.num_turns += 1;
             self.emit(EngineEvent::RequestStart {
                 turn: self.num_turns,
@@ -418,7 +422,8 @@ impl QueryLoop<'_> {
         }
     }
 
-    fn emit_assistant(&self, assistant: &AssembledMessage) {
+    fn emit_assistant(&mut self, assistant: &AssembledMessage) {
+        self.session.record_streamed(&assistant.message);
         self.emit(EngineEvent::AssistantMessage {
             uuid: uuid::Uuid::new_v4().to_string(),
             message: assistant.message.clone(),

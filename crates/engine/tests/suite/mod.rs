@@ -16,5 +16,6 @@ mod results_budget;
 mod results_e2e;
 mod results_errors;
 mod results_persist;
+mod sessions;
 mod snapshot;
 mod tool_errors;
