@@ -13,6 +13,7 @@ mod max_turns;
 mod model_alias;
 mod openai_provider;
 mod permissions;
+mod resume;
 mod session;
 mod settings;
 mod startup_errors;
