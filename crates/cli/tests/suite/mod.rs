@@ -2,6 +2,7 @@
 
 mod bash_timeout;
 mod common;
+mod crash;
 
 mod faults;
 mod formats;
