@@ -136,21 +136,24 @@ impl QueryEngine {
         config: EngineConfig,
         client: Arc<dyn ModelClient>,
         tools: ToolRegistry,
-        loaded: LoadedSession,
+        mut loaded: LoadedSession,
     ) -> Self {
-        let mut session = Session::from_loaded(&loaded);
-        if config.persist_session {
-            let recorder = if config.session_id == loaded.header.session_id {
+        let recorder = config.persist_session.then(|| {
+            if config.session_id == loaded.header.session_id {
                 Recorder::append_to(&loaded)
             } else {
                 let root = project_root(&config);
                 let path = transcript_path(&config.data_dir, &root, &config.session_id);
                 let from = Some(loaded.header.session_id.clone());
                 Recorder::fork(path, header(&config, &root, from), &loaded)
-            };
+            }
+        });
+        let pending = loaded.pending_results.take();
+        let mut session = Session::from_loaded(loaded);
+        if let Some(recorder) = recorder {
             session.set_recorder(recorder);
         }
-        if let Some(results) = loaded.pending_results {
+        if let Some(results) = pending {
             session.push_message(results);
         }
         Self::with_session(config, client, tools, session)

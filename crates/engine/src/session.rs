@@ -91,22 +91,26 @@ impl Session {
     /// decisions, never-persisted ids, totals. The synthetic results of a
     /// crash mid-tool ([`LoadedSession::pending_results`]) are appended by
     /// the caller, once a recorder is attached, so they are recorded.
-    pub(crate) fn from_loaded(loaded: &LoadedSession) -> Self {
-        let mut session = Self {
+    pub(crate) fn from_loaded(loaded: LoadedSession) -> Self {
+        let tool_use_ids = loaded
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|t| t.id.clone()))
+            .collect();
+        Self {
+            // Already merged by the reader with the same rule as `push_message`.
+            messages: loaded.messages,
+            tool_use_ids,
             replacement_state: ContentReplacementState {
-                seen_ids: loaded.seen_ids.clone(),
-                replacements: loaded.replacements.clone(),
+                seen_ids: loaded.seen_ids,
+                replacements: loaded.replacements,
             },
             usage: loaded.usage,
             total_cost_usd: loaded.total_cost_usd,
-            never_persisted_ids: loaded.never_persisted.iter().cloned().collect(),
+            never_persisted_ids: loaded.never_persisted.into_iter().collect(),
             turns: loaded.turns,
             ..Self::default()
-        };
-        for message in &loaded.messages {
-            session.push_message(message.clone());
         }
-        session
     }
 
     /// Attaches the recorder every later change goes to.
