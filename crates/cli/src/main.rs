@@ -23,6 +23,7 @@ mod sessions;
 mod signals;
 mod stdin;
 mod stdout_watch;
+mod subcommand;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;

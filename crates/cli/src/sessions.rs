@@ -142,25 +142,12 @@ struct SessionsArgs {
 
 /// Runs `orbit sessions …` when argv starts with `sessions`; None otherwise.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    let mut argv = std::env::args_os();
-    let program = argv.next()?;
-    if argv.next()? != "sessions" {
-        return None;
-    }
-    let args = match SessionsArgs::try_parse_from(std::iter::once(program).chain(argv)) {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return Some(ExitCode::from(if e.use_stderr() { 1 } else { 0 }));
-        }
-    };
-    Some(match list(&args, env) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("orbit: error: {e:#}");
-            ExitCode::from(1)
-        }
-    })
+    Some(
+        match crate::subcommand::parse::<SessionsArgs>("sessions")? {
+            Ok(args) => crate::subcommand::exit(list(&args, env)),
+            Err(code) => code,
+        },
+    )
 }
 
 fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
@@ -244,28 +231,13 @@ fn utc_timestamp(t: SystemTime) -> String {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
     let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = orbit::system_prompt::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian
-/// (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

@@ -222,6 +222,7 @@ pub(crate) fn decode(line: &[u8]) -> Result<Record, LineError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use orbit_protocol::ContentBlock;
 

@@ -52,6 +52,14 @@ fn persisted(dir: &Path, session_id: &str) -> EngineConfig {
     }
 }
 
+/// [`persisted`] without the transcript.
+fn in_memory(dir: &Path) -> EngineConfig {
+    EngineConfig {
+        persist_session: false,
+        ..persisted(dir, SESSION)
+    }
+}
+
 fn transcript(dir: &Path, session_id: &str) -> PathBuf {
     orbit_session::transcript_path(
         &dir.join(".orbit"),
@@ -91,13 +99,7 @@ async fn the_request_after_a_resume_is_byte_identical_to_the_uninterrupted_one()
     let mut script = first_prompt_script();
     script.push(second());
     let server_a = FakeAnthropic::start(script);
-    let mut a = new_engine(
-        &server_a,
-        EngineConfig {
-            persist_session: false,
-            ..persisted(dir.path(), SESSION)
-        },
-    );
+    let mut a = new_engine(&server_a, in_memory(dir.path()));
     run(&mut a, "first").await;
     run(&mut a, "second").await;
     let uninterrupted = server_a.requests()[2].raw_body.clone();
@@ -310,13 +312,7 @@ async fn an_unwritable_transcript_does_not_stop_the_session_and_no_persistence_w
 
     let other = tempfile::tempdir().unwrap();
     let server = FakeAnthropic::start(vec![Reply::text("memory only")]);
-    let mut engine = new_engine(
-        &server,
-        EngineConfig {
-            persist_session: false,
-            ..persisted(other.path(), SESSION)
-        },
-    );
+    let mut engine = new_engine(&server, in_memory(other.path()));
     run(&mut engine, "hi").await;
     assert!(!other.path().join(".orbit").exists());
 }

@@ -1,21 +1,10 @@
 //! Resuming, continuing and forking a session through the `Agent` facade,
 //! against the fake server with real transcripts.
 
-use orbit::{Agent, Error, Provider};
-use orbit_model::anthropic::AnthropicConfig;
+use orbit::Error;
 use orbit_test_support::{FakeAnthropic, Reply};
 
-fn agent(server: &FakeAnthropic, dir: &std::path::Path) -> orbit::AgentBuilder {
-    Agent::builder()
-        .provider(Provider::Anthropic(AnthropicConfig {
-            base_url: server.base_url(),
-            api_key: Some("k".into()),
-            ..AnthropicConfig::default()
-        }))
-        .cwd(dir)
-        .data_dir(dir.join(".orbit"))
-        .system_prompt("test")
-}
+use super::agent::agent;
 
 #[tokio::test]
 async fn a_session_is_resumed_continued_and_forked_as_a_library() {
