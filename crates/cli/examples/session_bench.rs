@@ -7,7 +7,8 @@
 //!   append to the end of the sync (the time the turn is blocked), 1,000
 //!   turns, median and p99;
 //! - resume of a 5,000-message transcript: `load_transcript` +
-//!   `QueryEngine::resume` in process (median of 10), then the binary
+//!   `QueryEngine::resume` in process (median of 10) and its peak RSS in a
+//!   fresh process (`--resume-only`), then the binary
 //!   `orbit -r ID -p hi` against the fake server: start → first request
 //!   byte (median of 5) and peak RSS (GNU time's `%M`, max of 5), next to a
 //!   new session's.
@@ -252,7 +253,69 @@ fn bench_binary(bin: &Path, cwd: &Path, home: &Path) {
     }
 }
 
+/// `session_bench --resume-only PATH CWD HOME`: resumes once and exits, so
+/// GNU time measures the peak RSS of a resume alone.
+fn resume_only(args: &[String]) {
+    let (path, cwd, home) = (
+        Path::new(&args[2]),
+        Path::new(&args[3]),
+        Path::new(&args[4]),
+    );
+    let config = EngineConfig {
+        session_id: SESSION.into(),
+        cwd: cwd.to_path_buf(),
+        data_dir: home.to_path_buf(),
+        persist_session: true,
+        ..EngineConfig::default()
+    };
+    let client = Arc::new(
+        AnthropicClient::new(AnthropicConfig {
+            base_url: "http://127.0.0.1:9".into(),
+            api_key: Some("k".into()),
+            ..AnthropicConfig::default()
+        })
+        .unwrap(),
+    );
+    let loaded = load_transcript(path).unwrap();
+    let engine = QueryEngine::resume(
+        config,
+        client,
+        orbit_tools::builtin::default_tools(),
+        loaded,
+    );
+    assert_eq!(engine.messages().len(), RESUME_MESSAGES);
+}
+
+/// Peak RSS (MiB) of `session_bench --resume-only`, max of `BINARY_RUNS`.
+fn resume_peak_rss_mib(path: &Path, cwd: &Path, home: &Path) -> f64 {
+    let report = home.join("resume-rss.txt");
+    let peak = (0..BINARY_RUNS)
+        .map(|_| {
+            let status = Command::new(GNU_TIME)
+                .args(["-f", "%M", "-o"])
+                .arg(&report)
+                .arg(std::env::current_exe().unwrap())
+                .arg("--resume-only")
+                .args([path, cwd, home])
+                .status()
+                .unwrap();
+            assert!(status.success());
+            std::fs::read_to_string(&report)
+                .unwrap()
+                .trim()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .max()
+        .unwrap_or(0);
+    peak as f64 / 1024.0
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--resume-only") {
+        return resume_only(&args);
+    }
     let bin: PathBuf = std::env::args_os()
         .nth(1)
         .map(PathBuf::from)
@@ -270,6 +333,12 @@ fn main() {
     bench_append(&rt, scratch.path());
     let path = write_resume_transcript(&rt, &home, &cwd);
     bench_resume_in_process(&path, &cwd, &home);
+    if Path::new(GNU_TIME).exists() {
+        println!(
+            "resume alone (load + QueryEngine::resume in a fresh process): peak RSS {:.1} MiB (max of {BINARY_RUNS})",
+            resume_peak_rss_mib(&path, &cwd, &home)
+        );
+    }
     if bin.exists() && Path::new(GNU_TIME).exists() {
         bench_binary(&bin.canonicalize().unwrap(), &cwd, &home);
     } else {

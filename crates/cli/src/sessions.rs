@@ -47,7 +47,7 @@ pub fn plan(args: &Args, data_dir: &Path, cwd: &Path) -> anyhow::Result<SessionP
                 "--session-id names a new session; with --resume or --continue add --fork-session (a resumed session keeps its id)"
             );
         }
-        if let Some(path) = find_anywhere(data_dir, id)? {
+        if let Some(path) = find_anywhere(data_dir, &id.to_ascii_lowercase())? {
             bail!(
                 "session {id} already exists ({}); resume it with --resume {id}, or choose another id",
                 path.display()
