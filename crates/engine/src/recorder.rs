@@ -213,10 +213,17 @@ impl Recorder {
         }));
     }
 
-    /// Waits until everything recorded is on disk. A failure is logged once
-    /// and the session goes on unrecorded.
-    pub(crate) async fn sync(&mut self) {
-        if let Err(err) = self.writer.sync().await
+    /// Waits until everything recorded is on disk (`synced`), or only in
+    /// the file (not `synced`: safe from a crash of the process; the writer
+    /// syncs right after). A failure is logged once and the session goes on
+    /// unrecorded.
+    pub(crate) async fn sync(&mut self, synced: bool) {
+        let outcome = if synced {
+            self.writer.sync().await
+        } else {
+            self.writer.written().await
+        };
+        if let Err(err) = outcome
             && !std::mem::replace(&mut self.warned, true)
         {
             tracing::warn!("{err}; the session goes on but cannot be resumed from here");

@@ -56,6 +56,8 @@ pub struct Session {
     pub(crate) todos: Arc<Mutex<Vec<TodoItem>>>,
     /// Model calls of the session (across resumes).
     turns: u32,
+    /// Model calls of the running prompt (0 until its first request).
+    calls_this_prompt: u32,
     /// Where changes are recorded (None: not persisted).
     recorder: Option<Recorder>,
 }
@@ -121,10 +123,15 @@ impl Session {
     /// Right before a model request: counts the call, records what the
     /// request is built from that is not recorded yet (frozen budget
     /// decisions, totals, the prompt's denials so far) and waits until the
-    /// transcript is on disk.
+    /// transcript is on disk (`fdatasync`). The first request of a prompt
+    /// adds nothing but the prompt, so it waits only until the records are
+    /// written (a crash of orbit cannot lose them; the sync follows at
+    /// once): start-up does not wait for the disk.
     pub(crate) async fn start_model_call(&mut self, runtime: &ToolRuntime) {
         let totals = self.totals();
         self.turns += 1;
+        let first_of_prompt = self.calls_this_prompt == 0;
+        self.calls_this_prompt += 1;
         let Some(recorder) = self.recorder.as_mut() else {
             return;
         };
@@ -134,12 +141,13 @@ impl Session {
             Ok(denials) => recorder.denials(&denials),
             Err(poisoned) => recorder.denials(&poisoned.into_inner()),
         }
-        recorder.sync().await;
+        recorder.sync(!first_of_prompt).await;
     }
 
     /// How a prompt ended: records the totals, the prompt's denials and the
     /// result, and waits until they are on disk.
     pub(crate) async fn record_result(&mut self, result: &TerminalResult) {
+        self.calls_this_prompt = 0;
         let totals = self.totals();
         let Some(recorder) = self.recorder.as_mut() else {
             return;
@@ -147,7 +155,7 @@ impl Session {
         recorder.replacements(&self.replacement_state);
         recorder.totals(totals);
         recorder.result(result);
-        recorder.sync().await;
+        recorder.sync(true).await;
     }
 
     /// An assistant message as soon as it is streamed, before its tools

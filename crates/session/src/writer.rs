@@ -4,15 +4,20 @@
 //! Data flow: [`TranscriptWriter::append`] encodes a record on the caller's
 //! thread and sends the bytes over a channel; the writer thread (started on
 //! the first append, so a run that never records costs nothing) opens the
-//! file, writes every batch it finds as one `write`, and answers
+//! file, writes every batch it finds as one `write` followed by one
+//! `fdatasync` (group commit), and answers
 //! [`TranscriptWriter::sync`] requests after one `fdatasync` covering
-//! everything sent before them. The caller only blocks where it must: an
-//! engine awaits `sync` right before each model request, while tools,
-//! streaming and encoding overlap the writes.
+//! everything sent before them; [`TranscriptWriter::written`] requests as
+//! soon as the bytes are in the file (a crash of the process cannot lose
+//! them), the `fdatasync` following at once without the caller waiting.
+//! The caller only blocks where it must: an engine awaits `sync` right
+//! before each model request (`written` before the first request of a
+//! prompt, which adds nothing but the prompt), while tools, streaming and
+//! encoding overlap the writes.
 //!
 //! Opening: a new transcript is created `0o600` with `create_new` (an
 //! existing session id is never overwritten) and its directory is synced
-//! once so the new name is durable; an existing one is first cut back to
+//! with the first `fdatasync` so the new name is durable too; an existing one is first cut back to
 //! its last complete record (a torn tail from a crash is dropped, see
 //! [`crate::load`]). The first I/O error is kept; every later `sync`
 //! reports it and nothing more is written.
@@ -38,9 +43,15 @@ enum OpenMode {
     Append { valid_len: u64, needs_newline: bool },
 }
 
+type Ack = oneshot::Sender<Result<(), String>>;
+
 enum Command {
     Write(Vec<u8>),
-    Sync(oneshot::Sender<Result<(), String>>),
+    /// Answer once everything before is written (in the page cache: it
+    /// survives a crash of the process); the sync follows at once.
+    Written(Ack),
+    /// Answer once everything before is synced to disk.
+    Sync(Ack),
 }
 
 /// Appends records to one transcript file; see the module docs.
@@ -111,12 +122,26 @@ impl TranscriptWriter {
     /// Resolves once every record appended so far is written and synced to
     /// disk; `Err` if any write failed (the first error, every time).
     pub fn sync(&mut self) -> impl Future<Output = Result<(), SessionError>> + use<> {
+        self.wait(Command::Sync)
+    }
+
+    /// Resolves once every record appended so far is written to the file
+    /// (a crash of this process can no longer lose it); the writer syncs it
+    /// to disk right after, without the caller waiting.
+    pub fn written(&mut self) -> impl Future<Output = Result<(), SessionError>> + use<> {
+        self.wait(Command::Written)
+    }
+
+    fn wait(
+        &mut self,
+        command: fn(Ack) -> Command,
+    ) -> impl Future<Output = Result<(), SessionError>> + use<> {
         let path = self.path.clone();
         let known = self.error_text();
         let waiter = match (&self.tx, self.dirty) {
             (Some(tx), true) => {
                 let (ack, wait) = oneshot::channel();
-                tx.send(Command::Sync(ack)).ok().map(|()| wait)
+                tx.send(command(ack)).ok().map(|()| wait)
             }
             _ => None,
         };
@@ -185,8 +210,12 @@ fn run_writer(path: &Path, mode: OpenMode, rx: &Receiver<Command>, error: &Mutex
             None
         }
     };
+    // A new file's name is made durable with the first sync.
+    let mut new_dir =
+        matches!(mode, OpenMode::Create).then(|| path.parent().map(Path::to_path_buf));
     let mut batch = Vec::new();
     let mut acks = Vec::new();
+    let mut written_acks = Vec::new();
     let mut unsynced = false;
     loop {
         let Ok(first) = rx.recv() else {
@@ -199,6 +228,7 @@ fn run_writer(path: &Path, mode: OpenMode, rx: &Receiver<Command>, error: &Mutex
         while let Some(command) = next {
             match command {
                 Command::Write(bytes) => batch.extend_from_slice(&bytes),
+                Command::Written(ack) => written_acks.push(ack),
                 Command::Sync(ack) => acks.push(ack),
             }
             next = rx.try_recv().ok();
@@ -215,11 +245,17 @@ fn run_writer(path: &Path, mode: OpenMode, rx: &Receiver<Command>, error: &Mutex
             }
         }
         batch.clear();
-        if acks.is_empty() {
-            continue;
+        for ack in written_acks.drain(..) {
+            let _ = ack.send(current_error(error).map_or(Ok(()), Err));
         }
+        // Every batch is synced as soon as it is written (group commit):
+        // a `sync` request mostly finds nothing left to wait for.
         if unsynced && let Some(f) = &file {
-            match f.sync_data() {
+            let synced = f.sync_data().and_then(|()| match new_dir.take().flatten() {
+                Some(dir) => File::open(dir)?.sync_all(),
+                None => Ok(()),
+            });
+            match synced {
                 Ok(()) => unsynced = false,
                 Err(err) => {
                     record_error(error, format!("cannot sync: {err}"));
@@ -246,10 +282,7 @@ fn open(path: &Path, mode: &OpenMode) -> std::io::Result<File> {
                 use std::os::unix::fs::OpenOptionsExt;
                 options.mode(0o600);
             }
-            let file = options.open(path)?;
-            // The new name must survive a power cut too.
-            File::open(dir)?.sync_all()?;
-            Ok(file)
+            options.open(path)
         }
         OpenMode::Append {
             valid_len,
