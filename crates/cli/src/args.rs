@@ -137,6 +137,28 @@ pub struct Args {
     #[arg(long = "debug-file", value_name = "PATH")]
     pub debug_file: Option<PathBuf>,
 
+    /// Continue the most recent session of this directory (`-p` gives the
+    /// next prompt).
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_session: bool,
+
+    /// Resume the session with this id (a UUID; `orbit sessions` lists them).
+    #[arg(short = 'r', long = "resume", value_name = "ID")]
+    pub resume: Option<String>,
+
+    /// Use this id (a UUID) for the new session; an error if a session has it.
+    #[arg(long = "session-id", value_name = "UUID")]
+    pub session_id: Option<String>,
+
+    /// With --resume or --continue: go on in a new session (a new id),
+    /// leaving the original transcript as it was.
+    #[arg(long = "fork-session")]
+    pub fork_session: bool,
+
+    /// Write no transcript: the session cannot be resumed.
+    #[arg(long = "no-session-persistence")]
+    pub no_session_persistence: bool,
+
     /// Print the version and exit.
     #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::Version)]
     pub version: Option<bool>,

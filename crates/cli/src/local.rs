@@ -58,30 +58,9 @@ enum LocalCommand {
 
 /// Runs `orbit local …` when argv starts with `local`; None otherwise.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    let mut argv = std::env::args_os();
-    let program = argv.next()?;
-    let first = argv.next()?;
-    if first != "local" {
-        return None;
-    }
-    let parsed = LocalArgs::try_parse_from(std::iter::once(program).chain(argv));
-    let args = match parsed {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return Some(if e.use_stderr() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            });
-        }
-    };
-    Some(match run_subcommand(args.command, env) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("orbit: error: {e:#}");
-            ExitCode::from(1)
-        }
+    Some(match crate::subcommand::parse::<LocalArgs>("local")? {
+        Ok(args) => crate::subcommand::exit(run_subcommand(args.command, env)),
+        Err(code) => code,
     })
 }
 

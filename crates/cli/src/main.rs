@@ -1,6 +1,7 @@
 //! The `orbit` binary: snapshot the environment → parse flags → resolve the
 //! configuration once (`orbit_config`: flags > env > settings files) → build
-//! the provider and the session (system prompt, tools, permissions) → run
+//! the provider and the session (system prompt, tools, permissions; a new
+//! one, or one resumed from its transcript, see [`sessions`]) → run
 //! one headless turn through
 //! `QueryEngine::submit_message` → print events in the chosen output format
 //! → exit 0 (success), 1 (any error), 130 (interrupted) or 141 (stdout
@@ -18,9 +19,11 @@ mod local;
 mod logging;
 mod output;
 mod provider;
+mod sessions;
 mod signals;
 mod stdin;
 mod stdout_watch;
+mod subcommand;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;
@@ -45,6 +48,9 @@ fn main() -> ExitCode {
     // values up in this snapshot.
     let env = Env::from_process();
     if let Some(code) = local::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = sessions::maybe_run_subcommand(&env) {
         return code;
     }
     let args = match Args::try_parse() {
@@ -117,6 +123,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let cwd = configure::session_cwd(&args)?;
     let config = configure::load(&args, &env, &cwd)?;
     let added_dirs = configure::additional_dirs(&config)?;
+    let session = sessions::plan(&args, &config.data_dir, &cwd)?;
     let client = provider::select_provider(&config)?;
     // The local profile: a lean prompt and few tools (prompt size is latency there).
     let local_profile = config.provider.value == ProviderKind::Local;
@@ -140,7 +147,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
     }
 
-    let session_id = uuid::Uuid::new_v4().to_string();
+    let session_id = session.session_id.clone();
     let mut engine_config = EngineConfig {
         model: model.clone(),
         system_prompt: if local_profile {
@@ -167,6 +174,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         data_dir: config.data_dir.clone(),
         compact: configure::compact_config(&config),
         structured_output,
+        persist_session: session.persist,
         ..EngineConfig::default()
     };
     // X2 concurrency cap and the R2 result budget: the environment's, else
@@ -181,7 +189,10 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
     }
     let tool_names = tools.names();
-    let mut engine = QueryEngine::new(engine_config, client, tools);
+    let mut engine = match session.resume {
+        Some(loaded) => QueryEngine::resume(engine_config, client, tools, loaded),
+        None => QueryEngine::new(engine_config, client, tools),
+    };
     for dir in added_dirs {
         engine.tool_context().allow_directory(dir);
     }

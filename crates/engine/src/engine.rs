@@ -9,6 +9,13 @@
 //! complete pairs (assistant message + its tool_results), so dropping the
 //! stream mid-turn never leaves an unpaired tool_use (L2); running tools are
 //! cancelled.
+//!
+//! Sessions are persisted when `EngineConfig::persist_session` is set:
+//! [`QueryEngine::new`] starts a transcript at
+//! `<data dir>/projects/<cwd slug>/<session id>.jsonl` (written from the
+//! first prompt on); [`QueryEngine::resume`] continues one read by
+//! `load_transcript` — appending to it when the config keeps its id, or
+//! starting a fork under the config's new id (the old file untouched).
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -24,11 +31,14 @@ use orbit_protocol::{EngineEvent, Message};
 use orbit_tool::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+use orbit_session::{Header, LoadedSession, transcript_path};
+
 use crate::abort::{AbortHandle, TurnGuard};
 use crate::approve::SharedApprover;
 use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
 use crate::orchestrator::ToolRuntime;
 use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
+use crate::recorder::Recorder;
 use crate::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
 };
@@ -88,6 +98,9 @@ pub struct EngineConfig {
     /// The runaway-loop guard: the same call this many times in a row gets
     /// a reminder, twice as many ends the run; 0 = off.
     pub repeated_tool_call_limit: u32,
+    /// Record the session in its transcript (`<data dir>/projects/<cwd
+    /// slug>/<session id>.jsonl`) so it can be resumed. Default false.
+    pub persist_session: bool,
 }
 
 impl Default for EngineConfig {
@@ -112,6 +125,7 @@ impl Default for EngineConfig {
             structured_output: None,
             max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
+            persist_session: false,
         }
     }
 }
@@ -129,12 +143,60 @@ pub struct QueryEngine {
 }
 
 impl QueryEngine {
-    /// A new session in `config.cwd` with these tools.
-    pub fn new(
+    /// A new session in `config.cwd` with these tools; with
+    /// `persist_session`, recorded in a new transcript.
+    pub fn new(config: EngineConfig, client: Arc<dyn ModelClient>, tools: ToolRegistry) -> Self {
+        let mut session = Session::default();
+        if config.persist_session {
+            let root = project_root(&config);
+            let path = transcript_path(&config.data_dir, &root, &config.session_id);
+            session.set_recorder(Recorder::create(path, header(&config, &root, None)));
+        }
+        Self::with_session(config, client, tools, session)
+    }
+
+    /// Continues the session `loaded` was read from ([`crate::load_transcript`]):
+    /// its history, frozen budget decisions (so the next request repeats the
+    /// bytes already sent and the prompt cache hits), cost, usage and turn
+    /// count. With `persist_session`, records go on in the same transcript
+    /// when `config.session_id` is the loaded session's id, else into a new
+    /// transcript under the config's id that starts from a copy of this
+    /// history (a fork; the old transcript is not touched). Tool_uses a
+    /// crash left without results are answered as interrupted first.
+    pub fn resume(
+        config: EngineConfig,
+        client: Arc<dyn ModelClient>,
+        tools: ToolRegistry,
+        mut loaded: LoadedSession,
+    ) -> Self {
+        let recorder = config.persist_session.then(|| {
+            if config.session_id == loaded.header.session_id {
+                Recorder::append_to(&loaded)
+            } else {
+                let root = project_root(&config);
+                let path = transcript_path(&config.data_dir, &root, &config.session_id);
+                let from = Some(loaded.header.session_id.clone());
+                Recorder::fork(path, header(&config, &root, from), &loaded)
+            }
+        });
+        let pending = loaded.pending_results.take();
+        let mut session = Session::from_loaded(loaded);
+        if let Some(recorder) = recorder {
+            session.set_recorder(recorder);
+        }
+        if let Some(results) = pending {
+            session.push_message(results);
+        }
+        Self::with_session(config, client, tools, session)
+    }
+
+    fn with_session(
         config: EngineConfig,
         client: Arc<dyn ModelClient>,
         mut tools: ToolRegistry,
+        session: Session,
     ) -> Self {
+        // `--json-schema`: the synthetic StructuredOutput tool joins the set.
         let structured = config.structured_output.as_ref().map(|schema| {
             let slot = StructuredOutputSlot::default();
             tools.register(orbit_tool::typed(StructuredOutputTool {
@@ -146,11 +208,7 @@ impl QueryEngine {
                 max_attempts: config.max_structured_output_retries.max(1),
             }
         });
-        let project_root = config
-            .cwd
-            .canonicalize()
-            .unwrap_or_else(|_| config.cwd.clone());
-        let session = Session::default();
+        let project_root = project_root(&config);
         let mut context = ToolUseContext::new(
             config.session_id.clone(),
             project_root.clone(),
@@ -285,6 +343,29 @@ impl QueryEngine {
     /// Cost of all model calls of this session so far, in US dollars.
     pub fn total_cost_usd(&self) -> f64 {
         self.session.total_cost_usd()
+    }
+}
+
+/// The session's project directory: the canonical cwd (as given when it
+/// cannot be resolved).
+fn project_root(config: &EngineConfig) -> PathBuf {
+    config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone())
+}
+
+/// The first record of a new transcript.
+fn header(config: &EngineConfig, root: &std::path::Path, forked_from: Option<String>) -> Header {
+    let created_at_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    Header {
+        session_id: config.session_id.clone(),
+        cwd: root.display().to_string(),
+        created_at_ms,
+        forked_from,
+        orbit_version: env!("CARGO_PKG_VERSION").to_string(),
     }
 }
 

@@ -10,6 +10,12 @@
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. X1's partition of calls into batches is the executor's
 //! start rule; `abort` is the L5 signal; [`messages`] holds the engine's own texts.
+//!
+//! Persistence: with `EngineConfig::persist_session`, the [`Session`]
+//! records every change to its transcript (`recorder`, over
+//! `orbit_session`) and the loop makes it durable right before each model
+//! request; [`QueryEngine::resume`] rebuilds a session from
+//! [`load_transcript`].
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -23,6 +29,7 @@ mod executor;
 pub mod messages;
 pub mod orchestrator;
 mod query;
+mod recorder;
 pub mod results;
 mod session;
 pub mod structured;
@@ -36,5 +43,5 @@ pub use engine::{
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
 pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
-pub use session::Session;
+pub use session::{Session, load_transcript};
 pub use structured::{DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, SchemaError, StructuredOutputSchema};

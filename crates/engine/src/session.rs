@@ -7,16 +7,34 @@
 //! The engine owns one `Session`; the query loop borrows it mutably for one
 //! run and only ever extends the history with complete pairs (an assistant
 //! message and the user message answering its tool_uses). It is the value
-//! the transcript of issue 11 persists and a resume rebuilds.
+//! the transcript persists and a resume rebuilds: with a
+//! [`Recorder`] attached, every change is recorded as it happens
+//! ([`Session::push_message`], [`Session::record_streamed`]) and made
+//! durable right before each model request ([`Session::start_model_call`])
+//! and at the end of a prompt ([`Session::record_result`]);
+//! [`Session::from_loaded`] rebuilds it from a transcript.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use orbit_protocol::{Message, Role, TodoItem, ToolUseBlock, Usage};
+use orbit_protocol::{CompactTrigger, Message, TerminalResult, TodoItem, ToolUseBlock, Usage};
+use orbit_session::{CompactionRecord, CompactionTrigger, LoadedSession};
 use orbit_tool::FileStateCache;
 
 use crate::compact::{CompactionBoundary, ContextAnchor};
+use crate::orchestrator::ToolRuntime;
+use crate::recorder::{Recorder, Totals};
 use crate::results::ContentReplacementState;
+
+/// Reads the transcript at `path` for a resume, answering tool_uses a
+/// crash cut off with the engine's interrupted text
+/// ([`crate::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE`], as a live
+/// interrupt does).
+pub fn load_transcript(
+    path: &std::path::Path,
+) -> Result<LoadedSession, orbit_session::SessionError> {
+    orbit_session::load(path, crate::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE)
+}
 
 /// One conversation's state.
 #[derive(Debug, Default)]
@@ -40,6 +58,12 @@ pub struct Session {
     /// What the last response's usage says about the history's size (the
     /// compaction estimate's starting point; None after a compaction).
     pub(crate) context_anchor: Option<ContextAnchor>,
+    /// Model calls of the session (across resumes).
+    turns: u32,
+    /// Model calls of the running prompt (0 until its first request).
+    calls_this_prompt: u32,
+    /// Where changes are recorded (None: not persisted).
+    recorder: Option<Recorder>,
 }
 
 impl Session {
@@ -61,6 +85,108 @@ impl Session {
     /// Cost of every model call so far, in US dollars.
     pub fn total_cost_usd(&self) -> f64 {
         self.total_cost_usd
+    }
+
+    /// Model calls of the session so far, across resumes (what
+    /// `max_turns` counts).
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// The state a transcript recorded: history (repaired), frozen budget
+    /// decisions, never-persisted ids, totals. The synthetic results of a
+    /// crash mid-tool ([`LoadedSession::pending_results`]) are appended by
+    /// the caller, once a recorder is attached, so they are recorded.
+    pub(crate) fn from_loaded(loaded: LoadedSession) -> Self {
+        let tool_use_ids = loaded
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|t| t.id.clone()))
+            .collect();
+        Self {
+            // Already merged by the reader with the same rule as `push_message`.
+            messages: loaded.messages,
+            tool_use_ids,
+            replacement_state: ContentReplacementState {
+                seen_ids: loaded.seen_ids,
+                replacements: loaded.replacements,
+            },
+            usage: loaded.usage,
+            total_cost_usd: loaded.total_cost_usd,
+            never_persisted_ids: loaded.never_persisted.into_iter().collect(),
+            turns: loaded.turns,
+            ..Self::default()
+        }
+    }
+
+    /// Attaches the recorder every later change goes to.
+    pub(crate) fn set_recorder(&mut self, recorder: Recorder) {
+        self.recorder = Some(recorder);
+    }
+
+    /// Right before a model request: counts the call, records what the
+    /// request is built from that is not recorded yet (frozen budget
+    /// decisions, totals, the prompt's denials so far) and waits until the
+    /// transcript is on disk (`fdatasync`). The first request of a prompt
+    /// adds nothing but the prompt, so it waits only until the records are
+    /// written (a crash of orbit cannot lose them; the sync follows at
+    /// once): start-up does not wait for the disk.
+    pub(crate) async fn start_model_call(&mut self, runtime: &ToolRuntime) {
+        let totals = self.totals();
+        self.turns += 1;
+        let first_of_prompt = self.calls_this_prompt == 0;
+        self.calls_this_prompt += 1;
+        let Some(recorder) = self.recorder.as_mut() else {
+            return;
+        };
+        recorder.replacements(&self.replacement_state);
+        recorder.totals(totals);
+        match runtime.denials.lock() {
+            Ok(denials) => recorder.denials(&denials),
+            Err(poisoned) => recorder.denials(&poisoned.into_inner()),
+        }
+        recorder.sync(!first_of_prompt).await;
+    }
+
+    /// How a prompt ended: records the totals, the prompt's denials and the
+    /// result, and waits until they are on disk.
+    pub(crate) async fn record_result(&mut self, result: &TerminalResult) {
+        self.calls_this_prompt = 0;
+        let totals = self.totals();
+        let Some(recorder) = self.recorder.as_mut() else {
+            return;
+        };
+        recorder.replacements(&self.replacement_state);
+        recorder.totals(totals);
+        recorder.result(result);
+        recorder.sync(true).await;
+    }
+
+    /// An assistant message as soon as it is streamed, before its tools
+    /// finish (a crash mid-tool then leaves a tool_use the reader answers
+    /// as interrupted); its commit is not recorded again.
+    pub(crate) fn record_streamed(&mut self, message: &Message) {
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.streamed(message);
+        }
+    }
+
+    /// Records a compaction boundary. `Session::apply_compaction` (the
+    /// compaction module) replaces the history and calls this with the new
+    /// messages, so a resume starts from them.
+    #[allow(dead_code)] // wired by the compaction module
+    pub(crate) fn record_compaction(&mut self, record: CompactionRecord) {
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.compaction(record);
+        }
+    }
+
+    fn totals(&self) -> Totals {
+        Totals {
+            usage: self.usage,
+            total_cost_usd: self.total_cost_usd,
+            turns: self.turns,
+        }
     }
 
     /// The current todo list.
@@ -97,6 +223,18 @@ impl Session {
     /// [`CompactionBoundary`]): the one way compaction changes the history.
     /// The usage-based size estimate starts over.
     pub fn apply_compaction(&mut self, boundary: CompactionBoundary) {
+        // The transcript's boundary: a resume starts from these messages.
+        self.record_compaction(CompactionRecord {
+            trigger: match boundary.trigger {
+                CompactTrigger::Auto => CompactionTrigger::Auto,
+                CompactTrigger::Manual => CompactionTrigger::Manual,
+                CompactTrigger::Fallback => CompactionTrigger::Fallback,
+            },
+            tokens_before: boundary.pre_tokens,
+            tokens_after: boundary.post_tokens,
+            summary: boundary.summary.clone().unwrap_or_default(),
+            messages: boundary.messages.clone(),
+        });
         self.messages = boundary.messages;
         self.context_anchor = None;
     }
@@ -104,16 +242,18 @@ impl Session {
     /// Appends a message to the history; a user message that follows a user
     /// message (e.g. a prompt after an answer that had no content) is merged
     /// into it, so roles alternate as the API requires.
+    /// The message is recorded as given (the reader merges the same way).
     pub(crate) fn push_message(&mut self, message: Message) {
-        match self.messages.last_mut() {
-            Some(last) if last.role == Role::User && message.role == Role::User => {
-                last.content.extend(message.content);
-            }
-            _ => {
-                self.tool_use_ids
-                    .extend(message.tool_uses().map(|t| t.id.clone()));
-                self.messages.push(message);
-            }
+        if let Some(recorder) = self.recorder.as_mut() {
+            let never_persisted = message
+                .tool_results()
+                .filter(|r| self.never_persisted_ids.contains(&r.tool_use_id))
+                .map(|r| r.tool_use_id.clone())
+                .collect();
+            recorder.message(&message, never_persisted);
         }
+        self.tool_use_ids
+            .extend(message.tool_uses().map(|t| t.id.clone()));
+        orbit_session::history::push_message(&mut self.messages, message);
     }
 }

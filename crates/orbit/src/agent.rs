@@ -8,6 +8,10 @@
 //! returns the engine's event stream (it ends with one
 //! `EngineEvent::Result`); [`Agent::ask`] drives that stream to the end and
 //! returns the result.
+//!
+//! Sessions are recorded in their transcript by default (as the CLI does);
+//! [`AgentBuilder::resume`], [`AgentBuilder::continue_latest`] and
+//! [`AgentBuilder::fork_session`] go on with an earlier one.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,6 +24,7 @@ use orbit_engine::{
 };
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, Message, TerminalResult};
+use orbit_session::LoadedSession;
 use orbit_tool::{Tool, ToolRegistry, TypedTool, typed};
 
 use crate::provider::{LOCAL_PROVIDER, Provider};
@@ -48,6 +53,16 @@ pub struct AgentBuilder {
     data_dir: Option<PathBuf>,
     json_schema: Option<StructuredOutputSchema>,
     log: Box<dyn FnMut(&str) + Send>,
+    persist: bool,
+    session_id: Option<String>,
+    resume: Option<ResumeFrom>,
+    fork: bool,
+}
+
+/// Which earlier session a builder continues.
+enum ResumeFrom {
+    Id(String),
+    Latest,
 }
 
 impl Default for AgentBuilder {
@@ -71,6 +86,10 @@ impl Default for AgentBuilder {
             data_dir: None,
             json_schema: None,
             log: Box::new(|line| eprintln!("orbit: {line}")),
+            persist: true,
+            session_id: None,
+            resume: None,
+            fork: false,
         }
     }
 }
@@ -169,6 +188,51 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether the session is recorded in its transcript,
+    /// `<data dir>/projects/<cwd slug>/<session id>.jsonl` (default true, as
+    /// the CLI). Without it the session cannot be resumed.
+    pub fn persist_session(mut self, persist: bool) -> Self {
+        self.persist = persist;
+        self
+    }
+
+    /// The id of the new session (default: a fresh UUID; with
+    /// [`Self::fork_session`], the fork's id).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// Goes on with the session `id` of this working directory: its
+    /// history, frozen result-budget decisions, cost and turn count (limits
+    /// count the whole session). A crash's leftovers are repaired and
+    /// reported through [`Self::log`].
+    ///
+    /// ```no_run
+    /// # async fn demo(id: &str) -> Result<(), orbit::Error> {
+    /// let mut agent = orbit::Agent::builder().resume(id).build()?;
+    /// let result = agent.ask("Go on where you stopped.").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn resume(mut self, id: impl Into<String>) -> Self {
+        self.resume = Some(ResumeFrom::Id(id.into()));
+        self
+    }
+
+    /// Goes on with the most recent session of this working directory
+    /// (`orbit -c`).
+    pub fn continue_latest(mut self) -> Self {
+        self.resume = Some(ResumeFrom::Latest);
+        self
+    }
+
+    /// With [`Self::resume`] / [`Self::continue_latest`]: go on in a new
+    /// session (a new id, its own transcript), leaving the original as it was.
+    pub fn fork_session(mut self) -> Self {
+        self.fork = true;
+        self
+    }
+
     /// Where progress lines go (default: stderr with an `orbit: ` prefix).
     pub fn log(mut self, log: impl FnMut(&str) + Send + 'static) -> Self {
         self.log = Box::new(log);
@@ -214,6 +278,12 @@ impl AgentBuilder {
         } else {
             system_prompt::build(&cwd, replace, append)
         };
+        let loaded = self.load_resumed(&data_dir, &cwd)?;
+        let session_id = match (&loaded, self.session_id.take()) {
+            (_, Some(id)) => id,
+            (Some(loaded), None) if !self.fork => loaded.header.session_id.clone(),
+            _ => uuid::Uuid::new_v4().to_string(),
+        };
         let config = EngineConfig {
             model,
             system_prompt,
@@ -221,13 +291,17 @@ impl AgentBuilder {
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
             approver: self.approver,
-            session_id: uuid::Uuid::new_v4().to_string(),
+            session_id,
             cwd,
             data_dir,
+            persist_session: self.persist,
             structured_output: self.json_schema.take(),
             ..EngineConfig::default()
         };
-        let engine = QueryEngine::new(config, client, self.tools);
+        let engine = match loaded {
+            Some(loaded) => QueryEngine::resume(config, client, self.tools, loaded),
+            None => QueryEngine::new(config, client, self.tools),
+        };
         // Tools never see the API keys orbit holds (ORBIT_TOOLS_SEE_SECRETS
         // lets them), and WebFetch reaches local hosts only when allowed.
         let env = orbit_config::Env::from_process();
@@ -239,6 +313,33 @@ impl AgentBuilder {
             orbit_config::webfetch_allowed_hosts(&env),
         );
         Ok(Agent { engine })
+    }
+
+    /// The transcript to resume, read and repaired (repairs are logged).
+    fn load_resumed(
+        &mut self,
+        data_dir: &std::path::Path,
+        cwd: &std::path::Path,
+    ) -> Result<Option<LoadedSession>, Error> {
+        let id = match self.resume.take() {
+            None => return Ok(None),
+            Some(ResumeFrom::Id(id)) => id,
+            Some(ResumeFrom::Latest) => orbit_session::latest(data_dir, cwd)?.ok_or_else(|| {
+                Error::NoSession(format!("no session to continue in {}", cwd.display()))
+            })?,
+        };
+        let path = orbit_session::transcript_path(data_dir, cwd, &id);
+        if !path.is_file() {
+            return Err(Error::NoSession(format!(
+                "no session {id} in {}",
+                cwd.display()
+            )));
+        }
+        let loaded = orbit_engine::load_transcript(&path)?;
+        for repair in &loaded.repairs {
+            (self.log)(&format!("session {id}: {repair}"));
+        }
+        Ok(Some(loaded))
     }
 }
 

@@ -19,6 +19,9 @@
 //! - [`Agent::run`] streams [`EngineEvent`]s and ends with one
 //!   [`EngineEvent::Result`] ([`TerminalResult`]); [`Agent::ask`] waits for
 //!   it; [`Agent::abort_handle`] interrupts a turn.
+//! - Sessions persist to `$ORBIT_HOME/projects/<cwd slug>/<id>.jsonl`;
+//!   [`AgentBuilder::resume`] / [`AgentBuilder::continue_latest`] go on
+//!   with one, [`AgentBuilder::fork_session`] branches it off.
 //! - Custom tools implement [`TypedTool`]: a typed input parsed once, the
 //!   [`CallFacts`] of each call (what the permission gate and the executor
 //!   decide by), business validation, then the call.
@@ -103,4 +106,10 @@ pub enum Error {
     /// A permission rule given to the builder does not parse.
     #[error(transparent)]
     Rule(#[from] orbit_permissions::RuleError),
+    /// The session to resume does not exist.
+    #[error("{0}")]
+    NoSession(String),
+    /// A session transcript could not be read (damaged, newer format, I/O).
+    #[error(transparent)]
+    Session(#[from] orbit_session::SessionError),
 }

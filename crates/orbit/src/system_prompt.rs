@@ -140,7 +140,7 @@ pub fn today_utc() -> String {
 }
 
 /// Days since 1970-01-01 → (year, month, day); Howard Hinnant's algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -2,6 +2,7 @@
 
 mod bash_timeout;
 mod common;
+mod crash;
 
 mod compaction;
 mod faults;
@@ -14,6 +15,7 @@ mod max_turns;
 mod model_alias;
 mod openai_provider;
 mod permissions;
+mod resume;
 mod security_bash;
 mod security_rules;
 mod session;

@@ -189,7 +189,8 @@ impl QueryLoop<'_> {
         }
     }
 
-    fn emit_assistant(&self, assistant: &AssembledMessage) {
+    fn emit_assistant(&mut self, assistant: &AssembledMessage) {
+        self.session.record_streamed(&assistant.message);
         self.emit(EngineEvent::AssistantMessage {
             uuid: uuid::Uuid::new_v4().to_string(),
             message: assistant.message.clone(),

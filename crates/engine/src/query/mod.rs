@@ -138,6 +138,7 @@ pub(crate) async fn run_query(
     let end = query.run(prompt).await;
     query.denials = query.runtime.take_denials();
     let result = query.terminal_result(end);
+    query.session.record_result(&result).await;
     query.emit(EngineEvent::Result(result));
 }
 
@@ -263,8 +264,9 @@ impl QueryLoop<'_> {
             if self.cancel.is_cancelled() {
                 return Outcome::Interrupted;
             }
+            // The whole session's calls count, across resumes.
             if let Some(max) = self.config.max_turns
-                && self.num_turns >= max
+                && self.session.turns() >= max
             {
                 return Outcome::MaxTurns(max);
             }
@@ -279,6 +281,8 @@ impl QueryLoop<'_> {
                 }
                 request = self.build_request().await;
             }
+            // The transcript is on disk before the request leaves.
+            self.session.start_model_call(self.runtime).await;
             self.num_turns += 1;
             self.emit(EngineEvent::RequestStart {
                 turn: self.num_turns,

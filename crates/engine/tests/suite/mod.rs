@@ -20,5 +20,6 @@ mod results_e2e;
 mod results_errors;
 mod results_persist;
 mod runaway_guard;
+mod sessions;
 mod snapshot;
 mod tool_errors;

@@ -7,7 +7,7 @@ use orbit_model::anthropic::AnthropicConfig;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-fn agent(server: &FakeAnthropic, dir: &std::path::Path) -> orbit::AgentBuilder {
+pub(super) fn agent(server: &FakeAnthropic, dir: &std::path::Path) -> orbit::AgentBuilder {
     Agent::builder()
         .provider(Provider::Anthropic(AnthropicConfig {
             base_url: server.base_url(),

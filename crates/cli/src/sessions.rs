@@ -1,0 +1,259 @@
+//! Sessions in the CLI: which session a run continues (`--continue`,
+//! `--resume`, `--session-id`, `--fork-session`, `--no-session-persistence`)
+//! and the `orbit sessions` subcommand.
+//!
+//! Data flow: [`plan`] checks the flags together (clear errors for bad
+//! UUIDs, unknown or taken ids, flags that need each other), finds the
+//! transcript (`orbit_session` paths and listing), loads it through
+//! `orbit_engine::load_transcript` (warning once per repair) and returns the
+//! id the run uses with the state to resume. `main` builds the engine from
+//! it. `orbit sessions` is dispatched before the normal flags are parsed
+//! ([`maybe_run_subcommand`]).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use orbit_config::Env;
+use orbit_session::{
+    LoadedSession, SessionSummary, find_anywhere, is_valid_session_id, latest, list_all,
+    list_project, transcript_path,
+};
+
+use crate::args::Args;
+
+/// The session a run uses.
+pub struct SessionPlan {
+    /// The run's session id (the resumed one, or a new one).
+    pub session_id: String,
+    /// The state to go on from (`--resume` / `--continue`).
+    pub resume: Option<LoadedSession>,
+    /// Whether the run writes its transcript.
+    pub persist: bool,
+}
+
+/// Decides the run's session from the flags; see the module docs.
+pub fn plan(args: &Args, data_dir: &Path, cwd: &Path) -> anyhow::Result<SessionPlan> {
+    let resuming = args.resume.is_some() || args.continue_session;
+    if args.fork_session && !resuming {
+        bail!("--fork-session needs --resume ID or --continue (it forks an existing session)");
+    }
+    if let Some(id) = &args.session_id {
+        check_uuid("--session-id", id)?;
+        if resuming && !args.fork_session {
+            bail!(
+                "--session-id names a new session; with --resume or --continue add --fork-session (a resumed session keeps its id)"
+            );
+        }
+        if let Some(path) = find_anywhere(data_dir, &id.to_ascii_lowercase())? {
+            bail!(
+                "session {id} already exists ({}); resume it with --resume {id}, or choose another id",
+                path.display()
+            );
+        }
+    }
+    let resume = match (&args.resume, args.continue_session) {
+        (Some(id), _) => Some(load(&find_session(data_dir, cwd, id)?, id)?),
+        (None, true) => {
+            let Some(id) = latest(data_dir, cwd)? else {
+                bail!(
+                    "no session to continue in {} (sessions are kept in {}); start one with `orbit -p PROMPT`",
+                    cwd.display(),
+                    orbit_session::project_dir(data_dir, cwd).display()
+                );
+            };
+            Some(load(&transcript_path(data_dir, cwd, &id), &id)?)
+        }
+        (None, false) => None,
+    };
+    let session_id = match (&resume, &args.session_id) {
+        (Some(loaded), None) if !args.fork_session => loaded.header.session_id.clone(),
+        (_, Some(id)) => id.to_ascii_lowercase(),
+        _ => uuid::Uuid::new_v4().to_string(),
+    };
+    Ok(SessionPlan {
+        session_id,
+        resume,
+        persist: !args.no_session_persistence,
+    })
+}
+
+fn check_uuid(flag: &str, id: &str) -> anyhow::Result<()> {
+    if !is_valid_session_id(id) {
+        bail!(
+            "{flag}: `{id}` is not a session id (a UUID such as 123e4567-e89b-12d3-a456-426614174000; `orbit sessions` lists them)"
+        );
+    }
+    Ok(())
+}
+
+/// The transcript of `id` in this directory's project; a clear error when
+/// it is elsewhere or nowhere.
+fn find_session(data_dir: &Path, cwd: &Path, id: &str) -> anyhow::Result<PathBuf> {
+    check_uuid("--resume", id)?;
+    let id = id.to_ascii_lowercase();
+    let path = transcript_path(data_dir, cwd, &id);
+    if path.is_file() {
+        return Ok(path);
+    }
+    match find_anywhere(data_dir, &id)? {
+        Some(other) => {
+            let dir = orbit_session::load(&other, "")
+                .map(|l| l.header.cwd)
+                .unwrap_or_else(|_| other.display().to_string());
+            bail!(
+                "session {id} belongs to another directory, {dir}; run orbit there (or pass --cwd {dir})"
+            )
+        }
+        None => bail!(
+            "no session {id} in {} (`orbit sessions` lists this directory's sessions, `orbit sessions --all` every one)",
+            cwd.display()
+        ),
+    }
+}
+
+fn load(path: &Path, id: &str) -> anyhow::Result<LoadedSession> {
+    let loaded = orbit_engine::load_transcript(path)
+        .with_context(|| format!("cannot resume session {id}"))?;
+    for repair in &loaded.repairs {
+        tracing::warn!("session {id}: {repair}");
+    }
+    Ok(loaded)
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit sessions",
+    about = "List this directory's sessions, newest first (resume one with `orbit -r ID -p PROMPT`)"
+)]
+struct SessionsArgs {
+    /// Every project's sessions, with their directory.
+    #[arg(long)]
+    all: bool,
+    /// One JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+}
+
+/// Runs `orbit sessions …` when argv starts with `sessions`; None otherwise.
+pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
+    Some(
+        match crate::subcommand::parse::<SessionsArgs>("sessions")? {
+            Ok(args) => crate::subcommand::exit(list(&args, env)),
+            Err(code) => code,
+        },
+    )
+}
+
+fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
+    let data_dir = orbit_config::data_dir(env)?;
+    let cwd = match &args.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let cwd = cwd
+        .canonicalize()
+        .with_context(|| format!("directory {}", cwd.display()))?;
+    let sessions = if args.all {
+        list_all(&data_dir)?
+    } else {
+        list_project(&data_dir, &cwd)?
+    };
+    if args.json {
+        let rows: Vec<serde_json::Value> = sessions.iter().map(json_row).collect();
+        println!("{}", serde_json::Value::Array(rows));
+        return Ok(());
+    }
+    if sessions.is_empty() {
+        match args.all {
+            true => println!("No sessions yet."),
+            false => println!("No sessions in {}.", cwd.display()),
+        }
+        return Ok(());
+    }
+    for line in table(&sessions, args.all) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn json_row(s: &SessionSummary) -> serde_json::Value {
+    serde_json::json!({
+        "session_id": s.session_id,
+        "cwd": s.cwd,
+        "first_prompt": s.first_prompt,
+        "last_activity": utc_timestamp(s.last_activity),
+        "turns": s.turns,
+        "total_cost_usd": s.total_cost_usd,
+        "forked_from": s.forked_from,
+    })
+}
+
+/// One header line and one line per session; the prompt last (it varies).
+fn table(sessions: &[SessionSummary], with_cwd: bool) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{:<36}  {:<20}  {:>5}  {:>9}  {}",
+        "SESSION",
+        "LAST ACTIVITY (UTC)",
+        "TURNS",
+        "COST",
+        if with_cwd {
+            "DIRECTORY  FIRST PROMPT"
+        } else {
+            "FIRST PROMPT"
+        }
+    )];
+    for s in sessions {
+        let prompt: String = s.first_prompt.chars().take(80).collect();
+        let place = if with_cwd {
+            format!("{}  ", s.cwd)
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "{:<36}  {:<20}  {:>5}  {:>9}  {place}{prompt}",
+            s.session_id,
+            utc_timestamp(s.last_activity),
+            s.turns,
+            format!("${:.4}", s.total_cost_usd),
+        ));
+    }
+    lines
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of a file time.
+fn utc_timestamp(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (y, m, d) = orbit::system_prompt::civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        for (secs, text) in [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_796_303_330, "2026-12-03T13:08:50Z"),
+        ] {
+            assert_eq!(utc_timestamp(UNIX_EPOCH + Duration::from_secs(secs)), text);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! Subcommands (`orbit local …`, `orbit sessions …`): recognized by the
+//! first argument and run before the normal flags are parsed, each with its
+//! own clap parser; one exit convention for all.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// The subcommand's arguments when argv starts with `name`; None when it
+/// does not; `Err(code)` after clap printed help (0) or a usage error (1).
+pub fn parse<P: Parser>(name: &str) -> Option<Result<P, ExitCode>> {
+    let mut argv = std::env::args_os();
+    let program = argv.next()?;
+    if argv.next()? != name {
+        return None;
+    }
+    Some(
+        P::try_parse_from(std::iter::once(program).chain(argv)).map_err(|e| {
+            let _ = e.print();
+            ExitCode::from(u8::from(e.use_stderr()))
+        }),
+    )
+}
+
+/// Exit 0, or print `orbit: error: …` and exit 1.
+pub fn exit(outcome: anyhow::Result<()>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("orbit: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per area.
+
+mod listing;
+mod repair;
+mod support;
+mod writer;
