@@ -2,7 +2,7 @@
 //! environment) minus the secrets the session hides
 //! ([`orbit_tool::ToolUseContext::hide_env_vars`]: API keys and tokens, so
 //! `printenv` or `env` cannot hand them to the model), plus
-//! [`super::process::BASH_EXTRA_ENV`] and git configuration that takes away
+//! `process::BASH_EXTRA_ENV` and git configuration that takes away
 //! the repository's ways to run a program during a read
 //! ([`GIT_NEUTRALISED_CONFIG`]).
 //!
