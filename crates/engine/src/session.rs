@@ -162,6 +162,16 @@ impl Session {
         recorder.sync(true).await;
     }
 
+    /// Records the totals and waits until the transcript is on disk (after
+    /// a compaction by hand, which no request or result follows yet).
+    pub(crate) async fn sync_transcript(&mut self) {
+        let totals = self.totals();
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.totals(totals);
+            recorder.sync(true).await;
+        }
+    }
+
     /// An assistant message as soon as it is streamed, before its tools
     /// finish (a crash mid-tool then leaves a tool_use the reader answers
     /// as interrupted); its commit is not recorded again.

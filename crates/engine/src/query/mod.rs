@@ -166,6 +166,7 @@ pub(crate) async fn compact_now(
         .compact(session, CompactTrigger::Manual, instructions, &view)
         .await?;
     session.apply_compaction(compacted.boundary.clone());
+    session.sync_transcript().await;
     Ok(compacted.boundary)
 }
 
