@@ -167,6 +167,7 @@ fn every_text() -> Vec<(String, String)> {
         tools::write::DESCRIPTION,
         tools::write::updated(file),
         tools::write::created(file),
+        tools::write::STATUS_TEXT_REFUSAL,
         tools::edit::DESCRIPTION,
         tools::edit::NO_CHANGES_MESSAGE,
         tools::edit::FILE_EXISTS_MESSAGE,
