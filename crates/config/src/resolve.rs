@@ -133,6 +133,9 @@ pub struct Config {
     pub tool_result_budget_chars: Option<usize>,
     /// `ORBIT_OPENAI_FENCED_TOOL_CALLS` for the openai provider.
     pub openai_fenced_tool_calls: bool,
+    /// `ORBIT_SMALL_MODEL`: the small-model profile forced on or off; None =
+    /// on for the local provider only.
+    pub small_model: Option<bool>,
 }
 
 impl Config {
@@ -168,6 +171,7 @@ impl Config {
             .or_else(|| env.positive(CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY));
         let tool_result_budget_chars = env.positive(ORBIT_TOOL_RESULT_BUDGET_CHARS);
         let openai_fenced_tool_calls = env.flag(ORBIT_OPENAI_FENCED_TOOL_CALLS).unwrap_or(false);
+        let small_model = env.flag(ORBIT_SMALL_MODEL);
         // Read by orbit-model through `env.lookup()`; checked here so a bad
         // value is reported like every other one (the model crate then
         // uses its default, as `parsed` does).
@@ -185,6 +189,7 @@ impl Config {
             max_tool_use_concurrency,
             tool_result_budget_chars,
             openai_fenced_tool_calls,
+            small_model,
         })
     }
 

@@ -71,6 +71,11 @@ pub struct EngineConfig {
     /// Where "always allow" answers are appended (the CLI: the project's
     /// `.orbit/settings.local.json`); None = kept for the session only.
     pub rules_file: Option<PathBuf>,
+    /// The small-model profile's recovery turns: a final reply that imitates
+    /// a tool exchange or tells the user what to run, before any tool ran in
+    /// the prompt, is answered with a short reminder (at most
+    /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
+    pub recovery_reminders: bool,
 }
 
 impl Default for EngineConfig {
@@ -91,6 +96,7 @@ impl Default for EngineConfig {
             tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
             approver: None,
             rules_file: None,
+            recovery_reminders: false,
         }
     }
 }

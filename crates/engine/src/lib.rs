@@ -9,7 +9,8 @@
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. X1's partition of calls into batches is the executor's
-//! start rule; `abort` is the L5 signal; [`messages`] holds the engine's own texts.
+//! start rule; `abort` is the L5 signal; `recovery` decides the small-model
+//! profile's recovery turns; [`messages`] holds the engine's own texts.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -22,6 +23,7 @@ mod executor;
 pub mod messages;
 pub mod orchestrator;
 mod query;
+mod recovery;
 pub mod results;
 mod session;
 
@@ -33,4 +35,5 @@ pub use engine::{
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
 pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
+pub use recovery::MAX_RECOVERY_REMINDERS;
 pub use session::Session;

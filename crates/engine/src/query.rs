@@ -63,6 +63,7 @@ use crate::assemble::{AssembledMessage, MessageAssembler};
 use crate::engine::EngineConfig;
 use crate::executor::StreamingToolExecutor;
 use crate::orchestrator::ToolRuntime;
+use crate::recovery::Recovery;
 use crate::results::enforce_tool_result_budget;
 use crate::session::Session;
 use orbit_tool::texts::engine::{
@@ -188,6 +189,7 @@ impl QueryLoop<'_> {
     async fn run(&mut self, prompt: String) -> Outcome {
         self.session.push_message(Message::user_text(prompt));
         let mut continuations = 0;
+        let mut recovery = Recovery::new(self.config.recovery_reminders);
         loop {
             if self.cancel.is_cancelled() {
                 return Outcome::Interrupted;
@@ -213,6 +215,7 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
+                recovery.tool_ran();
                 self.answer.clear();
                 continuations = 0;
                 continue;
@@ -222,6 +225,11 @@ impl QueryLoop<'_> {
             if cut_by_limit && continuations < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT {
                 continuations += 1;
                 self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
+                continue;
+            }
+            if let Some(reminder) = recovery.reminder_for(&self.answer) {
+                self.answer.clear();
+                self.append_user(Message::user_text(reminder));
                 continue;
             }
             return Outcome::Success;

@@ -65,6 +65,7 @@ fn every_text() -> Vec<(String, String)> {
         engine::STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
         engine::INTERRUPT_MESSAGE,
         engine::MAX_TOKENS_CONTINUE_MESSAGE,
+        engine::RECOVERY_REMINDER,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),
