@@ -259,6 +259,11 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
         assert_eq!(out.result()["result"], result, "{what}");
         let bodies = server.bodies();
         assert_eq!(bodies.len(), requests, "{what}");
+        // llama.cpp's `cache_prompt` goes to the local server only.
+        assert!(
+            bodies.iter().all(|b| b.get("cache_prompt").is_none()),
+            "{what}"
+        );
         assert_eq!(reminders_printed(&out), reminders, "{what}");
         let sent = bodies
             .iter()
