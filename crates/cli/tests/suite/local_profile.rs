@@ -160,9 +160,10 @@ fn orbit_small_model_0_turns_the_profile_off_for_local() {
     let scratch = Scratch::new();
     scratch.write("config.txt", "MAGIC=48213\n");
     let paths = fake_local_runtime(&scratch);
-    let mut cmd = orbit_with_env(&scratch, &[("ORBIT_SMALL_MODEL".into(), "0".into())]);
+    let mut cmd =
+        super::common::orbit_with_env(&scratch, &[("ORBIT_SMALL_MODEL".into(), "0".into())]);
     cmd.args(["-p", "What is MAGIC?", "--output-format", "stream-json"]);
-    let out = run(cmd);
+    let out = super::common::run(cmd);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let tools = out.lines()[0]["tools"].as_array().unwrap().len();
     assert!(tools > orbit_local::LOCAL_TOOLS.len(), "{tools} tools");
@@ -170,6 +171,9 @@ fn orbit_small_model_0_turns_the_profile_off_for_local() {
     let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
     assert_eq!(first["tools"].as_array().unwrap().len(), tools);
     let system = first["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("# Using tools"), "default prompt expected: {system}");
+    assert!(
+        system.contains("# Using tools"),
+        "default prompt expected: {system}"
+    );
     assert_eq!(first["cache_prompt"], true);
 }
