@@ -72,7 +72,7 @@ pub struct EngineConfig {
     /// `.orbit/settings.local.json`); None = kept for the session only.
     pub rules_file: Option<PathBuf>,
     /// The small-model profile's recovery turns: a final reply that imitates
-    /// a tool exchange or tells the user what to run, before any tool ran in
+    /// a tool exchange, or tells the user what to run before any tool ran in
     /// the prompt, is answered with a short reminder (at most
     /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
     pub recovery_reminders: bool,

@@ -1,10 +1,14 @@
 //! Recovery turns (issue 17), a profile setting for small models
 //! (`EngineConfig::recovery_reminders`): when the reply that would end the
 //! prompt imitates a tool exchange (`<tool_call>`, `<tool_response>`, a
-//! `{"name": …, "arguments": …}` object written as text) or tells the user
-//! what to run instead of acting, and no tool has run yet in this prompt,
+//! `{"name": …, "arguments": …}` object written as text), or tells the user
+//! what to run instead of acting while no tool has run yet in this prompt,
 //! the query loop appends [`RECOVERY_REMINDER`] as a user message and asks
-//! again — at most [`MAX_RECOVERY_REMINDERS`] times per prompt.
+//! again — at most [`MAX_RECOVERY_REMINDERS`] times per prompt. An imitated
+//! exchange is never an answer, so it is reminded even after a tool ran (the
+//! evaluation's `append-config`: a refused Write, then the refusal echoed
+//! inside `<tool_response>` as the final answer); advice to the user after
+//! tools ran may be the answer ("run `pytest` to check"), so it is not.
 //!
 //! Data flow: the loop owns one [`Recovery`] per prompt, tells it when a
 //! message held a tool_use, and asks [`Recovery::reminder_for`] with the
@@ -59,7 +63,8 @@ impl Recovery {
         }
     }
 
-    /// A message of this prompt held a tool_use: no more reminders.
+    /// A message of this prompt held a tool_use: advice to the user is an
+    /// answer from now on.
     pub(crate) fn tool_ran(&mut self) {
         self.tool_ran = true;
     }
@@ -67,10 +72,11 @@ impl Recovery {
     /// The reminder to send instead of ending the prompt with `answer`, if
     /// any (counted: the caller sends it).
     pub(crate) fn reminder_for(&mut self, answer: &str) -> Option<&'static str> {
-        if !self.enabled || self.tool_ran || self.sent >= MAX_RECOVERY_REMINDERS {
+        if !self.enabled || self.sent >= MAX_RECOVERY_REMINDERS {
             return None;
         }
-        if !needs_reminder(answer) {
+        let describes = !self.tool_ran && describes_instead_of_acting(answer);
+        if !imitates_tool_exchange(answer) && !describes {
             return None;
         }
         self.sent += 1;
@@ -78,14 +84,19 @@ impl Recovery {
     }
 }
 
-/// Whether a final reply imitates a tool exchange or describes instead of
-/// acting.
-pub(crate) fn needs_reminder(answer: &str) -> bool {
+/// Whether a final reply imitates a tool exchange: tool-call markup, or a
+/// `{"name": …, "arguments": …}` object, written as text.
+fn imitates_tool_exchange(answer: &str) -> bool {
     let lower = answer.to_lowercase();
     EXCHANGE_TAGS.iter().any(|tag| lower.contains(tag))
         || (has_json_key(&lower, "name")
             && (has_json_key(&lower, "arguments") || has_json_key(&lower, "parameters")))
-        || DESCRIBING_PHRASES.iter().any(|p| lower.contains(p))
+}
+
+/// Whether a final reply tells the user what to do instead of doing it.
+fn describes_instead_of_acting(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    DESCRIBING_PHRASES.iter().any(|p| lower.contains(p))
 }
 
 /// `"key"` followed (after optional whitespace) by `:`.
@@ -125,12 +136,13 @@ mod tests {
             ("", false),
         ];
         for (answer, expected) in table {
-            assert_eq!(needs_reminder(answer), expected, "{answer:?}");
+            let detected = imitates_tool_exchange(answer) || describes_instead_of_acting(answer);
+            assert_eq!(detected, expected, "{answer:?}");
         }
     }
 
     #[test]
-    fn reminders_are_bounded_off_by_default_and_stop_once_a_tool_ran() {
+    fn reminders_are_bounded_and_off_by_default_and_advice_after_a_tool_is_an_answer() {
         let imitation = "<tool_response>done</tool_response>";
         let mut off = Recovery::new(false);
         assert_eq!(off.reminder_for(imitation), None);
@@ -142,8 +154,11 @@ mod tests {
         }
         assert_eq!(on.reminder_for(imitation), None);
 
+        // After a tool ran, advice to the user is an answer; an imitated
+        // exchange still is not.
         let mut ran = Recovery::new(true);
         ran.tool_ran();
-        assert_eq!(ran.reminder_for(imitation), None);
+        assert_eq!(ran.reminder_for("You need to run `pytest` to check."), None);
+        assert_eq!(ran.reminder_for(imitation), Some(RECOVERY_REMINDER));
     }
 }

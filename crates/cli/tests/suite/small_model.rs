@@ -189,10 +189,10 @@ is done, reply to the user in plain text.</tool_use_error>";
 }
 
 /// Recovery turns: with the small profile, a final reply that imitates a
-/// tool exchange or tells the user what to run, before any tool ran, is
+/// tool exchange, or tells the user what to run before any tool ran, is
 /// answered with the reminder (a user message in the transcript and in the
-/// next request), at most twice per prompt; without the profile, or once a
-/// tool ran, the reply ends the run.
+/// next request), at most twice per prompt; without the profile the reply
+/// ends the run, and advice after a tool ran is an answer.
 #[test]
 fn recovery_turns_remind_a_describing_model_at_most_twice() {
     let imitation = "<tool_response>\nMAGIC=48213\n</tool_response>";
@@ -232,6 +232,14 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             2,
             0,
             describing,
+        ),
+        (
+            "a tool ran: an imitated exchange is still reminded",
+            Some("1"),
+            vec![read(), text(imitation), text("MAGIC is 48213.")],
+            3,
+            1,
+            "MAGIC is 48213.",
         ),
         (
             "profile off",
