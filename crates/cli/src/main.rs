@@ -34,6 +34,7 @@ use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
 use orbit_config::{Env, ProviderKind};
 use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
+use orbit_protocol::{EngineEvent, ResultSubtype};
 
 use crate::args::Args;
 use crate::output::{InitInfo, OutputWriter, one_line};
@@ -125,8 +126,16 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let added_dirs = configure::additional_dirs(&config)?;
     let session = sessions::plan(&args, &config.data_dir, &cwd)?;
     let client = provider::select_provider(&config)?;
-    // The local profile: a lean prompt and few tools (prompt size is latency there).
-    let local_profile = config.provider.value == ProviderKind::Local;
+    // The small-model profile (on for local, ORBIT_SMALL_MODEL decides):
+    // a lean prompt and few tools (prompt size is latency there), a
+    // default turn limit and recovery turns.
+    let small_profile = config
+        .small_model
+        .unwrap_or(config.provider.value == ProviderKind::Local);
+    let default_max_turns = match args.max_turns {
+        None if small_profile => Some(orbit_local::SMALL_PROFILE_MAX_TURNS),
+        _ => None,
+    };
     let model = provider::effective_model(&config);
     tracing::debug!(
         provider = config.provider.value.name(),
@@ -143,14 +152,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
-    if local_profile {
+    if small_profile {
         tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
     }
 
     let session_id = session.session_id.clone();
     let mut engine_config = EngineConfig {
         model: model.clone(),
-        system_prompt: if local_profile {
+        system_prompt: if small_profile {
             system_prompt::build_local(
                 &cwd,
                 args.system_prompt.as_deref(),
@@ -165,7 +174,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         },
         max_tokens: args.max_tokens,
         temperature: None,
-        max_turns: args.max_turns,
+        // An explicit --max-turns counts the whole session (as Claude Code);
+        // the profile's default gives each run its own allowance, so a
+        // `--continue` of a long local session is not stopped at once.
+        max_turns: args.max_turns.or(default_max_turns.map(|max| {
+            let done = session.resume.as_ref().map_or(0, |loaded| loaded.turns);
+            done.saturating_add(max)
+        })),
+        recovery_reminders: small_profile,
         max_budget_usd: args.max_budget_usd,
         permissions,
         rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),
@@ -250,6 +266,13 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             Ok(Some(code)) => exit_code = Some(code),
             Ok(None) => {}
             Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
+        }
+        if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
+            && result.subtype == ResultSubtype::ErrorMaxTurns
+        {
+            eprintln!(
+                "orbit: the small-model profile stops after {max} model calls by default; pass --max-turns N to allow more"
+            );
         }
     }
     tracing::debug!(?exit_code, stdout_closed = stdout.is_closed(), "run ended");

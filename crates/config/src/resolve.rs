@@ -140,6 +140,9 @@ pub struct Config {
     pub autocompact_pct: Option<f64>,
     /// `MAX_STRUCTURED_OUTPUT_RETRIES`; None = the engine's default.
     pub max_structured_output_retries: Option<usize>,
+    /// `ORBIT_SMALL_MODEL`: the small-model profile forced on or off; None =
+    /// on for the local provider only.
+    pub small_model: Option<bool>,
 }
 
 impl Config {
@@ -178,6 +181,7 @@ impl Config {
         let context_window = env.positive(ORBIT_CONTEXT_WINDOW);
         let autocompact_pct = autocompact_pct(&env);
         let max_structured_output_retries = env.positive(MAX_STRUCTURED_OUTPUT_RETRIES);
+        let small_model = env.flag(ORBIT_SMALL_MODEL);
         // Read by orbit-model through `env.lookup()`; checked here so a bad
         // value is reported like every other one (the model crate then
         // uses its default, as `parsed` does).
@@ -198,6 +202,7 @@ impl Config {
             context_window,
             autocompact_pct,
             max_structured_output_retries,
+            small_model,
         })
     }
 

@@ -33,6 +33,8 @@ pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
 /// Fenced-JSON tool-call recovery for `--provider openai`.
 pub const ORBIT_OPENAI_FENCED_TOOL_CALLS: &str = "ORBIT_OPENAI_FENCED_TOOL_CALLS";
+/// The small-model profile on (`1`) for any provider, or off (`0`) for `local`.
+pub const ORBIT_SMALL_MODEL: &str = "ORBIT_SMALL_MODEL";
 /// Retries of a failed model call.
 pub const ORBIT_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
 /// First retry backoff, in milliseconds.
@@ -136,6 +138,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_OPENAI_FENCED_TOOL_CALLS,
         meaning: "`1`/`true`: turn fenced JSON tool calls in text into tool calls with `--provider openai` (always on for `local`).",
+    },
+    EnvVar {
+        name: ORBIT_SMALL_MODEL,
+        meaning: "`1`/`true`: use the small-model profile (lean prompt, five tools, 25 turns by default, recovery turns) with any provider; `0`/`false`: turn it off for `local` (default: on for `local` only).",
     },
     EnvVar {
         name: ORBIT_MAX_RETRIES,

@@ -101,6 +101,11 @@ pub struct EngineConfig {
     /// Record the session in its transcript (`<data dir>/projects/<cwd
     /// slug>/<session id>.jsonl`) so it can be resumed. Default false.
     pub persist_session: bool,
+    /// The small-model profile's recovery turns: a final reply that imitates
+    /// a tool exchange, or tells the user what to run before any tool ran in
+    /// the prompt, is answered with a short reminder (at most
+    /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
+    pub recovery_reminders: bool,
 }
 
 impl Default for EngineConfig {
@@ -126,6 +131,7 @@ impl Default for EngineConfig {
             max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
             persist_session: false,
+            recovery_reminders: false,
         }
     }
 }

@@ -9,7 +9,8 @@
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. X1's partition of calls into batches is the executor's
-//! start rule; `abort` is the L5 signal; [`messages`] holds the engine's own texts.
+//! start rule; `abort` is the L5 signal; `recovery` decides the small-model
+//! profile's recovery turns; [`messages`] holds the engine's own texts.
 //!
 //! Persistence: with `EngineConfig::persist_session`, the [`Session`]
 //! records every change to its transcript (`recorder`, over
@@ -30,6 +31,7 @@ pub mod messages;
 pub mod orchestrator;
 mod query;
 mod recorder;
+mod recovery;
 pub mod results;
 mod session;
 pub mod structured;
@@ -43,5 +45,6 @@ pub use engine::{
 pub use executor::StreamingToolExecutor;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
 pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
+pub use recovery::MAX_RECOVERY_REMINDERS;
 pub use session::{Session, load_transcript};
 pub use structured::{DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, SchemaError, StructuredOutputSchema};

@@ -47,6 +47,11 @@ pub const MODEL_NAME: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m";
 /// still covers `grep` / `find`).
 pub const LOCAL_TOOLS: [&str; 5] = ["Read", "Write", "Edit", "Bash", "LS"];
 
+/// `--max-turns` of the small-model profile when none is given: a small
+/// model that loops (repeating a finished task's calls) stops here instead
+/// of running for minutes.
+pub const SMALL_PROFILE_MAX_TURNS: u32 = 25;
+
 /// Sampling seed of local runs (reproducible answers at temperature 0).
 pub const LOCAL_SEED: u64 = 42;
 

@@ -287,7 +287,12 @@ impl AgentBuilder {
         let config = EngineConfig {
             model,
             system_prompt,
-            max_turns: self.max_turns,
+            // The small-model profile also stops a looping model and nudges
+            // one that describes instead of acting (docs/LOCAL.md).
+            max_turns: self
+                .max_turns
+                .or(local.then_some(orbit_local::SMALL_PROFILE_MAX_TURNS)),
+            recovery_reminders: local,
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
             approver: self.approver,

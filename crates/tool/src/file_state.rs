@@ -1,9 +1,12 @@
 //! The file-state cache behind read-before-write (T5): what each file looked
 //! like when a tool last read or wrote it.
 //!
-//! Read records a [`FileState`] for every file it reads; Write and Edit ask
-//! [`FileStateCache::check_fresh`] before touching an existing file and
-//! record the state they leave behind, so a following Edit needs no re-read.
+//! Read records a [`FileState`] for every file it reads; Write asks
+//! [`FileStateCache::check_fresh`] before replacing an existing file, Edit
+//! asks [`FileStateCache::check_not_modified`] (as Claude Code 2.1.332: a
+//! file never read may be edited, its exact `old_string` match proves the
+//! model knows the text); both record the state they leave behind, so a
+//! following Edit needs no re-read.
 //! Entries are keyed by the canonical path ([`state_key`]), so `a/../b`, a
 //! symlink and the target are one file.
 
@@ -140,6 +143,17 @@ impl FileStateCache {
             _ => Err(StaleFileError::Modified),
         }
     }
+
+    /// Edit's check (Claude Code 2.1.332): Ok when the file was never read
+    /// in this session (the exact `old_string` match is the proof the model
+    /// knows the text), or was read (or written) and is unchanged since;
+    /// [`StaleFileError::Modified`] when it changed on disk since.
+    pub fn check_not_modified(&self, path: &Path) -> Result<(), StaleFileError> {
+        match self.check_fresh(path) {
+            Err(StaleFileError::NotRead) => Ok(()),
+            other => other,
+        }
+    }
 }
 
 /// The cache key of `path`: canonical when it exists; for a missing file,
@@ -200,6 +214,7 @@ mod tests {
         let (_dir, p, _) = recorded();
         let cache = FileStateCache::default();
         assert_eq!(cache.check_fresh(&p), Err(StaleFileError::NotRead));
+        assert_eq!(cache.check_not_modified(&p), Ok(()));
         assert_eq!(StaleFileError::NotRead.to_string(), NOT_READ_MESSAGE);
         assert_eq!(StaleFileError::Modified.to_string(), MODIFIED_MESSAGE);
     }
@@ -236,7 +251,10 @@ mod tests {
         ];
         for (what, change, expected) in table {
             let (_dir, p, cache) = recorded();
-            assert_eq!(cache.check_fresh(&change(&p)), expected, "{what}");
+            let path = change(&p);
+            assert_eq!(cache.check_fresh(&path), expected, "{what}");
+            // Once read, Edit's check is the same.
+            assert_eq!(cache.check_not_modified(&path), expected, "{what}");
         }
     }
 

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use orbit_local::LocalPaths;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::common::{Scratch, run_stream_json_with_env};
 
@@ -110,6 +110,11 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     // The fenced block came back as text and was recovered as a Read call,
     // so the second request carries its result as a `tool` message.
     let second: Value = serde_json::from_str(raw[1]).unwrap();
+    // llama.cpp's prompt cache, asked for explicitly on every request.
+    assert_eq!(
+        (&first["cache_prompt"], &second["cache_prompt"]),
+        (&json!(true), &json!(true))
+    );
     let messages = second["messages"].as_array().unwrap();
     let last = &messages[messages.len() - 1];
     assert_eq!(last["role"], "tool");
@@ -129,4 +134,30 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
         !pid_alive(pid),
         "llama-server {pid} still runs after orbit exited"
     );
+}
+
+/// `ORBIT_SMALL_MODEL=0` turns the small-model profile off for `local`:
+/// every built-in tool, the default system prompt, no default turn limit
+/// (the request still goes to the local server, with `cache_prompt`).
+#[test]
+fn orbit_small_model_0_turns_the_profile_off_for_local() {
+    let scratch = Scratch::new();
+    scratch.write("config.txt", "MAGIC=48213\n");
+    let paths = fake_local_runtime(&scratch);
+    let mut cmd =
+        super::common::orbit_with_env(&scratch, &[("ORBIT_SMALL_MODEL".into(), "0".into())]);
+    cmd.args(["-p", "What is MAGIC?", "--output-format", "stream-json"]);
+    let out = super::common::run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let tools = out.lines()[0]["tools"].as_array().unwrap().len();
+    assert!(tools > orbit_local::LOCAL_TOOLS.len(), "{tools} tools");
+    let log = std::fs::read_to_string(paths.root().join("requests.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(first["tools"].as_array().unwrap().len(), tools);
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("# Using tools"),
+        "default prompt expected: {system}"
+    );
+    assert_eq!(first["cache_prompt"], true);
 }

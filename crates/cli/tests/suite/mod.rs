@@ -20,6 +20,7 @@ mod security_bash;
 mod security_rules;
 mod session;
 mod settings;
+mod small_model;
 mod startup_errors;
 mod stdin_prompt;
 mod stdout_closed;

@@ -72,6 +72,7 @@ use tokio_util::sync::CancellationToken;
 use crate::compact::{CompactError, CompactionBoundary, Compactor};
 use crate::engine::EngineConfig;
 use crate::orchestrator::ToolRuntime;
+use crate::recovery::Recovery;
 use crate::results::enforce_tool_result_budget;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
@@ -259,6 +260,7 @@ impl QueryLoop<'_> {
     async fn run(&mut self, prompt: String) -> Outcome {
         self.session.push_message(Message::user_text(prompt));
         let mut continuations = 0;
+        let mut recovery = Recovery::new(self.config.recovery_reminders);
         // L4: a prompt-too-long answer compacts and retries once per request.
         let mut compacted_for_too_long = false;
         loop {
@@ -313,6 +315,7 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
+                recovery.tool_ran();
                 self.answer.clear();
                 continuations = 0;
                 if let Some(end) = self.after_tool_call(&assistant.message) {
@@ -325,6 +328,13 @@ impl QueryLoop<'_> {
             if cut_by_limit && continuations < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT {
                 continuations += 1;
                 self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
+                continue;
+            }
+            // The small-model profile: a reply that imitates a tool exchange
+            // or tells the user what to run gets one short reminder.
+            if let Some(reminder) = recovery.reminder_for(&self.answer) {
+                self.answer.clear();
+                self.append_user(Message::user_text(reminder));
                 continue;
             }
             match self.structured.after_call(&assistant.message, true) {

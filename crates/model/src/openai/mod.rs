@@ -60,6 +60,10 @@ pub struct OpenAiConfig {
     /// Turn fenced ```json {"name": …, "arguments": …}``` blocks naming an
     /// offered tool into tool calls (see `fenced`). Off by default.
     pub fenced_tool_recovery: bool,
+    /// Send llama.cpp's `cache_prompt: true` (the slot keeps the prompt in
+    /// its KV cache, so the next turn evaluates only the new suffix). On
+    /// for [`Self::local`]; other servers may reject unknown fields.
+    pub cache_prompt: bool,
     /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,
     /// Where `base_url` came from, named when the server cannot be reached
@@ -75,6 +79,7 @@ impl Default for OpenAiConfig {
             api_key: None,
             retry: RetryConfig::default(),
             fenced_tool_recovery: false,
+            cache_prompt: false,
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             base_url_check: ENV_BASE_URL.to_string(),
         }
@@ -102,11 +107,12 @@ impl OpenAiConfig {
     }
 
     /// A client for a local OpenAI-compatible server at `base_url`
-    /// (no key, fenced recovery on).
+    /// (no key, fenced recovery and `cache_prompt` on).
     pub fn local(base_url: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
             fenced_tool_recovery: true,
+            cache_prompt: true,
             retry: RetryConfig::from_env(),
             idle_timeout_ms: crate::idle_timeout_from(
                 |name| std::env::var(name).ok(),
@@ -169,7 +175,11 @@ impl OpenAiClient {
 
 impl ModelClient for OpenAiClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        let body = Bytes::from(request::build_body(request).to_string());
+        let mut body = request::build_body(request);
+        if self.config.cache_prompt {
+            body["cache_prompt"] = serde_json::Value::Bool(true);
+        }
+        let body = Bytes::from(body.to_string());
         let recovery = self
             .config
             .fenced_tool_recovery
@@ -202,6 +212,7 @@ mod tests {
             test_env::OVERRIDDEN
         );
         assert!(!c.fenced_tool_recovery);
+        assert!(!c.cache_prompt);
         let d = OpenAiConfig::from_lookup(|_| None);
         assert_eq!(d.endpoint(), "https://api.openai.com/v1/chat/completions");
         assert_eq!(d.idle_timeout_ms, DEFAULT_IDLE_TIMEOUT_MS);

@@ -21,6 +21,7 @@ pub mod read;
 pub mod todo;
 pub mod web_fetch;
 pub mod write;
+mod write_echo;
 
 use orbit_tool::typed;
 

@@ -3,7 +3,8 @@
 //! Facts: writes the resolved path; not read-only, not concurrency-safe;
 //! destructive when the file exists (it is replaced whole).
 //!
-//! Flow: `validate` refuses (`ToolError::RespondToModel`) a directory, a
+//! Flow: `validate` refuses (`ToolError::RespondToModel`) a content that is
+//! one of orbit's own tool-result texts (`write_echo`), a directory, a
 //! read-only file, or an existing file that was not read in this session or
 //! changed on disk since (T5, via `ctx.file_state`); the plan is the
 //! resolved path and the content. `call` checks again (a permission prompt
@@ -28,6 +29,7 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::write_with_file_state;
+use crate::builtin::write_echo::is_tool_result_text;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
@@ -76,6 +78,11 @@ impl TypedTool for WriteTool {
         input: WriteInput,
         ctx: &ToolUseContext,
     ) -> Result<WritePlan, ToolError> {
+        if is_tool_result_text(&input.content) {
+            return Err(ToolError::RespondToModel(
+                texts::STATUS_TEXT_REFUSAL.to_string(),
+            ));
+        }
         let path = ctx.resolve_path(&input.file_path);
         check_writable(&path, &ctx.file_state).map_err(ToolError::RespondToModel)?;
         Ok(WritePlan {

@@ -4,9 +4,9 @@
 /// Edit's description.
 pub const DESCRIPTION: &str = "Performs an exact string replacement in a file. old_string must match the file exactly, \
 including indentation, without the line-number prefix Read shows, and must be unique in the file unless \
-replace_all is true (which replaces every occurrence, e.g. to rename). The file must have been read with Read \
-in this session. An empty old_string on a missing file creates it with new_string. \
-CRLF line endings are kept.";
+replace_all is true (which replaces every occurrence, e.g. to rename). Read the file first unless you know \
+its exact text; an edit of a file that changed on disk since you read it is refused. An empty old_string on \
+a missing file creates it with new_string. CRLF line endings are kept.";
 
 /// §8 no-op text.
 pub const NO_CHANGES_MESSAGE: &str =

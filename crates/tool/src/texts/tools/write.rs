@@ -17,3 +17,10 @@ pub fn updated(path: &Path) -> String {
 pub fn created(path: &Path) -> String {
     format!("File created successfully at: {}", path.display())
 }
+
+/// Write's refusal of a content that is one of orbit's own tool-result
+/// texts (issue 17: a small model overwrote a file with "The file has been
+/// updated successfully."). orbit's text.
+pub const STATUS_TEXT_REFUSAL: &str = "Refused: the content is one of orbit's own tool-result messages, not \
+file content. Do not write a status message into the file. Write the file's real content, or, if the task \
+is done, reply to the user in plain text.";

@@ -7,7 +7,8 @@
 //! Flow: `validate` reads the file once and runs `plan_edit`, Claude
 //! Code's checks in its order — no-op strings, missing file (created when
 //! `old_string` is empty), an empty `old_string` on a non-blank file,
-//! read-before-edit and modified-since-read (T5), then the match count
+//! modified-since-read (T5 as Claude Code 2.1.332: a file never read may
+//! be edited, the exact match proves the model knows it), then the match count
 //! (`replace`) — yielding the new content and the file's state as read
 //! (`EditPlan`); a refusal is `ToolError::RespondToModel` (the engine
 //! wraps it in `<tool_use_error>`). `call` re-checks only what can change
@@ -179,7 +180,7 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
     if old.is_empty() && !String::from_utf8_lossy(&content).trim().is_empty() {
         return Err(FILE_EXISTS_MESSAGE.to_string());
     }
-    cache.check_fresh(path).map_err(|e| e.to_string())?;
+    cache.check_not_modified(path).map_err(|e| e.to_string())?;
     if meta.permissions().readonly() {
         return Err(tools_texts::permission_denied(path));
     }

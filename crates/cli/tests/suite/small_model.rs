@@ -1,0 +1,338 @@
+//! Issue 17's guards through the binary, against the fake OpenAI server:
+//! read-before-edit as Claude Code 2.1.332 and the refusal of echoed
+//! status texts (every model), and the small-model profile
+//! (`ORBIT_SMALL_MODEL=1`, on by default for `local`): recovery turns and
+//! the default `--max-turns`.
+
+use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
+use serde_json::{Value, json};
+
+use super::common::{Outcome, Scratch, orbit_with_env, run};
+
+/// The small-model profile's reminder (crates/tool/src/texts/engine.rs).
+const REMINDER: &str =
+    "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
+
+/// The default turn limit of the small-model profile.
+const SMALL_MAX_TURNS: usize = orbit_local::SMALL_PROFILE_MAX_TURNS as usize;
+
+fn text(t: &str) -> OpenAiReply {
+    OpenAiReply::completion(Completion::new().text(t))
+}
+
+fn call(id: &str, name: &str, input: Value) -> OpenAiReply {
+    OpenAiReply::completion(Completion::new().tool_call(id, name, input))
+}
+
+/// `orbit -p PROMPT --output-format stream-json EXTRA…` against `server`,
+/// with `ORBIT_SMALL_MODEL` set when `small` is.
+fn run_openai(
+    scratch: &Scratch,
+    server: &FakeOpenAi,
+    small: Option<&str>,
+    extra: &[&str],
+) -> Outcome {
+    let mut env = server.env();
+    if let Some(value) = small {
+        env.push(("ORBIT_SMALL_MODEL".into(), value.into()));
+    }
+    let mut cmd = orbit_with_env(scratch, &env);
+    cmd.args(["-p", "do the task", "--output-format", "stream-json"])
+        .args(extra);
+    run(cmd)
+}
+
+/// The `content` of every `tool` message of a chat-completions request.
+fn tool_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The user texts of the stream-json output that are the reminder.
+fn reminders_printed(out: &Outcome) -> usize {
+    out.lines()
+        .iter()
+        .filter(|l| l["type"] == "user")
+        .filter(|l| {
+            let content = &l["message"]["content"];
+            content == REMINDER
+                || content
+                    .as_array()
+                    .is_some_and(|blocks| blocks.iter().any(|b| b["text"] == REMINDER))
+        })
+        .count()
+}
+
+/// Read-before-edit for every model (no small profile): an Edit of a file
+/// never read runs when `old_string` matches; a Write over a file never
+/// read and an Edit of a file changed since its Read are refused with the
+/// text that says to Read; the files keep what they had.
+#[test]
+fn edit_without_read_runs_write_without_read_and_stale_edits_are_refused() {
+    let scratch = Scratch::new();
+    let utils = scratch.write("utils.py", "def foo(x):\n    return 2 * x\n");
+    scratch.write("notes.md", "keep me\n");
+    let data = scratch.write("data.txt", "one\n");
+    let server = FakeOpenAi::start(vec![
+        call(
+            "c1",
+            "Edit",
+            json!({"file_path": "utils.py", "old_string": "def foo(", "new_string": "def double("}),
+        ),
+        call(
+            "c2",
+            "Write",
+            json!({"file_path": "notes.md", "content": "clobbered\n"}),
+        ),
+        call("c3", "Read", json!({"file_path": "data.txt"})),
+        call("c4", "Bash", json!({"command": "echo two >> data.txt"})),
+        call(
+            "c5",
+            "Edit",
+            json!({"file_path": "data.txt", "old_string": "one", "new_string": "1"}),
+        ),
+        text("done"),
+    ]);
+    let out = run_openai(
+        &scratch,
+        &server,
+        None,
+        &["--permission-mode", "acceptEdits", "--allowedTools", "Bash"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let bodies = server.bodies();
+    let results = tool_texts(&bodies[5]);
+    assert_eq!(results.len(), 5, "{results:?}");
+    assert_eq!(
+        results[0],
+        format!(
+            "The file {} has been updated successfully.",
+            utils.display()
+        )
+    );
+    assert_eq!(
+        results[1],
+        "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    );
+    assert_eq!(
+        results[4],
+        "<tool_use_error>File has been modified since read, either by the user or by a linter. \
+Read it again before attempting to write it.</tool_use_error>"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&utils).unwrap(),
+        "def double(x):\n    return 2 * x\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("notes.md")).unwrap(),
+        "keep me\n"
+    );
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "one\ntwo\n");
+}
+
+/// A Write whose content is one of orbit's own tool-result texts (with or
+/// without its path) is refused and the file keeps its content; real
+/// content that only mentions such a text is written.
+#[test]
+fn writing_a_status_text_into_a_file_is_refused() {
+    let scratch = Scratch::new();
+    let notes = scratch.write("notes.md", "# Notes\n");
+    let echoes = [
+        "The file has been updated successfully.",
+        "The file notes.md has been updated successfully.\n",
+        "File created successfully at: notes.md",
+    ];
+    let mut replies = vec![call("r", "Read", json!({"file_path": "notes.md"}))];
+    replies.extend(echoes.iter().enumerate().map(|(i, content)| {
+        call(
+            &format!("w{i}"),
+            "Write",
+            json!({"file_path": "notes.md", "content": content}),
+        )
+    }));
+    let real = "# Notes\nThe deploy log said: The file has been updated successfully.\n";
+    replies.push(call(
+        "ok",
+        "Write",
+        json!({"file_path": "notes.md", "content": real}),
+    ));
+    replies.push(text("done"));
+    let server = FakeOpenAi::start(replies);
+    let out = run_openai(
+        &scratch,
+        &server,
+        None,
+        &["--permission-mode", "acceptEdits"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let bodies = server.bodies();
+    let results = tool_texts(bodies.last().unwrap());
+    let refusal = "<tool_use_error>Refused: the content is one of orbit's own tool-result messages, not \
+file content. Do not write a status message into the file. Write the file's real content, or, if the task \
+is done, reply to the user in plain text.</tool_use_error>";
+    for (i, echo) in echoes.iter().enumerate() {
+        assert_eq!(results[i + 1], refusal, "{echo:?}");
+    }
+    assert_eq!(
+        results[echoes.len() + 1],
+        format!(
+            "The file {} has been updated successfully.",
+            notes.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), real);
+}
+
+/// Recovery turns: with the small profile, a final reply that imitates a
+/// tool exchange, or tells the user what to run before any tool ran, is
+/// answered with the reminder (a user message in the transcript and in the
+/// next request), at most twice per prompt; without the profile the reply
+/// ends the run, and advice after a tool ran is an answer.
+#[test]
+fn recovery_turns_remind_a_describing_model_at_most_twice() {
+    let imitation = "<tool_response>\nMAGIC=48213\n</tool_response>";
+    let describing = "You need to run `cat config.txt` to see the value.";
+    let json_call = "{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}";
+    let read = || call("c", "Read", json!({"file_path": "config.txt"}));
+    // (case, ORBIT_SMALL_MODEL, replies, requests made, reminders, result)
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        Vec<OpenAiReply>,
+        usize,
+        usize,
+        &'static str,
+    );
+    let table: Vec<Case> = vec![
+        (
+            "imitation, then a real call",
+            Some("1"),
+            vec![text(imitation), read(), text("MAGIC is 48213.")],
+            3,
+            1,
+            "MAGIC is 48213.",
+        ),
+        (
+            "bounded: two reminders, the third reply stands",
+            Some("1"),
+            vec![text(describing), text(json_call), text(describing)],
+            3,
+            2,
+            describing,
+        ),
+        (
+            "a tool ran: a describing reply ends the run",
+            Some("1"),
+            vec![read(), text(describing)],
+            2,
+            0,
+            describing,
+        ),
+        (
+            "a tool ran: an imitated exchange is still reminded",
+            Some("1"),
+            vec![read(), text(imitation), text("MAGIC is 48213.")],
+            3,
+            1,
+            "MAGIC is 48213.",
+        ),
+        (
+            "profile off",
+            Some("0"),
+            vec![text(imitation)],
+            1,
+            0,
+            imitation,
+        ),
+        (
+            "openai default",
+            None,
+            vec![text(imitation)],
+            1,
+            0,
+            imitation,
+        ),
+    ];
+    for (what, small, replies, requests, reminders, result) in table {
+        let scratch = Scratch::new();
+        scratch.write("config.txt", "MAGIC=48213\n");
+        let server = FakeOpenAi::start(replies);
+        let out = run_openai(&scratch, &server, small, &[]);
+        assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+        assert_eq!(out.result()["result"], result, "{what}");
+        let bodies = server.bodies();
+        assert_eq!(bodies.len(), requests, "{what}");
+        // llama.cpp's `cache_prompt` goes to the local server only.
+        assert!(
+            bodies.iter().all(|b| b.get("cache_prompt").is_none()),
+            "{what}"
+        );
+        assert_eq!(reminders_printed(&out), reminders, "{what}");
+        let sent = bodies
+            .iter()
+            .filter(|b| {
+                let last = b["messages"].as_array().unwrap().last().unwrap().clone();
+                last["role"] == "user" && last["content"] == REMINDER
+            })
+            .count();
+        assert_eq!(sent, reminders, "{what}: reminders sent to the model");
+    }
+}
+
+/// The small profile stops a model that keeps calling tools after 25 model
+/// calls (with a line saying how to allow more); an explicit `--max-turns`
+/// wins, and without the profile there is no default limit.
+#[test]
+fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
+    let looping = || -> Vec<OpenAiReply> {
+        (0..=SMALL_MAX_TURNS)
+            .map(|i| call(&format!("c{i}"), "LS", json!({"path": "."})))
+            .chain([text("stopped")])
+            .collect()
+    };
+    // (case, ORBIT_SMALL_MODEL, extra args, requests made, subtype)
+    let table = [
+        (
+            "default limit",
+            Some("1"),
+            vec![],
+            SMALL_MAX_TURNS,
+            "error_max_turns",
+        ),
+        (
+            "flag wins",
+            Some("1"),
+            vec!["--max-turns", "3"],
+            3,
+            "error_max_turns",
+        ),
+        (
+            "no profile, no limit",
+            None,
+            vec![],
+            SMALL_MAX_TURNS + 2,
+            "success",
+        ),
+    ];
+    for (what, small, extra, requests, subtype) in table {
+        let scratch = Scratch::new();
+        let server = FakeOpenAi::start(looping());
+        let out = run_openai(&scratch, &server, small, &extra);
+        assert_eq!(out.result()["subtype"], subtype, "{what}: {}", out.stderr);
+        assert_eq!(server.request_count(), requests, "{what}");
+        let hint = format!(
+            "orbit: error: Reached maximum number of turns ({SMALL_MAX_TURNS})\n\
+orbit: the small-model profile stops after {SMALL_MAX_TURNS} model calls by default; pass --max-turns N to allow more\n"
+        );
+        if what == "default limit" {
+            assert_eq!(out.stderr, hint, "{what}");
+        } else {
+            assert!(!out.stderr.contains("by default"), "{what}: {}", out.stderr);
+        }
+    }
+}
