@@ -291,7 +291,15 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
 fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
     let looping = || -> Vec<OpenAiReply> {
         (0..=SMALL_MAX_TURNS)
-            .map(|i| call(&format!("c{i}"), "LS", json!({"path": "."})))
+            // A different input each call: the runaway-loop guard (same
+            // call 10 times in a row) must not be what stops the run.
+            .map(|i| {
+                call(
+                    &format!("c{i}"),
+                    "LS",
+                    json!({"path": ".", "ignore": [format!("x{i}")]}),
+                )
+            })
             .chain([text("stopped")])
             .collect()
     };
