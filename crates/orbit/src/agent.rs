@@ -289,9 +289,12 @@ impl AgentBuilder {
             system_prompt,
             // The small-model profile also stops a looping model and nudges
             // one that describes instead of acting (docs/LOCAL.md).
-            max_turns: self
-                .max_turns
-                .or(local.then_some(orbit_local::SMALL_PROFILE_MAX_TURNS)),
+            // (as the CLI: the profile's default is an allowance per run, on
+            // top of the turns a resumed session already made).
+            max_turns: self.max_turns.or(local.then(|| {
+                let done = loaded.as_ref().map_or(0, |l| l.turns);
+                done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)
+            })),
             recovery_reminders: local,
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
