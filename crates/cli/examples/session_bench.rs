@@ -16,12 +16,16 @@
 //! Run with `bench/sessions.sh` (release build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/measure.rs"]
+mod measure;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use measure::{Dirs, GNU_TIME, measured, rss_kib};
 use orbit_engine::{EngineConfig, QueryEngine, load_transcript};
+use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_protocol::{ContentBlock, Message, ToolResultBlock, ToolUseBlock, Usage};
 use orbit_session::{
@@ -35,7 +39,6 @@ const APPEND_TURNS: usize = 1_000;
 const RESUME_MESSAGES: usize = 5_000;
 const LOAD_RUNS: usize = 10;
 const BINARY_RUNS: usize = 5;
-const GNU_TIME: &str = "/usr/bin/time";
 const SESSION: &str = "b3e5f7a9-1c2d-4e6f-8a0b-c1d2e3f4a5b6";
 
 /// Records of turn `i`: the streamed assistant message (text + tool_use),
@@ -174,21 +177,8 @@ fn bench_resume_in_process(path: &Path, cwd: &Path, home: &Path) {
             })
             .unwrap(),
         );
-        let config = EngineConfig {
-            session_id: SESSION.into(),
-            cwd: cwd.to_path_buf(),
-            data_dir: home.to_path_buf(),
-            persist_session: true,
-            ..EngineConfig::default()
-        };
         let t0 = Instant::now();
-        let loaded = load_transcript(path).unwrap();
-        let engine = QueryEngine::resume(
-            config,
-            client,
-            orbit_tools::builtin::default_tools(),
-            loaded,
-        );
+        let engine = resume(path, cwd, home, client);
         samples.push(t0.elapsed());
         messages = engine.messages().len();
     }
@@ -206,31 +196,18 @@ fn bench_resume_in_process(path: &Path, cwd: &Path, home: &Path) {
 fn binary_run(bin: &Path, cwd: &Path, home: &Path, args: &[&str]) -> (Duration, u64) {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let report = home.join("rss.txt");
+    let dirs = Dirs {
+        cwd,
+        home,
+        orbit_home: home,
+    };
     let t0 = Instant::now();
-    let status = Command::new(GNU_TIME)
-        .args(["-f", "%M", "-o"])
-        .arg(&report)
-        .arg(bin)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("ORBIT_HOME", home)
-        .envs(server.env())
-        .current_dir(cwd)
-        .args(["--output-format", "stream-json"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+    let status = measure::orbit(bin, server.env(), &dirs, args, Some(&report))
         .status()
         .unwrap();
     assert!(status.success(), "orbit failed: {status}");
     let first = server.requests().remove(0).received_at - t0;
-    let rss = std::fs::read_to_string(&report)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let rss = rss_kib(&report);
     (first, rss)
 }
 
@@ -253,6 +230,24 @@ fn bench_binary(bin: &Path, cwd: &Path, home: &Path) {
     }
 }
 
+/// `load_transcript` + `QueryEngine::resume` of the bench session.
+fn resume(path: &Path, cwd: &Path, home: &Path, client: Arc<dyn ModelClient>) -> QueryEngine {
+    let config = EngineConfig {
+        session_id: SESSION.into(),
+        cwd: cwd.to_path_buf(),
+        data_dir: home.to_path_buf(),
+        persist_session: true,
+        ..EngineConfig::default()
+    };
+    let loaded = load_transcript(path).unwrap();
+    QueryEngine::resume(
+        config,
+        client,
+        orbit_tools::builtin::default_tools(),
+        loaded,
+    )
+}
+
 /// `session_bench --resume-only PATH CWD HOME`: resumes once and exits, so
 /// GNU time measures the peak RSS of a resume alone.
 fn resume_only(args: &[String]) {
@@ -261,13 +256,6 @@ fn resume_only(args: &[String]) {
         Path::new(&args[3]),
         Path::new(&args[4]),
     );
-    let config = EngineConfig {
-        session_id: SESSION.into(),
-        cwd: cwd.to_path_buf(),
-        data_dir: home.to_path_buf(),
-        persist_session: true,
-        ..EngineConfig::default()
-    };
     let client = Arc::new(
         AnthropicClient::new(AnthropicConfig {
             base_url: "http://127.0.0.1:9".into(),
@@ -276,13 +264,7 @@ fn resume_only(args: &[String]) {
         })
         .unwrap(),
     );
-    let loaded = load_transcript(path).unwrap();
-    let engine = QueryEngine::resume(
-        config,
-        client,
-        orbit_tools::builtin::default_tools(),
-        loaded,
-    );
+    let engine = resume(path, cwd, home, client);
     assert_eq!(engine.messages().len(), RESUME_MESSAGES);
 }
 
@@ -291,20 +273,13 @@ fn resume_peak_rss_mib(path: &Path, cwd: &Path, home: &Path) -> f64 {
     let report = home.join("resume-rss.txt");
     let peak = (0..BINARY_RUNS)
         .map(|_| {
-            let status = Command::new(GNU_TIME)
-                .args(["-f", "%M", "-o"])
-                .arg(&report)
-                .arg(std::env::current_exe().unwrap())
+            let status = measured(&std::env::current_exe().unwrap(), Some(&report))
                 .arg("--resume-only")
                 .args([path, cwd, home])
                 .status()
                 .unwrap();
             assert!(status.success());
-            std::fs::read_to_string(&report)
-                .unwrap()
-                .trim()
-                .parse::<u64>()
-                .unwrap()
+            rss_kib(&report)
         })
         .max()
         .unwrap_or(0);

@@ -12,10 +12,14 @@
 //! Run with `bench/startup.sh` (release build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/measure.rs"]
+mod measure;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use measure::{Dirs, GNU_TIME, rss_kib};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 use tempfile::TempDir;
@@ -24,11 +28,7 @@ use tempfile::TempDir;
 const RUNS: usize = 20;
 /// Runs of the 3-turn session for the peak RSS; the maximum is reported.
 const RSS_RUNS: usize = 5;
-/// GNU time, for the peak RSS of a run.
-const GNU_TIME: &str = "/usr/bin/time";
-
-/// `orbit ARGS… --output-format stream-json` in `dir` against `server`,
-/// optionally under GNU time writing the peak RSS (KiB) to `rss_report`.
+/// `orbit ARGS…` in `dir` (also its HOME) against `server`.
 fn orbit(
     bin: &Path,
     server: &FakeAnthropic,
@@ -36,26 +36,13 @@ fn orbit(
     args: &[&str],
     rss_report: Option<&Path>,
 ) -> Command {
-    let mut cmd = match rss_report {
-        Some(report) => {
-            let mut c = Command::new(GNU_TIME);
-            c.args(["-f", "%M", "-o"]).arg(report).arg(bin);
-            c
-        }
-        None => Command::new(bin),
+    let orbit_home = dir.join(".orbit");
+    let dirs = Dirs {
+        cwd: dir,
+        home: dir,
+        orbit_home: &orbit_home,
     };
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("ORBIT_HOME", dir.join(".orbit"))
-        .envs(server.env())
-        .current_dir(dir)
-        .args(["--output-format", "stream-json"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
+    measure::orbit(bin, server.env(), &dirs, args, rss_report)
 }
 
 fn stats(label: &str, mut samples: Vec<Duration>) {
@@ -124,11 +111,7 @@ fn three_turn_peak_rss_kib(bin: &Path) -> u64 {
         .unwrap();
     assert!(status.success(), "orbit failed: {status}");
     assert_eq!(server.request_count(), 3);
-    std::fs::read_to_string(&report)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
+    rss_kib(&report)
 }
 
 fn main() {

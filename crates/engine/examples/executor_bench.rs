@@ -11,21 +11,19 @@
 //! (results go to docs/PERFORMANCE.md).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/bench.rs"]
+mod bench;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
+use bench::BenchTool;
 use futures::StreamExt;
 use orbit_engine::{EngineConfig, QueryEngine};
-use orbit_model::RetryConfig;
-use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::EngineEvent;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, ToolRegistry,
-    ToolUseContext, TypedTool, typed,
-};
+use orbit_tool::{ToolOutput, ToolRegistry, typed};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -36,64 +34,26 @@ const START_SAMPLES: usize = 500;
 const DRIP_MS: u64 = 1000;
 const TOOL_MS: u64 = 800;
 
-/// A safe tool that reports when its call begins, then sleeps `input.ms`.
-struct Probe {
-    started: mpsc::UnboundedSender<Instant>,
-}
-
-#[async_trait]
-impl TypedTool for Probe {
-    type Input = Value;
-    type Plan = Value;
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Probe", "bench").with_result_limit(ResultLimit::PersistOver(100_000))
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {"ms": {"type": "number"}}})
-    }
-    fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            ..CallFacts::default()
-        }
-    }
-    async fn validate(&self, input: Value, _: &ToolUseContext) -> Result<Value, ToolError> {
-        Ok(input)
-    }
-    async fn call(
-        &self,
-        input: Value,
-        _: &ToolUseContext,
-        _: &CallContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let _ = self.started.send(Instant::now());
-        let ms = input["ms"].as_u64().unwrap_or(0);
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        Ok(ToolOutput::text("ok"))
-    }
-}
-
 fn engine(
     base_url: String,
     dir: &std::path::Path,
     started: mpsc::UnboundedSender<Instant>,
 ) -> QueryEngine {
-    let client = AnthropicClient::new(AnthropicConfig {
-        base_url,
-        api_key: Some("bench".into()),
-        retry: RetryConfig {
-            max_retries: 0,
-            base_delay_ms: 1,
-            max_delay_ms: 1,
-        },
-        ..AnthropicConfig::default()
-    })
-    .unwrap();
+    let client = bench::client(base_url);
     let mut tools = ToolRegistry::new();
-    tools.register(typed(Probe { started }));
+    tools.register(typed(BenchTool {
+        name: "Probe",
+        schema: json!({"type": "object", "properties": {"ms": {"type": "number"}}}),
+        // Reports when its call begins, then sleeps `input.ms`.
+        call: Box::new(move |input| {
+            let _ = started.send(Instant::now());
+            Box::pin(async move {
+                let ms = input["ms"].as_u64().unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                ToolOutput::text("ok")
+            })
+        }),
+    }));
     let config = EngineConfig {
         model: "claude-sonnet-4-5".into(),
         max_tokens: 1024,

@@ -18,68 +18,26 @@
 //! (results go to docs/PERFORMANCE.md).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/bench.rs"]
+mod bench;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
+use bench::BenchTool;
 use futures::StreamExt;
 use orbit_engine::{CompactConfig, EngineConfig, QueryEngine};
-use orbit_model::RetryConfig;
-use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::EngineEvent;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use orbit_tool::texts::compact::COMPACT_INSTRUCTIONS;
-use orbit_tool::{
-    CallContext, CallFacts, ToolError, ToolInfo, ToolOutput, ToolRegistry, ToolUseContext,
-    TypedTool, typed,
-};
+use orbit_tool::{ToolOutput, ToolRegistry, typed};
 use serde_json::{Value, json};
 
 const TURNS: usize = 500;
 const RESULT_BYTES: usize = 2_000;
 /// Turns averaged at each end.
 const WINDOW_TURNS: usize = 20;
-
-struct Echo;
-
-#[async_trait]
-impl TypedTool for Echo {
-    type Input = Value;
-    type Plan = Value;
-
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new("Echo", "bench")
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {"n": {"type": "number"}}})
-    }
-
-    fn facts(&self, _: &Value, _: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            ..CallFacts::default()
-        }
-    }
-
-    async fn validate(&self, input: Value, _: &ToolUseContext) -> Result<Value, ToolError> {
-        Ok(input)
-    }
-
-    async fn call(
-        &self,
-        input: Value,
-        _: &ToolUseContext,
-        _: &CallContext,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!(
-            "{input}: {}",
-            "x".repeat(RESULT_BYTES)
-        )))
-    }
-}
 
 fn last_block(body: &Value) -> Value {
     body["messages"]
@@ -121,17 +79,7 @@ async fn session(window: u64) {
     let server = FakeAnthropic::start(vec![]);
     serve(&server);
     let dir = tempfile::tempdir().unwrap();
-    let client = AnthropicClient::new(AnthropicConfig {
-        base_url: server.base_url(),
-        api_key: Some("bench".into()),
-        retry: RetryConfig {
-            max_retries: 0,
-            base_delay_ms: 1,
-            max_delay_ms: 1,
-        },
-        ..AnthropicConfig::default()
-    })
-    .unwrap();
+    let client = bench::client(server.base_url());
     let config = EngineConfig {
         model: "claude-sonnet-4-5".into(),
         system_prompt: "bench".into(),
@@ -151,7 +99,14 @@ async fn session(window: u64) {
         ..EngineConfig::default()
     };
     let mut tools = ToolRegistry::new();
-    tools.register(typed(Echo));
+    tools.register(typed(BenchTool {
+        name: "Echo",
+        schema: json!({"type": "object", "properties": {"n": {"type": "number"}}}),
+        call: Box::new(|input| {
+            let text = format!("{input}: {}", "x".repeat(RESULT_BYTES));
+            Box::pin(async move { ToolOutput::text(text) })
+        }),
+    }));
     let mut engine = QueryEngine::new(config, Arc::new(client), tools);
     let mut overheads = Vec::with_capacity(TURNS);
     let mut compactions = 0;

@@ -137,6 +137,12 @@ impl Outcome {
         assert_eq!(self.stderr.trim(), line);
     }
 
+    /// The run failed (exit 1) and stderr says `needle`.
+    pub fn assert_error_containing(&self, needle: &str) {
+        assert_eq!(self.code, 1, "stderr: {}", self.stderr);
+        assert!(self.stderr.contains(needle), "{}", self.stderr);
+    }
+
     /// The last stdout line, which must be the result.
     pub fn result(&self) -> Value {
         let last = self.lines().pop().expect("no output lines");

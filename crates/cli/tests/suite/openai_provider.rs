@@ -83,12 +83,7 @@ fn the_settings_file_is_used_when_nothing_else_chooses() {
     cmd.args(["-p", "hi"]);
     let out = run(cmd);
     // settings chose anthropic (not the local model), which then needs a key.
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("set ANTHROPIC_API_KEY"),
-        "{}",
-        out.stderr
-    );
+    out.assert_error_containing("set ANTHROPIC_API_KEY");
 }
 
 #[test]
@@ -108,6 +103,5 @@ fn openai_without_key_or_base_url_says_what_to_set() {
     let mut cmd = orbit_with_env(&scratch, &[]);
     cmd.args(["--provider", "openai", "-p", "hi"]);
     let out = run(cmd);
-    assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("set OPENAI_API_KEY"), "{}", out.stderr);
+    out.assert_error_containing("set OPENAI_API_KEY");
 }

@@ -245,24 +245,14 @@ fn bad_session_flags_fail_in_one_line_before_any_request_and_lose_nothing() {
     cmd.env("ORBIT_HOME", scratch.home().join(".orbit"))
         .args(["-p", "x", "-r", ID]);
     let out = run(cmd);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains(&format!(
-            "session {ID} belongs to another directory, {}",
-            s(&scratch.path())
-        )),
-        "{}",
-        out.stderr
-    );
+    out.assert_error_containing(&format!(
+        "session {ID} belongs to another directory, {}",
+        s(&scratch.path())
+    ));
     let mut cmd = orbit(&elsewhere, &server);
     cmd.args(["-p", "x", "-c"]);
     let out = run(cmd);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("no session to continue in"),
-        "{}",
-        out.stderr
-    );
+    out.assert_error_containing("no session to continue in");
     assert_eq!(server.request_count(), 0);
 }
 

@@ -180,66 +180,40 @@ fn from_process_sees_the_process_environment() {
 
 #[test]
 fn compaction_and_structured_output_values() {
-    // (variable, value, what the config holds, warns)
-    type Case<'a> = (&'a str, &'a str, fn(&Config) -> String, &'a str, bool);
-    let cases: [Case; 8] = [
+    // variable, what the config holds, then each (value, want, warns).
+    type Case<'a> = (
+        &'a str,
+        fn(&Config) -> String,
+        &'a [(&'a str, &'a str, bool)],
+    );
+    let cases: [Case; 3] = [
         (
             "ORBIT_CONTEXT_WINDOW",
-            "8192",
             |c| format!("{:?}", c.context_window),
-            "Some(8192)",
-            false,
-        ),
-        (
-            "ORBIT_CONTEXT_WINDOW",
-            "0",
-            |c| format!("{:?}", c.context_window),
-            "None",
-            true,
+            &[("8192", "Some(8192)", false), ("0", "None", true)],
         ),
         (
             "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-            "50",
             |c| format!("{:?}", c.autocompact_pct),
-            "Some(50.0)",
-            false,
-        ),
-        (
-            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-            "100",
-            |c| format!("{:?}", c.autocompact_pct),
-            "Some(100.0)",
-            false,
-        ),
-        (
-            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-            "0",
-            |c| format!("{:?}", c.autocompact_pct),
-            "None",
-            true,
-        ),
-        (
-            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-            "150",
-            |c| format!("{:?}", c.autocompact_pct),
-            "None",
-            true,
-        ),
-        (
-            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-            "half",
-            |c| format!("{:?}", c.autocompact_pct),
-            "None",
-            true,
+            &[
+                ("50", "Some(50.0)", false),
+                ("100", "Some(100.0)", false),
+                ("0", "None", true),
+                ("150", "None", true),
+                ("half", "None", true),
+            ],
         ),
         (
             "MAX_STRUCTURED_OUTPUT_RETRIES",
-            "2",
             |c| format!("{:?}", c.max_structured_output_retries),
-            "Some(2)",
-            false,
+            &[("2", "Some(2)", false)],
         ),
     ];
+    let cases = cases.iter().flat_map(|(name, get, values)| {
+        values
+            .iter()
+            .map(move |(value, want, warns)| (*name, *value, *get, *want, *warns))
+    });
     for (name, value, get, want, warns) in cases {
         let (config, warnings) = config_with(&[(name, value)]);
         assert_eq!(get(&config), want, "{name}={value}");

@@ -1,0 +1,62 @@
+//! What the binary benchmarks share: a command optionally run under GNU
+//! time (peak RSS in KiB written to a report file), the report's reading,
+//! and the `orbit` command line every bench runs against a fake server.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// GNU time, for the peak RSS of a run.
+pub const GNU_TIME: &str = "/usr/bin/time";
+
+/// `program`, under GNU time writing its peak RSS (KiB) to `rss_report`
+/// when one is given.
+pub fn measured(program: &Path, rss_report: Option<&Path>) -> Command {
+    match rss_report {
+        Some(report) => {
+            let mut c = Command::new(GNU_TIME);
+            c.args(["-f", "%M", "-o"]).arg(report).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
+}
+
+/// The peak RSS (KiB) GNU time wrote to `report`.
+pub fn rss_kib(report: &Path) -> u64 {
+    std::fs::read_to_string(report)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Where a bench run of `orbit` lives: its cwd, `HOME` and `ORBIT_HOME`.
+pub struct Dirs<'a> {
+    pub cwd: &'a Path,
+    pub home: &'a Path,
+    pub orbit_home: &'a Path,
+}
+
+/// `orbit ARGS… --output-format stream-json` in `dirs` with a clean
+/// environment but `PATH` and the fake server's variables, silent.
+pub fn orbit(
+    bin: &Path,
+    server_env: Vec<(String, String)>,
+    dirs: &Dirs<'_>,
+    args: &[&str],
+    rss_report: Option<&Path>,
+) -> Command {
+    let mut cmd = measured(bin, rss_report);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dirs.home)
+        .env("ORBIT_HOME", dirs.orbit_home)
+        .envs(server_env)
+        .current_dir(dirs.cwd)
+        .args(["--output-format", "stream-json"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
