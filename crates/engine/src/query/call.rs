@@ -56,25 +56,23 @@ impl QueryLoop<'_> {
         self.record_usage(&assistant, &request.model);
 
         match end {
-            Ok(StreamStop::MessageStop) => {
+            Ok(stop) => {
+                // What a call that never ran is answered with: the
+                // interrupt text, or after a cut stream the not-run text.
+                let not_run = match stop {
+                    StreamStop::MessageStop => INTERRUPT_MESSAGE,
+                    StreamStop::CutAfterSideEffects => {
+                        tracing::warn!(
+                            "model stream cut after a tool with side effects started; \
+                             keeping the cut message instead of retrying"
+                        );
+                        executor.close(STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
+                        STREAM_CUT_TOOL_NOT_RUN_MESSAGE
+                    }
+                };
                 self.emit_assistant(&assistant);
                 let interrupted = self.await_tools(&mut executor).await;
-                self.commit(&assistant, &mut executor, INTERRUPT_MESSAGE);
-                if interrupted {
-                    Err(Outcome::Interrupted)
-                } else {
-                    Ok(assistant)
-                }
-            }
-            Ok(StreamStop::CutAfterSideEffects) => {
-                tracing::warn!(
-                    "model stream cut after a tool with side effects started; \
-                     keeping the cut message instead of retrying"
-                );
-                executor.close(STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
-                self.emit_assistant(&assistant);
-                let interrupted = self.await_tools(&mut executor).await;
-                self.commit(&assistant, &mut executor, STREAM_CUT_TOOL_NOT_RUN_MESSAGE);
+                self.commit(&assistant, &mut executor, not_run);
                 if interrupted {
                     Err(Outcome::Interrupted)
                 } else {
