@@ -4,8 +4,9 @@
 //! The runtime lives in the real data dir (`$ORBIT_HOME` or `~/.orbit`,
 //! prepared by `.ci/run` with `orbit local setup`); each test runs in a
 //! scratch project whose scratch data dir links `local/` to it. When the
-//! runtime is not ready the first test runs the setup itself; only when
-//! that fails are the tests skipped, with the reason printed. Temperature 0
+//! runtime is not ready the first test runs the setup itself (waiting
+//! for a setup already running); when that fails the tests fail with the
+//! reason. Temperature 0
 //! and a fixed seed; the tests take turns (one model on two cores) and each
 //! has a time bound.
 
@@ -68,12 +69,12 @@ fn runtime() -> Result<(), String> {
         .clone()
 }
 
-/// Skips (printing why) when the runtime cannot be set up.
+/// Fails the test (saying why) when the runtime cannot be set up: a real-
+/// model test that cannot run is a failure, never a skip.
 macro_rules! require_runtime {
     () => {
         if let Err(reason) = runtime() {
-            eprintln!("SKIPPED (local runtime unavailable): {reason}");
-            return;
+            panic!("local runtime unavailable: {reason}");
         }
     };
 }

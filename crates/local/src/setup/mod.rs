@@ -20,6 +20,9 @@ use crate::{LocalError, LocalPaths};
 /// Lines of a failed command's output quoted in the error.
 const ERROR_TAIL_LINES: usize = 30;
 
+/// The file a running setup holds locked (in the local root).
+const SETUP_LOCK_FILE: &str = "setup.lock";
+
 /// Where progress lines go.
 pub type Progress<'a> = &'a mut dyn FnMut(&str);
 
@@ -38,6 +41,26 @@ pub fn run(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), LocalError>
         return Ok(());
     }
     check_prerequisites(paths)?;
+    // One setup at a time per data dir: a second `orbit local setup` (or a
+    // test that sets up on its own) waits for the first, then finds the
+    // steps done, instead of building into the same directory beside it.
+    let lock_path = paths.root().join(SETUP_LOCK_FILE);
+    let lock_error = LocalError::io(format!("cannot lock {}", lock_path.display()));
+    // Held (locked) until setup returns.
+    let _lock = std::fs::create_dir_all(paths.root())
+        .and_then(|()| std::fs::File::create(&lock_path))
+        .and_then(|lock| {
+            if lock.try_lock().is_err() {
+                progress("another `orbit local setup` is running here; waiting for it to finish");
+                lock.lock()?;
+            }
+            Ok(lock)
+        })
+        .map_err(lock_error)?;
+    if is_complete(paths) {
+        progress(&format!("local model ready in {}", paths.root().display()));
+        return Ok(());
+    }
     progress(&format!(
         "setting up the local model in {} (first time only: ≈ 1 min download + ≈ 5–10 min build on 2 cores)",
         paths.root().display()

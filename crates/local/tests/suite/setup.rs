@@ -73,6 +73,37 @@ fn a_complete_setup_is_a_no_op() {
 }
 
 #[test]
+fn a_second_setup_waits_for_the_running_one_then_finds_it_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = fake_runtime(dir.path());
+    // A setup "running": the lock held, the model step not done yet.
+    let marker = paths.marker(model::MARKER);
+    let marker_text = std::fs::read(&marker).unwrap();
+    std::fs::remove_file(&marker).unwrap();
+    let running = std::fs::File::create(paths.root().join("setup.lock")).unwrap();
+    running.lock().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let second = {
+        let paths = paths.clone();
+        std::thread::spawn(move || setup::run(&paths, &mut |l| tx.send(l.to_string()).unwrap()))
+    };
+    let first_line = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        first_line,
+        "another `orbit local setup` is running here; waiting for it to finish"
+    );
+    // The running setup finishes its step, then lets go.
+    std::fs::write(&marker, marker_text).unwrap();
+    drop(running);
+    second.join().unwrap().unwrap();
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(
+        rest,
+        vec![format!("local model ready in {}", paths.root().display())]
+    );
+}
+
+#[test]
 fn the_model_step_assembles_cached_parts_and_rejects_a_wrong_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let paths = LocalPaths::in_data_dir(dir.path());
