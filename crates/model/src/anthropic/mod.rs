@@ -138,7 +138,7 @@ impl AnthropicClient {
 
 impl ModelClient for AnthropicClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        match request::build_body(request).and_then(|b| serde_json::to_vec(&b)) {
+        match request::build_body(request) {
             Ok(body) => self
                 .transport
                 .stream(Bytes::from(body), sse::Assembler::new()),

@@ -31,43 +31,60 @@ fn cacheable(block: &Map<String, Value>) -> bool {
     }
 }
 
-/// Serializes `request` to the JSON body (`stream: true`).
-pub(super) fn build_body(request: &ModelRequest) -> Result<Value, serde_json::Error> {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
+/// Serializes `request` to the JSON body (`stream: true`), in one pass
+/// over the history: every message but the newest is written straight to
+/// the bytes (no intermediate `Value` tree, whose allocations would grow
+/// with the history on every request); only the newest goes through a
+/// `Value`, to get its `cache_control` marker. The bytes are those of the
+/// equivalent `Value` (same keys, same order).
+pub(super) fn build_body(request: &ModelRequest) -> Result<Vec<u8>, serde_json::Error> {
     let max_tokens = if request.max_tokens == 0 {
         DEFAULT_MAX_TOKENS
     } else {
         request.max_tokens
     };
-    body.insert("max_tokens".into(), json!(max_tokens));
+    let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
+    out.extend_from_slice(b"{\"model\":");
+    serde_json::to_writer(&mut out, &request.model)?;
+    out.extend_from_slice(b",\"max_tokens\":");
+    serde_json::to_writer(&mut out, &max_tokens)?;
     if !request.system.is_empty() {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]),
-        );
+        out.extend_from_slice(b",\"system\":");
+        let system =
+            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
+        serde_json::to_writer(&mut out, &system)?;
     }
-    let mut messages = serde_json::to_value(&request.messages)?;
-    mark_newest_message(&mut messages);
-    body.insert("messages".into(), messages);
+    out.extend_from_slice(b",\"messages\":[");
+    if let Some((newest, earlier)) = request.messages.split_last() {
+        for message in earlier {
+            serde_json::to_writer(&mut out, message)?;
+            out.push(b',');
+        }
+        let mut newest = serde_json::to_value(newest)?;
+        mark_newest_message(&mut newest);
+        serde_json::to_writer(&mut out, &newest)?;
+    }
+    out.push(b']');
     if !request.tools.is_empty() {
-        body.insert("tools".into(), serde_json::to_value(&request.tools)?);
+        out.extend_from_slice(b",\"tools\":");
+        serde_json::to_writer(&mut out, &request.tools)?;
     }
     if let Some(t) = request.temperature {
         // Via the shortest decimal form: 0.7f32 as f64 would be 0.699999988….
         let t: f64 = t.to_string().parse().unwrap_or(f64::from(t));
-        body.insert("temperature".into(), json!(t));
+        out.extend_from_slice(b",\"temperature\":");
+        serde_json::to_writer(&mut out, &t)?;
     }
-    body.insert("stream".into(), Value::Bool(true));
-    Ok(Value::Object(body))
+    out.extend_from_slice(b",\"stream\":true}");
+    Ok(out)
 }
 
-/// Adds `cache_control` to the last cacheable block of the last message.
-fn mark_newest_message(messages: &mut Value) {
-    let Some(last) = messages.as_array_mut().and_then(|m| m.last_mut()) else {
-        return;
-    };
-    let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut) else {
+/// First allocation of a request body; it grows with the history.
+const BODY_CAPACITY_BYTES: usize = 16 * 1024;
+
+/// Adds `cache_control` to the last cacheable block of the newest message.
+fn mark_newest_message(message: &mut Value) {
+    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
         return;
     };
     if let Some(block) = blocks
@@ -102,7 +119,8 @@ mod tests {
             temperature: Some(0.7),
             ..Default::default()
         };
-        let body = build_body(&request).unwrap_or_default();
+        let body: Value =
+            serde_json::from_slice(&build_body(&request).unwrap_or_default()).unwrap_or_default();
         assert_eq!(body["max_tokens"], 8192);
         assert_eq!(body["temperature"].to_string(), "0.7");
         assert!(body.get("system").is_none() && body.get("tools").is_none());
@@ -125,5 +143,48 @@ mod tests {
                 .unwrap_or_default()
                 .contains("cache")
         );
+    }
+
+    #[test]
+    fn the_bytes_are_those_of_the_equivalent_value() {
+        let request = ModelRequest {
+            model: "claude-x".into(),
+            system: "be brief".into(),
+            messages: vec![
+                Message::user_text("read a.txt"),
+                Message::assistant(vec![ContentBlock::text("ok \"quoted\" é")]),
+                Message::user_text("now b.txt"),
+            ],
+            tools: vec![crate::ToolSpec {
+                name: "Read".into(),
+                description: "reads".into(),
+                input_schema: json!({"type": "object", "properties": {"p": {"type": "string"}}}),
+            }],
+            max_tokens: 100,
+            temperature: Some(0.7),
+            ..Default::default()
+        };
+        let mut messages = serde_json::to_value(&request.messages).unwrap_or_default();
+        if let Some(last) = messages.as_array_mut().and_then(|m| m.last_mut()) {
+            mark_newest_message(last);
+        }
+        let expected = json!({
+            "model": "claude-x",
+            "max_tokens": 100,
+            "system": [{"type": "text", "text": "be brief", "cache_control": ephemeral()}],
+            "messages": messages,
+            "tools": serde_json::to_value(&request.tools).unwrap_or_default(),
+            "temperature": 0.7,
+            "stream": true,
+        });
+        let bytes = build_body(&request).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            serde_json::to_string(&expected).unwrap_or_default()
+        );
+        // No messages: an empty array, still valid JSON.
+        let empty = build_body(&ModelRequest::default()).unwrap_or_default();
+        let parsed: Value = serde_json::from_slice(&empty).unwrap_or_default();
+        assert_eq!(parsed["messages"], json!([]));
     }
 }
