@@ -30,6 +30,7 @@
 mod env;
 mod resolve;
 mod settings;
+pub mod trust;
 pub mod vars;
 
 use std::fmt;
@@ -197,6 +198,9 @@ pub enum ConfigError {
         /// The name as given (trimmed, lower-cased).
         value: String,
     },
+    /// A `hooks` entry of a settings file cannot be used.
+    #[error(transparent)]
+    Hooks(#[from] orbit_hooks::HookConfigError),
     /// `--setting-sources` named something other than user, project, local.
     #[error("--setting-sources: unknown source `{0}` (expected user, project or local)")]
     UnknownSettingSource(String),

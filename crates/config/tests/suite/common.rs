@@ -24,10 +24,13 @@ pub fn env(vars: &[(&str, &str)]) -> Env {
     Env::from_pairs(pairs)
 }
 
-/// Overrides with only the working directory set.
+/// Overrides with the working directory set and the folder trusted
+/// (`--trust-project`): the precedence tests are about a project whose
+/// settings apply; `trust.rs` covers an untrusted one.
 pub fn overrides() -> Overrides {
     Overrides {
         cwd: PathBuf::from("/work/project"),
+        trust_project: true,
         ..Overrides::default()
     }
 }
