@@ -130,9 +130,9 @@ impl HookVerdict {
             (None, code) => {
                 outcome = HookRunOutcome::Error;
                 let first = run.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                output = format!("failed with exit code {}", code.unwrap_or(-1));
                 let detail = if first.is_empty() { String::new() } else { format!(": {first}") };
-                self.errors.push(format!("{label} {output}{detail}"));
+                output = format!("failed with exit code {}{detail}", code.unwrap_or(-1));
+                self.errors.push(format!("{label} {output}"));
             }
         }
         if run.truncated {
