@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::config::HookCommand;
 use crate::event::HookEvent;
-use crate::runner::{HookRun, RunFailure};
+use crate::runner::{HOOK_OUTPUT_CAP_BYTES, HookRun, RunFailure};
 
 /// Exit code that blocks (Claude Code's convention).
 pub const HOOK_BLOCK_EXIT_CODE: i32 = 2;
@@ -126,7 +126,11 @@ impl HookVerdict {
                 output = format!("blocked: {reason}");
                 self.block.get_or_insert(reason);
             }
-            (None, Some(0)) => self.success(event, &label, &run, &mut output, &mut stdout),
+            (None, Some(0)) => {
+                if !self.success(event, &label, &run, &mut output, &mut stdout) {
+                    outcome = HookRunOutcome::Error;
+                }
+            }
             (None, code) => {
                 outcome = HookRunOutcome::Error;
                 let first = run.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -136,7 +140,11 @@ impl HookVerdict {
             }
         }
         if run.truncated {
-            output = format!("{output} (output cut at {} bytes)", crate::runner::HOOK_OUTPUT_CAP_BYTES).trim().to_string();
+            // What it printed was not read whole: a non-blocking error.
+            outcome = HookRunOutcome::Error;
+            let cut = format!("printed too much (output cut at {HOOK_OUTPUT_CAP_BYTES} bytes)");
+            output = if output.is_empty() { cut } else { format!("{output}; {cut}") };
+            self.errors.push(format!("{label} {output}"));
         }
         self.reports.push(HookReport {
             hook_id: uuid::Uuid::new_v4().to_string(),
@@ -151,6 +159,7 @@ impl HookVerdict {
         });
     }
 
+    /// Exit 0: plain text or a JSON object. False when the JSON is invalid.
     fn success(
         &mut self,
         event: HookEvent,
@@ -158,7 +167,7 @@ impl HookVerdict {
         run: &HookRun,
         output: &mut String,
         stdout: &mut String,
-    ) {
+    ) -> bool {
         let text = run.stdout.trim();
         if !text.starts_with('{') {
             if !text.is_empty()
@@ -166,14 +175,14 @@ impl HookVerdict {
             {
                 self.additional_context.push(text.to_string());
             }
-            return;
+            return true;
         }
         let json: JsonOutput = match serde_json::from_str(text) {
             Ok(json) => json,
             Err(err) => {
                 *output = format!("printed invalid JSON ({err}); its output was ignored");
                 self.errors.push(format!("{label} {output}"));
-                return;
+                return false;
             }
         };
         if json.suppress_output {
@@ -195,7 +204,7 @@ impl HookVerdict {
             _ => {}
         }
         let Some(specific) = json.hook_specific_output else {
-            return;
+            return true;
         };
         if let Some(decision) = specific.permission_decision.as_deref().and_then(vote) {
             let why = specific.permission_decision_reason.clone().unwrap_or_default();
@@ -215,6 +224,7 @@ impl HookVerdict {
         if let Some(context) = specific.additional_context.filter(|c| !c.trim().is_empty()) {
             self.additional_context.push(context);
         }
+        true
     }
 
     fn vote(&mut self, vote: PermissionVote, reason: String) {

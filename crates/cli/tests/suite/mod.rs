@@ -7,6 +7,7 @@ mod crash;
 mod compaction;
 mod faults;
 mod formats;
+mod hooks;
 mod interrupt;
 mod local_model;
 mod local_profile;
