@@ -11,7 +11,10 @@ use clap::{Parser, Subcommand};
 use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLocations};
 
 #[derive(Debug, Parser)]
-#[command(name = "orbit hooks", about = "Show the hooks orbit runs in a directory")]
+#[command(
+    name = "orbit hooks",
+    about = "Show the hooks orbit runs in a directory"
+)]
 struct HooksArgs {
     #[command(subcommand)]
     command: HooksCommand,

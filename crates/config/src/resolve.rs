@@ -176,8 +176,13 @@ impl Config {
         settings: &Settings,
     ) -> Result<Config, ConfigError> {
         let data_dir = data_dir(env)?;
-        let trust_reason =
-            trust_reason(overrides.trust_project, env, settings, &data_dir, &overrides.cwd)?;
+        let trust_reason = trust_reason(
+            overrides.trust_project,
+            env,
+            settings,
+            &data_dir,
+            &overrides.cwd,
+        )?;
         let (untrusted, trust_skipped) = match trust_reason {
             Some(_) => (None, Skipped::default()),
             None => {

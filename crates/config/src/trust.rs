@@ -6,7 +6,7 @@
 //! managed or `--settings` file lists it (or a parent) in
 //! `trustedFolders`, or when the trust store
 //! (`<data dir>/trusted-folders.json`, written by `orbit trust [DIR]`)
-//! lists it or a parent. In an untrusted folder [`untrusted_view`] takes
+//! lists it or a parent. In an untrusted folder `untrusted_view` takes
 //! out of the project-scope files everything that runs code, redirects
 //! requests or loosens rules — hooks, `env`, `apiKeyHelper`, MCP servers,
 //! allow rules, a loosening `defaultMode`, `additionalDirectories` — and
@@ -103,7 +103,11 @@ pub(crate) fn trust_reason(
         return Ok(Some("--trust-project".into()));
     }
     let home = env.path(vars::HOME);
-    for file in settings.files().iter().filter(|f| !f.source.is_in_project()) {
+    for file in settings
+        .files()
+        .iter()
+        .filter(|f| !f.source.is_in_project())
+    {
         let folders: Vec<PathBuf> = file
             .raw
             .get(TRUSTED_FOLDERS_KEY)

@@ -106,7 +106,12 @@ impl HookPoints {
         let sink = lock(&self.sink);
         for report in &verdict.reports {
             if report.outcome != HookRunOutcome::Success {
-                tracing::warn!("{} hook `{}` {}", report.hook_name, report.command, report.output);
+                tracing::warn!(
+                    "{} hook `{}` {}",
+                    report.hook_name,
+                    report.command,
+                    report.output
+                );
             }
             if let Some(tx) = sink.as_ref() {
                 let _ = tx.send(EngineEvent::HookResponse(report.clone()));

@@ -42,10 +42,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use orbit_hooks::{HookEvent, PermissionVote};
 use orbit_permissions::{
     PermissionDecision, PermissionRequest, Policy, persist_allow_rule, suggested_rule,
 };
-use orbit_hooks::{HookEvent, PermissionVote};
 use orbit_protocol::{
     PermissionDenial, ToolResultBlock, ToolResultContent, ToolResultContentBlock, ToolUseBlock,
 };
@@ -353,7 +353,9 @@ async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value)
         input: updated.clone(),
     };
     let mut call = match prepare(&runtime.tools, &block, None, &runtime.context) {
-        Prepared::Ready { call: Some(call), .. } => call,
+        Prepared::Ready {
+            call: Some(call), ..
+        } => call,
         Prepared::Ready { call: None, .. } => return PreToolUse::Rejected(hook_denied(name)),
         Prepared::Rejected(text) => return PreToolUse::Rejected(text),
     };
@@ -383,7 +385,8 @@ async fn post_tool_use(
 ) -> Option<String> {
     let failed = output.is_none_or(|o| o.is_error);
     let (event, fields) = if failed {
-        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text});
+        let fields =
+            json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text});
         (HookEvent::PostToolUseFailure, fields)
     } else {
         let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "tool_response": text});

@@ -22,7 +22,9 @@ fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
 
 fn hooks(dir: &std::path::Path, command: Option<&str>) -> Hooks {
     let value = match command {
-        Some(c) => json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": c}]}]}),
+        Some(c) => {
+            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": c}]}]})
+        }
         None => json!({}),
     };
     Hooks::new(HookSet::parse(&value, "bench", "user").unwrap(), dir)

@@ -147,16 +147,23 @@ impl HookSet {
                 let matcher_text = match group.get("matcher") {
                     None | Some(Value::Null) => "",
                     Some(Value::String(s)) => s.as_str(),
-                    Some(_) => return Err(err(format!("{at}.matcher"), "expected a string".into())),
+                    Some(_) => {
+                        return Err(err(format!("{at}.matcher"), "expected a string".into()));
+                    }
                 };
                 let matcher = Matcher::parse(matcher_text)
                     .map_err(|m| err(format!("{at}.matcher"), format!("invalid regex: {m}")))?;
                 let Some(hooks) = group.get("hooks").and_then(Value::as_array) else {
-                    return Err(err(format!("{at}.hooks"), "expected an array of hooks".into()));
+                    return Err(err(
+                        format!("{at}.hooks"),
+                        "expected an array of hooks".into(),
+                    ));
                 };
                 for (j, hook) in hooks.iter().enumerate() {
                     let at = format!("{at}.hooks[{j}]");
-                    if let Some(hook) = parse_command(hook, &at, origin, scope).map_err(|m| err(at.clone(), m))? {
+                    if let Some(hook) =
+                        parse_command(hook, &at, origin, scope).map_err(|m| err(at.clone(), m))?
+                    {
                         entries.push(HookEntry {
                             event,
                             matcher: matcher.clone(),
@@ -213,7 +220,10 @@ fn parse_command(
     origin: &str,
     scope: &str,
 ) -> Result<Option<HookCommand>, String> {
-    let kind = hook.get("type").and_then(Value::as_str).unwrap_or("command");
+    let kind = hook
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("command");
     if kind != "command" {
         tracing::warn!("ignoring {at} in {origin}: hooks of type `{kind}` are not supported");
         return Ok(None);

@@ -109,7 +109,9 @@ impl HookVerdict {
             (Some(failure), _) => {
                 outcome = HookRunOutcome::Error;
                 output = match failure {
-                    RunFailure::TimedOut(ms) => format!("timed out after {} s and was killed", ms / 1000),
+                    RunFailure::TimedOut(ms) => {
+                        format!("timed out after {} s and was killed", ms / 1000)
+                    }
                     RunFailure::Signal(sig) => format!("crashed (signal {sig})"),
                     RunFailure::Spawn(err) => format!("could not start: {err}"),
                 };
@@ -133,8 +135,16 @@ impl HookVerdict {
             }
             (None, code) => {
                 outcome = HookRunOutcome::Error;
-                let first = run.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let detail = if first.is_empty() { String::new() } else { format!(": {first}") };
+                let first = run
+                    .stderr
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                let detail = if first.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {first}")
+                };
                 output = format!("failed with exit code {}{detail}", code.unwrap_or(-1));
                 self.errors.push(format!("{label} {output}"));
             }
@@ -143,7 +153,11 @@ impl HookVerdict {
             // What it printed was not read whole: a non-blocking error.
             outcome = HookRunOutcome::Error;
             let cut = format!("printed too much (output cut at {HOOK_OUTPUT_CAP_BYTES} bytes)");
-            output = if output.is_empty() { cut } else { format!("{output}; {cut}") };
+            output = if output.is_empty() {
+                cut
+            } else {
+                format!("{output}; {cut}")
+            };
             self.errors.push(format!("{label} {output}"));
         }
         self.reports.push(HookReport {
@@ -189,7 +203,8 @@ impl HookVerdict {
             stdout.clear();
         }
         if json.keep_going == Some(false) {
-            self.stop.get_or_insert(json.stop_reason.clone().unwrap_or_default());
+            self.stop
+                .get_or_insert(json.stop_reason.clone().unwrap_or_default());
         }
         if let Some(message) = json.system_message {
             self.system_messages.push(message);
@@ -197,7 +212,11 @@ impl HookVerdict {
         let reason = json.reason.clone().unwrap_or_default();
         match json.decision.as_deref() {
             Some("block") => {
-                let reason = if reason.is_empty() { format!("blocked by {label}") } else { reason.clone() };
+                let reason = if reason.is_empty() {
+                    format!("blocked by {label}")
+                } else {
+                    reason.clone()
+                };
                 self.block.get_or_insert(reason);
             }
             Some("approve") => self.vote(PermissionVote::Allow, reason.clone()),
@@ -207,7 +226,10 @@ impl HookVerdict {
             return true;
         };
         if let Some(decision) = specific.permission_decision.as_deref().and_then(vote) {
-            let why = specific.permission_decision_reason.clone().unwrap_or_default();
+            let why = specific
+                .permission_decision_reason
+                .clone()
+                .unwrap_or_default();
             self.vote(decision, why);
         }
         if let Some(request) = specific.decision {

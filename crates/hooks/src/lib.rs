@@ -20,7 +20,9 @@ pub mod runner;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher};
+pub use config::{
+    HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
+};
 pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
 pub use event::HookEvent;
 use serde_json::Value;
@@ -60,9 +62,19 @@ impl Hooks {
     /// Runs the hooks of `event` matching `subject` in parallel, each with
     /// `input` plus `hook_event_name` on stdin, and folds their answers.
     /// With no matching hook the verdict is empty and nothing is spawned.
-    pub async fn run(&self, event: HookEvent, subject: Option<&str>, mut input: Value) -> HookVerdict {
+    pub async fn run(
+        &self,
+        event: HookEvent,
+        subject: Option<&str>,
+        mut input: Value,
+    ) -> HookVerdict {
         let mut verdict = HookVerdict::default();
-        let hooks: Vec<HookCommand> = self.set.matching(event, subject).into_iter().cloned().collect();
+        let hooks: Vec<HookCommand> = self
+            .set
+            .matching(event, subject)
+            .into_iter()
+            .cloned()
+            .collect();
         if hooks.is_empty() {
             return verdict;
         }

@@ -118,6 +118,9 @@ fn hook_warnings(out: &Outcome) -> Vec<String> {
         .collect()
 }
 
+/// (name, script, extra flags, tool ran, result contains, denied)
+type PreCase<'a> = (&'a str, &'a str, &'a [&'a str], bool, &'a str, bool);
+
 #[test]
 fn pre_tool_use_decides_every_path() {
     // (name, script, extra flags, tool ran, result contains, denied)
@@ -125,17 +128,52 @@ fn pre_tool_use_decides_every_path() {
     let bash_exit2 = "#!/bin/bash\ncat > /dev/null\necho 'blocked by team policy' >&2\nexit 2\n";
     let py_allow = "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow'}}))\n";
     let bash_ask = "#!/bin/bash\ncat > /dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"a human should look\"}}'\n";
-    let cases: [(&str, &str, &[&str], bool, &str, bool); 6] = [
-        ("deny (python JSON)", py_deny, &["--allowedTools", "Bash"], false, "no touching: touch marker", true),
-        ("exit 2 (bash stderr)", bash_exit2, &["--allowedTools", "Bash"], false, "blocked by team policy", true),
+    let cases: [PreCase; 6] = [
+        (
+            "deny (python JSON)",
+            py_deny,
+            &["--allowedTools", "Bash"],
+            false,
+            "no touching: touch marker",
+            true,
+        ),
+        (
+            "exit 2 (bash stderr)",
+            bash_exit2,
+            &["--allowedTools", "Bash"],
+            false,
+            "blocked by team policy",
+            true,
+        ),
         // The policy would ask (headless: deny); the hook's allow runs it.
         ("allow (python)", py_allow, &[], true, "", false),
         // A deny rule beats a hook's allow.
-        ("allow vs deny rule", py_allow, &["--disallowedTools", "Bash(touch:*)"], false, "touch", true),
+        (
+            "allow vs deny rule",
+            py_allow,
+            &["--disallowedTools", "Bash(touch:*)"],
+            false,
+            "touch",
+            true,
+        ),
         // The hook asks though a rule allows: headless, that is a denial.
-        ("ask (bash JSON)", bash_ask, &["--allowedTools", "Bash"], false, "a human should look", true),
+        (
+            "ask (bash JSON)",
+            bash_ask,
+            &["--allowedTools", "Bash"],
+            false,
+            "a human should look",
+            true,
+        ),
         // A hook that says nothing leaves the policy's answer.
-        ("silent", "#!/bin/bash\ncat >/dev/null\n", &["--allowedTools", "Bash"], true, "", false),
+        (
+            "silent",
+            "#!/bin/bash\ncat >/dev/null\n",
+            &["--allowedTools", "Bash"],
+            true,
+            "",
+            false,
+        ),
     ];
     for (name, script, extra, ran, contains, denied) in cases {
         let h = Hooked::new();
@@ -198,7 +236,11 @@ fn updated_input_goes_through_the_same_validation() {
     ]);
     direct.run(&server, &["--allowedTools", "Bash"]);
     let expected = result_of(&server);
-    assert!(expected.text.contains("InputValidationError"), "{}", expected.text);
+    assert!(
+        expected.text.contains("InputValidationError"),
+        "{}",
+        expected.text
+    );
     assert_eq!((hooked.text, hooked.is_error), (expected.text, true));
 }
 
@@ -212,7 +254,11 @@ fn post_tool_use_and_failure_hooks_see_the_result_and_feed_the_model() {
             h.file("post.log").display()
         ),
     );
-    let failure = h.logger("failure", "failure.log", "echo 'the build is red' >&2; exit 2");
+    let failure = h.logger(
+        "failure",
+        "failure.log",
+        "echo 'the build is red' >&2; exit 2",
+    );
     h.hooks(&[
         ("PostToolUse", "Bash", &post, None),
         ("PostToolUseFailure", "Bash", &failure, None),
@@ -227,14 +273,28 @@ fn post_tool_use_and_failure_hooks_see_the_result_and_feed_the_model() {
     let bodies = server.bodies();
     let ok = body::tool_results(&bodies[1]).remove(0);
     assert!(ok.text.starts_with("hi"), "{}", ok.text);
-    assert!(ok.text.ends_with("PostToolUse hook: formatted echo hi"), "{}", ok.text);
+    assert!(
+        ok.text.ends_with("PostToolUse hook: formatted echo hi"),
+        "{}",
+        ok.text
+    );
     let bad = body::tool_results(&bodies[2]).remove(0);
     assert!(bad.is_error);
-    assert!(bad.text.ends_with("PostToolUseFailure hook: the build is red"), "{}", bad.text);
+    assert!(
+        bad.text
+            .ends_with("PostToolUseFailure hook: the build is red"),
+        "{}",
+        bad.text
+    );
     let post_log = h.logged("post.log");
     assert_eq!(post_log.len(), 1, "PostToolUse runs for the success only");
     assert_eq!(post_log[0]["tool_name"], "Bash");
-    assert!(post_log[0]["tool_response"].as_str().unwrap().contains("hi"));
+    assert!(
+        post_log[0]["tool_response"]
+            .as_str()
+            .unwrap()
+            .contains("hi")
+    );
     let failure_log = h.logged("failure.log");
     assert_eq!(failure_log.len(), 1);
     assert_eq!(failure_log[0]["hook_event_name"], "PostToolUseFailure");
@@ -243,7 +303,12 @@ fn post_tool_use_and_failure_hooks_see_the_result_and_feed_the_model() {
     let first = &post_log[0];
     assert_eq!(first["cwd"], h.scratch.path().display().to_string());
     assert!(first["session_id"].is_string());
-    assert!(first["transcript_path"].as_str().unwrap().ends_with(".jsonl"));
+    assert!(
+        first["transcript_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".jsonl")
+    );
     assert_eq!(first["permission_mode"], "default");
 }
 
@@ -279,12 +344,24 @@ fn permission_request_and_notification_hooks_run_on_an_ask() {
         // No allow rule: the policy asks.
         let out = h.run(&server, &[]);
         assert_eq!(out.code, 0, "{}", out.stderr);
-        assert_eq!(h.scratch.path().join("marker").exists(), ran, "{behavior:?}");
+        assert_eq!(
+            h.scratch.path().join("marker").exists(),
+            ran,
+            "{behavior:?}"
+        );
         let result = result_of(&server);
-        assert!(result.text.contains(refused), "{behavior:?}: {}", result.text);
+        assert!(
+            result.text.contains(refused),
+            "{behavior:?}: {}",
+            result.text
+        );
         // The notification only when no hook answered.
         let notified = h.logged("notify.log");
-        assert_eq!(notified.len(), usize::from(behavior.is_none()), "{behavior:?}");
+        assert_eq!(
+            notified.len(),
+            usize::from(behavior.is_none()),
+            "{behavior:?}"
+        );
         if let Some(n) = notified.first() {
             assert_eq!(n["hook_event_name"], "Notification");
             assert_eq!(n["notification_type"], "permission_prompt");
@@ -297,7 +374,13 @@ fn permission_request_and_notification_hooks_run_on_an_ask() {
 fn a_failing_hook_never_hangs_or_stops_the_run() {
     // (name, script, timeout secs, stderr line contains, stdout capped)
     let cases = [
-        ("timeout", "#!/bin/bash\nsleep 30\n", Some(1), "timed out after 1 s and was killed", false),
+        (
+            "timeout",
+            "#!/bin/bash\nsleep 30\n",
+            Some(1),
+            "timed out after 1 s and was killed",
+            false,
+        ),
         (
             "10 MB stdout",
             "#!/usr/bin/env python3\nimport sys\nsys.stdout.write('x' * (10 * 1024 * 1024))\n",
@@ -305,10 +388,28 @@ fn a_failing_hook_never_hangs_or_stops_the_run() {
             "output cut at 65536 bytes",
             true,
         ),
-        ("garbage", "#!/bin/bash\necho '{this is not json'\n", None, "printed invalid JSON", false),
+        (
+            "garbage",
+            "#!/bin/bash\necho '{this is not json'\n",
+            None,
+            "printed invalid JSON",
+            false,
+        ),
         // `sh -c` reports its child's crash as 128 + the signal.
-        ("crash", "#!/bin/bash\nkill -SEGV $$\n", None, "failed with exit code 139", false),
-        ("exit 1", "#!/bin/bash\necho oops >&2\nexit 1\n", None, "failed with exit code 1: oops", false),
+        (
+            "crash",
+            "#!/bin/bash\nkill -SEGV $$\n",
+            None,
+            "failed with exit code 139",
+            false,
+        ),
+        (
+            "exit 1",
+            "#!/bin/bash\necho oops >&2\nexit 1\n",
+            None,
+            "failed with exit code 1: oops",
+            false,
+        ),
     ];
     for (name, script, timeout, line, capped) in cases {
         let h = Hooked::new();
@@ -319,7 +420,10 @@ fn a_failing_hook_never_hangs_or_stops_the_run() {
         let out = h.run(&server, &["--allowedTools", "Bash"]);
         assert!(started.elapsed() < Duration::from_secs(20), "{name}");
         assert_eq!(out.code, 0, "{name}: {}", out.stderr);
-        assert!(h.scratch.path().join("marker").exists(), "{name}: the tool still runs");
+        assert!(
+            h.scratch.path().join("marker").exists(),
+            "{name}: the tool still runs"
+        );
         let warnings = hook_warnings(&out);
         assert_eq!(warnings.len(), 1, "{name}: {}", out.stderr);
         assert!(warnings[0].contains(line), "{name}: {}", warnings[0]);
@@ -336,7 +440,9 @@ fn matching_hooks_run_in_parallel_and_identical_commands_once() {
     let h = Hooked::new();
     let log = h.file("order.log").display().to_string();
     let slow = |tag: &str| {
-        format!("#!/bin/bash\ncat >/dev/null\necho start >> '{log}'\nsleep 1\necho end-{tag} >> '{log}'\n")
+        format!(
+            "#!/bin/bash\ncat >/dev/null\necho start >> '{log}'\nsleep 1\necho end-{tag} >> '{log}'\n"
+        )
     };
     let a = h.script("a", &slow("a"));
     let b = h.script("b", &slow("b"));

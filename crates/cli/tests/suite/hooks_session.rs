@@ -20,10 +20,30 @@ fn first_message_texts(request: &serde_json::Value) -> Vec<String> {
 fn user_prompt_submit_adds_context_or_blocks_the_prompt() {
     // (name, script, blocked, text the model or the result gets)
     let cases = [
-        ("plain stdout (python)", "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint('remember: ' + d['prompt'].upper())\n", false, "remember: GO"),
-        ("additionalContext (bash)", "#!/bin/bash\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": \"use tabs\"}}'\n", false, "use tabs"),
-        ("exit 2 (bash)", "#!/bin/bash\ncat >/dev/null\necho 'no secrets in prompts' >&2\nexit 2\n", true, "no secrets in prompts"),
-        ("decision block (python)", "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nprint(json.dumps({'decision': 'block', 'reason': 'not today'}))\n", true, "not today"),
+        (
+            "plain stdout (python)",
+            "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint('remember: ' + d['prompt'].upper())\n",
+            false,
+            "remember: GO",
+        ),
+        (
+            "additionalContext (bash)",
+            "#!/bin/bash\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": \"use tabs\"}}'\n",
+            false,
+            "use tabs",
+        ),
+        (
+            "exit 2 (bash)",
+            "#!/bin/bash\ncat >/dev/null\necho 'no secrets in prompts' >&2\nexit 2\n",
+            true,
+            "no secrets in prompts",
+        ),
+        (
+            "decision block (python)",
+            "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nprint(json.dumps({'decision': 'block', 'reason': 'not today'}))\n",
+            true,
+            "not today",
+        ),
     ];
     for (name, script, blocked, text) in cases {
         let h = Hooked::new();
@@ -69,7 +89,12 @@ fn a_stop_hook_keeps_the_agent_going_twice_then_lets_it_stop() {
     let active: Vec<_> = h
         .logged("stop.log")
         .iter()
-        .map(|l| (l["stop_hook_active"].clone(), l["last_assistant_message"].clone()))
+        .map(|l| {
+            (
+                l["stop_hook_active"].clone(),
+                l["last_assistant_message"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         active,
@@ -95,7 +120,11 @@ fn session_start_context_on_startup_resume_and_compact() {
     ]);
     // startup, then a prompt-too-long refusal: compaction, then the retry.
     let server = FakeAnthropic::start(vec![
-        Reply::api_error(400, "invalid_request_error", "prompt is too long: 212345 tokens > 200000 maximum"),
+        Reply::api_error(
+            400,
+            "invalid_request_error",
+            "prompt is too long: 212345 tokens > 200000 maximum",
+        ),
         Reply::text("SUMMARY: greet."),
         Reply::text("hello"),
     ]);
@@ -103,7 +132,10 @@ fn session_start_context_on_startup_resume_and_compact() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
     assert_eq!(first_message_texts(&bodies[0]), ["go", "started: startup"]);
-    let retried = body::messages(&bodies[2]).iter().map(|m| m.to_string()).collect::<String>();
+    let retried = body::messages(&bodies[2])
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<String>();
     assert!(retried.contains("started: compact"), "{retried}");
     let pre = h.logged("pre.log");
     assert_eq!(pre.len(), 1);

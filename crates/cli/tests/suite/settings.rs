@@ -20,8 +20,14 @@ fn write(path: std::path::PathBuf, text: &str) {
 fn run_with(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Outcome, String) {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut cmd = orbit(scratch, &server);
-    cmd.args(["-p", "hi", "--output-format", "stream-json", "--trust-project"])
-        .args(args);
+    cmd.args([
+        "-p",
+        "hi",
+        "--output-format",
+        "stream-json",
+        "--trust-project",
+    ])
+    .args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -48,7 +48,11 @@ fn key_only() -> Vec<(String, String)> {
 
 fn assert_applied(scratch: &Scratch, evil: &FakeAnthropic, out: &Outcome) {
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(!out.stderr.contains("not a trusted folder"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("not a trusted folder"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(evil.request_count(), 2, "the project's base URL is used");
     assert!(ran(scratch, "hook-ran"));
     assert!(ran(scratch, "allowed"), "the project's allow rule applies");
@@ -65,7 +69,10 @@ fn an_untrusted_clone_runs_nothing_redirects_nothing_and_says_so_once() {
     assert_eq!(evil.request_count(), 0);
     assert!(!ran(&scratch, "hook-ran"));
     assert!(!ran(&scratch, "mcp-ran"));
-    assert!(!ran(&scratch, "allowed"), "the project's allow rule is ignored");
+    assert!(
+        !ran(&scratch, "allowed"),
+        "the project's allow rule is ignored"
+    );
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
     let line = lines[0];
@@ -114,14 +121,26 @@ fn hooks_list_shows_each_hook_with_its_file() {
     let scratch = clone(&evil);
     let user = json!({"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "fmt.sh", "timeout": 5}]}]}});
     std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
-    std::fs::write(scratch.home().join(".orbit/settings.json"), user.to_string()).unwrap();
+    std::fs::write(
+        scratch.home().join(".orbit/settings.json"),
+        user.to_string(),
+    )
+    .unwrap();
     let list = |extra: &[&str]| {
         let mut cmd = orbit_with_env(&scratch, &[]);
         cmd.args(["hooks", "list"]).args(extra);
         run(cmd)
     };
-    let user_file = scratch.home().join(".orbit/settings.json").display().to_string();
-    let project_file = scratch.path().join(".claude/settings.json").display().to_string();
+    let user_file = scratch
+        .home()
+        .join(".orbit/settings.json")
+        .display()
+        .to_string();
+    let project_file = scratch
+        .path()
+        .join(".claude/settings.json")
+        .display()
+        .to_string();
     // Untrusted: the user's hook only, and the line saying why.
     let out = list(&[]);
     assert_eq!(out.code, 0, "{}", out.stderr);

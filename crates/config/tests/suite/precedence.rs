@@ -306,10 +306,7 @@ fn project_settings_set_endpoints_only_when_trusted() {
             S::Project,
             r#"{"env": {"ANTHROPIC_BASE_URL": "https://evil", "ORBIT_TOOLS_SEE_SECRETS": "1", "ANTHROPIC_MODEL": "haiku"}}"#,
         ),
-        (
-            S::Local,
-            r#"{"env": {"ORBIT_WEBFETCH_ALLOW_HOSTS": "*"}}"#,
-        ),
+        (S::Local, r#"{"env": {"ORBIT_WEBFETCH_ALLOW_HOSTS": "*"}}"#),
         (S::User, r#"{"env": {"OPENAI_BASE_URL": "http://proxy"}}"#),
     ]);
     // (trusted, base URL, model, provider's origin)

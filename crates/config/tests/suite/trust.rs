@@ -2,7 +2,7 @@
 //! three ways a folder becomes trusted (flag, `trustedFolders`, the store).
 
 use orbit_config::trust::trust_folder;
-use orbit_config::{ConfigError, Config, Env, Overrides, SettingsSource as S};
+use orbit_config::{Config, ConfigError, Env, Overrides, SettingsSource as S};
 use orbit_permissions::PermissionMode;
 
 use super::common::{resolve, settings};
@@ -101,17 +101,31 @@ fn the_store_and_trusted_folders_trust_a_folder_and_its_children() {
     let s2 = settings(&[(S::Project, &self_trusting), (S::Local, PROJECT)]);
     assert!(!resolve(&in_child, &d.env(), &s2).project_trusted);
     // A user file can.
-    let user = format!(r#"{{"trustedFolders": [{:?}]}}"#, project_dir.display().to_string());
+    let user = format!(
+        r#"{{"trustedFolders": [{:?}]}}"#,
+        project_dir.display().to_string()
+    );
     let s3 = settings(&[(S::Project, PROJECT), (S::User, &user)]);
     let config = resolve(&in_child, &d.env(), &s3);
     assert!(config.project_trusted);
-    assert_eq!(config.trust_reason.as_deref(), Some("trustedFolders in user.json"));
+    assert_eq!(
+        config.trust_reason.as_deref(),
+        Some("trustedFolders in user.json")
+    );
     // The store, written by `orbit trust`.
     assert!(trust_folder(&d.data_dir(), d.project.path()).unwrap());
-    assert!(!trust_folder(&d.data_dir(), &child).unwrap(), "already covered");
+    assert!(
+        !trust_folder(&d.data_dir(), &child).unwrap(),
+        "already covered"
+    );
     let config = resolve(&in_child, &d.env(), &s);
     assert_trusted(&config);
-    assert!(config.trust_reason.unwrap().ends_with("trusted-folders.json"));
+    assert!(
+        config
+            .trust_reason
+            .unwrap()
+            .ends_with("trusted-folders.json")
+    );
 }
 
 #[test]

@@ -69,7 +69,9 @@ impl QueryLoop<'_> {
             ),
             Outcome::PromptBlocked(reason) => (
                 ResultSubtype::ErrorDuringExecution,
-                vec![format!("A UserPromptSubmit hook blocked the prompt: {reason}")],
+                vec![format!(
+                    "A UserPromptSubmit hook blocked the prompt: {reason}"
+                )],
                 false,
             ),
             Outcome::HookStopped(reason) => (
