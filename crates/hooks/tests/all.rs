@@ -1,0 +1,2 @@
+//! orbit-hooks integration tests (one binary): see `suite/`.
+mod suite;
