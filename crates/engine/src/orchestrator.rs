@@ -46,9 +46,7 @@ use orbit_hooks::{HookEvent, PermissionVote};
 use orbit_permissions::{
     PermissionDecision, PermissionRequest, Policy, persist_allow_rule, suggested_rule,
 };
-use orbit_protocol::{
-    PermissionDenial, ToolResultBlock, ToolResultContent, ToolResultContentBlock, ToolUseBlock,
-};
+use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
 use orbit_tool::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
 };
@@ -273,10 +271,10 @@ pub async fn run_tool_use(
     if runtime.hooks.active(HookEvent::PostToolUse)
         || runtime.hooks.active(HookEvent::PostToolUseFailure)
     {
-        let text = output_text(&output.content);
+        let text = output.content.as_text();
         let feedback = post_tool_use(runtime, &name, &id, &input, Some(&output), &text).await;
         if let Some(feedback) = feedback {
-            append_text(&mut output.content, &feedback);
+            output.content.push_line(&feedback);
         }
     }
     let max_chars = match tool.result_limit() {
@@ -396,35 +394,6 @@ async fn post_tool_use(
     let mut notes: Vec<String> = verdict.block.into_iter().collect();
     notes.extend(verdict.additional_context);
     (!notes.is_empty()).then(|| format!("{event} hook: {}", notes.join("\n")))
-}
-
-/// The text parts of a result.
-fn output_text(content: &ToolResultContent) -> String {
-    match content {
-        ToolResultContent::Text(text) => text.clone(),
-        ToolResultContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                ToolResultContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
-fn append_text(content: &mut ToolResultContent, text: &str) {
-    match content {
-        ToolResultContent::Text(existing) => {
-            if !existing.is_empty() {
-                existing.push_str("\n\n");
-            }
-            existing.push_str(text);
-        }
-        ToolResultContent::Blocks(blocks) => blocks.push(ToolResultContentBlock::Text {
-            text: text.to_string(),
-        }),
-    }
 }
 
 /// The permission gate for one call: the policy's decision with the

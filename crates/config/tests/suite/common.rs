@@ -35,6 +35,25 @@ pub fn overrides() -> Overrides {
     }
 }
 
+/// A home (with the data dir `~/.orbit`) and a project directory.
+pub struct Dirs {
+    pub home: tempfile::TempDir,
+    pub project: tempfile::TempDir,
+}
+
+impl Dirs {
+    pub fn new() -> Self {
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            project: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn env(&self) -> Env {
+        Env::from_pairs([("HOME", self.home.path())])
+    }
+}
+
 /// `Config::resolve` that must succeed.
 pub fn resolve(o: &Overrides, e: &Env, s: &Settings) -> Config {
     Config::resolve(o, e, s).unwrap()
