@@ -35,6 +35,12 @@ impl Hooked {
         path.display().to_string()
     }
 
+    /// A python3 hook: `body` runs with `d` = its parsed input.
+    pub fn python(&self, name: &str, body: &str) -> String {
+        let head = "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\n";
+        self.script(name, &format!("{head}{body}"))
+    }
+
     /// A file in the home directory for scripts to write.
     pub fn file(&self, name: &str) -> PathBuf {
         self.scratch.home().join(name)
@@ -199,9 +205,9 @@ fn pre_tool_use_decides_every_path() {
 fn updated_input_goes_through_the_same_validation() {
     // A valid rewrite runs the new command, not the model's.
     let h = Hooked::new();
-    let command = h.script(
+    let command = h.python(
         "rewrite",
-        "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'updatedInput': {'command': 'touch rewritten'}}}))\n",
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'updatedInput': {'command': 'touch rewritten'}}}))\n",
     );
     h.hooks(&[("PreToolUse", "Bash", &command, None)]);
     let server = one_bash("touch original");
@@ -247,10 +253,10 @@ fn updated_input_goes_through_the_same_validation() {
 #[test]
 fn post_tool_use_and_failure_hooks_see_the_result_and_feed_the_model() {
     let h = Hooked::new();
-    let post = h.script(
+    let post = h.python(
         "post",
         &format!(
-            "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nopen('{}', 'a').write(json.dumps(d) + '\\n')\nprint(json.dumps({{'hookSpecificOutput': {{'hookEventName': 'PostToolUse', 'additionalContext': 'formatted ' + d['tool_input']['command']}}}}))\n",
+            "open('{}', 'a').write(json.dumps(d) + '\\n')\nprint(json.dumps({{'hookSpecificOutput': {{'hookEventName': 'PostToolUse', 'additionalContext': 'formatted ' + d['tool_input']['command']}}}}))\n",
             h.file("post.log").display()
         ),
     );
@@ -329,11 +335,9 @@ fn permission_request_and_notification_hooks_run_on_an_ask() {
             ),
             None => String::new(),
         };
-        let request = h.script(
+        let request = h.python(
             "request",
-            &format!(
-                "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nassert d['tool_input']['command'] == 'touch marker'\n{answer}\n"
-            ),
+            &format!("assert d['tool_input']['command'] == 'touch marker'\n{answer}\n"),
         );
         let notify = h.logger("notify", "notify.log", "exit 0");
         h.hooks(&[

@@ -109,10 +109,7 @@ fn a_stop_hook_keeps_the_agent_going_twice_then_lets_it_stop() {
 #[test]
 fn session_start_context_on_startup_resume_and_compact() {
     let h = Hooked::new();
-    let start = h.script(
-        "start",
-        "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint('started: ' + d['source'])\n",
-    );
+    let start = h.python("start", "print('started: ' + d['source'])\n");
     let pre_compact = h.logger("pre", "pre.log", "exit 0");
     h.hooks(&[
         ("SessionStart", "", &start, None),
