@@ -13,10 +13,13 @@
 //!   │   reads the files that exist (managed > flag > local > project > user)
 //!   ▼
 //! Config::resolve(&Overrides, &env, &settings)
+//!       folder trust first (trust: --trust-project, trustedFolders, the trust
+//!       store); untrusted → the project files lose hooks, env, allow rules, …
 //!       Overrides = the CLI's flags (no clap here); the env overlaid with the
 //!       settings' `env` maps; each value taken from the first layer that sets it
 //!   ▼
-//! Config { data_dir, provider, model, permission mode, directories, limits, env }
+//! Config { data_dir, provider, model, permission mode, directories, limits, env,
+//!          project_trusted, trust_skipped, hooks }
 //!       → EngineConfig fields, AnthropicConfig::from_lookup(config.env.lookup()), …
 //! ```
 //!
