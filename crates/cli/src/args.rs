@@ -128,6 +128,11 @@ pub struct Args {
     #[arg(long = "setting-sources", value_name = "LIST")]
     pub setting_sources: Option<String>,
 
+    /// Trust this project folder for this run: its settings files' hooks,
+    /// env, allow rules and MCP servers apply (`orbit trust` remembers it).
+    #[arg(long = "trust-project")]
+    pub trust_project: bool,
+
     /// Debug logging on stderr (orbit's crates at debug level). `ORBIT_LOG`
     /// takes an env-filter instead, e.g. `ORBIT_LOG=orbit_model=trace`.
     #[arg(short = 'd', long)]
@@ -227,6 +232,7 @@ impl Args {
             permission_mode: self.permission_mode(),
             add_dirs: self.add_dir.clone(),
             cwd,
+            trust_project: self.trust_project,
         }
     }
 

@@ -46,11 +46,12 @@ pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
     for file in settings.files() {
         tracing::debug!(source = %file.source, file = %file.origin, "settings file");
     }
-    Ok(Config::resolve(
-        &args.overrides(cwd.to_path_buf()),
-        env,
-        &settings,
-    )?)
+    let config = Config::resolve(&args.overrides(cwd.to_path_buf()), env, &settings)?;
+    // An untrusted folder: one line naming what its settings may not do.
+    if !config.trust_skipped.is_empty() {
+        eprintln!("{}", config.trust_skipped.line(cwd));
+    }
+    Ok(config)
 }
 
 /// The extra directories Bash may stay in, canonical. A bad `--add-dir` is

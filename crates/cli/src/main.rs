@@ -15,6 +15,7 @@
 
 mod args;
 mod configure;
+mod hooks_cmd;
 mod local;
 mod logging;
 mod output;
@@ -52,6 +53,9 @@ fn main() -> ExitCode {
         return code;
     }
     if let Some(code) = sessions::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = hooks_cmd::maybe_run_subcommand(&env) {
         return code;
     }
     let args = match Args::try_parse() {
@@ -191,6 +195,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         compact: configure::compact_config(&config),
         structured_output,
         persist_session: session.persist,
+        hooks: (!config.hooks.is_empty())
+            .then(|| std::sync::Arc::new(orbit_hooks::Hooks::new(config.hooks.clone(), &cwd))),
         ..EngineConfig::default()
     };
     // X2 concurrency cap and the R2 result budget: the environment's, else
@@ -275,6 +281,9 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             );
         }
     }
+    drop(events);
+    // SessionEnd hooks, after the result was written.
+    engine.end_session("other").await;
     tracing::debug!(?exit_code, stdout_closed = stdout.is_closed(), "run ended");
     match exit_code {
         Some(_) if write_failed => Ok(EXIT_ERROR),

@@ -164,6 +164,21 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 });
                 self.line(&line)?;
             }
+            EngineEvent::HookResponse(report) => {
+                let line = SdkMessage::System(SdkSystem::HookResponse {
+                    hook_id: report.hook_id.clone(),
+                    hook_name: report.hook_name.clone(),
+                    hook_event: report.hook_event.clone(),
+                    output: report.output.clone(),
+                    stdout: report.stdout.clone(),
+                    stderr: report.stderr.clone(),
+                    exit_code: report.exit_code,
+                    outcome: report.outcome,
+                    session_id: self.session_id.clone(),
+                    uuid: new_uuid(),
+                });
+                self.line(&line)?;
+            }
             EngineEvent::UserMessage { uuid, message } => {
                 let line = SdkMessage::User(self.conversation(user_api_message(message), uuid));
                 self.line(&line)?;

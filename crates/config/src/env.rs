@@ -14,18 +14,13 @@ use crate::vars;
 /// user settings; logging starts first): only the process environment sets them.
 pub const PROCESS_ONLY: [&str; 3] = [vars::ORBIT_HOME, vars::HOME, vars::ORBIT_LOG];
 
-/// Variables that decide where requests go and under which account. The
-/// `env` of project and local settings (files that come with a checked-out
-/// repository) cannot set them: a repository must not be able to send the
-/// user's code, or the user's key, to a server of its choosing.
-/// Nor can they hand the user's keys to tools or open local addresses to
-/// WebFetch.
-pub const NOT_FROM_PROJECT: [&str; 7] = [
-    vars::ANTHROPIC_BASE_URL,
-    vars::ANTHROPIC_API_KEY,
-    vars::ANTHROPIC_AUTH_TOKEN,
-    vars::OPENAI_BASE_URL,
-    vars::OPENAI_API_KEY,
+/// Variables the `env` of project and local settings (files that come
+/// with a checked-out repository) can never set, trusted folder or not:
+/// they would hand the user's keys to every tool or open local addresses
+/// to WebFetch. (In an untrusted folder those files set no variable at
+/// all, see `crate::trust`; a trusted one may choose endpoints and
+/// credentials, as in Claude Code.)
+pub const NOT_FROM_PROJECT: [&str; 2] = [
     vars::ORBIT_TOOLS_SEE_SECRETS,
     vars::ORBIT_WEBFETCH_ALLOW_HOSTS,
 ];
@@ -168,7 +163,7 @@ impl Env {
                 }
                 if file.source.is_in_project() && NOT_FROM_PROJECT.contains(&name.as_str()) {
                     tracing::warn!(
-                        "ignoring env.{name} in {}: project settings cannot choose endpoints or credentials (set it in the environment or user settings)",
+                        "ignoring env.{name} in {}: project settings cannot set it (set it in the environment or user settings)",
                         file.origin
                     );
                     continue;

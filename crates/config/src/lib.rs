@@ -13,10 +13,13 @@
 //!   │   reads the files that exist (managed > flag > local > project > user)
 //!   ▼
 //! Config::resolve(&Overrides, &env, &settings)
+//!       folder trust first (trust: --trust-project, trustedFolders, the trust
+//!       store); untrusted → the project files lose hooks, env, allow rules, …
 //!       Overrides = the CLI's flags (no clap here); the env overlaid with the
 //!       settings' `env` maps; each value taken from the first layer that sets it
 //!   ▼
-//! Config { data_dir, provider, model, permission mode, directories, limits, env }
+//! Config { data_dir, provider, model, permission mode, directories, limits, env,
+//!          project_trusted, trust_skipped, hooks }
 //!       → EngineConfig fields, AnthropicConfig::from_lookup(config.env.lookup()), …
 //! ```
 //!
@@ -30,6 +33,7 @@
 mod env;
 mod resolve;
 mod settings;
+pub mod trust;
 pub mod vars;
 
 use std::fmt;
@@ -197,6 +201,9 @@ pub enum ConfigError {
         /// The name as given (trimmed, lower-cased).
         value: String,
     },
+    /// A `hooks` entry of a settings file cannot be used.
+    #[error(transparent)]
+    Hooks(#[from] orbit_hooks::HookConfigError),
     /// `--setting-sources` named something other than user, project, local.
     #[error("--setting-sources: unknown source `{0}` (expected user, project or local)")]
     UnknownSettingSource(String),

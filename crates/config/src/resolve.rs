@@ -9,14 +9,21 @@
 //! | directories | `--add-dir`, then every file's `permissions.additionalDirectories` |
 //! | limits | env only (`ORBIT_MAX_TOOL_USE_CONCURRENCY`, …) > the engine's defaults |
 //!
+//! | trust | `--trust-project` > `trustedFolders` in user/managed/flag settings > the trust store ([`crate::trust`]) |
+//!
+//! In an untrusted folder the project-scope files are read through
+//! `trust::untrusted_view` first (no hooks, env, allow rules, …).
+//!
 //! "The env" is the process environment with the settings' `env` maps
 //! applied ([`Env::with_settings`]).
 
 use std::path::{Path, PathBuf};
 
+use orbit_hooks::HookSet;
 use orbit_permissions::PermissionMode;
 
 use crate::settings::{PermissionSettings, Settings};
+use crate::trust::{Skipped, trust_reason, untrusted_view};
 use crate::vars::{self, *};
 use crate::{ConfigError, Env, Origin, Sourced, data_dir};
 
@@ -102,6 +109,8 @@ pub struct Overrides {
     /// The session's working directory: relative
     /// `additionalDirectories` of settings files are taken from here.
     pub cwd: PathBuf,
+    /// `--trust-project`: the project's settings apply in full.
+    pub trust_project: bool,
 }
 
 /// The one typed configuration of a run.
@@ -143,6 +152,17 @@ pub struct Config {
     /// `ORBIT_SMALL_MODEL`: the small-model profile forced on or off; None =
     /// on for the local provider only.
     pub small_model: Option<bool>,
+    /// Whether the project directory is trusted (`crate::trust`): its
+    /// settings files' hooks, `env`, allow rules and MCP servers apply.
+    /// Whoever starts project MCP servers checks this.
+    pub project_trusted: bool,
+    /// Why it is trusted (`--trust-project`, the trust store's path, …).
+    pub trust_reason: Option<String>,
+    /// What an untrusted project's settings were not allowed to do
+    /// (empty when trusted); the CLI prints [`Skipped::line`] once.
+    pub trust_skipped: Skipped,
+    /// The hooks of every applied settings file, highest precedence first.
+    pub hooks: HookSet,
 }
 
 impl Config {
@@ -156,6 +176,22 @@ impl Config {
         settings: &Settings,
     ) -> Result<Config, ConfigError> {
         let data_dir = data_dir(env)?;
+        let trust_reason = trust_reason(
+            overrides.trust_project,
+            env,
+            settings,
+            &data_dir,
+            &overrides.cwd,
+        )?;
+        let (untrusted, trust_skipped) = match trust_reason {
+            Some(_) => (None, Skipped::default()),
+            None => {
+                let (view, skipped) = untrusted_view(settings);
+                (Some(view), skipped)
+            }
+        };
+        let settings = untrusted.as_ref().unwrap_or(settings);
+        let hooks = hooks_of(settings)?;
         let env = env.with_settings(settings);
         let provider = resolve_provider(overrides, &env, settings)?;
         let model = resolve_model(provider.value, overrides, &env, settings);
@@ -203,6 +239,10 @@ impl Config {
             autocompact_pct,
             max_structured_output_retries,
             small_model,
+            project_trusted: trust_reason.is_some(),
+            trust_reason,
+            trust_skipped,
+            hooks,
         })
     }
 
@@ -214,6 +254,17 @@ impl Config {
             .find(|name| self.env.is_set(name))
             .unwrap_or("none")
     }
+}
+
+/// The `hooks` of every file, highest precedence first.
+fn hooks_of(settings: &Settings) -> Result<HookSet, ConfigError> {
+    let mut hooks = HookSet::default();
+    for file in settings.files() {
+        if let Some(value) = file.raw.get("hooks") {
+            hooks.extend(HookSet::parse(value, &file.origin, file.source.name())?);
+        }
+    }
+    Ok(hooks)
 }
 
 /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` as Claude Code reads it: a number in

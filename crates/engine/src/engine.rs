@@ -36,6 +36,7 @@ use orbit_session::{Header, LoadedSession, transcript_path};
 use crate::abort::{AbortHandle, TurnGuard};
 use crate::approve::SharedApprover;
 use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
+use crate::hooks::HookPoints;
 use crate::orchestrator::ToolRuntime;
 use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
 use crate::recorder::Recorder;
@@ -106,6 +107,8 @@ pub struct EngineConfig {
     /// the prompt, is answered with a short reminder (at most
     /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
     pub recovery_reminders: bool,
+    /// The session's hooks (`orbit-hooks`); None = no hooks.
+    pub hooks: Option<Arc<orbit_hooks::Hooks>>,
 }
 
 impl Default for EngineConfig {
@@ -132,6 +135,7 @@ impl Default for EngineConfig {
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
             persist_session: false,
             recovery_reminders: false,
+            hooks: None,
         }
     }
 }
@@ -146,6 +150,9 @@ pub struct QueryEngine {
     abort: AbortHandle,
     /// The `StructuredOutput` tool's state, when the config asks for one.
     structured: Option<StructuredOutput>,
+    /// The SessionStart source (`startup`, `resume`) until the first prompt
+    /// runs the SessionStart hooks.
+    session_start: Option<&'static str>,
 }
 
 impl QueryEngine {
@@ -158,7 +165,7 @@ impl QueryEngine {
             let path = transcript_path(&config.data_dir, &root, &config.session_id);
             session.set_recorder(Recorder::create(path, header(&config, &root, None)));
         }
-        Self::with_session(config, client, tools, session)
+        Self::with_session(config, client, tools, session, "startup")
     }
 
     /// Continues the session `loaded` was read from ([`crate::load_transcript`]):
@@ -193,7 +200,7 @@ impl QueryEngine {
         if let Some(results) = pending {
             session.push_message(results);
         }
-        Self::with_session(config, client, tools, session)
+        Self::with_session(config, client, tools, session, "resume")
     }
 
     fn with_session(
@@ -201,6 +208,7 @@ impl QueryEngine {
         client: Arc<dyn ModelClient>,
         mut tools: ToolRegistry,
         session: Session,
+        start: &'static str,
     ) -> Self {
         // `--json-schema`: the synthetic StructuredOutput tool joins the set.
         let structured = config.structured_output.as_ref().map(|schema| {
@@ -230,6 +238,13 @@ impl QueryEngine {
         let filter = Arc::clone(&policy);
         context.set_read_filter(move |path| filter.is_read_denied(path));
         let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
+        let hooks = HookPoints::new(
+            config.hooks.clone(),
+            &config.session_id,
+            transcript_path(&config.data_dir, &project_root, &config.session_id),
+            &project_root,
+            config.permissions.mode.as_str(),
+        );
         let runtime = Arc::new(ToolRuntime {
             tools,
             context,
@@ -239,6 +254,7 @@ impl QueryEngine {
             storage,
             max_concurrency: config.max_tool_use_concurrency.max(1),
             denials: std::sync::Mutex::new(Vec::new()),
+            hooks,
         });
         Self {
             config,
@@ -247,6 +263,7 @@ impl QueryEngine {
             session,
             abort: AbortHandle::default(),
             structured,
+            session_start: Some(start),
         }
     }
 
@@ -264,6 +281,7 @@ impl QueryEngine {
                 runtime: &self.runtime,
                 session: &mut self.session,
                 structured: self.structured.clone(),
+                session_start: self.session_start.take(),
             },
             prompt,
             turn.token(),
@@ -294,11 +312,23 @@ impl QueryEngine {
                 runtime: &self.runtime,
                 session: &mut self.session,
                 structured: None,
+                session_start: None,
             },
             instructions.as_deref(),
             &cancel,
         )
         .await
+    }
+
+    /// Runs the SessionEnd hooks (`reason`: Claude Code's `other`,
+    /// `prompt_input_exit`, `clear`, `logout`). Their failures are
+    /// warnings; nothing they answer changes the session.
+    pub async fn end_session(&self, reason: &str) {
+        let fields = serde_json::json!({"reason": reason});
+        self.runtime
+            .hooks
+            .run(orbit_hooks::HookEvent::SessionEnd, Some(reason), fields)
+            .await;
     }
 
     /// The handle that interrupts the running turn.

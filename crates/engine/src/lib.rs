@@ -8,7 +8,9 @@
 //! `executor` (each completed tool_use starts at once, X3–X5) →
 //! [`orchestrator`] (validate → permission → call → result pipeline) →
 //! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
-//! terminal result. X1's partition of calls into batches is the executor's
+//! terminal result. Hooks (`orbit-hooks`) are consulted through one handle,
+//! [`HookPoints`], by the orchestrator (tool calls) and the loop (prompt,
+//! stop, compaction, session start). X1's partition of calls into batches is the executor's
 //! start rule; `abort` is the L5 signal; `recovery` decides the small-model
 //! profile's recovery turns; [`messages`] holds the engine's own texts.
 //!
@@ -27,6 +29,7 @@ mod assemble;
 pub mod compact;
 mod engine;
 mod executor;
+mod hooks;
 pub mod messages;
 pub mod orchestrator;
 mod query;
@@ -43,6 +46,7 @@ pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };
 pub use executor::StreamingToolExecutor;
+pub use hooks::HookPoints;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
 pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
 pub use recovery::MAX_RECOVERY_REMINDERS;

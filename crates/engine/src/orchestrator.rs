@@ -11,12 +11,23 @@
 //!    treated as unsafe and never runs.
 //! 2. [`run_tool_use`] (on its own tokio task, started by the executor):
 //!    `ToolCall::validate` (business rules → the plan; a refusal is wrapped
-//!    in `<tool_use_error>`) → permission gate by facts (P1–P3: the
+//!    in `<tool_use_error>`) → PreToolUse hooks (a block or deny refuses
+//!    the call with the hook's reason; an `updatedInput` goes through step 1
+//!    and `validate` again, so an invalid one gets the same T3 text; their
+//!    allow/ask feeds the gate) → permission gate by facts (P1–P3: the
 //!    session's `Policy` over the call's facts, cwd and workspace roots; an
 //!    ask is put to the `Approver` when there is one, else denied; a
 //!    denial is recorded in the runtime) → `ToolCall::call` with the call's cancel
 //!    token and progress channel → workspace policy on the cwd the call
-//!    ended in → result pipeline (R1, R3, R4 via [`process_tool_result`]).
+//!    ended in → PostToolUse / PostToolUseFailure hooks (a block reason or
+//!    `additionalContext` is added to the result the model sees) → result
+//!    pipeline (R1, R3, R4 via [`process_tool_result`]).
+//!
+//!    The gate with hooks: a deny of the policy (a deny rule, the mode)
+//!    always wins; then a hook's deny; a hook's allow skips an ask; a
+//!    hook's ask asks even what the policy allows. An ask runs the
+//!    PermissionRequest hooks (their allow/deny answers it), then the
+//!    Notification hooks (`permission_prompt`), then the approver.
 //!    The cancel token is checked before validation and again right before
 //!    the call: a call cancelled by then never reaches its tool. Whether the
 //!    tool did its work is recorded ([`ToolCallOutcome::completed`]): a
@@ -31,6 +42,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use orbit_hooks::{HookEvent, PermissionVote};
 use orbit_permissions::{
     PermissionDecision, PermissionRequest, Policy, persist_allow_rule, suggested_rule,
 };
@@ -40,11 +52,12 @@ use orbit_tool::validation::{
 };
 use orbit_tool::{
     CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError,
-    ToolRegistry, ToolUseContext, apply_cwd_policy,
+    ToolOutput, ToolRegistry, ToolUseContext, apply_cwd_policy,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::approve::{Approval, ApprovalRequest, SharedApprover};
+use crate::hooks::HookPoints;
 use crate::results::{ToolResultStorage, process_tool_result};
 use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
 
@@ -69,6 +82,9 @@ pub struct ToolRuntime {
     /// refused, so no path (retry, abort, error) can drop one. The query
     /// loop takes them for the run's result.
     pub denials: std::sync::Mutex<Vec<PermissionDenial>>,
+    /// The session's hooks (PreToolUse, PermissionRequest, Notification,
+    /// PostToolUse, PostToolUseFailure are consulted here).
+    pub hooks: HookPoints,
 }
 
 impl ToolRuntime {
@@ -212,27 +228,55 @@ pub async fn run_tool_use(
     if let Err(error) = prepared.validate(&runtime.context).await {
         return ToolCallOutcome::rejected(&id, refusal_text(&name, error));
     }
-    if let Err(reason) = permit(runtime, &name, prepared.facts(), &id, &original_input).await {
-        let outcome = ToolCallOutcome::rejected(&id, reason);
-        runtime.record_denial(PermissionDenial {
-            tool_name: name,
-            tool_use_id: id,
-            tool_input: original_input,
-        });
-        return outcome;
+    let mut input = original_input.clone();
+    let mut hook_vote = None;
+    if runtime.hooks.active(HookEvent::PreToolUse) {
+        match pre_tool_use(runtime, &name, &id, input).await {
+            PreToolUse::Refused(reason) => {
+                return deny(runtime, &id, name, original_input, reason);
+            }
+            PreToolUse::Rejected(text) => return ToolCallOutcome::rejected(&id, text),
+            PreToolUse::Go {
+                input: hooked,
+                call: replaced,
+                vote,
+            } => {
+                input = hooked;
+                hook_vote = vote;
+                if let Some(replaced) = replaced {
+                    prepared = replaced;
+                }
+            }
+        }
+    }
+    if let Err(reason) = permit(runtime, &name, prepared.facts(), &id, &input, hook_vote).await {
+        return deny(runtime, &id, name, original_input, reason);
     }
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
     let mut output = match prepared.call(&runtime.context, &call).await {
         Ok(output) => output,
-        Err(error) => return ToolCallOutcome::rejected(&id, refusal_text(&name, error)),
+        Err(error) => {
+            let text = refusal_text(&name, error);
+            post_tool_use(runtime, &name, &id, &input, None, &text).await;
+            return ToolCallOutcome::rejected(&id, text);
+        }
     };
     // Workspace roots: the session keeps a directory the call ended in only
     // inside the project or an allowed directory.
     apply_cwd_policy(&runtime.context, &mut output);
     let completed = !call.cancel.is_cancelled() || !output.is_error;
     let tool_failed = output.is_error;
+    if runtime.hooks.active(HookEvent::PostToolUse)
+        || runtime.hooks.active(HookEvent::PostToolUseFailure)
+    {
+        let text = output.content.as_text();
+        let feedback = post_tool_use(runtime, &name, &id, &input, Some(&output), &text).await;
+        if let Some(feedback) = feedback {
+            output.content.push_line(&feedback);
+        }
+    }
     let max_chars = match tool.result_limit() {
         ResultLimit::PersistOver(chars) => chars,
         ResultLimit::NeverPersist => usize::MAX,
@@ -245,15 +289,124 @@ pub async fn run_tool_use(
     }
 }
 
-/// The permission gate for one call: the policy's decision, an ask put to
-/// the approver (or denied when there is none). `Err` holds the reason the
-/// model is told.
+/// A refused call, recorded as a permission denial.
+fn deny(
+    runtime: &ToolRuntime,
+    id: &str,
+    tool_name: String,
+    tool_input: Value,
+    reason: String,
+) -> ToolCallOutcome {
+    runtime.record_denial(PermissionDenial {
+        tool_name,
+        tool_use_id: id.to_string(),
+        tool_input,
+    });
+    ToolCallOutcome::rejected(id, reason)
+}
+
+/// What the PreToolUse hooks decided.
+enum PreToolUse {
+    /// Blocked or denied: the reason (a permission denial).
+    Refused(String),
+    /// The rewritten input failed validation: the T3 / refusal text.
+    Rejected(String),
+    /// Go on to the gate with this input (and its new call when rewritten).
+    Go {
+        input: Value,
+        call: Option<Box<dyn ToolCall>>,
+        vote: Option<(PermissionVote, String)>,
+    },
+}
+
+async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value) -> PreToolUse {
+    let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id});
+    let verdict = runtime
+        .hooks
+        .run(HookEvent::PreToolUse, Some(name), fields)
+        .await;
+    if let Some(reason) = verdict.block {
+        return PreToolUse::Refused(reason);
+    }
+    if let Some((PermissionVote::Deny, reason)) = &verdict.permission {
+        let reason = if reason.is_empty() {
+            hook_denied(name)
+        } else {
+            reason.clone()
+        };
+        return PreToolUse::Refused(reason);
+    }
+    let Some(updated) = verdict.updated_input else {
+        return PreToolUse::Go {
+            input,
+            call: None,
+            vote: verdict.permission,
+        };
+    };
+    // The same pipeline as the model's input: lookup, schema (T3), parse,
+    // then the tool's own validation.
+    let block = ToolUseBlock {
+        id: id.to_string(),
+        name: name.to_string(),
+        input: updated.clone(),
+    };
+    let mut call = match prepare(&runtime.tools, &block, None, &runtime.context) {
+        Prepared::Ready {
+            call: Some(call), ..
+        } => call,
+        Prepared::Ready { call: None, .. } => return PreToolUse::Rejected(hook_denied(name)),
+        Prepared::Rejected(text) => return PreToolUse::Rejected(text),
+    };
+    if let Err(error) = call.validate(&runtime.context).await {
+        return PreToolUse::Rejected(refusal_text(name, error));
+    }
+    PreToolUse::Go {
+        input: updated,
+        call: Some(call),
+        vote: verdict.permission,
+    }
+}
+
+fn hook_denied(name: &str) -> String {
+    format!("A PreToolUse hook denied this {name} call.")
+}
+
+/// PostToolUse (or PostToolUseFailure when the call failed: `output` is
+/// None or an error): the text to add to the result, if any.
+async fn post_tool_use(
+    runtime: &ToolRuntime,
+    name: &str,
+    id: &str,
+    input: &Value,
+    output: Option<&ToolOutput>,
+    text: &str,
+) -> Option<String> {
+    let failed = output.is_none_or(|o| o.is_error);
+    let (event, fields) = if failed {
+        let fields =
+            json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text});
+        (HookEvent::PostToolUseFailure, fields)
+    } else {
+        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "tool_response": text});
+        (HookEvent::PostToolUse, fields)
+    };
+    let verdict = runtime.hooks.run(event, Some(name), fields).await;
+    let mut notes: Vec<String> = verdict.block.into_iter().collect();
+    notes.extend(verdict.additional_context);
+    (!notes.is_empty()).then(|| format!("{event} hook: {}", notes.join("\n")))
+}
+
+/// The permission gate for one call: the policy's decision with the
+/// PreToolUse hooks' vote (see the module docs), an ask put to the
+/// PermissionRequest hooks, then the approver (or denied when there is
+/// none). `Err` holds the reason the model is told.
 async fn permit(
     runtime: &ToolRuntime,
     name: &str,
     facts: &CallFacts,
     id: &str,
     input: &Value,
+    hook_vote: Option<(PermissionVote, String)>,
 ) -> Result<(), String> {
     let ctx = &runtime.context;
     let cwd = ctx.cwd();
@@ -265,11 +418,42 @@ async fn permit(
         cwd: &cwd,
         roots: &roots,
     };
-    let reason = match runtime.permissions.decide(&request) {
-        PermissionDecision::Allow => return Ok(()),
-        PermissionDecision::Deny { reason } => return Err(reason),
-        PermissionDecision::Ask { reason } => reason,
+    let reason = match (runtime.permissions.decide(&request), hook_vote) {
+        // A deny rule (or the mode) beats any hook.
+        (PermissionDecision::Deny { reason }, _) => return Err(reason),
+        (_, Some((PermissionVote::Allow, _))) => return Ok(()),
+        (PermissionDecision::Allow, Some((PermissionVote::Ask, why))) => {
+            if why.is_empty() {
+                format!("A PreToolUse hook asks before this {name} call.")
+            } else {
+                why
+            }
+        }
+        (PermissionDecision::Allow, _) => return Ok(()),
+        (PermissionDecision::Ask { reason }, _) => reason,
     };
+    if runtime.hooks.active(HookEvent::PermissionRequest) {
+        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id});
+        let verdict = runtime
+            .hooks
+            .run(HookEvent::PermissionRequest, Some(name), fields)
+            .await;
+        match verdict.permission {
+            Some((PermissionVote::Allow, _)) => return Ok(()),
+            Some((PermissionVote::Deny, why)) => {
+                return Err(if why.is_empty() { reason } else { why });
+            }
+            _ => {}
+        }
+    }
+    if runtime.hooks.active(HookEvent::Notification) {
+        let message = format!("orbit needs your permission to use {name}");
+        let fields = json!({"message": message, "notification_type": "permission_prompt"});
+        runtime
+            .hooks
+            .run(HookEvent::Notification, Some("permission_prompt"), fields)
+            .await;
+    }
     let Some(approver) = &runtime.approver else {
         return Err(reason);
     };

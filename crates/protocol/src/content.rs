@@ -228,6 +228,22 @@ impl ToolResultContent {
         }
     }
 
+    /// Appends `line`: to the text after a newline (when there is text),
+    /// or as a last text block.
+    pub fn push_line(&mut self, line: &str) {
+        match self {
+            ToolResultContent::Text(text) => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(line);
+            }
+            ToolResultContent::Blocks(blocks) => blocks.push(ToolResultContentBlock::Text {
+                text: line.to_string(),
+            }),
+        }
+    }
+
     /// Whether any part is an image.
     pub fn has_image(&self) -> bool {
         matches!(self, ToolResultContent::Blocks(bs) if bs.iter().any(|b| matches!(b, ToolResultContentBlock::Image { .. })))

@@ -80,8 +80,47 @@ pub enum EngineEvent {
         /// Estimated tokens of the next request after compaction.
         post_tokens: u64,
     },
+    /// A hook ran (`orbit-hooks`); the CLI prints it as a `system`
+    /// `hook_response` line.
+    HookResponse(HookReport),
     /// The turn ended. Always the last event.
     Result(TerminalResult),
+}
+
+/// One finished hook command, in the shape of Claude Code's
+/// `system`/`hook_response` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookReport {
+    /// Unique id of this run.
+    pub hook_id: String,
+    /// `EVENT:subject` (`PreToolUse:Bash`), or the event's name.
+    pub hook_name: String,
+    /// The event (`PreToolUse`, `Stop`, …).
+    pub hook_event: String,
+    /// The command as configured.
+    pub command: String,
+    /// What the run means in one line (empty on plain success).
+    pub output: String,
+    /// The command's stdout (capped).
+    pub stdout: String,
+    /// The command's stderr (capped).
+    pub stderr: String,
+    /// The exit code; None when it was killed or did not start.
+    pub exit_code: Option<i32>,
+    /// `success`, `error` or `cancelled`.
+    pub outcome: HookRunOutcome,
+}
+
+/// How a hook run ended (Claude Code's `outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookRunOutcome {
+    /// Exit 0, or exit 2 (a decision, not a failure).
+    Success,
+    /// Another exit code, a timeout, a crash, or no start.
+    Error,
+    /// The turn was interrupted while it ran.
+    Cancelled,
 }
 
 /// Why a history was compacted (Claude Code's `compact_metadata.trigger`,

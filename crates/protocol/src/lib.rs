@@ -24,7 +24,8 @@ pub use content::{
     ToolResultContentBlock, ToolUseBlock,
 };
 pub use events::{
-    CompactTrigger, EngineEvent, PermissionDenial, ResultSubtype, TerminalResult, TodoItem,
+    CompactTrigger, EngineEvent, HookReport, HookRunOutcome, PermissionDenial, ResultSubtype,
+    TerminalResult, TodoItem,
 };
 pub use stream::StreamEvent;
 pub use usage::Usage;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{ContentBlock, Role};
-use crate::events::{CompactTrigger, PermissionDenial, ResultSubtype};
+use crate::events::{CompactTrigger, HookRunOutcome, PermissionDenial, ResultSubtype};
 use crate::usage::Usage;
 
 /// One output line, tagged by `type`.
@@ -58,6 +58,30 @@ pub enum SdkSystem {
         session_id: String,
         /// What was compacted and why.
         compact_metadata: CompactMetadata,
+        /// This line's id.
+        uuid: String,
+    },
+    /// A hook ran (Claude Code's `hook_response` line).
+    HookResponse {
+        /// This run's id.
+        hook_id: String,
+        /// `EVENT:subject` or the event's name.
+        hook_name: String,
+        /// The event.
+        hook_event: String,
+        /// What the run means in one line.
+        output: String,
+        /// The command's stdout (capped).
+        stdout: String,
+        /// The command's stderr (capped).
+        stderr: String,
+        /// The exit code, when it exited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// `success`, `error` or `cancelled`.
+        outcome: HookRunOutcome,
+        /// The session's id.
+        session_id: String,
         /// This line's id.
         uuid: String,
     },

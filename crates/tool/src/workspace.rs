@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
-
 use crate::context::ToolUseContext;
 use crate::tool::ToolOutput;
 
@@ -51,23 +49,8 @@ pub fn apply_cwd_policy(ctx: &ToolUseContext, output: &mut ToolOutput) {
     }
     let root = canonical_project_root(ctx);
     ctx.set_cwd(root.clone());
-    append_line(&mut output.content, &cwd_reset_note(&root));
+    output.content.push_line(&cwd_reset_note(&root));
     output.full_text = None;
-}
-
-/// Appends `line` to the text, after a newline when there is text.
-fn append_line(content: &mut ToolResultContent, line: &str) {
-    match content {
-        ToolResultContent::Text(text) => {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(line);
-        }
-        ToolResultContent::Blocks(blocks) => blocks.push(ToolResultContentBlock::Text {
-            text: line.to_string(),
-        }),
-    }
 }
 
 #[cfg(test)]

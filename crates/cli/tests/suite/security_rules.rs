@@ -217,7 +217,7 @@ const LOOK_ALIKES: &[Case] = &[
     ("acceptEdits writes docs/.gitignore", ACCEPT, NONE, "Write", r#"{"file_path": "docs/.gitignore", "content": "x"}"#, Created("{P}/docs/.gitignore")),
     ("acceptEdits writes in an added dir", &["--permission-mode", "acceptEdits", "--add-dir", "{O}"], NONE, "Write", r#"{"file_path": "{O}/new.txt", "content": "x"}"#, Created("{O}/new.txt")),
     ("read in an added dir", &["--add-dir", "{O}"], NONE, "Read", r#"{"file_path": "{O}/f.txt"}"#, Sent("OUTSIDE-SECRET")),
-    ("read in a settings additionalDirectory", &[], &[("{P}/.orbit/settings.json", r#"{"permissions": {"additionalDirectories": ["../outside"]}}"#,)], "Read", r#"{"file_path": "{O}/f.txt"}"#, Sent("OUTSIDE-SECRET")),
+    ("read in a trusted project's settings additionalDirectory", &["--trust-project"], &[("{P}/.orbit/settings.json", r#"{"permissions": {"additionalDirectories": ["../outside"]}}"#,)], "Read", r#"{"file_path": "{O}/f.txt"}"#, Sent("OUTSIDE-SECRET")),
     ("a Read(//…) allow rule lifts the boundary", &["--allowedTools", "Read(//{O}/**)"], NONE, "Read", r#"{"file_path": "{O}/f.txt"}"#, Sent("OUTSIDE-SECRET")),
     ("secrets deny does not stop src/secrets.rs", &[], DENY_SECRETS, "Read", r#"{"file_path": "src/secrets.rs"}"#, Sent("PUBLIC")),
     ("secrets deny: Grep of the project finds the rest", &[], DENY_SECRETS, "Grep", r#"{"pattern": "hello", "path": "."}"#, Sent("hello.txt")),

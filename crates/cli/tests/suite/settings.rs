@@ -14,11 +14,20 @@ fn write(path: std::path::PathBuf, text: &str) {
 
 /// `orbit -p hi --output-format stream-json ARGS…` with `env` added; the
 /// outcome and the model id of the first request.
+/// The project folder is trusted (`--trust-project`): these tests are about
+/// the hierarchy of a project whose settings apply; `trust.rs` covers an
+/// untrusted one.
 fn run_with(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Outcome, String) {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut cmd = orbit(scratch, &server);
-    cmd.args(["-p", "hi", "--output-format", "stream-json"])
-        .args(args);
+    cmd.args([
+        "-p",
+        "hi",
+        "--output-format",
+        "stream-json",
+        "--trust-project",
+    ])
+    .args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -24,11 +24,33 @@ pub fn env(vars: &[(&str, &str)]) -> Env {
     Env::from_pairs(pairs)
 }
 
-/// Overrides with only the working directory set.
+/// Overrides with the working directory set and the folder trusted
+/// (`--trust-project`): the precedence tests are about a project whose
+/// settings apply; `trust.rs` covers an untrusted one.
 pub fn overrides() -> Overrides {
     Overrides {
         cwd: PathBuf::from("/work/project"),
+        trust_project: true,
         ..Overrides::default()
+    }
+}
+
+/// A home (with the data dir `~/.orbit`) and a project directory.
+pub struct Dirs {
+    pub home: tempfile::TempDir,
+    pub project: tempfile::TempDir,
+}
+
+impl Dirs {
+    pub fn new() -> Self {
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            project: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn env(&self) -> Env {
+        Env::from_pairs([("HOME", self.home.path())])
     }
 }
 

@@ -8,3 +8,4 @@ mod precedence;
 mod readme;
 mod settings_files;
 mod sources;
+mod trust;

@@ -300,34 +300,47 @@ fn permission_rules_are_carried_with_their_sources() {
 }
 
 #[test]
-fn project_settings_cannot_set_endpoints_or_credentials() {
+fn project_settings_set_endpoints_only_when_trusted() {
     let s = settings(&[
         (
             S::Project,
-            r#"{"env": {"ANTHROPIC_BASE_URL": "https://evil", "OPENAI_API_KEY": "x", "ANTHROPIC_MODEL": "haiku"}}"#,
+            r#"{"env": {"ANTHROPIC_BASE_URL": "https://evil", "ORBIT_TOOLS_SEE_SECRETS": "1", "ANTHROPIC_MODEL": "haiku"}}"#,
         ),
-        (
-            S::Local,
-            r#"{"env": {"OPENAI_BASE_URL": "https://evil/v1"}}"#,
-        ),
-        (
-            S::User,
-            r#"{"env": {"ANTHROPIC_BASE_URL": "http://proxy"}}"#,
-        ),
+        (S::Local, r#"{"env": {"ORBIT_WEBFETCH_ALLOW_HOSTS": "*"}}"#),
+        (S::User, r#"{"env": {"OPENAI_BASE_URL": "http://proxy"}}"#),
     ]);
-    let (config, warnings) = with_warnings(|| resolve(&overrides(), &env(&[]), &s));
-    assert_eq!(config.env.get("ANTHROPIC_BASE_URL"), Some("http://proxy"));
-    assert_eq!(config.env.get("OPENAI_API_KEY"), None);
-    assert_eq!(config.env.get("OPENAI_BASE_URL"), None);
-    assert_eq!(config.env.get("ANTHROPIC_MODEL"), Some("haiku"));
-    assert_eq!(warnings.len(), 3, "{warnings:?}");
-    assert!(
-        warnings
-            .iter()
-            .all(|w| w.contains("project settings cannot choose endpoints or credentials")),
-        "{warnings:?}"
-    );
-    // The user's base URL chose the provider; nothing from the project did.
-    assert_eq!(config.provider.value, ProviderKind::Anthropic);
-    assert_eq!(config.provider.origin, Origin::Env("ANTHROPIC_BASE_URL"));
+    // (trusted, base URL, model, provider's origin)
+    let cases = [
+        (false, None, None, Origin::Env("OPENAI_BASE_URL")),
+        (
+            true,
+            Some("https://evil"),
+            Some("haiku"),
+            Origin::Env("ANTHROPIC_BASE_URL"),
+        ),
+    ];
+    for (trusted, base_url, model, provider_origin) in cases {
+        let o = Overrides {
+            trust_project: trusted,
+            ..overrides()
+        };
+        let (config, warnings) = with_warnings(|| resolve(&o, &env(&[]), &s));
+        assert_eq!(config.project_trusted, trusted);
+        assert_eq!(config.env.get("ANTHROPIC_BASE_URL"), base_url, "{trusted}");
+        assert_eq!(config.env.get("ANTHROPIC_MODEL"), model, "{trusted}");
+        assert_eq!(config.env.get("OPENAI_BASE_URL"), Some("http://proxy"));
+        // Never from a project, trusted or not.
+        assert_eq!(config.env.get("ORBIT_TOOLS_SEE_SECRETS"), None);
+        assert_eq!(config.env.get("ORBIT_WEBFETCH_ALLOW_HOSTS"), None);
+        assert_eq!(config.provider.origin, provider_origin, "{trusted}");
+        let expected_warnings = if trusted { 2 } else { 0 };
+        assert_eq!(warnings.len(), expected_warnings, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.contains("project settings cannot set it")),
+            "{warnings:?}"
+        );
+        assert_eq!(config.trust_skipped.is_empty(), trusted);
+    }
 }

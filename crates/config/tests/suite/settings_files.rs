@@ -3,30 +3,13 @@
 
 use std::path::Path;
 
+use super::common::Dirs;
 use orbit_config::{
     ConfigError, Env, SettingSources, Settings, SettingsFile, SettingsLocations,
     SettingsSource as S,
 };
-use tempfile::TempDir;
-
-/// A home (with the data dir `~/.orbit`) and a project directory.
-struct Dirs {
-    home: TempDir,
-    project: TempDir,
-}
 
 impl Dirs {
-    fn new() -> Self {
-        Self {
-            home: tempfile::tempdir().unwrap(),
-            project: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn env(&self) -> Env {
-        Env::from_pairs([("HOME", self.home.path())])
-    }
-
     fn locations(&self) -> SettingsLocations {
         let mut l = SettingsLocations::standard(&self.env(), self.project.path()).unwrap();
         // Tests cannot write /etc: managed files live in the home here.

@@ -79,6 +79,7 @@ use crate::structured::StructuredOutput;
 
 mod call;
 mod guards;
+mod hook_calls;
 mod outcome;
 
 pub use guards::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
@@ -113,6 +114,8 @@ pub(crate) struct QueryParts<'a> {
     pub(crate) session: &'a mut Session,
     /// The `StructuredOutput` tool's state, when the run must end with it.
     pub(crate) structured: Option<StructuredOutput>,
+    /// The first prompt of a session: the SessionStart source to run.
+    pub(crate) session_start: Option<&'static str>,
 }
 
 /// The tool specs of a request, computed per request from the registry
@@ -135,12 +138,19 @@ pub(crate) async fn run_query(
     cancel: CancellationToken,
     tx: UnboundedSender<EngineEvent>,
 ) {
+    query_hooks_begin(&parts, &tx);
     let mut query = QueryLoop::new(parts, cancel, tx);
     let end = query.run(prompt).await;
+    query.runtime.hooks.end_turn();
     query.denials = query.runtime.take_denials();
     let result = query.terminal_result(end);
     query.session.record_result(&result).await;
     query.emit(EngineEvent::Result(result));
+}
+
+/// Hook reports of this turn go to its event channel.
+fn query_hooks_begin(parts: &QueryParts<'_>, tx: &UnboundedSender<EngineEvent>) {
+    parts.runtime.hooks.begin_turn(tx.clone());
 }
 
 /// `QueryEngine::compact`: compacts the history now and applies it.
@@ -163,10 +173,14 @@ pub(crate) async fn compact_now(
         runtime,
         cancel,
     };
+    hook_calls::pre_compact(runtime, CompactTrigger::Manual, instructions).await;
     let compacted = compactor
         .compact(session, CompactTrigger::Manual, instructions, &view)
         .await?;
     session.apply_compaction(compacted.boundary.clone());
+    if let Some(context) = hook_calls::after_compact(runtime).await {
+        session.push_message(Message::user_text(context));
+    }
     session.sync_transcript().await;
     Ok(compacted.boundary)
 }
@@ -213,6 +227,10 @@ struct QueryLoop<'a> {
     /// tool_use ids of the message being streamed (see
     /// `QueryEngine::make_tool_use_id_unique`).
     attempt_ids: HashSet<String>,
+    /// The SessionStart source, for the first prompt of a session.
+    session_start: Option<&'static str>,
+    /// A Stop hook already made the agent go on in this prompt.
+    stop_hook_active: bool,
 }
 
 impl<'a> QueryLoop<'a> {
@@ -227,6 +245,7 @@ impl<'a> QueryLoop<'a> {
             runtime,
             session,
             structured,
+            session_start,
         } = parts;
         Self {
             config,
@@ -246,6 +265,8 @@ impl<'a> QueryLoop<'a> {
             structured: StructuredGuard::new(structured),
             repeats: RepeatGuard::new(config.repeated_tool_call_limit),
             attempt_ids: HashSet::new(),
+            session_start,
+            stop_hook_active: false,
         }
     }
 }
@@ -258,7 +279,11 @@ impl QueryLoop<'_> {
     }
 
     async fn run(&mut self, prompt: String) -> Outcome {
-        self.session.push_message(Message::user_text(prompt));
+        let message = match self.prompt_message(prompt).await {
+            Ok(message) => message,
+            Err(end) => return end,
+        };
+        self.session.push_message(message);
         let mut continuations = 0;
         let mut recovery = Recovery::new(self.config.recovery_reminders);
         // L4: a prompt-too-long answer compacts and retries once per request.
@@ -321,6 +346,9 @@ impl QueryLoop<'_> {
                 if let Some(end) = self.after_tool_call(&assistant.message) {
                     return end;
                 }
+                if let Some(reason) = self.runtime.hooks.take_stop() {
+                    return Outcome::HookStopped(reason);
+                }
                 continue;
             }
             self.answer.push_str(&assistant.message.text());
@@ -338,7 +366,19 @@ impl QueryLoop<'_> {
                 continue;
             }
             match self.structured.after_call(&assistant.message, true) {
-                StructuredVerdict::Continue => return Outcome::Success,
+                StructuredVerdict::Continue => {
+                    // Stop hooks may make the agent go on.
+                    if let Some(reason) = self.stop_hooks().await {
+                        self.answer.clear();
+                        continuations = 0;
+                        self.append_user(Message::user_text(reason));
+                        continue;
+                    }
+                    if let Some(reason) = self.runtime.hooks.take_stop() {
+                        return Outcome::HookStopped(reason);
+                    }
+                    return Outcome::Success;
+                }
                 StructuredVerdict::Done(value) => {
                     self.structured_output = Some(value);
                     return Outcome::Success;
@@ -402,6 +442,7 @@ impl QueryLoop<'_> {
             runtime: self.runtime,
             cancel: &self.cancel,
         };
+        hook_calls::pre_compact(self.runtime, CompactTrigger::Auto, None).await;
         let compacted = compactor
             .compact(self.session, CompactTrigger::Auto, None, &view)
             .await;
@@ -415,6 +456,9 @@ impl QueryLoop<'_> {
                     post_tokens: boundary.post_tokens,
                 });
                 self.session.apply_compaction(boundary);
+                if let Some(context) = hook_calls::after_compact(self.runtime).await {
+                    self.append_user(Message::user_text(context));
+                }
                 Ok(())
             }
             Err(CompactError::Interrupted) => Err(Outcome::Interrupted),

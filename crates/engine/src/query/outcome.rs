@@ -26,6 +26,11 @@ pub(super) enum Outcome {
     },
     ModelError(ModelError),
     Interrupted,
+    /// A UserPromptSubmit hook blocked the prompt (its reason); no model
+    /// call was made and the prompt is not in the history.
+    PromptBlocked(String),
+    /// A hook answered `continue: false` (its `stopReason`).
+    HookStopped(String),
 }
 
 impl QueryLoop<'_> {
@@ -61,6 +66,18 @@ impl QueryLoop<'_> {
                 ResultSubtype::ErrorDuringExecution,
                 vec![INTERRUPT_MESSAGE.to_string()],
                 true,
+            ),
+            Outcome::PromptBlocked(reason) => (
+                ResultSubtype::ErrorDuringExecution,
+                vec![format!(
+                    "A UserPromptSubmit hook blocked the prompt: {reason}"
+                )],
+                false,
+            ),
+            Outcome::HookStopped(reason) => (
+                ResultSubtype::ErrorDuringExecution,
+                vec![format!("A hook stopped the session: {reason}")],
+                false,
             ),
         };
         let success = subtype == ResultSubtype::Success;

@@ -362,6 +362,7 @@ async fn a_whole_message_runs_in_x1_batches_in_order() {
         storage: ToolResultStorage::new(&dir.path().join(".orbit"), dir.path(), "s"),
         max_concurrency: 10,
         denials: Default::default(),
+        hooks: Default::default(),
     });
     let blocks = vec![
         block("a", "Slow", json!({"ms": 60})),

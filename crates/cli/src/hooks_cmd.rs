@@ -1,0 +1,139 @@
+//! `orbit hooks list` (the merged hooks of a directory and the file each
+//! comes from) and `orbit trust [DIR]` (records a folder in the trust store
+//! so its project settings apply, see `orbit_config::trust`). Both are
+//! dispatched before the normal flags are parsed, like `orbit sessions`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLocations};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit hooks",
+    about = "Show the hooks orbit runs in a directory"
+)]
+struct HooksArgs {
+    #[command(subcommand)]
+    command: HooksCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HooksCommand {
+    /// The merged hooks of every settings file, each with its file.
+    List {
+        /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The project directory (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Show the project's hooks as if the folder were trusted.
+        #[arg(long = "trust-project")]
+        trust_project: bool,
+    },
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit trust",
+    about = "Trust a project folder (default: the current directory): its settings' hooks, env, allow rules and MCP servers apply from now on"
+)]
+struct TrustArgs {
+    /// The folder (its subfolders are trusted too).
+    dir: Option<PathBuf>,
+}
+
+/// Runs `orbit hooks …` or `orbit trust …` when argv starts with one; None otherwise.
+pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
+    if let Some(parsed) = crate::subcommand::parse::<HooksArgs>("hooks") {
+        return Some(match parsed {
+            Ok(args) => crate::subcommand::exit(hooks(args, env)),
+            Err(code) => code,
+        });
+    }
+    let parsed = crate::subcommand::parse::<TrustArgs>("trust")?;
+    Some(match parsed {
+        Ok(args) => crate::subcommand::exit(trust(args, env)),
+        Err(code) => code,
+    })
+}
+
+fn dir_or_current(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let dir = match dir {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    dir.canonicalize()
+        .with_context(|| format!("directory {}", dir.display()))
+}
+
+fn trust(args: TrustArgs, env: &Env) -> anyhow::Result<()> {
+    let dir = dir_or_current(args.dir)?;
+    let data_dir = orbit_config::data_dir(env)?;
+    if orbit_config::trust::trust_folder(&data_dir, &dir)? {
+        println!("Trusted {}.", dir.display());
+    } else {
+        println!("{} is already trusted.", dir.display());
+    }
+    Ok(())
+}
+
+fn hooks(args: HooksArgs, env: &Env) -> anyhow::Result<()> {
+    let HooksCommand::List {
+        json,
+        cwd,
+        trust_project,
+    } = args.command;
+    let cwd = dir_or_current(cwd)?;
+    let locations = SettingsLocations::standard(env, &cwd)?;
+    let settings = Settings::load(&locations, None, SettingSources::all())?;
+    let overrides = Overrides {
+        cwd: cwd.clone(),
+        trust_project,
+        ..Overrides::default()
+    };
+    let config = Config::resolve(&overrides, env, &settings)?;
+    if !config.trust_skipped.is_empty() {
+        eprintln!("{}", config.trust_skipped.line(&cwd));
+    }
+    let entries = config.hooks.entries();
+    if json {
+        let rows: Vec<serde_json::Value> = entries
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "event": e.event.name(),
+                    "matcher": e.matcher.text(),
+                    "command": e.hook.command,
+                    "timeout_ms": e.hook.timeout_ms,
+                    "source": e.hook.scope,
+                    "file": e.hook.origin,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(rows));
+        return Ok(());
+    }
+    if entries.is_empty() {
+        println!("No hooks in {}.", cwd.display());
+        return Ok(());
+    }
+    for e in entries {
+        let matcher = match e.matcher.text() {
+            "" => "*",
+            text => text,
+        };
+        println!(
+            "{}\t{matcher}\t{}\t{} s\t{} ({})",
+            e.event,
+            e.hook.command,
+            e.hook.timeout_ms / 1000,
+            e.hook.origin,
+            e.hook.scope
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! Hooks with Claude Code's protocol: commands from settings files that run
+//! at points of a session and can steer it.
+//!
+//! Data flow: settings `hooks` values → [`HookSet::parse`] (typed, errors
+//! name the file) → [`Hooks`] (the set and the project directory) →
+//! [`Hooks::run`] at each hook point the engine reaches: the hooks whose
+//! matcher accepts the subject (each command once) run in parallel
+//! ([`runner`]: own process group, stdin JSON, timeout, capped output) →
+//! [`HookVerdict`] (`decision`: exit codes and JSON fields, folded over
+//! every run). The engine decides what a verdict does at its hook point;
+//! nothing here knows tools or permissions.
+
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+mod config;
+mod decision;
+mod event;
+pub mod runner;
+
+use std::path::{Path, PathBuf};
+
+pub use config::{
+    HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
+};
+pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
+pub use event::HookEvent;
+use serde_json::Value;
+
+/// The hooks of a session and where they run.
+#[derive(Debug, Clone)]
+pub struct Hooks {
+    set: HookSet,
+    project_dir: PathBuf,
+}
+
+impl Hooks {
+    /// `set`, run in `project_dir` (also `CLAUDE_PROJECT_DIR`).
+    pub fn new(set: HookSet, project_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            set,
+            project_dir: project_dir.into(),
+        }
+    }
+
+    /// The configured hooks.
+    pub fn set(&self) -> &HookSet {
+        &self.set
+    }
+
+    /// The project directory.
+    pub fn project_dir(&self) -> &Path {
+        &self.project_dir
+    }
+
+    /// Whether any hook is configured for `event` (callers skip building
+    /// the input otherwise).
+    pub fn has(&self, event: HookEvent) -> bool {
+        self.set.has(event)
+    }
+
+    /// Runs the hooks of `event` matching `subject` in parallel, each with
+    /// `input` plus `hook_event_name` on stdin, and folds their answers.
+    /// With no matching hook the verdict is empty and nothing is spawned.
+    pub async fn run(
+        &self,
+        event: HookEvent,
+        subject: Option<&str>,
+        mut input: Value,
+    ) -> HookVerdict {
+        let mut verdict = HookVerdict::default();
+        let hooks: Vec<HookCommand> = self
+            .set
+            .matching(event, subject)
+            .into_iter()
+            .cloned()
+            .collect();
+        if hooks.is_empty() {
+            return verdict;
+        }
+        if let Value::Object(map) = &mut input {
+            map.insert("hook_event_name".into(), Value::String(event.name().into()));
+        }
+        let bytes = serde_json::to_vec(&input).unwrap_or_default();
+        let mut set = tokio::task::JoinSet::new();
+        for (i, hook) in hooks.iter().enumerate() {
+            let hook = hook.clone();
+            let bytes = bytes.clone();
+            let dir = self.project_dir.clone();
+            set.spawn(async move { (i, runner::run_command(&hook, &bytes, &dir).await) });
+        }
+        let mut runs = Vec::with_capacity(hooks.len());
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok(run) => runs.push(run),
+                Err(err) => tracing::error!(%err, "a hook task failed"),
+            }
+        }
+        runs.sort_by_key(|(i, _)| *i);
+        let name = match subject {
+            Some(subject) if event.has_matcher() => format!("{event}:{subject}"),
+            _ => event.name().to_string(),
+        };
+        for (i, run) in runs {
+            verdict.add(event, name.clone(), &hooks[i], run);
+        }
+        verdict
+    }
+}

@@ -1,0 +1,2 @@
+//! Matchers, the runner with real `sh` processes, and folded verdicts.
+mod hooks;
