@@ -29,6 +29,7 @@
 
 mod env;
 mod resolve;
+mod sandbox;
 mod settings;
 pub mod vars;
 
@@ -38,6 +39,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 pub use env::{Env, NOT_FROM_PROJECT, PROCESS_ONLY};
+pub use sandbox::{SandboxNetworkSection, SandboxSection, SandboxSettings};
 pub use resolve::{
     Config, DEFAULT_MODEL, DEFAULT_OPENAI_MODEL, MODEL_ALIASES, Overrides, ProviderKind,
     resolve_model_alias,

@@ -99,6 +99,8 @@ pub struct Overrides {
     pub permission_mode: Option<PermissionMode>,
     /// `--add-dir`, as given.
     pub add_dirs: Vec<PathBuf>,
+    /// `--sandbox`, as given.
+    pub sandbox: Option<String>,
     /// The session's working directory: relative
     /// `additionalDirectories` of settings files are taken from here.
     pub cwd: PathBuf,
@@ -143,6 +145,8 @@ pub struct Config {
     /// `ORBIT_SMALL_MODEL`: the small-model profile forced on or off; None =
     /// on for the local provider only.
     pub small_model: Option<bool>,
+    /// The OS sandbox for shell commands.
+    pub sandbox: crate::SandboxSettings,
 }
 
 impl Config {
@@ -182,6 +186,13 @@ impl Config {
         let autocompact_pct = autocompact_pct(&env);
         let max_structured_output_retries = env.positive(MAX_STRUCTURED_OUTPUT_RETRIES);
         let small_model = env.flag(ORBIT_SMALL_MODEL);
+        let sandbox = crate::sandbox::resolve(
+            overrides.sandbox.as_deref(),
+            env.get(ORBIT_SANDBOX),
+            settings,
+            home.as_deref(),
+            &overrides.cwd,
+        );
         // Read by orbit-model through `env.lookup()`; checked here so a bad
         // value is reported like every other one (the model crate then
         // uses its default, as `parsed` does).
@@ -203,6 +214,7 @@ impl Config {
             autocompact_pct,
             max_structured_output_retries,
             small_model,
+            sandbox,
         })
     }
 
@@ -317,7 +329,7 @@ fn resolve_permission_mode(overrides: &Overrides, settings: &Settings) -> Source
 /// A directory named in a settings file: `~` and `~/…` under the home
 /// directory, relative paths under `cwd`; None for an empty entry (or `~`
 /// without a home).
-fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
     let value = value.trim();
     if value.is_empty() {
         return None;
