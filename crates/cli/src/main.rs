@@ -49,7 +49,10 @@ fn main() -> ExitCode {
     // `orbit sandbox … -- CMD`: on every sandboxed Bash call's path, so it
     // runs before any other set-up (its cost is the per-call overhead).
     let mut argv = std::env::args_os().skip(1);
-    if argv.next().is_some_and(|a| a == orbit_sandbox::HELPER_SUBCOMMAND) {
+    if argv
+        .next()
+        .is_some_and(|a| a == orbit_sandbox::HELPER_SUBCOMMAND)
+    {
         let rest: Vec<_> = argv.collect();
         let code = orbit_sandbox::helper_main(&rest);
         return ExitCode::from(u8::try_from(code).unwrap_or(EXIT_ERROR));
@@ -224,8 +227,10 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         &sandbox::SessionPaths {
             cwd: &cwd,
             added_dirs: &added_dirs,
-            session_dir: orbit_session::project_dir(&config.data_dir, &cwd)
-                .join(orbit_session::file_component(&session_id)),
+            session_dir: session.persist.then(|| {
+                orbit_session::project_dir(&config.data_dir, &cwd)
+                    .join(orbit_session::file_component(&session_id))
+            }),
             deny_rules: &deny_rules,
         },
     )?;

@@ -45,14 +45,18 @@ pub fn mode(config: &Config) -> anyhow::Result<(SandboxMode, bool)> {
 pub struct SessionPaths<'a> {
     pub cwd: &'a Path,
     pub added_dirs: &'a [PathBuf],
-    pub session_dir: PathBuf,
+    /// The session's own dir (None: the session is not persisted).
+    pub session_dir: Option<PathBuf>,
     pub deny_rules: &'a [String],
 }
 
 /// The launcher for this run's Bash commands, None when unsandboxed. A
 /// kernel that cannot enforce the sandbox is an error when the user asked
 /// for one, else a stated fallback to no sandbox.
-pub fn launcher(config: &Config, paths: &SessionPaths<'_>) -> anyhow::Result<Option<CommandLauncher>> {
+pub fn launcher(
+    config: &Config,
+    paths: &SessionPaths<'_>,
+) -> anyhow::Result<Option<CommandLauncher>> {
     let (mode, explicit) = mode(config)?;
     if mode == SandboxMode::DangerFullAccess {
         return Ok(None);
@@ -62,11 +66,17 @@ pub fn launcher(config: &Config, paths: &SessionPaths<'_>) -> anyhow::Result<Opt
     writable_roots.extend(paths.added_dirs.iter().cloned());
     writable_roots.extend(config.sandbox.writable_roots.iter().cloned());
     // Created now so the helper can grant it (Landlock rules need a path).
-    if std::fs::create_dir_all(&paths.session_dir).is_ok() {
-        writable_roots.push(paths.session_dir.clone());
+    if let Some(dir) = &paths.session_dir
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        writable_roots.push(dir.clone());
     }
     let mut deny_read = config.sandbox.deny_read.clone();
-    deny_read.extend(read_deny_paths(paths.deny_rules, paths.cwd, home.as_deref()));
+    deny_read.extend(read_deny_paths(
+        paths.deny_rules,
+        paths.cwd,
+        home.as_deref(),
+    ));
     if let Some(h) = &home {
         deny_read.extend(CREDENTIAL_FILES_IN_HOME.iter().map(|f| h.join(f)));
     }

@@ -39,11 +39,11 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 pub use env::{Env, NOT_FROM_PROJECT, PROCESS_ONLY};
-pub use sandbox::{SandboxNetworkSection, SandboxSection, SandboxSettings};
 pub use resolve::{
     Config, DEFAULT_MODEL, DEFAULT_OPENAI_MODEL, MODEL_ALIASES, Overrides, ProviderKind,
     resolve_model_alias,
 };
+pub use sandbox::{SandboxNetworkSection, SandboxSection, SandboxSettings};
 pub use settings::{
     FileSettings, PermissionSettings, PermissionsSection, SettingSources, Settings, SettingsFile,
     SettingsLocations, SettingsSource,

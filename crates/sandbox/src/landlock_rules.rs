@@ -28,10 +28,7 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev
 /// Every path to grant read on so that all of `/` is readable except
 /// `deny` (and what lies below each). Missing deny paths change nothing.
 pub(crate) fn read_grants(deny: &[PathBuf]) -> Vec<PathBuf> {
-    let deny: Vec<PathBuf> = deny
-        .iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
+    let deny: Vec<PathBuf> = deny.iter().filter_map(|p| p.canonicalize().ok()).collect();
     let mut out = Vec::new();
     walk(Path::new("/"), &deny, &mut out);
     out
@@ -120,6 +117,7 @@ fn landlock_error(e: impl std::fmt::Display) -> SandboxError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -3,7 +3,7 @@
 //! kernel stops.
 //!
 //! Flow: the CLI turns settings and flags into a [`SandboxPolicy`]
-//! ([`policy`]), asks the kernel once what it offers ([`Support::probe`],
+//! (`policy.rs`), asks the kernel once what it offers ([`Support::probe`],
 //! reporting what is missing), and hands the Bash tool a command prefix,
 //! `orbit sandbox <policy args> --` ([`SandboxPolicy::to_args`]). Each
 //! command then starts as that helper, which applies the policy to itself
@@ -34,7 +34,9 @@ pub const HELPER_SUBCOMMAND: &str = "sandbox";
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     /// The helper's command line is malformed.
-    #[error("usage: orbit sandbox [--mode read-only|workspace-write|danger-full-access] [--writable DIR]... [--deny-read PATH]... [--network off|on|proxy:PORT] -- COMMAND [ARGS]... ({0})")]
+    #[error(
+        "usage: orbit sandbox [--mode read-only|workspace-write|danger-full-access] [--writable DIR]... [--deny-read PATH]... [--network off|on|proxy:PORT] -- COMMAND [ARGS]... ({0})"
+    )]
     Usage(String),
     /// `PR_SET_NO_NEW_PRIVS` failed.
     #[error("cannot set no_new_privs: {0}")]

@@ -38,13 +38,9 @@ impl SandboxMode {
 
     /// Parses the flag/settings spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::ReadOnly,
-            Self::WorkspaceWrite,
-            Self::DangerFullAccess,
-        ]
-        .into_iter()
-        .find(|m| m.as_str() == s)
+        [Self::ReadOnly, Self::WorkspaceWrite, Self::DangerFullAccess]
+            .into_iter()
+            .find(|m| m.as_str() == s)
     }
 }
 
@@ -127,7 +123,12 @@ impl SandboxPolicy {
     /// `home` plus [`Self::deny_read`].
     pub fn deny_read_paths(&self, home: Option<&Path>) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = home
-            .map(|h| DEFAULT_DENY_READ_IN_HOME.iter().map(|p| h.join(p)).collect())
+            .map(|h| {
+                DEFAULT_DENY_READ_IN_HOME
+                    .iter()
+                    .map(|p| h.join(p))
+                    .collect()
+            })
             .unwrap_or_default();
         out.extend(self.deny_read.iter().cloned());
         out

@@ -36,7 +36,7 @@ impl Support {
         // SAFETY: PR_GET_SECCOMP takes no pointer; it returns the mode or -1.
         let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0;
         Self {
-            landlock_abi: (abi > 0).then(|| abi as i32),
+            landlock_abi: (abi > 0).then_some(abi as i32),
             seccomp,
             mount_namespace: nix::unistd::geteuid().is_root() || user_namespaces_allowed(),
         }
@@ -57,7 +57,9 @@ impl Support {
             );
         }
         if !self.seccomp {
-            lines.push("seccomp is not available: network and syscall limits cannot be enforced".into());
+            lines.push(
+                "seccomp is not available: network and syscall limits cannot be enforced".into(),
+            );
         }
         if let (NetworkPolicy::Proxy(_), Some(abi)) = (policy.network, self.landlock_abi)
             && abi < 4
@@ -83,7 +85,11 @@ pub struct Missing {
 }
 
 fn user_namespaces_allowed() -> bool {
-    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
     read("/proc/sys/user/max_user_namespaces").is_none_or(|v| v != "0")
         && read("/proc/sys/kernel/unprivileged_userns_clone").is_none_or(|v| v != "0")
         && read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").is_none_or(|v| v != "1")

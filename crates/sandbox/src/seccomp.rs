@@ -157,6 +157,7 @@ fn seccomp_error(e: impl std::fmt::Display) -> SandboxError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -38,8 +38,8 @@ use background::BackgroundShells;
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
-    CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolInfo,
-    ToolOutput, ToolProgress, ToolUseContext, TypedTool,
+    CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit,
+    ToolError, ToolInfo, ToolOutput, ToolProgress, ToolUseContext, TypedTool,
 };
 use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 use schemars::JsonSchema;
