@@ -97,6 +97,16 @@ pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> std::pro
     }
 }
 
+/// The texts of the tool_results in a captured request body, one per line
+/// (what the model was told the tools did).
+pub fn tool_results_text(body: &Value) -> String {
+    orbit_test_support::body::tool_results(body)
+        .into_iter()
+        .map(|t| t.text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The text of the first user message of a captured request body.
 pub fn first_user_text(body: &Value) -> String {
     match &body["messages"][0]["content"] {

@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assert_cmd::Command;
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, run};
+use super::common::{Outcome, run, tool_results_text};
 
 /// What the deny-listed files hold; it must never reach the model.
 const SECRET: &str = "TOPSECRET-7a1c";
@@ -187,13 +187,7 @@ fn run_bash_calls(world: &World, inputs: Vec<Value>, flags: &[&str]) -> BashRun 
     let said = server
         .requests()
         .get(1)
-        .map(|r| {
-            body::tool_results(&r.body)
-                .into_iter()
-                .map(|t| t.text)
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|r| tool_results_text(&r.body))
         .unwrap_or_default();
     BashRun { out, said }
 }
@@ -251,94 +245,27 @@ use Expect::*;
 const VICTIM: &str = "{OUT}/victim.txt";
 const NEW: &str = "{OUT}/new.txt";
 
+#[rustfmt::skip]
 const ESCAPES: &[Case] = &[
     // Writes outside the workspace.
-    case(
-        "absolute path",
-        "echo pwned > {OUT}/victim.txt",
-        &[Unchanged(VICTIM), Said("Permission denied")],
-    ),
-    case(
-        "new file by absolute path",
-        "echo pwned > {OUT}/new.txt",
-        &[Absent(NEW)],
-    ),
-    case(
-        "dot-dot path",
-        "echo pwned > {UP}{OUT}/new.txt",
-        &[Absent(NEW)],
-    ),
-    case(
-        "symlink dir inside -> outside",
-        "ln -s {OUT} out && echo pwned > out/new.txt",
-        &[Absent(NEW)],
-    ),
-    case(
-        "symlink file inside -> outside",
-        "ln -s {OUT}/victim.txt v && echo pwned > v",
-        &[Unchanged(VICTIM)],
-    ),
-    case(
-        "hard link of outside file",
-        "ln {OUT}/victim.txt hl; echo pwned > hl",
-        &[Unchanged(VICTIM)],
-    ),
-    case(
-        "/proc/self/root",
-        "echo pwned > /proc/self/root{OUT}/new.txt",
-        &[Absent(NEW)],
-    ),
-    case(
-        "/proc/self/fd of an inherited dir fd",
-        "exec 3<{OUT}; echo pwned > /proc/self/fd/3/new.txt",
-        &[Absent(NEW)],
-    ),
-    case(
-        "/proc/self/fd of a read fd",
-        "exec 4<{OUT}/victim.txt; echo pwned > /proc/self/fd/4",
-        &[Unchanged(VICTIM)],
-    ),
-    case(
-        "python child",
-        "python3 -c \"open('{OUT}/new.txt','w').write('x')\"",
-        &[Absent(NEW), Said("Errno 13")],
-    ),
-    case(
-        "node child",
-        "node -e \"require('fs').writeFileSync('{OUT}/new.txt','x')\"",
-        &[Absent(NEW), Said("EACCES")],
-    ),
-    case(
-        "perl child",
-        "perl -e 'open(F, \">\", \"{OUT}/new.txt\") or die \"no: $!\"'",
-        &[Absent(NEW), Said("no: Permission denied")],
-    ),
-    case(
-        "dd",
-        "dd if=/dev/zero of={OUT}/victim.txt bs=1 count=1 conv=notrunc",
-        &[Unchanged(VICTIM)],
-    ),
+    case("absolute path", "echo pwned > {OUT}/victim.txt", &[Unchanged(VICTIM), Said("Permission denied")]),
+    case("new file by absolute path", "echo pwned > {OUT}/new.txt", &[Absent(NEW)]),
+    case("dot-dot path", "echo pwned > {UP}{OUT}/new.txt", &[Absent(NEW)]),
+    case("symlink dir inside -> outside", "ln -s {OUT} out && echo pwned > out/new.txt", &[Absent(NEW)]),
+    case("symlink file inside -> outside", "ln -s {OUT}/victim.txt v && echo pwned > v", &[Unchanged(VICTIM)]),
+    case("hard link of outside file", "ln {OUT}/victim.txt hl; echo pwned > hl", &[Unchanged(VICTIM)]),
+    case("/proc/self/root", "echo pwned > /proc/self/root{OUT}/new.txt", &[Absent(NEW)]),
+    case("/proc/self/fd of an inherited dir fd", "exec 3<{OUT}; echo pwned > /proc/self/fd/3/new.txt", &[Absent(NEW)]),
+    case("/proc/self/fd of a read fd", "exec 4<{OUT}/victim.txt; echo pwned > /proc/self/fd/4", &[Unchanged(VICTIM)]),
+    case("python child", "python3 -c \"open('{OUT}/new.txt','w').write('x')\"", &[Absent(NEW), Said("Errno 13")]),
+    case("node child", "node -e \"require('fs').writeFileSync('{OUT}/new.txt','x')\"", &[Absent(NEW), Said("EACCES")]),
+    case("perl child", "perl -e 'open(F, \">\", \"{OUT}/new.txt\") or die \"no: $!\"'", &[Absent(NEW), Said("no: Permission denied")]),
+    case("dd", "dd if=/dev/zero of={OUT}/victim.txt bs=1 count=1 conv=notrunc", &[Unchanged(VICTIM)]),
     case("rm outside", "rm -f {OUT}/victim.txt", &[Unchanged(VICTIM)]),
-    case(
-        "mv outside into the workspace",
-        "mv {OUT}/victim.txt ./stolen",
-        &[Unchanged(VICTIM), Absent("{WS}/stolen")],
-    ),
-    case(
-        "home dotfile",
-        "echo pwned >> ~/.bashrc",
-        &[Unchanged("{HOME}/.bashrc")],
-    ),
-    case(
-        "setsid daemon",
-        "setsid sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &",
-        &[Absent(NEW)],
-    ),
-    case(
-        "nohup daemon",
-        "nohup sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &",
-        &[Absent(NEW)],
-    ),
+    case("mv outside into the workspace", "mv {OUT}/victim.txt ./stolen", &[Unchanged(VICTIM), Absent("{WS}/stolen")]),
+    case("home dotfile", "echo pwned >> ~/.bashrc", &[Unchanged("{HOME}/.bashrc")]),
+    case("setsid daemon", "setsid sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &", &[Absent(NEW)]),
+    case("nohup daemon", "nohup sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &", &[Absent(NEW)]),
     // The marker proves the attempt ran (a later call waits for it).
     Case {
         name: "background shell",
@@ -348,24 +275,9 @@ const ESCAPES: &[Case] = &[
         expect: &[Absent(NEW), Created("{WS}/bg-done")],
     },
     // Protected paths inside the workspace.
-    case(
-        ".git/hooks",
-        "echo 'touch PWNED' > .git/hooks/pre-commit",
-        &[
-            Absent("{WS}/.git/hooks/pre-commit"),
-            Said("Read-only file system"),
-        ],
-    ),
-    case(
-        ".git/config",
-        "git config core.hooksPath /tmp/evil",
-        &[Unchanged("{WS}/.git/config")],
-    ),
-    case(
-        ".claude settings",
-        "echo '{\"sandbox\":{\"mode\":\"danger-full-access\"}}' > .claude/settings.json",
-        &[Unchanged("{WS}/.claude/settings.json")],
-    ),
+    case(".git/hooks", "echo 'touch PWNED' > .git/hooks/pre-commit", &[ Absent("{WS}/.git/hooks/pre-commit"), Said("Read-only file system"), ]),
+    case(".git/config", "git config core.hooksPath /tmp/evil", &[Unchanged("{WS}/.git/config")]),
+    case(".claude settings", "echo '{\"sandbox\":{\"mode\":\"danger-full-access\"}}' > .claude/settings.json", &[Unchanged("{WS}/.claude/settings.json")]),
     Case {
         name: "read-only mode: workspace write",
         command: "echo pwned > made.txt",
@@ -380,37 +292,13 @@ const ESCAPES: &[Case] = &[
     },
     // Reads of the deny list.
     case("cat ~/.ssh", "cat ~/.ssh/id_rsa", &[NoSecret]),
-    case(
-        "python reads ~/.ssh",
-        "python3 -c \"print(open('{HOME}/.ssh/id_rsa').read())\"",
-        &[NoSecret],
-    ),
-    case(
-        "dd reads ~/.aws",
-        "dd if={HOME}/.aws/credentials 2>/dev/null",
-        &[NoSecret],
-    ),
-    case(
-        "symlink to ~/.ssh",
-        "ln -s {HOME}/.ssh/id_rsa k && cat k",
-        &[NoSecret],
-    ),
-    case(
-        "copy of ~/.ssh",
-        "cp -r ~/.ssh ./copy; cat copy/*",
-        &[NoSecret],
-    ),
+    case("python reads ~/.ssh", "python3 -c \"print(open('{HOME}/.ssh/id_rsa').read())\"", &[NoSecret]),
+    case("dd reads ~/.aws", "dd if={HOME}/.aws/credentials 2>/dev/null", &[NoSecret]),
+    case("symlink to ~/.ssh", "ln -s {HOME}/.ssh/id_rsa k && cat k", &[NoSecret]),
+    case("copy of ~/.ssh", "cp -r ~/.ssh ./copy; cat copy/*", &[NoSecret]),
     case("~/.netrc", "cat ~/.netrc", &[NoSecret]),
-    case(
-        "~/.gnupg and gcloud",
-        "cat ~/.gnupg/* ~/.config/gcloud/*",
-        &[NoSecret],
-    ),
-    case(
-        "/proc/self/root of ~/.ssh",
-        "cat /proc/self/root{HOME}/.ssh/id_rsa",
-        &[NoSecret],
-    ),
+    case("~/.gnupg and gcloud", "cat ~/.gnupg/* ~/.config/gcloud/*", &[NoSecret]),
+    case("/proc/self/root of ~/.ssh", "cat /proc/self/root{HOME}/.ssh/id_rsa", &[NoSecret]),
     Case {
         name: "Read deny rule",
         command: "cat {OUT}/private.txt",
@@ -426,95 +314,28 @@ const ESCAPES: &[Case] = &[
         expect: &[NoSecret],
     },
     // Network.
-    case(
-        "bash /dev/tcp to 127.0.0.1",
-        "echo hi > /dev/tcp/127.0.0.1/{PORT}",
-        &[NoConnection],
-    ),
-    case(
-        "python TCP to 127.0.0.1",
-        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {PORT}))\"",
-        &[NoConnection, Said("Operation not permitted")],
-    ),
-    case(
-        "curl to 127.0.0.1",
-        "curl -sS -m 5 http://127.0.0.1:{PORT}/",
-        &[NoConnection],
-    ),
-    case(
-        "public IP",
-        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=5)\"",
-        &[Said("Operation not permitted")],
-    ),
-    case(
-        "DNS over UDP",
-        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'q', ('127.0.0.1', {UDP}))\"",
-        &[NoConnection, Said("Operation not permitted")],
-    ),
-    case(
-        "raw socket",
-        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)\"",
-        &[Said("Operation not permitted")],
-    ),
-    case(
-        "Unix socket outside",
-        "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{OUT}/agent.sock')\"",
-        &[NoConnection, Said("Operation not permitted")],
-    ),
+    case("bash /dev/tcp to 127.0.0.1", "echo hi > /dev/tcp/127.0.0.1/{PORT}", &[NoConnection]),
+    case("python TCP to 127.0.0.1", "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {PORT}))\"", &[NoConnection, Said("Operation not permitted")]),
+    case("curl to 127.0.0.1", "curl -sS -m 5 http://127.0.0.1:{PORT}/", &[NoConnection]),
+    case("public IP", "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=5)\"", &[Said("Operation not permitted")]),
+    case("DNS over UDP", "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'q', ('127.0.0.1', {UDP}))\"", &[NoConnection, Said("Operation not permitted")]),
+    case("raw socket", "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)\"", &[Said("Operation not permitted")]),
+    case("Unix socket outside", "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{OUT}/agent.sock')\"", &[NoConnection, Said("Operation not permitted")]),
     // Process and namespace escapes.
-    case(
-        "ptrace of a sibling",
-        "sleep 5 & python3 -c \"import ctypes, sys; print('ATTACH', ctypes.CDLL(None).ptrace(16, int(sys.argv[1]), 0, 0))\" $!; kill $!",
-        &[Said("ATTACH -1")],
-    ),
-    case(
-        "mount --bind outside in",
-        "mount --bind {OUT} mnt && echo pwned > mnt/victim.txt",
-        &[Unchanged(VICTIM)],
-    ),
-    case(
-        "unshare a user namespace",
-        "unshare -r -m sh -c 'mount --bind {OUT} mnt && echo pwned > mnt/victim.txt'",
-        &[Unchanged(VICTIM), Said("Operation not permitted")],
-    ),
+    case("ptrace of a sibling", "sleep 5 & python3 -c \"import ctypes, sys; print('ATTACH', ctypes.CDLL(None).ptrace(16, int(sys.argv[1]), 0, 0))\" $!; kill $!", &[Said("ATTACH -1")]),
+    case("mount --bind outside in", "mount --bind {OUT} mnt && echo pwned > mnt/victim.txt", &[Unchanged(VICTIM)]),
+    case("unshare a user namespace", "unshare -r -m sh -c 'mount --bind {OUT} mnt && echo pwned > mnt/victim.txt'", &[Unchanged(VICTIM), Said("Operation not permitted")]),
 ];
 
+#[rustfmt::skip]
 const LOOK_ALIKES: &[Case] = &[
-    case(
-        "write in the workspace",
-        "echo ok > made.txt && cat made.txt",
-        &[Works("ok"), Created("{WS}/made.txt")],
-    ),
-    case(
-        "write /tmp",
-        "echo ok > /tmp/orbit-sbx-lookalike-$$ && cat /tmp/orbit-sbx-lookalike-$$ && rm /tmp/orbit-sbx-lookalike-$$",
-        &[Works("ok")],
-    ),
-    case(
-        "read system headers",
-        "grep -c include /usr/include/stdio.h >/dev/null && echo headers-ok",
-        &[Works("headers-ok")],
-    ),
-    case(
-        "git commit",
-        "echo a > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm sandboxed && git log --format=%s",
-        &[Works("sandboxed")],
-    ),
-    case(
-        "cargo test of a tiny crate",
-        "mkdir -p tiny/src && printf '[package]\\nname = \"tiny\"\\nversion = \"0.1.0\"\\nedition = \"2021\"\\n' > tiny/Cargo.toml && printf '#[test]\\nfn adds() { assert_eq!(1 + 1, 2); }\\n' > tiny/src/lib.rs && cd tiny && cargo test --offline -q 2>&1",
-        &[Works("test result: ok. 1 passed")],
-    ),
-    case(
-        "npm test",
-        "printf '{\"name\":\"t\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node -e \\\\\"console.log(6*7)\\\\\"\"}}' > package.json && npm test 2>&1",
-        &[Works("42")],
-    ),
-    case(
-        "python in the workspace",
-        "python3 -c \"open('py.txt','w').write('x'); print('py-ok')\"",
-        &[Works("py-ok"), Created("{WS}/py.txt")],
-    ),
+    case("write in the workspace", "echo ok > made.txt && cat made.txt", &[Works("ok"), Created("{WS}/made.txt")]),
+    case("write /tmp", "echo ok > /tmp/orbit-sbx-lookalike-$$ && cat /tmp/orbit-sbx-lookalike-$$ && rm /tmp/orbit-sbx-lookalike-$$", &[Works("ok")]),
+    case("read system headers", "grep -c include /usr/include/stdio.h >/dev/null && echo headers-ok", &[Works("headers-ok")]),
+    case("git commit", "echo a > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm sandboxed && git log --format=%s", &[Works("sandboxed")]),
+    case("cargo test of a tiny crate", "mkdir -p tiny/src && printf '[package]\\nname = \"tiny\"\\nversion = \"0.1.0\"\\nedition = \"2021\"\\n' > tiny/Cargo.toml && printf '#[test]\\nfn adds() { assert_eq!(1 + 1, 2); }\\n' > tiny/src/lib.rs && cd tiny && cargo test --offline -q 2>&1", &[Works("test result: ok. 1 passed")]),
+    case("npm test", "printf '{\"name\":\"t\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node -e \\\\\"console.log(6*7)\\\\\"\"}}' > package.json && npm test 2>&1", &[Works("42")]),
+    case("python in the workspace", "python3 -c \"open('py.txt','w').write('x'); print('py-ok')\"", &[Works("py-ok"), Created("{WS}/py.txt")]),
 ];
 
 /// Runs one case; returns what went wrong.
@@ -685,119 +506,21 @@ fn the_helper_applies_its_policy_directly() {
         secret_in_stdout: bool,
         success: bool,
     }
+    #[rustfmt::skip]
     let cases = [
-        Direct {
-            args: &["--", "sh", "-c", "echo x > {OUT}/new.txt"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
-        Direct {
-            args: &["--", "sh", "-c", "echo x > made.txt"],
-            creates: Some("{WS}/made.txt"),
-            connects: false,
-            secret_in_stdout: false,
-            success: true,
-        },
-        Direct {
-            args: &["--mode", "read-only", "--", "sh", "-c", "echo x > made.txt"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
-        Direct {
-            args: &[
-                "--writable",
-                "{OUT}",
-                "--",
-                "sh",
-                "-c",
-                "echo x > {OUT}/new.txt",
-            ],
-            creates: Some(NEW),
-            connects: false,
-            secret_in_stdout: false,
-            success: true,
-        },
-        Direct {
-            args: &[
-                "--mode",
-                "danger-full-access",
-                "--",
-                "sh",
-                "-c",
-                "echo x > {OUT}/new.txt",
-            ],
-            creates: Some(NEW),
-            connects: false,
-            secret_in_stdout: false,
-            success: true,
-        },
+        Direct { args: &["--", "sh", "-c", "echo x > {OUT}/new.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
+        Direct { args: &["--", "sh", "-c", "echo x > made.txt"], creates: Some("{WS}/made.txt"), connects: false, secret_in_stdout: false, success: true },
+        Direct { args: &["--mode", "read-only", "--", "sh", "-c", "echo x > made.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
+        Direct { args: &[ "--writable", "{OUT}", "--", "sh", "-c", "echo x > {OUT}/new.txt", ], creates: Some(NEW), connects: false, secret_in_stdout: false, success: true },
+        Direct { args: &[ "--mode", "danger-full-access", "--", "sh", "-c", "echo x > {OUT}/new.txt", ], creates: Some(NEW), connects: false, secret_in_stdout: false, success: true },
         // A denied file reads as empty (`/dev/null` is mounted over it).
-        Direct {
-            args: &[
-                "--deny-read",
-                "{OUT}/private.txt",
-                "--",
-                "cat",
-                "{OUT}/private.txt",
-            ],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: true,
-        },
-        Direct {
-            args: &["--deny-read", "{OUT}", "--", "cat", "{OUT}/private.txt"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
-        Direct {
-            args: &["--", "cat", "{OUT}/private.txt"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: true,
-            success: true,
-        },
-        Direct {
-            args: &[
-                "--network",
-                "on",
-                "--",
-                "bash",
-                "-c",
-                "echo hi > /dev/tcp/127.0.0.1/{PORT}",
-            ],
-            creates: None,
-            connects: true,
-            secret_in_stdout: false,
-            success: true,
-        },
-        Direct {
-            args: &["--", "bash", "-c", "echo hi > /dev/tcp/127.0.0.1/{PORT}"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
-        Direct {
-            args: &["--bogus", "--", "true"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
-        Direct {
-            args: &["--", "no-such-program-orbit"],
-            creates: None,
-            connects: false,
-            secret_in_stdout: false,
-            success: false,
-        },
+        Direct { args: &[ "--deny-read", "{OUT}/private.txt", "--", "cat", "{OUT}/private.txt", ], creates: None, connects: false, secret_in_stdout: false, success: true },
+        Direct { args: &["--deny-read", "{OUT}", "--", "cat", "{OUT}/private.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
+        Direct { args: &["--", "cat", "{OUT}/private.txt"], creates: None, connects: false, secret_in_stdout: true, success: true },
+        Direct { args: &[ "--network", "on", "--", "bash", "-c", "echo hi > /dev/tcp/127.0.0.1/{PORT}", ], creates: None, connects: true, secret_in_stdout: false, success: true },
+        Direct { args: &["--", "bash", "-c", "echo hi > /dev/tcp/127.0.0.1/{PORT}"], creates: None, connects: false, secret_in_stdout: false, success: false },
+        Direct { args: &["--bogus", "--", "true"], creates: None, connects: false, secret_in_stdout: false, success: false },
+        Direct { args: &["--", "no-such-program-orbit"], creates: None, connects: false, secret_in_stdout: false, success: false },
     ];
     for case in cases {
         let world = World::new();
