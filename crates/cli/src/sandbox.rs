@@ -3,17 +3,18 @@
 //! (writable roots: cwd, `--add-dir`s, `sandbox.writableRoots`, the
 //! session's tool-results dir; denied reads: orbit-sandbox's home list,
 //! `sandbox.denyRead`, `Read(path)` deny rules, Claude Code's credentials
-//! file), one probe of the kernel (what is missing is said once on
+//! file), the allow-list proxy when `sandbox.network.allowedDomains` names
+//! hosts, one probe of the kernel (what is missing is said once on
 //! stderr), and the launcher the Bash tool runs every command through:
 //! this binary's own `orbit sandbox <policy> --` helper.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use orbit_config::Config;
 use orbit_permissions::PermissionMode;
-use orbit_sandbox::{NetworkPolicy, SandboxMode, SandboxPolicy, Support};
+use orbit_sandbox::{DomainProxy, NetworkPolicy, SandboxMode, SandboxPolicy, Support};
 use orbit_tool::CommandLauncher;
 
 /// Credential files of other agents under `$HOME` (orbit keeps its keys in
@@ -80,16 +81,19 @@ pub fn launcher(
     if let Some(h) = &home {
         deny_read.extend(CREDENTIAL_FILES_IN_HOME.iter().map(|f| h.join(f)));
     }
-    if !config.sandbox.allowed_domains.is_empty() {
-        eprintln!(
-            "orbit: sandbox: sandbox.network.allowedDomains is not supported yet; the network stays off for Bash commands"
-        );
-    }
+    // The allow list: a proxy in this process for the listed hosts.
+    let network = if config.sandbox.allowed_domains.is_empty() {
+        NetworkPolicy::Off
+    } else {
+        let proxy = DomainProxy::start(config.sandbox.allowed_domains.clone())
+            .context("starting the sandbox's network proxy")?;
+        NetworkPolicy::Proxy(proxy.port())
+    };
     let policy = SandboxPolicy {
         mode,
         writable_roots,
         deny_read,
-        network: NetworkPolicy::Off,
+        network,
     };
     let missing = Support::probe().missing(&policy);
     for line in &missing.lines {

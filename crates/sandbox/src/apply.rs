@@ -11,12 +11,25 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-use crate::policy::{PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args};
+use crate::policy::{
+    NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args,
+};
 use crate::{SandboxError, landlock_rules, mounts, seccomp};
 
 /// Exit status of the helper when it cannot apply the policy or start the
 /// command (like `env`/`nohup`: 126 found but not runnable).
 pub const SANDBOX_HELPER_FAILED_EXIT: i32 = 126;
+
+/// Variables that point HTTP clients (curl, cargo, npm, pip, git) at the
+/// allow-list proxy.
+const PROXY_ENV_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
 
 /// The paths an applied policy ended up with (for tests and debugging).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,6 +119,15 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         Some(split) => split,
         None => return fail(&"no command"),
     };
-    let err = std::process::Command::new(program).args(rest).exec();
+    let mut command = std::process::Command::new(program);
+    command.args(rest);
+    if let NetworkPolicy::Proxy(port) = parsed.policy.network {
+        let url = format!("http://127.0.0.1:{port}");
+        for name in PROXY_ENV_VARS {
+            command.env(name, &url);
+        }
+        command.env_remove("NO_PROXY").env_remove("no_proxy");
+    }
+    let err = command.exec();
     fail(&format_args!("{}: {err}", program.to_string_lossy()))
 }

@@ -18,6 +18,7 @@ mod landlock_rules;
 mod mounts;
 mod policy;
 mod probe;
+mod proxy;
 mod seccomp;
 
 pub use apply::{Layout, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main, layout};
@@ -26,6 +27,7 @@ pub use policy::{
     SandboxPolicy, parse_helper_args,
 };
 pub use probe::{Missing, Support};
+pub use proxy::DomainProxy;
 
 /// The name of the helper subcommand (`orbit sandbox`).
 pub const HELPER_SUBCOMMAND: &str = "sandbox";

@@ -542,3 +542,35 @@ fn the_helper_applies_its_policy_directly() {
         assert_eq!(out.stdout.contains(SECRET), case.secret_in_stdout, "{what}");
     }
 }
+
+/// `sandbox.network.allowedDomains`: an allowed host is reached through
+/// orbit's proxy (the test's listener stands in for it); another host gets
+/// the proxy's 403, and a client that bypasses the proxy is stopped by
+/// Landlock (only the proxy's port may be connected to).
+#[test]
+fn allowed_domains_pass_only_through_the_proxy() {
+    let settings = r#"{"sandbox":{"network":{"allowedDomains":["localhost"]}}}"#;
+    let flags = ["--allowedTools", "Bash", "--settings", settings];
+    let cases: &[(&str, bool)] = &[
+        ("curl -sS -m 1 http://localhost:{PORT}/allowed", true),
+        ("curl -sS -m 1 http://127.0.0.1:{PORT}/not-listed", false),
+        (
+            "curl --noproxy '*' -sS -m 1 http://localhost:{PORT}/direct",
+            false,
+        ),
+        (
+            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {PORT}))\"",
+            false,
+        ),
+    ];
+    for &(command, reaches) in cases {
+        let world = World::new();
+        let run = run_bash(&world, json!({ "command": world.fill(command) }), &flags);
+        assert_eq!(run.out.code, 0, "{}", run.out.stderr);
+        let touched = world.listeners_touched();
+        assert_eq!(touched == Some("tcp"), reaches, "{command}: {}", run.said);
+        if command.contains("not-listed") {
+            assert!(run.said.contains("allowedDomains"), "{}", run.said);
+        }
+    }
+}
