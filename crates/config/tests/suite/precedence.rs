@@ -332,17 +332,20 @@ fn project_settings_cannot_set_endpoints_or_credentials() {
     assert_eq!(config.provider.origin, Origin::Env("ANTHROPIC_BASE_URL"));
 }
 
+/// (flag, env, settings files, the mode that wins)
+type SandboxRow<'a> = (
+    Option<&'a str>,
+    Option<&'a str>,
+    &'a [(SettingsSource, &'a str)],
+    Option<&'a str>,
+);
+
 /// `--sandbox` > `ORBIT_SANDBOX` > `sandbox.mode`; files in the project may
 /// only tighten the sandbox (no `danger-full-access`, no writable roots or
 /// allowed domains), while their `denyRead` counts.
 #[test]
 fn sandbox_mode_precedence_and_project_files_only_tighten() {
-    let cases: &[(
-        Option<&str>,
-        Option<&str>,
-        &[(SettingsSource, &str)],
-        Option<&str>,
-    )] = &[
+    let cases: &[SandboxRow] = &[
         (
             Some("read-only"),
             Some("workspace-write"),
