@@ -83,7 +83,7 @@ pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
 pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};
 pub use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
+    CallContext, CallFacts, CommandLauncher, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
     ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
