@@ -21,6 +21,13 @@
 //! carries the command for permission rules, and a failure cancels the
 //! sibling shell commands of its batch. Commands run with the session's
 //! secrets removed from their environment ([`environment`]).
+//!
+//! When the session has a [`CommandLauncher`] (the CLI sets orbit's OS
+//! sandbox helper) every command, foreground or background, starts through
+//! it. A failed sandboxed run whose output looks like a denial gets
+//! [`texts::SANDBOX_BLOCKED_NOTE`]; a call with `dangerouslyDisableSandbox`
+//! runs without the launcher and declares the `unsandboxed` fact, which
+//! only an allow rule or a person may approve.
 
 pub mod background;
 pub mod environment;
