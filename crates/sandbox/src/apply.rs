@@ -131,3 +131,44 @@ pub fn helper_main(args: &[OsString]) -> i32 {
     let err = command.exec();
     fail(&format_args!("{}: {err}", program.to_string_lossy()))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    /// Which paths each mode writes, protects and hides, for one tree.
+    #[test]
+    fn layout_per_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (ws, home, temp) = (root.join("ws"), root.join("home"), root.join("tmp"));
+        for d in [
+            ws.join(".git/hooks"),
+            ws.join(".claude"),
+            home.join(".ssh"),
+            temp.clone(),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let cases = [
+            (
+                SandboxMode::WorkspaceWrite,
+                vec![ws.clone(), temp.clone()],
+                2,
+            ),
+            (SandboxMode::ReadOnly, vec![temp.clone()], 0),
+        ];
+        for (mode, writes, protected) in cases {
+            let policy = SandboxPolicy {
+                deny_read: vec![root.join("missing")],
+                ..SandboxPolicy::new(mode)
+            };
+            let l = layout(&policy, &ws, Some(&home), &temp);
+            assert_eq!(l.writes, writes, "{mode:?}");
+            assert_eq!(l.protected.len(), protected, "{mode:?}: {:?}", l.protected);
+            // Only the deny paths that exist are hidden.
+            assert_eq!(l.hidden, vec![home.join(".ssh")], "{mode:?}");
+        }
+    }
+}
