@@ -22,7 +22,7 @@ use assert_cmd::Command;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, run, tool_results_text};
+use super::common::{Outcome, assert_no_failures, orbit_at, run, tool_results_text};
 
 /// What the deny-listed files hold; it must never reach the model.
 const SECRET: &str = "TOPSECRET-7a1c";
@@ -120,20 +120,12 @@ impl World {
     /// `orbit` with a clean environment: PATH, the test HOME, rustup's
     /// toolchains (for `cargo`), and `env`.
     fn orbit(&self, env: &[(String, String)]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_orbit"));
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("ORBIT_HOME", self.home().join(".orbit"))
-            .current_dir(self.ws())
-            .timeout(Duration::from_secs(120));
+        let mut cmd = orbit_at(&self.ws(), &self.home(), env);
+        cmd.timeout(Duration::from_secs(120));
         if let Some(rustup) = std::env::var_os("RUSTUP_HOME")
             .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".rustup").into()))
         {
             cmd.env("RUSTUP_HOME", rustup);
-        }
-        for (k, v) in env {
-            cmd.env(k, v);
         }
         cmd
     }
@@ -410,12 +402,7 @@ fn check_case(case: &Case) -> Vec<String> {
 
 fn check_all(cases: &[Case]) {
     let problems: Vec<String> = cases.iter().flat_map(check_case).collect();
-    assert!(
-        problems.is_empty(),
-        "{} case(s) failed:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    assert_no_failures(&problems, cases.len());
 }
 
 #[test]
