@@ -20,6 +20,7 @@ mod logging;
 mod output;
 mod provider;
 mod sandbox;
+mod scrub;
 mod sessions;
 mod signals;
 mod stdin;
@@ -60,6 +61,9 @@ fn main() -> ExitCode {
     // The one read of the process environment; everything below looks
     // values up in this snapshot.
     let env = Env::from_process();
+    // Still single-threaded: the secrets' values leave the environment
+    // block that /proc shows (orbit uses the snapshot from here on).
+    scrub::scrub_environment_block(&orbit_config::tool_env_hidden(&env));
     if let Some(code) = local::maybe_run_subcommand(&env) {
         return code;
     }

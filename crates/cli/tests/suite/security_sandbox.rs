@@ -172,7 +172,11 @@ fn run_bash_calls(world: &World, inputs: Vec<Value>, flags: &[&str]) -> BashRun 
         .collect();
     replies.push(Reply::text("done"));
     let server = FakeAnthropic::start(replies);
-    let mut cmd = world.orbit(&server.env());
+    // orbit holds the secret as its API key: /proc/<orbit>/environ must
+    // stay closed to the command.
+    let mut env = server.env();
+    env.push(("ANTHROPIC_API_KEY".into(), SECRET.into()));
+    let mut cmd = world.orbit(&env);
     cmd.args(["-p", "go", "--output-format", "stream-json"])
         .args(flags);
     let out = run(cmd);
@@ -290,6 +294,7 @@ const ESCAPES: &[Case] = &[
     case("copy of ~/.ssh", "cp -r ~/.ssh ./copy; cat copy/*", &[NoSecret]),
     case("~/.netrc", "cat ~/.netrc", &[NoSecret]),
     case("~/.gnupg and gcloud", "cat ~/.gnupg/* ~/.config/gcloud/*", &[NoSecret]),
+    case("orbit's environment via /proc", "cat /proc/$PPID/environ /proc/$PPID/task/*/environ | tr '\\0' '\\n'; ls /proc/$PPID/fd; head -c 64 /proc/$PPID/mem", &[NoSecret]),
     case("/proc/self/root of ~/.ssh", "cat /proc/self/root{HOME}/.ssh/id_rsa", &[NoSecret]),
     Case {
         name: "Read deny rule",
