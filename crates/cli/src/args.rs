@@ -68,6 +68,12 @@ pub struct Args {
     #[arg(long = "permission-mode", value_enum, value_name = "MODE")]
     pub permission_mode: Option<PermissionModeArg>,
 
+    /// OS sandbox of Bash commands. Default: ORBIT_SANDBOX, else
+    /// `sandbox.mode` in settings, else `workspace-write` (`read-only` in
+    /// plan mode, none with bypassPermissions).
+    #[arg(long, value_name = "MODE", value_parser = ["read-only", "workspace-write", "danger-full-access"])]
+    pub sandbox: Option<String>,
+
     /// Same as `--permission-mode bypassPermissions`.
     #[arg(long = "dangerously-skip-permissions")]
     pub dangerously_skip_permissions: bool,
@@ -231,6 +237,7 @@ impl Args {
             model: self.model.clone(),
             permission_mode: self.permission_mode(),
             add_dirs: self.add_dir.clone(),
+            sandbox: self.sandbox.clone(),
             cwd,
             trust_project: self.trust_project,
         }

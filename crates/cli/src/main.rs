@@ -20,6 +20,8 @@ mod local;
 mod logging;
 mod output;
 mod provider;
+mod sandbox;
+mod scrub;
 mod sessions;
 mod signals;
 mod stdin;
@@ -46,9 +48,23 @@ use orbit::system_prompt;
 const EXIT_ERROR: u8 = 1;
 
 fn main() -> ExitCode {
+    // `orbit sandbox … -- CMD`: on every sandboxed Bash call's path, so it
+    // runs before any other set-up (its cost is the per-call overhead).
+    let mut argv = std::env::args_os().skip(1);
+    if argv
+        .next()
+        .is_some_and(|a| a == orbit_sandbox::HELPER_SUBCOMMAND)
+    {
+        let rest: Vec<_> = argv.collect();
+        let code = orbit_sandbox::helper_main(&rest);
+        return ExitCode::from(u8::try_from(code).unwrap_or(EXIT_ERROR));
+    }
     // The one read of the process environment; everything below looks
     // values up in this snapshot.
     let env = Env::from_process();
+    // Still single-threaded: the secrets' values leave the environment
+    // block that /proc shows (orbit uses the snapshot from here on).
+    scrub::scrub_environment_block(&orbit_config::tool_env_hidden(&env));
     if let Some(code) = local::maybe_run_subcommand(&env) {
         return code;
     }
@@ -152,6 +168,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let mut tools = orbit_tools::builtin::default_tools();
     let permissions =
         configure::permissions(&args, &config, &cwd, |name| tools.find(name).is_some())?;
+    let deny_rules = permissions.disallowed_tools.clone();
     let disallowed = args.disallowed_tool_rules();
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
@@ -215,6 +232,19 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         Some(loaded) => QueryEngine::resume(engine_config, client, tools, loaded),
         None => QueryEngine::new(engine_config, client, tools),
     };
+    let launcher = sandbox::launcher(
+        &config,
+        &sandbox::SessionPaths {
+            cwd: &cwd,
+            added_dirs: &added_dirs,
+            session_dir: session.persist.then(|| {
+                orbit_session::project_dir(&config.data_dir, &cwd)
+                    .join(orbit_session::file_component(&session_id))
+            }),
+            deny_rules: &deny_rules,
+        },
+    )?;
+    engine.tool_context().set_launcher(launcher);
     for dir in added_dirs {
         engine.tool_context().allow_directory(dir);
     }

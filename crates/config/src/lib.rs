@@ -32,6 +32,7 @@
 
 mod env;
 mod resolve;
+mod sandbox;
 mod settings;
 pub mod trust;
 pub mod vars;
@@ -46,6 +47,7 @@ pub use resolve::{
     Config, DEFAULT_MODEL, DEFAULT_OPENAI_MODEL, MODEL_ALIASES, Overrides, ProviderKind,
     resolve_model_alias,
 };
+pub use sandbox::{SandboxNetworkSection, SandboxSection, SandboxSettings};
 pub use settings::{
     FileSettings, PermissionSettings, PermissionsSection, SettingSources, Settings, SettingsFile,
     SettingsLocations, SettingsSource,

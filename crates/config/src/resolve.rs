@@ -106,6 +106,8 @@ pub struct Overrides {
     pub permission_mode: Option<PermissionMode>,
     /// `--add-dir`, as given.
     pub add_dirs: Vec<PathBuf>,
+    /// `--sandbox`, as given.
+    pub sandbox: Option<String>,
     /// The session's working directory: relative
     /// `additionalDirectories` of settings files are taken from here.
     pub cwd: PathBuf,
@@ -163,6 +165,8 @@ pub struct Config {
     pub trust_skipped: Skipped,
     /// The hooks of every applied settings file, highest precedence first.
     pub hooks: HookSet,
+    /// The OS sandbox for shell commands.
+    pub sandbox: crate::SandboxSettings,
 }
 
 impl Config {
@@ -218,6 +222,13 @@ impl Config {
         let autocompact_pct = autocompact_pct(&env);
         let max_structured_output_retries = env.positive(MAX_STRUCTURED_OUTPUT_RETRIES);
         let small_model = env.flag(ORBIT_SMALL_MODEL);
+        let sandbox = crate::sandbox::resolve(
+            overrides.sandbox.as_deref(),
+            env.get(ORBIT_SANDBOX),
+            settings,
+            home.as_deref(),
+            &overrides.cwd,
+        );
         // Read by orbit-model through `env.lookup()`; checked here so a bad
         // value is reported like every other one (the model crate then
         // uses its default, as `parsed` does).
@@ -243,6 +254,7 @@ impl Config {
             trust_reason,
             trust_skipped,
             hooks,
+            sandbox,
         })
     }
 
@@ -368,7 +380,7 @@ fn resolve_permission_mode(overrides: &Overrides, settings: &Settings) -> Source
 /// A directory named in a settings file: `~` and `~/…` under the home
 /// directory, relative paths under `cwd`; None for an empty entry (or `~`
 /// without a home).
-fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
     let value = value.trim();
     if value.is_empty() {
         return None;

@@ -35,6 +35,8 @@ pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
 pub const ORBIT_OPENAI_FENCED_TOOL_CALLS: &str = "ORBIT_OPENAI_FENCED_TOOL_CALLS";
 /// The small-model profile on (`1`) for any provider, or off (`0`) for `local`.
 pub const ORBIT_SMALL_MODEL: &str = "ORBIT_SMALL_MODEL";
+/// The OS sandbox mode of shell commands (below `--sandbox`).
+pub const ORBIT_SANDBOX: &str = "ORBIT_SANDBOX";
 /// Retries of a failed model call.
 pub const ORBIT_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
 /// First retry backoff, in milliseconds.
@@ -142,6 +144,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_SMALL_MODEL,
         meaning: "`1`/`true`: use the small-model profile (lean prompt, five tools, 25 turns by default, recovery turns) with any provider; `0`/`false`: turn it off for `local` (default: on for `local` only).",
+    },
+    EnvVar {
+        name: ORBIT_SANDBOX,
+        meaning: "OS sandbox of Bash commands: `read-only`, `workspace-write` or `danger-full-access` (below `--sandbox`, above `sandbox.mode` in settings; default: by permission mode).",
     },
     EnvVar {
         name: ORBIT_MAX_RETRIES,

@@ -25,7 +25,7 @@ use orbit_engine::{
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_session::LoadedSession;
-use orbit_tool::{Tool, ToolRegistry, TypedTool, typed};
+use orbit_tool::{CommandLauncher, Tool, ToolRegistry, TypedTool, typed};
 
 use crate::provider::{LOCAL_PROVIDER, Provider};
 use crate::{Error, system_prompt};
@@ -57,6 +57,7 @@ pub struct AgentBuilder {
     session_id: Option<String>,
     resume: Option<ResumeFrom>,
     fork: bool,
+    launcher: Option<CommandLauncher>,
 }
 
 /// Which earlier session a builder continues.
@@ -90,6 +91,7 @@ impl Default for AgentBuilder {
             session_id: None,
             resume: None,
             fork: false,
+            launcher: None,
         }
     }
 }
@@ -177,6 +179,16 @@ impl AgentBuilder {
     /// `permission_denials`.
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
         self.approver = Some(SharedApprover(Arc::new(approver)));
+        self
+    }
+
+    /// Runs every Bash command through `launcher`, e.g. the `orbit`
+    /// binary's OS sandbox helper (`program: "/usr/bin/orbit"`, `args:
+    /// ["sandbox", "--mode", "workspace-write", "--"]`; see
+    /// `orbit_sandbox::SandboxPolicy::to_args`). Without one — the default
+    /// for the library, unlike the CLI — commands run unsandboxed.
+    pub fn command_launcher(mut self, launcher: CommandLauncher) -> Self {
+        self.launcher = Some(launcher);
         self
     }
 
@@ -320,6 +332,7 @@ impl AgentBuilder {
             engine.tool_context(),
             orbit_config::webfetch_allowed_hosts(&env),
         );
+        engine.tool_context().set_launcher(self.launcher);
         Ok(Agent { engine })
     }
 

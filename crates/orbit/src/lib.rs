@@ -83,8 +83,8 @@ pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
 pub use orbit_protocol::{EngineEvent, Message, ResultSubtype, TerminalResult};
 pub use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput, ToolRegistry,
-    ToolUseContext, TypedTool, typed,
+    CallContext, CallFacts, CommandLauncher, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput,
+    ToolRegistry, ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
 

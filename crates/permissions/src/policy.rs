@@ -179,6 +179,16 @@ impl Policy {
                 }
             }
         }
+        let allowed_by_rule =
+            || allow_rules().any(|r| r.allows(&call)) || parts_allowed(allow_rules(), &call);
+        // Outside the OS sandbox no mode auto-approves: a rule or a person.
+        if facts.unsandboxed {
+            return if allowed_by_rule() {
+                PermissionDecision::Allow
+            } else {
+                ask(texts::unsandboxed(name))
+            };
+        }
         let file_edit =
             !facts.writes.is_empty() && facts.command.is_none() && facts.network.is_none();
         match self.mode {
@@ -188,7 +198,7 @@ impl Policy {
             _ if local_read_only => return PermissionDecision::Allow,
             _ => {}
         }
-        if allow_rules().any(|r| r.allows(&call)) || parts_allowed(allow_rules(), &call) {
+        if allowed_by_rule() {
             return PermissionDecision::Allow;
         }
         ask(texts::not_granted(name))

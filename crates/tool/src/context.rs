@@ -33,6 +33,18 @@ impl std::fmt::Debug for ReadFilter {
     }
 }
 
+/// A program every shell command a tool starts is launched through: the
+/// command becomes `program ARGS… bash -c SCRIPT` (the CLI sets orbit's
+/// own OS sandbox helper, `orbit sandbox <policy> --`). Set it with
+/// [`ToolUseContext::set_launcher`]; without one commands run directly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandLauncher {
+    /// The launcher executable (an absolute path).
+    pub program: PathBuf,
+    /// Its arguments before the command (ending with `--` for orbit's).
+    pub args: Vec<std::ffi::OsString>,
+}
+
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
@@ -56,6 +68,7 @@ pub struct ToolUseContext {
     /// Environment variables removed from the processes tools start.
     hidden_env: Arc<Mutex<Vec<String>>>,
     read_filter: Option<ReadFilter>,
+    launcher: Arc<Mutex<Option<CommandLauncher>>>,
 }
 
 impl ToolUseContext {
@@ -72,6 +85,7 @@ impl ToolUseContext {
             allowed_dirs: Arc::new(Mutex::new(Vec::new())),
             hidden_env: Arc::new(Mutex::new(Vec::new())),
             read_filter: None,
+            launcher: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -86,6 +100,17 @@ impl ToolUseContext {
                 g.push(name);
             }
         }
+    }
+
+    /// Launches every shell command through `launcher` (None: directly).
+    /// Shared by every clone of this context.
+    pub fn set_launcher(&self, launcher: Option<CommandLauncher>) {
+        *lock(&self.launcher) = launcher;
+    }
+
+    /// The launcher set with [`Self::set_launcher`].
+    pub fn launcher(&self) -> Option<CommandLauncher> {
+        lock(&self.launcher).clone()
     }
 
     /// The variables given to [`Self::hide_env_vars`].

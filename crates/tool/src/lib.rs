@@ -30,7 +30,7 @@ pub mod tool;
 pub mod validation;
 pub mod workspace;
 
-pub use context::{CallContext, ReadFilter, ToolProgress, ToolUseContext};
+pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::ToolRegistry;
 pub use schema::input_schema_for;

@@ -148,6 +148,10 @@ pub struct CallFacts {
     /// The call's subject for a person: the command, path, pattern or URL
     /// (`Bash(false)`, `Read(src/main.rs)`).
     pub subject: String,
+    /// It runs a process outside the session's OS sandbox although one is
+    /// active (the model asked to): only an allow rule or a person may
+    /// approve it.
+    pub unsandboxed: bool,
 }
 
 impl CallFacts {

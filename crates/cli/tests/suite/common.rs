@@ -54,17 +54,34 @@ impl Scratch {
 
 /// `orbit` with only PATH, HOME, ORBIT_HOME and `env` set, run in the scratch dir.
 pub fn orbit_with_env(scratch: &Scratch, env: &[(String, String)]) -> Command {
+    orbit_at(&scratch.path(), &scratch.home(), env)
+}
+
+/// `orbit` run in `cwd` with only PATH, HOME (`home`), ORBIT_HOME
+/// (`home/.orbit`) and `env` set.
+pub fn orbit_at(cwd: &Path, home: &Path, env: &[(String, String)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_orbit"));
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.home())
-        .env("ORBIT_HOME", scratch.home().join(".orbit"))
-        .current_dir(scratch.path())
+        .env("HOME", home)
+        .env("ORBIT_HOME", home.join(".orbit"))
+        .current_dir(cwd)
         .timeout(RUN_TIMEOUT);
     for (k, v) in env {
         cmd.env(k, v);
     }
     cmd
+}
+
+/// Fails with every entry of `failures` (the cases of a table that did
+/// not hold) when there is any.
+pub fn assert_no_failures(failures: &[String], cases: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// [`orbit_with_env`] as a plain `std::process::Command`, for tests that
@@ -95,6 +112,16 @@ pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> std::pro
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The texts of the tool_results in a captured request body, one per line
+/// (what the model was told the tools did).
+pub fn tool_results_text(body: &Value) -> String {
+    orbit_test_support::body::tool_results(body)
+        .into_iter()
+        .map(|t| t.text)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The text of the first user message of a captured request body.

@@ -139,10 +139,19 @@ fn result_line(lines: &[Value]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Exit code, stdout (its last lines when long) and stderr of a run.
 fn describe(out: &Outcome) -> String {
+    const SHOWN_CHARS: usize = 6_000;
+    let cut = out.stdout.len().saturating_sub(SHOWN_CHARS);
+    let cut = (cut..out.stdout.len())
+        .find(|&i| out.stdout.is_char_boundary(i))
+        .unwrap_or(0);
     format!(
-        "exit {}\nstdout:\n{}\nstderr:\n{}",
-        out.code, out.stdout, out.stderr
+        "exit {}\nstdout{}:\n{}\nstderr:\n{}",
+        out.code,
+        if cut > 0 { " (last part)" } else { "" },
+        &out.stdout[cut..],
+        out.stderr
     )
 }
 
@@ -293,5 +302,102 @@ fn local_model_answers_through_structured_output() {
     assert!(
         calls.iter().any(|(name, _)| name == "StructuredOutput"),
         "{calls:?}"
+    );
+}
+
+/// Lines each `step.sh` run prints before its last line (≈ 3,000 tokens).
+const STEP_LOG_LINES: usize = 220;
+/// Steps of the chain: together ≈ 9,000 tokens of tool output, more than
+/// the local model's 8,192-token window holds (its compaction threshold is
+/// ≈ 5,500 tokens, passed after the second step).
+const STEPS: usize = 3;
+/// Bound of the compaction run: ≈ 12,000 prompt tokens on two cores.
+const COMPACTION_RUN_TIMEOUT: Duration = Duration::from_secs(900);
+const FINAL_CODE: &str = "7319";
+
+#[test]
+fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
+    require_runtime!();
+    let _turn = serial();
+    let scratch = Scratch::new();
+    // Each step prints a long log; the last step's last line holds the
+    // code to report. The task is given a step per prompt, as a user at the
+    // terminal would (`orbit -c -p …`): the session's tool output passes
+    // the window, so the last prompt's request is compacted first, and
+    // the model must still run the step and report its code.
+    let script = scratch.write(
+        "step.sh",
+        &format!(
+            "#!/bin/sh\nn=$1\ni=1\nwhile [ $i -le {STEP_LOG_LINES} ]; do echo \"step $n log line $i: checked module_$i ok\"; i=$((i+1)); done\n\
+             if [ \"$n\" -lt {STEPS} ]; then echo \"step $n finished.\"; else echo \"DONE. The final code is {FINAL_CODE}.\"; fi\n"
+        ),
+    );
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut session_lines = Vec::new();
+    let mut steps_run = Vec::new();
+    let mut last = None;
+    for step in 1..=STEPS {
+        let prompt = if step < STEPS {
+            format!("Run ./step.sh {step} with the Bash tool.")
+        } else {
+            format!("Run ./step.sh {step} with the Bash tool and tell me the final code it prints.")
+        };
+        let mut cmd = orbit_local_cmd(&scratch);
+        if step > 1 {
+            cmd.arg("-c");
+        }
+        cmd.timeout(COMPACTION_RUN_TIMEOUT).args([
+            "-p",
+            &prompt,
+            "--allowedTools",
+            "Bash",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--max-turns",
+            "4",
+        ]);
+        let out = run(cmd);
+        let lines = lines(&out);
+        assert_eq!(
+            result_line(&lines)["subtype"],
+            "success",
+            "step {step}: {}",
+            describe(&out)
+        );
+        steps_run.extend(
+            tool_calls(&lines)
+                .into_iter()
+                .filter(|(name, _)| name == "Bash")
+                .filter_map(|(_, input)| input["command"].as_str().map(str::to_string)),
+        );
+        session_lines.extend(lines);
+        last = Some(out);
+    }
+    let out = last.unwrap();
+    for step in 1..=STEPS {
+        assert!(
+            steps_run
+                .iter()
+                .any(|c| c.contains(&format!("step.sh {step}"))),
+            "step {step} never ran: {steps_run:?}\n{}",
+            describe(&out)
+        );
+    }
+    assert!(
+        session_lines
+            .iter()
+            .any(|l| l["subtype"] == "compact_boundary"),
+        "the history was never compacted\n{}",
+        describe(&out)
+    );
+    let answer = result_line(&session_lines)["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        answer.contains(FINAL_CODE),
+        "answer {answer:?}\n{}",
+        describe(&out)
     );
 }

@@ -20,6 +20,7 @@ mod permissions;
 mod resume;
 mod security_bash;
 mod security_rules;
+mod security_sandbox;
 mod session;
 mod settings;
 mod small_model;

@@ -8,10 +8,10 @@ use std::io::{BufRead, BufReader, Write as _};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit_with_env, run};
+use super::common::{Outcome, Scratch, orbit_with_env, run, tool_results_text};
 
 /// The key orbit is started with; no tool may hand it to the model.
 const SECRET_KEY: &str = "sk-ant-test-SECRET-4242";
@@ -95,13 +95,7 @@ fn run_tool(
     let requests = server.requests();
     let said = requests
         .get(1)
-        .map(|r| {
-            body::tool_results(&r.body)
-                .into_iter()
-                .map(|t| t.text)
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|r| tool_results_text(&r.body))
         .unwrap_or_default();
     let later_bodies = requests
         .iter()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, orbit, run};
+use super::common::{Outcome, Scratch, assert_no_failures, orbit, run};
 
 /// What the project and home hold before each case.
 const FIXTURE: &[(&str, &str)] = &[
@@ -382,13 +382,7 @@ fn check(
 
 fn run_table(table: &[Case]) {
     let failures: Vec<String> = table.iter().filter_map(run_case).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} failed:\n{}",
-        failures.len(),
-        table.len(),
-        failures.join("\n\n")
-    );
+    assert_no_failures(&failures, table.len());
 }
 
 #[test]

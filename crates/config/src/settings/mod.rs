@@ -108,6 +108,8 @@ pub struct FileSettings {
     pub env: BTreeMap<String, String>,
     /// `permissions`.
     pub permissions: PermissionsSection,
+    /// `sandbox`.
+    pub sandbox: crate::sandbox::SandboxSection,
 }
 
 impl fmt::Debug for FileSettings {
@@ -118,6 +120,7 @@ impl fmt::Debug for FileSettings {
             .field("provider", &self.provider)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("permissions", &self.permissions)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }

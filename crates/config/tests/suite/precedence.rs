@@ -344,3 +344,72 @@ fn project_settings_set_endpoints_only_when_trusted() {
         assert_eq!(config.trust_skipped.is_empty(), trusted);
     }
 }
+
+/// (flag, env, settings files, the mode that wins)
+type SandboxRow<'a> = (
+    Option<&'a str>,
+    Option<&'a str>,
+    &'a [(SettingsSource, &'a str)],
+    Option<&'a str>,
+);
+
+/// `--sandbox` > `ORBIT_SANDBOX` > `sandbox.mode`; files in the project may
+/// only tighten the sandbox (no `danger-full-access`, no writable roots or
+/// allowed domains), while their `denyRead` counts.
+#[test]
+fn sandbox_mode_precedence_and_project_files_only_tighten() {
+    let cases: &[SandboxRow] = &[
+        (
+            Some("read-only"),
+            Some("workspace-write"),
+            &[(S::User, r#"{"sandbox":{"mode":"danger-full-access"}}"#)],
+            Some("read-only"),
+        ),
+        (
+            None,
+            Some("workspace-write"),
+            &[(S::User, r#"{"sandbox":{"mode":"read-only"}}"#)],
+            Some("workspace-write"),
+        ),
+        (
+            None,
+            None,
+            &[(S::User, r#"{"sandbox":{"mode":"danger-full-access"}}"#)],
+            Some("danger-full-access"),
+        ),
+        (
+            None,
+            None,
+            &[(S::Project, r#"{"sandbox":{"mode":"danger-full-access"}}"#)],
+            None,
+        ),
+        (
+            None,
+            None,
+            &[(S::Local, r#"{"sandbox":{"mode":"read-only"}}"#)],
+            Some("read-only"),
+        ),
+        (None, None, &[], None),
+    ];
+    for (flag, env_value, files, want) in cases {
+        let o = Overrides {
+            sandbox: flag.map(String::from),
+            ..overrides()
+        };
+        let vars: Vec<(&str, &str)> = env_value
+            .map(|v| ("ORBIT_SANDBOX", v))
+            .into_iter()
+            .collect();
+        let config = resolve(&o, &env(&vars), &settings(files));
+        let got = config.sandbox.mode.map(|m| m.value);
+        assert_eq!(got.as_deref(), *want, "{flag:?} {env_value:?} {files:?}");
+    }
+    let doc = r#"{"sandbox":{"writableRoots":["/w"],"denyRead":["/secret"],"network":{"allowedDomains":["crates.io"]}}}"#;
+    let user = resolve(&overrides(), &env(&[]), &settings(&[(S::User, doc)])).sandbox;
+    assert_eq!(user.writable_roots, vec![std::path::PathBuf::from("/w")]);
+    assert_eq!(user.deny_read, vec![std::path::PathBuf::from("/secret")]);
+    assert_eq!(user.allowed_domains, vec!["crates.io".to_string()]);
+    let project = resolve(&overrides(), &env(&[]), &settings(&[(S::Project, doc)])).sandbox;
+    assert!(project.writable_roots.is_empty() && project.allowed_domains.is_empty());
+    assert_eq!(project.deny_read, vec![std::path::PathBuf::from("/secret")]);
+}

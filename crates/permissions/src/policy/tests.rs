@@ -42,6 +42,8 @@ enum Effect {
     Write(&'static str),
     Run(&'static str),
     Fetch(&'static str),
+    /// A command run outside the OS sandbox (`dangerouslyDisableSandbox`).
+    RunUnsandboxed(&'static str),
 }
 
 fn facts(effect: Effect) -> CallFacts {
@@ -55,6 +57,11 @@ fn facts(effect: Effect) -> CallFacts {
         Effect::Run(c) => {
             f.command = Some(c.into());
             f.read_only = orbit_shell::is_read_only(c);
+        }
+        Effect::RunUnsandboxed(c) => {
+            f.command = Some(c.into());
+            f.read_only = orbit_shell::is_read_only(c);
+            f.unsandboxed = true;
         }
         Effect::Fetch(u) => {
             f.network = Some(u.into());
@@ -303,4 +310,39 @@ fn read_deny_rules_hide_files_from_searches() {
     assert!(policy.is_read_denied(&w.project.join("secrets")));
     assert!(!policy.is_read_denied(&w.project.join("src/secrets.rs")));
     assert!(!policy.is_read_denied(Path::new("/bin/rm")));
+}
+
+/// Outside the OS sandbox no mode but bypassPermissions auto-approves,
+/// not even a read-only command; an allow rule for the command does.
+#[test]
+fn unsandboxed_runs_need_a_rule() {
+    let w = world();
+    let rows: &[(PermissionMode, &[&str], Effect, &str)] = &[
+        (Default, &[], Run("ls"), "allow"),
+        (Default, &[], RunUnsandboxed("ls"), "ask"),
+        (AcceptEdits, &[], RunUnsandboxed("ls"), "ask"),
+        (Plan, &[], RunUnsandboxed("ls"), "ask"),
+        (
+            Default,
+            &["Bash(npm install:*)"],
+            RunUnsandboxed("npm install"),
+            "allow",
+        ),
+        (
+            Default,
+            &["Bash(npm install:*)"],
+            RunUnsandboxed("npm test"),
+            "ask",
+        ),
+        (
+            BypassPermissions,
+            &[],
+            RunUnsandboxed("rm -rf build"),
+            "allow",
+        ),
+    ];
+    for &(mode, allow, effect, want) in rows {
+        let got = decide(&w, &cfg(mode, allow, &[], &[]), "Bash", effect);
+        assert_eq!(got, want, "{mode:?} {allow:?} {:?}", facts(effect).command);
+    }
 }

@@ -18,6 +18,14 @@ pub fn not_granted(tool_name: &str) -> String {
     format!("orbit requested permissions to use {tool_name}, but you haven't granted it yet.")
 }
 
+/// The call asks to run outside the OS sandbox and no allow rule covers
+/// its command: a human must approve (denied when headless).
+pub fn unsandboxed(tool_name: &str) -> String {
+    format!(
+        "{tool_name} asked to run outside the sandbox (dangerouslyDisableSandbox): that needs your approval or an allow rule for this command, e.g. `{tool_name}(npm install:*)`."
+    )
+}
+
 /// An ask rule matched: a human must confirm (denied when headless).
 pub fn ask_rule(tool_name: &str, rule: &str) -> String {
     format!("Using {tool_name} here needs your approval: it matches the ask rule `{rule}`.")

@@ -52,6 +52,10 @@ pub fn wait_failed_line(error: impl Display) -> String {
     format!("Failed to wait for the command: {error}")
 }
 
+/// Appended to a failed sandboxed run whose output looks like the OS
+/// sandbox stopped it (the model may ask for an unsandboxed rerun).
+pub const SANDBOX_BLOCKED_NOTE: &str = "Note: this command ran in orbit's OS sandbox, which may have blocked it (writes outside the workspace and the temp dir, reads of credential files, network access, ptrace and mounts are denied). If the command really needs that access, run it again with `dangerouslyDisableSandbox: true`; the user will be asked to approve the unsandboxed run.";
+
 /// bash could not be started (an I/O error).
 pub fn spawn_failed(error: impl Display) -> String {
     format!("Failed to start bash: {error}")

@@ -158,14 +158,17 @@ impl BackgroundShells {
         lock(&self.shells).iter().map(|s| s.id.clone()).collect()
     }
 
-    /// Starts `command` in `cwd`; returns at once. Needs a tokio runtime.
+    /// Starts `command` in `cwd` (through `launcher` when set, see
+    /// [`orbit_tool::ToolUseContext::launcher`]); returns at once. Needs a
+    /// tokio runtime.
     pub fn spawn(
         &self,
         command: &str,
         cwd: &Path,
         hidden_env: &[String],
+        launcher: Option<&orbit_tool::CommandLauncher>,
     ) -> Result<Arc<BackgroundShell>, SpawnError> {
-        let mut child = shell_command(command, cwd, hidden_env).spawn()?;
+        let mut child = shell_command(command, cwd, hidden_env, launcher).spawn()?;
         let pgid = child.id().ok_or(SpawnError::NoPid)?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(SpawnError::NoPid);

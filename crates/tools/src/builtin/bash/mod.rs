@@ -21,6 +21,13 @@
 //! carries the command for permission rules, and a failure cancels the
 //! sibling shell commands of its batch. Commands run with the session's
 //! secrets removed from their environment ([`environment`]).
+//!
+//! When the session has a [`CommandLauncher`] (the CLI sets orbit's OS
+//! sandbox helper) every command, foreground or background, starts through
+//! it. A failed sandboxed run whose output looks like a denial gets
+//! [`texts::SANDBOX_BLOCKED_NOTE`]; a call with `dangerouslyDisableSandbox`
+//! runs without the launcher and declares the `unsandboxed` fact, which
+//! only an allow rule or a person may approve.
 
 pub mod background;
 pub mod environment;
@@ -38,8 +45,8 @@ use background::BackgroundShells;
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
-    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, ToolError, ToolInfo,
-    ToolOutput, ToolProgress, ToolUseContext, TypedTool,
+    CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit,
+    ToolError, ToolInfo, ToolOutput, ToolProgress, ToolUseContext, TypedTool,
 };
 use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
 use schemars::JsonSchema;
@@ -66,6 +73,21 @@ pub struct BashInput {
     pub description: Option<String>,
     /// Set to true to run this command in the background. Use BashOutput to read the output later.
     pub run_in_background: Option<bool>,
+    /// Set to true to run this command outside the OS sandbox. Only after a sandboxed run failed because the sandbox blocked it; needs the user's approval.
+    #[serde(rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: Option<bool>,
+}
+
+impl BashInput {
+    /// The launcher this call runs through: the session's, unless the call
+    /// asked to run outside the sandbox.
+    fn launcher(&self, ctx: &ToolUseContext) -> Option<CommandLauncher> {
+        if self.dangerously_disable_sandbox == Some(true) {
+            None
+        } else {
+            ctx.launcher()
+        }
+    }
 }
 
 /// The Bash tool (stateless: background shells live in the session; register
@@ -128,6 +150,30 @@ fn with_first_line(first: String, body: &str) -> String {
     }
 }
 
+/// Error texts of a failed command that the OS sandbox may have caused
+/// (a denied open or write, a read-only mount, a refused socket/connect).
+const SANDBOX_ERROR_MARKERS: &[&str] = &[
+    "Permission denied",
+    "Operation not permitted",
+    "Read-only file system",
+    "Errno 1]",
+    "Errno 13]",
+    "Errno 30]",
+    "EACCES",
+    "EPERM",
+    "EROFS",
+    "Couldn't connect",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+];
+
+/// Whether a failed sandboxed run's output says the sandbox may have
+/// stopped it.
+fn sandbox_blocked(output: &str) -> bool {
+    SANDBOX_ERROR_MARKERS.iter().any(|m| output.contains(m))
+}
+
 /// Reads and removes the file the EXIT trap wrote.
 fn take_reported_cwd(file: &Path) -> Option<String> {
     let text = std::fs::read_to_string(file).ok();
@@ -143,7 +189,10 @@ impl TypedTool for BashTool {
     type Plan = BashInput;
 
     fn facts(&self, input: &BashInput, ctx: &ToolUseContext) -> CallFacts {
-        facts::bash_facts(&input.command, ctx)
+        CallFacts {
+            unsandboxed: ctx.launcher().is_some() && input.launcher(ctx).is_none(),
+            ..facts::bash_facts(&input.command, ctx)
+        }
     }
 
     async fn validate(
@@ -183,8 +232,12 @@ impl TypedTool for BashTool {
             return Ok(finish(ToolOutput::interrupted(), None));
         }
         if input.run_in_background == Some(true) {
-            let spawned =
-                BackgroundShells::of(ctx).spawn(&input.command, &cwd, &ctx.hidden_env_vars());
+            let spawned = BackgroundShells::of(ctx).spawn(
+                &input.command,
+                &cwd,
+                &ctx.hidden_env_vars(),
+                input.launcher(ctx).as_ref(),
+            );
             let output = match spawned {
                 Ok(shell) => ToolOutput::text(texts::background_started(&shell.id)),
                 Err(e) => ToolOutput::error(e.to_string()),
@@ -192,6 +245,7 @@ impl TypedTool for BashTool {
             return Ok(finish(output, None));
         }
 
+        let launcher = input.launcher(ctx);
         let timeout_ms = effective_timeout_ms(input.timeout);
         let cwd_file =
             std::env::temp_dir().join(format!("orbit-bash-cwd-{}", uuid::Uuid::new_v4()));
@@ -204,6 +258,7 @@ impl TypedTool for BashTool {
             &call.cancel,
             &progress,
             &ctx.hidden_env_vars(),
+            launcher.as_ref(),
         )
         .await;
         let reported = take_reported_cwd(&cwd_file).map(PathBuf::from);
@@ -216,6 +271,7 @@ impl TypedTool for BashTool {
         }
 
         let body = combine_output(&run.stdout, &run.stderr);
+        let blocked = launcher.is_some() && sandbox_blocked(&body);
         let (mut text, is_error) = match run.end {
             RunEnd::Exited(code) if !exit_code::exit_is_error(&input.command, code) => {
                 (body, false)
@@ -232,6 +288,9 @@ impl TypedTool for BashTool {
             RunEnd::WaitFailed(e) => (with_first_line(texts::wait_failed_line(e), &body), true),
             RunEnd::Cancelled => (INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string(), true),
         };
+        if is_error && blocked {
+            notes.push(texts::SANDBOX_BLOCKED_NOTE.to_string());
+        }
         let untouched = !is_error && notes.is_empty();
         for note in notes {
             if !text.is_empty() {

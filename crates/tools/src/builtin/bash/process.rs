@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use orbit_tool::CommandLauncher;
 use orbit_tool::texts::tools::bash as texts;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
@@ -58,10 +59,23 @@ pub(crate) const BASH_EXTRA_ENV: &[(&str, &str)] = &[
     ("GIT_EDITOR", "true"),
 ];
 
-/// `bash -c SCRIPT` in `cwd`, own process group, stdin /dev/null, output
-/// piped, `hidden` variables removed (see [`super::environment`]).
-pub(crate) fn shell_command(script: &str, cwd: &Path, hidden: &[String]) -> Command {
-    let mut cmd = Command::new("bash");
+/// `bash -c SCRIPT` in `cwd` (through `launcher` when set: the OS sandbox
+/// helper), own process group, stdin /dev/null, output piped, `hidden`
+/// variables removed (see [`super::environment`]).
+pub(crate) fn shell_command(
+    script: &str,
+    cwd: &Path,
+    hidden: &[String],
+    launcher: Option<&CommandLauncher>,
+) -> Command {
+    let mut cmd = match launcher {
+        Some(l) => {
+            let mut cmd = Command::new(&l.program);
+            cmd.args(&l.args).arg("bash");
+            cmd
+        }
+        None => Command::new("bash"),
+    };
     cmd.arg("-c")
         .arg(script)
         .current_dir(cwd)
@@ -178,8 +192,9 @@ pub(crate) async fn run_foreground(
     cancel: &CancellationToken,
     progress: &(dyn Fn(String) + Sync),
     hidden_env: &[String],
+    launcher: Option<&CommandLauncher>,
 ) -> Result<RunResult, SpawnError> {
-    let mut child = shell_command(script, cwd, hidden_env).spawn()?;
+    let mut child = shell_command(script, cwd, hidden_env, launcher).spawn()?;
     let pgid = child.id().ok_or(SpawnError::NoPid)?;
     let group = ProcessGroup::new(pgid as i32);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {

@@ -1,0 +1,110 @@
+//! The sandbox keys of the settings (`sandbox.mode`, `sandbox.writableRoots`,
+//! `sandbox.denyRead`, `sandbox.network.allowedDomains`) and `--sandbox`,
+//! resolved into [`SandboxSettings`] (flag > `ORBIT_SANDBOX` > settings).
+//! Mode names are checked by the CLI (orbit-sandbox owns them).
+//!
+//! Files inside the project (local and project settings come with whatever
+//! repository is checked out) may only tighten the sandbox: their
+//! `danger-full-access`, `writableRoots` and `allowedDomains` are ignored
+//! with a warning; their `denyRead` and stricter modes apply.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::settings::Settings;
+use crate::{Origin, Sourced};
+
+/// The `sandbox` object of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SandboxSection {
+    /// `read-only`, `workspace-write` or `danger-full-access`.
+    pub mode: Option<String>,
+    /// Extra directories commands may write (`~/` is the home directory,
+    /// relative paths are taken from the session cwd).
+    pub writable_roots: Vec<String>,
+    /// Extra paths commands may not read.
+    pub deny_read: Vec<String>,
+    /// `network`.
+    pub network: SandboxNetworkSection,
+}
+
+/// The `sandbox.network` object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SandboxNetworkSection {
+    /// Hosts commands may reach through orbit's proxy (`*.example.com`
+    /// matches subdomains).
+    pub allowed_domains: Vec<String>,
+}
+
+/// The resolved sandbox configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// The mode asked for (flag, env or settings), as written; None = the
+    /// permission mode's default.
+    pub mode: Option<Sourced<String>>,
+    /// Writable roots from the user's settings files (absolute).
+    pub writable_roots: Vec<PathBuf>,
+    /// Denied paths from every settings file (absolute).
+    pub deny_read: Vec<PathBuf>,
+    /// Allowed proxy hosts from the user's settings files.
+    pub allowed_domains: Vec<String>,
+}
+
+/// Mode spelling that turns the sandbox off (never taken from the project).
+const NO_SANDBOX_MODE: &str = "danger-full-access";
+
+pub(crate) fn resolve(
+    flag: Option<&str>,
+    env_value: Option<&str>,
+    settings: &Settings,
+    home: Option<&Path>,
+    cwd: &Path,
+) -> SandboxSettings {
+    let mut out = SandboxSettings::default();
+    if let Some(mode) = flag {
+        out.mode = Some(Sourced::new(mode.to_string(), Origin::Flag("--sandbox")));
+    } else if let Some(mode) = env_value.filter(|v| !v.trim().is_empty()) {
+        out.mode = Some(Sourced::new(
+            mode.trim().to_string(),
+            Origin::Env(crate::vars::ORBIT_SANDBOX),
+        ));
+    }
+    for file in settings.files() {
+        let section = &file.values.sandbox;
+        let in_project = file.source.is_in_project();
+        if out.mode.is_none()
+            && let Some(mode) = section.mode.as_deref().map(str::trim)
+        {
+            if in_project && mode == NO_SANDBOX_MODE {
+                tracing::warn!(
+                    "ignoring sandbox.mode {mode} in {}: project settings cannot turn the sandbox off",
+                    file.origin
+                );
+            } else {
+                out.mode = Some(Sourced::new(mode.to_string(), file.value_origin()));
+            }
+        }
+        let paths = |list: &[String]| -> Vec<PathBuf> {
+            list.iter()
+                .filter_map(|p| crate::resolve::settings_path(p, home, cwd))
+                .collect()
+        };
+        out.deny_read.extend(paths(&section.deny_read));
+        if in_project
+            && (!section.writable_roots.is_empty() || !section.network.allowed_domains.is_empty())
+        {
+            tracing::warn!(
+                "ignoring sandbox.writableRoots and sandbox.network.allowedDomains in {}: project settings can only tighten the sandbox",
+                file.origin
+            );
+            continue;
+        }
+        out.writable_roots.extend(paths(&section.writable_roots));
+        out.allowed_domains
+            .extend(section.network.allowed_domains.iter().cloned());
+    }
+    out
+}

@@ -1,0 +1,174 @@
+//! Applying a policy to the calling process, then exec'ing the command:
+//! what `orbit sandbox … -- CMD` does between its start and `execvp`.
+//!
+//! Order matters: the mount namespace first (Landlock and seccomp would
+//! forbid it), then `PR_SET_NO_NEW_PRIVS` (setuid programs can no longer
+//! gain rights, and unprivileged seccomp needs it), Landlock, and seccomp
+//! last (it blocks the namespace calls the earlier steps use). Everything
+//! the command starts inherits all of it.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use crate::policy::{
+    NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args,
+};
+use crate::{SandboxError, landlock_rules, mounts, seccomp};
+
+/// Exit status of the helper when it cannot apply the policy or start the
+/// command (like `env`/`nohup`: 126 found but not runnable).
+pub const SANDBOX_HELPER_FAILED_EXIT: i32 = 126;
+
+/// Variables that point HTTP clients (curl, cargo, npm, pip, git) at the
+/// allow-list proxy.
+const PROXY_ENV_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
+/// The paths an applied policy ended up with (for tests and debugging).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Read-write roots given to Landlock.
+    pub writes: Vec<PathBuf>,
+    /// Denied paths that exist (canonical).
+    pub hidden: Vec<PathBuf>,
+    /// Read-only paths inside the writable roots that exist.
+    pub protected: Vec<PathBuf>,
+}
+
+/// The concrete paths of `policy` for a command started in `cwd`.
+pub fn layout(policy: &SandboxPolicy, cwd: &Path, home: Option<&Path>, temp: &Path) -> Layout {
+    let canonical = |p: &Path| p.canonicalize().ok();
+    let roots: Vec<PathBuf> = match policy.mode {
+        SandboxMode::WorkspaceWrite if policy.writable_roots.is_empty() => vec![cwd.to_path_buf()],
+        SandboxMode::WorkspaceWrite => policy.writable_roots.clone(),
+        SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
+    };
+    let roots: Vec<PathBuf> = roots.iter().filter_map(|p| canonical(p)).collect();
+    let protected = roots
+        .iter()
+        .flat_map(|r| PROTECTED_SUBPATHS.iter().map(move |s| r.join(s)))
+        .filter(|p| p.exists())
+        .collect();
+    let mut writes = roots;
+    writes.extend(canonical(temp));
+    let hidden = policy
+        .deny_read_paths(home)
+        .iter()
+        .filter_map(|p| canonical(p))
+        .collect();
+    Layout {
+        writes,
+        hidden,
+        protected,
+    }
+}
+
+/// Applies `policy` to this process (see the module docs). A mount
+/// namespace that cannot be made is skipped (the parent has said so once,
+/// `crate::Support::missing`); Landlock and seccomp errors are returned.
+pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<(), SandboxError> {
+    if policy.mode == SandboxMode::DangerFullAccess {
+        return Ok(());
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let layout = layout(policy, cwd, home.as_deref(), &std::env::temp_dir());
+    if let Err(e) = mounts::isolate(&layout.protected, &layout.hidden) {
+        tracing_free_note(&e);
+    }
+    nix::sys::prctl::set_no_new_privs().map_err(|e| SandboxError::NoNewPrivs(e.to_string()))?;
+    let reads = landlock_rules::read_grants(&layout.hidden);
+    landlock_rules::restrict(&reads, &layout.writes, policy.network)?;
+    seccomp::install(policy.network)
+}
+
+/// The helper has no logger; a skipped layer is noted only when asked
+/// (`ORBIT_SANDBOX_DEBUG=1`), the parent reported it at start.
+fn tracing_free_note(what: &str) {
+    if std::env::var_os("ORBIT_SANDBOX_DEBUG").is_some() {
+        eprintln!("orbit sandbox: mount namespace skipped: {what}");
+    }
+}
+
+/// The helper's whole life: parse `args` (after `orbit sandbox`), apply the
+/// policy, exec the command. Returns only on failure, with the exit status
+/// to use (the error is printed to stderr).
+pub fn helper_main(args: &[OsString]) -> i32 {
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("orbit sandbox: {e}");
+        SANDBOX_HELPER_FAILED_EXIT
+    };
+    let parsed = match parse_helper_args(args) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = apply_to_self(&parsed.policy, &cwd) {
+        return fail(&e);
+    }
+    let (program, rest) = match parsed.command.split_first() {
+        Some(split) => split,
+        None => return fail(&"no command"),
+    };
+    let mut command = std::process::Command::new(program);
+    command.args(rest);
+    if let NetworkPolicy::Proxy(port) = parsed.policy.network {
+        let url = format!("http://127.0.0.1:{port}");
+        for name in PROXY_ENV_VARS {
+            command.env(name, &url);
+        }
+        command.env_remove("NO_PROXY").env_remove("no_proxy");
+    }
+    let err = command.exec();
+    fail(&format_args!("{}: {err}", program.to_string_lossy()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    /// Which paths each mode writes, protects and hides, for one tree.
+    #[test]
+    fn layout_per_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (ws, home, temp) = (root.join("ws"), root.join("home"), root.join("tmp"));
+        for d in [
+            ws.join(".git/hooks"),
+            ws.join(".claude"),
+            home.join(".ssh"),
+            temp.clone(),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let cases = [
+            (
+                SandboxMode::WorkspaceWrite,
+                vec![ws.clone(), temp.clone()],
+                2,
+            ),
+            (SandboxMode::ReadOnly, vec![temp.clone()], 0),
+        ];
+        for (mode, writes, protected) in cases {
+            let policy = SandboxPolicy {
+                deny_read: vec![root.join("missing")],
+                ..SandboxPolicy::new(mode)
+            };
+            let l = layout(&policy, &ws, Some(&home), &temp);
+            assert_eq!(l.writes, writes, "{mode:?}");
+            assert_eq!(l.protected.len(), protected, "{mode:?}: {:?}", l.protected);
+            // Only the deny paths that exist are hidden.
+            assert_eq!(l.hidden, vec![home.join(".ssh")], "{mode:?}");
+        }
+    }
+}

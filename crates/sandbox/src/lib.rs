@@ -1,0 +1,52 @@
+//! orbit's OS sandbox for shell commands (Linux): what permission rules
+//! cannot see — what `python3 x.py` or `npm test` really touch — the
+//! kernel stops.
+//!
+//! Flow: the CLI turns settings and flags into a [`SandboxPolicy`]
+//! (`policy.rs`), asks the kernel once what it offers ([`Support::probe`],
+//! reporting what is missing), and hands the Bash tool a command prefix,
+//! `orbit sandbox <policy args> --` ([`SandboxPolicy::to_args`]). Each
+//! command then starts as that helper, which applies the policy to itself
+//! ([`apply_to_self`]: private mount namespace with read-only binds over
+//! protected paths, `no_new_privs`, Landlock, seccomp) and execs the
+//! command; everything the command spawns inherits the policy.
+
+#![deny(missing_docs)]
+
+mod apply;
+mod landlock_rules;
+mod mounts;
+mod policy;
+mod probe;
+mod proxy;
+mod seccomp;
+
+pub use apply::{Layout, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main, layout};
+pub use policy::{
+    DEFAULT_DENY_READ_IN_HOME, HelperArgs, NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode,
+    SandboxPolicy, parse_helper_args,
+};
+pub use probe::{Missing, Support};
+pub use proxy::DomainProxy;
+
+/// The name of the helper subcommand (`orbit sandbox`).
+pub const HELPER_SUBCOMMAND: &str = "sandbox";
+
+/// Why a policy could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The helper's command line is malformed.
+    #[error(
+        "usage: orbit sandbox [--mode read-only|workspace-write|danger-full-access] [--writable DIR]... [--deny-read PATH]... [--network off|on|proxy:PORT] -- COMMAND [ARGS]... ({0})"
+    )]
+    Usage(String),
+    /// `PR_SET_NO_NEW_PRIVS` failed.
+    #[error("cannot set no_new_privs: {0}")]
+    NoNewPrivs(String),
+    /// Building or applying the Landlock ruleset failed.
+    #[error("Landlock: {0}")]
+    Landlock(String),
+    /// Building or installing the seccomp filter failed.
+    #[error("seccomp: {0}")]
+    Seccomp(String),
+}
