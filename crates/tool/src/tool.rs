@@ -350,6 +350,16 @@ pub trait Tool: Send + Sync {
     fn is_enabled(&self) -> bool;
     /// Parses a schema-valid input once; the call knows its facts.
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError>;
+    /// The tool may be deferred: when deferral is on, the request lists
+    /// only its name and the model loads its definition with ToolSearch
+    /// (MCP tools). The engine decides whether deferral is on.
+    fn should_defer(&self) -> bool {
+        false
+    }
+    /// The tool is always sent in full, even when it could be deferred.
+    fn always_load(&self) -> bool {
+        false
+    }
 }
 
 /// One parsed call of a tool: facts now, then validate, then call.

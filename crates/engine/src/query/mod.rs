@@ -120,6 +120,7 @@ pub(crate) struct QueryParts<'a> {
 pub(crate) fn tool_specs(tools: &ToolRegistry) -> Vec<ToolSpec> {
     tools
         .tools()
+        .iter()
         .map(|t| ToolSpec {
             name: t.name().to_string(),
             description: t.description().to_string(),
