@@ -128,6 +128,15 @@ pub struct Args {
     #[arg(long = "setting-sources", value_name = "LIST")]
     pub setting_sources: Option<String>,
 
+    /// MCP servers from a file or inline JSON (`{"mcpServers": {…}}`, as
+    /// `.mcp.json`); repeatable.
+    #[arg(long = "mcp-config", value_name = "FILE|JSON")]
+    pub mcp_config: Vec<String>,
+
+    /// Use only the `--mcp-config` servers (not `.mcp.json` nor settings).
+    #[arg(long = "strict-mcp-config")]
+    pub strict_mcp_config: bool,
+
     /// Debug logging on stderr (orbit's crates at debug level). `ORBIT_LOG`
     /// takes an env-filter instead, e.g. `ORBIT_LOG=orbit_model=trace`.
     #[arg(short = 'd', long)]

@@ -36,7 +36,7 @@ fn existing_dir(dir: &Path, what: &str) -> anyhow::Result<PathBuf> {
 /// `--setting-sources`, plus `--settings`) resolved with the flags and the
 /// environment. Opens at most the 8 standard settings paths (plus
 /// `--settings`); no directory is walked.
-pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
+pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<(Config, Settings)> {
     let sources = match args.setting_sources.as_deref() {
         Some(list) => SettingSources::parse(list)?,
         None => SettingSources::all(),
@@ -46,11 +46,8 @@ pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
     for file in settings.files() {
         tracing::debug!(source = %file.source, file = %file.origin, "settings file");
     }
-    Ok(Config::resolve(
-        &args.overrides(cwd.to_path_buf()),
-        env,
-        &settings,
-    )?)
+    let config = Config::resolve(&args.overrides(cwd.to_path_buf()), env, &settings)?;
+    Ok((config, settings))
 }
 
 /// The extra directories Bash may stay in, canonical. A bad `--add-dir` is

@@ -17,6 +17,7 @@ mod args;
 mod configure;
 mod local;
 mod logging;
+mod mcp;
 mod output;
 mod provider;
 mod sessions;
@@ -122,7 +123,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let prompt = args.prompt()?;
     let structured_output = configure::json_schema(&args)?;
     let cwd = configure::session_cwd(&args)?;
-    let config = configure::load(&args, &env, &cwd)?;
+    let (config, settings) = configure::load(&args, &env, &cwd)?;
     let added_dirs = configure::additional_dirs(&config)?;
     let session = sessions::plan(&args, &config.data_dir, &cwd)?;
     let client = provider::select_provider(&config)?;
@@ -157,6 +158,15 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     }
 
     let session_id = session.session_id.clone();
+    // MCP servers connect in the background: the first request does not
+    // wait for them; their tools join the requests after they arrive.
+    let mcp_servers = mcp::servers(&args, &settings, &config, &cwd)?;
+    let mcp = (!mcp_servers.is_empty()).then(|| {
+        orbit_mcp::McpManager::start(mcp_servers, mcp::options(&config, &cwd, &session_id))
+    });
+    if let Some(manager) = &mcp {
+        tools.add_source(manager.clone());
+    }
     let mut engine_config = EngineConfig {
         model: model.clone(),
         system_prompt: if small_profile {
@@ -245,6 +255,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             model,
             permission_mode: config.permission_mode.value.as_str().to_string(),
             api_key_source: config.api_key_source().to_string(),
+            mcp_servers: mcp.as_ref().map(|m| m.statuses()).unwrap_or_default(),
         })
     {
         note_write_error(err, &mut write_failed, &stdout, &abort);

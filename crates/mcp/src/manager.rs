@@ -5,9 +5,10 @@
 //! tools published so far, so tools that arrive late join the next request,
 //! and `notifications/tools/list_changed` re-lists them.
 //!
-//! A call of `mcp__S__T` while `S` is still connecting finds a stand-in
-//! ([`ToolSource::resolve`]) that waits for the connection (at most
-//! `MCP_TIMEOUT`) and then calls the real tool. A server that exits is
+//! A call of `mcp__S__T` while `S` is connecting or down finds a stand-in
+//! ([`ToolSource::resolve`]) that waits for the connection (connecting
+//! again when it failed or exited; at most `MCP_TIMEOUT`), validates the
+//! input against the real schema and runs the real call. A server that exits is
 //! reported once (a warning) and restarted on its next call; a call cut by
 //! the exit answers the model with an error. Dropping the manager drops the
 //! connections, which kills each stdio server's process group.
@@ -67,6 +68,13 @@ impl McpOptions {
             cwd,
             hidden_env: Vec::new(),
         }
+    }
+}
+
+impl McpOptions {
+    /// R1 for MCP results: `MAX_MCP_OUTPUT_TOKENS` in chars.
+    fn result_limit(&self) -> ResultLimit {
+        ResultLimit::PersistOver(self.max_output_tokens.saturating_mul(CHARS_PER_TOKEN))
     }
 }
 
@@ -190,6 +198,20 @@ impl McpManager {
     }
 }
 
+/// Ending the session ends its servers: each server's tools (which point
+/// back at it) and connection are dropped, which kills every stdio
+/// server's process group.
+impl Drop for McpManager {
+    fn drop(&mut self) {
+        for server in &self.servers {
+            lock(&server.shared).tools.clear();
+            if let Ok(mut conn) = server.conn.try_lock() {
+                conn.take();
+            }
+        }
+    }
+}
+
 impl ToolSource for McpManager {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mcp = self.servers.iter().flat_map(|s| {
@@ -204,7 +226,7 @@ impl ToolSource for McpManager {
 
     fn resolve(&self, name: &str) -> Option<Arc<dyn Tool>> {
         let server = self.server_of(name)?;
-        (lock(&server.shared).state == ServerState::Pending).then(|| {
+        (lock(&server.shared).state != ServerState::Connected).then(|| {
             Arc::new(PendingTool {
                 name: name.to_string(),
                 server: Arc::clone(server),
@@ -288,11 +310,7 @@ impl Server {
         let Some(me) = self.me.upgrade() else {
             return Ok(Vec::new());
         };
-        let limit = ResultLimit::PersistOver(
-            self.options
-                .max_output_tokens
-                .saturating_mul(CHARS_PER_TOKEN),
-        );
+        let limit = self.options.result_limit();
         Ok(conn
             .list_tools()
             .await?
@@ -384,9 +402,11 @@ impl Server {
     }
 }
 
-/// A call of a tool of a server still connecting: conservative facts (not
-/// read-only, runs alone); at call time it waits for the connection, then
-/// calls the real tool (whose server validates the input).
+/// A call of a tool of a server still connecting. Until validation it has
+/// the most conservative facts (not read-only: it runs alone); validation
+/// waits for the connection (at most `MCP_TIMEOUT`), then validates the
+/// input against the real tool's schema (T3) and takes the real call, whose
+/// facts the permission gate then reads.
 struct PendingTool {
     name: String,
     server: Arc<Server>,
@@ -412,12 +432,7 @@ impl Tool for PendingTool {
         &OBJECT_SCHEMA
     }
     fn result_limit(&self) -> ResultLimit {
-        ResultLimit::PersistOver(
-            self.server
-                .options
-                .max_output_tokens
-                .saturating_mul(CHARS_PER_TOKEN),
-        )
+        self.server.options.result_limit()
     }
     fn is_enabled(&self) -> bool {
         true
@@ -428,6 +443,7 @@ impl Tool for PendingTool {
             name: self.name.clone(),
             input,
             server: Arc::clone(&self.server),
+            real: None,
         }))
     }
 }
@@ -437,23 +453,20 @@ struct PendingCall {
     name: String,
     input: Value,
     server: Arc<Server>,
+    /// The real tool's call, once the server is connected.
+    real: Option<Box<dyn ToolCall>>,
 }
 
 #[async_trait]
 impl ToolCall for PendingCall {
     fn facts(&self) -> &CallFacts {
-        &self.facts
+        self.real.as_ref().map_or(&self.facts, |r| r.facts())
     }
 
-    async fn validate(&mut self, _ctx: &ToolUseContext) -> Result<(), ToolError> {
-        Ok(())
-    }
-
-    async fn call(
-        self: Box<Self>,
-        ctx: &ToolUseContext,
-        call: &CallContext,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn validate(&mut self, ctx: &ToolUseContext) -> Result<(), ToolError> {
+        if let Some(real) = self.real.as_mut() {
+            return real.validate(ctx).await;
+        }
         self.server.connection().await.map_err(|e| {
             ToolError::RespondToModel(format!(
                 "MCP server \"{}\" is not connected: {e}",
@@ -471,8 +484,34 @@ impl ToolCall for PendingCall {
                 self.name
             )));
         };
-        tool.parse(self.input, ctx)?.call(ctx, call).await
+        let input = orbit_tool::validation::validate_tool_input(tool.as_ref(), &self.input)
+            .map_err(|text| ToolError::RespondToModel(unwrap_tool_use_error(&text)))?;
+        let mut real = tool.parse(input, ctx)?;
+        real.validate(ctx).await?;
+        self.real = Some(real);
+        Ok(())
     }
+
+    async fn call(
+        mut self: Box<Self>,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        self.validate(ctx).await?;
+        match self.real.take() {
+            Some(real) => real.call(ctx, call).await,
+            None => Err(ToolError::Fatal(format!("{}: not validated", self.name))),
+        }
+    }
+}
+
+/// The text inside `<tool_use_error>…</tool_use_error>` (the engine wraps
+/// a refusal again).
+fn unwrap_tool_use_error(text: &str) -> String {
+    text.strip_prefix("<tool_use_error>")
+        .and_then(|t| t.strip_suffix("</tool_use_error>"))
+        .unwrap_or(text)
+        .to_string()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
