@@ -251,57 +251,54 @@ impl Drop for HttpServer {
     }
 }
 
-/// Server not found, crash mid-call, hang past MCP_TOOL_TIMEOUT, a schema
-/// that is not JSON Schema, 500 tools: each answers the model with an exact
-/// text and the run goes on.
+/// Server not found, crash mid-call (then restarted on next use), hang
+/// past MCP_TOOL_TIMEOUT, a schema that is not JSON Schema, 500 tools:
+/// each answers the model with an exact text and the run goes on.
 #[test]
 fn failures_answer_the_model_and_the_run_goes_on() {
     let py = |env: Value| json!({"command": python(), "args": [py_script(), "stdio"], "env": env});
-    let cases: Vec<(&str, Value, &str, Value, String, bool)> = vec![
+    let err = |text: &str| (format!("<tool_use_error>{text}</tool_use_error>"), true);
+    type Case = (&'static str, Value, Vec<(&'static str, Value)>, Vec<(String, bool)>);
+    let cases: Vec<Case> = vec![
         (
             "not found",
             json!({"command": "/nonexistent/mcp-server"}),
-            "mcp__s__anything",
-            json!({}),
-            "<tool_use_error>MCP server \"s\" is not connected: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2)</tool_use_error>".into(),
-            true,
+            vec![("mcp__s__anything", json!({}))],
+            vec![err("MCP server \"s\" is not connected: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2)")],
         ),
         (
-            "crash mid-call",
+            "crash mid-call, then restarted",
             py(json!({})),
-            "mcp__s__crash",
-            json!({}),
-            "<tool_use_error>MCP server \"s\" disconnected during the call to crash; it will be restarted on its next use</tool_use_error>".into(),
-            true,
+            vec![("mcp__s__crash", json!({})), ("mcp__s__add", json!({"a": 1, "b": 2}))],
+            vec![
+                err("MCP server \"s\" disconnected during the call to crash; it will be restarted on its next use"),
+                ("1+2=3".into(), false),
+            ],
         ),
         (
             "hang",
             py(json!({})),
-            "mcp__s__hang",
-            json!({"seconds": 30}),
-            "<tool_use_error>MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled</tool_use_error>".into(),
-            true,
+            vec![("mcp__s__hang", json!({"seconds": 30}))],
+            vec![err("MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled")],
         ),
         (
             "invalid schema",
             py(json!({"PY_MCP_INVALID_SCHEMA": "1"})),
-            "mcp__s__add",
-            json!({"a": 1, "b": 2}),
-            String::new(),
-            true,
+            vec![("mcp__s__add", json!({"a": 1, "b": 2}))],
+            vec![err(
+                "InputValidationError: mcp__s__add has an invalid input schema: \"no-such-type\" is not valid under any of the schemas listed in the 'anyOf' keyword",
+            )],
         ),
         (
             "500 tools",
             py(json!({"PY_MCP_TOOLS": "500"})),
-            "mcp__s__tool_499",
-            json!({"city": "Oslo"}),
-            "translation #499 for Oslo: fine".into(),
-            false,
+            vec![("mcp__s__tool_499", json!({"city": "Oslo"}))],
+            vec![("translation #499 for Oslo: fine".into(), false)],
         ),
     ];
-    for (case, entry, tool, input, want, is_error) in cases {
+    for (case, entry, tool_calls, want) in cases {
         let scratch = Scratch::new();
-        let server = calls(&[(tool, input)]);
+        let server = calls(&tool_calls);
         let mut env = server.env();
         env.push(("MCP_TOOL_TIMEOUT".into(), "1500".into()));
         let mcp = config(&[("s", entry)]);
@@ -312,15 +309,80 @@ fn failures_answer_the_model_and_the_run_goes_on() {
             &["--mcp-config", &mcp, "--allowedTools", "mcp__s"],
         );
         assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+        assert_eq!(results(&server), want, "{case}");
+    }
+}
+
+/// `.mcp.json` comes with the repository: its servers start only when the
+/// user approved them in settings the repository does not carry; `${VAR}`
+/// and `${VAR:-default}` are expanded; the server's process group ends
+/// with the run.
+#[test]
+fn project_servers_start_only_when_approved() {
+    let approve_all = r#"{"enableAllProjectMcpServers": true}"#;
+    let cases: [(&str, Option<&str>, Option<&str>, bool); 4] = [
+        ("no approval", None, None, false),
+        ("the project approves itself", None, Some(approve_all), false),
+        ("approved by name", Some(r#"{"enabledMcpjsonServers": ["py"]}"#), None, true),
+        (
+            "approved, then disabled",
+            Some(r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["py"]}"#),
+            None,
+            false,
+        ),
+    ];
+    for (case, flag_settings, project_settings, starts) in cases {
+        let scratch = Scratch::new();
+        let pidfile = scratch.path().join("server.pid");
+        scratch.write(
+            ".mcp.json",
+            &json!({"mcpServers": {"py": {
+                "command": "${ORBIT_TEST_PYTHON}",
+                "args": ["${ORBIT_TEST_SCRIPT}", "${TRANSPORT:-stdio}"],
+                "env": {"PY_MCP_PIDFILE": pidfile.display().to_string()}
+            }}})
+            .to_string(),
+        );
+        if let Some(settings) = project_settings {
+            std::fs::create_dir_all(scratch.path().join(".orbit")).unwrap();
+            scratch.write(".orbit/settings.json", settings);
+        }
+        let server = calls(&[("mcp__py__add", json!({"a": 3, "b": 4}))]);
+        let mut env = server.env();
+        env.push(("ORBIT_TEST_PYTHON".into(), python()));
+        env.push(("ORBIT_TEST_SCRIPT".into(), py_script()));
+        let mut args = vec![];
+        if let Some(settings) = flag_settings {
+            args.extend(["--settings", settings]);
+        }
+        let out = run_stream_json_with_env(&scratch, &env, "add", &args);
+        assert_eq!(out.code, 0, "{case}: {}", out.stderr);
         let got = results(&server);
-        assert_eq!(got.len(), 1, "{case}: {got:?}");
-        if want.is_empty() {
+        if starts {
+            assert_eq!(got, [("3+4=7".to_string(), false)], "{case}");
+            assert!(!out.stderr.contains("not approved"), "{case}: {}", out.stderr);
+            let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().parse().unwrap();
             assert!(
-                got[0].1 && got[0].0.contains("mcp__s__add"),
-                "{case}: {got:?}"
+                orbit_test_support::process::live_members_of_group(pid).is_empty(),
+                "{case}: the server's process group outlived the run"
             );
         } else {
-            assert_eq!(got[0], (want, is_error), "{case}");
+            assert_eq!(
+                got,
+                [(
+                    "<tool_use_error>Error: No such tool available: mcp__py__add</tool_use_error>".to_string(),
+                    true
+                )],
+                "{case}"
+            );
+            assert!(!pidfile.exists(), "{case}: an unapproved server started");
+            let disabled = case.contains("disabled");
+            assert_eq!(
+                out.stderr.contains("not starting MCP servers of .mcp.json that were not approved: py."),
+                !disabled,
+                "{case}: {}",
+                out.stderr
+            );
         }
     }
 }
