@@ -211,6 +211,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     if let Some(n) = config.tool_result_budget_chars {
         engine_config.tool_result_budget_chars = n;
     }
+    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
+        match orbit_engine::ToolSearchMode::parse(value) {
+            Some(mode) => engine_config.tool_search = mode,
+            None => eprintln!(
+                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
+            ),
+        }
+    }
     if let Some(n) = config.max_structured_output_retries {
         engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
     }

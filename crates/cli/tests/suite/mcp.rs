@@ -258,20 +258,32 @@ impl Drop for HttpServer {
 fn failures_answer_the_model_and_the_run_goes_on() {
     let py = |env: Value| json!({"command": python(), "args": [py_script(), "stdio"], "env": env});
     let err = |text: &str| (format!("<tool_use_error>{text}</tool_use_error>"), true);
-    type Case = (&'static str, Value, Vec<(&'static str, Value)>, Vec<(String, bool)>);
+    type Case = (
+        &'static str,
+        Value,
+        Vec<(&'static str, Value)>,
+        Vec<(String, bool)>,
+    );
     let cases: Vec<Case> = vec![
         (
             "not found",
             json!({"command": "/nonexistent/mcp-server"}),
             vec![("mcp__s__anything", json!({}))],
-            vec![err("MCP server \"s\" is not connected: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2)")],
+            vec![err(
+                "MCP server \"s\" is not connected: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2)",
+            )],
         ),
         (
             "crash mid-call, then restarted",
             py(json!({})),
-            vec![("mcp__s__crash", json!({})), ("mcp__s__add", json!({"a": 1, "b": 2}))],
             vec![
-                err("MCP server \"s\" disconnected during the call to crash; it will be restarted on its next use"),
+                ("mcp__s__crash", json!({})),
+                ("mcp__s__add", json!({"a": 1, "b": 2})),
+            ],
+            vec![
+                err(
+                    "MCP server \"s\" disconnected during the call to crash; it will be restarted on its next use",
+                ),
                 ("1+2=3".into(), false),
             ],
         ),
@@ -279,7 +291,9 @@ fn failures_answer_the_model_and_the_run_goes_on() {
             "hang",
             py(json!({})),
             vec![("mcp__s__hang", json!({"seconds": 30}))],
-            vec![err("MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled")],
+            vec![err(
+                "MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled",
+            )],
         ),
         (
             "invalid schema",
@@ -322,8 +336,18 @@ fn project_servers_start_only_when_approved() {
     let approve_all = r#"{"enableAllProjectMcpServers": true}"#;
     let cases: [(&str, Option<&str>, Option<&str>, bool); 4] = [
         ("no approval", None, None, false),
-        ("the project approves itself", None, Some(approve_all), false),
-        ("approved by name", Some(r#"{"enabledMcpjsonServers": ["py"]}"#), None, true),
+        (
+            "the project approves itself",
+            None,
+            Some(approve_all),
+            false,
+        ),
+        (
+            "approved by name",
+            Some(r#"{"enabledMcpjsonServers": ["py"]}"#),
+            None,
+            true,
+        ),
         (
             "approved, then disabled",
             Some(r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["py"]}"#),
@@ -360,7 +384,11 @@ fn project_servers_start_only_when_approved() {
         let got = results(&server);
         if starts {
             assert_eq!(got, [("3+4=7".to_string(), false)], "{case}");
-            assert!(!out.stderr.contains("not approved"), "{case}: {}", out.stderr);
+            assert!(
+                !out.stderr.contains("not approved"),
+                "{case}: {}",
+                out.stderr
+            );
             let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().parse().unwrap();
             assert!(
                 orbit_test_support::process::live_members_of_group(pid).is_empty(),
@@ -370,7 +398,8 @@ fn project_servers_start_only_when_approved() {
             assert_eq!(
                 got,
                 [(
-                    "<tool_use_error>Error: No such tool available: mcp__py__add</tool_use_error>".to_string(),
+                    "<tool_use_error>Error: No such tool available: mcp__py__add</tool_use_error>"
+                        .to_string(),
                     true
                 )],
                 "{case}"
@@ -378,11 +407,100 @@ fn project_servers_start_only_when_approved() {
             assert!(!pidfile.exists(), "{case}: an unapproved server started");
             let disabled = case.contains("disabled");
             assert_eq!(
-                out.stderr.contains("not starting MCP servers of .mcp.json that were not approved: py."),
+                out.stderr
+                    .contains("not starting MCP servers of .mcp.json that were not approved: py."),
                 !disabled,
                 "{case}: {}",
                 out.stderr
             );
         }
     }
+}
+
+/// The `tools` and `system` of a request body, serialized: what the tool
+/// definitions cost.
+fn fixed_bytes(body: &Value) -> usize {
+    body["tools"].to_string().len() + body["system"].to_string().len()
+}
+
+/// 300 MCP tools are deferred: the request after the server connected is
+/// at most 8 KB larger than a request with no MCP server; the scripted model
+/// finds tools by keyword with ToolSearch, their definitions join `tools`
+/// from the next request on, and it calls one. With ENABLE_TOOL_SEARCH=false
+/// every definition is sent.
+#[test]
+fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
+    let baseline = {
+        let scratch = Scratch::new();
+        let server = calls(&[]);
+        run_stream_json(&scratch, &server, "use the tools", &[]);
+        fixed_bytes(&server.requests()[0].body)
+    };
+    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
+    let mcp = config(&[("py", py)]);
+    let scratch = Scratch::new();
+    let server = calls(&[
+        // A pending server's tool: the call waits for the connection.
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "stock price"})),
+        ("mcp__py__tool_6", json!({"city": "Oslo"})),
+    ]);
+    run_with(&scratch, &server, &mcp, &[]);
+    let requests = server.requests();
+    let connected = &requests[1].body;
+    let tool_names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        fixed_bytes(connected) <= baseline + 8 * 1024,
+        "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
+        fixed_bytes(connected)
+    );
+    let search = connected["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "ToolSearch")
+        .expect("ToolSearch is offered");
+    let description = search["description"].as_str().unwrap();
+    assert!(
+        description.contains("\nmcp__py__tool_0\n") && description.ends_with("mcp__py__tool_299")
+    );
+    assert!(
+        !tool_names(connected)
+            .iter()
+            .any(|n| n.starts_with("mcp__py__tool_"))
+    );
+    let got = results(&server);
+    assert_eq!(got[0], ("1+1=2".to_string(), false));
+    assert_eq!(
+        got[1].0.lines().next().unwrap(),
+        "Loaded tools: mcp__py__tool_1, mcp__py__tool_6, mcp__py__tool_11, mcp__py__tool_16, mcp__py__tool_21"
+    );
+    assert!(got[1].0.contains(r#"<function>{"name":"mcp__py__tool_6","description":"Looks up the stock price of city number 6. Answers"#), "{}", got[1].0);
+    // Loaded from the next request on, and kept.
+    for request in &requests[3..] {
+        let names = tool_names(&request.body);
+        assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+        assert!(!names.contains(&"mcp__py__tool_2".to_string()), "{names:?}");
+    }
+    assert_eq!(got[2], ("stock price #6 for Oslo: fine".to_string(), false));
+
+    // Off: all 300 definitions are sent.
+    let scratch = Scratch::new();
+    let server = calls(&[("mcp__py__add", json!({"a": 1, "b": 1}))]);
+    let mut env = server.env();
+    env.push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
+    let out = run_stream_json_with_env(&scratch, &env, "use the tools", &["--mcp-config", &mcp]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = tool_names(&server.requests()[1].body);
+    assert!(
+        names.contains(&"mcp__py__tool_299".to_string())
+            && !names.contains(&"ToolSearch".to_string())
+    );
 }
