@@ -18,6 +18,8 @@ mod configure;
 mod local;
 mod logging;
 mod mcp;
+mod mcp_cmd;
+mod mcp_serve;
 mod output;
 mod provider;
 mod sessions;
@@ -53,6 +55,9 @@ fn main() -> ExitCode {
         return code;
     }
     if let Some(code) = sessions::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = mcp_cmd::maybe_run_subcommand(&env) {
         return code;
     }
     let args = match Args::try_parse() {

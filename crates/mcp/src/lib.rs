@@ -8,6 +8,7 @@
 //!   that arrive join the next request; a dead server is reported once and
 //!   restarted on next use.
 //! - `resources`: `ListMcpResources` and `ReadMcpResource`.
+//! - [`serve`]: `orbit mcp serve`, a [`serve::ToolHost`]'s tools over stdio.
 //! - `tool`: the registry entries, facts from annotations, results mapped.
 
 #![deny(missing_docs)]
@@ -17,6 +18,7 @@ mod client;
 pub mod config;
 pub mod manager;
 mod resources;
+pub mod serve;
 mod tool;
 
 pub use client::ClientError;
