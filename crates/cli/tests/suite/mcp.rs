@@ -585,3 +585,31 @@ fn orbit_serves_its_tools_over_mcp() {
         }
     }
 }
+
+/// Progress notifications of a running MCP call reach stream-json's
+/// `tool_progress` lines (`--verbose`).
+#[test]
+fn progress_notifications_reach_tool_progress() {
+    let scratch = Scratch::new();
+    let server = calls(&[(
+        "mcp__everything__trigger-long-running-operation",
+        json!({"duration": 0.3, "steps": 3}),
+    )]);
+    let mcp = config(&[("everything", json!({"command": npm_server("mcp-server-everything")}))]);
+    let out = run_with(&scratch, &server, &mcp, &["--verbose", "--allowedTools", "mcp__everything"]);
+    let progress: Vec<Value> = out
+        .lines()
+        .into_iter()
+        .filter(|l| l["subtype"] == "tool_progress")
+        .map(|l| l["data"].clone())
+        .collect();
+    assert_eq!(
+        progress,
+        [1, 2, 3]
+            .map(|i| json!({"progress": i as f64, "total": 3.0, "message": null}))
+            .to_vec(),
+        "{}",
+        out.stdout
+    );
+    assert!(!results(&server)[0].1, "{:?}", results(&server));
+}
