@@ -29,7 +29,7 @@ const MAGIC: &str = "48213";
 const CONFIG_TXT: &str = "NAME=orbit\nMAGIC=48213\nMODE=test\n";
 
 /// One test at a time: the model uses both cores.
-fn serial() -> MutexGuard<'static, ()> {
+pub(super) fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -41,7 +41,7 @@ fn real_data_dir() -> PathBuf {
 
 /// Ok when the runtime is ready (setting it up if needed), Err(reason) when
 /// it cannot be set up here.
-fn runtime() -> Result<(), String> {
+pub(super) fn runtime() -> Result<(), String> {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     READY
         .get_or_init(|| {
@@ -80,7 +80,7 @@ macro_rules! require_runtime {
 
 /// `orbit` in `scratch` with a clean environment (no keys) whose data dir
 /// links `local/` to the prepared runtime.
-fn orbit_local_cmd(scratch: &Scratch) -> Command {
+pub(super) fn orbit_local_cmd(scratch: &Scratch) -> Command {
     let data = scratch.home().join(".orbit");
     std::fs::create_dir_all(&data).unwrap();
     let link = data.join("local");
@@ -110,7 +110,7 @@ fn run_verbose(mut cmd: Command, args: &[&str]) -> Outcome {
     run(cmd)
 }
 
-fn lines(out: &Outcome) -> Vec<Value> {
+pub(super) fn lines(out: &Outcome) -> Vec<Value> {
     out.stdout
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -118,7 +118,7 @@ fn lines(out: &Outcome) -> Vec<Value> {
 }
 
 /// Names of the tools the assistant called, in order.
-fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
+pub(super) fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
     blocks(lines, "assistant", "tool_use")
         .map(|b| {
             (
@@ -129,7 +129,7 @@ fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn result_line(lines: &[Value]) -> Value {
+pub(super) fn result_line(lines: &[Value]) -> Value {
     lines
         .iter()
         .rev()
@@ -138,7 +138,7 @@ fn result_line(lines: &[Value]) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn describe(out: &Outcome) -> String {
+pub(super) fn describe(out: &Outcome) -> String {
     format!(
         "exit {}\nstdout:\n{}\nstderr:\n{}",
         out.code, out.stdout, out.stderr

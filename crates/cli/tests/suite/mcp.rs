@@ -613,3 +613,62 @@ fn progress_notifications_reach_tool_progress() {
     );
     assert!(!results(&server)[0].1, "{:?}", results(&server));
 }
+
+/// The real local model (Qwen2.5-Coder-1.5B through `orbit local`, see
+/// `local_model.rs`) finds a deferred MCP tool with ToolSearch and calls it:
+/// its 8192-token window defers the Python server's 20 tools at once.
+#[test]
+fn local_model_finds_and_calls_a_deferred_tool() {
+    use super::local_model as lm;
+    if let Err(reason) = lm::runtime() {
+        eprintln!("SKIPPED (local runtime unavailable): {reason}");
+        return;
+    }
+    let _turn = lm::serial();
+    let scratch = Scratch::new();
+    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
+    let mcp = config(&[("py", py)]);
+    let mut cmd = lm::orbit_local_cmd(&scratch);
+    cmd.args([
+        "-p",
+        "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
+        "--mcp-config",
+        &mcp,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "6",
+    ]);
+    let out = super::common::run(cmd);
+    let lines = lm::lines(&out);
+    let calls = lm::tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "ToolSearch"
+            && input["query"].as_str().is_some_and(|q| q.to_lowercase().contains("train"))),
+        "no ToolSearch for the timetable: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let called: Vec<&str> = calls
+        .iter()
+        .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let timetable = ["mcp__py__tool_2", "mcp__py__tool_7", "mcp__py__tool_12", "mcp__py__tool_17"];
+    assert!(
+        called.iter().any(|n| timetable.contains(n)),
+        "no timetable tool called: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let answers: Vec<String> = super::common::blocks(&lines, "user", "tool_result")
+        .filter_map(|b| match &b["content"] {
+            Value::String(s) => Some(s.clone()),
+            other => other[0]["text"].as_str().map(str::to_string),
+        })
+        .collect();
+    assert!(
+        answers.iter().any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
+        "{answers:?}\n{}",
+        lm::describe(&out)
+    );
+}
