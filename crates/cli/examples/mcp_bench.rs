@@ -97,17 +97,34 @@ fn call_gaps(bin: &Path) -> (Duration, Duration) {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let mut replies = vec![Reply::tool_use("warm", "mcp__py0__add", json!({"a": 0, "b": 0}))];
+    let mut replies = vec![Reply::tool_use(
+        "warm",
+        "mcp__py0__add",
+        json!({"a": 0, "b": 0}),
+    )];
     for i in 0..CALLS {
-        replies.push(Reply::tool_use(format!("m{i}"), "mcp__py0__add", json!({"a": i, "b": 1})));
-        replies.push(Reply::tool_use(format!("l{i}"), "LS", json!({"path": empty.display().to_string()})));
+        replies.push(Reply::tool_use(
+            format!("m{i}"),
+            "mcp__py0__add",
+            json!({"a": i, "b": 1}),
+        ));
+        replies.push(Reply::tool_use(
+            format!("l{i}"),
+            "LS",
+            json!({"path": empty.display().to_string()}),
+        ));
     }
     replies.push(Reply::text("done"));
     let server = FakeAnthropic::start(replies);
     let config = mcp_config(1);
-    let status = orbit(bin, &server, dir.path(), &["-p", "go", "--mcp-config", &config])
-        .status()
-        .unwrap();
+    let status = orbit(
+        bin,
+        &server,
+        dir.path(),
+        &["-p", "go", "--mcp-config", &config],
+    )
+    .status()
+    .unwrap();
     assert!(status.success());
     let reqs = server.requests();
     let gap = |i: usize| reqs[i + 1].received_at - reqs[i].responded_at.unwrap();
@@ -139,8 +156,14 @@ fn direct_round_trip() -> Duration {
         }
         t0.elapsed()
     };
-    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}), true);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), false);
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+        true,
+    );
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+    );
     let samples = (1..=CALLS as u64)
         .map(|id| {
             send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": id, "b": 1}}}), true)
@@ -156,7 +179,9 @@ fn main() {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/orbit"));
-    let bin = bin.canonicalize().expect("build orbit with --release first");
+    let bin = bin
+        .canonicalize()
+        .expect("build orbit with --release first");
     println!("binary: {}", bin.display());
     start_to_first_byte(&bin, 0);
     let none = median((0..RUNS).map(|_| start_to_first_byte(&bin, 0)).collect());

@@ -8,6 +8,9 @@
 //! prompt prefix stays stable for caching); a resume finds them again in
 //! the history (the first line of each `ToolSearch` result names them).
 //!
+//! While MCP servers are still connecting, `ToolSearch` is offered too (its
+//! description says so) and a search waits for them.
+//!
 //! The engine decides (`ENABLE_TOOL_SEARCH`: on, off, or auto at a
 //! percentage, default 10%); tools only declare whether they may be
 //! deferred. A deferred tool the model calls without loading it still runs.
@@ -49,6 +52,12 @@ const LOADED_PREFIX: &str = "Loaded tools: ";
 const TOOL_SEARCH_DESCRIPTION: &str = "Loads the full definitions of deferred tools so they can be called. \
 Query by keywords (matched against names and descriptions) or load exact tools with `select:NAME,NAME`. \
 Loaded tools can be called from the next turn on. Deferred tools (names only):";
+
+/// The last line of a result: small models otherwise answer from the
+/// definitions instead of calling the tool.
+const AFTER_LOADING: &str = "These tools are now available: call the one that fits (with its input) to get the real answer.";
+/// The last line of the deferred names while MCP servers connect.
+const STILL_CONNECTING: &str = "(more MCP tools are connecting: a search waits for them)";
 
 /// `ENABLE_TOOL_SEARCH`: when deferrable tools are deferred.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,8 +140,9 @@ impl DeferredTools {
         })
     }
 
-    /// The specs of one request.
-    pub(crate) fn plan(&self, tools: &[Arc<dyn Tool>]) -> Vec<ToolSpec> {
+    /// The specs of one request. While `pending` (MCP servers connecting)
+    /// ToolSearch is offered too, unless deferral is off: it waits for them.
+    pub(crate) fn plan(&self, tools: &[Arc<dyn Tool>], pending: bool) -> Vec<ToolSpec> {
         let deferrable = |t: &Arc<dyn Tool>| t.should_defer() && !t.always_load();
         let active = match self.mode {
             ToolSearchMode::Off => false,
@@ -147,6 +157,7 @@ impl DeferredTools {
                 tokens > self.window_tokens as f64 * pct / 100.0
             }
         };
+        let offer_search = active || (pending && self.mode != ToolSearchMode::Off);
         let mut names = Vec::new();
         let mut specs = Vec::new();
         let mut search = None;
@@ -159,8 +170,11 @@ impl DeferredTools {
                 specs.push(spec(tool.as_ref()));
             }
         }
-        if let Some(search) = search.filter(|_| active) {
+        if let Some(search) = search.filter(|_| offer_search) {
             let mut spec = spec(search.as_ref());
+            if pending {
+                names.push(STILL_CONNECTING);
+            }
             spec.description = format!("{TOOL_SEARCH_DESCRIPTION}\n{}", names.join("\n"));
             specs.push(spec);
         }
@@ -223,6 +237,8 @@ impl TypedTool for ToolSearchTool {
         _ctx: &ToolUseContext,
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
+        // Servers still connecting: their tools may be the ones asked for.
+        self.registry.wait_ready().await;
         let tools: Vec<Arc<dyn Tool>> = self
             .registry
             .tools()
@@ -252,7 +268,8 @@ impl TypedTool for ToolSearchTool {
             });
             text.push_str(&format!("<function>{definition}</function>\n"));
         }
-        text.push_str("</functions>");
+        text.push_str("</functions>\n");
+        text.push_str(AFTER_LOADING);
         Ok(ToolOutput::text(text))
     }
 }

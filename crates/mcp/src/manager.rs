@@ -224,6 +224,20 @@ impl ToolSource for McpManager {
         self.resource_tools.iter().cloned().chain(mcp).collect()
     }
 
+    fn is_pending(&self) -> bool {
+        self.servers
+            .iter()
+            .any(|s| lock(&s.shared).state == ServerState::Pending)
+    }
+
+    fn wait_ready(&self) -> orbit_tool::ReadyFuture<'_> {
+        let limit = self
+            .servers
+            .first()
+            .map_or(Duration::ZERO, |s| s.options.connect_timeout);
+        Box::pin(self.wait_settled(limit))
+    }
+
     fn resolve(&self, name: &str) -> Option<Arc<dyn Tool>> {
         let server = self.server_of(name)?;
         (lock(&server.shared).state != ServerState::Connected).then(|| {

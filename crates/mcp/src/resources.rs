@@ -57,6 +57,10 @@ impl TypedTool for ListResources {
         )
     }
 
+    fn should_defer(&self) -> bool {
+        true
+    }
+
     fn facts(&self, input: &ListInput, _ctx: &ToolUseContext) -> CallFacts {
         CallFacts::about(input.server.clone().unwrap_or_default()).only_reads()
     }
@@ -107,6 +111,10 @@ impl TypedTool for ReadResource {
             "ReadMcpResource",
             "Reads one resource (`uri`) of an MCP `server`; text contents are returned as they are.",
         )
+    }
+
+    fn should_defer(&self) -> bool {
+        true
     }
 
     fn facts(&self, input: &ReadInput, _ctx: &ToolUseContext) -> CallFacts {

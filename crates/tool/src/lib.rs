@@ -33,7 +33,7 @@ pub mod workspace;
 
 pub use context::{CallContext, ReadFilter, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
-pub use registry::{ToolRegistry, ToolSource};
+pub use registry::{ReadyFuture, ToolRegistry, ToolSource};
 pub use schema::input_schema_for;
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolInfo,

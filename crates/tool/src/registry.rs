@@ -7,9 +7,14 @@
 //! source's current tools; a registered tool wins over a source's tool of
 //! the same name.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::tool::Tool;
+
+/// A boxed future that waits for a source (see [`ToolSource::wait_ready`]).
+pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// Tools that may change between requests (e.g. an MCP server's). Asked on
 /// every request and every lookup, so it must be cheap (a lock and clones
@@ -21,6 +26,14 @@ pub trait ToolSource: Send + Sync {
     /// MCP server still connecting: the stand-in waits for it when called).
     fn resolve(&self, _name: &str) -> Option<Arc<dyn Tool>> {
         None
+    }
+    /// More tools may still arrive (an MCP server is connecting).
+    fn is_pending(&self) -> bool {
+        false
+    }
+    /// Waits until the source is no longer pending (bounded by the source).
+    fn wait_ready(&self) -> ReadyFuture<'_> {
+        Box::pin(std::future::ready(()))
     }
 }
 
@@ -73,6 +86,18 @@ impl ToolRegistry {
             }
         }
         all
+    }
+
+    /// Whether a source may still add tools (see [`ToolSource::is_pending`]).
+    pub fn is_pending(&self) -> bool {
+        self.sources.iter().any(|s| s.is_pending())
+    }
+
+    /// Waits for every pending source.
+    pub async fn wait_ready(&self) {
+        for source in &self.sources {
+            source.wait_ready().await;
+        }
     }
 
     /// The names of the enabled tools, in order.

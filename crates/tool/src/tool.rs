@@ -310,6 +310,11 @@ pub trait TypedTool: Send + Sync + 'static {
         true
     }
 
+    /// The tool may be deferred (see [`Tool::should_defer`]).
+    fn should_defer(&self) -> bool {
+        false
+    }
+
     /// The facts of a call with this input (synchronous and cheap: it runs
     /// as soon as the call's block has streamed).
     fn facts(&self, input: &Self::Input, ctx: &ToolUseContext) -> CallFacts;
@@ -419,6 +424,10 @@ impl<T: TypedTool> Tool for Typed<T> {
 
     fn is_enabled(&self) -> bool {
         self.tool.is_enabled()
+    }
+
+    fn should_defer(&self) -> bool {
+        self.tool.should_defer()
     }
 
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {

@@ -519,9 +519,27 @@ fn mcp_subcommands_edit_each_scope() {
         assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
         out.stdout
     };
-    run(&["add", "-e", "K=v", "fs", "--", "npx", "-y", "server", "/tmp"]);
-    run(&["add", "--scope", "user", "--transport", "http", "-H", "Authorization: Bearer ${TOKEN}", "web", "http://127.0.0.1:9/mcp"]);
-    run(&["add-json", "--scope", "project", "py", r#"{"command": "python3", "args": ["s.py"]}"#]);
+    run(&[
+        "add", "-e", "K=v", "fs", "--", "npx", "-y", "server", "/tmp",
+    ]);
+    run(&[
+        "add",
+        "--scope",
+        "user",
+        "--transport",
+        "http",
+        "-H",
+        "Authorization: Bearer ${TOKEN}",
+        "web",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    run(&[
+        "add-json",
+        "--scope",
+        "project",
+        "py",
+        r#"{"command": "python3", "args": ["s.py"]}"#,
+    ]);
     let local: Value = serde_json::from_str(
         &std::fs::read_to_string(scratch.path().join(".orbit/settings.local.json")).unwrap(),
     )
@@ -569,18 +587,38 @@ fn orbit_serves_its_tools_over_mcp() {
         args.extend(serve_args.iter().map(|s| s.to_string()));
         let entry = json!({"command": env!("CARGO_BIN_EXE_orbit"), "args": args});
         let server = calls(&[
-            ("mcp__orbit__Read", json!({"file_path": file.display().to_string()})),
+            (
+                "mcp__orbit__Read",
+                json!({"file_path": file.display().to_string()}),
+            ),
             ("mcp__orbit__Bash", json!({"command": "echo ran > ran.txt"})),
         ]);
         // The client side allows the server's tools; the serving side decides.
-        run_with(&scratch, &server, &config(&[("orbit", entry)]), &["--allowedTools", "mcp__orbit"]);
+        run_with(
+            &scratch,
+            &server,
+            &config(&[("orbit", entry)]),
+            &["--allowedTools", "mcp__orbit"],
+        );
         let got = results(&server);
-        assert_eq!(got[0], ("1\thello from a file\n2\t".to_string(), false), "{serve_args:?}");
-        assert_eq!(scratch.path().join("ran.txt").exists(), bash_runs, "{serve_args:?}: {got:?}");
+        assert_eq!(
+            got[0],
+            ("1\thello from a file\n2\t".to_string(), false),
+            "{serve_args:?}"
+        );
+        assert_eq!(
+            scratch.path().join("ran.txt").exists(),
+            bash_runs,
+            "{serve_args:?}: {got:?}"
+        );
         if !bash_runs {
             assert_eq!(
                 got[1],
-                ("orbit requested permissions to use Bash, but you haven't granted it yet.".to_string(), true)
+                (
+                    "orbit requested permissions to use Bash, but you haven't granted it yet."
+                        .to_string(),
+                    true
+                )
             );
         }
     }
@@ -595,8 +633,16 @@ fn progress_notifications_reach_tool_progress() {
         "mcp__everything__trigger-long-running-operation",
         json!({"duration": 0.3, "steps": 3}),
     )]);
-    let mcp = config(&[("everything", json!({"command": npm_server("mcp-server-everything")}))]);
-    let out = run_with(&scratch, &server, &mcp, &["--verbose", "--allowedTools", "mcp__everything"]);
+    let mcp = config(&[(
+        "everything",
+        json!({"command": npm_server("mcp-server-everything")}),
+    )]);
+    let out = run_with(
+        &scratch,
+        &server,
+        &mcp,
+        &["--verbose", "--allowedTools", "mcp__everything"],
+    );
     let progress: Vec<Value> = out
         .lines()
         .into_iter()
@@ -626,7 +672,8 @@ fn local_model_finds_and_calls_a_deferred_tool() {
     }
     let _turn = lm::serial();
     let scratch = Scratch::new();
-    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
+    let py =
+        json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
     let mcp = config(&[("py", py)]);
     let mut cmd = lm::orbit_local_cmd(&scratch);
     cmd.args([
@@ -645,7 +692,9 @@ fn local_model_finds_and_calls_a_deferred_tool() {
     let calls = lm::tool_calls(&lines);
     assert!(
         calls.iter().any(|(name, input)| name == "ToolSearch"
-            && input["query"].as_str().is_some_and(|q| q.to_lowercase().contains("train"))),
+            && input["query"]
+                .as_str()
+                .is_some_and(|q| q.to_lowercase().contains("train"))),
         "no ToolSearch for the timetable: {calls:?}\n{}",
         lm::describe(&out)
     );
@@ -654,7 +703,12 @@ fn local_model_finds_and_calls_a_deferred_tool() {
         .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
         .map(|(name, _)| name.as_str())
         .collect();
-    let timetable = ["mcp__py__tool_2", "mcp__py__tool_7", "mcp__py__tool_12", "mcp__py__tool_17"];
+    let timetable = [
+        "mcp__py__tool_2",
+        "mcp__py__tool_7",
+        "mcp__py__tool_12",
+        "mcp__py__tool_17",
+    ];
     assert!(
         called.iter().any(|n| timetable.contains(n)),
         "no timetable tool called: {calls:?}\n{}",
@@ -667,8 +721,36 @@ fn local_model_finds_and_calls_a_deferred_tool() {
         })
         .collect();
     assert!(
-        answers.iter().any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
+        answers
+            .iter()
+            .any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
         "{answers:?}\n{}",
         lm::describe(&out)
+    );
+}
+
+/// A call past MCP_TOOL_TIMEOUT is cancelled on the server too: the Python
+/// server's `hang` sees `notifications/cancelled` (its task is cancelled).
+#[test]
+fn a_timed_out_call_is_cancelled_on_the_server() {
+    let scratch = Scratch::new();
+    let marker = scratch.path().join("cancelled.txt");
+    let entry = json!({"command": python(), "args": [py_script(), "stdio"],
+        "env": {"PY_MCP_CANCEL_FILE": marker.display().to_string()}});
+    // The second call is answered after the server read the cancellation.
+    let server = calls(&[
+        ("mcp__s__hang", json!({"seconds": 30})),
+        ("mcp__s__add", json!({"a": 1, "b": 1})),
+    ]);
+    let mut env = server.env();
+    env.push(("MCP_TOOL_TIMEOUT".into(), "1000".into()));
+    let mcp = config(&[("s", entry)]);
+    let out = run_stream_json_with_env(&scratch, &env, "hang", &["--mcp-config", &mcp]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(results(&server)[0].1);
+    assert_eq!(results(&server)[1], ("1+1=2".to_string(), false));
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default(),
+        "cancelled"
     );
 }

@@ -120,7 +120,7 @@ pub(crate) struct QueryParts<'a> {
 /// deferred tools the model has not loaded are named in ToolSearch's
 /// description instead (`crate::deferred`).
 pub(crate) fn tool_specs(tools: &ToolRegistry, session: &Session) -> Vec<ToolSpec> {
-    session.deferred.plan(&tools.tools())
+    session.deferred.plan(&tools.tools(), tools.is_pending())
 }
 
 /// Runs one `submit_message`: the loop, then the terminal result event.
