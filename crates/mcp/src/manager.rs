@@ -433,12 +433,6 @@ impl Tool for PendingTool {
     fn name(&self) -> &str {
         &self.name
     }
-    fn aliases(&self) -> &[&str] {
-        &[]
-    }
-    fn search_hint(&self) -> Option<&str> {
-        None
-    }
     fn description(&self) -> &str {
         ""
     }
@@ -447,9 +441,6 @@ impl Tool for PendingTool {
     }
     fn result_limit(&self) -> ResultLimit {
         self.server.options.result_limit()
-    }
-    fn is_enabled(&self) -> bool {
-        true
     }
     fn parse(&self, input: Value, _ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
         Ok(Box::new(PendingCall {

@@ -60,14 +60,6 @@ impl Tool for McpTool {
         &self.name
     }
 
-    fn aliases(&self) -> &[&str] {
-        &[]
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        None
-    }
-
     fn description(&self) -> &str {
         &self.description
     }
@@ -78,10 +70,6 @@ impl Tool for McpTool {
 
     fn result_limit(&self) -> ResultLimit {
         self.result_limit
-    }
-
-    fn is_enabled(&self) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {

@@ -341,18 +341,24 @@ pub trait TypedTool: Send + Sync + 'static {
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
     fn name(&self) -> &str;
-    /// Other names the model may call it by.
-    fn aliases(&self) -> &[&str];
-    /// Keywords for deferred-tool search.
-    fn search_hint(&self) -> Option<&str>;
+    /// Other names the model may call it by; none by default.
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+    /// Keywords for deferred-tool search; none by default.
+    fn search_hint(&self) -> Option<&str> {
+        None
+    }
     /// What the model is told about the tool.
     fn description(&self) -> &str;
     /// JSON Schema of the input.
     fn input_schema(&self) -> &Value;
     /// R1/R2 for its results.
     fn result_limit(&self) -> ResultLimit;
-    /// Whether the tool is offered at all.
-    fn is_enabled(&self) -> bool;
+    /// Whether the tool is offered at all; by default it is.
+    fn is_enabled(&self) -> bool {
+        true
+    }
     /// Parses a schema-valid input once; the call knows its facts.
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError>;
     /// The tool may be deferred: when deferral is on, the request lists
