@@ -78,13 +78,19 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn start_to_first_byte(bin: &Path, servers: usize) -> Duration {
+/// Three stdio "servers" that start at once and use no CPU (`sleep`):
+/// what spawning costs orbit, without the servers' own start-up load.
+fn idle_config() -> String {
+    let idle = json!({"command": "sleep", "args": ["30"]});
+    json!({"mcpServers": {"a": idle, "b": idle, "c": idle}}).to_string()
+}
+
+fn start_to_first_byte(bin: &Path, config: Option<String>) -> Duration {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let config = mcp_config(servers);
     let mut args = vec!["-p", "hi"];
-    if servers > 0 {
-        args.extend(["--mcp-config", &config]);
+    if let Some(config) = &config {
+        args.extend(["--mcp-config", config]);
     }
     let t0 = Instant::now();
     let status = orbit(bin, &server, dir.path(), &args).status().unwrap();
@@ -183,12 +189,15 @@ fn main() {
         .canonicalize()
         .expect("build orbit with --release first");
     println!("binary: {}", bin.display());
-    start_to_first_byte(&bin, 0);
-    let none = median((0..RUNS).map(|_| start_to_first_byte(&bin, 0)).collect());
-    let three = median((0..RUNS).map(|_| start_to_first_byte(&bin, 3)).collect());
+    start_to_first_byte(&bin, None);
+    let none = median((0..RUNS).map(|_| start_to_first_byte(&bin, None)).collect());
+    let idle = median((0..RUNS).map(|_| start_to_first_byte(&bin, Some(idle_config()))).collect());
+    let three = median((0..RUNS).map(|_| start_to_first_byte(&bin, Some(mcp_config(3)))).collect());
     println!(
-        "start -> first request byte: no MCP server {:.2} ms, 3 stdio servers {:.2} ms (ratio {:.2}; median of {RUNS})",
+        "start -> first request byte (median of {RUNS}): no MCP server {:.2} ms; 3 idle stdio servers {:.2} ms (ratio {:.2}); 3 Python SDK servers {:.2} ms (ratio {:.2})",
         ms(none),
+        ms(idle),
+        ms(idle) / ms(none),
         ms(three),
         ms(three) / ms(none)
     );

@@ -162,8 +162,12 @@ impl Connection {
                     cmd.env_remove(name);
                 }
                 cmd.envs(env);
-                let mut child = cmd
-                    .spawn()
+                // fork/exec on the blocking pool: the session's one runtime
+                // thread goes on with the first model request meanwhile.
+                let spawned = tokio::task::spawn_blocking(move || cmd.spawn())
+                    .await
+                    .map_err(|e| ClientError::Connect(e.to_string()))?;
+                let mut child = spawned
                     .map_err(|e| ClientError::Connect(format!("cannot start `{command}`: {e}")))?;
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err(ClientError::Connect("no stdio pipes".into()));
