@@ -191,8 +191,16 @@ fn main() {
     println!("binary: {}", bin.display());
     start_to_first_byte(&bin, None);
     let none = median((0..RUNS).map(|_| start_to_first_byte(&bin, None)).collect());
-    let idle = median((0..RUNS).map(|_| start_to_first_byte(&bin, Some(idle_config()))).collect());
-    let three = median((0..RUNS).map(|_| start_to_first_byte(&bin, Some(mcp_config(3)))).collect());
+    let idle = median(
+        (0..RUNS)
+            .map(|_| start_to_first_byte(&bin, Some(idle_config())))
+            .collect(),
+    );
+    let three = median(
+        (0..RUNS)
+            .map(|_| start_to_first_byte(&bin, Some(mcp_config(3))))
+            .collect(),
+    );
     println!(
         "start -> first request byte (median of {RUNS}): no MCP server {:.2} ms; 3 idle stdio servers {:.2} ms (ratio {:.2}); 3 Python SDK servers {:.2} ms (ratio {:.2})",
         ms(none),
