@@ -15,9 +15,9 @@
 //! percentage, default 10%); tools only declare whether they may be
 //! deferred. A deferred tool the model calls without loading it still runs.
 //!
-//! Data flow: `tool_specs` (per request) → [`DeferredTools::plan`] → the
+//! Data flow: `tool_specs` (per request) → `DeferredTools::plan` → the
 //! specs of every tool but the unloaded deferred ones, and `ToolSearch`
-//! described with the deferred names; a `ToolSearch` call → [`search`] over
+//! described with the deferred names; a `ToolSearch` call → `search` over
 //! the registry's deferred tools → names added to the shared loaded set →
 //! the definitions as the result text.
 
