@@ -754,3 +754,33 @@ fn a_timed_out_call_is_cancelled_on_the_server() {
         "cancelled"
     );
 }
+
+/// The tools ToolSearch loaded stay loaded when the session is continued:
+/// the resumed session finds them in its history.
+#[test]
+fn loaded_tools_survive_a_resume() {
+    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
+    let mcp = config(&[("py", py)]);
+    let scratch = Scratch::new();
+    let first = calls(&[
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "select:mcp__py__tool_6"})),
+    ]);
+    run_with(&scratch, &first, &mcp, &[]);
+    assert!(
+        results(&first)[1]
+            .0
+            .starts_with("Loaded tools: mcp__py__tool_6\n")
+    );
+    let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
+    run_with(&scratch, &second, &mcp, &["--continue"]);
+    // After the server connected: tool_6 in full, the other deferred tools not.
+    let names: Vec<String> = second.requests()[1].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+    assert!(!names.contains(&"mcp__py__tool_7".to_string()), "{names:?}");
+}
