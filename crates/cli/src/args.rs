@@ -138,6 +138,14 @@ pub struct Args {
     /// env, allow rules and MCP servers apply (`orbit trust` remembers it).
     #[arg(long = "trust-project")]
     pub trust_project: bool,
+    /// MCP servers from a file or inline JSON (`{"mcpServers": {…}}`, as
+    /// `.mcp.json`); repeatable.
+    #[arg(long = "mcp-config", value_name = "FILE|JSON")]
+    pub mcp_config: Vec<String>,
+
+    /// Use only the `--mcp-config` servers (not `.mcp.json` nor settings).
+    #[arg(long = "strict-mcp-config")]
+    pub strict_mcp_config: bool,
 
     /// Debug logging on stderr (orbit's crates at debug level). `ORBIT_LOG`
     /// takes an env-filter instead, e.g. `ORBIT_LOG=orbit_model=trace`.

@@ -36,7 +36,7 @@ fn existing_dir(dir: &Path, what: &str) -> anyhow::Result<PathBuf> {
 /// `--setting-sources`, plus `--settings`) resolved with the flags and the
 /// environment. Opens at most the 8 standard settings paths (plus
 /// `--settings`); no directory is walked.
-pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
+pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<(Config, Settings)> {
     let sources = match args.setting_sources.as_deref() {
         Some(list) => SettingSources::parse(list)?,
         None => SettingSources::all(),
@@ -51,7 +51,7 @@ pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<Config> {
     if !config.trust_skipped.is_empty() {
         eprintln!("{}", config.trust_skipped.line(cwd));
     }
-    Ok(config)
+    Ok((config, settings))
 }
 
 /// The extra directories Bash may stay in, canonical. A bad `--add-dir` is

@@ -18,6 +18,9 @@ mod configure;
 mod hooks_cmd;
 mod local;
 mod logging;
+mod mcp;
+mod mcp_cmd;
+mod mcp_serve;
 mod output;
 mod provider;
 mod sandbox;
@@ -72,6 +75,9 @@ fn main() -> ExitCode {
         return code;
     }
     if let Some(code) = hooks_cmd::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = mcp_cmd::maybe_run_subcommand(&env) {
         return code;
     }
     let args = match Args::try_parse() {
@@ -142,7 +148,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let prompt = args.prompt()?;
     let structured_output = configure::json_schema(&args)?;
     let cwd = configure::session_cwd(&args)?;
-    let config = configure::load(&args, &env, &cwd)?;
+    let (config, settings) = configure::load(&args, &env, &cwd)?;
     let added_dirs = configure::additional_dirs(&config)?;
     let session = sessions::plan(&args, &config.data_dir, &cwd)?;
     let client = provider::select_provider(&config)?;
@@ -178,6 +184,15 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     }
 
     let session_id = session.session_id.clone();
+    // MCP servers connect in the background: the first request does not
+    // wait for them; their tools join the requests after they arrive.
+    let mcp_servers = mcp::servers(&args, &settings, &config, &cwd)?;
+    let mcp = (!mcp_servers.is_empty()).then(|| {
+        orbit_mcp::McpManager::start(mcp_servers, mcp::options(&config, &cwd, &session_id))
+    });
+    if let Some(manager) = &mcp {
+        tools.add_source(manager.clone());
+    }
     let mut engine_config = EngineConfig {
         model: model.clone(),
         system_prompt: if small_profile {
@@ -223,6 +238,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     }
     if let Some(n) = config.tool_result_budget_chars {
         engine_config.tool_result_budget_chars = n;
+    }
+    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
+        match orbit_engine::ToolSearchMode::parse(value) {
+            Some(mode) => engine_config.tool_search = mode,
+            None => eprintln!(
+                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
+            ),
+        }
     }
     if let Some(n) = config.max_structured_output_retries {
         engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
@@ -281,6 +304,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             model,
             permission_mode: config.permission_mode.value.as_str().to_string(),
             api_key_source: config.api_key_source().to_string(),
+            mcp_servers: mcp.as_ref().map(|m| m.statuses()).unwrap_or_default(),
         })
     {
         note_write_error(err, &mut write_failed, &stdout, &abort);

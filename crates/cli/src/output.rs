@@ -35,6 +35,8 @@ pub struct InitInfo {
     pub model: String,
     pub permission_mode: String,
     pub api_key_source: String,
+    /// The MCP servers and their state when the run starts.
+    pub mcp_servers: Vec<orbit_mcp::ServerStatus>,
 }
 
 /// Writes one run's output in one format.
@@ -84,7 +86,11 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             cwd: info.cwd,
             session_id: self.session_id.clone(),
             tools: info.tools,
-            mcp_servers: Vec::new(),
+            mcp_servers: info
+                .mcp_servers
+                .iter()
+                .map(|s| serde_json::json!({"name": s.name, "status": s.state.as_str()}))
+                .collect(),
             model: info.model,
             permission_mode: info.permission_mode,
             api_key_source: info.api_key_source,

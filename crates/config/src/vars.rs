@@ -33,6 +33,14 @@ pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
 /// Fenced-JSON tool-call recovery for `--provider openai`.
 pub const ORBIT_OPENAI_FENCED_TOOL_CALLS: &str = "ORBIT_OPENAI_FENCED_TOOL_CALLS";
+/// MCP servers: how long connecting may take, in ms.
+pub const MCP_TIMEOUT: &str = "MCP_TIMEOUT";
+/// MCP servers: how long one tool call may take, in ms.
+pub const MCP_TOOL_TIMEOUT: &str = "MCP_TOOL_TIMEOUT";
+/// MCP results longer than this many tokens are saved to a file.
+pub const MAX_MCP_OUTPUT_TOKENS: &str = "MAX_MCP_OUTPUT_TOKENS";
+/// Deferred MCP tools with ToolSearch: `true`/`false`/`auto:N`.
+pub const ENABLE_TOOL_SEARCH: &str = "ENABLE_TOOL_SEARCH";
 /// The small-model profile on (`1`) for any provider, or off (`0`) for `local`.
 pub const ORBIT_SMALL_MODEL: &str = "ORBIT_SMALL_MODEL";
 /// The OS sandbox mode of shell commands (below `--sandbox`).
@@ -192,5 +200,21 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: MAX_STRUCTURED_OUTPUT_RETRIES,
         meaning: "`--json-schema`: attempts at valid structured output before `error_max_structured_output_retries` (default 5).",
+    },
+    EnvVar {
+        name: MCP_TIMEOUT,
+        meaning: "MCP servers: how long starting and connecting one may take, in ms (default 30000).",
+    },
+    EnvVar {
+        name: MCP_TOOL_TIMEOUT,
+        meaning: "MCP servers: how long one tool call may take, in ms, before it is cancelled (default 100000000).",
+    },
+    EnvVar {
+        name: MAX_MCP_OUTPUT_TOKENS,
+        meaning: "An MCP tool result longer than this many tokens (×4 chars) is saved to a file and the model gets a preview (default 25000).",
+    },
+    EnvVar {
+        name: ENABLE_TOOL_SEARCH,
+        meaning: "Deferred MCP tools with ToolSearch: `true` always, `false` never, `auto` (default) when MCP tool definitions would take more than 10% of the context window, `auto:N` for N%.",
     },
 ];

@@ -36,6 +36,7 @@ use orbit_session::{Header, LoadedSession, transcript_path};
 use crate::abort::{AbortHandle, TurnGuard};
 use crate::approve::SharedApprover;
 use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
+use crate::deferred::{DeferredTools, ToolSearchMode, loaded_in};
 use crate::hooks::HookPoints;
 use crate::orchestrator::ToolRuntime;
 use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
@@ -109,6 +110,9 @@ pub struct EngineConfig {
     pub recovery_reminders: bool,
     /// The session's hooks (`orbit-hooks`); None = no hooks.
     pub hooks: Option<Arc<orbit_hooks::Hooks>>,
+    /// `ENABLE_TOOL_SEARCH`: when deferrable tools (MCP) are sent by name
+    /// only and loaded with ToolSearch (see `crate::deferred`).
+    pub tool_search: ToolSearchMode,
 }
 
 impl Default for EngineConfig {
@@ -136,6 +140,7 @@ impl Default for EngineConfig {
             persist_session: false,
             recovery_reminders: false,
             hooks: None,
+            tool_search: ToolSearchMode::default(),
         }
     }
 }
@@ -207,9 +212,21 @@ impl QueryEngine {
         config: EngineConfig,
         client: Arc<dyn ModelClient>,
         mut tools: ToolRegistry,
-        session: Session,
+        mut session: Session,
         start: &'static str,
     ) -> Self {
+        // Deferred tools: ToolSearch searches every other tool; what earlier
+        // searches loaded (a resume) is loaded again.
+        let window = config
+            .compact
+            .context_window
+            .unwrap_or_else(|| crate::compact::context_window_tokens(&config.model));
+        session.deferred = DeferredTools::new(config.tool_search, window);
+        session.deferred.load(loaded_in(session.messages()));
+        if config.tool_search != ToolSearchMode::Off {
+            let search = session.deferred.tool(tools.clone());
+            tools.register(search);
+        }
         // `--json-schema`: the synthetic StructuredOutput tool joins the set.
         let structured = config.structured_output.as_ref().map(|schema| {
             let slot = StructuredOutputSlot::default();
@@ -368,7 +385,7 @@ impl QueryEngine {
 
     /// The tool specs the next request will carry, in registry order.
     pub fn tool_specs(&self) -> Vec<ToolSpec> {
-        crate::query::tool_specs(&self.runtime.tools)
+        crate::query::tool_specs(&self.runtime.tools, &self.session)
     }
 
     /// R2's frozen decisions (persisted by the session store for `--resume`).

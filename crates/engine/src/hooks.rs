@@ -32,7 +32,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl HookPoints {
-    pub(crate) fn new(
+    /// The hook points of a session: `hooks` (None: no hooks) and the
+    /// fields every hook input carries.
+    pub fn new(
         hooks: Option<Arc<Hooks>>,
         session_id: &str,
         transcript_path: PathBuf,

@@ -12,7 +12,8 @@
 //! [`HookPoints`], by the orchestrator (tool calls) and the loop (prompt,
 //! stop, compaction, session start). X1's partition of calls into batches is the executor's
 //! start rule; `abort` is the L5 signal; `recovery` decides the small-model
-//! profile's recovery turns; [`messages`] holds the engine's own texts.
+//! profile's recovery turns; [`messages`] holds the engine's own texts;
+//! [`deferred`] decides which tools a request carries in full (ToolSearch).
 //!
 //! Persistence: with `EngineConfig::persist_session`, the [`Session`]
 //! records every change to its transcript (`recorder`, over
@@ -27,6 +28,7 @@ mod abort;
 mod approve;
 mod assemble;
 pub mod compact;
+pub mod deferred;
 mod engine;
 mod executor;
 mod hooks;
@@ -42,6 +44,7 @@ pub mod structured;
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
 pub use compact::{CompactConfig, CompactError, CompactionBoundary};
+pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
 pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };

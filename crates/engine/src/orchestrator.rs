@@ -152,8 +152,8 @@ pub fn prepare(
     };
     match catch_unwind(AssertUnwindSafe(|| tool.parse(input, ctx))) {
         Ok(Ok(call)) => Prepared::Ready {
-            tool: Arc::clone(tool),
             facts: call.facts().clone(),
+            tool,
             call: Some(call),
         },
         Ok(Err(error)) => Prepared::Rejected(refusal_text(tool.name(), error)),

@@ -64,6 +64,8 @@ pub struct Session {
     calls_this_prompt: u32,
     /// Where changes are recorded (None: not persisted).
     recorder: Option<Recorder>,
+    /// Deferred tools and the ones ToolSearch loaded (see `crate::deferred`).
+    pub(crate) deferred: crate::deferred::DeferredTools,
 }
 
 impl Session {

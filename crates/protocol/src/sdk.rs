@@ -37,7 +37,7 @@ pub enum SdkSystem {
         session_id: String,
         /// Names of the tools the model can call.
         tools: Vec<String>,
-        /// MCP servers (always empty here).
+        /// MCP servers: `{"name", "status"}` (`connected`, `failed`, `pending`).
         mcp_servers: Vec<Value>,
         /// The model's name.
         model: String,

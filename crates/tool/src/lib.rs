@@ -7,7 +7,8 @@
 //!   call, validate → plan → call), [`typed`] (the one adapter to the
 //!   object-safe [`Tool`] the registry holds),
 //!   [`CallFacts`], [`ToolOutput`], [`ToolError`], [`ResultLimit`].
-//! - [`registry`]: [`ToolRegistry`], lookup by name then alias (T2).
+//! - [`registry`]: [`ToolRegistry`], lookup by name then alias (T2), and
+//!   [`ToolSource`], tools that arrive while the session runs (MCP).
 //! - [`validation`]: JSON Schema validation with coercion and the exact
 //!   texts the model receives (T3).
 //! - [`context`]: [`ToolUseContext`] (session-wide: cwd, file state, todos,
@@ -32,7 +33,7 @@ pub mod workspace;
 
 pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
-pub use registry::ToolRegistry;
+pub use registry::{ReadyFuture, ToolRegistry, ToolSource};
 pub use schema::input_schema_for;
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolInfo,

@@ -1,19 +1,53 @@
 //! The set of tools of a session: lookup by name, then by alias (T2).
+//!
+//! Tools are registered once ([`ToolRegistry::register`]) or come from a
+//! [`ToolSource`] whose set changes while the session runs (an MCP client:
+//! servers connect in the background, their tools join the next request).
+//! Every lookup takes a snapshot: the registered tools first, then each
+//! source's current tools; a registered tool wins over a source's tool of
+//! the same name.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::tool::Tool;
+
+/// A boxed future that waits for a source (see [`ToolSource::wait_ready`]).
+pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Tools that may change between requests (e.g. an MCP server's). Asked on
+/// every request and every lookup, so it must be cheap (a lock and clones
+/// of `Arc`s).
+pub trait ToolSource: Send + Sync {
+    /// The tools available now, in the order the model sees them.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+    /// A tool for `name` that [`ToolSource::tools`] does not list yet (an
+    /// MCP server still connecting: the stand-in waits for it when called).
+    fn resolve(&self, _name: &str) -> Option<Arc<dyn Tool>> {
+        None
+    }
+    /// More tools may still arrive (an MCP server is connecting).
+    fn is_pending(&self) -> bool {
+        false
+    }
+    /// Waits until the source is no longer pending (bounded by the source).
+    fn wait_ready(&self) -> ReadyFuture<'_> {
+        Box::pin(std::future::ready(()))
+    }
+}
 
 #[derive(Clone, Default)]
 /// The tools of a session, in the order the model sees them.
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.tools.iter().map(|t| t.name()))
+            .entries(self.tools().iter().map(|t| t.name().to_string()))
             .finish()
     }
 }
@@ -30,24 +64,62 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
-    /// Enabled tools, in registration order (the order the model sees).
-    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
-        self.tools.iter().filter(|t| t.is_enabled())
+    /// Adds a source of tools that may change while the session runs.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.push(source);
+    }
+
+    /// Enabled tools now, in order: registered ones, then each source's
+    /// (a source's tool named like a registered one is left out).
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut all: Vec<Arc<dyn Tool>> = self
+            .tools
+            .iter()
+            .filter(|t| t.is_enabled())
+            .cloned()
+            .collect();
+        for source in &self.sources {
+            for tool in source.tools() {
+                if tool.is_enabled() && !all.iter().any(|t| t.name() == tool.name()) {
+                    all.push(tool);
+                }
+            }
+        }
+        all
+    }
+
+    /// Whether a source may still add tools (see [`ToolSource::is_pending`]).
+    pub fn is_pending(&self) -> bool {
+        self.sources.iter().any(|s| s.is_pending())
+    }
+
+    /// Waits for every pending source.
+    pub async fn wait_ready(&self) {
+        for source in &self.sources {
+            source.wait_ready().await;
+        }
     }
 
     /// The names of the enabled tools, in order.
     pub fn names(&self) -> Vec<String> {
-        self.tools().map(|t| t.name().to_string()).collect()
+        self.tools().iter().map(|t| t.name().to_string()).collect()
     }
 
     /// Finds a tool by its name, then by any tool's alias.
-    pub fn find(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools()
-            .find(|t| t.name() == name)
-            .or_else(|| self.tools().find(|t| t.aliases().contains(&name)))
+    pub fn find(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        let tools = self.tools();
+        let position = tools
+            .iter()
+            .position(|t| t.name() == name)
+            .or_else(|| tools.iter().position(|t| t.aliases().contains(&name)));
+        match position {
+            Some(position) => tools.into_iter().nth(position),
+            None => self.sources.iter().find_map(|s| s.resolve(name)),
+        }
     }
 
-    /// Removes tools whose name is in `names` (e.g. `--disallowedTools`).
+    /// Keeps only the registered tools `keep` accepts (e.g. without
+    /// `--disallowedTools`); sources are not filtered.
     pub fn retain(&mut self, mut keep: impl FnMut(&dyn Tool) -> bool) {
         self.tools.retain(|t| keep(t.as_ref()));
     }

@@ -314,6 +314,11 @@ pub trait TypedTool: Send + Sync + 'static {
         true
     }
 
+    /// The tool may be deferred (see [`Tool::should_defer`]).
+    fn should_defer(&self) -> bool {
+        false
+    }
+
     /// The facts of a call with this input (synchronous and cheap: it runs
     /// as soon as the call's block has streamed).
     fn facts(&self, input: &Self::Input, ctx: &ToolUseContext) -> CallFacts;
@@ -340,20 +345,36 @@ pub trait TypedTool: Send + Sync + 'static {
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
     fn name(&self) -> &str;
-    /// Other names the model may call it by.
-    fn aliases(&self) -> &[&str];
-    /// Keywords for deferred-tool search.
-    fn search_hint(&self) -> Option<&str>;
+    /// Other names the model may call it by; none by default.
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+    /// Keywords for deferred-tool search; none by default.
+    fn search_hint(&self) -> Option<&str> {
+        None
+    }
     /// What the model is told about the tool.
     fn description(&self) -> &str;
     /// JSON Schema of the input.
     fn input_schema(&self) -> &Value;
     /// R1/R2 for its results.
     fn result_limit(&self) -> ResultLimit;
-    /// Whether the tool is offered at all.
-    fn is_enabled(&self) -> bool;
+    /// Whether the tool is offered at all; by default it is.
+    fn is_enabled(&self) -> bool {
+        true
+    }
     /// Parses a schema-valid input once; the call knows its facts.
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError>;
+    /// The tool may be deferred: when deferral is on, the request lists
+    /// only its name and the model loads its definition with ToolSearch
+    /// (MCP tools). The engine decides whether deferral is on.
+    fn should_defer(&self) -> bool {
+        false
+    }
+    /// The tool is always sent in full, even when it could be deferred.
+    fn always_load(&self) -> bool {
+        false
+    }
 }
 
 /// One parsed call of a tool: facts now, then validate, then call.
@@ -413,6 +434,10 @@ impl<T: TypedTool> Tool for Typed<T> {
 
     fn is_enabled(&self) -> bool {
         self.tool.is_enabled()
+    }
+
+    fn should_defer(&self) -> bool {
+        self.tool.should_defer()
     }
 
     fn parse(&self, input: Value, ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {

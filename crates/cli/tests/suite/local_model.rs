@@ -30,7 +30,7 @@ const MAGIC: &str = "48213";
 const CONFIG_TXT: &str = "NAME=orbit\nMAGIC=48213\nMODE=test\n";
 
 /// One test at a time: the model uses both cores.
-fn serial() -> MutexGuard<'static, ()> {
+pub(super) fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -42,7 +42,7 @@ fn real_data_dir() -> PathBuf {
 
 /// Ok when the runtime is ready (setting it up if needed), Err(reason) when
 /// it cannot be set up here.
-fn runtime() -> Result<(), String> {
+pub(super) fn runtime() -> Result<(), String> {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     READY
         .get_or_init(|| {
@@ -81,7 +81,7 @@ macro_rules! require_runtime {
 
 /// `orbit` in `scratch` with a clean environment (no keys) whose data dir
 /// links `local/` to the prepared runtime.
-fn orbit_local_cmd(scratch: &Scratch) -> Command {
+pub(super) fn orbit_local_cmd(scratch: &Scratch) -> Command {
     let data = scratch.home().join(".orbit");
     std::fs::create_dir_all(&data).unwrap();
     let link = data.join("local");
@@ -111,7 +111,7 @@ fn run_verbose(mut cmd: Command, args: &[&str]) -> Outcome {
     run(cmd)
 }
 
-fn lines(out: &Outcome) -> Vec<Value> {
+pub(super) fn lines(out: &Outcome) -> Vec<Value> {
     out.stdout
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -119,7 +119,7 @@ fn lines(out: &Outcome) -> Vec<Value> {
 }
 
 /// Names of the tools the assistant called, in order.
-fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
+pub(super) fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
     blocks(lines, "assistant", "tool_use")
         .map(|b| {
             (
@@ -130,7 +130,7 @@ fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn result_line(lines: &[Value]) -> Value {
+pub(super) fn result_line(lines: &[Value]) -> Value {
     lines
         .iter()
         .rev()
@@ -140,7 +140,7 @@ fn result_line(lines: &[Value]) -> Value {
 }
 
 /// Exit code, stdout (its last lines when long) and stderr of a run.
-fn describe(out: &Outcome) -> String {
+pub(super) fn describe(out: &Outcome) -> String {
     const SHOWN_CHARS: usize = 6_000;
     let cut = out.stdout.len().saturating_sub(SHOWN_CHARS);
     let cut = (cut..out.stdout.len())

@@ -14,6 +14,7 @@ mod local_model;
 mod local_profile;
 mod logging;
 mod max_turns;
+mod mcp;
 mod model_alias;
 mod openai_provider;
 mod permissions;

@@ -152,7 +152,7 @@ impl Compactor<'_> {
         }
         let limits = self.limits();
         let system = &self.config.system_prompt;
-        let tools = crate::query::tool_specs(&self.runtime.tools);
+        let tools = crate::query::tool_specs(&self.runtime.tools, session);
         let pre_tokens = request_tokens(system, &tools, view, session.context_anchor);
         let fixed = fixed_tokens(system, &tools);
         let messages = summary_messages(

@@ -119,16 +119,11 @@ pub(crate) struct QueryParts<'a> {
 }
 
 /// The tool specs of a request, computed per request from the registry
-/// (tools enabled or added mid-session are sent from the next request on).
-pub(crate) fn tool_specs(tools: &ToolRegistry) -> Vec<ToolSpec> {
-    tools
-        .tools()
-        .map(|t| ToolSpec {
-            name: t.name().to_string(),
-            description: t.description().to_string(),
-            input_schema: t.input_schema().clone(),
-        })
-        .collect()
+/// (tools enabled or added mid-session are sent from the next request on);
+/// deferred tools the model has not loaded are named in ToolSearch's
+/// description instead (`crate::deferred`).
+pub(crate) fn tool_specs(tools: &ToolRegistry, session: &Session) -> Vec<ToolSpec> {
+    session.deferred.plan(&tools.tools(), tools.is_pending())
 }
 
 /// Runs one `submit_message`: the loop, then the terminal result event.
@@ -473,7 +468,7 @@ impl QueryLoop<'_> {
             model: self.config.model.clone(),
             system: self.config.system_prompt.clone(),
             messages,
-            tools: tool_specs(&self.runtime.tools),
+            tools: tool_specs(&self.runtime.tools, self.session),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             seed: self.config.seed,

@@ -72,7 +72,6 @@ pub fn engine(
 pub fn builtin(name: &str) -> Arc<dyn Tool> {
     orbit_tools::builtin::default_tools()
         .find(name)
-        .cloned()
         .unwrap_or_else(|| panic!("no built-in tool {name}"))
 }
 

@@ -40,7 +40,7 @@ pub fn session() -> (TempDir, ToolUseContext, PathBuf) {
 /// The built-in tool registered as `name`, as the engine holds it.
 pub fn builtin(name: &str) -> Arc<dyn Tool> {
     match default_tools().find(name) {
-        Some(tool) => Arc::clone(tool),
+        Some(tool) => tool,
         None => panic!("no built-in tool {name}"),
     }
 }

@@ -7,8 +7,9 @@ use orbit_tools::builtin::default_tools;
 #[test]
 fn built_ins_in_order_with_their_result_limits() {
     let registry = default_tools();
-    let declared: Vec<(&str, ResultLimit)> = registry
-        .tools()
+    let tools = registry.tools();
+    let declared: Vec<(&str, ResultLimit)> = tools
+        .iter()
         .map(|tool| (tool.name(), tool.result_limit()))
         .collect();
     let expected = [

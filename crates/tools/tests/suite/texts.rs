@@ -292,6 +292,7 @@ fn every_model_facing_text() {
 fn built_in_tool_specs() {
     let specs: Vec<Value> = default_tools()
         .tools()
+        .iter()
         .map(|t| {
             json!({
                 "name": t.name(),

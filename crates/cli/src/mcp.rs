@@ -1,0 +1,204 @@
+//! MCP in the CLI: which servers a run starts, as Claude Code decides it.
+//!
+//! Sources, highest precedence first (a name defined twice keeps the
+//! first): `--mcp-config FILE|JSON` (repeatable), `mcpServers` of the
+//! local settings (`.orbit/settings.local.json`), the project's
+//! `.mcp.json`, `mcpServers` of the user settings (`$ORBIT_HOME/settings.json`).
+//! `--strict-mcp-config` keeps only the flag's servers.
+//!
+//! A `.mcp.json` comes with the repository, so its servers start only when
+//! the user approved them in settings the repository does not carry
+//! (managed, `--settings`, local, user): `enableAllProjectMcpServers`,
+//! `enabledMcpjsonServers`, `disabledMcpjsonServers` (disabled wins).
+//! Otherwise one stderr line names the skipped servers and how to allow
+//! them. The chosen servers are expanded (`${VAR}`, `${VAR:-default}`)
+//! with the session's environment and handed to `orbit_mcp::McpManager`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use orbit_config::{Config, Settings, SettingsSource, vars};
+use orbit_mcp::{McpOptions, ServerConfig};
+use serde_json::Value;
+
+use crate::args::Args;
+
+/// The project's MCP file, at the session's working directory.
+pub const PROJECT_MCP_FILE: &str = ".mcp.json";
+
+/// The servers this run starts, in precedence order, expanded.
+pub fn servers(
+    args: &Args,
+    settings: &Settings,
+    config: &Config,
+    cwd: &Path,
+) -> anyhow::Result<Vec<(String, ServerConfig)>> {
+    let mut all: Vec<(String, ServerConfig)> = Vec::new();
+    let mut add = |list: Vec<(String, ServerConfig)>| {
+        for (name, server) in list {
+            if !all.iter().any(|(n, _)| *n == name) {
+                all.push((name, server));
+            }
+        }
+    };
+    for value in &args.mcp_config {
+        add(flag_servers(value)?);
+    }
+    if !args.strict_mcp_config {
+        // A cloned repository cannot start programs by itself: its
+        // `.mcp.json` and its local settings' servers need a trusted folder
+        // (issue 13) and then, for `.mcp.json`, the user's approval.
+        if config.project_trusted {
+            add(settings_servers(settings, SettingsSource::Local));
+            add(project_servers(settings, cwd)?);
+        } else if cwd.join(PROJECT_MCP_FILE).exists() {
+            eprintln!(
+                "orbit: not starting the MCP servers of {PROJECT_MCP_FILE}: this folder is not trusted \
+                 (trust it with --trust-project or `orbit trust`)"
+            );
+        }
+        add(settings_servers(settings, SettingsSource::User));
+    }
+    let lookup = config.env.lookup();
+    Ok(all
+        .into_iter()
+        .map(|(name, server)| {
+            let (server, missing) = server.expand(&lookup);
+            if !missing.is_empty() {
+                eprintln!(
+                    "orbit: warning: MCP server \"{name}\": unset variables {} (no default)",
+                    missing.join(", ")
+                );
+            }
+            (name, server)
+        })
+        .collect())
+}
+
+/// The manager's options from the environment (`MCP_TIMEOUT`,
+/// `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`); logs go under the data
+/// directory, one file per server and session.
+pub fn options(config: &Config, cwd: &Path, session_id: &str) -> McpOptions {
+    let log_dir = config.data_dir.join("mcp-logs").join(session_id);
+    let mut options = McpOptions::new(cwd.to_path_buf(), log_dir);
+    let ms = |name| {
+        config
+            .env
+            .positive(name)
+            .map(|n| Duration::from_millis(u64::try_from(n).unwrap_or(u64::MAX)))
+    };
+    if let Some(t) = ms(vars::MCP_TIMEOUT) {
+        options.connect_timeout = t;
+    }
+    if let Some(t) = ms(vars::MCP_TOOL_TIMEOUT) {
+        options.tool_timeout = t;
+    }
+    if let Some(n) = config.env.positive(vars::MAX_MCP_OUTPUT_TOKENS) {
+        options.max_output_tokens = n;
+    }
+    options.hidden_env = orbit_config::tool_env_hidden(&config.env);
+    options
+}
+
+/// `--mcp-config`: a file path, or inline JSON when it starts with `{`.
+fn flag_servers(value: &str) -> anyhow::Result<Vec<(String, ServerConfig)>> {
+    let text = if value.trim_start().starts_with('{') {
+        value.to_string()
+    } else {
+        std::fs::read_to_string(value).with_context(|| format!("--mcp-config {value}"))?
+    };
+    orbit_mcp::parse_servers_text(&text).with_context(|| format!("--mcp-config {value}"))
+}
+
+/// `mcpServers` of the settings files of one source; a bad entry is a warning.
+fn settings_servers(settings: &Settings, source: SettingsSource) -> Vec<(String, ServerConfig)> {
+    let mut out = Vec::new();
+    for file in settings.files().iter().filter(|f| f.source == source) {
+        if file.raw.get("mcpServers").is_none() {
+            continue;
+        }
+        match orbit_mcp::parse_servers(&file.raw) {
+            Ok(list) => out.extend(list),
+            Err(err) => eprintln!("orbit: warning: {}: mcpServers: {err}", file.origin),
+        }
+    }
+    out
+}
+
+/// The approved servers of `.mcp.json`; prints which were skipped.
+fn project_servers(settings: &Settings, cwd: &Path) -> anyhow::Result<Vec<(String, ServerConfig)>> {
+    let path = cwd.join(PROJECT_MCP_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => bail!("{}: {e}", path.display()),
+    };
+    let servers =
+        orbit_mcp::parse_servers_text(&text).with_context(|| format!("{}", path.display()))?;
+    let approval = Approval::of(settings);
+    let (allowed, skipped): (Vec<_>, Vec<_>) = servers
+        .into_iter()
+        .partition(|(name, _)| approval.allows(name));
+    let unapproved: Vec<&str> = skipped
+        .iter()
+        .filter(|(name, _)| !approval.disabled.contains(name))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !unapproved.is_empty() {
+        eprintln!(
+            "orbit: not starting MCP servers of {PROJECT_MCP_FILE} that were not approved: {}. \
+             Allow them with \"enabledMcpjsonServers\": [\"NAME\"] or \"enableAllProjectMcpServers\": true \
+             in .orbit/settings.local.json, ~/.orbit/settings.json or --settings",
+            unapproved.join(", ")
+        );
+    }
+    Ok(allowed)
+}
+
+/// What the user decided about `.mcp.json` servers.
+#[derive(Debug, Default)]
+struct Approval {
+    all: bool,
+    enabled: Vec<String>,
+    disabled: Vec<String>,
+}
+
+impl Approval {
+    /// From the settings a repository does not carry (its own
+    /// `.orbit/settings.json` cannot approve its own servers).
+    fn of(settings: &Settings) -> Self {
+        let mut approval = Approval::default();
+        for file in settings
+            .files()
+            .iter()
+            .filter(|f| f.source != SettingsSource::Project)
+        {
+            let raw = &file.raw;
+            if raw.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+                approval.all = true;
+            }
+            approval
+                .enabled
+                .extend(names(raw.get("enabledMcpjsonServers")));
+            approval
+                .disabled
+                .extend(names(raw.get("disabledMcpjsonServers")));
+        }
+        approval
+    }
+
+    fn allows(&self, name: &str) -> bool {
+        !self.disabled.iter().any(|n| n == name)
+            && (self.all || self.enabled.iter().any(|n| n == name))
+    }
+}
+
+fn names(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}

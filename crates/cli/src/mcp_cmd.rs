@@ -1,0 +1,304 @@
+//! `orbit mcp add|add-json|list|get|remove|serve`, spelled as `claude mcp …`.
+//!
+//! Scopes and their files: `local` (default) → `.orbit/settings.local.json`
+//! of the current directory, `project` → `.mcp.json` (committed; its
+//! servers start only once approved, see [`crate::mcp`]), `user` →
+//! `$ORBIT_HOME/settings.json`. Each edit reads the file (or `{}`), changes
+//! `mcpServers.NAME` and writes it back pretty-printed; other keys stay.
+//! `serve` runs orbit's built-in tools as an MCP server on stdio
+//! ([`crate::mcp_serve`]).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use orbit_config::Env;
+use orbit_mcp::ServerConfig;
+use serde_json::{Map, Value};
+
+use crate::mcp::PROJECT_MCP_FILE;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit mcp",
+    about = "Configure MCP servers (as `claude mcp`), or serve orbit's tools over MCP"
+)]
+struct McpArgs {
+    #[command(subcommand)]
+    command: McpCommand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Scope {
+    /// This project, only for you: .orbit/settings.local.json.
+    Local,
+    /// This project, shared: .mcp.json.
+    Project,
+    /// Every project: $ORBIT_HOME/settings.json.
+    User,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    Stdio,
+    Http,
+    Sse,
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// Add a server: `orbit mcp add NAME -- COMMAND [ARGS…]` or
+    /// `orbit mcp add --transport http NAME URL`.
+    Add {
+        /// Where it is saved.
+        #[arg(short, long, value_enum, default_value_t = Scope::Local)]
+        scope: Scope,
+        /// How orbit reaches it.
+        #[arg(short, long, value_enum, default_value_t = Transport::Stdio)]
+        transport: Transport,
+        /// `KEY=VALUE` in a stdio server's environment (repeatable).
+        #[arg(short, long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// `Name: value` sent to an HTTP server (repeatable).
+        #[arg(short = 'H', long = "header", value_name = "HEADER")]
+        header: Vec<String>,
+        /// The server's name (tools are `mcp__NAME__TOOL`).
+        name: String,
+        /// The command (stdio) or URL (http, sse).
+        command_or_url: String,
+        /// The command's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Add a server from its JSON entry (`{"command": …}` or `{"type": "http", "url": …}`).
+    AddJson {
+        #[arg(short, long, value_enum, default_value_t = Scope::Local)]
+        scope: Scope,
+        name: String,
+        json: String,
+    },
+    /// List the configured servers of every scope.
+    List,
+    /// Show one server's configuration.
+    Get { name: String },
+    /// Remove a server (from the given scope, else from the one that has it).
+    Remove {
+        #[arg(short, long, value_enum)]
+        scope: Option<Scope>,
+        name: String,
+    },
+    /// Serve orbit's built-in tools over MCP on stdio.
+    Serve {
+        /// Permission mode of the calls (as `--permission-mode`; default:
+        /// `default`, where only read-only calls run).
+        #[arg(long = "permission-mode", value_name = "MODE")]
+        permission_mode: Option<String>,
+        /// Tools or rules allowed without asking (as `--allowedTools`).
+        #[arg(long = "allowedTools", value_name = "TOOLS")]
+        allowed_tools: Vec<String>,
+    },
+}
+
+/// Runs `orbit mcp …` when argv starts with `mcp`.
+pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
+    Some(match crate::subcommand::parse::<McpArgs>("mcp")? {
+        Ok(args) => crate::subcommand::exit(run(args.command, env)),
+        Err(code) => code,
+    })
+}
+
+fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    match command {
+        McpCommand::Add {
+            scope,
+            transport,
+            env: vars,
+            header,
+            name,
+            command_or_url,
+            args,
+        } => {
+            let server = match transport {
+                Transport::Stdio => ServerConfig::Stdio {
+                    command: command_or_url,
+                    args,
+                    env: pairs(&vars, '=')?,
+                },
+                Transport::Http => ServerConfig::Http {
+                    url: command_or_url,
+                    headers: pairs(&header, ':')?,
+                },
+                Transport::Sse => ServerConfig::Sse {
+                    url: command_or_url,
+                    headers: pairs(&header, ':')?,
+                },
+            };
+            add(env, &cwd, scope, &name, &server)
+        }
+        McpCommand::AddJson { scope, name, json } => {
+            let value: Value = serde_json::from_str(&json).context("the JSON entry")?;
+            let server = ServerConfig::from_value(&name, &value)?;
+            add(env, &cwd, scope, &name, &server)
+        }
+        McpCommand::List => {
+            let mut any = false;
+            for scope in [Scope::Local, Scope::Project, Scope::User] {
+                for (name, server) in servers_of(&file_of(env, &cwd, scope)?)? {
+                    any = true;
+                    println!("{name}: {} ({})", describe(&server), scope_name(scope));
+                }
+            }
+            if !any {
+                println!("No MCP servers configured. Add one with `orbit mcp add`.");
+            }
+            Ok(())
+        }
+        McpCommand::Get { name } => {
+            for scope in [Scope::Local, Scope::Project, Scope::User] {
+                if let Some((_, server)) = servers_of(&file_of(env, &cwd, scope)?)?
+                    .into_iter()
+                    .find(|(n, _)| *n == name)
+                {
+                    println!("{name}:\n  Scope: {}", scope_name(scope));
+                    println!("  Type: {}", server.kind());
+                    println!("  {}", describe(&server));
+                    return Ok(());
+                }
+            }
+            bail!("no MCP server named {name}")
+        }
+        McpCommand::Remove { scope, name } => {
+            let scopes = match scope {
+                Some(scope) => vec![scope],
+                None => vec![Scope::Local, Scope::Project, Scope::User],
+            };
+            for scope in scopes {
+                let path = file_of(env, &cwd, scope)?;
+                let mut doc = read_doc(&path)?;
+                let removed = doc
+                    .get_mut("mcpServers")
+                    .and_then(Value::as_object_mut)
+                    .and_then(|m| m.shift_remove(&name))
+                    .is_some();
+                if removed {
+                    write_doc(&path, &doc)?;
+                    println!(
+                        "Removed MCP server {name} from {} ({})",
+                        scope_name(scope),
+                        path.display()
+                    );
+                    return Ok(());
+                }
+            }
+            bail!("no MCP server named {name}")
+        }
+        McpCommand::Serve {
+            permission_mode,
+            allowed_tools,
+        } => crate::mcp_serve::run(env, &cwd, permission_mode.as_deref(), &allowed_tools),
+    }
+}
+
+fn add(
+    env: &Env,
+    cwd: &Path,
+    scope: Scope,
+    name: &str,
+    server: &ServerConfig,
+) -> anyhow::Result<()> {
+    let path = file_of(env, cwd, scope)?;
+    let mut doc = read_doc(&path)?;
+    let Value::Object(root) = &mut doc else {
+        bail!("{} is not a JSON object", path.display());
+    };
+    let servers = root
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else {
+        bail!("mcpServers in {} is not an object", path.display());
+    };
+    if servers.contains_key(name) {
+        bail!(
+            "MCP server {name} already exists in {} ({})",
+            scope_name(scope),
+            path.display()
+        );
+    }
+    servers.insert(name.to_string(), server.to_value());
+    write_doc(&path, &doc)?;
+    println!(
+        "Added {} MCP server {name} to {} ({})",
+        server.kind(),
+        scope_name(scope),
+        path.display()
+    );
+    Ok(())
+}
+
+fn file_of(env: &Env, cwd: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
+    Ok(match scope {
+        Scope::Local => cwd.join(".orbit").join("settings.local.json"),
+        Scope::Project => cwd.join(PROJECT_MCP_FILE),
+        Scope::User => orbit_config::data_dir(env)?.join("settings.json"),
+    })
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Local => "local config",
+        Scope::Project => "project config",
+        Scope::User => "user config",
+    }
+}
+
+fn read_doc(path: &Path) -> anyhow::Result<Value> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::Object(Map::new())),
+        Err(e) => Err(e).with_context(|| format!("{}", path.display())),
+    }
+}
+
+fn write_doc(path: &Path, doc: &Value) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(doc)? + "\n";
+    std::fs::write(path, text).with_context(|| format!("{}", path.display()))
+}
+
+fn servers_of(path: &Path) -> anyhow::Result<Vec<(String, ServerConfig)>> {
+    let doc = read_doc(path)?;
+    if doc.get("mcpServers").is_none() {
+        return Ok(Vec::new());
+    }
+    orbit_mcp::parse_servers(&doc).with_context(|| format!("{}", path.display()))
+}
+
+fn describe(server: &ServerConfig) -> String {
+    match server {
+        ServerConfig::Stdio { command, args, .. } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        ServerConfig::Http { url, .. } | ServerConfig::Sse { url, .. } => {
+            format!("{url} ({})", server.kind())
+        }
+    }
+}
+
+/// `KEY=VALUE` / `Name: value` pairs.
+fn pairs(
+    items: &[String],
+    sep: char,
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    items
+        .iter()
+        .map(|item| match item.split_once(sep) {
+            Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
+            None => bail!("`{item}` is not KEY{sep}VALUE"),
+        })
+        .collect()
+}

@@ -1,0 +1,785 @@
+//! MCP servers as tools, end to end: the real `orbit` binary, a scripted
+//! model (the fake Anthropic server) and real MCP servers nobody here
+//! wrote — `@modelcontextprotocol/server-everything` and
+//! `@modelcontextprotocol/server-filesystem` (npm) — plus a small server on
+//! the official Python SDK (`mcp` from PyPI; `fixtures/mcp_server.py`) over
+//! stdio and streamable HTTP. `.ci/run` installs them; a missing install
+//! fails these tests with the path it looked at (never a skip).
+//!
+//! Where they are: `ORBIT_MCP_NPM_PREFIX` (default `~/.cache/orbit-ci/npm`,
+//! the servers in `node_modules/.bin`) and `ORBIT_MCP_PYTHON` (default
+//! `~/.cache/orbit-ci/py/venv/bin/python`).
+
+use std::path::PathBuf;
+
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
+
+use super::common::{Outcome, Scratch, run_stream_json, run_stream_json_with_env};
+
+/// An installed npm MCP server's executable.
+pub fn npm_server(bin: &str) -> String {
+    let prefix = std::env::var_os("ORBIT_MCP_NPM_PREFIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home().join(".cache/orbit-ci/npm"));
+    let path = prefix.join("node_modules/.bin").join(bin);
+    assert!(
+        path.exists(),
+        "{} is missing: run .ci/run (it installs the MCP test servers) or set ORBIT_MCP_NPM_PREFIX",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+/// The Python with the `mcp` package.
+pub fn python() -> String {
+    let path = std::env::var_os("ORBIT_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home().join(".cache/orbit-ci/py/venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} is missing: run .ci/run (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+}
+
+/// The Python fixture server's script.
+pub fn py_script() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_server.py").to_string()
+}
+
+/// `{"mcpServers": {name: server}}` as one `--mcp-config` value.
+pub fn config(servers: &[(&str, Value)]) -> String {
+    let map: serde_json::Map<String, Value> = servers
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
+    json!({ "mcpServers": map }).to_string()
+}
+
+/// A scripted model calling each `(tool, input)` in its own turn, then "done".
+pub fn calls(calls: &[(&str, Value)]) -> FakeAnthropic {
+    let mut replies: Vec<Reply> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, input))| Reply::tool_use(format!("toolu_{i}"), *name, input.clone()))
+        .collect();
+    replies.push(Reply::text("done"));
+    FakeAnthropic::start(replies)
+}
+
+/// Each tool_result the model received, in order: (text, is_error).
+pub fn results(server: &FakeAnthropic) -> Vec<(String, bool)> {
+    server
+        .requests()
+        .iter()
+        .skip(1)
+        .flat_map(|r| body::tool_results(&r.body))
+        .map(|r| (r.text, r.is_error))
+        .collect()
+}
+
+fn run_with(scratch: &Scratch, server: &FakeAnthropic, mcp: &str, extra: &[&str]) -> Outcome {
+    let mut args = vec!["--mcp-config", mcp];
+    args.extend_from_slice(extra);
+    let out = run_stream_json(scratch, server, "use the tools", &args);
+    assert_eq!(
+        out.code, 0,
+        "stderr: {}\nstdout: {}",
+        out.stderr, out.stdout
+    );
+    out
+}
+
+#[test]
+fn server_everything_tools_answer_through_the_pipeline() {
+    let scratch = Scratch::new();
+    let server = calls(&[
+        ("mcp__everything__echo", json!({"message": "hello mcp"})),
+        ("mcp__everything__get-sum", json!({"a": 2, "b": 3})),
+        // T3: the server's own schema, validated like a built-in's.
+        ("mcp__everything__get-sum", json!({"a": 2})),
+    ]);
+    let mcp = config(&[(
+        "everything",
+        json!({"command": npm_server("mcp-server-everything")}),
+    )]);
+    let out = run_with(&scratch, &server, &mcp, &[]);
+    let init = &out.lines()[0];
+    assert_eq!(init["subtype"], "init");
+    assert_eq!(init["mcp_servers"][0]["name"], "everything", "{init}");
+    assert_eq!(
+        results(&server),
+        [
+            ("Echo: hello mcp".to_string(), false),
+            ("The sum of 2 and 3 is 5.".to_string(), false),
+            (
+                "<tool_use_error>InputValidationError: mcp__everything__get-sum failed due to the following issue:\nThe required parameter `b` is missing</tool_use_error>".to_string(),
+                true
+            ),
+        ]
+    );
+    // The tools joined the request after the server connected.
+    let last = server.requests().pop().unwrap();
+    let names: Vec<String> = last.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "mcp__everything__echo"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn server_filesystem_reads_and_writes_real_files() {
+    let scratch = Scratch::new();
+    scratch.write("notes.txt", "first line\nsecond line\n");
+    let root = scratch.path().display().to_string();
+    let server = calls(&[
+        (
+            "mcp__fs__read_text_file",
+            json!({"path": format!("{root}/notes.txt")}),
+        ),
+        (
+            "mcp__fs__write_file",
+            json!({"path": format!("{root}/out.txt"), "content": "written by MCP"}),
+        ),
+    ]);
+    let mcp = config(&[(
+        "fs",
+        json!({"command": npm_server("mcp-server-filesystem"), "args": [root]}),
+    )]);
+    // write_file is not read-only: it needs a rule (a server-wide one here).
+    run_with(&scratch, &server, &mcp, &["--allowedTools", "mcp__fs"]);
+    let results = results(&server);
+    assert_eq!(results[0], ("first line\nsecond line\n".to_string(), false));
+    assert!(!results[1].1, "{results:?}");
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("out.txt")).unwrap(),
+        "written by MCP"
+    );
+}
+
+#[test]
+fn headless_default_mode_denies_a_tool_that_is_not_read_only() {
+    let scratch = Scratch::new();
+    let root = scratch.path().display().to_string();
+    let server = calls(&[(
+        "mcp__fs__write_file",
+        json!({"path": format!("{root}/out.txt"), "content": "x"}),
+    )]);
+    let mcp = config(&[(
+        "fs",
+        json!({"command": npm_server("mcp-server-filesystem"), "args": [root]}),
+    )]);
+    let out = run_with(&scratch, &server, &mcp, &[]);
+    assert!(!scratch.path().join("out.txt").exists());
+    assert_eq!(
+        out.result()["permission_denials"][0]["tool_name"],
+        "mcp__fs__write_file"
+    );
+}
+
+/// The Python server's `add` over both transports, same exact answer.
+#[test]
+fn python_sdk_server_over_stdio_and_streamable_http() {
+    let http = HttpServer::start(&[]);
+    let stdio = json!({"command": python(), "args": [py_script(), "stdio"]});
+    let over_http = json!({"type": "http", "url": http.url()});
+    for (transport, entry) in [("stdio", stdio), ("http", over_http)] {
+        let scratch = Scratch::new();
+        let server = calls(&[("mcp__py__add", json!({"a": 2, "b": 40}))]);
+        run_with(&scratch, &server, &config(&[("py", entry)]), &[]);
+        assert_eq!(
+            results(&server),
+            [("2+40=42".to_string(), false)],
+            "{transport}"
+        );
+    }
+}
+
+/// The Python server over streamable HTTP on a free loopback port, killed
+/// (by pid) when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(env: &[(&str, &str)]) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new(python())
+            .args([py_script(), "http".into(), port.to_string()])
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self { child, port };
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the Python MCP server did not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Server not found, crash mid-call (then restarted on next use), hang
+/// past MCP_TOOL_TIMEOUT, a schema that is not JSON Schema, 500 tools:
+/// each answers the model with an exact text and the run goes on.
+#[test]
+fn failures_answer_the_model_and_the_run_goes_on() {
+    let py = |env: Value| json!({"command": python(), "args": [py_script(), "stdio"], "env": env});
+    let err = |text: &str| (format!("<tool_use_error>{text}</tool_use_error>"), true);
+    type Case = (
+        &'static str,
+        Value,
+        Vec<(&'static str, Value)>,
+        Vec<(String, bool)>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "not found",
+            json!({"command": "/nonexistent/mcp-server"}),
+            vec![("mcp__s__anything", json!({}))],
+            vec![err(
+                "MCP server \"s\" is not connected: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2)",
+            )],
+        ),
+        (
+            "crash mid-call, then restarted",
+            py(json!({})),
+            vec![
+                ("mcp__s__crash", json!({})),
+                ("mcp__s__add", json!({"a": 1, "b": 2})),
+            ],
+            vec![
+                err(
+                    "MCP server \"s\" disconnected during the call to crash; it will be restarted on its next use",
+                ),
+                ("1+2=3".into(), false),
+            ],
+        ),
+        (
+            "hang",
+            py(json!({})),
+            vec![("mcp__s__hang", json!({"seconds": 30}))],
+            vec![err(
+                "MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled",
+            )],
+        ),
+        (
+            "invalid schema",
+            py(json!({"PY_MCP_INVALID_SCHEMA": "1"})),
+            vec![("mcp__s__add", json!({"a": 1, "b": 2}))],
+            vec![err(
+                "InputValidationError: mcp__s__add has an invalid input schema: \"no-such-type\" is not valid under any of the schemas listed in the 'anyOf' keyword",
+            )],
+        ),
+        (
+            "500 tools",
+            py(json!({"PY_MCP_TOOLS": "500"})),
+            vec![("mcp__s__tool_499", json!({"city": "Oslo"}))],
+            vec![("translation #499 for Oslo: fine".into(), false)],
+        ),
+    ];
+    for (case, entry, tool_calls, want) in cases {
+        let scratch = Scratch::new();
+        let server = calls(&tool_calls);
+        let mut env = server.env();
+        env.push(("MCP_TOOL_TIMEOUT".into(), "1500".into()));
+        let mcp = config(&[("s", entry)]);
+        let out = run_stream_json_with_env(
+            &scratch,
+            &env,
+            "use the tools",
+            &["--mcp-config", &mcp, "--allowedTools", "mcp__s"],
+        );
+        assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+        assert_eq!(results(&server), want, "{case}");
+    }
+}
+
+/// `.mcp.json` comes with the repository: its servers start only when the
+/// user approved them in settings the repository does not carry; `${VAR}`
+/// and `${VAR:-default}` are expanded; the server's process group ends
+/// with the run.
+#[test]
+fn project_servers_start_only_when_approved() {
+    let approve_all = r#"{"enableAllProjectMcpServers": true}"#;
+    let cases: [(&str, Option<&str>, Option<&str>, bool); 4] = [
+        ("no approval", None, None, false),
+        (
+            "the project approves itself",
+            None,
+            Some(approve_all),
+            false,
+        ),
+        (
+            "approved by name",
+            Some(r#"{"enabledMcpjsonServers": ["py"]}"#),
+            None,
+            true,
+        ),
+        (
+            "approved, then disabled",
+            Some(r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["py"]}"#),
+            None,
+            false,
+        ),
+    ];
+    for (case, flag_settings, project_settings, starts) in cases {
+        let scratch = Scratch::new();
+        let pidfile = scratch.path().join("server.pid");
+        scratch.write(
+            ".mcp.json",
+            &json!({"mcpServers": {"py": {
+                "command": "${ORBIT_TEST_PYTHON}",
+                "args": ["${ORBIT_TEST_SCRIPT}", "${TRANSPORT:-stdio}"],
+                "env": {"PY_MCP_PIDFILE": pidfile.display().to_string()}
+            }}})
+            .to_string(),
+        );
+        if let Some(settings) = project_settings {
+            std::fs::create_dir_all(scratch.path().join(".orbit")).unwrap();
+            scratch.write(".orbit/settings.json", settings);
+        }
+        let server = calls(&[("mcp__py__add", json!({"a": 3, "b": 4}))]);
+        let mut env = server.env();
+        env.push(("ORBIT_TEST_PYTHON".into(), python()));
+        env.push(("ORBIT_TEST_SCRIPT".into(), py_script()));
+        let mut args = vec![];
+        if let Some(settings) = flag_settings {
+            args.extend(["--settings", settings]);
+        }
+        let out = run_stream_json_with_env(&scratch, &env, "add", &args);
+        assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+        let got = results(&server);
+        if starts {
+            assert_eq!(got, [("3+4=7".to_string(), false)], "{case}");
+            assert!(
+                !out.stderr.contains("not approved"),
+                "{case}: {}",
+                out.stderr
+            );
+            let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().parse().unwrap();
+            assert!(
+                orbit_test_support::process::live_members_of_group(pid).is_empty(),
+                "{case}: the server's process group outlived the run"
+            );
+        } else {
+            assert_eq!(
+                got,
+                [(
+                    "<tool_use_error>Error: No such tool available: mcp__py__add</tool_use_error>"
+                        .to_string(),
+                    true
+                )],
+                "{case}"
+            );
+            assert!(!pidfile.exists(), "{case}: an unapproved server started");
+            let disabled = case.contains("disabled");
+            assert_eq!(
+                out.stderr
+                    .contains("not starting MCP servers of .mcp.json that were not approved: py."),
+                !disabled,
+                "{case}: {}",
+                out.stderr
+            );
+        }
+    }
+}
+
+/// The `tools` and `system` of a request body, serialized: what the tool
+/// definitions cost.
+fn fixed_bytes(body: &Value) -> usize {
+    body["tools"].to_string().len() + body["system"].to_string().len()
+}
+
+/// 300 MCP tools are deferred: the request after the server connected is
+/// at most 8 KB larger than a request with no MCP server; the scripted model
+/// finds tools by keyword with ToolSearch, their definitions join `tools`
+/// from the next request on, and it calls one. With ENABLE_TOOL_SEARCH=false
+/// every definition is sent.
+#[test]
+fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
+    let baseline = {
+        let scratch = Scratch::new();
+        let server = calls(&[]);
+        run_stream_json(&scratch, &server, "use the tools", &[]);
+        fixed_bytes(&server.requests()[0].body)
+    };
+    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
+    let mcp = config(&[("py", py)]);
+    let scratch = Scratch::new();
+    let server = calls(&[
+        // A pending server's tool: the call waits for the connection.
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "stock price"})),
+        ("mcp__py__tool_6", json!({"city": "Oslo"})),
+    ]);
+    run_with(&scratch, &server, &mcp, &[]);
+    let requests = server.requests();
+    let connected = &requests[1].body;
+    let tool_names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        fixed_bytes(connected) <= baseline + 8 * 1024,
+        "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
+        fixed_bytes(connected)
+    );
+    let search = connected["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "ToolSearch")
+        .expect("ToolSearch is offered");
+    let description = search["description"].as_str().unwrap();
+    assert!(
+        description.contains("\nmcp__py__tool_0\n") && description.ends_with("mcp__py__tool_299")
+    );
+    assert!(
+        !tool_names(connected)
+            .iter()
+            .any(|n| n.starts_with("mcp__py__tool_"))
+    );
+    let got = results(&server);
+    assert_eq!(got[0], ("1+1=2".to_string(), false));
+    assert_eq!(
+        got[1].0.lines().next().unwrap(),
+        "Loaded tools: mcp__py__tool_1, mcp__py__tool_6, mcp__py__tool_11, mcp__py__tool_16, mcp__py__tool_21"
+    );
+    assert!(got[1].0.contains(r#"<function>{"name":"mcp__py__tool_6","description":"Looks up the stock price of city number 6. Answers"#), "{}", got[1].0);
+    // Loaded from the next request on, and kept.
+    for request in &requests[3..] {
+        let names = tool_names(&request.body);
+        assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+        assert!(!names.contains(&"mcp__py__tool_2".to_string()), "{names:?}");
+    }
+    assert_eq!(got[2], ("stock price #6 for Oslo: fine".to_string(), false));
+
+    // Off: all 300 definitions are sent.
+    let scratch = Scratch::new();
+    let server = calls(&[("mcp__py__add", json!({"a": 1, "b": 1}))]);
+    let mut env = server.env();
+    env.push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
+    let out = run_stream_json_with_env(&scratch, &env, "use the tools", &["--mcp-config", &mcp]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = tool_names(&server.requests()[1].body);
+    assert!(
+        names.contains(&"mcp__py__tool_299".to_string())
+            && !names.contains(&"ToolSearch".to_string())
+    );
+}
+
+/// `orbit mcp add|add-json|list|get|remove` write Claude Code's shapes to
+/// the scope's file and read them back.
+#[test]
+fn mcp_subcommands_edit_each_scope() {
+    let scratch = Scratch::new();
+    let run = |args: &[&str]| {
+        let out = super::common::run({
+            let mut cmd = super::common::orbit_with_env(&scratch, &[]);
+            cmd.arg("mcp").args(args);
+            cmd
+        });
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        out.stdout
+    };
+    run(&[
+        "add", "-e", "K=v", "fs", "--", "npx", "-y", "server", "/tmp",
+    ]);
+    run(&[
+        "add",
+        "--scope",
+        "user",
+        "--transport",
+        "http",
+        "-H",
+        "Authorization: Bearer ${TOKEN}",
+        "web",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    run(&[
+        "add-json",
+        "--scope",
+        "project",
+        "py",
+        r#"{"command": "python3", "args": ["s.py"]}"#,
+    ]);
+    let local: Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch.path().join(".orbit/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        local["mcpServers"]["fs"],
+        json!({"type": "stdio", "command": "npx", "args": ["-y", "server", "/tmp"], "env": {"K": "v"}})
+    );
+    let user: Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch.home().join(".orbit/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        user["mcpServers"]["web"],
+        json!({"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}})
+    );
+    assert_eq!(
+        run(&["list"]),
+        "fs: npx -y server /tmp (local config)\npy: python3 s.py (project config)\nweb: http://127.0.0.1:9/mcp (http) (user config)\n"
+    );
+    assert_eq!(
+        run(&["get", "web"]),
+        "web:\n  Scope: user config\n  Type: http\n  http://127.0.0.1:9/mcp (http)\n"
+    );
+    run(&["remove", "fs"]);
+    assert!(!run(&["list"]).contains("fs:"));
+    let out = super::common::run({
+        let mut cmd = super::common::orbit_with_env(&scratch, &[]);
+        cmd.args(["mcp", "get", "fs"]);
+        cmd
+    });
+    out.assert_error_line("orbit: error: no MCP server named fs");
+}
+
+/// `orbit mcp serve` used by an MCP client (orbit itself, as a user would
+/// configure it): a read-only call runs, a Bash call is refused by the
+/// serving side's headless permission gate, and `--allowedTools` on
+/// `serve` lets it run.
+#[test]
+fn orbit_serves_its_tools_over_mcp() {
+    for (serve_args, bash_runs) in [(vec![], false), (vec!["--allowedTools", "Bash"], true)] {
+        let scratch = Scratch::new();
+        let file = scratch.write("hello.txt", "hello from a file\n");
+        let mut args = vec!["mcp".to_string(), "serve".to_string()];
+        args.extend(serve_args.iter().map(|s| s.to_string()));
+        let entry = json!({"command": env!("CARGO_BIN_EXE_orbit"), "args": args});
+        let server = calls(&[
+            (
+                "mcp__orbit__Read",
+                json!({"file_path": file.display().to_string()}),
+            ),
+            ("mcp__orbit__Bash", json!({"command": "echo ran > ran.txt"})),
+        ]);
+        // The client side allows the server's tools; the serving side decides.
+        run_with(
+            &scratch,
+            &server,
+            &config(&[("orbit", entry)]),
+            &["--allowedTools", "mcp__orbit"],
+        );
+        let got = results(&server);
+        assert_eq!(
+            got[0],
+            ("1\thello from a file\n2\t".to_string(), false),
+            "{serve_args:?}"
+        );
+        assert_eq!(
+            scratch.path().join("ran.txt").exists(),
+            bash_runs,
+            "{serve_args:?}: {got:?}"
+        );
+        if !bash_runs {
+            assert_eq!(
+                got[1],
+                (
+                    "orbit requested permissions to use Bash, but you haven't granted it yet."
+                        .to_string(),
+                    true
+                )
+            );
+        }
+    }
+}
+
+/// Progress notifications of a running MCP call reach stream-json's
+/// `tool_progress` lines (`--verbose`).
+#[test]
+fn progress_notifications_reach_tool_progress() {
+    let scratch = Scratch::new();
+    let server = calls(&[(
+        "mcp__everything__trigger-long-running-operation",
+        json!({"duration": 0.3, "steps": 3}),
+    )]);
+    let mcp = config(&[(
+        "everything",
+        json!({"command": npm_server("mcp-server-everything")}),
+    )]);
+    let out = run_with(
+        &scratch,
+        &server,
+        &mcp,
+        &["--verbose", "--allowedTools", "mcp__everything"],
+    );
+    let progress: Vec<Value> = out
+        .lines()
+        .into_iter()
+        .filter(|l| l["subtype"] == "tool_progress")
+        .map(|l| l["data"].clone())
+        .collect();
+    assert_eq!(
+        progress,
+        [1, 2, 3]
+            .map(|i| json!({"progress": i as f64, "total": 3.0, "message": null}))
+            .to_vec(),
+        "{}",
+        out.stdout
+    );
+    assert!(!results(&server)[0].1, "{:?}", results(&server));
+}
+
+/// The real local model (Qwen2.5-Coder-1.5B through `orbit local`, see
+/// `local_model.rs`) finds a deferred MCP tool with ToolSearch and calls it:
+/// its 8192-token window defers the Python server's 20 tools at once.
+#[test]
+fn local_model_finds_and_calls_a_deferred_tool() {
+    use super::local_model as lm;
+    if let Err(reason) = lm::runtime() {
+        panic!("local runtime unavailable: {reason}");
+    }
+    let _turn = lm::serial();
+    let scratch = Scratch::new();
+    let py =
+        json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
+    let mcp = config(&[("py", py)]);
+    let mut cmd = lm::orbit_local_cmd(&scratch);
+    cmd.args([
+        "-p",
+        "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
+        "--mcp-config",
+        &mcp,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "6",
+    ]);
+    let out = super::common::run(cmd);
+    let lines = lm::lines(&out);
+    let calls = lm::tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "ToolSearch"
+            && input["query"]
+                .as_str()
+                .is_some_and(|q| q.to_lowercase().contains("train"))),
+        "no ToolSearch for the timetable: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let called: Vec<&str> = calls
+        .iter()
+        .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let timetable = [
+        "mcp__py__tool_2",
+        "mcp__py__tool_7",
+        "mcp__py__tool_12",
+        "mcp__py__tool_17",
+    ];
+    assert!(
+        called.iter().any(|n| timetable.contains(n)),
+        "no timetable tool called: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let answers: Vec<String> = super::common::blocks(&lines, "user", "tool_result")
+        .filter_map(|b| match &b["content"] {
+            Value::String(s) => Some(s.clone()),
+            other => other[0]["text"].as_str().map(str::to_string),
+        })
+        .collect();
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
+        "{answers:?}\n{}",
+        lm::describe(&out)
+    );
+}
+
+/// A call past MCP_TOOL_TIMEOUT is cancelled on the server too: the Python
+/// server's `hang` sees `notifications/cancelled` (its task is cancelled).
+#[test]
+fn a_timed_out_call_is_cancelled_on_the_server() {
+    let scratch = Scratch::new();
+    let marker = scratch.path().join("cancelled.txt");
+    let entry = json!({"command": python(), "args": [py_script(), "stdio"],
+        "env": {"PY_MCP_CANCEL_FILE": marker.display().to_string()}});
+    // The second call is answered after the server read the cancellation.
+    let server = calls(&[
+        ("mcp__s__hang", json!({"seconds": 30})),
+        ("mcp__s__add", json!({"a": 1, "b": 1})),
+    ]);
+    let mut env = server.env();
+    env.push(("MCP_TOOL_TIMEOUT".into(), "1000".into()));
+    let mcp = config(&[("s", entry)]);
+    let out = run_stream_json_with_env(&scratch, &env, "hang", &["--mcp-config", &mcp]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(results(&server)[0].1);
+    assert_eq!(results(&server)[1], ("1+1=2".to_string(), false));
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default(),
+        "cancelled"
+    );
+}
+
+/// The tools ToolSearch loaded stay loaded when the session is continued:
+/// the resumed session finds them in its history.
+#[test]
+fn loaded_tools_survive_a_resume() {
+    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
+    let mcp = config(&[("py", py)]);
+    let scratch = Scratch::new();
+    let first = calls(&[
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "select:mcp__py__tool_6"})),
+    ]);
+    run_with(&scratch, &first, &mcp, &[]);
+    assert!(
+        results(&first)[1]
+            .0
+            .starts_with("Loaded tools: mcp__py__tool_6\n")
+    );
+    let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
+    run_with(&scratch, &second, &mcp, &["--continue"]);
+    // After the server connected: tool_6 in full, the other deferred tools not.
+    let names: Vec<String> = second.requests()[1].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+    assert!(!names.contains(&"mcp__py__tool_7".to_string()), "{names:?}");
+}

@@ -1,0 +1,26 @@
+//! orbit's MCP client: servers from Claude Code's configuration become
+//! tools named `mcp__SERVER__TOOL` on orbit's tool contract.
+//!
+//! - [`config`]: the `mcpServers` shape, `${VAR}` expansion, tool names.
+//! - `client`: one connection (stdio child or streamable HTTP) over rmcp.
+//! - [`manager`]: [`McpManager`] connects every server in parallel in the
+//!   background and is the registry's [`orbit_tool::ToolSource`]: tools
+//!   that arrive join the next request; a dead server is reported once and
+//!   restarted on next use.
+//! - `resources`: `ListMcpResources` and `ReadMcpResource`.
+//! - [`serve`]: `orbit mcp serve`, a [`serve::ToolHost`]'s tools over stdio.
+//! - `tool`: the registry entries, facts from annotations, results mapped.
+
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+mod client;
+pub mod config;
+pub mod manager;
+mod resources;
+pub mod serve;
+mod tool;
+
+pub use client::ClientError;
+pub use config::{ServerConfig, parse_servers, parse_servers_text, tool_name};
+pub use manager::{McpManager, McpOptions, ServerState, ServerStatus};
