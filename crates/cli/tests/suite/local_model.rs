@@ -354,8 +354,9 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
             "--output-format",
             "stream-json",
             "--verbose",
+            // --max-turns counts the whole session.
             "--max-turns",
-            "4",
+            "20",
         ]);
         let out = run(cmd);
         let lines = lines(&out);
