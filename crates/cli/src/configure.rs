@@ -46,8 +46,16 @@ pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<(Config, Setti
     for file in settings.files() {
         tracing::debug!(source = %file.source, file = %file.origin, "settings file");
     }
-    let config = Config::resolve(&args.overrides(cwd.to_path_buf()), env, &settings)?;
-    // An untrusted folder: one line naming what its settings may not do.
+    let mut config = Config::resolve(&args.overrides(cwd.to_path_buf()), env, &settings)?;
+    // An untrusted folder: one line naming what its settings (and its
+    // `.mcp.json`, whose servers need a trusted folder) may not do.
+    let mcp_file = cwd.join(crate::mcp::PROJECT_MCP_FILE);
+    if !config.project_trusted && !args.strict_mcp_config && mcp_file.exists() {
+        config
+            .trust_skipped
+            .items
+            .push((mcp_file.display().to_string(), "its MCP servers".into()));
+    }
     if !config.trust_skipped.is_empty() {
         eprintln!("{}", config.trust_skipped.line(cwd));
     }

@@ -48,15 +48,11 @@ pub fn servers(
     if !args.strict_mcp_config {
         // A cloned repository cannot start programs by itself: its
         // `.mcp.json` and its local settings' servers need a trusted folder
-        // (issue 13) and then, for `.mcp.json`, the user's approval.
+        // (issue 13; the configuration's trust line names a skipped
+        // `.mcp.json`) and then, for `.mcp.json`, an approval.
         if config.project_trusted {
             add(settings_servers(settings, SettingsSource::Local));
             add(project_servers(settings, cwd)?);
-        } else if cwd.join(PROJECT_MCP_FILE).exists() {
-            eprintln!(
-                "orbit: not starting the MCP servers of {PROJECT_MCP_FILE}: this folder is not trusted \
-                 (trust it with --trust-project or `orbit trust`)"
-            );
         }
         add(settings_servers(settings, SettingsSource::User));
     }
@@ -165,15 +161,12 @@ struct Approval {
 }
 
 impl Approval {
-    /// From the settings a repository does not carry (its own
-    /// `.orbit/settings.json` cannot approve its own servers).
+    /// From every settings file: `.mcp.json` servers are only considered
+    /// in a trusted folder, where the project's own settings count too
+    /// (trusting a folder is trusting its settings, as in Claude Code).
     fn of(settings: &Settings) -> Self {
         let mut approval = Approval::default();
-        for file in settings
-            .files()
-            .iter()
-            .filter(|f| f.source != SettingsSource::Project)
-        {
+        for file in settings.files() {
             let raw = &file.raw;
             if raw.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
                 approval.all = true;

@@ -305,6 +305,55 @@ fn local_model_answers_through_structured_output() {
     );
 }
 
+/// `orbit local serve` in `scratch`'s data dir for as long as it lives;
+/// dropping it runs `orbit local stop` and ends the serve process.
+struct WarmServer {
+    serve: std::process::Child,
+    stop: Command,
+}
+
+impl WarmServer {
+    fn start(scratch: &Scratch) -> Self {
+        use std::io::BufRead;
+        let base = orbit_local_cmd(scratch);
+        let data = scratch.home().join(".orbit");
+        let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_orbit"))
+            .args(["local", "serve", "--idle-timeout", "120"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", scratch.home())
+            .env("ORBIT_HOME", &data)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = serve.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if line.contains("warm llama-server on") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        rx.recv_timeout(LOCAL_RUN_TIMEOUT)
+            .expect("orbit local serve did not report a warm server");
+        let mut stop = base;
+        stop.args(["local", "stop"]);
+        Self { serve, stop }
+    }
+}
+
+impl Drop for WarmServer {
+    fn drop(&mut self) {
+        let _ = self.stop.output();
+        let _ = self.serve.kill();
+        let _ = self.serve.wait();
+    }
+}
+
 /// Lines each `step.sh` run prints before its last line (≈ 3,000 tokens).
 const STEP_LOG_LINES: usize = 220;
 /// Steps of the chain: together ≈ 9,000 tokens of tool output, more than
@@ -333,6 +382,10 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
         ),
     );
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // One warm server for the session (`orbit local serve`, as a user
+    // keeps it): each step's request reuses the previous step's prompt
+    // cache instead of evaluating the whole history again.
+    let _warm = WarmServer::start(&scratch);
     let mut session_lines = Vec::new();
     let mut steps_run = Vec::new();
     let mut last = None;

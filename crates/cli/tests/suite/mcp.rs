@@ -327,35 +327,50 @@ fn failures_answer_the_model_and_the_run_goes_on() {
     }
 }
 
-/// `.mcp.json` comes with the repository: its servers start only when the
-/// user approved them in settings the repository does not carry; `${VAR}`
-/// and `${VAR:-default}` are expanded; the server's process group ends
-/// with the run.
+/// `.mcp.json` comes with the repository: its servers start only in a
+/// trusted folder (issue 13) and when approved — by the user's settings, or
+/// by the project's own once the folder is trusted; `${VAR}` and
+/// `${VAR:-default}` are expanded; the server's process group ends with the
+/// run.
 #[test]
-fn project_servers_start_only_when_approved() {
+fn project_servers_start_only_when_trusted_and_approved() {
     let approve_all = r#"{"enableAllProjectMcpServers": true}"#;
-    let cases: [(&str, Option<&str>, Option<&str>, bool); 4] = [
-        ("no approval", None, None, false),
+    let by_name = r#"{"enabledMcpjsonServers": ["py"]}"#;
+    // (case, trusted, --settings, project settings, starts)
+    type Case<'a> = (&'a str, bool, Option<&'a str>, Option<&'a str>, bool);
+    let cases: [Case; 6] = [
         (
-            "the project approves itself",
+            "untrusted, approved by name",
+            false,
+            Some(by_name),
+            None,
+            false,
+        ),
+        (
+            "untrusted, the project approves itself",
+            false,
             None,
             Some(approve_all),
             false,
         ),
+        ("no approval", true, None, None, false),
         (
-            "approved by name",
-            Some(r#"{"enabledMcpjsonServers": ["py"]}"#),
+            "the project approves itself",
+            true,
             None,
+            Some(approve_all),
             true,
         ),
+        ("approved by name", true, Some(by_name), None, true),
         (
             "approved, then disabled",
+            true,
             Some(r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["py"]}"#),
             None,
             false,
         ),
     ];
-    for (case, flag_settings, project_settings, starts) in cases {
+    for (case, trusted, flag_settings, project_settings, starts) in cases {
         let scratch = Scratch::new();
         let pidfile = scratch.path().join("server.pid");
         scratch.write(
@@ -379,8 +394,19 @@ fn project_servers_start_only_when_approved() {
         if let Some(settings) = flag_settings {
             args.extend(["--settings", settings]);
         }
+        if trusted {
+            args.push("--trust-project");
+        }
         let out = run_stream_json_with_env(&scratch, &env, "add", &args);
         assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+        assert_eq!(
+            out.stderr.contains("is not a trusted folder")
+                && out.stderr.contains("its MCP servers (")
+                && out.stderr.contains(".mcp.json"),
+            !trusted,
+            "{case}: {}",
+            out.stderr
+        );
         let got = results(&server);
         if starts {
             assert_eq!(got, [("3+4=7".to_string(), false)], "{case}");
@@ -407,9 +433,9 @@ fn project_servers_start_only_when_approved() {
             assert!(!pidfile.exists(), "{case}: an unapproved server started");
             let disabled = case.contains("disabled");
             assert_eq!(
+                trusted && !disabled,
                 out.stderr
                     .contains("not starting MCP servers of .mcp.json that were not approved: py."),
-                !disabled,
                 "{case}: {}",
                 out.stderr
             );
