@@ -15,6 +15,16 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// A fixed system prompt for tests that snapshot request bodies.
 pub const TEST_SYSTEM_PROMPT: &str = "You are a test assistant.";
 
+/// Anthropic's 400 refusal of a request over the context window (what
+/// triggers reactive compaction).
+pub fn prompt_too_long() -> Reply {
+    Reply::api_error(
+        400,
+        "invalid_request_error",
+        "prompt is too long: 212345 tokens > 200000 maximum",
+    )
+}
+
 /// A temporary project directory (the session cwd) and a temporary home.
 pub struct Scratch {
     dir: TempDir,
