@@ -234,6 +234,16 @@ pub fn run_stream_json(
     run_stream_json_with_env(scratch, &server.env(), prompt, extra)
 }
 
+/// `orbit -p hi --output-format stream-json EXTRA…` in a fresh scratch dir
+/// against a model that answers `answer`: the dir, the server (for its
+/// requests) and the outcome.
+pub fn run_answered(answer: &str, extra: &[&str]) -> (Scratch, FakeAnthropic, Outcome) {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text(answer)]);
+    let out = run_stream_json(&scratch, &server, "hi", extra);
+    (scratch, server, out)
+}
+
 /// [`run_stream_json`] with only `env` (besides PATH and the homes) set.
 pub fn run_stream_json_with_env(
     scratch: &Scratch,
