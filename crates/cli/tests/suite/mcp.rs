@@ -669,10 +669,7 @@ fn progress_notifications_reach_tool_progress() {
 #[test]
 fn local_model_finds_and_calls_a_deferred_tool() {
     use super::local_model as lm;
-    if let Err(reason) = lm::runtime() {
-        panic!("local runtime unavailable: {reason}");
-    }
-    let _turn = lm::serial();
+    let _turn = lm::local_turn();
     let scratch = Scratch::new();
     let py =
         json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
