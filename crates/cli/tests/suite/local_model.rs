@@ -156,8 +156,18 @@ pub(super) fn describe(out: &Outcome) -> String {
     )
 }
 
-/// The run succeeded and its answer holds the [`MAGIC`] of config.txt.
-fn assert_answered_magic(out: &Outcome, lines: &[Value]) {
+/// The model Read config.txt, and the run succeeded with an answer that
+/// holds its [`MAGIC`].
+fn assert_read_config_then_answered(out: &Outcome, lines: &[Value]) {
+    let calls = tool_calls(lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "Read"
+            && input["file_path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("config.txt"))),
+        "no Read of config.txt: {calls:?}\n{}",
+        describe(out)
+    );
     let result = result_line(lines);
     assert_eq!(result["subtype"], "success", "{}", describe(out));
     let answer = result["result"].as_str().unwrap_or_default();
@@ -183,16 +193,7 @@ fn local_model_reads_a_file_to_answer() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(init["model"], orbit_local::MODEL_NAME, "{}", describe(&out));
-    let calls = tool_calls(&lines);
-    assert!(
-        calls.iter().any(|(name, input)| name == "Read"
-            && input["file_path"]
-                .as_str()
-                .is_some_and(|p| p.ends_with("config.txt"))),
-        "no Read of config.txt: {calls:?}\n{}",
-        describe(&out)
-    );
-    assert_answered_magic(&out, &lines);
+    assert_read_config_then_answered(&out, &lines);
 }
 
 #[test]
@@ -250,13 +251,7 @@ fn anthropic_client_works_against_llama_server_messages_api() {
     );
     drop(server);
     let lines = lines(&out);
-    let calls = tool_calls(&lines);
-    assert!(
-        calls.iter().any(|(name, _)| name == "Read"),
-        "no Read via /v1/messages: {calls:?}\n{}",
-        describe(&out)
-    );
-    assert_answered_magic(&out, &lines);
+    assert_read_config_then_answered(&out, &lines);
 }
 
 /// `--json-schema` with the real local model: the run ends with a
