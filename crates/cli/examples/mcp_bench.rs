@@ -15,9 +15,13 @@
 //! Run with `bench/mcp.sh` (release build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/measure.rs"]
+mod measure;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply};
@@ -53,20 +57,9 @@ fn mcp_config(servers: usize) -> String {
     json!({ "mcpServers": map }).to_string()
 }
 
+/// `orbit ARGS…` with `dir` as cwd, `HOME` and (below it) `ORBIT_HOME`.
 fn orbit(bin: &Path, server: &FakeAnthropic, dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(bin);
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("ORBIT_HOME", dir.join(".orbit"))
-        .envs(server.env())
-        .current_dir(dir)
-        .args(["--output-format", "stream-json"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
+    measure::orbit_in(bin, server.env(), dir, args, None)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

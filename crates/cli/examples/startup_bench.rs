@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use measure::{Dirs, GNU_TIME, rss_kib};
+use measure::{GNU_TIME, rss_kib};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 use tempfile::TempDir;
@@ -36,13 +36,7 @@ fn orbit(
     args: &[&str],
     rss_report: Option<&Path>,
 ) -> Command {
-    let orbit_home = dir.join(".orbit");
-    let dirs = Dirs {
-        cwd: dir,
-        home: dir,
-        orbit_home: &orbit_home,
-    };
-    measure::orbit(bin, server.env(), &dirs, args, rss_report)
+    measure::orbit_in(bin, server.env(), dir, args, rss_report)
 }
 
 fn stats(label: &str, mut samples: Vec<Duration>) {

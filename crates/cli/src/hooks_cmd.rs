@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLocations};
 
 #[derive(Debug, Parser)]
@@ -15,12 +15,6 @@ use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLoc
     name = "orbit hooks",
     about = "Show the hooks orbit runs in a directory"
 )]
-struct HooksArgs {
-    #[command(subcommand)]
-    command: HooksCommand,
-}
-
-#[derive(Debug, Subcommand)]
 enum HooksCommand {
     /// The merged hooks of every settings file, each with its file.
     List {
@@ -48,17 +42,8 @@ struct TrustArgs {
 
 /// Runs `orbit hooks …` or `orbit trust …` when argv starts with one; None otherwise.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    if let Some(parsed) = crate::subcommand::parse::<HooksArgs>("hooks") {
-        return Some(match parsed {
-            Ok(args) => crate::subcommand::exit(hooks(args, env)),
-            Err(code) => code,
-        });
-    }
-    let parsed = crate::subcommand::parse::<TrustArgs>("trust")?;
-    Some(match parsed {
-        Ok(args) => crate::subcommand::exit(trust(args, env)),
-        Err(code) => code,
-    })
+    crate::subcommand::run("hooks", |command| hooks(command, env))
+        .or_else(|| crate::subcommand::run("trust", |args| trust(args, env)))
 }
 
 fn dir_or_current(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
@@ -81,12 +66,12 @@ fn trust(args: TrustArgs, env: &Env) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn hooks(args: HooksArgs, env: &Env) -> anyhow::Result<()> {
+fn hooks(command: HooksCommand, env: &Env) -> anyhow::Result<()> {
     let HooksCommand::List {
         json,
         cwd,
         trust_project,
-    } = args.command;
+    } = command;
     let cwd = dir_or_current(cwd)?;
     let locations = SettingsLocations::standard(env, &cwd)?;
     let settings = Settings::load(&locations, None, SettingSources::all())?;

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use orbit_config::{Config, Env};
 use orbit_local::{LocalPaths, ServerOptions, server, setup};
 use orbit_model::ModelClient;
@@ -35,12 +35,6 @@ pub fn local_client(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
     name = "orbit local",
     about = "Manage orbit's local model (llama.cpp llama-server + Qwen2.5-Coder-1.5B)"
 )]
-struct LocalArgs {
-    #[command(subcommand)]
-    command: LocalCommand,
-}
-
-#[derive(Debug, Subcommand)]
 enum LocalCommand {
     /// Download the model and build llama-server (idempotent, resumable).
     Setup,
@@ -58,10 +52,7 @@ enum LocalCommand {
 
 /// Runs `orbit local …` when argv starts with `local`; None otherwise.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    Some(match crate::subcommand::parse::<LocalArgs>("local")? {
-        Ok(args) => crate::subcommand::exit(run_subcommand(args.command, env)),
-        Err(code) => code,
-    })
+    crate::subcommand::run("local", |command| run_subcommand(command, env))
 }
 
 fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {

@@ -12,22 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, ValueEnum};
 use orbit_config::Env;
 use orbit_mcp::ServerConfig;
 use serde_json::{Map, Value};
 
 use crate::mcp::PROJECT_MCP_FILE;
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "orbit mcp",
-    about = "Configure MCP servers (as `claude mcp`), or serve orbit's tools over MCP"
-)]
-struct McpArgs {
-    #[command(subcommand)]
-    command: McpCommand,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Scope {
@@ -46,7 +36,11 @@ enum Transport {
     Sse,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Parser)]
+#[command(
+    name = "orbit mcp",
+    about = "Configure MCP servers (as `claude mcp`), or serve orbit's tools over MCP"
+)]
 enum McpCommand {
     /// Add a server: `orbit mcp add NAME -- COMMAND [ARGS…]` or
     /// `orbit mcp add --transport http NAME URL`.
@@ -102,10 +96,7 @@ enum McpCommand {
 
 /// Runs `orbit mcp …` when argv starts with `mcp`.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    Some(match crate::subcommand::parse::<McpArgs>("mcp")? {
-        Ok(args) => crate::subcommand::exit(run(args.command, env)),
-        Err(code) => code,
-    })
+    crate::subcommand::run("mcp", |command| run(command, env))
 }
 
 fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {

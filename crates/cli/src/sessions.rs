@@ -142,12 +142,7 @@ struct SessionsArgs {
 
 /// Runs `orbit sessions …` when argv starts with `sessions`; None otherwise.
 pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
-    Some(
-        match crate::subcommand::parse::<SessionsArgs>("sessions")? {
-            Ok(args) => crate::subcommand::exit(list(&args, env)),
-            Err(code) => code,
-        },
-    )
+    crate::subcommand::run("sessions", |args: SessionsArgs| list(&args, env))
 }
 
 fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {

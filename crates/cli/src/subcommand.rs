@@ -7,9 +7,19 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Runs `run` on the subcommand's arguments when argv starts with `name`
+/// and exits by [`exit`]'s convention; None when argv does not start with
+/// `name`.
+pub fn run<P: Parser>(name: &str, run: impl FnOnce(P) -> anyhow::Result<()>) -> Option<ExitCode> {
+    Some(match parse::<P>(name)? {
+        Ok(args) => exit(run(args)),
+        Err(code) => code,
+    })
+}
+
 /// The subcommand's arguments when argv starts with `name`; None when it
 /// does not; `Err(code)` after clap printed help (0) or a usage error (1).
-pub fn parse<P: Parser>(name: &str) -> Option<Result<P, ExitCode>> {
+fn parse<P: Parser>(name: &str) -> Option<Result<P, ExitCode>> {
     let mut argv = std::env::args_os();
     let program = argv.next()?;
     if argv.next()? != name {
@@ -24,7 +34,7 @@ pub fn parse<P: Parser>(name: &str) -> Option<Result<P, ExitCode>> {
 }
 
 /// Exit 0, or print `orbit: error: …` and exit 1.
-pub fn exit(outcome: anyhow::Result<()>) -> ExitCode {
+fn exit(outcome: anyhow::Result<()>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

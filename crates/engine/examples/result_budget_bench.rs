@@ -16,7 +16,7 @@ use orbit_engine::results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
     enforce_tool_result_budget, process_tool_result,
 };
-use orbit_protocol::{ContentBlock, Message, ToolResultBlock, ToolUseBlock};
+use orbit_protocol::{ContentBlock, Message, ToolResultBlock};
 use orbit_tools::ToolOutput;
 
 const TURNS: usize = 20;
@@ -109,11 +109,11 @@ async fn run(mode: Mode, data_dir: &Path) -> Outcome {
         let mut results = Vec::new();
         for (i, (tool, threshold, size)) in calls.into_iter().enumerate() {
             let id = format!("toolu_{turn:02}_{i}");
-            uses.push(ContentBlock::ToolUse(ToolUseBlock {
-                id: id.clone(),
-                name: tool.to_string(),
-                input: serde_json::json!({}),
-            }));
+            uses.push(ContentBlock::tool_use(
+                id.clone(),
+                tool,
+                serde_json::json!({}),
+            ));
             let output = text((turn * 10 + i) as u64, size);
             let started = Instant::now();
             let block = if mode == Mode::Raw {

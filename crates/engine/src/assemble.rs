@@ -126,7 +126,6 @@ impl MessageAssembler {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use orbit_protocol::ToolUseBlock;
     use serde_json::json;
 
     fn complete(index: usize, block: ContentBlock) -> StreamEvent {
@@ -148,11 +147,7 @@ mod tests {
                 ..Usage::default()
             },
         });
-        let tool = ContentBlock::ToolUse(ToolUseBlock {
-            id: "toolu_1".into(),
-            name: "Read".into(),
-            input: json!({"file_path": "a"}),
-        });
+        let tool = ContentBlock::tool_use("toolu_1", "Read", json!({"file_path": "a"}));
         a.apply(&complete(1, tool.clone()));
         a.apply(&complete(0, ContentBlock::text("hi")));
         a.apply(&StreamEvent::MessageDelta {

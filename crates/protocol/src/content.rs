@@ -139,6 +139,15 @@ impl ContentBlock {
             citations: None,
         }
     }
+
+    /// A call of tool `name` with `input`, as the model sends it.
+    pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        ContentBlock::ToolUse(ToolUseBlock {
+            id: id.into(),
+            name: name.into(),
+            input,
+        })
+    }
 }
 
 /// A call of a tool by the model.

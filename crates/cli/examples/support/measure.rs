@@ -2,6 +2,9 @@
 //! time (peak RSS in KiB written to a report file), the report's reading,
 //! and the `orbit` command line every bench runs against a fake server.
 
+// Each bench includes this file as its own module and uses a part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -59,4 +62,21 @@ pub fn orbit(
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     cmd
+}
+
+/// [`orbit`] with `dir` as cwd and `HOME`, and `ORBIT_HOME` at `dir/.orbit`.
+pub fn orbit_in(
+    bin: &Path,
+    server_env: Vec<(String, String)>,
+    dir: &Path,
+    args: &[&str],
+    rss_report: Option<&Path>,
+) -> Command {
+    let orbit_home = dir.join(".orbit");
+    let dirs = Dirs {
+        cwd: dir,
+        home: dir,
+        orbit_home: &orbit_home,
+    };
+    orbit(bin, server_env, &dirs, args, rss_report)
 }

@@ -15,6 +15,16 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// A fixed system prompt for tests that snapshot request bodies.
 pub const TEST_SYSTEM_PROMPT: &str = "You are a test assistant.";
 
+/// Anthropic's 400 refusal of a request over the context window (what
+/// triggers reactive compaction).
+pub fn prompt_too_long() -> Reply {
+    Reply::api_error(
+        400,
+        "invalid_request_error",
+        "prompt is too long: 212345 tokens > 200000 maximum",
+    )
+}
+
 /// A temporary project directory (the session cwd) and a temporary home.
 pub struct Scratch {
     dir: TempDir,
@@ -222,6 +232,16 @@ pub fn run_stream_json(
     extra: &[&str],
 ) -> Outcome {
     run_stream_json_with_env(scratch, &server.env(), prompt, extra)
+}
+
+/// `orbit -p hi --output-format stream-json EXTRA…` in a fresh scratch dir
+/// against a model that answers `answer`: the dir, the server (for its
+/// requests) and the outcome.
+pub fn run_answered(answer: &str, extra: &[&str]) -> (Scratch, FakeAnthropic, Outcome) {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text(answer)]);
+    let out = run_stream_json(&scratch, &server, "hi", extra);
+    (scratch, server, out)
 }
 
 /// [`run_stream_json`] with only `env` (besides PATH and the homes) set.

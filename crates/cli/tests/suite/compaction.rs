@@ -6,17 +6,13 @@
 use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::Value;
 
-use super::common::{Scratch, orbit_with_env, run, run_stream_json};
+use super::common::{Scratch, orbit_with_env, prompt_too_long, run, run_stream_json};
 
 #[test]
 fn prompt_too_long_compacts_prints_a_boundary_and_retries_once() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![
-        Reply::api_error(
-            400,
-            "invalid_request_error",
-            "prompt is too long: 212345 tokens > 200000 maximum",
-        ),
+        prompt_too_long(),
         Reply::text("SUMMARY: the user wants a greeting."),
         Reply::text("hello"),
     ]);

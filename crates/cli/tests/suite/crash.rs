@@ -23,7 +23,7 @@ use orbit_test_support::body::without_cache_control;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit, orbit_process, run, wait_within};
+use super::common::{Scratch, orbit_process, run_stream_json, wait_within};
 
 const SESSION: &str = "c0ffee00-1234-4abc-8def-0123456789ab";
 const DEFAULT_POINTS: u64 = 10;
@@ -158,16 +158,7 @@ fn kill_and_resume(point: u64, delay_ms: u64) -> Seen {
     }
 
     let resume_server = FakeAnthropic::start(vec![Reply::text("resumed")]);
-    let mut cmd = orbit(&scratch, &resume_server);
-    cmd.args([
-        "-r",
-        SESSION,
-        "-p",
-        "go on",
-        "--output-format",
-        "stream-json",
-    ]);
-    let out = run(cmd);
+    let out = run_stream_json(&scratch, &resume_server, "go on", &["-r", SESSION]);
     assert_eq!(out.code, 0, "{context}: resume failed: {}", out.stderr);
     let repairs: Vec<String> = out
         .stderr

@@ -5,7 +5,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
 
-use super::common::run_stream_json;
+use super::common::{prompt_too_long, run_stream_json};
 use super::hooks::Hooked;
 
 /// The texts of the first user message of a request.
@@ -117,11 +117,7 @@ fn session_start_context_on_startup_resume_and_compact() {
     ]);
     // startup, then a prompt-too-long refusal: compaction, then the retry.
     let server = FakeAnthropic::start(vec![
-        Reply::api_error(
-            400,
-            "invalid_request_error",
-            "prompt is too long: 212345 tokens > 200000 maximum",
-        ),
+        prompt_too_long(),
         Reply::text("SUMMARY: greet."),
         Reply::text("hello"),
     ]);

@@ -69,14 +69,15 @@ pub(super) fn runtime() -> Result<(), String> {
         .clone()
 }
 
+/// The runtime ready, then this test's turn with the model ([`serial`]).
 /// Fails the test (saying why) when the runtime cannot be set up: a real-
 /// model test that cannot run is a failure, never a skip.
-macro_rules! require_runtime {
-    () => {
-        if let Err(reason) = runtime() {
-            panic!("local runtime unavailable: {reason}");
-        }
-    };
+#[track_caller]
+pub(super) fn local_turn() -> MutexGuard<'static, ()> {
+    if let Err(reason) = runtime() {
+        panic!("local runtime unavailable: {reason}");
+    }
+    serial()
 }
 
 /// `orbit` in `scratch` with a clean environment (no keys) whose data dir
@@ -155,10 +156,31 @@ pub(super) fn describe(out: &Outcome) -> String {
     )
 }
 
+/// The model Read config.txt, and the run succeeded with an answer that
+/// holds its [`MAGIC`].
+fn assert_read_config_then_answered(out: &Outcome, lines: &[Value]) {
+    let calls = tool_calls(lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "Read"
+            && input["file_path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("config.txt"))),
+        "no Read of config.txt: {calls:?}\n{}",
+        describe(out)
+    );
+    let result = result_line(lines);
+    assert_eq!(result["subtype"], "success", "{}", describe(out));
+    let answer = result["result"].as_str().unwrap_or_default();
+    assert!(
+        answer.contains(MAGIC),
+        "answer {answer:?}\n{}",
+        describe(out)
+    );
+}
+
 #[test]
 fn local_model_reads_a_file_to_answer() {
-    require_runtime!();
-    let _turn = serial();
+    let _turn = local_turn();
     let scratch = Scratch::new();
     scratch.write("config.txt", CONFIG_TXT);
     // No key, no --provider: the local model is the default.
@@ -171,29 +193,12 @@ fn local_model_reads_a_file_to_answer() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(init["model"], orbit_local::MODEL_NAME, "{}", describe(&out));
-    let calls = tool_calls(&lines);
-    assert!(
-        calls.iter().any(|(name, input)| name == "Read"
-            && input["file_path"]
-                .as_str()
-                .is_some_and(|p| p.ends_with("config.txt"))),
-        "no Read of config.txt: {calls:?}\n{}",
-        describe(&out)
-    );
-    let result = result_line(&lines);
-    assert_eq!(result["subtype"], "success", "{}", describe(&out));
-    let answer = result["result"].as_str().unwrap_or_default();
-    assert!(
-        answer.contains(MAGIC),
-        "answer {answer:?}\n{}",
-        describe(&out)
-    );
+    assert_read_config_then_answered(&out, &lines);
 }
 
 #[test]
 fn local_model_creates_a_file() {
-    require_runtime!();
-    let _turn = serial();
+    let _turn = local_turn();
     let scratch = Scratch::new();
     let cmd = orbit_local_cmd(&scratch);
     let out = run_verbose(
@@ -220,8 +225,7 @@ fn local_model_creates_a_file() {
 
 #[test]
 fn anthropic_client_works_against_llama_server_messages_api() {
-    require_runtime!();
-    let _turn = serial();
+    let _turn = local_turn();
     let paths = LocalPaths::in_data_dir(&real_data_dir());
     let server = match LocalServer::acquire(&paths, &ServerOptions::default()) {
         Ok(s) => s,
@@ -247,22 +251,7 @@ fn anthropic_client_works_against_llama_server_messages_api() {
     );
     drop(server);
     let lines = lines(&out);
-    let calls = tool_calls(&lines);
-    assert!(
-        calls.iter().any(|(name, _)| name == "Read"),
-        "no Read via /v1/messages: {calls:?}\n{}",
-        describe(&out)
-    );
-    let result = result_line(&lines);
-    assert_eq!(result["subtype"], "success", "{}", describe(&out));
-    assert!(
-        result["result"]
-            .as_str()
-            .unwrap_or_default()
-            .contains(MAGIC),
-        "{}",
-        describe(&out)
-    );
+    assert_read_config_then_answered(&out, &lines);
 }
 
 /// `--json-schema` with the real local model: the run ends with a
@@ -271,8 +260,7 @@ fn anthropic_client_works_against_llama_server_messages_api() {
 /// allow for that). The values themselves are the model's business.
 #[test]
 fn local_model_answers_through_structured_output() {
-    require_runtime!();
-    let _turn = serial();
+    let _turn = local_turn();
     let scratch = Scratch::new();
     let schema = r#"{"type":"object","properties":{"product":{"type":"integer"},"language":{"type":"string"}},"required":["product","language"]}"#;
     let cmd = orbit_local_cmd(&scratch);
@@ -366,8 +354,7 @@ const FINAL_CODE: &str = "7319";
 
 #[test]
 fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
-    require_runtime!();
-    let _turn = serial();
+    let _turn = local_turn();
     let scratch = Scratch::new();
     // Each step prints a long log; the last step's last line holds the
     // code to report. The task is given a step per prompt, as a user at the

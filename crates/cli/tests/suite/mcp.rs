@@ -53,6 +53,11 @@ pub fn py_script() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_server.py").to_string()
 }
 
+/// The Python fixture server on stdio, with `env` in its environment.
+pub fn py_stdio(env: Value) -> Value {
+    json!({"command": python(), "args": [py_script(), "stdio"], "env": env})
+}
+
 /// `{"mcpServers": {name: server}}` as one `--mcp-config` value.
 pub fn config(servers: &[(&str, Value)]) -> String {
     let map: serde_json::Map<String, Value> = servers
@@ -256,7 +261,6 @@ impl Drop for HttpServer {
 /// each answers the model with an exact text and the run goes on.
 #[test]
 fn failures_answer_the_model_and_the_run_goes_on() {
-    let py = |env: Value| json!({"command": python(), "args": [py_script(), "stdio"], "env": env});
     let err = |text: &str| (format!("<tool_use_error>{text}</tool_use_error>"), true);
     type Case = (
         &'static str,
@@ -275,7 +279,7 @@ fn failures_answer_the_model_and_the_run_goes_on() {
         ),
         (
             "crash mid-call, then restarted",
-            py(json!({})),
+            py_stdio(json!({})),
             vec![
                 ("mcp__s__crash", json!({})),
                 ("mcp__s__add", json!({"a": 1, "b": 2})),
@@ -289,7 +293,7 @@ fn failures_answer_the_model_and_the_run_goes_on() {
         ),
         (
             "hang",
-            py(json!({})),
+            py_stdio(json!({})),
             vec![("mcp__s__hang", json!({"seconds": 30}))],
             vec![err(
                 "MCP server \"s\" did not answer hang within 1500 ms (MCP_TOOL_TIMEOUT); the call was cancelled",
@@ -297,7 +301,7 @@ fn failures_answer_the_model_and_the_run_goes_on() {
         ),
         (
             "invalid schema",
-            py(json!({"PY_MCP_INVALID_SCHEMA": "1"})),
+            py_stdio(json!({"PY_MCP_INVALID_SCHEMA": "1"})),
             vec![("mcp__s__add", json!({"a": 1, "b": 2}))],
             vec![err(
                 "InputValidationError: mcp__s__add has an invalid input schema: \"no-such-type\" is not valid under any of the schemas listed in the 'anyOf' keyword",
@@ -305,7 +309,7 @@ fn failures_answer_the_model_and_the_run_goes_on() {
         ),
         (
             "500 tools",
-            py(json!({"PY_MCP_TOOLS": "500"})),
+            py_stdio(json!({"PY_MCP_TOOLS": "500"})),
             vec![("mcp__s__tool_499", json!({"city": "Oslo"}))],
             vec![("translation #499 for Oslo: fine".into(), false)],
         ),
@@ -462,8 +466,7 @@ fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
         run_stream_json(&scratch, &server, "use the tools", &[]);
         fixed_bytes(&server.requests()[0].body)
     };
-    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
-    let mcp = config(&[("py", py)]);
+    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
     let scratch = Scratch::new();
     let server = calls(&[
         // A pending server's tool: the call waits for the connection.
@@ -692,10 +695,7 @@ fn progress_notifications_reach_tool_progress() {
 #[test]
 fn local_model_finds_and_calls_a_deferred_tool() {
     use super::local_model as lm;
-    if let Err(reason) = lm::runtime() {
-        panic!("local runtime unavailable: {reason}");
-    }
-    let _turn = lm::serial();
+    let _turn = lm::local_turn();
     let scratch = Scratch::new();
     let py =
         json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
@@ -760,8 +760,7 @@ fn local_model_finds_and_calls_a_deferred_tool() {
 fn a_timed_out_call_is_cancelled_on_the_server() {
     let scratch = Scratch::new();
     let marker = scratch.path().join("cancelled.txt");
-    let entry = json!({"command": python(), "args": [py_script(), "stdio"],
-        "env": {"PY_MCP_CANCEL_FILE": marker.display().to_string()}});
+    let entry = py_stdio(json!({"PY_MCP_CANCEL_FILE": marker.display().to_string()}));
     // The second call is answered after the server read the cancellation.
     let server = calls(&[
         ("mcp__s__hang", json!({"seconds": 30})),
@@ -784,8 +783,7 @@ fn a_timed_out_call_is_cancelled_on_the_server() {
 /// the resumed session finds them in its history.
 #[test]
 fn loaded_tools_survive_a_resume() {
-    let py = json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "300"}});
-    let mcp = config(&[("py", py)]);
+    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
     let scratch = Scratch::new();
     let first = calls(&[
         ("mcp__py__add", json!({"a": 1, "b": 1})),

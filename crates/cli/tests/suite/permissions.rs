@@ -5,7 +5,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
 
-use super::common::{Scratch, run_stream_json};
+use super::common::{Scratch, run_answered, run_stream_json};
 
 fn bash_then_text(command: &str) -> FakeAnthropic {
     FakeAnthropic::start(vec![
@@ -61,14 +61,7 @@ fn allowed_tools_and_skip_permissions_let_bash_run() {
 
 #[test]
 fn disallowed_tool_is_not_offered_to_the_model() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "hi",
-        &["--disallowed-tools", "Bash Write"],
-    );
+    let (_scratch, server, out) = run_answered("ok", &["--disallowed-tools", "Bash Write"]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     let names = body::tool_names(&server.requests()[0].body);
     assert!(names.contains(&"Read".to_string()), "{names:?}");

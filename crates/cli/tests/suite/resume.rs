@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit, orbit_with_env, run, run_stream_json, s};
+use super::common::{
+    Outcome, Scratch, orbit, orbit_with_env, run, run_answered, run_stream_json, s,
+};
 
 const ID: &str = "5d0f3c8a-1b2e-4c7d-9e6f-0a1b2c3d4e5f";
 const OTHER: &str = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
@@ -165,14 +167,8 @@ fn limits_count_the_whole_session_across_resumes() {
 
 #[test]
 fn no_session_persistence_writes_no_transcript() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("gone")]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "hi",
-        &["--no-session-persistence", "--session-id", ID],
-    );
+    let (scratch, _server, out) =
+        run_answered("gone", &["--no-session-persistence", "--session-id", ID]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!transcript(&scratch, ID).exists());
     assert!(!scratch.home().join(".orbit/projects").exists());

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, assert_no_failures, orbit, run};
+use super::common::{Outcome, Scratch, assert_no_failures, orbit, run, run_answered};
 
 /// What the project and home hold before each case.
 const FIXTURE: &[(&str, &str)] = &[
@@ -418,17 +418,15 @@ fn searches_of_the_project_leave_read_denied_files_out() {
 
 #[test]
 fn unknown_tools_in_rule_flags_are_a_warning_and_mcp_names_are_exempt() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "hi", "--output-format", "stream-json"])
-        .args([
+    let (_scratch, _server, out) = run_answered(
+        "ok",
+        &[
             "--disallowedTools",
             "Frobnicate,Bash(rm:*)",
             "--allowedTools",
             "Raed mcp__github__create_issue",
-        ]);
-    let out = run(cmd);
+        ],
+    );
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     let warnings: Vec<&str> = out
         .stderr

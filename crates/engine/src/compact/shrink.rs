@@ -187,17 +187,17 @@ fn largest_block(messages: &mut [Message]) -> Option<(usize, usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use orbit_protocol::{ToolResultBlock, ToolUseBlock};
+    use orbit_protocol::ToolResultBlock;
     use serde_json::json;
 
     fn turn(i: usize, result_bytes: usize) -> [Message; 2] {
         let id = format!("toolu_{i}");
         [
-            Message::assistant(vec![ContentBlock::ToolUse(ToolUseBlock {
-                id: id.clone(),
-                name: "Read".into(),
-                input: json!({"file_path": format!("f{i}")}),
-            })]),
+            Message::assistant(vec![ContentBlock::tool_use(
+                id.clone(),
+                "Read",
+                json!({"file_path": format!("f{i}")}),
+            )]),
             Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::text(
                 id,
                 "r".repeat(result_bytes),

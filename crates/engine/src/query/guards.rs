@@ -170,27 +170,19 @@ mod tests {
         let read = call("Read", json!({"file_path": "a", "limit": 1}));
         let same = call("Read", json!({"limit": 1, "file_path": "a"}));
         let other = call("Read", json!({"file_path": "b"}));
+        let remind = || RepeatVerdict::Remind {
+            tool_name: "Read".into(),
+            count: 2,
+        };
         let steps = [
             (vec![&read], RepeatVerdict::Fine),
-            (
-                vec![&same],
-                RepeatVerdict::Remind {
-                    tool_name: "Read".into(),
-                    count: 2,
-                },
-            ),
+            (vec![&same], remind()),
             (vec![&read], RepeatVerdict::Fine),
             // A different call resets the count and the reminder; a batch
             // of calls is one step.
             (vec![&other, &read], RepeatVerdict::Fine),
             (vec![&read], RepeatVerdict::Fine),
-            (
-                vec![&read],
-                RepeatVerdict::Remind {
-                    tool_name: "Read".into(),
-                    count: 2,
-                },
-            ),
+            (vec![&read], remind()),
             (vec![&read], RepeatVerdict::Fine),
             (
                 vec![&read],

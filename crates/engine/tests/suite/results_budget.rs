@@ -9,7 +9,6 @@ use orbit_engine::results::{
 };
 use orbit_protocol::{
     ContentBlock, ImageSource, Message, ToolResultBlock, ToolResultContent, ToolResultContentBlock,
-    ToolUseBlock,
 };
 use orbit_tools::ToolOutput;
 use serde_json::json;
@@ -30,13 +29,7 @@ pub(super) fn lined_output(id: &str, n: usize) -> String {
 fn assistant_calls(ids: &[&str]) -> Message {
     Message::assistant(
         ids.iter()
-            .map(|id| {
-                ContentBlock::ToolUse(ToolUseBlock {
-                    id: (*id).to_string(),
-                    name: "Bash".into(),
-                    input: json!({"command": "x"}),
-                })
-            })
+            .map(|id| ContentBlock::tool_use(*id, "Bash", json!({"command": "x"})))
             .collect(),
     )
 }

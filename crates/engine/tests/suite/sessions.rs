@@ -81,13 +81,26 @@ fn first_prompt_script() -> Vec<Reply> {
     ]
 }
 
-fn new_engine(server: &FakeAnthropic, cfg: EngineConfig) -> QueryEngine {
-    QueryEngine::new(cfg, client(server), registry(&[big()]))
+/// A fake server with `replies` and a new engine talking to it.
+fn new_engine(replies: Vec<Reply>, cfg: EngineConfig) -> (FakeAnthropic, QueryEngine) {
+    let server = FakeAnthropic::start(replies);
+    let engine = QueryEngine::new(cfg, client(&server), registry(&[big()]));
+    (server, engine)
 }
 
-fn resumed(server: &FakeAnthropic, cfg: EngineConfig, path: &Path) -> QueryEngine {
+/// Runs the first prompt in a persisted session that then ends (its
+/// transcript stays for a resume).
+async fn first_session(dir: &Path) {
+    let (_server, mut engine) = new_engine(first_prompt_script(), persisted(dir, SESSION));
+    run(&mut engine, "first").await;
+}
+
+/// A fake server with `replies` and an engine resumed from the transcript at `path`.
+fn resumed(replies: Vec<Reply>, cfg: EngineConfig, path: &Path) -> (FakeAnthropic, QueryEngine) {
+    let server = FakeAnthropic::start(replies);
     let loaded = load_transcript(path).unwrap();
-    QueryEngine::resume(cfg, client(server), registry(&[big()]), loaded)
+    let engine = QueryEngine::resume(cfg, client(&server), registry(&[big()]), loaded);
+    (server, engine)
 }
 
 #[tokio::test]
@@ -98,8 +111,7 @@ async fn the_request_after_a_resume_is_byte_identical_to_the_uninterrupted_one()
     // Uninterrupted: both prompts in one engine, nothing persisted.
     let mut script = first_prompt_script();
     script.push(second());
-    let server_a = FakeAnthropic::start(script);
-    let mut a = new_engine(&server_a, in_memory(dir.path()));
+    let (server_a, mut a) = new_engine(script, in_memory(dir.path()));
     run(&mut a, "first").await;
     run(&mut a, "second").await;
     let uninterrupted = server_a.requests()[2].raw_body.clone();
@@ -109,14 +121,12 @@ async fn the_request_after_a_resume_is_byte_identical_to_the_uninterrupted_one()
     );
 
     // The same first prompt, persisted; the process ends; a resume asks the second.
-    let server_b = FakeAnthropic::start(first_prompt_script());
-    let mut b = new_engine(&server_b, persisted(dir.path(), SESSION));
+    let (_server_b, mut b) = new_engine(first_prompt_script(), persisted(dir.path(), SESSION));
     let first = result(&run(&mut b, "first").await).clone();
     let cost_before = b.total_cost_usd();
     drop(b);
-    let server_c = FakeAnthropic::start(vec![second()]);
-    let mut c = resumed(
-        &server_c,
+    let (server_c, mut c) = resumed(
+        vec![second()],
         persisted(dir.path(), SESSION),
         &transcript(dir.path(), SESSION),
     );
@@ -217,15 +227,15 @@ async fn a_tool_use_cut_off_by_a_crash_is_answered_as_interrupted_and_the_repair
 #[tokio::test]
 async fn a_fork_gets_its_own_transcript_and_leaves_the_original_untouched() {
     let dir = tempfile::tempdir().unwrap();
-    let server = FakeAnthropic::start(first_prompt_script());
-    let mut original = new_engine(&server, persisted(dir.path(), SESSION));
-    run(&mut original, "first").await;
-    drop(original);
+    first_session(dir.path()).await;
     let old_path = transcript(dir.path(), SESSION);
     let old_bytes = std::fs::read(&old_path).unwrap();
 
-    let server = FakeAnthropic::start(vec![Reply::text("forked")]);
-    let mut fork = resumed(&server, persisted(dir.path(), FORK), &old_path);
+    let (_server, mut fork) = resumed(
+        vec![Reply::text("forked")],
+        persisted(dir.path(), FORK),
+        &old_path,
+    );
     run(&mut fork, "branch off").await;
     assert_eq!(fork.session_id(), FORK);
     drop(fork);
@@ -243,20 +253,17 @@ async fn a_fork_gets_its_own_transcript_and_leaves_the_original_untouched() {
 #[tokio::test]
 async fn max_turns_counts_the_calls_of_the_whole_session() {
     let dir = tempfile::tempdir().unwrap();
-    let server = FakeAnthropic::start(first_prompt_script());
-    let mut engine = new_engine(&server, persisted(dir.path(), SESSION));
-    run(&mut engine, "first").await;
-    drop(engine);
+    first_session(dir.path()).await;
 
-    let server = FakeAnthropic::start(vec![
+    let replies = vec![
         Reply::tool_use("toolu_c", "Big", json!({"chars": 10})),
         Reply::text("never sent"),
-    ]);
+    ];
     let cfg = EngineConfig {
         max_turns: Some(3),
         ..persisted(dir.path(), SESSION)
     };
-    let mut engine = resumed(&server, cfg, &transcript(dir.path(), SESSION));
+    let (server, mut engine) = resumed(replies, cfg, &transcript(dir.path(), SESSION));
     let events = run(&mut engine, "more").await;
     let end = result(&events);
     assert_eq!(end.subtype, ResultSubtype::ErrorMaxTurns);
@@ -305,14 +312,16 @@ async fn an_unwritable_transcript_does_not_stop_the_session_and_no_persistence_w
     let dir = tempfile::tempdir().unwrap();
     // The data dir is a file: the transcript cannot be created.
     std::fs::write(dir.path().join(".orbit"), "not a directory").unwrap();
-    let server = FakeAnthropic::start(vec![Reply::text("still here")]);
-    let mut engine = new_engine(&server, persisted(dir.path(), SESSION));
+    let (_server, mut engine) = new_engine(
+        vec![Reply::text("still here")],
+        persisted(dir.path(), SESSION),
+    );
     let events = run(&mut engine, "hi").await;
     assert_eq!(result(&events).result, "still here");
 
     let other = tempfile::tempdir().unwrap();
-    let server = FakeAnthropic::start(vec![Reply::text("memory only")]);
-    let mut engine = new_engine(&server, in_memory(other.path()));
+    let (_server, mut engine) =
+        new_engine(vec![Reply::text("memory only")], in_memory(other.path()));
     run(&mut engine, "hi").await;
     assert!(!other.path().join(".orbit").exists());
 }
@@ -330,8 +339,7 @@ async fn a_resume_after_a_compaction_starts_from_the_boundary_and_sends_the_same
     // Uninterrupted: prompt, compaction, next prompt, in one engine.
     let mut all = script();
     all.push(next());
-    let server_a = FakeAnthropic::start(all);
-    let mut a = new_engine(&server_a, in_memory(dir.path()));
+    let (server_a, mut a) = new_engine(all, in_memory(dir.path()));
     run(&mut a, "first").await;
     let boundary = a.compact(None).await.expect("compacted");
     run(&mut a, "next").await;
@@ -339,8 +347,7 @@ async fn a_resume_after_a_compaction_starts_from_the_boundary_and_sends_the_same
 
     // Persisted: the same until the compaction; the process ends; a resume
     // starts from the boundary's messages and asks the next prompt.
-    let server_b = FakeAnthropic::start(script());
-    let mut b = new_engine(&server_b, persisted(dir.path(), SESSION));
+    let (_server_b, mut b) = new_engine(script(), persisted(dir.path(), SESSION));
     run(&mut b, "first").await;
     b.compact(None).await.expect("compacted");
     drop(b);
@@ -350,8 +357,7 @@ async fn a_resume_after_a_compaction_starts_from_the_boundary_and_sends_the_same
             .unwrap()
             .contains("\"compaction\"")
     );
-    let server_c = FakeAnthropic::start(vec![next()]);
-    let mut c = resumed(&server_c, persisted(dir.path(), SESSION), &path);
+    let (server_c, mut c) = resumed(vec![next()], persisted(dir.path(), SESSION), &path);
     assert_eq!(c.messages(), boundary.messages.as_slice());
     run(&mut c, "next").await;
     assert_eq!(server_c.requests()[0].raw_body, uninterrupted);

@@ -9,22 +9,23 @@ use serde_json::json;
 
 #[test]
 fn matchers_follow_claude_codes_rules() {
-    // (matcher, subject, matches)
-    let cases = [
-        ("", "Bash", true),
-        ("*", "anything", true),
-        ("Bash", "Bash", true),
-        ("Bash", "BashOutput", false),
-        ("Edit|Write", "Write", true),
-        ("Edit|Write", "WriteX", false),
-        ("mcp__.*", "mcp__github__search", true),
-        ("mcp__.*", "xmcp__a", false),
-        ("Notebook.*", "NotebookEdit", true),
-        ("startup", "resume", false),
+    // (matcher, subjects it matches, subjects it does not)
+    let cases: [(&str, &[&str], &[&str]); 7] = [
+        ("", &["Bash"], &[]),
+        ("*", &["anything"], &[]),
+        ("Bash", &["Bash"], &["BashOutput"]),
+        ("Edit|Write", &["Write"], &["WriteX"]),
+        ("mcp__.*", &["mcp__github__search"], &["xmcp__a"]),
+        ("Notebook.*", &["NotebookEdit"], &[]),
+        ("startup", &[], &["resume"]),
     ];
-    for (matcher, subject, expected) in cases {
+    for (matcher, hits, misses) in cases {
         let m = Matcher::parse(matcher).unwrap();
-        assert_eq!(m.matches(Some(subject)), expected, "{matcher} on {subject}");
+        for (subjects, expected) in [(hits, true), (misses, false)] {
+            for subject in subjects {
+                assert_eq!(m.matches(Some(subject)), expected, "{matcher} on {subject}");
+            }
+        }
     }
 }
 

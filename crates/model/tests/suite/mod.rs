@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use orbit_model::{ModelClient, ModelError, ModelRequest, RetryConfig};
-use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
+use orbit_protocol::{ContentBlock, StreamEvent, Usage};
 
 /// Idle timeout of test clients, in milliseconds: long enough for a loaded
 /// machine, short enough that a hang fails fast.
@@ -118,11 +118,7 @@ pub fn input_fragments(events: &[StreamEvent], index: usize) -> Vec<String> {
 
 /// A tool_use block.
 pub fn tool(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
-    ContentBlock::ToolUse(ToolUseBlock {
-        id: id.into(),
-        name: name.into(),
-        input,
-    })
+    ContentBlock::tool_use(id, name, input)
 }
 
 /// The completed blocks among `events`, with their invalid input.

@@ -17,41 +17,61 @@ fn rule(text: &str) -> CompiledRule {
 
 #[test]
 fn path_patterns() {
-    // (rule, absolute path, covered)
-    let table = [
-        ("Read(./secrets/**)", "/work/proj/secrets/key", true),
-        ("Read(./secrets/**)", "/work/proj/secrets", true),
-        ("Read(./secrets/**)", "/work/proj/secrets2/key", false),
-        ("Read(./secrets/**)", "/work/proj/src/secrets/key", false),
-        ("Read(/secrets/**)", "/work/proj/secrets/a/b", true),
-        ("Read(/secrets/**)", "/secrets/a", false),
-        ("Read(//etc/passwd)", "/etc/passwd", true),
-        ("Read(//etc/passwd)", "/work/proj/etc/passwd", false),
-        ("Read(~/.ssh/**)", "/home/u/.ssh/id_rsa", true),
-        ("Read(~/.ssh/**)", "/work/proj/hello.txt", false),
-        ("Read(~/.ssh/**)", "/home/u/.sshx/a", false),
-        ("Read(~)", "/home/u/anything", true),
-        ("Read(.env)", "/work/proj/.env", true),
-        ("Read(.env)", "/work/proj/a/b/.env", true),
-        ("Read(.env)", "/work/proj/.envrc", false),
-        ("Read(.env)", "/elsewhere/.env", false),
-        ("Read(*.pem)", "/work/proj/k/server.pem", true),
-        ("Read(src/*.rs)", "/work/proj/src/main.rs", true),
-        ("Read(src/*.rs)", "/work/proj/src/a/main.rs", false),
-        ("Read(src/**/*.rs)", "/work/proj/src/a/main.rs", true),
-        ("Read(build/)", "/work/proj/x/build/out", true),
-        ("Read(../lib/**)", "/work/lib/a.rs", true),
-        ("Read(../lib/**)", "/work/proj/lib/a.rs", false),
-        ("Write(./src/**)", "/work/proj/src/a.rs", true),
-        ("Write(./src/**)", "/home/u/.bashrc", false),
-        ("Edit(./[abc].txt)", "/work/proj/a.txt", true),
+    // (rule, absolute paths it covers, absolute paths it does not)
+    let table: &[(&str, &[&str], &[&str])] = &[
+        (
+            "Read(./secrets/**)",
+            &["/work/proj/secrets/key", "/work/proj/secrets"],
+            &["/work/proj/secrets2/key", "/work/proj/src/secrets/key"],
+        ),
+        (
+            "Read(/secrets/**)",
+            &["/work/proj/secrets/a/b"],
+            &["/secrets/a"],
+        ),
+        (
+            "Read(//etc/passwd)",
+            &["/etc/passwd"],
+            &["/work/proj/etc/passwd"],
+        ),
+        (
+            "Read(~/.ssh/**)",
+            &["/home/u/.ssh/id_rsa"],
+            &["/work/proj/hello.txt", "/home/u/.sshx/a"],
+        ),
+        ("Read(~)", &["/home/u/anything"], &[]),
+        (
+            "Read(.env)",
+            &["/work/proj/.env", "/work/proj/a/b/.env"],
+            &["/work/proj/.envrc", "/elsewhere/.env"],
+        ),
+        ("Read(*.pem)", &["/work/proj/k/server.pem"], &[]),
+        (
+            "Read(src/*.rs)",
+            &["/work/proj/src/main.rs"],
+            &["/work/proj/src/a/main.rs"],
+        ),
+        ("Read(src/**/*.rs)", &["/work/proj/src/a/main.rs"], &[]),
+        ("Read(build/)", &["/work/proj/x/build/out"], &[]),
+        (
+            "Read(../lib/**)",
+            &["/work/lib/a.rs"],
+            &["/work/proj/lib/a.rs"],
+        ),
+        (
+            "Write(./src/**)",
+            &["/work/proj/src/a.rs"],
+            &["/home/u/.bashrc"],
+        ),
+        ("Edit(./[abc].txt)", &["/work/proj/a.txt"], &[]),
     ];
-    for (text, path, want) in table {
-        assert_eq!(
-            rule(text).covers_path(Path::new(path)),
-            want,
-            "{text} vs {path}"
-        );
+    for (text, covered, not_covered) in table {
+        let rule = rule(text);
+        for (paths, want) in [(covered, true), (not_covered, false)] {
+            for path in *paths {
+                assert_eq!(rule.covers_path(Path::new(path)), want, "{text} vs {path}");
+            }
+        }
     }
     // The root is taken literally even when it holds glob characters.
     let parsed = PermissionRule::parse("Read(./a/**)").unwrap();

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use orbit_protocol::{ContentBlock, Message, ToolResultBlock, ToolUseBlock, Usage};
+use orbit_protocol::{ContentBlock, Message, ToolResultBlock, Usage};
 use orbit_session::{Header, MessageRecord, Record, TranscriptWriter, UsageRecord};
 use serde_json::json;
 
@@ -32,13 +32,7 @@ pub fn prompt(text: &str) -> Record {
 pub fn calls(ids: &[&str]) -> Message {
     Message::assistant(
         ids.iter()
-            .map(|id| {
-                ContentBlock::ToolUse(ToolUseBlock {
-                    id: (*id).into(),
-                    name: "Bash".into(),
-                    input: json!({"command": "true"}),
-                })
-            })
+            .map(|id| ContentBlock::tool_use(*id, "Bash", json!({"command": "true"})))
             .collect(),
     )
 }
