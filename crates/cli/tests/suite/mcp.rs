@@ -44,7 +44,7 @@ pub fn python() -> String {
     path.display().to_string()
 }
 
-fn home() -> PathBuf {
+pub(super) fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
 }
 
@@ -89,7 +89,12 @@ pub fn results(server: &FakeAnthropic) -> Vec<(String, bool)> {
         .collect()
 }
 
-fn run_with(scratch: &Scratch, server: &FakeAnthropic, mcp: &str, extra: &[&str]) -> Outcome {
+pub(super) fn run_with(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    mcp: &str,
+    extra: &[&str],
+) -> Outcome {
     let mut args = vec!["--mcp-config", mcp];
     args.extend_from_slice(extra);
     let out = run_stream_json(scratch, server, "use the tools", &args);
@@ -213,7 +218,7 @@ fn python_sdk_server_over_stdio_and_streamable_http() {
 
 /// The Python server over streamable HTTP on a free loopback port, killed
 /// (by pid) when dropped.
-struct HttpServer {
+pub(super) struct HttpServer {
     child: std::process::Child,
     port: u16,
 }
@@ -447,212 +452,6 @@ fn project_servers_start_only_when_trusted_and_approved() {
     }
 }
 
-/// The `tools` and `system` of a request body, serialized: what the tool
-/// definitions cost.
-fn fixed_bytes(body: &Value) -> usize {
-    body["tools"].to_string().len() + body["system"].to_string().len()
-}
-
-/// 300 MCP tools are deferred: the request after the server connected is
-/// at most 8 KB larger than a request with no MCP server; the scripted model
-/// finds tools by keyword with ToolSearch, their definitions join `tools`
-/// from the next request on, and it calls one. With ENABLE_TOOL_SEARCH=false
-/// every definition is sent.
-#[test]
-fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
-    let baseline = {
-        let scratch = Scratch::new();
-        let server = calls(&[]);
-        run_stream_json(&scratch, &server, "use the tools", &[]);
-        fixed_bytes(&server.requests()[0].body)
-    };
-    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
-    let scratch = Scratch::new();
-    let server = calls(&[
-        // A pending server's tool: the call waits for the connection.
-        ("mcp__py__add", json!({"a": 1, "b": 1})),
-        ("ToolSearch", json!({"query": "stock price"})),
-        ("mcp__py__tool_6", json!({"city": "Oslo"})),
-    ]);
-    run_with(&scratch, &server, &mcp, &[]);
-    let requests = server.requests();
-    let connected = &requests[1].body;
-    let tool_names = |body: &Value| -> Vec<String> {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert!(
-        fixed_bytes(connected) <= baseline + 8 * 1024,
-        "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
-        fixed_bytes(connected)
-    );
-    let search = connected["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "ToolSearch")
-        .expect("ToolSearch is offered");
-    let description = search["description"].as_str().unwrap();
-    assert!(
-        description.contains("\nmcp__py__tool_0\n") && description.ends_with("mcp__py__tool_299")
-    );
-    assert!(
-        !tool_names(connected)
-            .iter()
-            .any(|n| n.starts_with("mcp__py__tool_"))
-    );
-    let got = results(&server);
-    assert_eq!(got[0], ("1+1=2".to_string(), false));
-    assert_eq!(
-        got[1].0.lines().next().unwrap(),
-        "Loaded tools: mcp__py__tool_1, mcp__py__tool_6, mcp__py__tool_11, mcp__py__tool_16, mcp__py__tool_21"
-    );
-    assert!(got[1].0.contains(r#"<function>{"name":"mcp__py__tool_6","description":"Looks up the stock price of city number 6. Answers"#), "{}", got[1].0);
-    // Loaded from the next request on, and kept.
-    for request in &requests[3..] {
-        let names = tool_names(&request.body);
-        assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
-        assert!(!names.contains(&"mcp__py__tool_2".to_string()), "{names:?}");
-    }
-    assert_eq!(got[2], ("stock price #6 for Oslo: fine".to_string(), false));
-
-    // Off: all 300 definitions are sent.
-    let scratch = Scratch::new();
-    let server = calls(&[("mcp__py__add", json!({"a": 1, "b": 1}))]);
-    let mut env = server.env();
-    env.push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
-    let out = run_stream_json_with_env(&scratch, &env, "use the tools", &["--mcp-config", &mcp]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let names = tool_names(&server.requests()[1].body);
-    assert!(
-        names.contains(&"mcp__py__tool_299".to_string())
-            && !names.contains(&"ToolSearch".to_string())
-    );
-}
-
-/// `orbit mcp add|add-json|list|get|remove` write Claude Code's shapes to
-/// the scope's file and read them back.
-#[test]
-fn mcp_subcommands_edit_each_scope() {
-    let scratch = Scratch::new();
-    let run = |args: &[&str]| {
-        let out = super::common::run({
-            let mut cmd = super::common::orbit_with_env(&scratch, &[]);
-            cmd.arg("mcp").args(args);
-            cmd
-        });
-        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
-        out.stdout
-    };
-    run(&[
-        "add", "-e", "K=v", "fs", "--", "npx", "-y", "server", "/tmp",
-    ]);
-    run(&[
-        "add",
-        "--scope",
-        "user",
-        "--transport",
-        "http",
-        "-H",
-        "Authorization: Bearer ${TOKEN}",
-        "web",
-        "http://127.0.0.1:9/mcp",
-    ]);
-    run(&[
-        "add-json",
-        "--scope",
-        "project",
-        "py",
-        r#"{"command": "python3", "args": ["s.py"]}"#,
-    ]);
-    let local: Value = serde_json::from_str(
-        &std::fs::read_to_string(scratch.path().join(".orbit/settings.local.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(
-        local["mcpServers"]["fs"],
-        json!({"type": "stdio", "command": "npx", "args": ["-y", "server", "/tmp"], "env": {"K": "v"}})
-    );
-    let user: Value = serde_json::from_str(
-        &std::fs::read_to_string(scratch.home().join(".orbit/settings.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(
-        user["mcpServers"]["web"],
-        json!({"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}})
-    );
-    assert_eq!(
-        run(&["list"]),
-        "fs: npx -y server /tmp (local config)\npy: python3 s.py (project config)\nweb: http://127.0.0.1:9/mcp (http) (user config)\n"
-    );
-    assert_eq!(
-        run(&["get", "web"]),
-        "web:\n  Scope: user config\n  Type: http\n  http://127.0.0.1:9/mcp (http)\n"
-    );
-    run(&["remove", "fs"]);
-    assert!(!run(&["list"]).contains("fs:"));
-    let out = super::common::run({
-        let mut cmd = super::common::orbit_with_env(&scratch, &[]);
-        cmd.args(["mcp", "get", "fs"]);
-        cmd
-    });
-    out.assert_error_line("orbit: error: no MCP server named fs");
-}
-
-/// `orbit mcp serve` used by an MCP client (orbit itself, as a user would
-/// configure it): a read-only call runs, a Bash call is refused by the
-/// serving side's headless permission gate, and `--allowedTools` on
-/// `serve` lets it run.
-#[test]
-fn orbit_serves_its_tools_over_mcp() {
-    for (serve_args, bash_runs) in [(vec![], false), (vec!["--allowedTools", "Bash"], true)] {
-        let scratch = Scratch::new();
-        let file = scratch.write("hello.txt", "hello from a file\n");
-        let mut args = vec!["mcp".to_string(), "serve".to_string()];
-        args.extend(serve_args.iter().map(|s| s.to_string()));
-        let entry = json!({"command": env!("CARGO_BIN_EXE_orbit"), "args": args});
-        let server = calls(&[
-            (
-                "mcp__orbit__Read",
-                json!({"file_path": file.display().to_string()}),
-            ),
-            ("mcp__orbit__Bash", json!({"command": "echo ran > ran.txt"})),
-        ]);
-        // The client side allows the server's tools; the serving side decides.
-        run_with(
-            &scratch,
-            &server,
-            &config(&[("orbit", entry)]),
-            &["--allowedTools", "mcp__orbit"],
-        );
-        let got = results(&server);
-        assert_eq!(
-            got[0],
-            ("1\thello from a file\n2\t".to_string(), false),
-            "{serve_args:?}"
-        );
-        assert_eq!(
-            scratch.path().join("ran.txt").exists(),
-            bash_runs,
-            "{serve_args:?}: {got:?}"
-        );
-        if !bash_runs {
-            assert_eq!(
-                got[1],
-                (
-                    "orbit requested permissions to use Bash, but you haven't granted it yet."
-                        .to_string(),
-                    true
-                )
-            );
-        }
-    }
-}
-
 /// Progress notifications of a running MCP call reach stream-json's
 /// `tool_progress` lines (`--verbose`).
 #[test]
@@ -689,71 +488,6 @@ fn progress_notifications_reach_tool_progress() {
     assert!(!results(&server)[0].1, "{:?}", results(&server));
 }
 
-/// The real local model (Qwen2.5-Coder-1.5B through `orbit local`, see
-/// `local_model.rs`) finds a deferred MCP tool with ToolSearch and calls it:
-/// its 8192-token window defers the Python server's 20 tools at once.
-#[test]
-fn local_model_finds_and_calls_a_deferred_tool() {
-    use super::local_model as lm;
-    let _turn = lm::local_turn();
-    let scratch = Scratch::new();
-    let py =
-        json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
-    let mcp = config(&[("py", py)]);
-    let mut cmd = lm::orbit_local_cmd(&scratch);
-    cmd.args([
-        "-p",
-        "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
-        "--mcp-config",
-        &mcp,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--max-turns",
-        "6",
-    ]);
-    let out = super::common::run(cmd);
-    let lines = lm::lines(&out);
-    let calls = lm::tool_calls(&lines);
-    assert!(
-        calls.iter().any(|(name, input)| name == "ToolSearch"
-            && input["query"]
-                .as_str()
-                .is_some_and(|q| q.to_lowercase().contains("train"))),
-        "no ToolSearch for the timetable: {calls:?}\n{}",
-        lm::describe(&out)
-    );
-    let called: Vec<&str> = calls
-        .iter()
-        .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
-        .map(|(name, _)| name.as_str())
-        .collect();
-    let timetable = [
-        "mcp__py__tool_2",
-        "mcp__py__tool_7",
-        "mcp__py__tool_12",
-        "mcp__py__tool_17",
-    ];
-    assert!(
-        called.iter().any(|n| timetable.contains(n)),
-        "no timetable tool called: {calls:?}\n{}",
-        lm::describe(&out)
-    );
-    let answers: Vec<String> = super::common::blocks(&lines, "user", "tool_result")
-        .filter_map(|b| match &b["content"] {
-            Value::String(s) => Some(s.clone()),
-            other => other[0]["text"].as_str().map(str::to_string),
-        })
-        .collect();
-    assert!(
-        answers
-            .iter()
-            .any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
-        "{answers:?}\n{}",
-        lm::describe(&out)
-    );
-}
-
 /// A call past MCP_TOOL_TIMEOUT is cancelled on the server too: the Python
 /// server's `hang` sees `notifications/cancelled` (its task is cancelled).
 #[test]
@@ -777,33 +511,4 @@ fn a_timed_out_call_is_cancelled_on_the_server() {
         std::fs::read_to_string(&marker).unwrap_or_default(),
         "cancelled"
     );
-}
-
-/// The tools ToolSearch loaded stay loaded when the session is continued:
-/// the resumed session finds them in its history.
-#[test]
-fn loaded_tools_survive_a_resume() {
-    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
-    let scratch = Scratch::new();
-    let first = calls(&[
-        ("mcp__py__add", json!({"a": 1, "b": 1})),
-        ("ToolSearch", json!({"query": "select:mcp__py__tool_6"})),
-    ]);
-    run_with(&scratch, &first, &mcp, &[]);
-    assert!(
-        results(&first)[1]
-            .0
-            .starts_with("Loaded tools: mcp__py__tool_6\n")
-    );
-    let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
-    run_with(&scratch, &second, &mcp, &["--continue"]);
-    // After the server connected: tool_6 in full, the other deferred tools not.
-    let names: Vec<String> = second.requests()[1].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
-    assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
-    assert!(!names.contains(&"mcp__py__tool_7".to_string()), "{names:?}");
 }

@@ -15,6 +15,8 @@ mod local_profile;
 mod logging;
 mod max_turns;
 mod mcp;
+mod mcp_commands;
+mod mcp_tool_search;
 mod model_alias;
 mod openai_provider;
 mod permissions;

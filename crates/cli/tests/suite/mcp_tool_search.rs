@@ -1,0 +1,189 @@
+//! Deferred MCP tools end to end (see `mcp.rs` for the servers): 300 tools
+//! sent by name only and loaded with ToolSearch, the real local model
+//! finding one, and loaded tools surviving a resume.
+
+use serde_json::{Value, json};
+
+use super::common::{Scratch, run_stream_json, run_stream_json_with_env};
+use super::mcp::*;
+
+/// The `tools` and `system` of a request body, serialized: what the tool
+/// definitions cost.
+fn fixed_bytes(body: &Value) -> usize {
+    body["tools"].to_string().len() + body["system"].to_string().len()
+}
+
+/// 300 MCP tools are deferred: the request after the server connected is
+/// at most 8 KB larger than a request with no MCP server; the scripted model
+/// finds tools by keyword with ToolSearch, their definitions join `tools`
+/// from the next request on, and it calls one. With ENABLE_TOOL_SEARCH=false
+/// every definition is sent.
+#[test]
+fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
+    let baseline = {
+        let scratch = Scratch::new();
+        let server = calls(&[]);
+        run_stream_json(&scratch, &server, "use the tools", &[]);
+        fixed_bytes(&server.requests()[0].body)
+    };
+    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
+    let scratch = Scratch::new();
+    let server = calls(&[
+        // A pending server's tool: the call waits for the connection.
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "stock price"})),
+        ("mcp__py__tool_6", json!({"city": "Oslo"})),
+    ]);
+    run_with(&scratch, &server, &mcp, &[]);
+    let requests = server.requests();
+    let connected = &requests[1].body;
+    let tool_names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        fixed_bytes(connected) <= baseline + 8 * 1024,
+        "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
+        fixed_bytes(connected)
+    );
+    let search = connected["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "ToolSearch")
+        .expect("ToolSearch is offered");
+    let description = search["description"].as_str().unwrap();
+    assert!(
+        description.contains("\nmcp__py__tool_0\n") && description.ends_with("mcp__py__tool_299")
+    );
+    assert!(
+        !tool_names(connected)
+            .iter()
+            .any(|n| n.starts_with("mcp__py__tool_"))
+    );
+    let got = results(&server);
+    assert_eq!(got[0], ("1+1=2".to_string(), false));
+    assert_eq!(
+        got[1].0.lines().next().unwrap(),
+        "Loaded tools: mcp__py__tool_1, mcp__py__tool_6, mcp__py__tool_11, mcp__py__tool_16, mcp__py__tool_21"
+    );
+    assert!(got[1].0.contains(r#"<function>{"name":"mcp__py__tool_6","description":"Looks up the stock price of city number 6. Answers"#), "{}", got[1].0);
+    // Loaded from the next request on, and kept.
+    for request in &requests[3..] {
+        let names = tool_names(&request.body);
+        assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+        assert!(!names.contains(&"mcp__py__tool_2".to_string()), "{names:?}");
+    }
+    assert_eq!(got[2], ("stock price #6 for Oslo: fine".to_string(), false));
+
+    // Off: all 300 definitions are sent.
+    let scratch = Scratch::new();
+    let server = calls(&[("mcp__py__add", json!({"a": 1, "b": 1}))]);
+    let mut env = server.env();
+    env.push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
+    let out = run_stream_json_with_env(&scratch, &env, "use the tools", &["--mcp-config", &mcp]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = tool_names(&server.requests()[1].body);
+    assert!(
+        names.contains(&"mcp__py__tool_299".to_string())
+            && !names.contains(&"ToolSearch".to_string())
+    );
+}
+
+/// The real local model (Qwen2.5-Coder-1.5B through `orbit local`, see
+/// `local_model.rs`) finds a deferred MCP tool with ToolSearch and calls it:
+/// its 8192-token window defers the Python server's 20 tools at once.
+#[test]
+fn local_model_finds_and_calls_a_deferred_tool() {
+    use super::local_model as lm;
+    let _turn = lm::local_turn();
+    let scratch = Scratch::new();
+    let py =
+        json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
+    let mcp = config(&[("py", py)]);
+    let mut cmd = lm::orbit_local_cmd(&scratch);
+    cmd.args([
+        "-p",
+        "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
+        "--mcp-config",
+        &mcp,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "6",
+    ]);
+    let out = super::common::run(cmd);
+    let lines = lm::lines(&out);
+    let calls = lm::tool_calls(&lines);
+    assert!(
+        calls.iter().any(|(name, input)| name == "ToolSearch"
+            && input["query"]
+                .as_str()
+                .is_some_and(|q| q.to_lowercase().contains("train"))),
+        "no ToolSearch for the timetable: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let called: Vec<&str> = calls
+        .iter()
+        .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let timetable = [
+        "mcp__py__tool_2",
+        "mcp__py__tool_7",
+        "mcp__py__tool_12",
+        "mcp__py__tool_17",
+    ];
+    assert!(
+        called.iter().any(|n| timetable.contains(n)),
+        "no timetable tool called: {calls:?}\n{}",
+        lm::describe(&out)
+    );
+    let answers: Vec<String> = super::common::blocks(&lines, "user", "tool_result")
+        .filter_map(|b| match &b["content"] {
+            Value::String(s) => Some(s.clone()),
+            other => other[0]["text"].as_str().map(str::to_string),
+        })
+        .collect();
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.starts_with("train timetable #") && a.ends_with("for Oslo: fine")),
+        "{answers:?}\n{}",
+        lm::describe(&out)
+    );
+}
+
+/// The tools ToolSearch loaded stay loaded when the session is continued:
+/// the resumed session finds them in its history.
+#[test]
+fn loaded_tools_survive_a_resume() {
+    let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
+    let scratch = Scratch::new();
+    let first = calls(&[
+        ("mcp__py__add", json!({"a": 1, "b": 1})),
+        ("ToolSearch", json!({"query": "select:mcp__py__tool_6"})),
+    ]);
+    run_with(&scratch, &first, &mcp, &[]);
+    assert!(
+        results(&first)[1]
+            .0
+            .starts_with("Loaded tools: mcp__py__tool_6\n")
+    );
+    let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
+    run_with(&scratch, &second, &mcp, &["--continue"]);
+    // After the server connected: tool_6 in full, the other deferred tools not.
+    let names: Vec<String> = second.requests()[1].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
+    assert!(!names.contains(&"mcp__py__tool_7".to_string()), "{names:?}");
+}
