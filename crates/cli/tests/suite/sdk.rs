@@ -95,6 +95,12 @@ fn a_client_session_runs_two_prompts_in_one_process() {
     let second = body::messages(&requests[1].body);
     assert_eq!(second.len(), 3, "{second:?}");
     assert_eq!(body::last_message_texts(&requests[1].body), ["second question"]);
+    // A control request orbit does not support gets an error, not a hang.
+    let unsupported = &printed.of_kind("unsupported_request")[0]["error"];
+    assert!(
+        unsupported.as_str().is_some_and(|e| e.contains("get_context_usage")),
+        "{unsupported}"
+    );
 }
 
 #[test]
@@ -103,20 +109,31 @@ fn can_use_tool_allows_one_call_and_denies_another() {
     let server = FakeAnthropic::start(vec![
         Reply::tool_use("toolu_a", "Bash", json!({"command": "echo allowed-run > made.txt"})),
         Reply::tool_use("toolu_b", "Bash", json!({"command": "echo forbidden > bad.txt"})),
+        Reply::tool_use("toolu_c", "Bash", json!({"command": "echo rewrite-me > orig.txt"})),
         Reply::text("done"),
     ]);
     let printed = sdk("can_use_tool", &scratch, &server);
     let asked: Vec<&Value> = printed.of_kind("asked").iter().map(|a| &a["command"]).collect();
     assert_eq!(
         asked,
-        [&json!("echo allowed-run > made.txt"), &json!("echo forbidden > bad.txt")],
+        [
+            &json!("echo allowed-run > made.txt"),
+            &json!("echo forbidden > bad.txt"),
+            &json!("echo rewrite-me > orig.txt")
+        ],
         "{}",
         printed.stderr
     );
     assert!(scratch.path().join("made.txt").exists());
     assert!(!scratch.path().join("bad.txt").exists());
+    // An allow with updatedInput ran the SDK's input, not the model's.
+    assert!(!scratch.path().join("orig.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("re.txt")).unwrap(),
+        "rewritten\n"
+    );
     let requests = server.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     // The model saw the callback's deny message as the second call's result.
     let told = tool_results_text(&requests[2].body);
     assert!(told.contains("SDK-DENIED: not on my watch"), "{told}");
