@@ -128,3 +128,81 @@ impl SdkArgs {
         notes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::args::Args;
+
+    /// The argv `claude-agent-sdk` 0.2.189 builds (`_build_command`) with
+    /// most options set parses, and the unhonoured flags each get a note.
+    #[test]
+    fn the_sdks_argv_parses() {
+        let argv = [
+            "orbit",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--tools",
+            "Bash,Read",
+            "--allowedTools",
+            "Read,Bash(git log:*)",
+            "--max-turns",
+            "3",
+            "--max-budget-usd",
+            "1.5",
+            "--disallowedTools",
+            "Write",
+            "--task-budget",
+            "1000",
+            "--model",
+            "claude-sonnet-4-5",
+            "--fallback-model",
+            "claude-haiku-4-5",
+            "--betas",
+            "context-1m-2025-08-07",
+            "--permission-prompt-tool",
+            "stdio",
+            "--permission-mode",
+            "acceptEdits",
+            "--continue",
+            "--settings",
+            "{\"permissions\":{}}",
+            "--add-dir",
+            "/tmp",
+            "--mcp-config",
+            "{\"mcpServers\":{}}",
+            "--include-partial-messages",
+            "--include-hook-events",
+            "--strict-mcp-config",
+            "--fork-session",
+            "--resume-session-at=abc",
+            "--resume-drops-turn=def",
+            "--session-mirror",
+            "--setting-sources=user,project",
+            "--plugin-dir",
+            "/tmp/p",
+            "--thinking",
+            "adaptive",
+            "--max-thinking-tokens",
+            "4000",
+            "--thinking-display",
+            "summarized",
+            "--effort",
+            "high",
+            "--json-schema",
+            "{\"type\":\"object\"}",
+            "--input-format",
+            "stream-json",
+        ];
+        let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
+        assert!(args.sdk.stream_input());
+        assert!(args.sdk.asks_over_stdio());
+        assert_eq!(args.sdk.notes().len(), 14, "{:?}", args.sdk.notes());
+        let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
+    }
+}

@@ -68,7 +68,12 @@ fn one_shot_query_reads_orbits_messages() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("hi from the fake model")]);
     let printed = sdk("one_shot", &scratch, &server);
-    assert_eq!(printed.of_kind("system")[0]["subtype"], "init", "{}", printed.stderr);
+    assert_eq!(
+        printed.of_kind("system")[0]["subtype"],
+        "init",
+        "{}",
+        printed.stderr
+    );
     assert_eq!(printed.of_kind("text")[0]["text"], "hi from the fake model");
     let result = printed.of_kind("result");
     assert_eq!(result.len(), 1);
@@ -94,11 +99,16 @@ fn a_client_session_runs_two_prompts_in_one_process() {
     assert_eq!(requests.len(), 2);
     let second = body::messages(&requests[1].body);
     assert_eq!(second.len(), 3, "{second:?}");
-    assert_eq!(body::last_message_texts(&requests[1].body), ["second question"]);
+    assert_eq!(
+        body::last_message_texts(&requests[1].body),
+        ["second question"]
+    );
     // A control request orbit does not support gets an error, not a hang.
     let unsupported = &printed.of_kind("unsupported_request")[0]["error"];
     assert!(
-        unsupported.as_str().is_some_and(|e| e.contains("get_context_usage")),
+        unsupported
+            .as_str()
+            .is_some_and(|e| e.contains("get_context_usage")),
         "{unsupported}"
     );
 }
@@ -107,13 +117,29 @@ fn a_client_session_runs_two_prompts_in_one_process() {
 fn can_use_tool_allows_one_call_and_denies_another() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_a", "Bash", json!({"command": "echo allowed-run > made.txt"})),
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo forbidden > bad.txt"})),
-        Reply::tool_use("toolu_c", "Bash", json!({"command": "echo rewrite-me > orig.txt"})),
+        Reply::tool_use(
+            "toolu_a",
+            "Bash",
+            json!({"command": "echo allowed-run > made.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_b",
+            "Bash",
+            json!({"command": "echo forbidden > bad.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_c",
+            "Bash",
+            json!({"command": "echo rewrite-me > orig.txt"}),
+        ),
         Reply::text("done"),
     ]);
     let printed = sdk("can_use_tool", &scratch, &server);
-    let asked: Vec<&Value> = printed.of_kind("asked").iter().map(|a| &a["command"]).collect();
+    let asked: Vec<&Value> = printed
+        .of_kind("asked")
+        .iter()
+        .map(|a| &a["command"])
+        .collect();
     assert_eq!(
         asked,
         [
@@ -148,7 +174,12 @@ fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
         Reply::text("still here"),
     ]);
     let printed = sdk("interrupt", &scratch, &server);
-    assert_eq!(printed.of_kind("interrupt_sent").len(), 1, "{}", printed.stderr);
+    assert_eq!(
+        printed.of_kind("interrupt_sent").len(),
+        1,
+        "{}",
+        printed.stderr
+    );
     let waited = printed.of_kind("after_interrupt_s")[0]["seconds"]
         .as_f64()
         .unwrap();
@@ -160,8 +191,15 @@ fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
     // The second prompt went to the model; the interrupted call's result says so.
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(body::last_message_texts(&requests[1].body).last().unwrap(), "still there?");
-    assert!(tool_results_text(&requests[1].body).contains("interrupt"), "{}", requests[1].body);
+    assert_eq!(
+        body::last_message_texts(&requests[1].body).last().unwrap(),
+        "still there?"
+    );
+    assert!(
+        tool_results_text(&requests[1].body).contains("interrupt"),
+        "{}",
+        requests[1].body
+    );
 }
 
 #[test]
