@@ -178,6 +178,10 @@ pub struct Args {
     #[arg(long = "no-session-persistence")]
     pub no_session_persistence: bool,
 
+    /// The Claude Agent SDK's flags (`--input-format stream-json`, …).
+    #[command(flatten)]
+    pub sdk: crate::sdk_args::SdkArgs,
+
     /// Print the version and exit.
     #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::Version)]
     pub version: Option<bool>,

@@ -15,6 +15,7 @@
 
 mod args;
 mod configure;
+mod control;
 mod hooks_cmd;
 mod local;
 mod logging;
@@ -25,6 +26,8 @@ mod output;
 mod provider;
 mod sandbox;
 mod scrub;
+mod sdk_args;
+mod sdk_session;
 mod sessions;
 mod signals;
 mod stdin;
@@ -145,7 +148,19 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
 
 async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
-    let prompt = args.prompt()?;
+    // With `--input-format stream-json` the prompts come as JSON lines
+    // (an SDK session, see `sdk_session`).
+    let prompt = if args.sdk.stream_input() {
+        if args.output_format != args::OutputFormat::StreamJson {
+            bail!("--input-format stream-json needs --output-format stream-json");
+        }
+        None
+    } else {
+        Some(args.prompt()?)
+    };
+    for note in args.sdk.notes() {
+        eprintln!("{note}");
+    }
     let structured_output = configure::json_schema(&args)?;
     let cwd = configure::session_cwd(&args)?;
     let (config, settings) = configure::load(&args, &env, &cwd)?;
@@ -250,6 +265,11 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     if let Some(n) = config.max_structured_output_retries {
         engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
     }
+    let control = control::Control::default();
+    if args.sdk.stream_input() && args.sdk.asks_over_stdio() {
+        let approver = control.approver();
+        engine_config.approver = Some(orbit_engine::SharedApprover(std::sync::Arc::new(approver)));
+    }
     let tool_names = tools.names();
     let mut engine = match session.resume {
         Some(loaded) => QueryEngine::resume(engine_config, client, tools, loaded),
@@ -310,6 +330,19 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         note_write_error(err, &mut write_failed, &stdout, &abort);
     }
 
+    let Some(prompt) = prompt else {
+        control.set_abort(abort.clone());
+        let code = sdk_session::run(sdk_session::Parts {
+            engine: &mut engine,
+            writer: &mut writer,
+            incoming: control.spawn_reader(),
+            stdout: &stdout,
+            replay_user_messages: args.sdk.replay_user_messages,
+        })
+        .await;
+        engine.end_session("other").await;
+        return Ok(code);
+    };
     tracing::debug!(
         prompt_chars = prompt.chars().count(),
         "submitting the prompt"

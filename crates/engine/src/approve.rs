@@ -44,6 +44,13 @@ pub enum Approval {
         /// An allow rule in Claude Code's syntax.
         rule: String,
     },
+    /// Run the call with this input instead (an SDK's `updatedInput`); it
+    /// goes through the same parse, validation and deny rules as the
+    /// model's.
+    AllowWithInput {
+        /// The replacement input.
+        input: Value,
+    },
     /// Do not run it; `reason` (or the policy's) is what the model is told.
     Deny {
         /// Why, in the person's words.

@@ -378,6 +378,18 @@ impl QueryEngine {
         &self.config
     }
 
+    /// Uses `model` for the following model calls (an SDK's `set_model`).
+    pub fn set_model(&mut self, model: String) {
+        self.config.model = model;
+    }
+
+    /// The session's compiled permission policy; its mode can be switched
+    /// while a turn runs (an SDK's `set_permission_mode`, see
+    /// [`Policy::set_mode`]).
+    pub fn policy(&self) -> Arc<Policy> {
+        Arc::clone(&self.runtime.permissions)
+    }
+
     /// The tools of the session.
     pub fn tools(&self) -> &ToolRegistry {
         &self.runtime.tools

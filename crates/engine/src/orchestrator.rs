@@ -249,8 +249,19 @@ pub async fn run_tool_use(
             }
         }
     }
-    if let Err(reason) = permit(runtime, &name, prepared.facts(), &id, &input, hook_vote).await {
-        return deny(runtime, &id, name, original_input, reason);
+    match permit(runtime, &name, prepared.facts(), &id, &input, hook_vote).await {
+        Err(reason) => return deny(runtime, &id, name, original_input, reason),
+        Ok(None) => {}
+        Ok(Some(updated)) => match reprepare(runtime, &name, &id, updated.clone()).await {
+            Ok(replaced) => {
+                if let Some(reason) = denied_by_rules(runtime, &name, replaced.facts()) {
+                    return deny(runtime, &id, name, original_input, reason);
+                }
+                prepared = replaced;
+                input = updated;
+            }
+            Err(text) => return ToolCallOutcome::rejected(&id, text),
+        },
     }
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
@@ -343,28 +354,64 @@ async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value)
             vote: verdict.permission,
         };
     };
-    // The same pipeline as the model's input: lookup, schema (T3), parse,
-    // then the tool's own validation.
+    match reprepare(runtime, name, id, updated.clone()).await {
+        Ok(call) => PreToolUse::Go {
+            input: updated,
+            call: Some(call),
+            vote: verdict.permission,
+        },
+        Err(text) => PreToolUse::Rejected(text),
+    }
+}
+
+/// A replacement input (a hook's or an approver's) through the same
+/// pipeline as the model's: lookup, schema (T3), parse, then the tool's own
+/// validation. `Err` is the text the model is told.
+async fn reprepare(
+    runtime: &ToolRuntime,
+    name: &str,
+    id: &str,
+    updated: Value,
+) -> Result<Box<dyn ToolCall>, String> {
     let block = ToolUseBlock {
         id: id.to_string(),
         name: name.to_string(),
-        input: updated.clone(),
+        input: updated,
     };
     let mut call = match prepare(&runtime.tools, &block, None, &runtime.context) {
         Prepared::Ready {
             call: Some(call), ..
         } => call,
-        Prepared::Ready { call: None, .. } => return PreToolUse::Rejected(hook_denied(name)),
-        Prepared::Rejected(text) => return PreToolUse::Rejected(text),
+        Prepared::Ready { call: None, .. } => return Err(hook_denied(name)),
+        Prepared::Rejected(text) => return Err(text),
     };
     if let Err(error) = call.validate(&runtime.context).await {
-        return PreToolUse::Rejected(refusal_text(name, error));
+        return Err(refusal_text(name, error));
     }
-    PreToolUse::Go {
-        input: updated,
-        call: Some(call),
-        vote: verdict.permission,
+    Ok(call)
+}
+
+/// A deny rule (or the mode) covering a replacement input's facts.
+fn denied_by_rules(runtime: &ToolRuntime, name: &str, facts: &CallFacts) -> Option<String> {
+    match decide(runtime, name, facts) {
+        PermissionDecision::Deny { reason } => Some(reason),
+        _ => None,
     }
+}
+
+/// The policy's decision for one call's facts.
+fn decide(runtime: &ToolRuntime, name: &str, facts: &CallFacts) -> PermissionDecision {
+    let ctx = &runtime.context;
+    let cwd = ctx.cwd();
+    let mut roots = vec![orbit_tool::workspace::canonical_project_root(ctx)];
+    roots.extend(ctx.allowed_directories());
+    let request = PermissionRequest {
+        tool_name: name,
+        facts,
+        cwd: &cwd,
+        roots: &roots,
+    };
+    runtime.permissions.decide(&request)
 }
 
 fn hook_denied(name: &str) -> String {
@@ -399,7 +446,8 @@ async fn post_tool_use(
 /// The permission gate for one call: the policy's decision with the
 /// PreToolUse hooks' vote (see the module docs), an ask put to the
 /// PermissionRequest hooks, then the approver (or denied when there is
-/// none). `Err` holds the reason the model is told.
+/// none). `Err` holds the reason the model is told; `Ok(Some(input))` an
+/// approver's replacement input.
 async fn permit(
     runtime: &ToolRuntime,
     name: &str,
@@ -407,21 +455,11 @@ async fn permit(
     id: &str,
     input: &Value,
     hook_vote: Option<(PermissionVote, String)>,
-) -> Result<(), String> {
-    let ctx = &runtime.context;
-    let cwd = ctx.cwd();
-    let mut roots = vec![orbit_tool::workspace::canonical_project_root(ctx)];
-    roots.extend(ctx.allowed_directories());
-    let request = PermissionRequest {
-        tool_name: name,
-        facts,
-        cwd: &cwd,
-        roots: &roots,
-    };
-    let reason = match (runtime.permissions.decide(&request), hook_vote) {
+) -> Result<Option<Value>, String> {
+    let reason = match (decide(runtime, name, facts), hook_vote) {
         // A deny rule (or the mode) beats any hook.
         (PermissionDecision::Deny { reason }, _) => return Err(reason),
-        (_, Some((PermissionVote::Allow, _))) => return Ok(()),
+        (_, Some((PermissionVote::Allow, _))) => return Ok(None),
         (PermissionDecision::Allow, Some((PermissionVote::Ask, why))) => {
             if why.is_empty() {
                 format!("A PreToolUse hook asks before this {name} call.")
@@ -429,7 +467,7 @@ async fn permit(
                 why
             }
         }
-        (PermissionDecision::Allow, _) => return Ok(()),
+        (PermissionDecision::Allow, _) => return Ok(None),
         (PermissionDecision::Ask { reason }, _) => reason,
     };
     if runtime.hooks.active(HookEvent::PermissionRequest) {
@@ -439,7 +477,7 @@ async fn permit(
             .run(HookEvent::PermissionRequest, Some(name), fields)
             .await;
         match verdict.permission {
-            Some((PermissionVote::Allow, _)) => return Ok(()),
+            Some((PermissionVote::Allow, _)) => return Ok(None),
             Some((PermissionVote::Deny, why)) => {
                 return Err(if why.is_empty() { reason } else { why });
             }
@@ -466,10 +504,11 @@ async fn permit(
         suggested_rule: suggested_rule(name, facts),
     };
     match approver.0.approve(&ask).await {
-        Approval::Allow => Ok(()),
+        Approval::Allow => Ok(None),
+        Approval::AllowWithInput { input } => Ok(Some(input)),
         Approval::AllowAlways { rule } => {
             remember(runtime, &rule);
-            Ok(())
+            Ok(None)
         }
         Approval::Deny { reason: given } => Err(given.unwrap_or(reason)),
     }

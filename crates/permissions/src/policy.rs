@@ -33,7 +33,8 @@ use crate::{PermissionConfig, PermissionDecision, PermissionMode, PermissionRequ
 /// The compiled permission settings of a session.
 #[derive(Debug)]
 pub struct Policy {
-    mode: PermissionMode,
+    /// Swappable mid-session (an SDK's `set_permission_mode`).
+    mode: RwLock<PermissionMode>,
     headless: bool,
     deny: Vec<CompiledRule>,
     ask: Vec<CompiledRule>,
@@ -73,7 +74,7 @@ impl Policy {
         let ask = compile(&config.ask_tools, true);
         let allow = compile(&config.allowed_tools, false);
         Self {
-            mode: config.mode,
+            mode: RwLock::new(config.mode),
             headless: config.headless,
             deny,
             ask,
@@ -100,7 +101,18 @@ impl Policy {
 
     /// The permission mode.
     pub fn mode(&self) -> PermissionMode {
-        self.mode
+        match self.mode.read() {
+            Ok(mode) => *mode,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
+    }
+
+    /// Switches the mode for the rest of the session; rules stay as they are.
+    pub fn set_mode(&self, mode: PermissionMode) {
+        match self.mode.write() {
+            Ok(mut slot) => *slot = mode,
+            Err(poisoned) => *poisoned.into_inner() = mode,
+        }
     }
 
     /// Adds an allow rule for the rest of the session (an "always allow"
@@ -154,7 +166,7 @@ impl Policy {
             return ask(texts::ask_rule(name, &rule.rule.text));
         }
         let local_read_only = facts.read_only && facts.network.is_none();
-        match self.mode {
+        match self.mode() {
             PermissionMode::BypassPermissions => return PermissionDecision::Allow,
             PermissionMode::Plan if !local_read_only && !facts.read_only => {
                 return deny(texts::denied_in_plan_mode(name));
@@ -191,7 +203,7 @@ impl Policy {
         }
         let file_edit =
             !facts.writes.is_empty() && facts.command.is_none() && facts.network.is_none();
-        match self.mode {
+        match self.mode() {
             PermissionMode::Plan if local_read_only => return PermissionDecision::Allow,
             PermissionMode::Plan => {}
             PermissionMode::AcceptEdits if file_edit => return PermissionDecision::Allow,

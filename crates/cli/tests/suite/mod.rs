@@ -21,6 +21,7 @@ mod model_alias;
 mod openai_provider;
 mod permissions;
 mod resume;
+mod sdk;
 mod security_bash;
 mod security_rules;
 mod security_sandbox;

@@ -1,0 +1,208 @@
+//! The flags the Claude Agent SDK passes (its `subprocess_cli.py` builds the
+//! argv): `--input-format stream-json` turns the run into an SDK session
+//! ([`crate::sdk_session`]); the rest parse so the SDK never meets clap's
+//! "unexpected argument". Flags orbit does not honour yet print one
+//! `orbit: note: …` line on stderr each ([`SdkArgs::notes`]) and change
+//! nothing.
+
+use clap::{Args, ValueEnum};
+
+/// `--input-format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum InputFormat {
+    /// The prompt comes from `-p`/the argument/stdin as text.
+    #[default]
+    Text,
+    /// JSON lines on stdin: user messages and control requests, for as long
+    /// as stdin is open (needs `--output-format stream-json`).
+    #[value(name = "stream-json")]
+    StreamJson,
+}
+
+/// The SDK's flags (flattened into [`crate::args::Args`]).
+#[derive(Debug, Default, Args)]
+pub struct SdkArgs {
+    /// Input format: `text` (default) or `stream-json` (user messages and
+    /// control requests as JSON lines on stdin; a multi-turn session).
+    #[arg(long = "input-format", value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
+
+    /// stream-json input: echo each user message on stdout as it is taken.
+    #[arg(long = "replay-user-messages")]
+    pub replay_user_messages: bool,
+
+    /// Who answers permission asks: `stdio` (the SDK's `can_use_tool`,
+    /// over the control protocol). An MCP tool name is not supported yet.
+    #[arg(long = "permission-prompt-tool", value_name = "NAME")]
+    pub permission_prompt_tool: Option<String>,
+
+    /// Accepted; raw stream events are not emitted yet.
+    #[arg(long = "include-partial-messages", hide = true)]
+    pub include_partial_messages: bool,
+    /// Accepted; hook events are not emitted yet.
+    #[arg(long = "include-hook-events", hide = true)]
+    pub include_hook_events: bool,
+    /// Accepted; the built-in tool set is used.
+    #[arg(long = "tools", value_name = "LIST", hide = true)]
+    pub tools: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "system-prompt-file", value_name = "PATH", hide = true)]
+    pub system_prompt_file: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "task-budget", value_name = "N", hide = true)]
+    pub task_budget: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "fallback-model", value_name = "M", hide = true)]
+    pub fallback_model: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "betas", value_name = "LIST", hide = true)]
+    pub betas: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "resume-session-at", value_name = "ID", hide = true)]
+    pub resume_session_at: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "resume-drops-turn", value_name = "ID", hide = true)]
+    pub resume_drops_turn: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "session-mirror", hide = true)]
+    pub session_mirror: bool,
+    /// Accepted, not honoured yet.
+    #[arg(long = "plugin-dir", value_name = "DIR", hide = true)]
+    pub plugin_dir: Vec<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "thinking", value_name = "MODE", hide = true)]
+    pub thinking: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "max-thinking-tokens", value_name = "N", hide = true)]
+    pub max_thinking_tokens: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "thinking-display", value_name = "MODE", hide = true)]
+    pub thinking_display: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "effort", value_name = "LEVEL", hide = true)]
+    pub effort: Option<String>,
+}
+
+impl SdkArgs {
+    /// Whether stdin carries the SDK's JSON lines.
+    pub fn stream_input(&self) -> bool {
+        self.input_format == InputFormat::StreamJson
+    }
+
+    /// Whether asks go to the SDK's `can_use_tool` callback.
+    pub fn asks_over_stdio(&self) -> bool {
+        self.permission_prompt_tool.as_deref() == Some("stdio")
+    }
+
+    /// One note per flag given that orbit accepts but does not honour yet.
+    pub fn notes(&self) -> Vec<String> {
+        let given: [(&str, bool); 15] = [
+            ("--include-partial-messages", self.include_partial_messages),
+            ("--include-hook-events", self.include_hook_events),
+            ("--tools", self.tools.is_some()),
+            ("--system-prompt-file", self.system_prompt_file.is_some()),
+            ("--task-budget", self.task_budget.is_some()),
+            ("--fallback-model", self.fallback_model.is_some()),
+            ("--betas", self.betas.is_some()),
+            ("--resume-session-at", self.resume_session_at.is_some()),
+            ("--resume-drops-turn", self.resume_drops_turn.is_some()),
+            ("--session-mirror", self.session_mirror),
+            ("--plugin-dir", !self.plugin_dir.is_empty()),
+            ("--thinking", self.thinking.is_some()),
+            ("--max-thinking-tokens", self.max_thinking_tokens.is_some()),
+            ("--thinking-display", self.thinking_display.is_some()),
+            ("--effort", self.effort.is_some()),
+        ];
+        let mut notes: Vec<String> = given
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(flag, _)| format!("orbit: note: {flag} is accepted but not honoured yet"))
+            .collect();
+        if let Some(tool) = &self.permission_prompt_tool
+            && tool != "stdio"
+        {
+            notes.push(format!(
+                "orbit: note: --permission-prompt-tool {tool}: only `stdio` is supported yet; asks are denied"
+            ));
+        }
+        notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::args::Args;
+
+    /// The argv `claude-agent-sdk` 0.2.189 builds (`_build_command`) with
+    /// most options set parses, and the unhonoured flags each get a note.
+    #[test]
+    fn the_sdks_argv_parses() {
+        let argv = [
+            "orbit",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--tools",
+            "Bash,Read",
+            "--allowedTools",
+            "Read,Bash(git log:*)",
+            "--max-turns",
+            "3",
+            "--max-budget-usd",
+            "1.5",
+            "--disallowedTools",
+            "Write",
+            "--task-budget",
+            "1000",
+            "--model",
+            "claude-sonnet-4-5",
+            "--fallback-model",
+            "claude-haiku-4-5",
+            "--betas",
+            "context-1m-2025-08-07",
+            "--permission-prompt-tool",
+            "stdio",
+            "--permission-mode",
+            "acceptEdits",
+            "--continue",
+            "--settings",
+            "{\"permissions\":{}}",
+            "--add-dir",
+            "/tmp",
+            "--mcp-config",
+            "{\"mcpServers\":{}}",
+            "--include-partial-messages",
+            "--include-hook-events",
+            "--strict-mcp-config",
+            "--fork-session",
+            "--resume-session-at=abc",
+            "--resume-drops-turn=def",
+            "--session-mirror",
+            "--setting-sources=user,project",
+            "--plugin-dir",
+            "/tmp/p",
+            "--thinking",
+            "adaptive",
+            "--max-thinking-tokens",
+            "4000",
+            "--thinking-display",
+            "summarized",
+            "--effort",
+            "high",
+            "--json-schema",
+            "{\"type\":\"object\"}",
+            "--input-format",
+            "stream-json",
+        ];
+        let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
+        assert!(args.sdk.stream_input());
+        assert!(args.sdk.asks_over_stdio());
+        assert_eq!(args.sdk.notes().len(), 14, "{:?}", args.sdk.notes());
+        let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
+    }
+}

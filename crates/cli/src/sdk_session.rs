@@ -1,0 +1,198 @@
+//! An SDK session (`--input-format stream-json`): one process, many turns.
+//!
+//! Data flow: [`crate::control`]'s reader thread hands over user messages
+//! and the SDK's control requests. Between turns the loop waits for the
+//! next line; a user message starts a turn (`QueryEngine::submit_message`)
+//! whose events go to the output writer exactly as in a `-p` run, while
+//! control requests that arrive meanwhile are answered at once
+//! (`interrupt` aborts the turn, `set_permission_mode` switches the
+//! policy's mode for the calls still to come; `set_model` applies from the
+//! next turn) and user messages queue for the next turn. The session ends
+//! when stdin closes and the queue is empty; the exit code is the last
+//! turn's (0 when none ran).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use orbit_engine::{AbortHandle, QueryEngine};
+use orbit_permissions::{PermissionMode, Policy};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::control::{Incoming, respond, write_line};
+use crate::output::OutputWriter;
+use crate::stdout_watch::StdoutState;
+
+/// What a session loop needs from `main`'s set-up.
+pub struct Parts<'a, W: std::io::Write, E: std::io::Write> {
+    pub engine: &'a mut QueryEngine,
+    pub writer: &'a mut OutputWriter<W, E>,
+    pub incoming: UnboundedReceiver<Incoming>,
+    pub stdout: &'a StdoutState,
+    pub replay_user_messages: bool,
+}
+
+/// Session-wide state the control requests change.
+struct State {
+    abort: AbortHandle,
+    policy: Arc<Policy>,
+    session_id: String,
+    /// A `set_model` received during a turn, applied after it.
+    next_model: Option<String>,
+    queue: VecDeque<String>,
+    turn_running: bool,
+}
+
+/// Runs turns until stdin closes; returns the exit code.
+pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -> u8 {
+    let Parts {
+        engine,
+        writer,
+        mut incoming,
+        stdout,
+        replay_user_messages,
+    } = parts;
+    let mut state = State {
+        abort: engine.abort_handle(),
+        policy: engine.policy(),
+        session_id: engine.session_id().to_string(),
+        next_model: None,
+        queue: VecDeque::new(),
+        turn_running: false,
+    };
+    let mut exit_code = 0;
+    let mut open = true;
+    loop {
+        if let Some(model) = state.next_model.take() {
+            engine.set_model(model);
+        }
+        let prompt = match state.queue.pop_front() {
+            Some(prompt) => prompt,
+            None if !open => break,
+            None => {
+                match incoming.recv().await {
+                    Some(line) => handle(line, &mut state, replay_user_messages),
+                    None => open = false,
+                }
+                continue;
+            }
+        };
+        state.turn_running = true;
+        let mut events = engine.submit_message(prompt);
+        loop {
+            tokio::select! {
+                event = events.next() => {
+                    let Some(event) = event else { break };
+                    if stdout.is_closed() {
+                        continue;
+                    }
+                    match writer.event(&event) {
+                        Ok(Some(code)) => exit_code = u8::try_from(code).unwrap_or(1),
+                        Ok(None) => {}
+                        Err(_) => {
+                            stdout.mark_closed();
+                            state.abort.abort();
+                        }
+                    }
+                }
+                line = incoming.recv(), if open => match line {
+                    Some(line) => handle(line, &mut state, replay_user_messages),
+                    None => open = false,
+                },
+            }
+        }
+        state.turn_running = false;
+        if stdout.is_closed() {
+            break;
+        }
+    }
+    exit_code
+}
+
+/// One line from the SDK.
+fn handle(line: Incoming, state: &mut State, replay: bool) {
+    match line {
+        Incoming::User(message) => {
+            if replay {
+                let mut echo = message.clone();
+                echo["session_id"] = json!(state.session_id);
+                echo["uuid"] = json!(uuid::Uuid::new_v4().to_string());
+                echo["isReplay"] = json!(true);
+                let _ = write_line(&echo);
+            }
+            match user_text(&message) {
+                Some(text) => state.queue.push_back(text),
+                None => eprintln!("orbit: warning: a user message without text was ignored"),
+            }
+        }
+        Incoming::Request { id, request } => {
+            let answer = control_request(&request, state);
+            let _ = respond(&id, answer);
+        }
+        Incoming::Invalid(why) => eprintln!("orbit: warning: stdin line ignored: {why}"),
+    }
+}
+
+/// The SDK's control requests; unknown subtypes get an error response.
+fn control_request(request: &Value, state: &mut State) -> Result<Value, String> {
+    let subtype = request
+        .get("subtype")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match subtype {
+        "initialize" => {
+            if request.get("hooks").is_some_and(|h| !h.is_null()) {
+                eprintln!("orbit: note: SDK hook callbacks are not run yet");
+            }
+            Ok(json!({
+                "commands": [],
+                "agents": [],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [],
+                "pid": std::process::id(),
+            }))
+        }
+        "interrupt" => {
+            // Between turns there is nothing to stop (an abort now would
+            // cancel the next turn).
+            if state.turn_running {
+                state.abort.abort();
+            }
+            Ok(json!({}))
+        }
+        "set_permission_mode" => {
+            let mode = request.get("mode").and_then(Value::as_str).unwrap_or("");
+            let mode: PermissionMode = mode
+                .parse()
+                .map_err(|_| format!("unknown permission mode {mode:?}"))?;
+            state.policy.set_mode(mode);
+            Ok(json!({}))
+        }
+        "set_model" => {
+            match request.get("model").and_then(Value::as_str) {
+                Some(model) if !model.is_empty() => state.next_model = Some(model.to_string()),
+                _ => return Err("set_model needs a model name".to_string()),
+            }
+            Ok(json!({}))
+        }
+        other => Err(format!(
+            "orbit does not support the control request subtype {other:?} yet"
+        )),
+    }
+}
+
+/// The text of a user message: a string, or its text blocks joined.
+fn user_text(message: &Value) -> Option<String> {
+    let content = message.get("message")?.get("content")?;
+    if let Some(text) = content.as_str() {
+        return Some(text.to_string());
+    }
+    let texts: Vec<&str> = content
+        .as_array()?
+        .iter()
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}

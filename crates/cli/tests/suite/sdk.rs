@@ -1,0 +1,227 @@
+//! The Claude Agent SDK (Python `claude-agent-sdk` from PyPI, pinned in
+//! `.ci/run`) driving the real `orbit` binary as its `cli_path`, against the
+//! fake Anthropic server: each scenario of `fixtures/sdk_client.py` prints
+//! what the SDK parsed; the test checks that AND what the model received.
+//! A missing SDK fails these tests (never a skip).
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
+
+use super::common::{Scratch, drain, tool_results_text, wait_within};
+use super::mcp::python;
+
+/// How long one SDK program may run.
+const SDK_PROGRAM_LIMIT: Duration = Duration::from_secs(60);
+
+/// What one SDK program printed, one JSON object per line.
+struct Printed {
+    lines: Vec<Value>,
+    stderr: String,
+}
+
+impl Printed {
+    fn of_kind(&self, kind: &str) -> Vec<&Value> {
+        self.lines.iter().filter(|l| l["kind"] == kind).collect()
+    }
+}
+
+/// Runs `fixtures/sdk_client.py SCENARIO` with the SDK's `cli_path` set to
+/// `orbit` and the fake server's environment; it must exit 0.
+fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
+    let mut cmd = std::process::Command::new(python());
+    cmd.arg(script)
+        .arg(scenario)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .env("ORBIT_BIN", env!("CARGO_BIN_EXE_orbit"))
+        .envs(server.env())
+        .current_dir(scratch.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("python starts");
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let out = std::thread::spawn(move || drain(stdout));
+    let err = std::thread::spawn(move || drain(stderr));
+    let status = wait_within(&mut child, SDK_PROGRAM_LIMIT);
+    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    assert!(
+        status.success(),
+        "{scenario}: {status}\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    let lines = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
+        .collect();
+    Printed { lines, stderr }
+}
+
+#[test]
+fn one_shot_query_reads_orbits_messages() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("hi from the fake model")]);
+    let printed = sdk("one_shot", &scratch, &server);
+    assert_eq!(
+        printed.of_kind("system")[0]["subtype"],
+        "init",
+        "{}",
+        printed.stderr
+    );
+    assert_eq!(printed.of_kind("text")[0]["text"], "hi from the fake model");
+    let result = printed.of_kind("result");
+    assert_eq!(result.len(), 1);
+    assert_eq!(result[0]["subtype"], "success");
+    assert_eq!(result[0]["result"], "hi from the fake model");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(body::last_message_texts(&requests[0].body), ["say hi"]);
+}
+
+#[test]
+fn a_client_session_runs_two_prompts_in_one_process() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("answer one"), Reply::text("answer two")]);
+    let printed = sdk("multi_turn", &scratch, &server);
+    let results = printed.of_kind("result");
+    let texts: Vec<&Value> = results.iter().map(|r| &r["result"]).collect();
+    assert_eq!(texts, [&json!("answer one"), &json!("answer two")]);
+    // One process, one session: the same id, and the second request carries
+    // the first exchange.
+    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = body::messages(&requests[1].body);
+    assert_eq!(second.len(), 3, "{second:?}");
+    assert_eq!(
+        body::last_message_texts(&requests[1].body),
+        ["second question"]
+    );
+    // A control request orbit does not support gets an error, not a hang.
+    let unsupported = &printed.of_kind("unsupported_request")[0]["error"];
+    assert!(
+        unsupported
+            .as_str()
+            .is_some_and(|e| e.contains("get_context_usage")),
+        "{unsupported}"
+    );
+}
+
+#[test]
+fn can_use_tool_allows_one_call_and_denies_another() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_a",
+            "Bash",
+            json!({"command": "echo allowed-run > made.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_b",
+            "Bash",
+            json!({"command": "echo forbidden > bad.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_c",
+            "Bash",
+            json!({"command": "echo rewrite-me > orig.txt"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let printed = sdk("can_use_tool", &scratch, &server);
+    let asked: Vec<&Value> = printed
+        .of_kind("asked")
+        .iter()
+        .map(|a| &a["command"])
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            &json!("echo allowed-run > made.txt"),
+            &json!("echo forbidden > bad.txt"),
+            &json!("echo rewrite-me > orig.txt")
+        ],
+        "{}",
+        printed.stderr
+    );
+    assert!(scratch.path().join("made.txt").exists());
+    assert!(!scratch.path().join("bad.txt").exists());
+    // An allow with updatedInput ran the SDK's input, not the model's.
+    assert!(!scratch.path().join("orig.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("re.txt")).unwrap(),
+        "rewritten\n"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // The model saw the callback's deny message as the second call's result.
+    let told = tool_results_text(&requests[2].body);
+    assert!(told.contains("SDK-DENIED: not on my watch"), "{told}");
+    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
+}
+
+#[test]
+fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_sleep", "Bash", json!({"command": "sleep 30"})),
+        Reply::text("still here"),
+    ]);
+    let printed = sdk("interrupt", &scratch, &server);
+    assert_eq!(
+        printed.of_kind("interrupt_sent").len(),
+        1,
+        "{}",
+        printed.stderr
+    );
+    let waited = printed.of_kind("after_interrupt_s")[0]["seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(waited < 10.0, "the interrupt took {waited} s");
+    let results = printed.of_kind("result");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["is_error"], true, "{results:?}");
+    assert_eq!(results[1]["result"], "still here");
+    // The second prompt went to the model; the interrupted call's result says so.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        body::last_message_texts(&requests[1].body).last().unwrap(),
+        "still there?"
+    );
+    assert!(
+        tool_results_text(&requests[1].body).contains("interrupt"),
+        "{}",
+        requests[1].body
+    );
+}
+
+#[test]
+fn a_permission_mode_change_applies_to_the_next_calls() {
+    let scratch = Scratch::new();
+    let target = scratch.path().join("notes.txt");
+    let write = json!({"file_path": target.display().to_string(), "content": "written\n"});
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Write", write.clone()),
+        Reply::text("could not write"),
+        Reply::tool_use("toolu_2", "Write", write),
+        Reply::text("wrote it"),
+    ]);
+    let printed = sdk("permission_mode", &scratch, &server);
+    assert_eq!(printed.of_kind("mode_set").len(), 1, "{}", printed.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // default mode: the headless ask was a denial; acceptEdits: written.
+    let first = tool_results_text(&requests[1].body);
+    assert!(first.to_lowercase().contains("permission"), "{first}");
+    let second = body::tool_results(&requests[3].body);
+    let last = second.last().unwrap();
+    assert!(!last.is_error, "{}", last.text);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "written\n");
+}
