@@ -1,7 +1,8 @@
 //! The `orbit` binary: snapshot the environment → parse flags → resolve the
 //! configuration once (`orbit_config`: flags > env > settings files) → build
-//! the provider and the session (system prompt, tools, permissions; a new
-//! one, or one resumed from its transcript, see [`sessions`]) → run
+//! the provider and the session ([`setup`]: system prompt, tools,
+//! permissions; a new one, or one resumed from its transcript, see
+//! [`sessions`]) → run
 //! one headless turn through
 //! `QueryEngine::submit_message` → print events in the chosen output format
 //! → exit 0 (success), 1 (any error), 130 (interrupted) or 141 (stdout
@@ -29,6 +30,7 @@ mod scrub;
 mod sdk_args;
 mod sdk_session;
 mod sessions;
+mod setup;
 mod signals;
 mod stdin;
 mod stdout_watch;
@@ -41,14 +43,13 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
-use orbit_config::{Env, ProviderKind};
-use orbit_engine::{AbortHandle, EngineConfig, QueryEngine};
+use orbit_config::Env;
+use orbit_engine::AbortHandle;
 use orbit_protocol::{EngineEvent, ResultSubtype};
 
 use crate::args::Args;
-use crate::output::{InitInfo, OutputWriter, one_line};
+use crate::output::{OutputWriter, one_line};
 use crate::stdout_watch::{EXIT_STDOUT_CLOSED, STDOUT_CLOSED_LINE, StdoutState};
-use orbit::system_prompt;
 
 /// Exit code of any error result or failure before the run.
 const EXIT_ERROR: u8 = 1;
@@ -161,144 +162,16 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     for note in args.sdk.notes() {
         eprintln!("{note}");
     }
-    let structured_output = configure::json_schema(&args)?;
-    let cwd = configure::session_cwd(&args)?;
-    let (config, settings) = configure::load(&args, &env, &cwd)?;
-    let added_dirs = configure::additional_dirs(&config)?;
-    let session = sessions::plan(&args, &config.data_dir, &cwd)?;
-    let client = provider::select_provider(&config)?;
-    // The small-model profile (on for local, ORBIT_SMALL_MODEL decides):
-    // a lean prompt and few tools (prompt size is latency there), a
-    // default turn limit and recovery turns.
-    let small_profile = config
-        .small_model
-        .unwrap_or(config.provider.value == ProviderKind::Local);
-    let default_max_turns = match args.max_turns {
-        None if small_profile => Some(orbit_local::SMALL_PROFILE_MAX_TURNS),
-        _ => None,
-    };
-    let model = provider::effective_model(&config);
-    tracing::debug!(
-        provider = config.provider.value.name(),
-        provider_from = %config.provider.origin,
-        %model,
-        cwd = %cwd.display(),
-        "starting"
-    );
-
-    let mut tools = orbit_tools::builtin::default_tools();
-    let permissions =
-        configure::permissions(&args, &config, &cwd, |name| tools.find(name).is_some())?;
-    let deny_rules = permissions.disallowed_tools.clone();
-    let disallowed = args.disallowed_tool_rules();
-    // A bare tool name in --disallowedTools hides the tool from the model
-    // entirely (as Claude Code does); rules with a specifier stay rules.
-    tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
-    if small_profile {
-        tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
-    }
-
-    let session_id = session.session_id.clone();
-    // MCP servers connect in the background: the first request does not
-    // wait for them; their tools join the requests after they arrive.
-    let mcp_servers = mcp::servers(&args, &settings, &config, &cwd)?;
-    let mcp = (!mcp_servers.is_empty()).then(|| {
-        orbit_mcp::McpManager::start(mcp_servers, mcp::options(&config, &cwd, &session_id))
-    });
-    if let Some(manager) = &mcp {
-        tools.add_source(manager.clone());
-    }
-    let mut engine_config = EngineConfig {
-        model: model.clone(),
-        system_prompt: if small_profile {
-            system_prompt::build_local(
-                &cwd,
-                args.system_prompt.as_deref(),
-                args.append_system_prompt.as_deref(),
-            )
-        } else {
-            system_prompt::build(
-                &cwd,
-                args.system_prompt.as_deref(),
-                args.append_system_prompt.as_deref(),
-            )
-        },
-        max_tokens: args.max_tokens,
-        temperature: None,
-        // An explicit --max-turns counts the whole session (as Claude Code);
-        // the profile's default gives each run its own allowance, so a
-        // `--continue` of a long local session is not stopped at once.
-        max_turns: args.max_turns.or(default_max_turns.map(|max| {
-            let done = session.resume.as_ref().map_or(0, |loaded| loaded.turns);
-            done.saturating_add(max)
-        })),
-        recovery_reminders: small_profile,
-        max_budget_usd: args.max_budget_usd,
-        permissions,
-        rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),
-        session_id: session_id.clone(),
-        cwd: cwd.clone(),
-        data_dir: config.data_dir.clone(),
-        compact: configure::compact_config(&config),
-        structured_output,
-        persist_session: session.persist,
-        hooks: (!config.hooks.is_empty())
-            .then(|| std::sync::Arc::new(orbit_hooks::Hooks::new(config.hooks.clone(), &cwd))),
-        ..EngineConfig::default()
-    };
-    // X2 concurrency cap and the R2 result budget: the environment's, else
-    // the engine's defaults.
-    if let Some(n) = config.max_tool_use_concurrency {
-        engine_config.max_tool_use_concurrency = n;
-    }
-    if let Some(n) = config.tool_result_budget_chars {
-        engine_config.tool_result_budget_chars = n;
-    }
-    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
-        match orbit_engine::ToolSearchMode::parse(value) {
-            Some(mode) => engine_config.tool_search = mode,
-            None => eprintln!(
-                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
-            ),
-        }
-    }
-    if let Some(n) = config.max_structured_output_retries {
-        engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
-    }
     let control = control::Control::default();
-    if args.sdk.stream_input() && args.sdk.asks_over_stdio() {
-        let approver = control.approver();
-        engine_config.approver = Some(orbit_engine::SharedApprover(std::sync::Arc::new(approver)));
-    }
-    let tool_names = tools.names();
-    let mut engine = match session.resume {
-        Some(loaded) => QueryEngine::resume(engine_config, client, tools, loaded),
-        None => QueryEngine::new(engine_config, client, tools),
-    };
-    let launcher = sandbox::launcher(
-        &config,
-        &sandbox::SessionPaths {
-            cwd: &cwd,
-            added_dirs: &added_dirs,
-            session_dir: session.persist.then(|| {
-                orbit_session::project_dir(&config.data_dir, &cwd)
-                    .join(orbit_session::file_component(&session_id))
-            }),
-            deny_rules: &deny_rules,
-        },
-    )?;
-    engine.tool_context().set_launcher(launcher);
-    for dir in added_dirs {
-        engine.tool_context().allow_directory(dir);
-    }
-    // The environment tools see: no API keys; WebFetch's local hosts.
-    engine
-        .tool_context()
-        .hide_env_vars(orbit_config::tool_env_hidden(&config.env));
-    orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
-        engine.tool_context(),
-        orbit_config::webfetch_allowed_hosts(&config.env),
-    );
+    let approver = (args.sdk.stream_input() && args.sdk.asks_over_stdio())
+        .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver())));
+    let setup::Prepared {
+        mut engine,
+        init,
+        default_max_turns,
+        mcp: _mcp,
+    } = setup::prepare(&args, &env, approver)?;
+    let session_id = engine.session_id().to_string();
     let abort = engine.abort_handle();
     // A second Ctrl-C exits without running destructors: it kills the
     // session's background shells first.
@@ -318,14 +191,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     );
     let mut write_failed = false;
     if !stdout.is_closed()
-        && let Err(err) = writer.init(InitInfo {
-            cwd: cwd.display().to_string(),
-            tools: tool_names,
-            model,
-            permission_mode: config.permission_mode.value.as_str().to_string(),
-            api_key_source: config.api_key_source().to_string(),
-            mcp_servers: mcp.as_ref().map(|m| m.statuses()).unwrap_or_default(),
-        })
+        && let Err(err) = writer.init(init)
     {
         note_write_error(err, &mut write_failed, &stdout, &abort);
     }
