@@ -99,7 +99,14 @@ pub fn screen(c: &Composer, width: u16) -> String {
     let buf = draw(c, width, height);
     let mut out = String::new();
     for y in 0..height {
-        let line: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
+        // A wide char's second cell holds a blank that is not on screen.
+        let mut line = String::new();
+        let mut x = 0;
+        while x < width {
+            let symbol = buf[(x, y)].symbol();
+            line.push_str(symbol);
+            x += u16::try_from(unicode_width::UnicodeWidthStr::width(symbol).max(1)).unwrap();
+        }
         out.push_str(line.trim_end());
         out.push('\n');
     }
