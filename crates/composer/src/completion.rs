@@ -61,7 +61,10 @@ pub(crate) struct Trigger {
 /// The popup-opening token around `cursor`, if any.
 pub(crate) fn trigger(text: &str, cursor: usize) -> Option<Trigger> {
     let before = &text[..cursor];
-    let token_end = cursor + text[cursor..].find(char::is_whitespace).unwrap_or(text.len() - cursor);
+    let token_end = cursor
+        + text[cursor..]
+            .find(char::is_whitespace)
+            .unwrap_or(text.len() - cursor);
     if let Some(query) = before.strip_prefix('/')
         && !before.contains(char::is_whitespace)
     {

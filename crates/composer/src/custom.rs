@@ -158,7 +158,11 @@ fn split_front_matter(content: &str) -> (Option<&str>, &str) {
 /// A top-level `key: value` of simple YAML front matter, unquoted.
 fn front_matter_field(front: &str, key: &str) -> Option<String> {
     front.lines().find_map(|line| {
-        let value = line.strip_prefix(key)?.trim_start().strip_prefix(':')?.trim();
+        let value = line
+            .strip_prefix(key)?
+            .trim_start()
+            .strip_prefix(':')?
+            .trim();
         let value = value
             .strip_prefix('"')
             .and_then(|v| v.strip_suffix('"'))

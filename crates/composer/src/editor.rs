@@ -8,7 +8,7 @@
 //! first character into a [`Submission`] and clears the box. Rendering
 //! (`render.rs`) only reads this state.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use crate::completion::{self, Popup, PopupKind, Trigger};
@@ -105,6 +105,8 @@ pub struct Composer {
     warnings: Vec<String>,
     /// The text width of the last layout (0: not drawn yet, no wrapping).
     pub(crate) wrap_width: Cell<u16>,
+    /// The last layout drawn, reused while text, cursor and width match.
+    pub(crate) layout_cache: RefCell<Option<crate::render::LayoutCache>>,
 }
 
 impl Composer {

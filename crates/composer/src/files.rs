@@ -26,13 +26,26 @@ struct Entry {
     base: usize,
 }
 
+/// The most narrowing steps remembered (one per query char typed).
+const QUERY_STACK_MAX: usize = 64;
+
+/// One remembered query: the entries it matched and its best paths.
+#[derive(Debug)]
+struct Level {
+    query: String,
+    hits: Vec<u32>,
+    limit: usize,
+    top: Vec<String>,
+}
+
 /// The project's files, relative to its root.
 #[derive(Debug, Default)]
 pub(crate) struct FileIndex {
     entries: Vec<Entry>,
-    /// The last query and the entries it matched, to narrow from.
-    last_query: Option<String>,
-    last_hits: Vec<u32>,
+    /// Queries typed so far, each extending the one below it: typing
+    /// narrows the top level's hits, Backspace pops back to a level
+    /// already computed.
+    stack: Vec<Level>,
 }
 
 impl FileIndex {
@@ -60,46 +73,68 @@ impl FileIndex {
         entries.sort_by(|a, b| a.path.cmp(&b.path));
         Self {
             entries,
-            ..Self::default()
+            stack: Vec::new(),
         }
     }
 
-    /// The best `limit` paths for `query`, best first.
+    /// The best `limit` paths for `query`, best first; ties go to the
+    /// shorter, then the alphabetically first path.
     pub fn search(&mut self, query: &str, limit: usize) -> Vec<String> {
         let query = query.to_ascii_lowercase();
-        let narrowing = self
-            .last_query
-            .as_deref()
-            .is_some_and(|last| query.starts_with(last));
-        let pool: Vec<u32> = if narrowing {
-            std::mem::take(&mut self.last_hits)
-        } else {
-            (0..u32::try_from(self.entries.len()).unwrap_or(u32::MAX)).collect()
-        };
-        let mut scored: Vec<(i32, u32)> = pool
-            .into_iter()
-            .filter_map(|i| {
-                let e = self.entries.get(i as usize)?;
-                fuzzy::score_lower(query.as_bytes(), e.lower.as_bytes(), e.base).map(|s| (s, i))
-            })
-            .collect();
-        self.last_hits = scored.iter().map(|&(_, i)| i).collect();
-        self.last_query = Some(query);
-        let better = |a: &(i32, u32), b: &(i32, u32)| {
-            let (pa, pb) = (&self.entries[a.1 as usize].path, &self.entries[b.1 as usize].path);
-            b.0.cmp(&a.0)
-                .then(pa.len().cmp(&pb.len()))
-                .then(pa.cmp(pb))
-        };
-        if scored.len() > limit && limit > 0 {
-            scored.select_nth_unstable_by(limit - 1, better);
-            scored.truncate(limit);
+        while self
+            .stack
+            .last()
+            .is_some_and(|l| !query.starts_with(&l.query))
+        {
+            self.stack.pop();
         }
-        scored.sort_by(better);
-        scored
+        if let Some(level) = self.stack.last()
+            && level.query == query
+            && level.limit == limit
+        {
+            return level.top.clone();
+        }
+        let score = |i: u32| {
+            let e = self.entries.get(i as usize)?;
+            let s = fuzzy::score_lower(query.as_bytes(), e.lower.as_bytes(), e.base)?;
+            Some(sort_key(s, e.path.len(), i))
+        };
+        let mut keys: Vec<u128> = match self.stack.last() {
+            Some(level) => level.hits.iter().filter_map(|&i| score(i)).collect(),
+            None => (0..u32::try_from(self.entries.len()).unwrap_or(u32::MAX))
+                .filter_map(score)
+                .collect(),
+        };
+        // Low 32 bits: the entry index; entries are sorted by path.
+        let index = |k: u128| (k & u128::from(u32::MAX)) as usize;
+        let mut hits: Vec<u32> = keys.iter().map(|&k| index(k) as u32).collect();
+        hits.sort_unstable();
+        if limit > 0 && keys.len() > limit {
+            keys.select_nth_unstable(limit - 1);
+            keys.truncate(limit);
+        }
+        keys.sort_unstable();
+        let top: Vec<String> = keys
             .into_iter()
             .take(limit)
-            .map(|(_, i)| self.entries[i as usize].path.clone())
-            .collect()
+            .map(|k| self.entries[index(k)].path.clone())
+            .collect();
+        if self.stack.len() < QUERY_STACK_MAX {
+            self.stack.push(Level {
+                query,
+                hits,
+                limit,
+                top: top.clone(),
+            });
+        }
+        top
     }
+}
+
+/// Ascending order = best first: higher score, then shorter path, then
+/// lower index (alphabetical, as entries are sorted).
+fn sort_key(score: i32, len: usize, index: u32) -> u128 {
+    let rank = u128::from((i64::from(i32::MAX) - i64::from(score)).unsigned_abs());
+    let len = u128::from(u32::try_from(len).unwrap_or(u32::MAX));
+    (rank << 64) | (len << 32) | u128::from(index)
 }

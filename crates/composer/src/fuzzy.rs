@@ -27,7 +27,11 @@ const LENGTH_PENALTY_DIVISOR: usize = 8;
 pub fn score(query: &str, candidate: &str) -> Option<i32> {
     let query = query.to_ascii_lowercase();
     let lower = candidate.to_ascii_lowercase();
-    score_lower(query.as_bytes(), lower.as_bytes(), basename_start(candidate))
+    score_lower(
+        query.as_bytes(),
+        lower.as_bytes(),
+        basename_start(candidate),
+    )
 }
 
 /// Ranks `candidates` best first, dropping the ones that do not match; ties

@@ -100,7 +100,11 @@ impl Composer {
             }
             'u' => {
                 let start = line_start(text, at);
-                let start = if start == at { prev_char(text, at) } else { start };
+                let start = if start == at {
+                    prev_char(text, at)
+                } else {
+                    start
+                };
                 self.remove(start..at, true);
             }
             'w' => self.remove(word_left(text, at)..at, true),

@@ -34,7 +34,11 @@ impl Pastes {
         let placeholder = if lines > 1 {
             format!("[Pasted text #{} +{lines} lines]", self.next)
         } else {
-            format!("[Pasted text #{} +{} chars]", self.next, pasted.chars().count())
+            format!(
+                "[Pasted text #{} +{} chars]",
+                self.next,
+                pasted.chars().count()
+            )
         };
         self.items.push((placeholder.clone(), pasted));
         placeholder

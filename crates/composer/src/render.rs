@@ -33,6 +33,15 @@ const LABEL_MAX_WIDTH_CELLS: usize = 28;
 /// Shown in an empty box.
 const EMPTY_HINT: &str = "Type a message, / for commands, @ for files";
 
+/// The last layout and what it was computed for.
+#[derive(Debug)]
+pub(crate) struct LayoutCache {
+    text: String,
+    cursor: usize,
+    width: u16,
+    layout: Layout,
+}
+
 /// What fits in an area.
 struct Frame {
     lay: Layout,
@@ -86,7 +95,10 @@ impl Composer {
                 let mut spans = vec![Span::styled(marker, self.marker_style())];
                 let paste_style = self.style(Style::new().fg(Color::Cyan));
                 let mut at = row.start;
-                for r in pastes.iter().filter(|r| r.end > row.start && r.start < row.end) {
+                for r in pastes
+                    .iter()
+                    .filter(|r| r.end > row.start && r.start < row.end)
+                {
                     let (start, end) = (r.start.max(row.start), r.end.min(row.end));
                     spans.push(Span::raw(visible(&self.text[at..start])));
                     spans.push(Span::styled(visible(&self.text[start..end]), paste_style));
@@ -180,10 +192,27 @@ impl Composer {
     }
 
     /// The layout at a box `width`; remembers the wrap width for ↑/↓.
+    /// A frame asks three times (height, drawing, cursor), so the last
+    /// layout is kept with the text, cursor and width it was made for.
     fn layout_at(&self, width: u16) -> Layout {
         let text_width = width.saturating_sub(MARKER_WIDTH_CELLS).max(1);
         self.wrap_width.set(text_width);
-        layout(&self.text, usize::from(text_width), self.cursor)
+        let mut cache = self.layout_cache.borrow_mut();
+        if let Some(c) = cache.as_ref()
+            && c.width == text_width
+            && c.cursor == self.cursor
+            && c.text == self.text
+        {
+            return c.layout.clone();
+        }
+        let fresh = layout(&self.text, usize::from(text_width), self.cursor);
+        *cache = Some(LayoutCache {
+            text: self.text.clone(),
+            cursor: self.cursor,
+            width: text_width,
+            layout: fresh.clone(),
+        });
+        fresh
     }
 
     fn popup_len(&self) -> usize {

@@ -6,7 +6,10 @@
 
 /// The offset of the char before `at` (or 0).
 pub(crate) fn prev_char(text: &str, at: usize) -> usize {
-    text[..at].chars().next_back().map_or(0, |c| at - c.len_utf8())
+    text[..at]
+        .chars()
+        .next_back()
+        .map_or(0, |c| at - c.len_utf8())
 }
 
 /// The offset after the char at `at` (or the end).

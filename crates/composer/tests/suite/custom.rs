@@ -20,12 +20,32 @@ fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
     let project = tempfile::tempdir().unwrap();
     let h = home.path();
     let p = project.path();
-    write(h, ".claude/commands/review.md", "---\ndescription: Review (home)\n---\nReview $ARGUMENTS\n");
-    write(h, ".claude/commands/standup.md", "# Write my standup\n\nSummarise yesterday.\n");
-    write(h, ".orbit/commands/deploy.md", "---\ndescription: \"Deploy to $1\"\nmodel: x\n---\n\nDeploy to $1 with tag $2.\n");
+    write(
+        h,
+        ".claude/commands/review.md",
+        "---\ndescription: Review (home)\n---\nReview $ARGUMENTS\n",
+    );
+    write(
+        h,
+        ".claude/commands/standup.md",
+        "# Write my standup\n\nSummarise yesterday.\n",
+    );
+    write(
+        h,
+        ".orbit/commands/deploy.md",
+        "---\ndescription: \"Deploy to $1\"\nmodel: x\n---\n\nDeploy to $1 with tag $2.\n",
+    );
     write(h, ".claude/commands/notes.txt", "not a command");
-    write(p, ".claude/commands/review.md", "---\ndescription: 'Review (project)'\n---\nReview carefully: $ARGUMENTS\n");
-    write(p, ".orbit/commands/frontend/component.md", "Create the $1 component.\n");
+    write(
+        p,
+        ".claude/commands/review.md",
+        "---\ndescription: 'Review (project)'\n---\nReview carefully: $ARGUMENTS\n",
+    );
+    write(
+        p,
+        ".orbit/commands/frontend/component.md",
+        "Create the $1 component.\n",
+    );
     write(p, ".orbit/commands/plain.md", "Explain the code.\n");
     (home, project)
 }
@@ -71,17 +91,33 @@ fn expand_fills_arguments() {
     };
     // (body, args, prompt)
     let cases: &[(&str, &str, &str)] = &[
-        ("Review $ARGUMENTS now", "src/lib.rs", "Review src/lib.rs now"),
+        (
+            "Review $ARGUMENTS now",
+            "src/lib.rs",
+            "Review src/lib.rs now",
+        ),
         ("Review $ARGUMENTS now", "", "Review  now"),
-        ("Deploy to $1 with tag $2.", "staging v1.2", "Deploy to staging with tag v1.2."),
+        (
+            "Deploy to $1 with tag $2.",
+            "staging v1.2",
+            "Deploy to staging with tag v1.2.",
+        ),
         ("Only $2 and $3", "a b", "Only b and "),
         ("$1$ARGUMENTS", "a b", "aa b"),
         ("Costs $5 and $ dollars $0", "x", "Costs  and $ dollars $0"),
         ("Explain the code.\n", "", "Explain the code.\n"),
-        ("Explain the code.\n", "in detail", "Explain the code.\n\nARGUMENTS: in detail"),
+        (
+            "Explain the code.\n",
+            "in detail",
+            "Explain the code.\n\nARGUMENTS: in detail",
+        ),
     ];
     for (body, args, expected) in cases {
-        assert_eq!(command(body).expand(args), *expected, "{body:?} with {args:?}");
+        assert_eq!(
+            command(body).expand(args),
+            *expected,
+            "{body:?} with {args:?}"
+        );
     }
 }
 
@@ -130,7 +166,9 @@ fn the_slash_popup_offers_builtin_and_custom_commands() {
     feed(&mut c, "/");
     let shown = screen(&c, 80);
     assert!(
-        shown.lines().any(|l| l.starts_with("  /review ") && l.ends_with(" Built-in review")),
+        shown
+            .lines()
+            .any(|l| l.starts_with("  /review ") && l.ends_with(" Built-in review")),
         "{shown}"
     );
     assert!(!shown.contains("Review (project)"), "{shown}");

@@ -34,8 +34,16 @@ fn key_sequences_edit_text_and_move_the_cursor() {
         ("abc<Home><Del>", 0, "|bc"),
         ("abc<BS><BS>", 0, "a|"),
         ("日本語<Left>x", 0, "日本x|語"),
-        ("abcdef<S-Enter>xy<S-Enter>123456<Up><Up>", 0, "abcdef|\nxy\n123456"),
-        ("abcdef<S-Enter>xy<S-Enter>123456<Up><Up><Down>", 0, "abcdef\nxy|\n123456"),
+        (
+            "abcdef<S-Enter>xy<S-Enter>123456<Up><Up>",
+            0,
+            "abcdef|\nxy\n123456",
+        ),
+        (
+            "abcdef<S-Enter>xy<S-Enter>123456<Up><Up><Down>",
+            0,
+            "abcdef\nxy|\n123456",
+        ),
         // Width 12 leaves 10 cells of text: "aaaa bbbb " / "cccc dddd".
         ("aaaa bbbb cccc dddd<Up>", 12, "aaaa bbbb| cccc dddd"),
         ("aaaa bbbb cccc dddd<C-a><Down>", 12, "aaaa bbbb |cccc dddd"),
@@ -48,7 +56,11 @@ fn key_sequences_edit_text_and_move_the_cursor() {
             c.desired_height(*width);
         }
         feed(&mut c, keys);
-        assert_eq!(text_with_cursor(&mut c), *expected, "keys {keys:?} at width {width}");
+        assert_eq!(
+            text_with_cursor(&mut c),
+            *expected,
+            "keys {keys:?} at width {width}"
+        );
     }
 }
 
@@ -76,7 +88,11 @@ fn the_cursor_sits_right_on_wrapped_rows() {
         feed(&mut c, keys);
         assert_eq!(c.desired_height(*width), *height, "height for {keys:?}");
         let area = Rect::new(0, 0, *width, *height);
-        assert_eq!(c.cursor_position(area), Some(*expected), "cursor for {keys:?}");
+        assert_eq!(
+            c.cursor_position(area),
+            Some(*expected),
+            "cursor for {keys:?}"
+        );
     }
 }
 
@@ -123,7 +139,11 @@ fn enter_submits_by_the_first_character() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = composer_in(dir.path(), &[]);
         let events = feed(&mut c, keys);
-        assert_eq!(events.last(), Some(&ComposerEvent::Submit(expected)), "{keys:?}");
+        assert_eq!(
+            events.last(),
+            Some(&ComposerEvent::Submit(expected)),
+            "{keys:?}"
+        );
         assert!(c.is_empty(), "the box empties after {keys:?}");
     }
 }
@@ -145,6 +165,10 @@ fn keys_for_the_ui_are_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = composer_in(dir.path(), &[]);
         feed(&mut c, before);
-        assert_eq!(c.handle_key(parse_key(key)), *expected, "{before:?} then <{key}>");
+        assert_eq!(
+            c.handle_key(parse_key(key)),
+            *expected,
+            "{before:?} then <{key}>"
+        );
     }
 }

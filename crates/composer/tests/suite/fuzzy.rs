@@ -8,18 +8,43 @@ fn ranking_favours_basename_and_contiguous_hits() {
     let cases: &[(&str, &[&str], &[&str])] = &[
         (
             "main",
-            &["crates/model/src/lib.rs", "src/main.rs", "crates/cli/src/main.rs", "docs/MAINTAINERS.md"],
-            &["src/main.rs", "docs/MAINTAINERS.md", "crates/cli/src/main.rs"],
+            &[
+                "crates/model/src/lib.rs",
+                "src/main.rs",
+                "crates/cli/src/main.rs",
+                "docs/MAINTAINERS.md",
+            ],
+            &[
+                "src/main.rs",
+                "docs/MAINTAINERS.md",
+                "crates/cli/src/main.rs",
+            ],
         ),
         (
             "cfg",
-            &["crates/config/src/lib.rs", "src/cfg.rs", "build/config.gradle"],
-            &["src/cfg.rs", "build/config.gradle", "crates/config/src/lib.rs"],
+            &[
+                "crates/config/src/lib.rs",
+                "src/cfg.rs",
+                "build/config.gradle",
+            ],
+            &[
+                "src/cfg.rs",
+                "build/config.gradle",
+                "crates/config/src/lib.rs",
+            ],
         ),
         (
             "readme",
-            &["docs/readme-old/notes.txt", "README.md", "crates/x/README.md"],
-            &["README.md", "crates/x/README.md", "docs/readme-old/notes.txt"],
+            &[
+                "docs/readme-old/notes.txt",
+                "README.md",
+                "crates/x/README.md",
+            ],
+            &[
+                "README.md",
+                "crates/x/README.md",
+                "docs/readme-old/notes.txt",
+            ],
         ),
         (
             "srcmain",
@@ -28,9 +53,17 @@ fn ranking_favours_basename_and_contiguous_hits() {
         ),
         ("zzz", &["src/main.rs", "Cargo.toml"], &[]),
         // Empty query: everything, shortest first.
-        ("", &["a/b/c.rs", "x.rs", "ab.rs"], &["x.rs", "ab.rs", "a/b/c.rs"]),
+        (
+            "",
+            &["a/b/c.rs", "x.rs", "ab.rs"],
+            &["x.rs", "ab.rs", "a/b/c.rs"],
+        ),
         // Case does not matter.
-        ("CARGO", &["Cargo.toml", "crates/cargo.lock"], &["Cargo.toml", "crates/cargo.lock"]),
+        (
+            "CARGO",
+            &["Cargo.toml", "crates/cargo.lock"],
+            &["Cargo.toml", "crates/cargo.lock"],
+        ),
     ];
     for (query, candidates, expected) in cases {
         assert_eq!(rank(query, candidates), *expected, "query {query:?}");
@@ -47,7 +80,11 @@ fn score_is_none_only_without_a_subsequence() {
         ("é", "café.txt", true),
     ];
     for (query, candidate, matches) in cases {
-        assert_eq!(score(query, candidate).is_some(), *matches, "{query:?} in {candidate:?}");
+        assert_eq!(
+            score(query, candidate).is_some(),
+            *matches,
+            "{query:?} in {candidate:?}"
+        );
     }
     // A run beats the same letters scattered.
     assert!(score("lib", "src/lib.rs") > score("lib", "src/l_i_b.rs"));

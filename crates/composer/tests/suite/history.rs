@@ -21,7 +21,10 @@ fn history_round_trips_through_the_file_and_restores_the_draft() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("state/history.jsonl");
     let mut first = composer(dir.path(), file.clone());
-    feed(&mut first, "first<Enter>second<S-Enter>line<Enter>/cost<Enter>");
+    feed(
+        &mut first,
+        "first<Enter>second<S-Enter>line<Enter>/cost<Enter>",
+    );
     assert_eq!(first.take_warning(), None);
 
     #[cfg(unix)]

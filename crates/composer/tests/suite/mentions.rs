@@ -38,7 +38,11 @@ fn completion_offers_files_that_are_not_ignored() {
         ("@mai<Tab>", false, "@src/main.rs |"),
         ("look at @mai<Enter>", false, "look at @src/main.rs |"),
         ("@src<Down><Tab>", false, "@src/main.rs |"),
-        ("@mod<Down><Down><Up><Enter>", false, "@src/domain/model.rs |"),
+        (
+            "@mod<Down><Down><Up><Enter>",
+            false,
+            "@src/domain/model.rs |",
+        ),
         ("@ci.y<Tab>", false, "@.github/workflows/ci.yml |"),
         // Ignored by .gitignore: nothing to offer.
         ("@build", false, "@build|"),
@@ -57,7 +61,11 @@ fn completion_offers_files_that_are_not_ignored() {
         feed(&mut c, keys);
         assert_eq!(c.popup_open(), *open, "popup after {keys:?}");
         let probe_open = c.popup_open();
-        assert_eq!(text_with_cursor(&mut c), *expected, "{keys:?} (popup was {probe_open})");
+        assert_eq!(
+            text_with_cursor(&mut c),
+            *expected,
+            "{keys:?} (popup was {probe_open})"
+        );
     }
 }
 

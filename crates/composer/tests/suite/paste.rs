@@ -59,7 +59,10 @@ fn a_placeholder_is_deleted_and_skipped_as_a_unit() {
         ("<Left><Left><BS>", "a | b"),
         ("<Left><Left><Left>", "a |[Pasted text #1 +42 lines] b"),
         ("<Home><Right><Right><Del>", "a | b"),
-        ("<Home><Right><Right><Right>", "a [Pasted text #1 +42 lines]| b"),
+        (
+            "<Home><Right><Right><Right>",
+            "a [Pasted text #1 +42 lines]| b",
+        ),
         // A partly deleted placeholder is plain text from then on.
         ("<C-Left><C-Left><BS>", "a [Pasted text #1 +42 line|] b"),
     ];

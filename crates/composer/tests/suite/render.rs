@@ -56,7 +56,11 @@ fn the_box_at_80_and_40_columns() {
     let cases: &[(&str, &str, Option<String>)] = &[
         ("empty", "", None),
         ("wrapped", long, None),
-        ("multiline", "first line<S-Enter>second line<S-Enter>  indented 日本語", None),
+        (
+            "multiline",
+            "first line<S-Enter>second line<S-Enter>  indented 日本語",
+            None,
+        ),
         (
             "placeholder",
             "please review ",
@@ -91,7 +95,9 @@ fn without_colour_nothing_is_styled() {
         let buf = draw(c, 60, height);
         buf.content()
             .iter()
-            .filter(|cell| cell.fg != Color::Reset || cell.bg != Color::Reset || !cell.modifier.is_empty())
+            .filter(|cell| {
+                cell.fg != Color::Reset || cell.bg != Color::Reset || !cell.modifier.is_empty()
+            })
             .count()
     };
     assert!(styled(&colored) > 0);
