@@ -81,7 +81,6 @@ fn main() {
     );
     let config = ComposerConfig {
         project_root: dir.path().to_path_buf(),
-        custom_commands: Some(Vec::new()),
         ..ComposerConfig::default()
     };
 

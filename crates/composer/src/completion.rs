@@ -88,11 +88,15 @@ pub(crate) fn trigger(text: &str, cursor: usize) -> Option<Trigger> {
 }
 
 /// The slash commands matching `query`, best first (all, in their order,
-/// for an empty query).
+/// for an empty query). Quadratic in the number of commands, which is a
+/// few dozen.
 pub(crate) fn slash_items(commands: &[(String, String)], query: &str) -> Vec<Item> {
     let mut scored: Vec<(i32, usize)> = commands
         .iter()
         .enumerate()
+        // A name listed twice (a custom command shadowing a built-in) is
+        // offered once, as its first entry.
+        .filter(|(i, (name, _))| !commands[..*i].iter().any(|(n, _)| n == name))
         .filter_map(|(i, (name, _))| fuzzy::score(query, name).map(|s| (s, i)))
         .collect();
     if !query.is_empty() {

@@ -12,13 +12,12 @@ use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use crate::completion::{self, Popup, PopupKind, Trigger};
-use crate::custom::{self, CustomCommand};
 use crate::files::{FILE_INDEX_CAP, FileIndex};
 use crate::history::History;
 use crate::paste::Pastes;
 
 /// What the composer needs to know about its surroundings.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ComposerConfig {
     /// Where submitted prompts are remembered across sessions (`None`: in
     /// memory only).
@@ -26,26 +25,9 @@ pub struct ComposerConfig {
     /// The project root `@path` mentions complete against.
     pub project_root: PathBuf,
     /// Slash command names (without `/`) offered for completion, with a
-    /// one-line description each.
+    /// one-line description each: the built-ins and the custom commands
+    /// ([`crate::custom::load_custom_commands`]), in the order shown.
     pub commands: Vec<(String, String)>,
-    /// Draw with colours and styles (`false` under `NO_COLOR`). Default true.
-    pub color: bool,
-    /// Custom slash commands offered after `commands`. `None` (the default)
-    /// loads them with [`custom::load_custom_commands`] from the project
-    /// root and `$HOME`.
-    pub custom_commands: Option<Vec<CustomCommand>>,
-}
-
-impl Default for ComposerConfig {
-    fn default() -> Self {
-        Self {
-            history_file: None,
-            project_root: PathBuf::new(),
-            commands: Vec::new(),
-            color: true,
-            custom_commands: None,
-        }
-    }
 }
 
 /// What Enter turned the text into.
@@ -99,10 +81,9 @@ pub struct Composer {
     /// The start of the token whose popup Esc closed.
     dismissed: Option<usize>,
     files: Option<FileIndex>,
-    /// Built-in then custom commands, for the slash popup.
-    commands: Vec<(String, String)>,
-    custom: Vec<CustomCommand>,
     warnings: Vec<String>,
+    /// Draw with colours and styles (off under `NO_COLOR`).
+    pub(crate) color: bool,
     /// The text width of the last layout (0: not drawn yet, no wrapping).
     pub(crate) wrap_width: Cell<u16>,
     /// The last layout drawn, reused while text, cursor and width match.
@@ -110,27 +91,21 @@ pub struct Composer {
 }
 
 impl Composer {
-    /// An empty box; loads the history and the custom commands.
+    /// An empty box; loads the history.
     pub fn new(config: ComposerConfig) -> Self {
         let (history, warning) = History::load(config.history_file.clone(), &config.project_root);
-        let custom = config.custom_commands.clone().unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            custom::load_custom_commands(&config.project_root, home.as_deref())
-        });
-        let mut commands = config.commands.clone();
-        for c in &custom {
-            if !commands.iter().any(|(name, _)| *name == c.name) {
-                commands.push((c.name.clone(), c.description.clone()));
-            }
-        }
         Self {
             config,
             history,
-            commands,
-            custom,
             warnings: warning.into_iter().collect(),
+            color: true,
             ..Self::default()
         }
+    }
+
+    /// Colours and styles on (the default) or off (`NO_COLOR`).
+    pub fn set_color(&mut self, color: bool) {
+        self.color = color;
     }
 
     /// The current text (paste placeholders not expanded).
@@ -176,12 +151,6 @@ impl Composer {
     /// Each problem is reported once.
     pub fn take_warning(&mut self) -> Option<String> {
         (!self.warnings.is_empty()).then(|| self.warnings.remove(0))
-    }
-
-    /// The custom command called `name`, to expand a
-    /// [`Submission::Command`].
-    pub fn custom_command(&self, name: &str) -> Option<&CustomCommand> {
-        self.custom.iter().find(|c| c.name == name)
     }
 
     /// True while a completion popup is shown (Esc closes it).
@@ -243,7 +212,7 @@ impl Composer {
         }
         self.dismissed = None;
         let items = match kind {
-            PopupKind::Slash => completion::slash_items(&self.commands, &query),
+            PopupKind::Slash => completion::slash_items(&self.config.commands, &query),
             PopupKind::Mention => {
                 let root = &self.config.project_root;
                 let files = self

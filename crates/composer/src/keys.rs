@@ -36,6 +36,8 @@ impl Composer {
                 self.insert_str("\n");
             }
             KeyCode::Enter => return self.submit(),
+            // AltGr arrives as Ctrl+Alt on some terminals: a typed char.
+            KeyCode::Char(c) if ctrl && alt => self.insert_str(c.encode_utf8(&mut [0; 4])),
             KeyCode::Char(c) if ctrl => return self.ctrl_key(c),
             KeyCode::Char('b') if alt => self.move_to(word_left(&self.text, self.cursor)),
             KeyCode::Char('f') if alt => self.move_to(word_right(&self.text, self.cursor)),
@@ -74,6 +76,14 @@ impl Composer {
             KeyCode::Tab => self.accept_popup(),
             KeyCode::Enter if plain => {
                 let slash = popup.kind == PopupKind::Slash;
+                // A mention typed out in full: Enter sends the prompt.
+                let complete = popup
+                    .items
+                    .get(popup.selected)
+                    .is_some_and(|i| self.text.get(popup.range.clone()) == Some(i.insert.as_str()));
+                if complete && !slash {
+                    return Some(self.submit());
+                }
                 self.accept_popup();
                 if slash {
                     return Some(self.submit());

@@ -227,11 +227,7 @@ impl Composer {
 
     /// `style`, or no style at all without colour.
     fn style(&self, style: Style) -> Style {
-        if self.config.color {
-            style
-        } else {
-            Style::new()
-        }
+        if self.color { style } else { Style::new() }
     }
 }
 

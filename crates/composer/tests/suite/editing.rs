@@ -34,6 +34,7 @@ fn key_sequences_edit_text_and_move_the_cursor() {
         ("abc<Home><Del>", 0, "|bc"),
         ("abc<BS><BS>", 0, "a|"),
         ("日本語<Left>x", 0, "日本x|語"),
+        ("a<C-A-@>b", 0, "a@b|"),
         (
             "abcdef<S-Enter>xy<S-Enter>123456<Up><Up>",
             0,

@@ -11,7 +11,6 @@ fn composer(root: &Path, file: PathBuf) -> Composer {
     Composer::new(ComposerConfig {
         project_root: root.to_path_buf(),
         history_file: Some(file),
-        custom_commands: Some(Vec::new()),
         ..ComposerConfig::default()
     })
 }

@@ -37,6 +37,8 @@ fn completion_offers_files_that_are_not_ignored() {
         ("@mai", true, "@mai|"),
         ("@mai<Tab>", false, "@src/main.rs |"),
         ("look at @mai<Enter>", false, "look at @src/main.rs |"),
+        // Typed out in full, the popup still shows it; Enter then submits.
+        ("@src/main.rs", true, "@src/main.rs|"),
         ("@src<Down><Tab>", false, "@src/main.rs |"),
         (
             "@mod<Down><Down><Up><Enter>",
@@ -67,6 +69,20 @@ fn completion_offers_files_that_are_not_ignored() {
             "{keys:?} (popup was {probe_open})"
         );
     }
+}
+
+#[test]
+fn enter_on_a_complete_mention_submits() {
+    let dir = project();
+    let mut c = composer_in(dir.path(), &[]);
+    let events = feed(&mut c, "read @src/lib.rs<Enter>");
+    assert_eq!(
+        events.last(),
+        Some(&ComposerEvent::Submit(Submission::Prompt {
+            text: "read @src/lib.rs".into(),
+            mentions: vec!["src/lib.rs".into()],
+        }))
+    );
 }
 
 #[test]

@@ -35,16 +35,15 @@ fn setup(color: bool) -> (tempfile::TempDir, Composer) {
         ("status", "Show the session status"),
         ("exit", "Leave orbit"),
     ];
-    let c = Composer::new(ComposerConfig {
+    let mut c = Composer::new(ComposerConfig {
         project_root: dir.path().to_path_buf(),
         commands: commands
             .iter()
             .map(|(n, d)| (n.to_string(), d.to_string()))
             .collect(),
-        custom_commands: Some(Vec::new()),
-        color,
         ..ComposerConfig::default()
     });
+    c.set_color(color);
     (dir, c)
 }
 

@@ -16,7 +16,6 @@ pub fn composer_in(root: &Path, commands: &[(&str, &str)]) -> Composer {
             .iter()
             .map(|(n, d)| (n.to_string(), d.to_string()))
             .collect(),
-        custom_commands: Some(Vec::new()),
         ..ComposerConfig::default()
     })
 }
