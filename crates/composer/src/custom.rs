@@ -12,11 +12,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// How deep subdirectories of a commands directory are read.
-const COMMAND_DIR_MAX_DEPTH: usize = 4;
-/// Descriptions are cut to this many chars.
-const DESCRIPTION_MAX_CHARS: usize = 80;
-
 /// One custom slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomCommand {
@@ -70,6 +65,11 @@ impl CustomCommand {
         out
     }
 }
+
+/// How deep subdirectories of a commands directory are read.
+const COMMAND_DIR_MAX_DEPTH: usize = 4;
+/// Descriptions are cut to this many chars.
+const DESCRIPTION_MAX_CHARS: usize = 80;
 
 /// The custom commands visible in `project_root`, sorted by name.
 pub fn load_custom_commands(project_root: &Path, home: Option<&Path>) -> Vec<CustomCommand> {

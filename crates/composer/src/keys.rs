@@ -68,13 +68,12 @@ impl Composer {
     fn popup_key(&mut self, key: KeyEvent) -> Option<ComposerEvent> {
         let popup = self.popup.as_mut()?;
         let len = popup.items.len();
-        let plain = key.modifiers.difference(KeyModifiers::SHIFT).is_empty();
         match key.code {
             KeyCode::Esc => self.dismiss_popup(),
             KeyCode::Up => popup.selected = (popup.selected + len - 1) % len,
             KeyCode::Down => popup.selected = (popup.selected + 1) % len,
             KeyCode::Tab => self.accept_popup(),
-            KeyCode::Enter if plain => {
+            KeyCode::Enter if key.modifiers.is_empty() => {
                 let slash = popup.kind == PopupKind::Slash;
                 // A mention typed out in full: Enter sends the prompt.
                 let complete = popup

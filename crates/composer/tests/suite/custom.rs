@@ -54,23 +54,25 @@ fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
 fn commands_load_from_both_dirs_with_the_project_winning() {
     let (home, project) = dirs();
     let commands = load_custom_commands(project.path(), Some(home.path()));
-    let summary: Vec<(&str, &str, bool)> = commands
+    let summary: Vec<String> = commands
         .iter()
         .map(|c| {
-            let from_project = c.source.starts_with(project.path());
-            (c.name.as_str(), c.description.as_str(), from_project)
+            let from = if c.source.starts_with(project.path()) {
+                "project"
+            } else {
+                "home"
+            };
+            format!("{} | {} | {from}", c.name, c.description)
         })
         .collect();
-    assert_eq!(
-        summary,
-        vec![
-            ("deploy", "Deploy to $1", false),
-            ("frontend:component", "Create the $1 component.", true),
-            ("plain", "Explain the code.", true),
-            ("review", "Review (project)", true),
-            ("standup", "Write my standup", false),
-        ]
-    );
+    let expected = [
+        "deploy | Deploy to $1 | home",
+        "frontend:component | Create the $1 component. | project",
+        "plain | Explain the code. | project",
+        "review | Review (project) | project",
+        "standup | Write my standup | home",
+    ];
+    assert_eq!(summary, expected);
     let review = &commands[3];
     assert_eq!(review.body, "Review carefully: $ARGUMENTS\n");
     // Without a home only the project's commands.

@@ -98,31 +98,40 @@ fn malformed_lines_and_other_projects_are_skipped() {
 
 #[test]
 fn an_unusable_history_file_warns_once_and_history_stays_in_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    // A regular file where the history's directory should be: reading and
-    // appending both fail, even as root.
-    std::fs::write(dir.path().join("blocker"), "").unwrap();
-    let file = dir.path().join("blocker/history.jsonl");
-    let mut c = composer(dir.path(), file);
-    let warning = c.take_warning().expect("a warning about the file");
-    assert!(warning.contains("blocker/history.jsonl"), "{warning}");
-    feed(&mut c, "one<Enter>two<Enter>");
-    assert_eq!(c.take_warning(), None, "the problem is reported once");
-    feed(&mut c, "<Up>");
-    assert_eq!(c.text(), "two");
-}
-
-#[test]
-fn a_history_file_that_cannot_be_written_warns_on_submit() {
-    let dir = tempfile::tempdir().unwrap();
-    // A directory at the file's path: not found while loading is fine
-    // (no file yet), but this cannot be read or appended to.
-    let file = dir.path().join("history.jsonl");
-    let mut c = composer(dir.path(), file.clone());
-    std::fs::create_dir(&file).unwrap();
-    feed(&mut c, "one<Enter>");
-    let warning = c.take_warning().expect("a warning on the first submission");
-    assert!(warning.contains("history.jsonl"), "{warning}");
-    feed(&mut c, "two<Enter>");
-    assert_eq!(c.take_warning(), None);
+    // (history file relative to the project, what makes it unusable and
+    // whether that happens before the composer loads it)
+    let cases: &[(&str, &str, bool)] = &[
+        // A regular file where the history's directory should be: reading
+        // and appending both fail, even as root.
+        ("blocker/history.jsonl", "file:blocker", true),
+        // A directory at the file's path, made after loading (no file yet
+        // is not a problem): appending fails.
+        ("history.jsonl", "dir:history.jsonl", false),
+    ];
+    for (rel, obstacle, before_load) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let block = || match obstacle.split_once(':').unwrap() {
+            ("file", p) => std::fs::write(dir.path().join(p), "").unwrap(),
+            (_, p) => std::fs::create_dir(dir.path().join(p)).unwrap(),
+        };
+        if *before_load {
+            block();
+        }
+        let mut c = composer(dir.path(), dir.path().join(rel));
+        if !*before_load {
+            assert_eq!(c.take_warning(), None, "{rel}: nothing wrong yet");
+            block();
+        }
+        feed(&mut c, "one<Enter>");
+        let warning = c.take_warning().expect("a warning about the file");
+        assert!(warning.contains(rel), "{warning}");
+        feed(&mut c, "two<Enter>");
+        assert_eq!(
+            c.take_warning(),
+            None,
+            "{rel}: the problem is reported once"
+        );
+        feed(&mut c, "<Up>");
+        assert_eq!(c.text(), "two", "{rel}: history stays in memory");
+    }
 }

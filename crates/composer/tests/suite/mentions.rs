@@ -37,14 +37,12 @@ fn completion_offers_files_that_are_not_ignored() {
         ("@mai", true, "@mai|"),
         ("@mai<Tab>", false, "@src/main.rs |"),
         ("look at @mai<Enter>", false, "look at @src/main.rs |"),
+        // Shift-Enter is still a newline.
+        ("@mai<S-Enter>", false, "@mai\n|"),
         // Typed out in full, the popup still shows it; Enter then submits.
         ("@src/main.rs", true, "@src/main.rs|"),
         ("@src<Down><Tab>", false, "@src/main.rs |"),
-        (
-            "@mod<Down><Down><Up><Enter>",
-            false,
-            "@src/domain/model.rs |",
-        ),
+        ("@mod<Up><Enter>", false, "@src/domain/model.rs |"),
         ("@ci.y<Tab>", false, "@.github/workflows/ci.yml |"),
         // Ignored by .gitignore: nothing to offer.
         ("@build", false, "@build|"),
