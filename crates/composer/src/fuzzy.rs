@@ -98,12 +98,12 @@ pub(crate) fn score_lower(query: &[u8], cand: &[u8], base: usize) -> Option<i32>
         }
     }
     debug_assert_eq!(cand[left_end], last);
-    let best = window_score(query, cand, base, left_start).max(window_score(
-        query,
-        cand,
-        base,
-        right_start,
-    ));
+    let right = window_score(query, cand, base, right_start);
+    let best = if left_start == right_start {
+        right
+    } else {
+        right.max(window_score(query, cand, base, left_start))
+    };
     Some(best - length_penalty)
 }
 
