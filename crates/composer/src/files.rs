@@ -4,7 +4,7 @@
 //! the project root with the `ignore` crate (`.gitignore`, `.ignore` and git
 //! excludes honoured, with or without a git repository; `.git` skipped),
 //! stopping at [`FILE_INDEX_CAP`] files. The paths are kept sorted with a
-//! lowercase copy, and each query is ranked with [`crate::fuzzy`]. A query
+//! lowercase copy in one buffer, and each query is ranked with [`crate::fuzzy`]. A query
 //! that extends the previous one only re-scores the previous hits, so typing
 //! narrows the list without rescanning the whole tree.
 
@@ -20,8 +20,9 @@ pub(crate) const FILE_INDEX_CAP: usize = 50_000;
 struct Entry {
     /// Relative to the project root, `/`-separated.
     path: String,
-    /// `path` with ASCII letters lowercased.
-    lower: String,
+    /// Where `path` with ASCII letters lowercased sits in
+    /// [`FileIndex::lower`].
+    lower: std::ops::Range<usize>,
     /// Where the basename starts in `path`.
     base: usize,
 }
@@ -42,6 +43,8 @@ struct Level {
 #[derive(Debug, Default)]
 pub(crate) struct FileIndex {
     entries: Vec<Entry>,
+    /// Every entry's lowercase path, back to back.
+    lower: String,
     /// Queries typed so far, each extending the one below it: typing
     /// narrows the top level's hits, Backspace pops back to a level
     /// already computed.
@@ -63,7 +66,7 @@ impl FileIndex {
                 let rel = e.path().strip_prefix(root).ok()?;
                 let path = rel.to_str()?.replace('\\', "/");
                 Some(Entry {
-                    lower: path.to_ascii_lowercase(),
+                    lower: 0..0,
                     base: fuzzy::basename_start(&path),
                     path,
                 })
@@ -71,8 +74,16 @@ impl FileIndex {
             .take(cap)
             .collect();
         entries.sort_by(|a, b| a.path.cmp(&b.path));
+        // One buffer for all lowercase paths: scoring walks it in order.
+        let mut lower = String::with_capacity(entries.iter().map(|e| e.path.len()).sum());
+        for e in &mut entries {
+            let start = lower.len();
+            lower.push_str(&e.path.to_ascii_lowercase());
+            e.lower = start..lower.len();
+        }
         Self {
             entries,
+            lower,
             stack: Vec::new(),
         }
     }
@@ -96,7 +107,8 @@ impl FileIndex {
         }
         let score = |i: u32| {
             let e = self.entries.get(i as usize)?;
-            let s = fuzzy::score_lower(query.as_bytes(), e.lower.as_bytes(), e.base)?;
+            let lower = self.lower.as_bytes().get(e.lower.clone())?;
+            let s = fuzzy::score_lower(query.as_bytes(), lower, e.base)?;
             Some(sort_key(s, e.path.len(), i))
         };
         let mut keys: Vec<u128> = match self.stack.last() {
