@@ -171,10 +171,16 @@ impl Composer {
         self.edited();
     }
 
-    /// Removes `range` from the text, keeping it for Ctrl-Y when `kill`.
-    pub(crate) fn remove(&mut self, range: std::ops::Range<usize>, kill: bool) {
+    /// Removes `range` from the text, keeping it for Ctrl-Y when `kill`; a
+    /// paste placeholder the range cuts into is removed whole.
+    pub(crate) fn remove(&mut self, mut range: std::ops::Range<usize>, kill: bool) {
         if range.is_empty() {
             return;
+        }
+        for r in self.pastes.ranges(&self.text) {
+            if r.start < range.end && range.start < r.end {
+                range = range.start.min(r.start)..range.end.max(r.end);
+            }
         }
         if kill {
             self.kill_buffer = self.text[range.clone()].to_string();
@@ -191,8 +197,24 @@ impl Composer {
         self.refresh_popup();
     }
 
+    /// `at`, or the start (moving back) or end (moving forward) of the
+    /// paste placeholder it falls inside: the cursor never splits one.
+    pub(crate) fn outside_paste(&self, at: usize, forward: bool) -> usize {
+        let inside = self
+            .pastes
+            .ranges(&self.text)
+            .into_iter()
+            .find(|r| r.start < at && at < r.end);
+        match inside {
+            Some(r) if forward => r.end,
+            Some(r) => r.start,
+            None => at,
+        }
+    }
+
     /// Moves the cursor (not vertically) and updates the popup.
     pub(crate) fn move_to(&mut self, at: usize) {
+        let at = self.outside_paste(at, at >= self.cursor);
         self.cursor = at;
         self.preferred_col = None;
         self.refresh_popup();

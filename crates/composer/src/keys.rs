@@ -178,7 +178,8 @@ impl Composer {
             return ComposerEvent::Changed;
         }
         let col = *self.preferred_col.get_or_insert(lay.cursor_col);
-        self.cursor = offset_at_col(&self.text, lay.rows[lay.cursor_row - 1], col);
+        let at = offset_at_col(&self.text, lay.rows[lay.cursor_row - 1], col);
+        self.cursor = self.outside_paste(at, false);
         self.popup = None;
         ComposerEvent::Changed
     }
@@ -195,7 +196,7 @@ impl Composer {
             return ComposerEvent::Changed;
         };
         let col = *self.preferred_col.get_or_insert(lay.cursor_col);
-        self.cursor = offset_at_col(&self.text, row, col);
+        self.cursor = self.outside_paste(offset_at_col(&self.text, row, col), true);
         self.popup = None;
         ComposerEvent::Changed
     }

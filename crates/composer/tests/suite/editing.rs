@@ -172,4 +172,14 @@ fn keys_for_the_ui_are_ignored() {
             "{before:?} then <{key}>"
         );
     }
+    // Key releases (kitty keyboard protocol, Windows) do nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = composer_in(dir.path(), &[]);
+    let release = crossterm::event::KeyEvent::new_with_kind(
+        crossterm::event::KeyCode::Char('x'),
+        crossterm::event::KeyModifiers::NONE,
+        crossterm::event::KeyEventKind::Release,
+    );
+    assert_eq!(c.handle_key(release), ComposerEvent::Ignored);
+    assert!(c.is_empty());
 }

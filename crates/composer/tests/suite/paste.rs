@@ -63,8 +63,15 @@ fn a_placeholder_is_deleted_and_skipped_as_a_unit() {
             "<Home><Right><Right><Right>",
             "a [Pasted text #1 +42 lines]| b",
         ),
-        // A partly deleted placeholder is plain text from then on.
-        ("<C-Left><C-Left><BS>", "a [Pasted text #1 +42 line|] b"),
+        // Word moves and kills never split a placeholder.
+        ("<C-Left><C-Left>", "a |[Pasted text #1 +42 lines] b"),
+        (
+            "<Home><C-Right><C-Right>",
+            "a [Pasted text #1 +42 lines]| b",
+        ),
+        ("<Left><Left><C-w>", "a | b"),
+        ("<Home><Right><Right><Right><Left><A-d>", "a | b"),
+        ("<Home><Right><Right><C-k>", "a |"),
     ];
     for (keys, expected) in cases {
         let dir = tempfile::tempdir().unwrap();
