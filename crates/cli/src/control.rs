@@ -8,7 +8,9 @@
 //! (user messages, the SDK's `control_request`s) goes to the session loop
 //! ([`crate::sdk_session`]) as an [`Incoming`]. Lines orbit writes
 //! (`control_request` for `can_use_tool`, `control_response`s) are whole
-//! lines on stdout, flushed at once, like the output writer's.
+//! lines on stdout, flushed at once, like the output writer's. The same
+//! request path runs the SDK's hook callbacks (`hook_callback`, as
+//! [`orbit_hooks::HookCallbacks`]).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -160,6 +162,21 @@ pub fn respond(id: &str, answer: Result<Value, String>) -> std::io::Result<()> {
         Err(error) => json!({"subtype": "error", "request_id": id, "error": error}),
     };
     write_line(&json!({"type": "control_response", "response": response}))
+}
+
+/// SDK hooks: a `hook_callback` request per run; the answer is the hook's
+/// JSON output, which `orbit-hooks` applies as a command hook's.
+#[async_trait]
+impl orbit_hooks::HookCallbacks for Control {
+    async fn call(&self, id: &str, input: &Value) -> Result<Value, String> {
+        let request = json!({
+            "subtype": "hook_callback",
+            "callback_id": id,
+            "input": input,
+            "tool_use_id": input.get("tool_use_id"),
+        });
+        self.request(request).await
+    }
 }
 
 /// The permission gate's ask path over the control protocol

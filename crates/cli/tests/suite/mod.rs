@@ -22,6 +22,8 @@ mod openai_provider;
 mod permissions;
 mod resume;
 mod sdk;
+mod sdk_output;
+mod sdk_ts;
 mod security_bash;
 mod security_rules;
 mod security_sandbox;

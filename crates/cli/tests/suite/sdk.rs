@@ -7,10 +7,10 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, drain, tool_results_text, wait_within};
+use super::common::{Scratch, drain, first_user_text, tool_results_text, wait_within};
 use super::mcp::python;
 
 /// How long one SDK program may run.
@@ -224,4 +224,112 @@ fn a_permission_mode_change_applies_to_the_next_calls() {
     let last = second.last().unwrap();
     assert!(!last.is_error, "{}", last.text);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "written\n");
+}
+
+#[test]
+fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_echo", "Bash", json!({"command": "echo audited"})),
+        Reply::turn(Turn::new().text("audit done").usage(1_000, 20)),
+    ]);
+    let printed = sdk("audit", &scratch, &server);
+    let init = printed.of_kind("init");
+    let init = init.first().unwrap_or_else(|| panic!("{}", printed.stderr));
+    assert_eq!(init["claude_code_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(init["slash_commands"], json!([]));
+    assert_eq!(init["agents"], json!(["reviewer"]));
+    assert_eq!(init["mcp_servers"], json!([]));
+    assert_eq!(init["permissionMode"], "default");
+    assert_eq!(init["output_style"], "default");
+    let result = printed.of_kind("tool_use_result")[0]["value"].clone();
+    assert_eq!(result["stdout"], "audited");
+    assert_eq!(result["interrupted"], false);
+    let types = printed.of_kind("stream_events")[0]["types"].clone();
+    let types: Vec<&str> = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        types.iter().filter(|t| **t == "message_start").count(),
+        2,
+        "{types:?}"
+    );
+    assert!(types.contains(&"content_block_delta"), "{types:?}");
+    let done = printed.of_kind("result")[0].clone();
+    assert_eq!(done["result"], "audit done");
+    assert_eq!(done["terminal_reason"], "completed");
+    assert_eq!(done["num_turns"], 2);
+    let usage = done["model_usage"].as_object().unwrap();
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    let per_model = &usage[DEFAULT_MODEL];
+    assert_eq!(per_model["inputTokens"], 1_000, "{per_model}");
+    assert_eq!(per_model["outputTokens"], 20, "{per_model}");
+    assert!(per_model["costUSD"].as_f64().unwrap() > 0.0, "{per_model}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(tool_results_text(&requests[1].body).trim(), "audited");
+}
+
+#[test]
+fn a_pre_tool_use_hook_callback_blocks_a_command_and_the_model_sees_why() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_ok", "Bash", json!({"command": "echo fine > ok.txt"})),
+        Reply::tool_use(
+            "toolu_no",
+            "Bash",
+            json!({"command": "echo bad > forbidden.txt"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let printed = sdk("hook_block", &scratch, &server);
+    let called = printed.of_kind("hook_called");
+    assert_eq!(called.len(), 2, "{}", printed.stderr);
+    assert_eq!(called[0]["event"], "PreToolUse");
+    assert_eq!(called[1]["tool_use_id"], "toolu_no");
+    assert!(scratch.path().join("ok.txt").exists());
+    assert!(!scratch.path().join("forbidden.txt").exists());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let told = tool_results_text(&requests[2].body);
+    assert!(told.contains("HOOK-BLOCKED: no forbidden files"), "{told}");
+    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
+}
+
+#[test]
+fn a_second_program_resumes_the_session_by_id() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("noted"), Reply::text("kiwi")]);
+    let printed = sdk("resume", &scratch, &server);
+    let results = printed.of_kind("result");
+    assert_eq!(results.len(), 2, "{}", printed.stderr);
+    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
+    assert_eq!(results[1]["result"], "kiwi");
+    // The second process sent the first exchange along.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let history = body::messages(&requests[1].body);
+    assert_eq!(history.len(), 3, "{history:?}");
+    assert!(first_user_text(&requests[1].body).contains("remember the word kiwi"));
+}
+
+#[test]
+fn output_format_gives_structured_output() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::tool_use(
+        "toolu_out",
+        "StructuredOutput",
+        json!({"answer": 42}),
+    )]);
+    let printed = sdk("structured", &scratch, &server);
+    let structured = printed.of_kind("structured");
+    assert_eq!(structured.len(), 1, "{}", printed.stderr);
+    assert_eq!(structured[0]["value"], json!({"answer": 42}));
+    assert_eq!(structured[0]["subtype"], "success");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(body::tool_names(&requests[0].body).contains(&"StructuredOutput".to_string()));
 }
