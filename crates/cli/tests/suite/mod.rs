@@ -21,7 +21,7 @@ mod model_alias;
 mod openai_provider;
 mod permissions;
 mod resume;
-mod sdk;
+pub mod sdk;
 mod sdk_output;
 mod sdk_ts;
 mod security_bash;

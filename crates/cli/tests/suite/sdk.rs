@@ -17,22 +17,29 @@ use super::mcp::python;
 const SDK_PROGRAM_LIMIT: Duration = Duration::from_secs(60);
 
 /// What one SDK program printed, one JSON object per line.
-struct Printed {
-    lines: Vec<Value>,
-    stderr: String,
+pub struct Printed {
+    pub lines: Vec<Value>,
+    pub stderr: String,
 }
 
 impl Printed {
-    fn of_kind(&self, kind: &str) -> Vec<&Value> {
+    pub fn of_kind(&self, kind: &str) -> Vec<&Value> {
         self.lines.iter().filter(|l| l["kind"] == kind).collect()
     }
 }
 
-/// Runs `fixtures/sdk_client.py SCENARIO` with the SDK's `cli_path` set to
-/// `orbit` and the fake server's environment; it must exit 0.
-fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
-    let mut cmd = std::process::Command::new(python());
+/// Runs `PROGRAM SCRIPT SCENARIO` (an SDK program with `orbit` as its CLI,
+/// `ORBIT_BIN`) with the fake server's environment plus `env`; it must
+/// exit 0.
+pub fn sdk_program(
+    program: &str,
+    script: &str,
+    scenario: &str,
+    env: &[(&str, String)],
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+) -> Printed {
+    let mut cmd = std::process::Command::new(program);
     cmd.arg(script)
         .arg(scenario)
         .env_clear()
@@ -40,12 +47,13 @@ fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
         .env("HOME", scratch.home())
         .env("ORBIT_HOME", scratch.home().join(".orbit"))
         .env("ORBIT_BIN", env!("CARGO_BIN_EXE_orbit"))
+        .envs(env.iter().map(|(k, v)| (*k, v)))
         .envs(server.env())
         .current_dir(scratch.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("python starts");
+    let mut child = cmd.spawn().expect("the SDK program starts");
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out = std::thread::spawn(move || drain(stdout));
@@ -61,6 +69,12 @@ fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
         .collect();
     Printed { lines, stderr }
+}
+
+/// Runs `fixtures/sdk_client.py SCENARIO` on the Python SDK.
+fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
+    sdk_program(&python(), script, scenario, &[], scratch, server)
 }
 
 #[test]
