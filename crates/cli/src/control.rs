@@ -10,7 +10,9 @@
 //! (`control_request` for `can_use_tool`, `control_response`s) are whole
 //! lines on stdout, flushed at once, like the output writer's. The same
 //! request path runs the SDK's hook callbacks (`hook_callback`, as
-//! [`orbit_hooks::HookCallbacks`]).
+//! [`orbit_hooks::HookCallbacks`]) and carries the JSON-RPC messages of
+//! the SDK's in-process MCP servers (`mcp_message`, as
+//! [`orbit_mcp::sdk_transport::SdkMcpBridge`]).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -176,6 +178,26 @@ impl orbit_hooks::HookCallbacks for Control {
             "tool_use_id": input.get("tool_use_id"),
         });
         self.request(request).await
+    }
+}
+
+/// SDK MCP servers: one `mcp_message` request per JSON-RPC message; the
+/// answer's `mcp_response` is the server's reply.
+impl orbit_mcp::sdk_transport::SdkMcpBridge for Control {
+    fn send<'a>(
+        &'a self,
+        server: &'a str,
+        message: Value,
+    ) -> futures::future::BoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move {
+            let request =
+                json!({"subtype": "mcp_message", "server_name": server, "message": message});
+            let answer = self.request(request).await?;
+            answer
+                .get("mcp_response")
+                .cloned()
+                .ok_or_else(|| format!("the SDK's answer has no mcp_response: {answer}"))
+        })
     }
 }
 

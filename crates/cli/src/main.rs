@@ -169,6 +169,10 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver())));
     // An SDK session: the SDK's `initialize` (its hooks) comes first.
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
+    if incoming.is_some() {
+        // `sdk` MCP servers run in the SDK, over the control protocol.
+        orbit_mcp::sdk_transport::set_bridge(std::sync::Arc::new(control.clone()));
+    }
     let first = match incoming.as_mut() {
         Some(rx) => sdk_init::first_line(rx).await,
         None => None,

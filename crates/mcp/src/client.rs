@@ -208,6 +208,18 @@ impl Connection {
                     _child: None,
                 })
             }
+            ServerConfig::Sdk { name } => {
+                let pipe = crate::sdk_transport::open(name).map_err(ClientError::Connect)?;
+                let service = handler
+                    .serve(tokio::io::split(pipe))
+                    .await
+                    .map_err(|e| ClientError::Connect(handshake_error(&e.to_string())))?;
+                Ok(Self {
+                    service,
+                    notes,
+                    _child: None,
+                })
+            }
             ServerConfig::Sse { .. } => Err(ClientError::Connect(
                 "the legacy SSE transport is not supported; use \"type\": \"http\" (streamable HTTP)"
                     .into(),

@@ -347,3 +347,23 @@ fn output_format_gives_structured_output() {
     assert_eq!(requests.len(), 1);
     assert!(body::tool_names(&requests[0].body).contains(&"StructuredOutput".to_string()));
 }
+
+#[test]
+fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_add", "mcp__calc__add", json!({"a": 2, "b": 40})),
+        Reply::text("it is 42"),
+    ]);
+    let printed = sdk("sdk_mcp", &scratch, &server);
+    let ran = printed.of_kind("tool_ran");
+    assert_eq!(ran.len(), 1, "{}", printed.stderr);
+    assert_eq!(ran[0]["args"], json!({"a": 2, "b": 40}));
+    assert_eq!(printed.of_kind("result")[0]["result"], "it is 42");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let results = body::tool_results(&requests[1].body);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].text, "2+40=42");
+    assert!(!results[0].is_error);
+}
