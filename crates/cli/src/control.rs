@@ -231,7 +231,11 @@ impl Approver for SdkApprover {
 }
 
 /// The SDK's `{behavior, updatedInput | message, interrupt}` as an approval.
-fn decision(ask: &ApprovalRequest, answer: &Value, abort: Option<&AbortHandle>) -> Approval {
+pub(crate) fn decision(
+    ask: &ApprovalRequest,
+    answer: &Value,
+    abort: Option<&AbortHandle>,
+) -> Approval {
     match answer.get("behavior").and_then(Value::as_str) {
         Some("allow") => match answer.get("updatedInput") {
             Some(updated) if !updated.is_null() && *updated != ask.input => {

@@ -24,6 +24,7 @@ mod mcp;
 mod mcp_cmd;
 mod mcp_serve;
 mod output;
+mod prompt_tool;
 mod provider;
 mod sandbox;
 mod scrub;
@@ -165,8 +166,14 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         eprintln!("{note}");
     }
     let control = control::Control::default();
-    let approver = (args.sdk.stream_input() && args.sdk.asks_over_stdio())
-        .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver())));
+    let prompt_tool = args.sdk.prompt_tool().map(prompt_tool::PromptTool::new);
+    let approver = match &prompt_tool {
+        Some(tool) => Some(orbit_engine::SharedApprover(std::sync::Arc::new(
+            tool.clone(),
+        ))),
+        None => (args.sdk.stream_input() && args.sdk.asks_over_stdio())
+            .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver()))),
+    };
     // An SDK session: the SDK's `initialize` (its hooks) comes first.
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
     if incoming.is_some() {
@@ -193,6 +200,9 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         None => setup::prepare(&args, &env, approver)?,
     };
     let agents = init.agents.clone();
+    if let Some(tool) = &prompt_tool {
+        tool.attach(engine.tools().clone(), engine.tool_context().clone());
+    }
     let session_id = engine.session_id().to_string();
     let abort = engine.abort_handle();
     // A second Ctrl-C exits without running destructors: it kills the

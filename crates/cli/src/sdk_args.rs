@@ -32,7 +32,8 @@ pub struct SdkArgs {
     pub replay_user_messages: bool,
 
     /// Who answers permission asks: `stdio` (the SDK's `can_use_tool`,
-    /// over the control protocol). An MCP tool name is not supported yet.
+    /// over the control protocol) or an MCP tool's name (`mcp__S__T`), called
+    /// with `{tool_name, input, tool_use_id}` and answering a JSON decision.
     #[arg(long = "permission-prompt-tool", value_name = "NAME")]
     pub permission_prompt_tool: Option<String>,
 
@@ -95,6 +96,14 @@ impl SdkArgs {
         self.input_format == InputFormat::StreamJson
     }
 
+    /// The MCP tool that answers asks (`--permission-prompt-tool NAME`,
+    /// any name but `stdio`).
+    pub fn prompt_tool(&self) -> Option<&str> {
+        self.permission_prompt_tool
+            .as_deref()
+            .filter(|name| *name != "stdio")
+    }
+
     /// Whether asks go to the SDK's `can_use_tool` callback.
     pub fn asks_over_stdio(&self) -> bool {
         self.permission_prompt_tool.as_deref() == Some("stdio")
@@ -141,13 +150,6 @@ impl SdkArgs {
                 "orbit: note: --agents is accepted, but orbit has no subagents yet: the model cannot invoke them"
                     .to_string(),
             );
-        }
-        if let Some(tool) = &self.permission_prompt_tool
-            && tool != "stdio"
-        {
-            notes.push(format!(
-                "orbit: note: --permission-prompt-tool {tool}: only `stdio` is supported yet; asks are denied"
-            ));
         }
         notes
     }

@@ -113,7 +113,7 @@ impl SdkTracker {
     }
 }
 
-fn result_text(content: &ToolResultContent) -> String {
+pub(crate) fn result_text(content: &ToolResultContent) -> String {
     match content {
         ToolResultContent::Text(text) => text.clone(),
         ToolResultContent::Blocks(blocks) => blocks

@@ -367,3 +367,34 @@ fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
     assert_eq!(results[0].text, "2+40=42");
     assert!(!results[0].is_error);
 }
+
+#[test]
+fn a_permission_prompt_tool_decides_the_asks() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_a",
+            "Bash",
+            json!({"command": "echo allowed > a.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_b",
+            "Bash",
+            json!({"command": "echo forbidden > b.txt"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let printed = sdk("prompt_tool", &scratch, &server);
+    let asked = printed.of_kind("prompt_tool_asked");
+    assert_eq!(asked.len(), 2, "{}", printed.stderr);
+    assert_eq!(asked[0]["tool"], "Bash");
+    assert!(scratch.path().join("a.txt").exists());
+    assert!(!scratch.path().join("b.txt").exists());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let told = tool_results_text(&requests[2].body);
+    assert!(
+        told.contains("PROMPT-TOOL-DENIED: ask again never"),
+        "{told}"
+    );
+}
