@@ -31,7 +31,10 @@ struct Sample {
 
 fn python() -> String {
     std::env::var("ORBIT_MCP_PYTHON").unwrap_or_else(|_| {
-        format!("{}/.cache/orbit-ci/py/venv/bin/python", std::env::var("HOME").unwrap())
+        format!(
+            "{}/.cache/orbit-ci/py/venv/bin/python",
+            std::env::var("HOME").unwrap()
+        )
     })
 }
 
@@ -51,7 +54,10 @@ fn wrapper(dir: &Path, agent: &Path) -> PathBuf {
 
 fn rss(path: &Path) -> u64 {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines().filter_map(|l| l.trim().parse().ok()).max().unwrap_or(0)
+    text.lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .max()
+        .unwrap_or(0)
 }
 
 fn run(agent: &Path, server: &FakeAnthropic, clock: (Instant, SystemTime)) -> Sample {
@@ -132,6 +138,9 @@ fn main() {
         ("agent peak RSS", o.3, c.3, "MiB"),
     ];
     for (name, ov, cv, unit) in rows {
-        println!("| {name} | {ov:.1} {unit} | {cv:.1} {unit} | {:.1}× |", cv / ov);
+        println!(
+            "| {name} | {ov:.1} {unit} | {cv:.1} {unit} | {:.1}× |",
+            cv / ov
+        );
     }
 }

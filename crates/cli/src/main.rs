@@ -185,10 +185,18 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         None => None,
     };
     let mut extras = setup::SdkExtras::default();
-    if let Some(request) = sdk_init::initialize_request(first.as_ref()) {
+    let mut first = first;
+    if let Some(control::Incoming::Request { id, .. }) = &first
+        && let Some(request) = sdk_init::initialize_request(first.as_ref())
+    {
         extras.hooks = sdk_init::sdk_hooks(request)?;
         extras.callbacks = Some(std::sync::Arc::new(control.clone()));
         extras.agents = sdk_init::agent_names(request);
+        let mut agents = args.sdk.agent_names()?;
+        agents.extend(extras.agents.iter().cloned());
+        // Answered now: the SDK sends its prompt meanwhile set-up runs.
+        let _ = control::respond(id, Ok(sdk_init::answer(request, &agents)));
+        first = None;
     }
     let setup::Prepared {
         mut engine,

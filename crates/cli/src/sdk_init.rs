@@ -5,7 +5,9 @@
 //! the first line; [`sdk_hooks`] turns the request's hooks into hooks of
 //! type `callback` (parsed by `orbit-hooks` like any settings file) that
 //! run through [`crate::control::Control`]'s `hook_callback` requests.
-//! The answer itself is written by the session loop, like every response.
+//! It is answered at once ([`answer`]): the SDK waits for that before it
+//! sends a prompt, so the engine's set-up (a local model server starting,
+//! MCP servers connecting) overlaps with the SDK's next step.
 
 use orbit_hooks::{HookConfigError, HookSet};
 use serde_json::{Map, Value, json};
@@ -58,6 +60,29 @@ pub fn sdk_hooks(request: &Value) -> Result<HookSet, HookConfigError> {
         settings.insert(event.clone(), Value::Array(groups));
     }
     HookSet::parse(&Value::Object(settings), SDK_HOOKS_ORIGIN, "sdk")
+}
+
+/// The answer to `initialize`: no slash commands, the `default` output
+/// style, the agents listed (orbit runs none yet); `hooks_applied` when the
+/// request carried hooks (they join the session's hooks).
+pub fn answer(request: &Value, agents: &[String]) -> Value {
+    let agents: Vec<Value> = agents
+        .iter()
+        .map(|name| json!({"name": name, "description": "(orbit has no subagents yet)"}))
+        .collect();
+    let mut answer = json!({
+        "commands": [],
+        "agents": agents,
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "models": [],
+        "account": {},
+        "pid": std::process::id(),
+    });
+    if request.get("hooks").is_some_and(|h| !h.is_null()) {
+        answer["hooks_applied"] = json!(true);
+    }
+    answer
 }
 
 /// The agent names the request defines (`agents: {name: definition}`).

@@ -70,7 +70,7 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
         agents,
     };
     let mut exit_code = 0;
-    let mut open = first.is_some();
+    let mut open = true;
     if let Some(line) = first {
         handle(line, &mut state, replay_user_messages);
     }
@@ -152,28 +152,9 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
         .and_then(Value::as_str)
         .unwrap_or_default();
     match subtype {
-        "initialize" => {
-            // Its hooks joined the session's hooks before the engine was
-            // built (`sdk_init`); agents are listed, not run.
-            let agents: Vec<Value> = state
-                .agents
-                .iter()
-                .map(|name| json!({"name": name, "description": "(orbit has no subagents yet)"}))
-                .collect();
-            let mut answer = json!({
-                "commands": [],
-                "agents": agents,
-                "output_style": "default",
-                "available_output_styles": ["default"],
-                "models": [],
-                "account": {},
-                "pid": std::process::id(),
-            });
-            if request.get("hooks").is_some_and(|h| !h.is_null()) {
-                answer["hooks_applied"] = json!(true);
-            }
-            Ok(answer)
-        }
+        // The first one was answered before the engine was built
+        // (`sdk_init`); a repeated one gets the same answer.
+        "initialize" => Ok(crate::sdk_init::answer(request, &state.agents)),
         "interrupt" => {
             // Between turns there is nothing to stop (an abort now would
             // cancel the next turn).

@@ -2,7 +2,10 @@
 //! `.ci/run`) driving the real `orbit` binary as its `cli_path`, against the
 //! fake Anthropic server: each scenario of `fixtures/sdk_client.py` prints
 //! what the SDK parsed; the test checks that AND what the model received.
-//! A missing SDK fails these tests (never a skip).
+//! A missing SDK fails these tests (never a skip). The runner for SDK
+//! programs lives here; the scenarios both SDKs run are in `sdk_ts.rs`,
+//! the Python-only ones (permission mode, the output audit, in-process MCP
+//! servers, the permission prompt tool) below.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -72,148 +75,9 @@ pub fn sdk_program(
 }
 
 /// Runs `fixtures/sdk_client.py SCENARIO` on the Python SDK.
-fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
+pub fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
     sdk_program(&python(), script, scenario, &[], scratch, server)
-}
-
-#[test]
-fn one_shot_query_reads_orbits_messages() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("hi from the fake model")]);
-    let printed = sdk("one_shot", &scratch, &server);
-    assert_eq!(
-        printed.of_kind("system")[0]["subtype"],
-        "init",
-        "{}",
-        printed.stderr
-    );
-    assert_eq!(printed.of_kind("text")[0]["text"], "hi from the fake model");
-    let result = printed.of_kind("result");
-    assert_eq!(result.len(), 1);
-    assert_eq!(result[0]["subtype"], "success");
-    assert_eq!(result[0]["result"], "hi from the fake model");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    assert_eq!(body::last_message_texts(&requests[0].body), ["say hi"]);
-}
-
-#[test]
-fn a_client_session_runs_two_prompts_in_one_process() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("answer one"), Reply::text("answer two")]);
-    let printed = sdk("multi_turn", &scratch, &server);
-    let results = printed.of_kind("result");
-    let texts: Vec<&Value> = results.iter().map(|r| &r["result"]).collect();
-    assert_eq!(texts, [&json!("answer one"), &json!("answer two")]);
-    // One process, one session: the same id, and the second request carries
-    // the first exchange.
-    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let second = body::messages(&requests[1].body);
-    assert_eq!(second.len(), 3, "{second:?}");
-    assert_eq!(
-        body::last_message_texts(&requests[1].body),
-        ["second question"]
-    );
-    // A control request orbit does not support gets an error, not a hang.
-    let unsupported = &printed.of_kind("unsupported_request")[0]["error"];
-    assert!(
-        unsupported
-            .as_str()
-            .is_some_and(|e| e.contains("get_context_usage")),
-        "{unsupported}"
-    );
-}
-
-#[test]
-fn can_use_tool_allows_one_call_and_denies_another() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Bash",
-            json!({"command": "echo allowed-run > made.txt"}),
-        ),
-        Reply::tool_use(
-            "toolu_b",
-            "Bash",
-            json!({"command": "echo forbidden > bad.txt"}),
-        ),
-        Reply::tool_use(
-            "toolu_c",
-            "Bash",
-            json!({"command": "echo rewrite-me > orig.txt"}),
-        ),
-        Reply::text("done"),
-    ]);
-    let printed = sdk("can_use_tool", &scratch, &server);
-    let asked: Vec<&Value> = printed
-        .of_kind("asked")
-        .iter()
-        .map(|a| &a["command"])
-        .collect();
-    assert_eq!(
-        asked,
-        [
-            &json!("echo allowed-run > made.txt"),
-            &json!("echo forbidden > bad.txt"),
-            &json!("echo rewrite-me > orig.txt")
-        ],
-        "{}",
-        printed.stderr
-    );
-    assert!(scratch.path().join("made.txt").exists());
-    assert!(!scratch.path().join("bad.txt").exists());
-    // An allow with updatedInput ran the SDK's input, not the model's.
-    assert!(!scratch.path().join("orig.txt").exists());
-    assert_eq!(
-        std::fs::read_to_string(scratch.path().join("re.txt")).unwrap(),
-        "rewritten\n"
-    );
-    let requests = server.requests();
-    assert_eq!(requests.len(), 4);
-    // The model saw the callback's deny message as the second call's result.
-    let told = tool_results_text(&requests[2].body);
-    assert!(told.contains("SDK-DENIED: not on my watch"), "{told}");
-    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
-}
-
-#[test]
-fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_sleep", "Bash", json!({"command": "sleep 30"})),
-        Reply::text("still here"),
-    ]);
-    let printed = sdk("interrupt", &scratch, &server);
-    assert_eq!(
-        printed.of_kind("interrupt_sent").len(),
-        1,
-        "{}",
-        printed.stderr
-    );
-    let waited = printed.of_kind("after_interrupt_s")[0]["seconds"]
-        .as_f64()
-        .unwrap();
-    assert!(waited < 10.0, "the interrupt took {waited} s");
-    let results = printed.of_kind("result");
-    assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["is_error"], true, "{results:?}");
-    assert_eq!(results[1]["result"], "still here");
-    // The second prompt went to the model; the interrupted call's result says so.
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    assert_eq!(
-        body::last_message_texts(&requests[1].body).last().unwrap(),
-        "still there?"
-    );
-    assert!(
-        tool_results_text(&requests[1].body).contains("interrupt"),
-        "{}",
-        requests[1].body
-    );
 }
 
 #[test]
@@ -285,67 +149,6 @@ fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(tool_results_text(&requests[1].body).trim(), "audited");
-}
-
-#[test]
-fn a_pre_tool_use_hook_callback_blocks_a_command_and_the_model_sees_why() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_ok", "Bash", json!({"command": "echo fine > ok.txt"})),
-        Reply::tool_use(
-            "toolu_no",
-            "Bash",
-            json!({"command": "echo bad > forbidden.txt"}),
-        ),
-        Reply::text("done"),
-    ]);
-    let printed = sdk("hook_block", &scratch, &server);
-    let called = printed.of_kind("hook_called");
-    assert_eq!(called.len(), 2, "{}", printed.stderr);
-    assert_eq!(called[0]["event"], "PreToolUse");
-    assert_eq!(called[1]["tool_use_id"], "toolu_no");
-    assert!(scratch.path().join("ok.txt").exists());
-    assert!(!scratch.path().join("forbidden.txt").exists());
-    let requests = server.requests();
-    assert_eq!(requests.len(), 3);
-    let told = tool_results_text(&requests[2].body);
-    assert!(told.contains("HOOK-BLOCKED: no forbidden files"), "{told}");
-    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
-}
-
-#[test]
-fn a_second_program_resumes_the_session_by_id() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("noted"), Reply::text("kiwi")]);
-    let printed = sdk("resume", &scratch, &server);
-    let results = printed.of_kind("result");
-    assert_eq!(results.len(), 2, "{}", printed.stderr);
-    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
-    assert_eq!(results[1]["result"], "kiwi");
-    // The second process sent the first exchange along.
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let history = body::messages(&requests[1].body);
-    assert_eq!(history.len(), 3, "{history:?}");
-    assert!(first_user_text(&requests[1].body).contains("remember the word kiwi"));
-}
-
-#[test]
-fn output_format_gives_structured_output() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::tool_use(
-        "toolu_out",
-        "StructuredOutput",
-        json!({"answer": 42}),
-    )]);
-    let printed = sdk("structured", &scratch, &server);
-    let structured = printed.of_kind("structured");
-    assert_eq!(structured.len(), 1, "{}", printed.stderr);
-    assert_eq!(structured[0]["value"], json!({"answer": 42}));
-    assert_eq!(structured[0]["subtype"], "success");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    assert!(body::tool_names(&requests[0].body).contains(&"StructuredOutput".to_string()));
 }
 
 #[test]
