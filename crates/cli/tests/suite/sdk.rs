@@ -13,7 +13,7 @@ use std::time::Duration;
 use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, drain, first_user_text, tool_results_text, wait_within};
+use super::common::{Scratch, drain, tool_results_text, wait_within};
 use super::mcp::python;
 
 /// How long one SDK program may run.
