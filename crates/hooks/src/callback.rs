@@ -76,3 +76,59 @@ fn failed(error: String) -> HookRun {
         failure: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{HookEvent, HookSet, Hooks, PermissionVote};
+
+    /// Answers by id: `deny` denies, `fail` fails, `slow` never answers in
+    /// time, anything else says nothing.
+    struct Fake;
+
+    #[async_trait]
+    impl HookCallbacks for Fake {
+        async fn call(&self, id: &str, input: &Value) -> Result<Value, String> {
+            match id {
+                "deny" => Ok(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": format!("no {}", input["tool_name"].as_str().unwrap_or_default())}})),
+                "fail" => Err("the callback raised".into()),
+                "slow" => {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    Ok(json!({}))
+                }
+                _ => Ok(json!({})),
+            }
+        }
+    }
+
+    /// A callback's answer is applied like a command hook's JSON output;
+    /// a failure or a timeout is a non-blocking error.
+    #[tokio::test]
+    async fn callback_answers_become_verdicts() {
+        let cases = [
+            (
+                "deny",
+                Some((PermissionVote::Deny, "no Bash".to_string())),
+                0,
+            ),
+            ("quiet", None, 0),
+            ("fail", None, 1),
+            ("slow", None, 1),
+        ];
+        for (id, permission, errors) in cases {
+            let config = json!({"PreToolUse": [{"matcher": "Bash",
+                "hooks": [{"type": "callback", "callback_id": id, "timeout": 0.2}]}]});
+            let set = HookSet::parse(&config, "test", "sdk").unwrap_or_else(|e| panic!("{e}"));
+            let hooks = Hooks::new(set, ".").with_callbacks(Arc::new(Fake));
+            let input = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+            let verdict = hooks.run(HookEvent::PreToolUse, Some("Bash"), input).await;
+            assert_eq!(verdict.permission, permission, "{id}");
+            assert_eq!(verdict.errors.len(), errors, "{id}: {:?}", verdict.errors);
+            assert_eq!(verdict.reports[0].command, format!("callback:{id}"));
+        }
+    }
+}
