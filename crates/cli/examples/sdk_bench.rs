@@ -105,7 +105,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let args: Vec<PathBuf> = std::env::args()
+        .skip(1)
+        .map(|a| std::fs::canonicalize(a).unwrap())
+        .collect();
     let (orbit, claude) = (&args[0], &args[1]);
     let server = FakeAnthropic::start(vec![]);
     server.respond_with(|_, _| Some(Reply::text("ok")));
