@@ -8,4 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CLAUDE="$(bench/install-claude-code.sh)"
 cargo build --release -p orbit-cli --bin orbit
-cargo run --release -q -p orbit-cli --example sdk_bench -- target/release/orbit "$CLAUDE"
+# The driver only orchestrates (server, interleaving): a dev build will do.
+cargo run -q -p orbit-cli --example sdk_bench -- target/release/orbit "$CLAUDE"
