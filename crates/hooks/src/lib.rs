@@ -9,7 +9,7 @@
 //! [`HookVerdict`] (`decision`: exit codes and JSON fields, folded over
 //! every run). Hooks of type `callback` (registered by the Claude Agent
 //! SDK) run through [`HookCallbacks`] instead of a process, their answer
-//! parsed the same way ([`callback`]). The engine decides what a verdict does at its hook point;
+//! parsed the same way (module `callback`). The engine decides what a verdict does at its hook point;
 //! nothing here knows tools or permissions.
 
 #![deny(missing_docs)]
