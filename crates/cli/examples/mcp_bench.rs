@@ -1,18 +1,22 @@
 //! MCP benchmark of the `orbit` binary (issue 14), against the fake
 //! Anthropic server with server-side timestamps and the Python SDK test
-//! server (`tests/fixtures/mcp_server.py`).
+//! server (`tests/fixtures/mcp_server.py`), next to Claude Code running the
+//! same scripts against the same fake server (`bench/install-claude-code.sh`
+//! installs it; without a path only orbit is measured).
 //!
 //! - start → first request byte with no MCP server and with 3 stdio
-//!   servers configured (they connect in the background: the first request
-//!   must not wait for them).
+//!   servers configured (orbit connects them in the background: the first
+//!   request must not wait for them).
 //! - per-call overhead of an MCP tool: in one run, turns alternate a call of
-//!   the server's `add` and an `LS` of an empty directory; each turn's
-//!   client gap (response finished → next request received) is measured.
-//!   The server's own time is a direct JSON-RPC `tools/call add` round trip
-//!   on the same server's pipes. Overhead = MCP gap − LS gap − direct round
-//!   trip.
+//!   the server's `add` and a `Read` of a one-line file; each turn's client
+//!   gap (response finished → next request received) is measured. The
+//!   server's own time is a direct JSON-RPC `tools/call add` round trip on
+//!   the pipes of a server started the same way, measured in the same
+//!   round. Overhead = MCP gap − Read gap − direct round trip.
 //!
-//! Run with `bench/mcp.sh` (release build). Not a test: it reports.
+//! Runs are interleaved (orbit, Claude Code, direct, in each round) so the
+//! machine's load falls on both alike. Run with `bench/mcp.sh` (release
+//! build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/measure.rs"]
@@ -27,10 +31,12 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-/// Runs of the startup measurement.
+/// Runs of the startup measurement (per agent and configuration).
 const RUNS: usize = 10;
-/// MCP calls (and as many LS calls) in the overhead run.
+/// MCP calls (and as many Read calls) in one overhead run.
 const CALLS: usize = 30;
+/// Rounds of the overhead measurement.
+const ROUNDS: usize = 3;
 
 fn python() -> String {
     std::env::var("ORBIT_MCP_PYTHON").unwrap_or_else(|_| {
@@ -57,9 +63,109 @@ fn mcp_config(servers: usize) -> String {
     json!({ "mcpServers": map }).to_string()
 }
 
-/// `orbit ARGS…` with `dir` as cwd, `HOME` and (below it) `ORBIT_HOME`.
-fn orbit(bin: &Path, server: &FakeAnthropic, dir: &Path, args: &[&str]) -> Command {
-    measure::orbit_in(bin, server.env(), dir, args, None)
+/// Three stdio "servers" that start at once and use no CPU (`sleep`):
+/// what spawning costs, without the servers' own start-up load.
+fn idle_config() -> String {
+    let idle = json!({"command": "sleep", "args": ["30"]});
+    json!({"mcpServers": {"a": idle, "b": idle, "c": idle}}).to_string()
+}
+
+/// The agent under test.
+enum Agent {
+    Orbit(PathBuf),
+    /// Claude Code's `claude`, with the `HOME` all its runs share (a fresh
+    /// home per run would measure its first-run set-up).
+    Claude(PathBuf, PathBuf),
+}
+
+impl Agent {
+    fn name(&self) -> &'static str {
+        match self {
+            Agent::Orbit(_) => "orbit",
+            Agent::Claude(..) => "Claude Code",
+        }
+    }
+
+    /// `-p PROMPT` in `dir` against `server`, with the MCP servers of
+    /// `config` (written to a file), MCP tools of `py0` allowed, silent.
+    fn command(&self, server: &FakeAnthropic, dir: &Path, config: Option<&str>) -> Command {
+        let mut args = vec!["-p", "go"];
+        let file = dir.join("mcp.json");
+        let file_arg = file.display().to_string();
+        if let Some(config) = config {
+            std::fs::write(&file, config).unwrap();
+            args.extend(["--mcp-config", &file_arg, "--allowedTools", "mcp__py0"]);
+        }
+        match self {
+            Agent::Orbit(bin) => measure::orbit_in(bin, server.env(), dir, &args, None),
+            Agent::Claude(bin, home) => {
+                let mut cmd = Command::new(bin);
+                cmd.env_clear()
+                    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                    .env("HOME", home)
+                    .envs(server.env())
+                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                    .current_dir(dir)
+                    .args(&args)
+                    .args(["--output-format", "stream-json", "--verbose"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                cmd
+            }
+        }
+    }
+
+    fn start_to_first_byte(&self, config: Option<String>) -> Duration {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+        let mut cmd = self.command(&server, dir.path(), config.as_deref());
+        let t0 = Instant::now();
+        let status = cmd.status().unwrap();
+        assert!(status.success(), "{}", self.name());
+        server.requests().remove(0).received_at - t0
+    }
+
+    /// (median MCP-call gap, median Read gap) of one run.
+    fn call_gaps(&self) -> (Duration, Duration) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("note.txt");
+        std::fs::write(&file, "one line\n").unwrap();
+        let mut replies = vec![Reply::tool_use(
+            "warm",
+            "mcp__py0__add",
+            json!({"a": 0, "b": 0}),
+        )];
+        for i in 0..CALLS {
+            replies.push(Reply::tool_use(
+                format!("m{i}"),
+                "mcp__py0__add",
+                json!({"a": i, "b": 1}),
+            ));
+            replies.push(Reply::tool_use(
+                format!("r{i}"),
+                "Read",
+                json!({"file_path": file.display().to_string()}),
+            ));
+        }
+        replies.push(Reply::text("done"));
+        let server = FakeAnthropic::start(replies);
+        let status = self
+            .command(&server, dir.path(), Some(&mcp_config(1)))
+            .status()
+            .unwrap();
+        assert!(status.success(), "{}", self.name());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2 + 2 * CALLS, "{}: one request per turn", self.name());
+        // Every result came back as the tool's answer.
+        let last = reqs.last().unwrap().body.to_string();
+        assert!(last.contains(&format!("{}+1={}", CALLS - 1, CALLS)), "{}", self.name());
+        let gap = |i: usize| reqs[i + 1].received_at - reqs[i].responded_at.unwrap();
+        // Request k+1 follows response k; response 1 + 2i is an MCP call, 2 + 2i a Read.
+        let mcp = (0..CALLS).map(|i| gap(1 + 2 * i)).collect();
+        let read = (0..CALLS).map(|i| gap(2 + 2 * i)).collect();
+        (median(mcp), median(read))
+    }
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -71,69 +177,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Three stdio "servers" that start at once and use no CPU (`sleep`):
-/// what spawning costs orbit, without the servers' own start-up load.
-fn idle_config() -> String {
-    let idle = json!({"command": "sleep", "args": ["30"]});
-    json!({"mcpServers": {"a": idle, "b": idle, "c": idle}}).to_string()
-}
-
-fn start_to_first_byte(bin: &Path, config: Option<String>) -> Duration {
-    let dir = tempfile::tempdir().unwrap();
-    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut args = vec!["-p", "hi"];
-    if let Some(config) = &config {
-        args.extend(["--mcp-config", config]);
-    }
-    let t0 = Instant::now();
-    let status = orbit(bin, &server, dir.path(), &args).status().unwrap();
-    assert!(status.success());
-    server.requests().remove(0).received_at - t0
-}
-
-/// (median MCP-call gap, median LS gap).
-fn call_gaps(bin: &Path) -> (Duration, Duration) {
-    let dir = tempfile::tempdir().unwrap();
-    let empty = dir.path().join("empty");
-    std::fs::create_dir(&empty).unwrap();
-    let mut replies = vec![Reply::tool_use(
-        "warm",
-        "mcp__py0__add",
-        json!({"a": 0, "b": 0}),
-    )];
-    for i in 0..CALLS {
-        replies.push(Reply::tool_use(
-            format!("m{i}"),
-            "mcp__py0__add",
-            json!({"a": i, "b": 1}),
-        ));
-        replies.push(Reply::tool_use(
-            format!("l{i}"),
-            "LS",
-            json!({"path": empty.display().to_string()}),
-        ));
-    }
-    replies.push(Reply::text("done"));
-    let server = FakeAnthropic::start(replies);
-    let config = mcp_config(1);
-    let status = orbit(
-        bin,
-        &server,
-        dir.path(),
-        &["-p", "go", "--mcp-config", &config],
-    )
-    .status()
-    .unwrap();
-    assert!(status.success());
-    let reqs = server.requests();
-    let gap = |i: usize| reqs[i + 1].received_at - reqs[i].responded_at.unwrap();
-    // Request k+1 follows response k; response 1 + 2i is an MCP call, 2 + 2i an LS.
-    let mcp = (0..CALLS).map(|i| gap(1 + 2 * i)).collect();
-    let ls = (0..CALLS).map(|i| gap(2 + 2 * i)).collect();
-    (median(mcp), median(ls))
-}
-
-/// Median of direct `tools/call add` round trips on the server's pipes.
+/// Median of direct `tools/call add` round trips on a server's pipes.
 fn direct_round_trip() -> Duration {
     let mut child = Command::new(python())
         .args([script(), "stdio".into()])
@@ -174,44 +218,76 @@ fn direct_round_trip() -> Duration {
 }
 
 fn main() {
-    let bin: PathBuf = std::env::args_os()
-        .nth(1)
+    let mut args = std::env::args_os().skip(1);
+    let bin: PathBuf = args
+        .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/orbit"));
     let bin = bin
         .canonicalize()
         .expect("build orbit with --release first");
     println!("binary: {}", bin.display());
-    start_to_first_byte(&bin, None);
-    let none = median((0..RUNS).map(|_| start_to_first_byte(&bin, None)).collect());
-    let idle = median(
-        (0..RUNS)
-            .map(|_| start_to_first_byte(&bin, Some(idle_config())))
-            .collect(),
-    );
-    let three = median(
-        (0..RUNS)
-            .map(|_| start_to_first_byte(&bin, Some(mcp_config(3))))
-            .collect(),
-    );
-    println!(
-        "start -> first request byte (median of {RUNS}): no MCP server {:.2} ms; 3 idle stdio servers {:.2} ms (ratio {:.2}); 3 Python SDK servers {:.2} ms (ratio {:.2})",
-        ms(none),
-        ms(idle),
-        ms(idle) / ms(none),
-        ms(three),
-        ms(three) / ms(none)
-    );
-    let (mcp, ls) = call_gaps(&bin);
-    let direct = direct_round_trip();
-    println!(
-        "client gap: MCP add turn {:.3} ms, LS turn {:.3} ms; direct tools/call round trip {:.3} ms (medians of {CALLS})",
-        ms(mcp),
-        ms(ls),
-        ms(direct)
-    );
-    println!(
-        "MCP per-call overhead above the server's own time: {:.3} ms",
-        ms(mcp) - ms(ls) - ms(direct)
-    );
+    let claude_home = tempfile::tempdir().unwrap();
+    let mut agents = vec![Agent::Orbit(bin)];
+    if let Some(claude) = args.next() {
+        println!("claude: {}", PathBuf::from(&claude).display());
+        agents.push(Agent::Claude(
+            PathBuf::from(claude),
+            claude_home.path().to_path_buf(),
+        ));
+    }
+    // Warm-up (and Claude Code's first-run set-up in its home).
+    for agent in &agents {
+        agent.start_to_first_byte(None);
+    }
+    // Start-up, interleaved: per agent (no server, 3 idle, 3 Python).
+    let configs: [(&str, fn() -> Option<String>); 3] = [
+        ("no MCP server", || None),
+        ("3 idle stdio servers (`sleep`)", || Some(idle_config())),
+        ("3 Python SDK stdio servers", || Some(mcp_config(3))),
+    ];
+    let mut starts = vec![vec![Vec::new(); configs.len()]; agents.len()];
+    for _ in 0..RUNS {
+        for (c, (_, config)) in configs.iter().enumerate() {
+            for (a, agent) in agents.iter().enumerate() {
+                starts[a][c].push(agent.start_to_first_byte(config()));
+            }
+        }
+    }
+    println!("start -> first request byte (median of {RUNS}):");
+    for (a, agent) in agents.iter().enumerate() {
+        let none = ms(median(starts[a][0].clone()));
+        for (c, (label, _)) in configs.iter().enumerate() {
+            let t = ms(median(starts[a][c].clone()));
+            println!("  {}: {label}: {t:.2} ms (x{:.2})", agent.name(), t / none);
+        }
+    }
+    // Per-call overhead, interleaved rounds.
+    let mut overheads = vec![Vec::new(); agents.len()];
+    for round in 0..ROUNDS {
+        let gaps: Vec<(Duration, Duration)> = agents.iter().map(Agent::call_gaps).collect();
+        let direct = direct_round_trip();
+        for (a, agent) in agents.iter().enumerate() {
+            let (mcp, read) = gaps[a];
+            let overhead = ms(mcp) - ms(read) - ms(direct);
+            println!(
+                "round {round}: {}: MCP add turn {:.3} ms, Read turn {:.3} ms, direct round trip {:.3} ms (medians of {CALLS}) -> overhead {overhead:.3} ms",
+                agent.name(),
+                ms(mcp),
+                ms(read),
+                ms(direct)
+            );
+            overheads[a].push(overhead);
+        }
+    }
+    for (a, agent) in agents.iter().enumerate() {
+        let mut o = overheads[a].clone();
+        o.sort_by(f64::total_cmp);
+        println!(
+            "{}: MCP per-call overhead above the server's own time: median {:.3} ms of {ROUNDS} rounds ({:?})",
+            agent.name(),
+            o[o.len() / 2],
+            o.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>()
+        );
+    }
 }
