@@ -10,11 +10,14 @@
 //! - per-call overhead of an MCP tool: in one run, turns alternate a call of
 //!   the server's `add` and a `Read` of a one-line file; each turn's client
 //!   gap (response finished → next request received) is measured. The
-//!   server's own time is a direct JSON-RPC `tools/call add` round trip on
-//!   the pipes of a server started the same way, measured in the same
-//!   round. Overhead = MCP gap − Read gap − direct round trip.
+//!   server's own time is timestamped on the server's side of the same
+//!   calls: the server runs behind this program's `proxy` mode, which
+//!   forwards every line and logs, per `tools/call`, the time from writing
+//!   the request to the server's pipe to reading its answer. Overhead = MCP
+//!   gap − Read gap − server time (medians of one run). The proxy's own
+//!   two pipe hops count as the client's overhead (a conservative error).
 //!
-//! Runs are interleaved (orbit, Claude Code, direct, in each round) so the
+//! Runs are interleaved (orbit, then Claude Code, in each round) so the
 //! machine's load falls on both alike. Run with `bench/mcp.sh` (release
 //! build). Not a test: it reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -32,7 +35,7 @@ use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
 /// Runs of the startup measurement (per agent and configuration).
-const RUNS: usize = 10;
+const RUNS: usize = 8;
 /// MCP calls (and as many Read calls) in one overhead run.
 const CALLS: usize = 30;
 /// Rounds of the overhead measurement.
@@ -61,6 +64,81 @@ fn mcp_config(servers: usize) -> String {
         })
         .collect();
     json!({ "mcpServers": map }).to_string()
+}
+
+/// One Python server `py0` behind the timing proxy, logging to `log`.
+fn proxied_config(log: &Path) -> String {
+    let me = std::env::current_exe().unwrap();
+    let args = json!(["proxy", log, python(), script(), "stdio"]);
+    json!({"mcpServers": {"py0": {"command": me, "args": args}}}).to_string()
+}
+
+/// `proxy LOG PROGRAM ARGS…`: runs the server, forwards stdin to it and its
+/// stdout back line by line, and appends to LOG, per answered
+/// `tools/call`, the microseconds from writing the request to the server
+/// to reading its answer (each at once: the client kills the process
+/// group when it ends).
+fn proxy(mut args: impl Iterator<Item = String>) {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    let log = args.next().unwrap();
+    let program = args.next().unwrap();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_server = child.stdin.take().unwrap();
+    let from_server = BufReader::new(child.stdout.take().unwrap());
+    let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let sent_in = Arc::clone(&sent);
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            let call = serde_json::from_str::<Value>(&line)
+                .ok()
+                .filter(|v| v["method"] == "tools/call")
+                .map(|v| v["id"].to_string());
+            let t = Instant::now();
+            if to_server.write_all(format!("{line}\n").as_bytes()).is_err() {
+                break;
+            }
+            let _ = to_server.flush();
+            if let Some(id) = call {
+                sent_in.lock().unwrap().insert(id, t);
+            }
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    for line in from_server.lines() {
+        let Ok(line) = line else { break };
+        let t = Instant::now();
+        let id = serde_json::from_str::<Value>(&line)
+            .ok()
+            .filter(|v| v.get("method").is_none())
+            .map(|v| v["id"].to_string());
+        let _ = out.write_all(format!("{line}\n").as_bytes());
+        let _ = out.flush();
+        if let Some(start) = id.and_then(|id| sent.lock().unwrap().remove(&id)) {
+            let _ = writeln!(log, "{}", (t - start).as_micros());
+        }
+    }
+    let _ = child.wait();
+}
+
+/// The server times the proxy logged.
+fn server_times(log: &Path) -> Vec<Duration> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| Duration::from_micros(l.parse().unwrap()))
+        .collect()
 }
 
 /// Three stdio "servers" that start at once and use no CPU (`sleep`):
@@ -126,8 +204,8 @@ impl Agent {
         server.requests().remove(0).received_at - t0
     }
 
-    /// (median MCP-call gap, median Read gap) of one run.
-    fn call_gaps(&self) -> (Duration, Duration) {
+    /// (median MCP-call gap, median Read gap, median server time) of one run.
+    fn call_gaps(&self) -> (Duration, Duration, Duration) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("note.txt");
         std::fs::write(&file, "one line\n").unwrap();
@@ -150,21 +228,38 @@ impl Agent {
         }
         replies.push(Reply::text("done"));
         let server = FakeAnthropic::start(replies);
+        let log = dir.path().join("server-times.log");
         let status = self
-            .command(&server, dir.path(), Some(&mcp_config(1)))
+            .command(&server, dir.path(), Some(&proxied_config(&log)))
             .status()
             .unwrap();
         assert!(status.success(), "{}", self.name());
         let reqs = server.requests();
-        assert_eq!(reqs.len(), 2 + 2 * CALLS, "{}: one request per turn", self.name());
+        assert_eq!(
+            reqs.len(),
+            2 + 2 * CALLS,
+            "{}: one request per turn",
+            self.name()
+        );
         // Every result came back as the tool's answer.
         let last = reqs.last().unwrap().body.to_string();
-        assert!(last.contains(&format!("{}+1={}", CALLS - 1, CALLS)), "{}", self.name());
+        assert!(
+            last.contains(&format!("{}+1={}", CALLS - 1, CALLS)),
+            "{}",
+            self.name()
+        );
         let gap = |i: usize| reqs[i + 1].received_at - reqs[i].responded_at.unwrap();
         // Request k+1 follows response k; response 1 + 2i is an MCP call, 2 + 2i a Read.
         let mcp = (0..CALLS).map(|i| gap(1 + 2 * i)).collect();
         let read = (0..CALLS).map(|i| gap(2 + 2 * i)).collect();
-        (median(mcp), median(read))
+        let times = server_times(&log);
+        assert_eq!(
+            times.len(),
+            1 + CALLS,
+            "{}: one server time per call",
+            self.name()
+        );
+        (median(mcp), median(read), median(times[1..].to_vec()))
     }
 }
 
@@ -177,47 +272,10 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Median of direct `tools/call add` round trips on a server's pipes.
-fn direct_round_trip() -> Duration {
-    let mut child = Command::new(python())
-        .args([script(), "stdio".into()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    let mut send = |v: Value, wait: bool| -> Duration {
-        let t0 = Instant::now();
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-        if wait {
-            line.clear();
-            stdout.read_line(&mut line).unwrap();
-        }
-        t0.elapsed()
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
-        true,
-    );
-    send(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        false,
-    );
-    let samples = (1..=CALLS as u64)
-        .map(|id| {
-            send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": id, "b": 1}}}), true)
-        })
-        .collect();
-    let _ = child.kill();
-    let _ = child.wait();
-    median(samples)
-}
-
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("proxy") {
+        return proxy(std::env::args().skip(2));
+    }
     let mut args = std::env::args_os().skip(1);
     let bin: PathBuf = args
         .next()
@@ -250,6 +308,11 @@ fn main() {
     for _ in 0..RUNS {
         for (c, (_, config)) in configs.iter().enumerate() {
             for (a, agent) in agents.iter().enumerate() {
+                // Claude Code's `-p` waits for its servers before the first
+                // request: an idle one would cost it all of MCP_TIMEOUT.
+                if c == 1 && matches!(agent, Agent::Claude(..)) {
+                    continue;
+                }
                 starts[a][c].push(agent.start_to_first_byte(config()));
             }
         }
@@ -258,6 +321,9 @@ fn main() {
     for (a, agent) in agents.iter().enumerate() {
         let none = ms(median(starts[a][0].clone()));
         for (c, (label, _)) in configs.iter().enumerate() {
+            if starts[a][c].is_empty() {
+                continue;
+            }
             let t = ms(median(starts[a][c].clone()));
             println!("  {}: {label}: {t:.2} ms (x{:.2})", agent.name(), t / none);
         }
@@ -265,17 +331,15 @@ fn main() {
     // Per-call overhead, interleaved rounds.
     let mut overheads = vec![Vec::new(); agents.len()];
     for round in 0..ROUNDS {
-        let gaps: Vec<(Duration, Duration)> = agents.iter().map(Agent::call_gaps).collect();
-        let direct = direct_round_trip();
         for (a, agent) in agents.iter().enumerate() {
-            let (mcp, read) = gaps[a];
-            let overhead = ms(mcp) - ms(read) - ms(direct);
+            let (mcp, read, server) = agent.call_gaps();
+            let overhead = ms(mcp) - ms(read) - ms(server);
             println!(
-                "round {round}: {}: MCP add turn {:.3} ms, Read turn {:.3} ms, direct round trip {:.3} ms (medians of {CALLS}) -> overhead {overhead:.3} ms",
+                "round {round}: {}: MCP add turn {:.3} ms, Read turn {:.3} ms, server's own time {:.3} ms (medians of {CALLS}) -> overhead {overhead:.3} ms",
                 agent.name(),
                 ms(mcp),
                 ms(read),
-                ms(direct)
+                ms(server)
             );
             overheads[a].push(overhead);
         }

@@ -2,6 +2,7 @@
 //! sent by name only and loaded with ToolSearch, the real local model
 //! finding one, and loaded tools surviving a compaction and a resume.
 
+use orbit_test_support::body::tool_names;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
@@ -38,14 +39,6 @@ fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
     run_with(&scratch, &server, &mcp, &[]);
     let requests = server.requests();
     let connected = &requests[1].body;
-    let tool_names = |body: &Value| -> Vec<String> {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
     assert!(
         fixed_bytes(connected) <= baseline + 8 * 1024,
         "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
@@ -179,16 +172,8 @@ fn loaded_tools_survive_a_compaction_and_a_resume() {
         replies.extend(after);
         FakeAnthropic::start(replies)
     };
-    let names = |body: &Value| -> Vec<String> {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
     let loaded_only_tool_6 = |body: &Value, case: &str| {
-        let names = names(body);
+        let names = tool_names(body);
         assert!(
             names.contains(&"mcp__py__tool_6".to_string()),
             "{case}: {names:?}"
