@@ -149,6 +149,9 @@ fn idle_config() -> String {
     json!({"mcpServers": {"a": idle, "b": idle, "c": idle}}).to_string()
 }
 
+/// Makes one start-up configuration (None: no MCP server).
+type MakeConfig = fn() -> Option<String>;
+
 /// The agent under test.
 enum Agent {
     Orbit(PathBuf),
@@ -254,7 +257,11 @@ impl Agent {
         let mcp = (0..CALLS).map(|i| gap(1 + 2 * i)).collect();
         let read = (0..CALLS).map(|i| gap(2 + 2 * i)).collect();
         let times = server_times(&log);
-        assert!(times.len() > CALLS, "{}: a server time per call", self.name());
+        assert!(
+            times.len() > CALLS,
+            "{}: a server time per call",
+            self.name()
+        );
         (median(mcp), median(read), median(times[1..].to_vec()))
     }
 }
@@ -295,7 +302,7 @@ fn main() {
         agent.start_to_first_byte(None);
     }
     // Start-up, interleaved: per agent (no server, 3 idle, 3 Python).
-    let configs: [(&str, fn() -> Option<String>); 3] = [
+    let configs: [(&str, MakeConfig); 3] = [
         ("no MCP server", || None),
         ("3 idle stdio servers (`sleep`)", || Some(idle_config())),
         ("3 Python SDK stdio servers", || Some(mcp_config(3))),
@@ -357,7 +364,10 @@ fn main() {
             "{}: MCP turn - Read turn - server's own time: median {:.3} ms of {rounds} rounds ({:?}); MCP turn - server's own time (the client's whole turn): median {:.3} ms",
             agent.name(),
             middle(&overheads[a]),
-            overheads[a].iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>(),
+            overheads[a]
+                .iter()
+                .map(|x| format!("{x:.3}"))
+                .collect::<Vec<_>>(),
             middle(&client_turns[a]),
         );
     }
