@@ -24,7 +24,7 @@ pub trait ToolSource: Send + Sync {
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
     /// A tool for `name` that [`ToolSource::tools`] does not list yet (an
     /// MCP server still connecting): a stand-in that is not ready
-    /// ([`Tool::readiness`](crate::Tool::readiness)); the orchestrator
+    /// ([`Tool::readiness`]); the orchestrator
     /// awaits it, then looks the name up again.
     fn resolve(&self, _name: &str) -> Option<Arc<dyn Tool>> {
         None
