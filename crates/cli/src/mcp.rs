@@ -15,10 +15,9 @@
 //! with the session's environment and handed to `orbit_mcp::McpManager`.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
-use orbit_config::{Config, Settings, SettingsSource, vars};
+use orbit_config::{Config, Settings, SettingsSource};
 use orbit_mcp::{McpOptions, ServerConfig};
 use serde_json::Value;
 
@@ -73,28 +72,10 @@ pub fn servers(
 }
 
 /// The manager's options from the environment (`MCP_TIMEOUT`,
-/// `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`); logs go under the data
-/// directory, one file per server and session.
+/// `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`), as the library maps them;
+/// logs go under the data directory, one file per server and session.
 pub fn options(config: &Config, cwd: &Path, session_id: &str) -> McpOptions {
-    let log_dir = config.data_dir.join("mcp-logs").join(session_id);
-    let mut options = McpOptions::new(cwd.to_path_buf(), log_dir);
-    let ms = |name| {
-        config
-            .env
-            .positive(name)
-            .map(|n| Duration::from_millis(u64::try_from(n).unwrap_or(u64::MAX)))
-    };
-    if let Some(t) = ms(vars::MCP_TIMEOUT) {
-        options.connect_timeout = t;
-    }
-    if let Some(t) = ms(vars::MCP_TOOL_TIMEOUT) {
-        options.tool_timeout = t;
-    }
-    if let Some(n) = config.env.positive(vars::MAX_MCP_OUTPUT_TOKENS) {
-        options.max_output_tokens = n;
-    }
-    options.hidden_env = orbit_config::tool_env_hidden(&config.env);
-    options
+    orbit::mcp::options(&config.env, &config.data_dir, cwd, session_id)
 }
 
 /// `--mcp-config`: a file path, or inline JSON when it starts with `{`.

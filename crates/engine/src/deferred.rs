@@ -6,7 +6,9 @@
 //! `ToolSearch` (keywords, or `select:NAME,NAME`). Loaded tools are sent
 //! in `tools` from the next request on and stay for the session (the
 //! prompt prefix stays stable for caching); a resume finds them again in
-//! the history (the first line of each `ToolSearch` result names them).
+//! the history (the first line of each `ToolSearch` result names them) and,
+//! for those loaded before a compaction dropped that history, in the
+//! compaction boundary's record (`loaded_tools`).
 //!
 //! While MCP servers are still connecting, `ToolSearch` is offered too (its
 //! description says so) and a search waits for them.
@@ -125,6 +127,11 @@ impl DeferredTools {
                 loaded.push(name);
             }
         }
+    }
+
+    /// The loaded tools, in load order (a compaction boundary keeps them).
+    pub(crate) fn loaded(&self) -> Vec<String> {
+        lock(&self.loaded).clone()
     }
 
     fn is_loaded(&self, name: &str) -> bool {

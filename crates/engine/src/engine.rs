@@ -216,12 +216,15 @@ impl QueryEngine {
         start: &'static str,
     ) -> Self {
         // Deferred tools: ToolSearch searches every other tool; what earlier
-        // searches loaded (a resume) is loaded again.
+        // searches loaded (a resume: before the last compaction boundary,
+        // then in the history since) is loaded again.
         let window = config
             .compact
             .context_window
             .unwrap_or_else(|| crate::compact::context_window_tokens(&config.model));
+        let carried = session.deferred.loaded();
         session.deferred = DeferredTools::new(config.tool_search, window);
+        session.deferred.load(carried);
         session.deferred.load(loaded_in(session.messages()));
         if config.tool_search != ToolSearchMode::Off {
             let search = session.deferred.tool(tools.clone());

@@ -35,6 +35,7 @@ mod hooks;
 pub mod messages;
 pub mod orchestrator;
 mod query;
+mod readiness;
 mod recorder;
 mod recovery;
 pub mod results;

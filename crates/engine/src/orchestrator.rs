@@ -8,9 +8,14 @@
 //!    coercion (T3) → `Tool::parse`: the typed input, parsed once, and the
 //!    call's facts (a panic while stating facts gives the most conservative
 //!    facts). A failure here yields the exact error text; the call is then
-//!    treated as unsafe and never runs.
+//!    treated as unsafe and never runs. A tool that is not ready yet
+//!    (`Tool::readiness`: an MCP server still connecting) is not validated
+//!    here: the call is staged to await it, with the most conservative
+//!    facts (it runs alone).
 //! 2. [`run_tool_use`] (on its own tokio task, started by the executor):
-//!    `ToolCall::validate` (business rules → the plan; a refusal is wrapped
+//!    a staged call awaits `Tool::ready` (bounded by the tool's own limit;
+//!    the model is told when it gives up), then goes through step 1 again
+//!    with the tool's real definition → `ToolCall::validate` (business rules → the plan; a refusal is wrapped
 //!    in `<tool_use_error>`) → PreToolUse hooks (a block or deny refuses
 //!    the call with the hook's reason; an `updatedInput` goes through step 1
 //!    and `validate` again, so an invalid one gets the same T3 text; their
@@ -51,13 +56,14 @@ use orbit_tool::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
 };
 use orbit_tool::{
-    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError,
-    ToolOutput, ToolRegistry, ToolUseContext, apply_cwd_policy,
+    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall,
+    ToolError, ToolOutput, ToolRegistry, ToolUseContext, apply_cwd_policy,
 };
 use serde_json::{Value, json};
 
 use crate::approve::{Approval, ApprovalRequest, SharedApprover};
 use crate::hooks::HookPoints;
+use crate::readiness;
 use crate::results::{ToolResultStorage, process_tool_result};
 use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
 
@@ -104,14 +110,23 @@ impl ToolRuntime {
     }
 }
 
+/// What step 2 starts from.
+pub enum Staged {
+    /// The parsed call.
+    Call(Box<dyn ToolCall>),
+    /// The tool is not ready yet: await it at most this long, then run
+    /// step 1 again.
+    AwaitReady(std::time::Duration),
+}
+
 /// A tool_use after the synchronous checks of step 1.
 pub enum Prepared {
     /// Ready to run: the parsed call (taken when it starts) and its facts.
     Ready {
         /// The tool to run.
         tool: Arc<dyn Tool>,
-        /// The parsed call; `None` once taken.
-        call: Option<Box<dyn ToolCall>>,
+        /// The parsed call (or the wait for the tool); `None` once taken.
+        call: Option<Staged>,
         /// What the call declared it will do.
         facts: CallFacts,
     },
@@ -146,6 +161,13 @@ pub fn prepare(
     if let Some(raw) = invalid_input {
         return Prepared::Rejected(unparsable_input_error(tool.name(), raw));
     }
+    if let Readiness::NotYet { within } = tool.readiness() {
+        return Prepared::Ready {
+            facts: CallFacts::about(tool.name()),
+            tool,
+            call: Some(Staged::AwaitReady(within)),
+        };
+    }
     let input = match validate_tool_input(tool.as_ref(), &block.input) {
         Ok(input) => input,
         Err(text) => return Prepared::Rejected(text),
@@ -154,7 +176,7 @@ pub fn prepare(
         Ok(Ok(call)) => Prepared::Ready {
             facts: call.facts().clone(),
             tool,
-            call: Some(call),
+            call: Some(Staged::Call(call)),
         },
         Ok(Err(error)) => Prepared::Rejected(refusal_text(tool.name(), error)),
         Err(_) => Prepared::Rejected(tool_fatal_error(tool.name(), PARSE_PANICKED_DETAIL)),
@@ -214,7 +236,7 @@ impl ToolCallOutcome {
 pub async fn run_tool_use(
     runtime: &ToolRuntime,
     tool: Arc<dyn Tool>,
-    mut prepared: Box<dyn ToolCall>,
+    staged: Staged,
     original_input: Value,
     call: CallContext,
 ) -> ToolCallOutcome {
@@ -225,6 +247,16 @@ pub async fn run_tool_use(
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
+    let (tool, mut prepared) = match staged {
+        Staged::Call(prepared) => (tool, prepared),
+        Staged::AwaitReady(within) => {
+            match readiness::await_ready(runtime, &tool, within, &original_input, &call).await {
+                Ok(ready) => ready,
+                Err(_) if call.cancel.is_cancelled() => return ToolCallOutcome::cancelled(&id),
+                Err(text) => return ToolCallOutcome::rejected(&id, text),
+            }
+        }
+    };
     if let Err(error) = prepared.validate(&runtime.context).await {
         return ToolCallOutcome::rejected(&id, refusal_text(&name, error));
     }
@@ -380,9 +412,10 @@ async fn reprepare(
     };
     let mut call = match prepare(&runtime.tools, &block, None, &runtime.context) {
         Prepared::Ready {
-            call: Some(call), ..
+            call: Some(Staged::Call(call)),
+            ..
         } => call,
-        Prepared::Ready { call: None, .. } => return Err(hook_denied(name)),
+        Prepared::Ready { .. } => return Err(hook_denied(name)),
         Prepared::Rejected(text) => return Err(text),
     };
     if let Err(error) = call.validate(&runtime.context).await {

@@ -76,6 +76,7 @@ impl Recorder {
         recorder.writer.append(&Record::Snapshot(SnapshotRecord {
             messages: loaded.messages.clone(),
             never_persisted: loaded.never_persisted.iter().cloned().collect(),
+            loaded_tools: loaded.loaded_tools.clone(),
         }));
         recorder
             .writer

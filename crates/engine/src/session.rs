@@ -117,6 +117,11 @@ impl Session {
             total_cost_usd: loaded.total_cost_usd,
             never_persisted_ids: loaded.never_persisted.into_iter().collect(),
             turns: loaded.turns,
+            deferred: {
+                let deferred = crate::deferred::DeferredTools::default();
+                deferred.load(loaded.loaded_tools);
+                deferred
+            },
             ..Self::default()
         }
     }
@@ -246,6 +251,7 @@ impl Session {
             tokens_after: boundary.post_tokens,
             summary: boundary.summary.clone().unwrap_or_default(),
             messages: boundary.messages.clone(),
+            loaded_tools: self.deferred.loaded(),
         });
         self.messages = boundary.messages;
         self.context_anchor = None;

@@ -6,9 +6,10 @@
 //! and `notifications/tools/list_changed` re-lists them.
 //!
 //! A call of `mcp__S__T` while `S` is connecting or down finds a stand-in
-//! ([`ToolSource::resolve`]) that waits for the connection (connecting
-//! again when it failed or exited; at most `MCP_TIMEOUT`), validates the
-//! input against the real schema and runs the real call. A server that exits is
+//! ([`ToolSource::resolve`]) that is not ready ([`Tool::readiness`]): the
+//! engine's orchestrator awaits its connection (connecting again when it
+//! failed or exited; at most `MCP_TIMEOUT`), then validates the input
+//! against the real tool's schema and runs the real call. A server that exits is
 //! reported once (a warning) and restarted on its next call; a call cut by
 //! the exit answers the model with an error. Dropping the manager drops the
 //! connections, which kills each stdio server's process group.
@@ -17,9 +18,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use orbit_tool::{
-    CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolError, ToolOutput, ToolSource,
+    CallContext, Readiness, ResultLimit, Tool, ToolCall, ToolError, ToolReadyFuture, ToolSource,
     ToolUseContext,
 };
 use serde_json::Value;
@@ -416,11 +416,11 @@ impl Server {
     }
 }
 
-/// A call of a tool of a server still connecting. Until validation it has
-/// the most conservative facts (not read-only: it runs alone); validation
-/// waits for the connection (at most `MCP_TIMEOUT`), then validates the
-/// input against the real tool's schema (T3) and takes the real call, whose
-/// facts the permission gate then reads.
+/// The stand-in for a tool of a server that is connecting or down. It is
+/// not ready ([`Tool::readiness`]): the orchestrator awaits [`Tool::ready`]
+/// — the connection, at most `MCP_TIMEOUT` — then looks the tool up again
+/// and validates the input against the real tool's schema (T3) like any
+/// call. It is never parsed itself.
 struct PendingTool {
     name: String,
     server: Arc<Server>,
@@ -442,81 +442,26 @@ impl Tool for PendingTool {
     fn result_limit(&self) -> ResultLimit {
         self.server.options.result_limit()
     }
-    fn parse(&self, input: Value, _ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
-        Ok(Box::new(PendingCall {
-            facts: CallFacts::about(self.name.clone()),
-            name: self.name.clone(),
-            input,
-            server: Arc::clone(&self.server),
-            real: None,
-        }))
-    }
-}
-
-struct PendingCall {
-    facts: CallFacts,
-    name: String,
-    input: Value,
-    server: Arc<Server>,
-    /// The real tool's call, once the server is connected.
-    real: Option<Box<dyn ToolCall>>,
-}
-
-#[async_trait]
-impl ToolCall for PendingCall {
-    fn facts(&self) -> &CallFacts {
-        self.real.as_ref().map_or(&self.facts, |r| r.facts())
-    }
-
-    async fn validate(&mut self, ctx: &ToolUseContext) -> Result<(), ToolError> {
-        if let Some(real) = self.real.as_mut() {
-            return real.validate(ctx).await;
-        }
-        self.server.connection().await.map_err(|e| {
-            ToolError::RespondToModel(format!(
-                "MCP server \"{}\" is not connected: {e}",
-                self.server.name
-            ))
-        })?;
-        let tool = lock(&self.server.shared)
-            .tools
-            .iter()
-            .find(|t| t.name == self.name)
-            .cloned();
-        let Some(tool) = tool else {
-            return Err(ToolError::RespondToModel(format!(
-                "No such tool available: {}",
-                self.name
-            )));
-        };
-        let input = orbit_tool::validation::validate_tool_input(tool.as_ref(), &self.input)
-            .map_err(|text| ToolError::RespondToModel(unwrap_tool_use_error(&text)))?;
-        let mut real = tool.parse(input, ctx)?;
-        real.validate(ctx).await?;
-        self.real = Some(real);
-        Ok(())
-    }
-
-    async fn call(
-        mut self: Box<Self>,
-        ctx: &ToolUseContext,
-        call: &CallContext,
-    ) -> Result<ToolOutput, ToolError> {
-        self.validate(ctx).await?;
-        match self.real.take() {
-            Some(real) => real.call(ctx, call).await,
-            None => Err(ToolError::Fatal(format!("{}: not validated", self.name))),
+    fn readiness(&self) -> Readiness {
+        Readiness::NotYet {
+            within: self.server.options.connect_timeout,
         }
     }
-}
-
-/// The text inside `<tool_use_error>…</tool_use_error>` (the engine wraps
-/// a refusal again).
-fn unwrap_tool_use_error(text: &str) -> String {
-    text.strip_prefix("<tool_use_error>")
-        .and_then(|t| t.strip_suffix("</tool_use_error>"))
-        .unwrap_or(text)
-        .to_string()
+    fn ready(&self) -> ToolReadyFuture<'_> {
+        Box::pin(async move {
+            self.server
+                .connection()
+                .await
+                .map(drop)
+                .map_err(|e| format!("MCP server \"{}\" is not connected: {e}", self.server.name))
+        })
+    }
+    fn parse(&self, _input: Value, _ctx: &ToolUseContext) -> Result<Box<dyn ToolCall>, ToolError> {
+        Err(ToolError::Fatal(format!(
+            "{}: called before its MCP server was ready",
+            self.name
+        )))
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

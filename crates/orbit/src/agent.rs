@@ -9,6 +9,10 @@
 //! `EngineEvent::Result`); [`Agent::ask`] drives that stream to the end and
 //! returns the result.
 //!
+//! MCP servers ([`AgentBuilder::mcp_server`], [`AgentBuilder::mcp_config`])
+//! are started by `build` and connect in the background (see
+//! [`crate::mcp`]).
+//!
 //! Sessions are recorded in their transcript by default (as the CLI does);
 //! [`AgentBuilder::resume`], [`AgentBuilder::continue_latest`] and
 //! [`AgentBuilder::fork_session`] go on with an earlier one.
@@ -27,6 +31,7 @@ use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, Tool, ToolRegistry, TypedTool, typed};
 
+use crate::mcp::{McpSetup, ServerConfig, ServerStatus};
 use crate::provider::{LOCAL_PROVIDER, Provider};
 use crate::{Error, system_prompt};
 
@@ -58,6 +63,7 @@ pub struct AgentBuilder {
     resume: Option<ResumeFrom>,
     fork: bool,
     launcher: Option<CommandLauncher>,
+    mcp: McpSetup,
 }
 
 /// Which earlier session a builder continues.
@@ -92,6 +98,7 @@ impl Default for AgentBuilder {
             resume: None,
             fork: false,
             launcher: None,
+            mcp: McpSetup::default(),
         }
     }
 }
@@ -149,6 +156,43 @@ impl AgentBuilder {
     /// Adds an already erased tool (e.g. one an MCP client made).
     pub fn tool_dyn(mut self, tool: Arc<dyn Tool>) -> Self {
         self.tools.register(tool);
+        self
+    }
+
+    /// Adds an MCP server: its tools become `mcp__NAME__TOOL` (see
+    /// [`crate::mcp`]). `${VAR}` and `${VAR:-default}` in it are expanded
+    /// when the agent is built, which must happen inside a tokio runtime.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), orbit::Error> {
+    /// use orbit::mcp::ServerConfig;
+    /// let mut agent = orbit::Agent::builder()
+    ///     .mcp_server(
+    ///         "fs",
+    ///         ServerConfig::Stdio {
+    ///             command: "mcp-server-filesystem".into(),
+    ///             args: vec![".".into()],
+    ///             env: Default::default(),
+    ///         },
+    ///     )
+    ///     .allow(["mcp__fs"])
+    ///     .build()?;
+    /// let result = agent.ask("List the files with the fs server.").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn mcp_server(mut self, name: impl Into<String>, config: ServerConfig) -> Self {
+        self.mcp.servers.push((name.into(), config));
+        self
+    }
+
+    /// Adds every server of a file shaped like Claude Code's `.mcp.json`
+    /// (`{"mcpServers": {NAME: {"command", "args", "env"} | {"type": "http",
+    /// "url", "headers"}}}`), read when the agent is built. A server named
+    /// by [`Self::mcp_server`] or an earlier file wins over one of the same
+    /// name. The library reads no `.mcp.json` by itself: pass the project's
+    /// when you trust it.
+    pub fn mcp_config(mut self, path: impl Into<PathBuf>) -> Self {
+        self.mcp.files.push(path.into());
         self
     }
 
@@ -252,8 +296,9 @@ impl AgentBuilder {
     }
 
     /// Builds the agent: starts the provider's client (the local model may
-    /// be set up and started here) and reads the project's instruction
-    /// files.
+    /// be set up and started here), reads the project's instruction files
+    /// and starts the MCP servers (they connect in the background; with
+    /// servers, call it inside a tokio runtime).
     pub fn build(mut self) -> Result<Agent, Error> {
         orbit_model::tls::ensure_crypto_provider();
         let cwd = match self.cwd.take() {
@@ -296,6 +341,21 @@ impl AgentBuilder {
             (Some(loaded), None) if !self.fork => loaded.header.session_id.clone(),
             _ => uuid::Uuid::new_v4().to_string(),
         };
+        let env = orbit_config::Env::from_process();
+        let servers = std::mem::take(&mut self.mcp).resolve(&env, &mut *self.log)?;
+        let mcp = if servers.is_empty() {
+            None
+        } else {
+            if tokio::runtime::Handle::try_current().is_err() {
+                return Err(Error::Mcp(
+                    "MCP servers run on the tokio runtime: build the agent inside one".into(),
+                ));
+            }
+            let options = crate::mcp::options(&env, &data_dir, &cwd, &session_id);
+            let manager = orbit_mcp::McpManager::start(servers, options);
+            self.tools.add_source(manager.clone());
+            Some(manager)
+        };
         let config = EngineConfig {
             model,
             system_prompt,
@@ -324,7 +384,6 @@ impl AgentBuilder {
         };
         // Tools never see the API keys orbit holds (ORBIT_TOOLS_SEE_SECRETS
         // lets them), and WebFetch reaches local hosts only when allowed.
-        let env = orbit_config::Env::from_process();
         engine
             .tool_context()
             .hide_env_vars(orbit_config::tool_env_hidden(&env));
@@ -333,7 +392,7 @@ impl AgentBuilder {
             orbit_config::webfetch_allowed_hosts(&env),
         );
         engine.tool_context().set_launcher(self.launcher);
-        Ok(Agent { engine })
+        Ok(Agent { engine, mcp })
     }
 
     /// The transcript to resume, read and repaired (repairs are logged).
@@ -368,6 +427,8 @@ impl AgentBuilder {
 /// the same conversation.
 pub struct Agent {
     engine: QueryEngine,
+    /// The session's MCP servers (also a source of the engine's tools).
+    mcp: Option<Arc<orbit_mcp::McpManager>>,
 }
 
 impl Agent {
@@ -423,6 +484,12 @@ impl Agent {
     /// Cost of the session's model calls so far, in US dollars.
     pub fn total_cost_usd(&self) -> f64 {
         self.engine.total_cost_usd()
+    }
+
+    /// Each MCP server's name and state (`pending`, `connected`, `failed`),
+    /// in the order they were given.
+    pub fn mcp_servers(&self) -> Vec<ServerStatus> {
+        self.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default()
     }
 
     /// The engine underneath, for what this facade does not cover.

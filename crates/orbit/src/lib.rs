@@ -71,6 +71,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod mcp;
 pub mod provider;
 pub mod system_prompt;
 
@@ -112,4 +113,8 @@ pub enum Error {
     /// A session transcript could not be read (damaged, newer format, I/O).
     #[error(transparent)]
     Session(#[from] orbit_session::SessionError),
+    /// An MCP configuration file could not be read or is not an
+    /// `mcpServers` document, or there is no tokio runtime to run servers on.
+    #[error("MCP: {0}")]
+    Mcp(String),
 }

@@ -90,6 +90,9 @@ pub struct LoadedSession {
     pub total_cost_usd: f64,
     /// Model calls of the session.
     pub turns: u32,
+    /// Deferred tools ToolSearch loaded before the last boundary (the
+    /// history from it on names the ones loaded since).
+    pub loaded_tools: Vec<String>,
     /// Length in bytes of the intact records (where appending resumes).
     pub valid_len: u64,
     /// Whether the last intact record lacks its newline.
@@ -110,6 +113,7 @@ struct Replay {
     usage: Usage,
     total_cost_usd: f64,
     turns: u32,
+    loaded_tools: Vec<String>,
 }
 
 impl Replay {
@@ -139,9 +143,13 @@ impl Replay {
                 self.total_cost_usd = u.total_cost_usd;
                 self.turns = u.turns;
             }
-            Record::Compaction(c) => self.messages = c.messages,
+            Record::Compaction(c) => {
+                self.messages = c.messages;
+                self.loaded_tools = c.loaded_tools;
+            }
             Record::Snapshot(s) => {
                 self.messages = s.messages;
+                self.loaded_tools = s.loaded_tools;
                 self.never_persisted.extend(s.never_persisted);
             }
             Record::Denial(_) | Record::Result(_) => {}
@@ -236,6 +244,7 @@ pub fn load(path: &Path, interrupted_text: &str) -> Result<LoadedSession, Sessio
         usage: replay.usage,
         total_cost_usd: replay.total_cost_usd,
         turns: replay.turns,
+        loaded_tools: replay.loaded_tools,
         valid_len,
         needs_newline,
         repairs,

@@ -155,6 +155,10 @@ pub struct CompactionRecord {
     pub summary: String,
     /// The history from here on.
     pub messages: Vec<Message>,
+    /// Deferred tools ToolSearch had loaded before this point: they stay
+    /// loaded although the history that loaded them is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_tools: Vec<String>,
 }
 
 /// The history a forked session starts from (`--fork-session`): replaces
@@ -166,6 +170,10 @@ pub struct SnapshotRecord {
     /// Its never-persisted result ids.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub never_persisted: Vec<String>,
+    /// Deferred tools ToolSearch had loaded before this point: they stay
+    /// loaded although the history that loaded them is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_tools: Vec<String>,
 }
 
 /// A record as written: the version, then the record.
@@ -258,6 +266,7 @@ mod tests {
                 tokens_after: 1,
                 summary: "sum".into(),
                 messages: vec![Message::user_text("sum")],
+                loaded_tools: vec!["mcp__s__t".into()],
             }),
         ];
         for record in records {

@@ -36,7 +36,7 @@ pub use file_state::{FileState, FileStateCache};
 pub use registry::{ReadyFuture, ToolRegistry, ToolSource};
 pub use schema::input_schema_for;
 pub use tool::{
-    CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolError, ToolInfo,
-    ToolOutput, TypedTool, typed,
+    CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,
+    ToolInfo, ToolOutput, ToolReadyFuture, TypedTool, typed,
 };
 pub use workspace::apply_cwd_policy;

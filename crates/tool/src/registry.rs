@@ -23,7 +23,9 @@ pub trait ToolSource: Send + Sync {
     /// The tools available now, in the order the model sees them.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
     /// A tool for `name` that [`ToolSource::tools`] does not list yet (an
-    /// MCP server still connecting: the stand-in waits for it when called).
+    /// MCP server still connecting): a stand-in that is not ready
+    /// ([`Tool::readiness`]); the orchestrator
+    /// awaits it, then looks the name up again.
     fn resolve(&self, _name: &str) -> Option<Arc<dyn Tool>> {
         None
     }

@@ -375,6 +375,37 @@ pub trait Tool: Send + Sync {
     fn always_load(&self) -> bool {
         false
     }
+    /// Whether the tool can be called now. A stand-in for a tool whose
+    /// definition is still arriving (an MCP server connecting) is
+    /// [`Readiness::NotYet`]: the orchestrator awaits [`Tool::ready`], then
+    /// looks the tool up again and validates the input against its real
+    /// schema like any call.
+    fn readiness(&self) -> Readiness {
+        Readiness::Ready
+    }
+    /// Resolves once the tool's real definition is available; `Err` is why
+    /// it never will be (the model is told). Only awaited when
+    /// [`Tool::readiness`] says [`Readiness::NotYet`].
+    fn ready(&self) -> ToolReadyFuture<'_> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// What [`Tool::ready`] returns.
+pub type ToolReadyFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + 'a>>;
+
+/// Whether a tool can be called now (see [`Tool::readiness`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    /// Callable: its schema is the real one.
+    Ready,
+    /// Not yet: [`Tool::ready`] resolves within this bound (an MCP server's
+    /// `MCP_TIMEOUT`); the orchestrator gives up after it.
+    NotYet {
+        /// The longest the tool may take to become ready.
+        within: std::time::Duration,
+    },
 }
 
 /// One parsed call of a tool: facts now, then validate, then call.

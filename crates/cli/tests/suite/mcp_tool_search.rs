@@ -1,10 +1,12 @@
 //! Deferred MCP tools end to end (see `mcp.rs` for the servers): 300 tools
 //! sent by name only and loaded with ToolSearch, the real local model
-//! finding one, and loaded tools surviving a resume.
+//! finding one, and loaded tools surviving a compaction and a resume.
 
+use orbit_test_support::body::tool_names;
+use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, run_stream_json, run_stream_json_with_env};
+use super::common::{Scratch, prompt_too_long, run_stream_json, run_stream_json_with_env};
 use super::mcp::*;
 
 /// The `tools` and `system` of a request body, serialized: what the tool
@@ -37,14 +39,6 @@ fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
     run_with(&scratch, &server, &mcp, &[]);
     let requests = server.requests();
     let connected = &requests[1].body;
-    let tool_names = |body: &Value| -> Vec<String> {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
     assert!(
         fixed_bytes(connected) <= baseline + 8 * 1024,
         "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
@@ -159,31 +153,75 @@ fn local_model_finds_and_calls_a_deferred_tool() {
     );
 }
 
-/// The tools ToolSearch loaded stay loaded when the session is continued:
-/// the resumed session finds them in its history.
+/// The tools ToolSearch loaded stay loaded when the session is continued
+/// — the resumed session finds them in its history — and when a compaction
+/// dropped the history that loaded them: in the same run and after a
+/// resume (the compaction boundary's record keeps them).
 #[test]
-fn loaded_tools_survive_a_resume() {
+fn loaded_tools_survive_a_compaction_and_a_resume() {
     let mcp = config(&[("py", py_stdio(json!({"PY_MCP_TOOLS": "300"})))]);
-    let scratch = Scratch::new();
-    let first = calls(&[
-        ("mcp__py__add", json!({"a": 1, "b": 1})),
-        ("ToolSearch", json!({"query": "select:mcp__py__tool_6"})),
-    ]);
-    run_with(&scratch, &first, &mcp, &[]);
-    assert!(
-        results(&first)[1]
-            .0
-            .starts_with("Loaded tools: mcp__py__tool_6\n")
-    );
-    let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
-    run_with(&scratch, &second, &mcp, &["--continue"]);
-    // After the server connected: tool_6 in full, the other deferred tools not.
-    let names: Vec<String> = second.requests()[1].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
-    assert!(names.contains(&"mcp__py__tool_6".to_string()), "{names:?}");
-    assert!(!names.contains(&"mcp__py__tool_7".to_string()), "{names:?}");
+    let loads_then = |after: Vec<Reply>| {
+        let mut replies = vec![
+            Reply::tool_use("toolu_0", "mcp__py__add", json!({"a": 1, "b": 1})),
+            Reply::tool_use(
+                "toolu_1",
+                "ToolSearch",
+                json!({"query": "select:mcp__py__tool_6"}),
+            ),
+        ];
+        replies.extend(after);
+        FakeAnthropic::start(replies)
+    };
+    let loaded_only_tool_6 = |body: &Value, case: &str| {
+        let names = tool_names(body);
+        assert!(
+            names.contains(&"mcp__py__tool_6".to_string()),
+            "{case}: {names:?}"
+        );
+        assert!(
+            !names.contains(&"mcp__py__tool_7".to_string()),
+            "{case}: {names:?}"
+        );
+    };
+    let compacts = || {
+        vec![
+            prompt_too_long(),
+            Reply::text("SUMMARY: tool_6 was loaded."),
+            Reply::text("done"),
+        ]
+    };
+    for (case, first_replies, compacted) in [
+        ("resume", vec![Reply::text("done")], false),
+        ("compaction, then resume", compacts(), true),
+    ] {
+        let scratch = Scratch::new();
+        let first = loads_then(first_replies);
+        let out = run_with(&scratch, &first, &mcp, &[]);
+        assert!(
+            results(&first)[1]
+                .0
+                .starts_with("Loaded tools: mcp__py__tool_6\n"),
+            "{case}"
+        );
+        if compacted {
+            let boundary = out
+                .lines()
+                .into_iter()
+                .filter(|l| l["subtype"] == "compact_boundary")
+                .count();
+            assert_eq!(boundary, 1, "{case}: {}", out.stdout);
+            // The retried request after the compaction: its history no
+            // longer holds the ToolSearch call, its tools still hold tool_6.
+            let retried = first.requests().pop().unwrap().body;
+            assert!(
+                !retried["messages"].to_string().contains("toolu_1"),
+                "{case}"
+            );
+            loaded_only_tool_6(&retried, case);
+        }
+        let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
+        run_with(&scratch, &second, &mcp, &["--continue"]);
+        // After the server connected: tool_6 in full, the other deferred tools not.
+        loaded_only_tool_6(&second.requests()[1].body, case);
+    }
 }

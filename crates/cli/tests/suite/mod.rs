@@ -16,6 +16,7 @@ mod logging;
 mod max_turns;
 mod mcp;
 mod mcp_commands;
+mod mcp_readiness;
 mod mcp_tool_search;
 mod model_alias;
 mod openai_provider;

@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use orbit_protocol::{ToolResultBlock, ToolUseBlock};
-use orbit_tool::{CallFacts, Tool, ToolCall};
+use orbit_tool::{CallFacts, Tool};
 use tokio_util::sync::CancellationToken;
 
-use crate::orchestrator::Prepared;
+use crate::orchestrator::{Prepared, Staged};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ToolStatus {
@@ -42,7 +42,7 @@ pub(super) struct TrackedTool {
 }
 
 pub(super) enum Pending {
-    Call(Box<dyn ToolCall>),
+    Call(Staged),
     Rejected(String),
     Taken,
 }
@@ -50,7 +50,10 @@ pub(super) enum Pending {
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Pending::Call(call) => f.debug_tuple("Call").field(call.facts()).finish(),
+            Pending::Call(Staged::Call(call)) => f.debug_tuple("Call").field(call.facts()).finish(),
+            Pending::Call(Staged::AwaitReady(within)) => {
+                f.debug_tuple("AwaitReady").field(within).finish()
+            }
             Pending::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
             Pending::Taken => f.write_str("Taken"),
         }

@@ -27,8 +27,18 @@ fn run(
     dir: &std::path::Path,
     prompt: &str,
 ) -> (i32, String, String) {
+    run_with_args(name, server, dir, &[prompt])
+}
+
+/// [`run`] with these arguments.
+fn run_with_args(
+    name: &str,
+    server: &FakeAnthropic,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (i32, String, String) {
     let out = Command::new(example(name))
-        .arg(prompt)
+        .args(args)
         .current_dir(dir)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -118,4 +128,57 @@ fn headless_json_prints_events_and_fails_on_an_error_result() {
     let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "result");
     assert_eq!(last["result"]["subtype"], "error_during_execution");
+}
+
+/// The Python with the `mcp` package (`.ci/run` installs it; see the CLI's
+/// MCP tests).
+fn mcp_python() -> PathBuf {
+    let path = std::env::var_os("ORBIT_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap())
+                .join(".cache/orbit-ci/py/venv/bin/python")
+        });
+    assert!(
+        path.exists(),
+        "{} is missing: run .ci/run (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
+        path.display()
+    );
+    path
+}
+
+/// `mcp_agent`: the builder's `mcp_config` starts the servers of a
+/// `.mcp.json`-shaped file — here the Python SDK test server of the CLI's
+/// tests — and the model's call of its tool (made while it may still be
+/// connecting) is answered by the real server.
+#[test]
+fn mcp_agent_calls_a_real_mcp_server_from_a_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cli/tests/fixtures/mcp_server.py"
+    );
+    let config =
+        json!({"mcpServers": {"py": {"command": mcp_python(), "args": [script, "stdio"]}}});
+    std::fs::write(dir.path().join("servers.json"), config.to_string()).unwrap();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "mcp__py__add", json!({"a": 2, "b": 3})),
+        Reply::text(ANSWER),
+    ]);
+    let (code, stdout, stderr) = run_with_args(
+        "mcp_agent",
+        &server,
+        dir.path(),
+        &["servers.json", "Add 2 and 3."],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, format!("py: connected\n{ANSWER}\n"));
+    let bodies = server.bodies();
+    assert_eq!(body::tool_results(&bodies[1])[0].text, "2+3=5");
+    // Once connected, its tools are offered by name.
+    assert!(
+        body::tool_names(&bodies[1])
+            .iter()
+            .any(|n| n == "mcp__py__add")
+    );
 }

@@ -54,6 +54,7 @@ async fn sessions_are_listed_newest_first_with_prompt_turns_and_cost() {
     let snapshot = Record::Snapshot(SnapshotRecord {
         messages: vec![Message::user_text("forked prompt")],
         never_persisted: vec![],
+        loaded_tools: vec![],
     });
     session(data, there, C, &[snapshot], 50).await;
 

@@ -21,6 +21,7 @@ async fn replay_rebuilds_history_decisions_and_totals() {
         tokens_after: 90,
         summary: "summary".into(),
         messages: vec![Message::user_text("summary")],
+        loaded_tools: vec![],
     });
     write(
         &path,

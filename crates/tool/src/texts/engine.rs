@@ -101,6 +101,15 @@ pub fn call_not_validated_detail(tool_name: &str) -> String {
     format!("{tool_name}: the call was run twice or never validated")
 }
 
+/// What the model is told (inside `<tool_use_error>`) when a tool that was
+/// not ready yet (an MCP server still connecting) did not become ready
+/// within `within_ms`.
+pub fn tool_not_ready_error(tool_name: &str, within_ms: u128) -> String {
+    format!(
+        "{tool_name} is not available: it did not become ready within {within_ms} ms. Try again later or do without it."
+    )
+}
+
 /// What the model is told when the session's working directory went back
 /// to the project root `root` (workspace roots; Bash also says it when the
 /// cwd it would run in was removed).
