@@ -1,7 +1,8 @@
 //! Issue 11 acceptance, the local model's side: with its 8,192-token
 //! window it completes a task that needs more tool output than the window
 //! holds. The model's part is made as small as it can be: one prompt, three
-//! `cat`s of ≈ 3,000-token files, and a word on the last line of the last
+//! `cat`s of ≈ 3,000-token files (a chain: each file's last line names the
+//! next, so none can be skipped), and a word on the last line of the last
 //! file to report. The history passes the compaction threshold (≈ 5,500
 //! tokens) after the second file, so the request for the third is
 //! compacted first; the transcript must hold the boundary.
@@ -27,23 +28,28 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 fn local_model_reads_three_files_past_its_window_and_reports_the_last_word() {
     let _turn = local_turn();
     let scratch = Scratch::new();
-    for part in 1..=3 {
+    // A chain: each file's last line names the next, so none can be skipped.
+    let chain = [
+        ("start.txt", "Next, run: cat middle.txt".to_string()),
+        ("middle.txt", "Next, run: cat final.txt".to_string()),
+        ("final.txt", format!("The password is {ANSWER}.")),
+    ];
+    for (part, (name, last)) in chain.iter().enumerate() {
         let mut text: String = (1..=FILE_LINES)
             .map(|i| {
                 format!("part {part} line {i}: inventory record {i} checked, nothing to report\n")
             })
             .collect();
-        if part == 3 {
-            text.push_str(&format!("The password is {ANSWER}.\n"));
-        }
-        scratch.write(&format!("part{part}.txt"), &text);
+        text.push_str(last);
+        text.push('\n');
+        scratch.write(name, &text);
     }
     let mut cmd = orbit_local_cmd(&scratch);
     cmd.timeout(RUN_TIMEOUT).args([
         "-p",
-        "Use the Bash tool three times, one command per call: `cat part1.txt`, then \
-         `cat part2.txt`, then `cat part3.txt`. The last line of part3.txt tells a \
-         password. Answer with the password.",
+        "Run `cat start.txt` with the Bash tool. The last line of each file tells the \
+         next command to run; follow them until a file tells a password, then answer \
+         with the password.",
         "--allowedTools",
         "Bash",
         "--output-format",
@@ -74,8 +80,8 @@ fn local_model_reads_three_files_past_its_window_and_reports_the_last_word() {
         describe(&out)
     );
     assert!(
-        cats.iter().any(|c| c.contains("part3.txt")),
-        "part3.txt never read: {cats:?}\n{}",
+        cats.iter().any(|c| c.contains("final.txt")),
+        "final.txt never read: {cats:?}\n{}",
         describe(&out)
     );
     let answer = result_line(&lines)["result"]
