@@ -14,7 +14,9 @@
 use std::time::Duration;
 
 use super::common::{Scratch, run};
-use super::local_model::{describe, lines, local_turn, orbit_local_cmd, result_line, tool_calls};
+use super::local_model::{
+    bash_commands, describe, lines, local_turn, orbit_local_cmd, result_line,
+};
 
 /// Filler lines per file (≈ 3,000 tokens each).
 const FILE_LINES: usize = 200;
@@ -45,27 +47,18 @@ fn local_model_reads_three_files_past_its_window_and_reports_the_last_word() {
         scratch.write(name, &text);
     }
     let mut cmd = orbit_local_cmd(&scratch);
-    cmd.timeout(RUN_TIMEOUT).args([
-        "-p",
-        "Run `cat start.txt` with the Bash tool. The last line of each file tells the \
-         next command to run; follow them until a file tells a password, then answer \
-         with the password.",
-        "--allowedTools",
-        "Bash",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--max-turns",
-        "12",
-        "--session-id",
-        "7a1f3c2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
-    ]);
+    cmd.timeout(RUN_TIMEOUT)
+        .args(["--max-turns", "12", "--allowedTools", "Bash"])
+        .args(["--session-id", "7a1f3c2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b"])
+        .args(["--output-format", "stream-json", "--verbose", "-p"])
+        .arg(
+            "Run `cat start.txt` with the Bash tool. The last line of each file tells the \
+             next command to run; follow them until a file tells a password, then answer \
+             with the password.",
+        );
     let out = run(cmd);
     let lines = lines(&out);
-    let cats: Vec<String> = tool_calls(&lines)
-        .into_iter()
-        .filter_map(|(_, input)| input["command"].as_str().map(str::to_string))
-        .collect();
+    let cats = bash_commands(&lines);
     eprintln!("commands: {cats:?}");
     let transcript = std::fs::read_dir(scratch.home().join(".orbit/projects"))
         .unwrap()
