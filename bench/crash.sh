@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 11 acceptance, full size: SIGKILL the `orbit` binary at 100 random
-# points of a scripted session and resume each (crates/cli/tests/suite/crash.rs;
+# points of a scripted session (timed, inside fdatasync, summary request in
+# flight, right after the compaction boundary) and resume each (crates/cli/tests/suite/crash.rs;
 # `cargo test` runs 10). ORBIT_CRASH_SEED=N replays another sequence.
 # Results are recorded in docs/PERFORMANCE.md ("Sessions").
 set -euo pipefail

@@ -122,14 +122,9 @@ async fn session(window: u64) {
             .iter()
             .filter(|e| matches!(e, EngineEvent::CompactBoundary { .. }))
             .count();
-        let server_time: Duration = server
-            .requests_since(before)
-            .iter()
-            .map(|r| {
-                r.responded_at
-                    .map_or(Duration::ZERO, |t| t.duration_since(r.received_at))
-            })
-            .sum();
+        // Only the timings: copying the turn's captured bodies here would
+        // leave their garbage for the next turn's allocations to sweep.
+        let server_time: Duration = server.server_times_since(before).iter().sum();
         overheads.push(wall.saturating_sub(server_time));
     }
     let first = median(overheads[..WINDOW_TURNS].to_vec());

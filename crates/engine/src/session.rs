@@ -24,7 +24,7 @@ use orbit_tool::FileStateCache;
 use crate::compact::{CompactionBoundary, ContextAnchor};
 use crate::orchestrator::ToolRuntime;
 use crate::recorder::{Recorder, Totals};
-use crate::results::ContentReplacementState;
+use crate::results::{BudgetedView, ContentReplacementState};
 
 /// Reads the transcript at `path` for a resume, answering tool_uses a
 /// crash cut off with the engine's interrupted text
@@ -66,6 +66,9 @@ pub struct Session {
     recorder: Option<Recorder>,
     /// Deferred tools and the ones ToolSearch loaded (see `crate::deferred`).
     pub(crate) deferred: crate::deferred::DeferredTools,
+    /// The budgeted view of the history as last sent; every change of
+    /// `messages` tells it what it touched.
+    pub(crate) view: BudgetedView,
 }
 
 impl Session {
@@ -254,6 +257,7 @@ impl Session {
             loaded_tools: self.deferred.loaded(),
         });
         self.messages = boundary.messages;
+        self.view.invalidate_from(0);
         self.context_anchor = None;
     }
 
@@ -272,6 +276,10 @@ impl Session {
         }
         self.tool_use_ids
             .extend(message.tool_uses().map(|t| t.id.clone()));
-        orbit_session::history::push_message(&mut self.messages, message);
+        if !orbit_session::history::push_message(&mut self.messages, message) {
+            // Merged into the last message: its view is stale.
+            self.view
+                .invalidate_from(self.messages.len().saturating_sub(1));
+        }
     }
 }

@@ -27,6 +27,7 @@
 mod paths;
 pub mod server;
 pub mod setup;
+mod tied;
 
 use thiserror::Error;
 

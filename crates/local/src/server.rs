@@ -12,7 +12,9 @@
 //!
 //! The server runs with `OMP_WAIT_POLICY=passive` (spinning OpenMP threads
 //! make generation 3–4× slower as soon as anything else uses a core),
-//! `--jinja` and orbit's chat template, one slot, an 8k context.
+//! `--jinja` and orbit's chat template, one slot, an 8k context. It is
+//! started so that it dies with the process that started it, even on
+//! SIGKILL (`crate::tied`).
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -213,15 +215,15 @@ fn start(
         .try_clone()
         .map_err(LocalError::io("duplicate the log handle"))?;
     let port = free_port()?;
-    let mut child = server_command(paths, options, port)
-        .stdin(Stdio::null())
+    let mut cmd = server_command(paths, options, port);
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::from(log))
-        .stderr(Stdio::from(log_err))
-        .spawn()
-        .map_err(LocalError::io(format!(
-            "start {}",
-            paths.server_bin().display()
-        )))?;
+        .stderr(Stdio::from(log_err));
+    // Dies with this process, even when it is killed (`crate::tied`).
+    let mut child = crate::tied::spawn_tied(cmd).map_err(LocalError::io(format!(
+        "start {}",
+        paths.server_bin().display()
+    )))?;
     let deadline = Instant::now() + options.startup_timeout;
     loop {
         if healthy(port) {

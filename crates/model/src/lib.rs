@@ -27,11 +27,14 @@ mod body;
 mod driver;
 mod error;
 pub mod openai;
+mod prefix;
 pub mod pricing;
 mod reach;
 pub mod retry;
 pub mod tls;
 mod tool_input;
+
+use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use orbit_protocol::{Message, StreamEvent};
@@ -52,8 +55,11 @@ pub struct ModelRequest {
     pub model: String,
     /// System prompt.
     pub system: String,
-    /// The conversation so far.
-    pub messages: Vec<Message>,
+    /// The conversation so far. Each message is shared with whoever built
+    /// the request (the engine's budgeted view of its history): a request
+    /// copies no history, and a client re-serializes only the messages its
+    /// previous request did not send (the same `Arc` is the same bytes).
+    pub messages: Vec<Arc<Message>>,
     /// Tools offered to the model.
     pub tools: Vec<ToolSpec>,
     /// Most output tokens to generate.

@@ -281,6 +281,23 @@ impl ScriptServer {
         state.requests.get(first..).unwrap_or_default().to_vec()
     }
 
+    /// How long the server spent on each request from the `first`-th on:
+    /// first byte received → end of its response (zero while still
+    /// answering). Copies no body, so a benchmark timing its client around
+    /// it leaves no garbage for the client's next allocation to sweep.
+    pub fn server_times_since(&self, first: usize) -> Vec<std::time::Duration> {
+        let state = self.shared.lock();
+        let requests = state.requests.get(first..).unwrap_or_default();
+        requests
+            .iter()
+            .map(|r| {
+                r.responded_at.map_or(std::time::Duration::ZERO, |t| {
+                    t.duration_since(r.received_at)
+                })
+            })
+            .collect()
+    }
+
     /// The JSON bodies of every request so far.
     pub fn bodies(&self) -> Vec<Value> {
         self.requests().into_iter().map(|r| r.body).collect()

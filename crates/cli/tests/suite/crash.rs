@@ -1,10 +1,15 @@
 //! Issue 11 acceptance: the `orbit` binary is killed with SIGKILL at random
 //! points of a scripted session (mid-stream, mid-tool, between the writes of
-//! a turn, after the end) and resumed with `--resume`. Every resume must
-//! succeed; the request it sends must pair every tool_use with one result,
-//! repeat no message, and begin with exactly the messages of the last
-//! request sent before the kill (the prompt cache still hits; only the
-//! moving `cache_control` breakpoint is ignored).
+//! a turn, after the end), and at targeted ones (`Kill`): while one of its
+//! threads is inside `fdatasync` (seen in `/proc/PID/task/*/syscall`),
+//! while the compaction's summary request streams, and the moment the
+//! compaction boundary is in the transcript (the session's small
+//! `ORBIT_CONTEXT_WINDOW` compacts it before its fourth call). Each is
+//! resumed with `--resume`. Every resume must succeed; the request it
+//! sends must pair every tool_use with one result, repeat no message, and
+//! begin with exactly the messages of the last request sent before the kill
+//! (the prompt cache still hits; only the moving `cache_control` breakpoint
+//! is ignored) — or, once the boundary is written, with the summary.
 //!
 //! A kill rarely lands inside a `write` (records are small), so every
 //! fourth point also tears the transcript's last record the way such a
@@ -21,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use orbit_test_support::body::without_cache_control;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use orbit_tool::texts::compact::{COMPACT_INSTRUCTIONS, compact_summary_message};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, orbit_process, run_stream_json, wait_within};
@@ -29,8 +35,32 @@ const SESSION: &str = "c0ffee00-1234-4abc-8def-0123456789ab";
 const DEFAULT_POINTS: u64 = 10;
 const DEFAULT_SEED: u64 = 0x5eed_0011;
 /// Kill points fall this long after the first request arrived at most
-/// (the scripted session takes about 0.9 s; later points kill a finished run).
-const KILL_WINDOW_MS: u64 = 1_100;
+/// (the scripted session takes about 1.1 s; later points kill a finished run).
+const KILL_WINDOW_MS: u64 = 1_300;
+/// The session's context window, in tokens: the third call reports more
+/// input than its threshold, so the fourth request is the summary's.
+const CONTEXT_WINDOW_TOKENS: &str = "16000";
+/// Input tokens the third call reports (over the window's threshold).
+const OVER_THRESHOLD_TOKENS: u64 = 12_000;
+/// The summary request is the session's fourth.
+const SUMMARY_REQUEST: usize = 4;
+/// Chunks of the streamed summary (each [`EVENT_GAP`] apart).
+const SUMMARY_CHUNKS: [&str; 12] = [
+    "Task: ",
+    "append ",
+    "to ",
+    "log.txt ",
+    "and ",
+    "write ",
+    "out.txt. ",
+    "Files: ",
+    "log.txt, ",
+    "out.txt. ",
+    "Open: ",
+    "the Write.",
+];
+/// Longest wait for a targeted kill point, in milliseconds.
+const TARGET_WAIT_MS: u64 = 10_000;
 /// Every this many points, the kill is made to tear the last record.
 const TEAR_EVERY: u64 = 4;
 /// Streamed events are this far apart.
@@ -61,10 +91,14 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 /// Five model calls: text + slow Bash, two parallel tools, a Bash with a
-/// large output (over its 30,000-char threshold: persisted), a Write, then
-/// a slowly streamed answer.
+/// large output (over its 30,000-char threshold: persisted; its usage
+/// passes the compaction threshold), the summary request (streamed
+/// slowly), a Write, then a slowly streamed answer.
 fn script() -> Vec<Reply> {
     let turn = || Turn::new().event_delay(EVENT_GAP).usage(1_000, 50);
+    let over = Turn::new()
+        .event_delay(EVENT_GAP)
+        .usage(OVER_THRESHOLD_TOKENS, 50);
     vec![
         Reply::turn(turn().text("Turn one: appending.").tool_use(
             "toolu_c1",
@@ -80,7 +114,8 @@ fn script() -> Vec<Reply> {
                     json!({"command": "echo two >> log.txt; sleep 0.1"}),
                 ),
         ),
-        Reply::turn(turn().tool_use("toolu_c4", "Bash", json!({"command": "seq 1 9000"}))),
+        Reply::turn(over.tool_use("toolu_c4", "Bash", json!({"command": "seq 1 9000"}))),
+        Reply::turn(turn().text_chunks(&SUMMARY_CHUNKS)),
         Reply::turn(turn().tool_use(
             "toolu_c5",
             "Write",
@@ -97,6 +132,34 @@ struct Seen {
     repairs: Vec<String>,
 }
 
+/// Where a point kills `orbit`.
+#[derive(Debug, Clone, Copy)]
+enum Kill {
+    /// This many milliseconds after the first request arrived.
+    Timed(u64),
+    /// While one of its threads is inside `fdatasync` (or `fsync`).
+    InFsync,
+    /// This many milliseconds after the summary request arrived (it
+    /// streams for about [`SUMMARY_CHUNKS`] × [`EVENT_GAP`]).
+    SummaryInFlight(u64),
+    /// As soon as the compaction boundary is in the transcript.
+    AfterBoundary,
+}
+
+impl Kill {
+    /// Point `point`'s kind: two timed points in five, one of each other.
+    fn pick(point: u64, rng: &mut Rng) -> Self {
+        let summary_ms = EVENT_GAP.as_millis() as u64 * SUMMARY_CHUNKS.len() as u64;
+        match point % 5 {
+            2 => Kill::InFsync,
+            // In the first half of the stream: a loaded machine may be late.
+            3 => Kill::SummaryInFlight(rng.next() % (summary_ms / 2)),
+            4 => Kill::AfterBoundary,
+            _ => Kill::Timed(rng.next() % KILL_WINDOW_MS),
+        }
+    }
+}
+
 #[test]
 fn sigkill_at_random_points_always_resumes_cleanly() {
     let points = env_u64("ORBIT_CRASH_POINTS", DEFAULT_POINTS);
@@ -105,8 +168,7 @@ fn sigkill_at_random_points_always_resumes_cleanly() {
     let mut phases: BTreeMap<&str, usize> = BTreeMap::new();
     let mut repairs: BTreeMap<String, usize> = BTreeMap::new();
     for point in 0..points {
-        let delay_ms = rng.next() % KILL_WINDOW_MS;
-        let seen = kill_and_resume(point, delay_ms);
+        let seen = kill_and_resume(point, Kill::pick(point, &mut rng));
         *phases.entry(seen.phase).or_default() += 1;
         for r in seen.repairs {
             *repairs.entry(r).or_default() += 1;
@@ -115,13 +177,111 @@ fn sigkill_at_random_points_always_resumes_cleanly() {
     eprintln!(
         "crash test: {points} points (seed {seed:#x}); killed {phases:?}; repairs {repairs:?}"
     );
+    // The compaction points land where they aim (the fsync one depends on
+    // the file system's sync taking long enough to be seen).
+    if points >= 5 {
+        assert!(
+            phases.contains_key("summary request in flight"),
+            "{phases:?}"
+        );
+        assert!(
+            phases.contains_key("right after the boundary"),
+            "{phases:?}"
+        );
+    }
 }
 
-fn kill_and_resume(point: u64, delay_ms: u64) -> Seen {
-    let context = format!("point {point} (kill {delay_ms} ms after the first request)");
+/// The syscall numbers of `fdatasync` and `fsync` on this architecture.
+fn sync_syscalls() -> &'static [&'static str] {
+    if cfg!(target_arch = "x86_64") {
+        &["75", "74"]
+    } else if cfg!(target_arch = "aarch64") {
+        &["83", "82"]
+    } else {
+        &[]
+    }
+}
+
+/// Whether a thread of `pid` is inside a sync call now.
+fn in_sync(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("syscall")).is_ok_and(|s| {
+            let number = s.split_whitespace().next().unwrap_or_default();
+            sync_syscalls().contains(&number)
+        })
+    })
+}
+
+/// Waits (bounded, or until orbit exits) for `ready`; whether it came.
+fn wait_until(child: &mut std::process::Child, mut ready: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_millis(TARGET_WAIT_MS);
+    while Instant::now() < until && child.try_wait().unwrap().is_none() {
+        if ready() {
+            return true;
+        }
+        std::hint::spin_loop();
+    }
+    false
+}
+
+/// Kills `child` at `kill`; the phase it landed in, when targeted and hit.
+fn kill_at(
+    kill: Kill,
+    child: &mut std::process::Child,
+    server: &FakeAnthropic,
+    scratch: &Scratch,
+) -> Option<&'static str> {
+    let pid = child.id();
+    let hit = match kill {
+        Kill::Timed(delay_ms) => {
+            let kill_at = Instant::now() + Duration::from_millis(delay_ms);
+            while Instant::now() < kill_at && child.try_wait().unwrap().is_none() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            None
+        }
+        Kill::InFsync => wait_until(child, || in_sync(pid)).then_some("in fdatasync"),
+        Kill::SummaryInFlight(delay_ms) => {
+            server.wait_for_requests(SUMMARY_REQUEST, Duration::from_millis(TARGET_WAIT_MS));
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            Some("summary request in flight")
+        }
+        Kill::AfterBoundary => {
+            let path = transcript(scratch);
+            wait_until(child, || has_boundary(&path)).then_some("right after the boundary")
+        }
+    };
+    let _ = child.kill(); // SIGKILL
+    wait_within(child, Duration::from_secs(10));
+    hit
+}
+
+/// Whether the transcript at `path` holds a compaction boundary.
+fn has_boundary(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| t.contains(r#""type":"compaction""#))
+}
+
+fn is_summary_request(body: &Value) -> bool {
+    let head = COMPACT_INSTRUCTIONS.lines().next().unwrap_or_default();
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_array())
+        .and_then(|c| c.last())
+        .and_then(|b| b["text"].as_str())
+        .is_some_and(|t| t.starts_with(head))
+}
+
+fn kill_and_resume(point: u64, kill: Kill) -> Seen {
+    let context = format!("point {point} ({kill:?})");
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(script());
-    let mut child = orbit_process(&scratch, &server.env())
+    let mut env = server.env();
+    env.push(("ORBIT_CONTEXT_WINDOW".into(), CONTEXT_WINDOW_TOKENS.into()));
+    let mut child = orbit_process(&scratch, &env)
         .args(["-p", "do the work", "--output-format", "stream-json"])
         .args(["--session-id", SESSION, "--allowedTools", "Bash,Write"])
         .stdin(Stdio::null())
@@ -130,20 +290,29 @@ fn kill_and_resume(point: u64, delay_ms: u64) -> Seen {
         .spawn()
         .unwrap();
     server.wait_for_requests(1, Duration::from_secs(20));
-    let kill_at = Instant::now() + Duration::from_millis(delay_ms);
-    while Instant::now() < kill_at && child.try_wait().unwrap().is_none() {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let finished = child.try_wait().unwrap().is_some();
-    let _ = child.kill(); // SIGKILL
-    wait_within(&mut child, Duration::from_secs(10));
+    let running = child.try_wait().unwrap().is_none();
+    let hit = kill_at(kill, &mut child, &server, &scratch);
     let before = server.requests();
     let streaming = before.last().is_some_and(|r| r.responded_at.is_none());
-    let phase = match (finished, streaming) {
-        (true, _) => "after the end",
-        (false, true) => "mid-stream",
-        (false, false) => "mid-tool or between writes",
+    let summary_streaming = streaming && is_summary_request(&before.last().unwrap().body);
+    let phase = match (hit, running, streaming) {
+        // Late (the stream already ended): counted where it landed.
+        (Some("summary request in flight"), _, _) if !summary_streaming => {
+            if streaming {
+                "mid-stream"
+            } else {
+                "mid-tool or between writes"
+            }
+        }
+        (Some(phase), _, _) => phase,
+        (None, false, _) => "after the end",
+        (None, true, true) => "mid-stream",
+        (None, true, false) => "mid-tool or between writes",
     };
+    let boundary_written = has_boundary(&transcript(&scratch));
+    if phase == "right after the boundary" {
+        assert!(boundary_written, "{context}");
+    }
 
     // A kill inside `write` itself is rare at these record sizes; every
     // TEAR_EVERY-th point leaves what it leaves: the first half of a record.
@@ -186,12 +355,35 @@ fn kill_and_resume(point: u64, delay_ms: u64) -> Seen {
     let resumed = without_cache_control(&resume_server.bodies()[0]);
     let messages = resumed["messages"].as_array().unwrap();
     check_history(messages, &context);
-    let last_before = without_cache_control(&before.last().unwrap().body);
-    check_prefix(
-        last_before["messages"].as_array().unwrap(),
-        messages,
-        &context,
-    );
+    // The summary request is not the conversation: compare with the last
+    // request of the conversation sent before the kill.
+    let last_before = before
+        .iter()
+        .rev()
+        .find(|r| !is_summary_request(&r.body))
+        .map(|r| without_cache_control(&r.body))
+        .unwrap();
+    let last_before = last_before["messages"].as_array().unwrap();
+    let summary_head = compact_summary_message("");
+    let summary_head = summary_head.split("<summary>").next().unwrap_or_default();
+    let starts_with_summary = |messages: &[Value]| {
+        messages[0]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with(summary_head))
+    };
+    // Once the boundary is written the resume continues from it.
+    assert_eq!(starts_with_summary(messages), boundary_written, "{context}");
+    if boundary_written && !starts_with_summary(last_before) {
+        // Killed before any request of the compacted history was sent.
+        assert!(
+            messages[0]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains(SUMMARY_CHUNKS.concat().trim())),
+            "{context}"
+        );
+    } else {
+        check_prefix(last_before, messages, &context);
+    }
     Seen { phase, repairs }
 }
 

@@ -131,6 +131,15 @@ pub(super) fn tool_calls(lines: &[Value]) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The commands of the Bash calls the assistant made, in order.
+pub(super) fn bash_commands(lines: &[Value]) -> Vec<String> {
+    tool_calls(lines)
+        .into_iter()
+        .filter(|(name, _)| name == "Bash")
+        .filter_map(|(_, input)| input["command"].as_str().map(str::to_string))
+        .collect()
+}
+
 pub(super) fn result_line(lines: &[Value]) -> Value {
     lines
         .iter()
@@ -412,12 +421,7 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
             "step {step}: {}",
             describe(&out)
         );
-        steps_run.extend(
-            tool_calls(&lines)
-                .into_iter()
-                .filter(|(name, _)| name == "Bash")
-                .filter_map(|(_, input)| input["command"].as_str().map(str::to_string)),
-        );
+        steps_run.extend(bash_commands(&lines));
         session_lines.extend(lines);
         last = Some(out);
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use orbit_local::LocalPaths;
 use serde_json::{Value, json};
 
-use super::common::{Scratch, run_stream_json_with_env};
+use super::common::{Scratch, orbit_process, run_stream_json_with_env, wait_within};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
 /// docs/PERFORMANCE.md report ≈ 5 KB; the default profile is ≈ 10 KB).
@@ -60,8 +60,14 @@ fn fake_local_runtime(scratch: &Scratch) -> LocalPaths {
     orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), FAKE_LLAMA_SERVER)
 }
 
+/// Whether `pid` runs (a zombie nobody reaped yet has ended).
 fn pid_alive(pid: i32) -> bool {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the parenthesised command name.
+    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+    !state.is_some_and(|s| s.starts_with('Z') || s.starts_with('X'))
 }
 
 #[test]
@@ -160,4 +166,80 @@ fn orbit_small_model_0_turns_the_profile_off_for_local() {
         "default prompt expected: {system}"
     );
     assert_eq!(first["cache_prompt"], true);
+}
+
+/// Stand-in llama-server that answers `/health` and never answers a chat
+/// request (orbit is mid-turn for as long as the test wants); writes its
+/// pid and a `posted` marker.
+const HANGING_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
+import http.server, os, sys, time
+argv = sys.argv[1:]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+open(os.path.join(root, "fake.pid"), "w").write(str(os.getpid()))
+port = int(argv[argv.index("--port") + 1])
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b'{"status":"ok"}'
+        self.send_response(200)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        open(os.path.join(root, "posted"), "w").write("1")
+        time.sleep(120)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;
+
+/// Longest time the private server may outlive a SIGKILLed orbit.
+const SERVER_GONE_WITHIN: Duration = Duration::from_secs(2);
+
+#[test]
+fn a_sigkilled_orbit_takes_its_private_server_with_it() {
+    let scratch = Scratch::new();
+    let paths = orbit_test_support::stub_local_runtime(
+        &scratch.home().join(".orbit"),
+        HANGING_LLAMA_SERVER,
+    );
+    let mut orbit = orbit_process(&scratch, &[])
+        .args(["-p", "hello", "--output-format", "stream-json"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Mid-turn: the chat request reached the server.
+    let posted = paths.root().join("posted");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !posted.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(posted.exists(), "the request never reached the stand-in");
+    let pid: i32 = std::fs::read_to_string(paths.root().join("fake.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(pid_alive(pid));
+
+    orbit.kill().unwrap(); // SIGKILL: no Drop runs in orbit
+    wait_within(&mut orbit, Duration::from_secs(10));
+    let killed_at = Instant::now();
+    while pid_alive(pid) && killed_at.elapsed() < SERVER_GONE_WITHIN {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let outlived = pid_alive(pid);
+    if outlived {
+        // Do not leak the stand-in this test started (through orbit).
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(
+        !outlived,
+        "llama-server {pid} outlived the killed orbit by {SERVER_GONE_WITHIN:?}"
+    );
 }

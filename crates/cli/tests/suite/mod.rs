@@ -10,6 +10,7 @@ mod formats;
 mod hooks;
 mod hooks_session;
 mod interrupt;
+mod local_compaction;
 mod local_model;
 mod local_profile;
 mod logging;

@@ -11,6 +11,8 @@
 //! after the anchor, so a long session does not pay for its whole history
 //! per turn.
 
+use std::borrow::Borrow;
+
 use orbit_model::ToolSpec;
 use orbit_protocol::{ContentBlock, Message, ToolResultContent, ToolResultContentBlock, Usage};
 
@@ -93,21 +95,21 @@ pub(crate) fn fixed_tokens(system: &str, tools: &[ToolSpec]) -> u64 {
     (system.len() as u64 + tools_bytes).div_ceil(BYTES_PER_TOKEN)
 }
 
-/// Tokens of `messages` by size alone.
-pub(crate) fn messages_tokens(messages: &[Message]) -> u64 {
+/// Tokens of `messages` by size alone (owned, or a request's shared ones).
+pub(crate) fn messages_tokens<M: Borrow<Message>>(messages: &[M]) -> u64 {
     messages
         .iter()
-        .map(message_bytes)
+        .map(|m| message_bytes(m.borrow()))
         .sum::<u64>()
         .div_ceil(BYTES_PER_TOKEN)
 }
 
 /// The estimated tokens of a request with these parts: the anchor's count
 /// plus the size of what follows it, or everything by size.
-pub(crate) fn request_tokens(
+pub(crate) fn request_tokens<M: Borrow<Message>>(
     system: &str,
     tools: &[ToolSpec],
-    messages: &[Message],
+    messages: &[M],
     anchor: Option<ContextAnchor>,
 ) -> u64 {
     match anchor {

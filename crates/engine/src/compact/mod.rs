@@ -31,6 +31,8 @@ mod shrink;
 mod summary;
 mod window;
 
+use std::sync::Arc;
+
 use orbit_model::{ModelClient, ModelRequest};
 use orbit_protocol::{CompactTrigger, ContentBlock, Message, Role, Usage};
 use orbit_tool::texts::compact::{compact_instructions, compact_summary_message};
@@ -164,7 +166,7 @@ impl Compactor<'_> {
         let request = ModelRequest {
             model: self.config.model.clone(),
             system: system.clone(),
-            messages,
+            messages: messages.into_iter().map(Arc::new).collect(),
             tools,
             max_tokens: u32::try_from(limits.summary_output).unwrap_or(u32::MAX),
             temperature: self.config.temperature,

@@ -73,7 +73,6 @@ use crate::compact::{CompactError, CompactionBoundary, Compactor};
 use crate::engine::EngineConfig;
 use crate::orchestrator::ToolRuntime;
 use crate::recovery::Recovery;
-use crate::results::enforce_tool_result_budget;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
 
@@ -161,7 +160,7 @@ pub(crate) async fn compact_now(
         session,
         ..
     } = parts;
-    let view = budgeted_view(config, runtime, session).await;
+    let view = owned(&budgeted_view(config, runtime, session).await);
     let compactor = Compactor {
         config,
         client,
@@ -180,22 +179,31 @@ pub(crate) async fn compact_now(
     Ok(compacted.boundary)
 }
 
-/// The history as a request sends it: R2's budgeted view.
+/// The history as a request sends it: R2's budgeted view, sharing the
+/// messages of the previous request's view that did not change.
 async fn budgeted_view(
     config: &EngineConfig,
     runtime: &ToolRuntime,
     session: &mut Session,
-) -> Vec<Message> {
+) -> Vec<Arc<Message>> {
     let never_persisted = &session.never_persisted_ids;
     let skip = |id: &str| never_persisted.contains(id);
-    enforce_tool_result_budget(
-        &session.messages,
-        &mut session.replacement_state,
-        config.tool_result_budget_chars,
-        &runtime.storage,
-        &skip,
-    )
-    .await
+    session
+        .view
+        .update(
+            &session.messages,
+            &mut session.replacement_state,
+            config.tool_result_budget_chars,
+            &runtime.storage,
+            &skip,
+        )
+        .await
+}
+
+/// A view's messages as values, for compaction (which rewrites them; it
+/// runs rarely, so this copy is not per request).
+fn owned(view: &[Arc<Message>]) -> Vec<Message> {
+    view.iter().map(|m| Message::clone(m)).collect()
 }
 
 struct QueryLoop<'a> {
@@ -299,7 +307,7 @@ impl QueryLoop<'_> {
                 .over_threshold(&request, self.session.context_anchor)
             {
                 tracing::debug!(tokens, "the next request passes the threshold: compacting");
-                if let Err(outcome) = self.compact(request.messages).await {
+                if let Err(outcome) = self.compact(&request.messages).await {
                     return outcome;
                 }
                 request = self.build_request().await;
@@ -320,7 +328,7 @@ impl QueryLoop<'_> {
                     compacted_for_too_long = true;
                     // The refused request was not a turn.
                     self.num_turns -= 1;
-                    if let Err(outcome) = self.compact(request.messages).await {
+                    if let Err(outcome) = self.compact(&request.messages).await {
                         return outcome;
                     }
                     continue;
@@ -430,7 +438,8 @@ impl QueryLoop<'_> {
     /// Compacts `view` (the request that was, or would have been, sent),
     /// applies it, and reports the boundary. Err: how the run ends (an
     /// interrupt; the history is then unchanged).
-    async fn compact(&mut self, view: Vec<Message>) -> Result<(), Outcome> {
+    async fn compact(&mut self, view: &[Arc<Message>]) -> Result<(), Outcome> {
+        let view = owned(view);
         let compactor = Compactor {
             config: self.config,
             client: self.client,

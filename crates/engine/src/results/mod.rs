@@ -7,10 +7,11 @@
 //! are never persisted and an empty error gets R4's text, not R3's.
 //! Before each request the engine runs [`enforce_tool_result_budget`] (R2)
 //! over the whole history and sends the view it returns; its decisions are
-//! frozen in [`ContentReplacementState`] so the prompt cache stays valid.
+//! frozen in [`ContentReplacementState`] so the prompt cache stays valid;
+//! the engine keeps the sent view (`view`) and runs R2 only over what is new.
 //!
 //! Submodules: `storage` (paths, slug, atomic write), `persist` (R1 text
-//! and preview), `budget` (R2), `errors` (R3/R4; their texts are `orbit_tool::texts::engine`).
+//! and preview), `budget` (R2), `view` (the sent view, kept), `errors` (R3/R4; their texts are `orbit_tool::texts::engine`).
 //!
 //! ## Sizes
 //! Thresholds and budgets count Unicode chars of the text parts (images count
@@ -42,6 +43,7 @@ mod budget;
 mod errors;
 mod persist;
 mod storage;
+mod view;
 
 use orbit_protocol::ToolResultBlock;
 use orbit_tool::ToolOutput;
@@ -59,6 +61,7 @@ pub use persist::{
     generate_preview, maybe_persist_large_tool_result, persisted_output_message,
 };
 pub use storage::{PersistError, ToolResultStorage, project_slug};
+pub(crate) use view::BudgetedView;
 
 /// R1–R4 for one result: map → empty placeholder → persist-if-large → error
 /// format. `max_result_size_chars` is the tool's declared threshold

@@ -1,7 +1,8 @@
 //! The Anthropic Messages API client (`POST {base}/v1/messages`, `stream: true`).
 //!
 //! Data flow: [`AnthropicClient::stream`] serializes the request
-//! (`request::build_body`, prompt-cache markers included) once, then the
+//! (`request::build_body`, prompt-cache markers included; the bytes of
+//! messages the previous request sent are reused, `crate::prefix`) once, then the
 //! shared driver (`crate::driver`) sends it and turns the SSE response
 //! into `StreamEvent`s via `sse::Assembler` (its decoder side is in
 //! `wire`), retrying transient failures. The reqwest client is built once
@@ -22,6 +23,7 @@ use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use crate::driver::{self, Transport, header};
+use crate::prefix::PrefixCache;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
 /// Env var: the base URL (without `/v1/messages`); named in the error when
@@ -97,6 +99,8 @@ impl AnthropicConfig {
 pub struct AnthropicClient {
     config: AnthropicConfig,
     transport: Arc<Transport>,
+    /// The bytes of the previous request's messages, for the next one.
+    sent: PrefixCache,
 }
 
 impl AnthropicClient {
@@ -127,7 +131,11 @@ impl AnthropicClient {
             add(name, value)?;
         }
         let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
-        Ok(Self { config, transport })
+        Ok(Self {
+            config,
+            transport,
+            sent: PrefixCache::default(),
+        })
     }
 
     /// The configuration this client was built with.
@@ -138,7 +146,7 @@ impl AnthropicClient {
 
 impl ModelClient for AnthropicClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        match request::build_body(request) {
+        match request::build_body(request, &self.sent) {
             Ok(body) => self
                 .transport
                 .stream(Bytes::from(body), sse::Assembler::new()),

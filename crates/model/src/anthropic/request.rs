@@ -5,11 +5,13 @@
 //! message gets one too, so each request reads the previous request's
 //! prefix from the cache and writes its own. The marker is added to the
 //! serialized body only; the engine's history is never touched, so earlier
-//! messages serialize to the same bytes on every request (R2).
+//! messages serialize to the same bytes on every request (R2) — which is
+//! what lets the client reuse their bytes ([`PrefixCache`]).
 
 use serde_json::{Map, Value, json};
 
 use crate::ModelRequest;
+use crate::prefix::PrefixCache;
 
 /// `max_tokens` used when the request leaves it at 0.
 pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
@@ -31,13 +33,16 @@ fn cacheable(block: &Map<String, Value>) -> bool {
     }
 }
 
-/// Serializes `request` to the JSON body (`stream: true`), in one pass
-/// over the history: every message but the newest is written straight to
-/// the bytes (no intermediate `Value` tree, whose allocations would grow
-/// with the history on every request); only the newest goes through a
-/// `Value`, to get its `cache_control` marker. The bytes are those of the
-/// equivalent `Value` (same keys, same order).
-pub(super) fn build_body(request: &ModelRequest) -> Result<Vec<u8>, serde_json::Error> {
+/// Serializes `request` to the JSON body (`stream: true`): every message
+/// but the newest is written straight to the bytes (no intermediate
+/// `Value` tree), and only those the previous request of this client did
+/// not send are serialized now (`cache`: the others' bytes are reused);
+/// the newest goes through a `Value`, to get its `cache_control` marker.
+/// The bytes are those of the equivalent `Value` (same keys, same order).
+pub(super) fn build_body(
+    request: &ModelRequest,
+    cache: &PrefixCache,
+) -> Result<Vec<u8>, serde_json::Error> {
     let max_tokens = if request.max_tokens == 0 {
         DEFAULT_MAX_TOKENS
     } else {
@@ -56,11 +61,12 @@ pub(super) fn build_body(request: &ModelRequest) -> Result<Vec<u8>, serde_json::
     }
     out.extend_from_slice(b",\"messages\":[");
     if let Some((newest, earlier)) = request.messages.split_last() {
-        for message in earlier {
-            serde_json::to_writer(&mut out, message)?;
-            out.push(b',');
-        }
-        let mut newest = serde_json::to_value(newest)?;
+        cache.write(earlier, &mut out, |message, bytes| {
+            serde_json::to_writer(&mut *bytes, message)?;
+            bytes.push(b',');
+            Ok(())
+        })?;
+        let mut newest = serde_json::to_value(newest.as_ref())?;
         mark_newest_message(&mut newest);
         serde_json::to_writer(&mut out, &newest)?;
     }
@@ -79,7 +85,7 @@ pub(super) fn build_body(request: &ModelRequest) -> Result<Vec<u8>, serde_json::
     Ok(out)
 }
 
-/// First allocation of a request body; it grows with the history.
+/// First allocation of a request body, in bytes; it grows with the history.
 const BODY_CAPACITY_BYTES: usize = 16 * 1024;
 
 /// Adds `cache_control` to the last cacheable block of the newest message.
@@ -99,28 +105,35 @@ fn mark_newest_message(message: &mut Value) {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use orbit_protocol::{ContentBlock, Message};
+
+    fn body_of(request: &ModelRequest) -> Value {
+        let bytes = build_body(request, &PrefixCache::default()).unwrap_or_default();
+        serde_json::from_slice(&bytes).unwrap_or_default()
+    }
 
     #[test]
     fn marks_last_cacheable_block_and_keeps_history_untouched() {
         let request = ModelRequest {
             model: "m".into(),
             messages: vec![
-                Message::user_text("first"),
+                Message::user_text("first").into(),
                 Message::assistant(vec![
                     ContentBlock::text("answer"),
                     ContentBlock::Thinking {
                         thinking: "t".into(),
                         signature: "s".into(),
                     },
-                ]),
+                ])
+                .into(),
             ],
             temperature: Some(0.7),
             ..Default::default()
         };
-        let body: Value =
-            serde_json::from_slice(&build_body(&request).unwrap_or_default()).unwrap_or_default();
+        let body = body_of(&request);
         assert_eq!(body["max_tokens"], 8192);
         assert_eq!(body["temperature"].to_string(), "0.7");
         assert!(body.get("system").is_none() && body.get("tools").is_none());
@@ -138,22 +151,44 @@ mod tests {
                 .get("cache_control")
                 .is_none()
         );
-        assert!(
-            !serde_json::to_string(&request.messages)
+        assert!(request.messages.iter().all(|m| {
+            !serde_json::to_string(m.as_ref())
                 .unwrap_or_default()
                 .contains("cache")
-        );
+        }));
+    }
+
+    /// The body as a `Value` tree would serialize it.
+    fn expected(request: &ModelRequest) -> String {
+        let mut messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|m| serde_json::to_value(m.as_ref()).unwrap_or_default())
+            .collect();
+        if let Some(last) = messages.last_mut() {
+            mark_newest_message(last);
+        }
+        let expected = json!({
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "system": [{"type": "text", "text": request.system, "cache_control": ephemeral()}],
+            "messages": messages,
+            "tools": serde_json::to_value(&request.tools).unwrap_or_default(),
+            "temperature": 0.7,
+            "stream": true,
+        });
+        serde_json::to_string(&expected).unwrap_or_default()
     }
 
     #[test]
-    fn the_bytes_are_those_of_the_equivalent_value() {
-        let request = ModelRequest {
+    fn the_bytes_are_those_of_the_equivalent_value_request_after_request() {
+        let mut request = ModelRequest {
             model: "claude-x".into(),
             system: "be brief".into(),
             messages: vec![
-                Message::user_text("read a.txt"),
-                Message::assistant(vec![ContentBlock::text("ok \"quoted\" é")]),
-                Message::user_text("now b.txt"),
+                Message::user_text("read a.txt").into(),
+                Message::assistant(vec![ContentBlock::text("ok \"quoted\" é")]).into(),
+                Message::user_text("now b.txt").into(),
             ],
             tools: vec![crate::ToolSpec {
                 name: "Read".into(),
@@ -164,27 +199,24 @@ mod tests {
             temperature: Some(0.7),
             ..Default::default()
         };
-        let mut messages = serde_json::to_value(&request.messages).unwrap_or_default();
-        if let Some(last) = messages.as_array_mut().and_then(|m| m.last_mut()) {
-            mark_newest_message(last);
-        }
-        let expected = json!({
-            "model": "claude-x",
-            "max_tokens": 100,
-            "system": [{"type": "text", "text": "be brief", "cache_control": ephemeral()}],
-            "messages": messages,
-            "tools": serde_json::to_value(&request.tools).unwrap_or_default(),
-            "temperature": 0.7,
-            "stream": true,
-        });
-        let bytes = build_body(&request).unwrap_or_default();
-        assert_eq!(
-            String::from_utf8_lossy(&bytes),
-            serde_json::to_string(&expected).unwrap_or_default()
-        );
+        let cache = PrefixCache::default();
+        let body = |request: &ModelRequest| {
+            String::from_utf8(build_body(request, &cache).unwrap_or_default()).unwrap_or_default()
+        };
+        assert_eq!(body(&request), expected(&request));
+        // The next request shares the three: the newest of before is now
+        // sent without its marker, from the cache's bytes for the first two.
+        request
+            .messages
+            .push(Arc::new(Message::assistant(vec![ContentBlock::text("b")])));
+        request.messages.push(Arc::new(Message::user_text("and c")));
+        assert_eq!(body(&request), expected(&request));
+        assert_eq!(cache.len(), 4);
+        // A changed message (a new allocation) is serialized again.
+        request.messages[1] = Arc::new(Message::assistant(vec![ContentBlock::text("other")]));
+        assert_eq!(body(&request), expected(&request));
         // No messages: an empty array, still valid JSON.
-        let empty = build_body(&ModelRequest::default()).unwrap_or_default();
-        let parsed: Value = serde_json::from_slice(&empty).unwrap_or_default();
+        let parsed = body_of(&ModelRequest::default());
         assert_eq!(parsed["messages"], json!([]));
     }
 }

@@ -2,7 +2,8 @@
 //! llama-server, Ollama, vLLM, LM Studio, OpenRouter).
 //!
 //! Data flow: [`OpenAiClient::stream`] serializes the request once
-//! (`request::build_body`) → `POST {base}/chat/completions` with
+//! (`request::build_body`; the messages the previous request sent are not
+//! converted again, `crate::prefix`) → `POST {base}/chat/completions` with
 //! `stream: true` and `stream_options.include_usage` → SSE `data:` chunks →
 //! `chunks::ChunkAssembler` → normalized
 //! [`StreamEvent`](orbit_protocol::StreamEvent)s, identical in shape to the
@@ -32,6 +33,7 @@ use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use crate::driver::{Transport, header};
+use crate::prefix::PrefixCache;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 
 /// The public OpenAI API, used when `OPENAI_BASE_URL` is unset.
@@ -139,6 +141,8 @@ impl OpenAiConfig {
 pub struct OpenAiClient {
     config: OpenAiConfig,
     transport: Arc<Transport>,
+    /// The bytes of the previous request's messages, for the next one.
+    sent: PrefixCache,
 }
 
 impl OpenAiClient {
@@ -164,7 +168,11 @@ impl OpenAiClient {
             &config.retry,
             config.idle_timeout_ms,
         )?;
-        Ok(Self { config, transport })
+        Ok(Self {
+            config,
+            transport,
+            sent: PrefixCache::default(),
+        })
     }
 
     /// The configuration this client was built with.
@@ -175,11 +183,14 @@ impl OpenAiClient {
 
 impl ModelClient for OpenAiClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        let mut body = request::build_body(request);
-        if self.config.cache_prompt {
-            body["cache_prompt"] = serde_json::Value::Bool(true);
-        }
-        let body = Bytes::from(body.to_string());
+        let body = match request::build_body(request, self.config.cache_prompt, &self.sent) {
+            Ok(body) => Bytes::from(body),
+            Err(e) => {
+                return crate::driver::failed(ModelError::Config(format!(
+                    "cannot serialize the request: {e}"
+                )));
+            }
+        };
         let recovery = self
             .config
             .fenced_tool_recovery

@@ -13,6 +13,7 @@ use orbit_protocol::{ContentBlock, ImageSource, Message, Role, ToolResultBlock};
 use serde_json::{Value, json};
 
 use crate::ModelRequest;
+use crate::prefix::PrefixCache;
 
 /// Appended to a tool message whose result held images.
 pub(super) const IMAGE_DROPPED_NOTE: &str =
@@ -21,32 +22,48 @@ pub(super) const IMAGE_DROPPED_NOTE: &str =
 /// Default completion budget when the request sets none.
 pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
 
-/// The JSON body for `POST {base}/chat/completions`.
-pub(super) fn build_body(request: &ModelRequest) -> Value {
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+/// First allocation of a request body, in bytes; it grows with the history.
+const BODY_CAPACITY_BYTES: usize = 16 * 1024;
+
+/// The JSON body for `POST {base}/chat/completions`, written straight to
+/// bytes; the messages the previous request of this client sent are not
+/// converted again (`cache`: their bytes are reused). `cache_prompt` adds
+/// llama.cpp's field. The bytes are those of the equivalent `Value`.
+pub(super) fn build_body(
+    request: &ModelRequest,
+    cache_prompt: bool,
+    cache: &PrefixCache,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
+    out.extend_from_slice(b"{\"model\":");
+    serde_json::to_writer(&mut out, &request.model)?;
+    out.extend_from_slice(b",\"messages\":[");
     if !request.system.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system}));
+        let system = json!({"role": "system", "content": request.system});
+        serde_json::to_writer(&mut out, &system)?;
+        out.push(b',');
     }
-    for message in &request.messages {
-        match message.role {
-            Role::Assistant => messages.extend(assistant_message(message)),
-            Role::User => messages.extend(user_messages(message)),
+    // Each message as its own entries, each followed by a comma.
+    cache.write(&request.messages, &mut out, |message, bytes| {
+        for entry in wire_messages(message) {
+            serde_json::to_writer(&mut *bytes, &entry)?;
+            bytes.push(b',');
         }
+        Ok(())
+    })?;
+    if out.last() == Some(&b',') {
+        out.pop();
     }
     let max_tokens = if request.max_tokens == 0 {
         DEFAULT_MAX_TOKENS
     } else {
         request.max_tokens
     };
-    let mut body = json!({
-        "model": request.model,
-        "messages": messages,
-        "max_tokens": max_tokens,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-    });
+    out.extend_from_slice(b"],\"max_tokens\":");
+    serde_json::to_writer(&mut out, &max_tokens)?;
+    out.extend_from_slice(b",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
     if !request.tools.is_empty() {
-        body["tools"] = request
+        let tools: Vec<Value> = request
             .tools
             .iter()
             .map(|t| {
@@ -57,14 +74,32 @@ pub(super) fn build_body(request: &ModelRequest) -> Value {
                 }})
             })
             .collect();
+        out.extend_from_slice(b",\"tools\":");
+        serde_json::to_writer(&mut out, &tools)?;
     }
+    // As `Value`s, as the body always wrote them (an f32 temperature
+    // widened to f64).
     if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
+        out.extend_from_slice(b",\"temperature\":");
+        serde_json::to_writer(&mut out, &json!(t))?;
     }
     if let Some(seed) = request.seed {
-        body["seed"] = json!(seed);
+        out.extend_from_slice(b",\"seed\":");
+        serde_json::to_writer(&mut out, &json!(seed))?;
     }
-    body
+    if cache_prompt {
+        out.extend_from_slice(b",\"cache_prompt\":true");
+    }
+    out.push(b'}');
+    Ok(out)
+}
+
+/// The chat-completions messages one history message becomes.
+fn wire_messages(message: &Message) -> Vec<Value> {
+    match message.role {
+        Role::Assistant => assistant_message(message).into_iter().collect(),
+        Role::User => user_messages(message),
+    }
 }
 
 /// One assistant message (None when it carries nothing sendable).
@@ -135,4 +170,75 @@ fn image_part(source: &ImageSource) -> Value {
         ImageSource::Url { url } => url.clone(),
     };
     json!({"type": "image_url", "image_url": {"url": url}})
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// The body as the equivalent `Value` serializes.
+    fn expected(request: &ModelRequest, cache_prompt: bool) -> String {
+        let mut messages = vec![json!({"role": "system", "content": request.system})];
+        messages.extend(request.messages.iter().flat_map(|m| wire_messages(m)));
+        let mut body = json!({
+            "model": request.model,
+            "messages": messages,
+            "max_tokens": request.max_tokens,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "tools": [{"type": "function", "function": {
+                "name": "Read", "description": "reads", "parameters": {"type": "object"},
+            }}],
+            "temperature": json!(0.7f32),
+        });
+        if cache_prompt {
+            body["cache_prompt"] = json!(true);
+        }
+        body.to_string()
+    }
+
+    #[test]
+    fn the_bytes_are_those_of_the_equivalent_value_request_after_request() {
+        let mut request = ModelRequest {
+            model: "qwen".into(),
+            system: "be brief".into(),
+            messages: vec![
+                Message::user_text("read a.txt").into(),
+                // Sends nothing: no entries, no stray comma.
+                Message::assistant(vec![]).into(),
+                Message::user_text("again \"quoted\" é").into(),
+            ],
+            tools: vec![crate::ToolSpec {
+                name: "Read".into(),
+                description: "reads".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            max_tokens: 100,
+            temperature: Some(0.7),
+            ..Default::default()
+        };
+        let cache = PrefixCache::default();
+        for cache_prompt in [true, false] {
+            let bytes = build_body(&request, cache_prompt, &cache).unwrap_or_default();
+            assert_eq!(
+                String::from_utf8_lossy(&bytes),
+                expected(&request, cache_prompt)
+            );
+            request.messages.push(Arc::new(Message::assistant(vec![
+                orbit_protocol::ContentBlock::text("ok"),
+            ])));
+        }
+        assert_eq!(cache.len(), 4);
+        // Only an assistant message with nothing to send: an empty list.
+        let empty = ModelRequest {
+            messages: vec![Message::assistant(vec![]).into()],
+            ..Default::default()
+        };
+        let body: Value =
+            serde_json::from_slice(&build_body(&empty, false, &cache).unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(body["messages"], json!([]));
+    }
 }

@@ -16,7 +16,7 @@ pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "You are a test.".into(),
-        messages: vec![Message::user_text(prompt)],
+        messages: vec![Message::user_text(prompt).into()],
         max_tokens: 1024,
         ..Default::default()
     }

@@ -92,7 +92,7 @@ fn history_request() -> ModelRequest {
     ModelRequest {
         model: "claude-sonnet-4-5-20250929".into(),
         system: "You are orbit.".into(),
-        messages,
+        messages: messages.into_iter().map(Into::into).collect(),
         tools: vec![read],
         max_tokens: 32000,
         temperature: Some(0.5),
@@ -104,13 +104,17 @@ fn history_request() -> ModelRequest {
 async fn request_body_with_history_and_cache_control() {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let req = history_request();
-    let before = serde_json::to_value(&req.messages).unwrap();
+    let before =
+        serde_json::to_value(req.messages.iter().map(|m| m.as_ref()).collect::<Vec<_>>()).unwrap();
     let (_, err) = run(&client(&server), &req).await;
     assert!(err.is_none(), "{err:?}");
     let sent = &server.requests()[0].body;
     insta::assert_json_snapshot!("anthropic_request_body", sent);
     // cache_control lives in the body only; the history is unchanged.
-    assert_eq!(serde_json::to_value(&req.messages).unwrap(), before);
+    assert_eq!(
+        serde_json::to_value(req.messages.iter().map(|m| m.as_ref()).collect::<Vec<_>>()).unwrap(),
+        before
+    );
     assert_eq!(body::without_cache_control(&sent["messages"]), before);
 }
 
@@ -145,15 +149,15 @@ async fn unparsed_tool_input_goes_back_as_the_unparsed_input_object() {
         .into_iter()
         .map(|(b, _)| b)
         .collect();
-    req.messages.push(Message::assistant(blocks));
-    req.messages
-        .push(Message::user(vec![ContentBlock::ToolResult(
-            ToolResultBlock::text(
-                "toolu_1",
-                "<tool_use_error>bad input</tool_use_error>",
-                true,
-            ),
-        )]));
+    req.messages.push(Message::assistant(blocks).into());
+    req.messages.push(
+        Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::text(
+            "toolu_1",
+            "<tool_use_error>bad input</tool_use_error>",
+            true,
+        ))])
+        .into(),
+    );
     let (_, err) = run(&client, &req).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(

@@ -20,18 +20,21 @@ fn answer_tools(req: &mut ModelRequest, blocks: Vec<ContentBlock>) -> Vec<String
             _ => None,
         })
         .collect();
-    req.messages.push(Message::assistant(blocks));
-    req.messages.push(Message::user(
-        ids.iter()
-            .map(|id| {
-                ContentBlock::ToolResult(ToolResultBlock::text(
-                    id,
-                    format!("result of {id}"),
-                    false,
-                ))
-            })
-            .collect(),
-    ));
+    req.messages.push(Message::assistant(blocks).into());
+    req.messages.push(
+        Message::user(
+            ids.iter()
+                .map(|id| {
+                    ContentBlock::ToolResult(ToolResultBlock::text(
+                        id,
+                        format!("result of {id}"),
+                        false,
+                    ))
+                })
+                .collect(),
+        )
+        .into(),
+    );
     ids
 }
 

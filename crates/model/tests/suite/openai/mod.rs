@@ -27,7 +27,7 @@ pub fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
         model: "gpt-4.1-mini".into(),
         system: "You are a test.".into(),
-        messages: vec![Message::user_text(prompt)],
+        messages: vec![Message::user_text(prompt).into()],
         tools: vec![tool_spec("Read"), tool_spec("Bash")],
         max_tokens: 1024,
         ..Default::default()

@@ -52,7 +52,10 @@ fn history_request() -> ModelRequest {
                 "<tool_use_error>Error: bad</tool_use_error>",
                 true,
             )]),
-        ],
+        ]
+        .into_iter()
+        .map(Into::into)
+        .collect(),
         tools: vec![tool_spec("Read"), tool_spec("Bash")],
         max_tokens: 2048,
         temperature: Some(0.0),
