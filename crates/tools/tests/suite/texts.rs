@@ -76,6 +76,7 @@ fn every_text() -> Vec<(String, String)> {
         ),
         engine::tool_fatal_error("Read", "DETAIL"),
         engine::tool_panic_error("Bash", "DETAIL"),
+        engine::tool_not_ready_error("mcp__slow__add", 1500),
         engine::PARSE_PANICKED_DETAIL,
         engine::TASK_CANCELLED_DETAIL,
         engine::UNKNOWN_PANIC_DETAIL,
