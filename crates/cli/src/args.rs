@@ -18,7 +18,7 @@ use orbit_permissions::{PermissionMode, parse_rule_list};
 /// Default output-token cap per model call (Claude Code's default).
 pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "orbit",
     version,
@@ -274,7 +274,7 @@ impl Args {
     pub fn given_prompt(&self) -> anyhow::Result<Option<&str>> {
         let Some(print) = self.print.as_deref() else {
             bail!(
-                "interactive mode is not available yet; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
+                "no -p: the interactive UI takes the prompt; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
             );
         };
         Ok(match (print, self.prompt.as_deref()) {
