@@ -24,7 +24,9 @@ use crate::status::StatusInfo;
 use crate::submit::{ShellRun, append_note, mentions, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
-use crate::{ExitInfo, McpStatus, OpenedSession, SessionChoice, SessionFactory, TuiError, TuiOptions};
+use crate::{
+    ExitInfo, McpStatus, OpenedSession, SessionChoice, SessionFactory, TuiError, TuiOptions,
+};
 
 /// Two Ctrl-C within this long (on an empty input) exit.
 const DOUBLE_CTRL_C_MS: u64 = 1_000;
@@ -100,7 +102,8 @@ impl Front {
                 } else if busy {
                     self.interrupt = true;
                 } else {
-                    self.screen.set_hint(Some("Press Ctrl-C again to exit".to_string()));
+                    self.screen
+                        .set_hint(Some("Press Ctrl-C again to exit".to_string()));
                 }
                 self.last_ctrl_c = Some(Instant::now());
             }
@@ -144,7 +147,8 @@ impl Front {
             KeyCode::Down => picker.selected = (picker.selected + 1).min(count.saturating_sub(1)),
             KeyCode::Enter => {
                 if let Some((id, _)) = picker.items.get(picker.selected) {
-                    self.queue.push_back(Work::Open(SessionChoice::Resume(id.clone())));
+                    self.queue
+                        .push_back(Work::Open(SessionChoice::Resume(id.clone())));
                 }
                 self.screen.picker = None;
             }
@@ -159,8 +163,12 @@ impl Front {
             Submission::Shell(command) => Work::Shell(command),
             Submission::Note(note) => {
                 match append_note(&self.cwd, &note) {
-                    Ok(file) => self.screen.note(&format!("# Noted in {file}: {note}"), Tone::Dim),
-                    Err(err) => self.screen.note(&format!("Could not save the note: {err}"), Tone::Error),
+                    Ok(file) => self
+                        .screen
+                        .note(&format!("# Noted in {file}: {note}"), Tone::Dim),
+                    Err(err) => self
+                        .screen
+                        .note(&format!("Could not save the note: {err}"), Tone::Error),
                 }
                 return;
             }
@@ -200,7 +208,11 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         .iter()
         .map(|(n, d)| ((*n).to_string(), (*d).to_string()))
         .collect();
-    commands.extend(custom.iter().map(|c| (c.name.clone(), c.description.clone())));
+    commands.extend(
+        custom
+            .iter()
+            .map(|c| (c.name.clone(), c.description.clone())),
+    );
     let composer = ComposerConfig {
         history_file: options.history_file.clone(),
         project_root: cwd.clone(),
@@ -219,6 +231,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     if let Some(prompt) = options.initial_prompt.filter(|p| !p.trim().is_empty()) {
         queue.push_back(Work::Prompt(prompt));
     }
+    let term = Term::start()?;
     let mut app = App {
         front: Front {
             screen,
@@ -235,10 +248,11 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         context: Vec::new(),
         inbox: options.inbox,
         events: EventStream::new(),
-        term: Term::start()?,
+        term,
     };
     let outcome = app.main_loop().await;
     let _ = app.term.draw(&mut app.front.screen);
+    drop(app.events);
     app.term.restore()?;
     outcome?;
     app.engine.end_session("prompt_input_exit").await;
@@ -295,7 +309,10 @@ impl App {
                 let files = mentions(&text, &self.front.cwd);
                 let mut full = with_attachments(&text, &files, &self.front.cwd);
                 if !self.context.is_empty() {
-                    full = format!("{}\n\n{full}", self.context.drain(..).collect::<Vec<_>>().join("\n"));
+                    full = format!(
+                        "{}\n\n{full}",
+                        self.context.drain(..).collect::<Vec<_>>().join("\n")
+                    );
                 }
                 self.front.screen.user_prompt(&text);
                 for file in &files {
@@ -333,9 +350,13 @@ impl App {
                 let id = self.engine.session_id().to_string();
                 if resuming {
                     crate::commands::recap(self);
-                    self.front.screen.note(&format!("Resumed session {id}"), Tone::Dim);
+                    self.front
+                        .screen
+                        .note(&format!("Resumed session {id}"), Tone::Dim);
                 } else {
-                    self.front.screen.note(&format!("New session {id}"), Tone::Dim);
+                    self.front
+                        .screen
+                        .note(&format!("New session {id}"), Tone::Dim);
                 }
             }
             Err(err) => self.front.screen.note(&err, Tone::Error),

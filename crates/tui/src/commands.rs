@@ -16,15 +16,33 @@ use crate::wrap::truncate;
 pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ("help", "Show commands and keys"),
     ("clear", "Start a new session (this one stays resumable)"),
-    ("compact", "Summarize the conversation to free context: /compact [instructions]"),
-    ("resume", "Pick one of this project's sessions to continue: /resume [id]"),
-    ("continue", "Continue this project's most recent other session"),
+    (
+        "compact",
+        "Summarize the conversation to free context: /compact [instructions]",
+    ),
+    (
+        "resume",
+        "Pick one of this project's sessions to continue: /resume [id]",
+    ),
+    (
+        "continue",
+        "Continue this project's most recent other session",
+    ),
     ("cost", "Show the session's cost and token use"),
     ("model", "Show or set the model: /model [name]"),
-    ("permissions", "Show the mode and rules; /permissions allow RULE adds a rule"),
+    (
+        "permissions",
+        "Show the mode and rules; /permissions allow RULE adds a rule",
+    ),
     ("mcp", "Show the MCP servers and their status"),
-    ("init", "Ask the model to write a CLAUDE.md for this project"),
-    ("status", "Show the session id, model, cwd and permission mode"),
+    (
+        "init",
+        "Ask the model to write a CLAUDE.md for this project",
+    ),
+    (
+        "status",
+        "Show the session id, model, cwd and permission mode",
+    ),
     ("exit", "Exit (the session is saved)"),
 ];
 
@@ -66,7 +84,10 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
         "resume" | "continue" => {
             let sessions = other_sessions(app);
             match (name, sessions.first()) {
-                (_, None) => app.front.screen.note("No other session in this project.", Tone::Dim),
+                (_, None) => app
+                    .front
+                    .screen
+                    .note("No other session in this project.", Tone::Dim),
                 ("continue", Some((id, _))) => {
                     let id = id.clone();
                     app.open(SessionChoice::Resume(id)).await;
@@ -96,18 +117,30 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
             );
         }
         "model" if args.is_empty() => {
-            screen.note(&format!("Model: {} (/model NAME switches)", app.engine.config().model), Tone::Plain);
+            screen.note(
+                &format!(
+                    "Model: {} (/model NAME switches)",
+                    app.engine.config().model
+                ),
+                Tone::Plain,
+            );
         }
         "model" => {
             app.engine.set_model(args.to_string());
             screen.status_mut().model = args.to_string();
-            screen.note(&format!("Model set to {args} for the next requests"), Tone::Plain);
+            screen.note(
+                &format!("Model set to {args} for the next requests"),
+                Tone::Plain,
+            );
         }
         "permissions" => permissions(app, args),
         "mcp" => {
             let lines = app.mcp.as_ref().map(|status| status()).unwrap_or_default();
             if lines.is_empty() {
-                screen.note("No MCP servers configured (.mcp.json, --mcp-config).", Tone::Dim);
+                screen.note(
+                    "No MCP servers configured (.mcp.json, --mcp-config).",
+                    Tone::Dim,
+                );
             }
             for line in lines {
                 screen.note(&format!("  {line}"), Tone::Plain);
@@ -133,7 +166,10 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
                 let prompt = command.expand(args);
                 return app.run_job(Job::Turn(prompt)).await;
             }
-            None => screen.note(&format!("Unknown command /{other} (see /help)"), Tone::Error),
+            None => screen.note(
+                &format!("Unknown command /{other} (see /help)"),
+                Tone::Error,
+            ),
         },
     }
     Ok(())
@@ -146,10 +182,23 @@ fn permissions(app: &mut App, args: &str) {
     if let Some(rule) = args.strip_prefix("allow ").map(str::trim) {
         match policy.add_session_rule(rule) {
             Ok(()) => {
-                let file = app.engine.config().cwd.join(orbit_permissions::LOCAL_RULES_FILE);
+                let file = app
+                    .engine
+                    .config()
+                    .cwd
+                    .join(orbit_permissions::LOCAL_RULES_FILE);
                 match orbit_permissions::persist_allow_rule(&file, rule) {
-                    Ok(()) => screen.note(&format!("Allowed {rule} (saved to {})", orbit_permissions::LOCAL_RULES_FILE), Tone::Plain),
-                    Err(err) => screen.note(&format!("Allowed {rule} for this session; not saved: {err}"), Tone::Error),
+                    Ok(()) => screen.note(
+                        &format!(
+                            "Allowed {rule} (saved to {})",
+                            orbit_permissions::LOCAL_RULES_FILE
+                        ),
+                        Tone::Plain,
+                    ),
+                    Err(err) => screen.note(
+                        &format!("Allowed {rule} for this session; not saved: {err}"),
+                        Tone::Error,
+                    ),
                 }
             }
             Err(err) => screen.note(&format!("Not a rule: {err}"), Tone::Error),
@@ -161,7 +210,10 @@ fn permissions(app: &mut App, args: &str) {
         return;
     }
     let config = &app.engine.config().permissions;
-    screen.note(&format!("Mode: {} (Shift-Tab cycles)", policy.mode().as_str()), Tone::Plain);
+    screen.note(
+        &format!("Mode: {} (Shift-Tab cycles)", policy.mode().as_str()),
+        Tone::Plain,
+    );
     for (label, rules) in [
         ("Allow", &config.allowed_tools),
         ("Ask", &config.ask_tools),
@@ -174,13 +226,19 @@ fn permissions(app: &mut App, args: &str) {
         };
         screen.note(&format!("  {label}: {list}"), Tone::Plain);
     }
-    screen.note("  Rules added in this session (always allow) are saved to .orbit/settings.local.json.", Tone::Dim);
+    screen.note(
+        "  Rules added in this session (always allow) are saved to .orbit/settings.local.json.",
+        Tone::Dim,
+    );
 }
 
 /// This project's sessions other than the open one: (id, label), newest first.
 fn other_sessions(app: &App) -> Vec<(String, String)> {
     let config = app.engine.config();
-    let cwd = config.cwd.canonicalize().unwrap_or_else(|_| config.cwd.clone());
+    let cwd = config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone());
     let current = app.engine.session_id();
     let list = orbit_session::list_project(&config.data_dir, &cwd).unwrap_or_default();
     list.into_iter()

@@ -87,7 +87,9 @@ impl Dialog {
     fn options(&self) -> Vec<String> {
         let mut out = vec!["Yes".to_string()];
         if let Some(rule) = &self.request.suggested_rule {
-            out.push(format!("Yes, and always allow {rule} (saved to .orbit/settings.local.json)"));
+            out.push(format!(
+                "Yes, and always allow {rule} (saved to .orbit/settings.local.json)"
+            ));
         }
         out.push("No, and tell the model why (Esc: no reason)".to_string());
         out
@@ -215,7 +217,11 @@ mod tests {
             (Some("Bash(rm:*)"), vec![Enter], Approval::Allow),
             (Some("Bash(rm:*)"), vec![Char('2')], always.clone()),
             (Some("Bash(rm:*)"), vec![Down, Enter], always),
-            (None, vec![Char('2'), Char('n'), Char('o'), Enter], deny(Some("no"))),
+            (
+                None,
+                vec![Char('2'), Char('n'), Char('o'), Enter],
+                deny(Some("no")),
+            ),
             (Some("Bash(rm:*)"), vec![Char('n'), Enter], deny(None)),
             (None, vec![Esc], deny(None)),
         ];

@@ -112,11 +112,7 @@ fn inline(text: &str, t: Theme) -> Vec<Span<'static>> {
     let mut bold = false;
     let mut rest = text;
     let style = |bold: bool| {
-        if bold {
-            t.bold()
-        } else {
-            t.plain()
-        }
+        if bold { t.bold() } else { t.plain() }
     };
     while let Some(c) = rest.chars().next() {
         if c == '`'

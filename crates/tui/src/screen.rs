@@ -107,7 +107,8 @@ impl Screen {
             Tone::Plain => self.theme.plain(),
         };
         for line in text.lines() {
-            self.history.push(Line::from(Span::styled(line.to_string(), style)));
+            self.history
+                .push(Line::from(Span::styled(line.to_string(), style)));
         }
     }
 
@@ -180,8 +181,13 @@ impl Screen {
         let name = dialog.request.tool_name.clone();
         let text = match &answer {
             Approval::Allow | Approval::AllowWithInput { .. } => None,
-            Approval::AllowAlways { rule } => Some((format!("  Always allowed: {rule} (saved to .orbit/settings.local.json)"), Tone::Dim)),
-            Approval::Deny { reason: Some(r) } => Some((format!("  Denied {name}: {r}"), Tone::Error)),
+            Approval::AllowAlways { rule } => Some((
+                format!("  Always allowed: {rule} (saved to .orbit/settings.local.json)"),
+                Tone::Dim,
+            )),
+            Approval::Deny { reason: Some(r) } => {
+                Some((format!("  Denied {name}: {r}"), Tone::Error))
+            }
             Approval::Deny { reason: None } => Some((format!("  Denied {name}"), Tone::Error)),
         };
         if let Some((text, tone)) = text {
@@ -221,7 +227,10 @@ impl Screen {
         self.history.push(call_line(call, marker, self.theme));
         let lines: Vec<&str> = output.lines().collect();
         for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
-            self.history.push(Line::from(Span::styled(format!("     {line}"), self.theme.dim())));
+            self.history.push(Line::from(Span::styled(
+                format!("     {line}"),
+                self.theme.dim(),
+            )));
         }
         if lines.len() > FULL_OUTPUT_MAX_LINES {
             let more = lines.len() - FULL_OUTPUT_MAX_LINES;
@@ -250,7 +259,10 @@ impl Screen {
                 }
             }
             EngineEvent::ToolResult { result } => {
-                let at = self.tools.iter().position(|(id, _)| *id == result.tool_use_id);
+                let at = self
+                    .tools
+                    .iter()
+                    .position(|(id, _)| *id == result.tool_use_id);
                 let call = match at {
                     Some(at) => self.tools.remove(at).1,
                     None => ToolCall::new("Tool".to_string(), serde_json::json!({})),
@@ -258,7 +270,8 @@ impl Screen {
                 for line in self.answer.finish() {
                     self.history.push(line);
                 }
-                self.history.extend(finished_lines(&call, result, self.theme));
+                self.history
+                    .extend(finished_lines(&call, result, self.theme));
                 let output = result_text(result);
                 if self.full_output {
                     self.full_output_lines(&call, &output);
@@ -269,14 +282,16 @@ impl Screen {
                 }
             }
             EngineEvent::TodoUpdate { todos } => {
-                self.history.push(Line::from(Span::styled("● Todos", self.theme.bold())));
+                self.history
+                    .push(Line::from(Span::styled("● Todos", self.theme.bold())));
                 for todo in todos {
                     let (mark, text, style) = match todo.status {
                         TodoStatus::Completed => ("☒", &todo.content, self.theme.dim()),
                         TodoStatus::InProgress => ("◐", &todo.active_form, self.theme.bold()),
                         TodoStatus::Pending => ("☐", &todo.content, self.theme.plain()),
                     };
-                    self.history.push(Line::from(Span::styled(format!("  {mark} {text}"), style)));
+                    self.history
+                        .push(Line::from(Span::styled(format!("  {mark} {text}"), style)));
                 }
             }
             EngineEvent::CompactBoundary {
@@ -419,14 +434,27 @@ impl Screen {
         } else if let Some(picker) = &self.picker {
             bottom.extend(picker_lines(picker, t, area.height.saturating_sub(4)));
         } else {
-            bottom.push(Line::from(Span::styled("─".repeat(usize::from(width)), t.dim())));
-            composer_rows = self.composer.desired_height(width).min(area.height / 2).max(1);
+            bottom.push(Line::from(Span::styled(
+                "─".repeat(usize::from(width)),
+                t.dim(),
+            )));
+            composer_rows = self
+                .composer
+                .desired_height(width)
+                .min(area.height / 2)
+                .max(1);
         }
         let mut tail: Vec<Line<'static>> = Vec::new();
-        tail.push(Line::from(Span::styled("─".repeat(usize::from(width)), t.dim())));
+        tail.push(Line::from(Span::styled(
+            "─".repeat(usize::from(width)),
+            t.dim(),
+        )));
         tail.push(status_line(&self.status, t, width));
         if let Some(hint) = &self.hint {
-            tail.extend(wrap_line(&Line::from(Span::styled(hint.clone(), t.dim())), width));
+            tail.extend(wrap_line(
+                &Line::from(Span::styled(hint.clone(), t.dim())),
+                width,
+            ));
         }
         let fixed = bottom.len() + usize::from(composer_rows) + tail.len();
         let room = usize::from(area.height).saturating_sub(fixed);
@@ -455,7 +483,8 @@ fn put(lines: &[Line<'static>], area: Rect, y: &mut u16, buf: &mut Buffer) {
         if *y >= area.bottom() {
             return;
         }
-        line.clone().render(Rect::new(area.x, *y, area.width, 1), buf);
+        line.clone()
+            .render(Rect::new(area.x, *y, area.width, 1), buf);
         *y += 1;
     }
 }
@@ -473,7 +502,11 @@ fn picker_lines(picker: &Picker, t: Theme, max_rows: u16) -> Vec<Line<'static>> 
     let rows = usize::from(max_rows.max(1));
     let first = picker.selected.saturating_sub(rows - 1);
     for (i, (_, label)) in picker.items.iter().enumerate().skip(first).take(rows) {
-        let style = if i == picker.selected { t.selected() } else { t.plain() };
+        let style = if i == picker.selected {
+            t.selected()
+        } else {
+            t.plain()
+        };
         out.push(Line::from(Span::styled(format!("  {label}"), style)));
     }
     out

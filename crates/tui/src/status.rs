@@ -51,7 +51,12 @@ pub(crate) fn status_line(info: &StatusInfo, t: Theme, width: u16) -> Line<'stat
     } else {
         t.warn()
     };
-    let (right_main, right_mode) = right.split_at(right.find(" · ⏵").or_else(|| right.rfind(" · ")).unwrap_or(0));
+    let (right_main, right_mode) = right.split_at(
+        right
+            .find(" · ⏵")
+            .or_else(|| right.rfind(" · "))
+            .unwrap_or(0),
+    );
     Line::from(vec![
         Span::styled(model, t.accent()),
         Span::styled(cwd, t.dim()),

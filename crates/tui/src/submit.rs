@@ -159,7 +159,10 @@ mod tests {
             }
             assert_eq!(append_note(dir.path(), "use tabs").unwrap(), want);
             let text = std::fs::read_to_string(dir.path().join(want)).unwrap();
-            assert!(text.ends_with("- use tabs\n") && !text.contains("memory- "), "{text:?}");
+            assert!(
+                text.ends_with("- use tabs\n") && !text.contains("memory- "),
+                "{text:?}"
+            );
         }
     }
 }

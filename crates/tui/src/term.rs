@@ -8,9 +8,11 @@
 
 use std::io::{Stdout, Write, stdout};
 
+use crossterm::cursor::{MoveTo, Show};
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::terminal::{
-    BeginSynchronizedUpdate, EndSynchronizedUpdate, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, disable_raw_mode,
+    enable_raw_mode,
 };
 use crossterm::{execute, queue};
 use ratatui::backend::CrosstermBackend;
@@ -68,11 +70,16 @@ impl Term {
             return Ok(());
         }
         self.restored = true;
+        // Not `Terminal::clear`: it asks the terminal for the cursor
+        // position, an answer the event reader may take first.
         let top = self.terminal.get_frame().area().y;
-        self.terminal.clear()?;
-        self.terminal.set_cursor_position((0, top))?;
-        self.terminal.show_cursor()?;
-        execute!(self.terminal.backend_mut(), DisableBracketedPaste)?;
+        execute!(
+            self.terminal.backend_mut(),
+            MoveTo(0, top),
+            Clear(ClearType::FromCursorDown),
+            Show,
+            DisableBracketedPaste
+        )?;
         disable_raw_mode()
     }
 }

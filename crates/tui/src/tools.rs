@@ -46,7 +46,15 @@ impl ToolCall {
 
 /// What a call is about, for a person: the command, the path, the pattern.
 pub(crate) fn subject(input: &Value) -> String {
-    for key in ["command", "file_path", "path", "pattern", "url", "query", "description"] {
+    for key in [
+        "command",
+        "file_path",
+        "path",
+        "pattern",
+        "url",
+        "query",
+        "description",
+    ] {
         if let Some(v) = input.get(key).and_then(Value::as_str) {
             let one_line = v.lines().next().unwrap_or_default();
             return truncate(one_line, SUBJECT_MAX_CHARS);
@@ -103,7 +111,8 @@ pub(crate) fn finished_lines(
         (None, false) => summarize(&text),
     };
     let style = if failed { theme.error() } else { theme.dim() };
-    head.spans.push(Span::styled(format!(" ⎿ {summary}"), style));
+    head.spans
+        .push(Span::styled(format!(" ⎿ {summary}"), style));
     let mut out = vec![head];
     if let Some((lines, _, _)) = diff {
         out.extend(lines);
@@ -125,7 +134,11 @@ fn summarize(text: &str) -> String {
 fn edit_diff(call: &ToolCall, theme: Theme) -> Option<(Vec<Line<'static>>, usize, usize)> {
     let field = |k: &str| call.input.get(k).and_then(Value::as_str);
     if let (Some(old), Some(new)) = (field("old_string"), field("new_string")) {
-        return Some(diff_lines(&ensure_newline(old), &ensure_newline(new), theme));
+        return Some(diff_lines(
+            &ensure_newline(old),
+            &ensure_newline(new),
+            theme,
+        ));
     }
     if call.name == "Write"
         && let Some(content) = field("content")

@@ -56,7 +56,10 @@ fn to_line(cells: Vec<(char, Style)>) -> Line<'static> {
     let mut current: Option<Style> = None;
     for (c, style) in cells {
         if current.is_some_and(|s| s != style) {
-            spans.push(Span::styled(std::mem::take(&mut text), current.unwrap_or_default()));
+            spans.push(Span::styled(
+                std::mem::take(&mut text),
+                current.unwrap_or_default(),
+            ));
         }
         current = Some(style);
         text.push(c);
