@@ -27,11 +27,12 @@ pub struct StatusInfo {
 
 /// The one status row at `width`.
 pub(crate) fn status_line(info: &StatusInfo, t: Theme, width: u16) -> Line<'static> {
-    let pct = if info.context_window == 0 {
-        0
-    } else {
-        (info.context_tokens.saturating_mul(100) / info.context_window).min(100)
-    };
+    let pct = info
+        .context_tokens
+        .saturating_mul(100)
+        .checked_div(info.context_window)
+        .unwrap_or(0)
+        .min(100);
     let mode = match info.mode {
         PermissionMode::Default => "default".to_string(),
         other => format!("⏵⏵ {}", other.as_str()),

@@ -134,6 +134,7 @@ pub(crate) fn append_note(cwd: &Path, note: &str) -> std::io::Result<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -81,9 +81,9 @@ pub(crate) fn result_text(result: &ToolResultBlock) -> String {
         ToolResultContent::Text(t) => t.clone(),
         ToolResultContent::Blocks(blocks) => blocks
             .iter()
-            .filter_map(|b| match b {
-                ToolResultContentBlock::Text { text } => Some(text.as_str()),
-                ToolResultContentBlock::Image { .. } => Some("[image]"),
+            .map(|b| match b {
+                ToolResultContentBlock::Text { text } => text.as_str(),
+                ToolResultContentBlock::Image { .. } => "[image]",
             })
             .collect::<Vec<_>>()
             .join("\n"),
