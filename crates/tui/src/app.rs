@@ -306,21 +306,8 @@ impl App {
     async fn do_work(&mut self, work: Work) -> Result<(), TuiError> {
         match work {
             Work::Prompt(text) => {
-                let files = mentions(&text, &self.front.cwd);
-                let mut full = with_attachments(&text, &files, &self.front.cwd);
-                if !self.context.is_empty() {
-                    full = format!(
-                        "{}\n\n{full}",
-                        self.context.drain(..).collect::<Vec<_>>().join("\n")
-                    );
-                }
                 self.front.screen.user_prompt(&text);
-                for file in &files {
-                    self.front
-                        .screen
-                        .note(&format!("  ⎿ Attached @{}", file.display()), Tone::Dim);
-                }
-                self.run_job(Job::Turn(full)).await
+                self.prompt_turn(&text).await
             }
             Work::Shell(command) => {
                 self.front.screen.user_prompt(&format!("!{command}"));
@@ -332,6 +319,22 @@ impl App {
                 Ok(())
             }
         }
+    }
+
+    /// Runs a turn for `text` with its `@path` attachments and the
+    /// pending `!command` outputs.
+    pub(crate) async fn prompt_turn(&mut self, text: &str) -> Result<(), TuiError> {
+        let files = mentions(text, &self.front.cwd);
+        let mut full = with_attachments(text, &files, &self.front.cwd);
+        if !self.context.is_empty() {
+            let context: Vec<String> = self.context.drain(..).collect();
+            full = format!("{}\n\n{full}", context.join("\n"));
+        }
+        for file in &files {
+            let note = format!("  ⎿ Attached @{}", file.display());
+            self.front.screen.note(&note, Tone::Dim);
+        }
+        self.run_job(Job::Turn(full)).await
     }
 
     /// Replaces the session (`/clear`, `/resume`, `/continue`).

@@ -383,6 +383,44 @@ fn resize_to_60_columns_keeps_the_ui_within_the_width() {
 }
 
 #[test]
+fn shell_note_custom_command_modes_and_double_ctrl_c() {
+    let scratch = Scratch::new();
+    std::fs::create_dir_all(scratch.path().join(".claude/commands")).unwrap();
+    scratch.write(".claude/commands/greet.md", "Say hello to $ARGUMENTS.");
+    let server = FakeAnthropic::start(vec![Reply::text("Custom ran.")]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let typed = [
+        ("!echo from-the-shell", "from-the-shell"),
+        ("#always use tabs", "Noted in CLAUDE.md"),
+        ("/nosuch", "Unknown command /nosuch"),
+        ("/help", "/greet"),
+        ("/greet Bob", "Custom ran."),
+    ];
+    for (input, shown) in typed {
+        pane.submit(input);
+        pane.wait_for(shown);
+        pane.wait_idle();
+    }
+    let memory = std::fs::read_to_string(scratch.path().join("CLAUDE.md")).unwrap();
+    assert_eq!(memory, "- always use tabs\n");
+    let prompt = first_user_text(&server.bodies()[0]);
+    assert!(
+        prompt.contains("<bash-input>echo from-the-shell</bash-input>")
+            && prompt.contains("<bash-stdout>from-the-shell</bash-stdout>")
+            && prompt.contains("Say hello to Bob."),
+        "{prompt}"
+    );
+    for mode in ["acceptEdits", "plan", "default ("] {
+        pane.keys(&["BTab"]);
+        pane.wait_until(mode, |_| pane.visible().contains(mode));
+    }
+    pane.keys(&["C-c"]);
+    pane.wait_for("Press Ctrl-C again to exit");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[orbit exited 0]");
+}
+
+#[test]
 fn no_terminal_gives_one_clear_error() {
     let scratch = Scratch::new();
     let out = super::common::run(super::common::orbit_with_env(&scratch, &[]));
