@@ -67,9 +67,11 @@ impl Factory {
                     .collect()
             }) as orbit_tui::McpStatus
         });
+        let on_close = crate::signals::kill_background_shells(prepared.engine.tool_context());
         Ok(OpenedSession {
             engine: prepared.engine,
             mcp,
+            on_close: Some(Box::new(on_close)),
         })
     }
 }

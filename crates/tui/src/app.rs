@@ -190,6 +190,7 @@ pub(crate) struct App {
     pub(crate) front: Front,
     pub(crate) engine: QueryEngine,
     pub(crate) mcp: Option<McpStatus>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
     pub(crate) factory: Box<dyn SessionFactory>,
     pub(crate) custom: Vec<CustomCommand>,
     /// `!command` outputs the next prompt carries.
@@ -200,7 +201,11 @@ pub(crate) struct App {
 }
 
 pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<ExitInfo, TuiError> {
-    let OpenedSession { engine, mcp } = session;
+    let OpenedSession {
+        engine,
+        mcp,
+        on_close,
+    } = session;
     let cwd = engine.config().cwd.clone();
     let theme = Theme::new(options.color);
     let custom = load_custom_commands(&cwd, options.home.as_deref());
@@ -243,6 +248,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         },
         engine,
         mcp,
+        on_close,
         factory: options.sessions,
         custom,
         context: Vec::new(),
@@ -256,6 +262,9 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     app.term.restore()?;
     outcome?;
     app.engine.end_session("prompt_input_exit").await;
+    if let Some(close) = app.on_close.take() {
+        close();
+    }
     let session_id = app.engine.session_id().to_string();
     println!("Session saved. Continue it with: orbit --resume {session_id}");
     Ok(ExitInfo { session_id })
@@ -345,8 +354,12 @@ impl App {
                 self.engine
                     .end_session(if resuming { "resume" } else { "clear" })
                     .await;
+                if let Some(close) = self.on_close.take() {
+                    close();
+                }
                 self.engine = opened.engine;
                 self.mcp = opened.mcp;
+                self.on_close = opened.on_close;
                 self.context.clear();
                 let status = status_of(&self.engine);
                 *self.front.screen.status_mut() = status;

@@ -48,6 +48,9 @@ pub struct OpenedSession {
     pub engine: QueryEngine,
     /// The MCP servers' status; None when none is configured.
     pub mcp: Option<McpStatus>,
+    /// Run when the UI leaves this session (exit, `/clear`, `/resume`):
+    /// e.g. kill its background shells.
+    pub on_close: Option<Box<dyn FnOnce() + Send>>,
 }
 
 /// Which session `/clear`, `/resume` and `/continue` open.
