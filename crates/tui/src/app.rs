@@ -333,7 +333,14 @@ impl App {
     /// Runs a turn for `text` with its `@path` attachments and the
     /// pending `!command` outputs.
     pub(crate) async fn prompt_turn(&mut self, text: &str) -> Result<(), TuiError> {
-        let files = mentions(text, &self.front.cwd);
+        let policy = self.engine.policy();
+        let (files, refused): (Vec<_>, Vec<_>) = mentions(text, &self.front.cwd)
+            .into_iter()
+            .partition(|rel| !policy.is_read_denied(&self.front.cwd.join(rel)));
+        for rel in &refused {
+            let note = format!("  ⎿ Not attached @{}: a deny rule covers it", rel.display());
+            self.front.screen.note(&note, Tone::Error);
+        }
         let mut full = with_attachments(text, &files, &self.front.cwd);
         if !self.context.is_empty() {
             let context: Vec<String> = self.context.drain(..).collect();

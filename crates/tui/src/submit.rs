@@ -26,7 +26,12 @@ pub(crate) fn mentions(text: &str, cwd: &Path) -> Vec<PathBuf> {
             continue;
         }
         let rel = PathBuf::from(path);
-        if cwd.join(&rel).is_file() && !out.contains(&rel) {
+        // Inside the project only (no `..`, no absolute path, no link out).
+        let inside = cwd
+            .join(&rel)
+            .canonicalize()
+            .is_ok_and(|p| p.starts_with(cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf())));
+        if inside && cwd.join(&rel).is_file() && !out.contains(&rel) {
             out.push(rel);
         }
     }
@@ -140,9 +145,15 @@ mod tests {
 
     #[test]
     fn mentions_name_existing_files_only() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
-        let got = mentions("look at @a.txt, and @missing.rs and a@b", dir.path());
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("project");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a.txt"), "x").unwrap();
+        std::fs::write(root.path().join("outside.txt"), "x").unwrap();
+        let got = mentions(
+            "look at @a.txt, and @missing.rs and a@b @../outside.txt @/etc/passwd",
+            &dir,
+        );
         assert_eq!(got, vec![PathBuf::from("a.txt")]);
     }
 

@@ -346,17 +346,27 @@ fn resume_picker_continues_an_earlier_session() {
 }
 
 #[test]
-fn at_mention_attaches_the_file() {
+fn at_mention_attaches_the_file_unless_a_deny_rule_covers_it() {
     let scratch = Scratch::new();
     scratch.write("notes.txt", "alpha\nsecret-content-42\n");
+    scratch.write("secret.txt", "do-not-send-this\n");
     let server = FakeAnthropic::start(vec![Reply::text("Read it.")]);
-    let pane = Pane::start(&scratch, &server.env(), &[]);
-    pane.submit("summarize @notes.txt please");
+    let pane = Pane::start(
+        &scratch,
+        &server.env(),
+        &["--disallowedTools", "Read(./secret.txt)"],
+    );
+    pane.submit("summarize @notes.txt and @secret.txt please");
     let screen = pane.wait_for("Read it.");
     assert!(screen.contains("Attached @notes.txt"), "{screen}");
+    assert!(screen.contains("Not attached @secret.txt"), "{screen}");
     let text = first_user_text(&server.bodies()[0]);
-    assert!(text.starts_with("summarize @notes.txt please"), "{text}");
+    assert!(
+        text.starts_with("summarize @notes.txt and @secret.txt please"),
+        "{text}"
+    );
     assert!(text.contains("2→secret-content-42"), "{text}");
+    assert!(!text.contains("do-not-send-this"), "{text}");
 }
 
 #[test]
