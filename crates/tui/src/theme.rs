@@ -5,6 +5,17 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+/// One style method per named role: `name => colour, modifiers;`.
+macro_rules! styles {
+    ($($name:ident => $color:expr, $modifier:expr;)*) => {
+        $(
+            pub(crate) fn $name(self) -> Style {
+                self.style($color, $modifier)
+            }
+        )*
+    };
+}
+
 /// The palette: colours on, or `NO_COLOR` (modifiers only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
@@ -17,69 +28,34 @@ impl Theme {
         Self { color }
     }
 
-    fn fg(self, color: Color) -> Style {
-        if self.color {
-            Style::default().fg(color)
-        } else {
-            Style::default()
+    /// `modifier`, with `color` unless colours are off.
+    fn style(self, color: Option<Color>, modifier: Modifier) -> Style {
+        let style = Style::default().add_modifier(modifier);
+        match color {
+            Some(color) if self.color => style.fg(color),
+            _ => style,
         }
     }
 
-    pub(crate) fn plain(self) -> Style {
-        Style::default()
-    }
-    pub(crate) fn dim(self) -> Style {
-        Style::default().add_modifier(Modifier::DIM)
-    }
-    pub(crate) fn bold(self) -> Style {
-        Style::default().add_modifier(Modifier::BOLD)
-    }
-    pub(crate) fn heading(self) -> Style {
-        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
-    }
-    pub(crate) fn code(self) -> Style {
-        self.fg(Color::Yellow)
-    }
-    pub(crate) fn link(self) -> Style {
-        self.fg(Color::Blue).add_modifier(Modifier::UNDERLINED)
-    }
-    pub(crate) fn keyword(self) -> Style {
-        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
-    }
-    pub(crate) fn string(self) -> Style {
-        self.fg(Color::Green)
-    }
-    pub(crate) fn comment(self) -> Style {
-        self.fg(Color::DarkGray).add_modifier(Modifier::ITALIC)
-    }
-    pub(crate) fn number(self) -> Style {
-        self.fg(Color::Cyan)
-    }
-    pub(crate) fn added(self) -> Style {
-        self.fg(Color::Green)
-    }
-    pub(crate) fn removed(self) -> Style {
-        self.fg(Color::Red)
-    }
-    pub(crate) fn error(self) -> Style {
-        self.fg(Color::Red)
-    }
-    pub(crate) fn ok(self) -> Style {
-        self.fg(Color::Green)
-    }
-    pub(crate) fn accent(self) -> Style {
-        self.fg(Color::Magenta)
-    }
-    pub(crate) fn user(self) -> Style {
-        self.fg(Color::Gray).add_modifier(Modifier::BOLD)
-    }
-    pub(crate) fn warn(self) -> Style {
-        self.fg(Color::Yellow)
-    }
-    pub(crate) fn thinking(self) -> Style {
-        Style::default().add_modifier(Modifier::DIM | Modifier::ITALIC)
-    }
-    pub(crate) fn selected(self) -> Style {
-        Style::default().add_modifier(Modifier::REVERSED)
+    styles! {
+        plain => None, Modifier::empty();
+        dim => None, Modifier::DIM;
+        bold => None, Modifier::BOLD;
+        heading => Some(Color::Cyan), Modifier::BOLD;
+        code => Some(Color::Yellow), Modifier::empty();
+        link => Some(Color::Blue), Modifier::UNDERLINED;
+        keyword => Some(Color::Magenta), Modifier::BOLD;
+        string => Some(Color::Green), Modifier::empty();
+        comment => Some(Color::DarkGray), Modifier::ITALIC;
+        number => Some(Color::Cyan), Modifier::empty();
+        added => Some(Color::Green), Modifier::empty();
+        removed => Some(Color::Red), Modifier::empty();
+        error => Some(Color::Red), Modifier::empty();
+        ok => Some(Color::Green), Modifier::empty();
+        accent => Some(Color::Magenta), Modifier::empty();
+        user => Some(Color::Gray), Modifier::BOLD;
+        warn => Some(Color::Yellow), Modifier::empty();
+        thinking => None, Modifier::DIM.union(Modifier::ITALIC);
+        selected => None, Modifier::REVERSED;
     }
 }

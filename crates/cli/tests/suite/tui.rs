@@ -165,6 +165,14 @@ impl Drop for Pane {
     }
 }
 
+/// A scratch project, a server with `replies` and orbit (with `args`) in a pane.
+fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(replies);
+    let pane = Pane::start(&scratch, &server.env(), args);
+    (scratch, server, pane)
+}
+
 fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
@@ -179,12 +187,13 @@ fn uuid_like(path: &Path) -> String {
 
 #[test]
 fn two_turns_then_exit_names_the_session_to_resume() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::text("# Plan\n\nFirst **answer** with `code`.\n\n```rust\nfn main() {}\n```"),
-        Reply::text("Second answer."),
-    ]);
-    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::text("# Plan\n\nFirst **answer** with `code`.\n\n```rust\nfn main() {}\n```"),
+            Reply::text("Second answer."),
+        ],
+        &[],
+    );
     pane.submit("hello one");
     pane.wait_for("First answer with code.");
     pane.submit("hello two");
@@ -214,13 +223,14 @@ fn two_turns_then_exit_names_the_session_to_resume() {
 
 #[test]
 fn permission_dialog_allow_then_deny_with_a_reason() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_a", "Bash", json!({"command": "touch allowed.txt"})),
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "touch denied.txt"})),
-        Reply::text("All done."),
-    ]);
-    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::tool_use("toolu_a", "Bash", json!({"command": "touch allowed.txt"})),
+            Reply::tool_use("toolu_b", "Bash", json!({"command": "touch denied.txt"})),
+            Reply::text("All done."),
+        ],
+        &[],
+    );
     pane.submit("make two files");
     pane.wait_for("Allow Bash(touch allowed.txt)?");
     pane.keys(&["1"]);
@@ -243,18 +253,15 @@ fn permission_dialog_allow_then_deny_with_a_reason() {
 
 #[test]
 fn esc_stops_a_running_bash_call_within_seconds() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_sleep",
-            "Bash",
-            json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000}),
-        ),
-        Reply::text("must not be requested"),
-    ]);
-    let pane = Pane::start(
-        &scratch,
-        &server.env(),
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::tool_use(
+                "toolu_sleep",
+                "Bash",
+                json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000}),
+            ),
+            Reply::text("must not be requested"),
+        ],
         &["--permission-mode", "bypassPermissions"],
     );
     pane.submit("sleep please");
@@ -297,13 +304,14 @@ fn esc_stops_a_running_bash_call_within_seconds() {
 
 #[test]
 fn compact_command_summarizes_the_conversation() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::text("An answer."),
-        Reply::text("SUMMARY: the user said hi."),
-        Reply::text("After compaction."),
-    ]);
-    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let (_scratch, server, pane) = open(
+        vec![
+            Reply::text("An answer."),
+            Reply::text("SUMMARY: the user said hi."),
+            Reply::text("After compaction."),
+        ],
+        &[],
+    );
     pane.submit("hi");
     pane.wait_for("An answer.");
     pane.submit("/compact keep it short");
@@ -323,9 +331,10 @@ fn compact_command_summarizes_the_conversation() {
 
 #[test]
 fn resume_picker_continues_an_earlier_session() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("Remembered."), Reply::text("Back again.")]);
-    let first = Pane::start(&scratch, &server.env(), &[]);
+    let (scratch, server, first) = open(
+        vec![Reply::text("Remembered."), Reply::text("Back again.")],
+        &[],
+    );
     first.submit("the password is swordfish");
     first.wait_for("Remembered.");
     let id = first.exit();
@@ -347,15 +356,12 @@ fn resume_picker_continues_an_earlier_session() {
 
 #[test]
 fn at_mention_attaches_the_file_unless_a_deny_rule_covers_it() {
-    let scratch = Scratch::new();
-    scratch.write("notes.txt", "alpha\nsecret-content-42\n");
-    scratch.write("secret.txt", "do-not-send-this\n");
-    let server = FakeAnthropic::start(vec![Reply::text("Read it.")]);
-    let pane = Pane::start(
-        &scratch,
-        &server.env(),
+    let (scratch, server, pane) = open(
+        vec![Reply::text("Read it.")],
         &["--disallowedTools", "Read(./secret.txt)"],
     );
+    scratch.write("notes.txt", "alpha\nsecret-content-42\n");
+    scratch.write("secret.txt", "do-not-send-this\n");
     pane.submit("summarize @notes.txt and @secret.txt please");
     let screen = pane.wait_for("Read it.");
     assert!(screen.contains("Attached @notes.txt"), "{screen}");
@@ -371,10 +377,9 @@ fn at_mention_attaches_the_file_unless_a_deny_rule_covers_it() {
 
 #[test]
 fn resize_to_60_columns_keeps_the_ui_within_the_width() {
-    let scratch = Scratch::new();
     let long = "word ".repeat(40);
-    let server = FakeAnthropic::start(vec![Reply::text("Before."), Reply::text(long.trim())]);
-    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let (_scratch, _server, pane) =
+        open(vec![Reply::text("Before."), Reply::text(long.trim())], &[]);
     pane.submit("first");
     pane.wait_for("Before.");
     pane.tmux(&["resize-window", "-t", &pane.name, "-x", "60", "-y", "24"]);

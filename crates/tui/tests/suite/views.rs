@@ -106,6 +106,23 @@ fn streaming(screen: &mut Screen) {
     }
 }
 
+/// A tool call the model sent and the engine started; with a result
+/// (text, is_error) when it finished.
+fn call(
+    screen: &mut Screen,
+    id: &str,
+    name: &str,
+    input: serde_json::Value,
+    done: Option<(&str, bool)>,
+) {
+    for event in tool_use(id, name, input) {
+        screen.on_event(&event);
+    }
+    if let Some((text, is_error)) = done {
+        screen.on_event(&result(id, text, is_error));
+    }
+}
+
 /// Edit with its diff, a Bash call with output, one still running.
 fn tools(screen: &mut Screen) {
     screen.user_prompt("fix the greeting");
@@ -115,26 +132,23 @@ fn tools(screen: &mut Screen) {
         "old_string": "fn main() {\n    println!(\"helo\");\n}",
         "new_string": "fn main() {\n    println!(\"hello\");\n    println!(\"bye\");\n}",
     });
-    for event in tool_use("t1", "Edit", edit) {
-        screen.on_event(&event);
-    }
-    screen.on_event(&result(
+    call(
+        screen,
         "t1",
-        "The file src/main.rs has been updated.",
-        false,
-    ));
-    for event in tool_use("t2", "Bash", json!({"command": "cargo test"})) {
-        screen.on_event(&event);
-    }
-    screen.on_event(&result(
+        "Edit",
+        edit,
+        Some(("The file src/main.rs has been updated.", false)),
+    );
+    let output = "running 3 tests\ntest a ... ok\ntest b ... ok";
+    call(
+        screen,
         "t2",
-        "running 3 tests\ntest a ... ok\ntest b ... ok",
-        false,
-    ));
-    for event in tool_use("t3", "Bash", json!({"command": "rm -rf /"})) {
-        screen.on_event(&event);
-    }
-    screen.on_event(&result("t3", "Permission denied: rm -rf /", true));
+        "Bash",
+        json!({"command": "cargo test"}),
+        Some((output, false)),
+    );
+    let denied = Some(("Permission denied: rm -rf /", true));
+    call(screen, "t3", "Bash", json!({"command": "rm -rf /"}), denied);
     screen.on_event(&EngineEvent::TodoUpdate {
         todos: vec![
             todo("Fix the greeting", TodoStatus::Completed),
@@ -142,9 +156,7 @@ fn tools(screen: &mut Screen) {
             todo("Commit", TodoStatus::Pending),
         ],
     });
-    for event in tool_use("t4", "Bash", json!({"command": "sleep 30"})) {
-        screen.on_event(&event);
-    }
+    call(screen, "t4", "Bash", json!({"command": "sleep 30"}), None);
 }
 
 fn todo(content: &str, status: TodoStatus) -> TodoItem {
@@ -159,9 +171,7 @@ fn todo(content: &str, status: TodoStatus) -> TodoItem {
 fn dialog(screen: &mut Screen) {
     screen.user_prompt("run the tests");
     screen.set_busy();
-    for event in tool_use("t1", "Bash", json!({"command": "npm test"})) {
-        screen.on_event(&event);
-    }
+    call(screen, "t1", "Bash", json!({"command": "npm test"}), None);
     screen.ask(ApprovalRequest {
         tool_name: "Bash".into(),
         tool_use_id: "t1".into(),
