@@ -34,6 +34,7 @@ fn main() {
     let bin = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "target/release/orbit".to_string());
+    let bin = std::fs::canonicalize(&bin).expect("orbit binary (pass its path)");
     let words: Vec<String> = (0..STREAM_TOKENS).map(|i| format!("tok{i} ")).collect();
     let chunks: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut replies = vec![Reply::turn(
@@ -41,7 +42,7 @@ fn main() {
             .text_chunks(&chunks)
             .event_delay(Duration::from_millis(2)),
     )];
-    replies.extend((0..TURNS).map(|i| Reply::text(format!("answer-{i} done"))));
+    replies.extend((0..TURNS).map(|i| Reply::text(format!("answer-{i}-done"))));
     let server = FakeAnthropic::start(replies);
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
@@ -130,7 +131,7 @@ fn main() {
     for i in 0..TURNS {
         let mark = output.lock().unwrap().len();
         writer.write_all(format!("turn {i}\r").as_bytes()).unwrap();
-        wait_for(&output, mark, format!("answer-{i} done").as_bytes());
+        wait_for(&output, mark, format!("answer-{i}-done").as_bytes());
     }
     wait_quiet(&output, 0);
     let rss_after = rss_kib(pid);
@@ -186,11 +187,12 @@ fn wait_for(output: &Output, mark: usize, needle: &[u8]) {
                 return;
             }
         }
-        assert!(
-            Instant::now() < deadline,
-            "waited for {:?}",
-            String::from_utf8_lossy(needle)
-        );
+        if Instant::now() > deadline {
+            let out = output.lock().unwrap();
+            let tail = &out[out.len().saturating_sub(3000)..];
+            std::fs::write("/tmp/tui_bench_tail.txt", tail).unwrap();
+            panic!("waited for {:?}", String::from_utf8_lossy(needle));
+        }
         std::thread::sleep(Duration::from_micros(50));
     }
 }

@@ -32,6 +32,9 @@ use crate::{
 const DOUBLE_CTRL_C_MS: u64 = 1_000;
 /// Engine events handled before the next frame is drawn (coalescing).
 const EVENTS_PER_FRAME_MAX: usize = 256;
+/// Shortest time between two frames of streamed output, in milliseconds
+/// (keys and other events are drawn at once).
+const FRAME_INTERVAL_MS: u64 = 16;
 /// Context window assumed when the session's config does not name one.
 const DEFAULT_CONTEXT_WINDOW_TOKENS: u64 = 200_000;
 
@@ -413,6 +416,8 @@ impl App {
         front.screen.set_busy();
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         let mut aborted = false;
+        let mut last_draw = Instant::now();
+        let mut streamed = false;
         loop {
             if front.interrupt && !aborted {
                 aborted = true;
@@ -423,10 +428,19 @@ impl App {
                 }
                 abort.abort();
             }
-            term.draw(&mut front.screen)?;
+            // Engine output is drawn at most once per frame interval (tokens
+            // that arrive meanwhile share a frame); anything else at once.
+            let due = last_draw + Duration::from_millis(FRAME_INTERVAL_MS);
+            if !streamed || Instant::now() >= due {
+                term.draw(&mut front.screen)?;
+                last_draw = Instant::now();
+                streamed = false;
+            }
             tokio::select! {
+                () = tokio::time::sleep_until(due.into()), if streamed => {}
                 item = stream.next() => {
                     let Some(item) = item else { break };
+                    streamed = true;
                     finish_item(front, context, item);
                     for _ in 0..EVENTS_PER_FRAME_MAX {
                         match stream.next().now_or_never() {

@@ -14,6 +14,7 @@
 //! the engine through the CLI's [`SessionFactory`].
 #![deny(missing_docs)]
 
+mod answer;
 mod app;
 mod commands;
 mod custom;

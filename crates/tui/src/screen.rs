@@ -24,8 +24,8 @@ use tokio::sync::oneshot;
 
 use orbit_composer::{Composer, ComposerConfig};
 
+use crate::answer::Answer;
 use crate::dialog::Dialog;
-use crate::markdown::MarkdownStream;
 use crate::status::{StatusInfo, status_line};
 use crate::theme::Theme;
 use crate::tools::{ToolCall, call_line, finished_lines, result_text};
@@ -49,7 +49,7 @@ pub struct Screen {
     theme: Theme,
     /// Final lines not yet in the scrollback.
     history: Vec<Line<'static>>,
-    answer: MarkdownStream,
+    answer: Answer,
     thinking: String,
     tools: Vec<(String, ToolCall)>,
     recent: VecDeque<(ToolCall, String)>,
@@ -69,7 +69,7 @@ impl Screen {
         Self {
             theme,
             history: Vec::new(),
-            answer: MarkdownStream::new(theme),
+            answer: Answer::new(theme),
             thinking: String::new(),
             tools: Vec::new(),
             recent: VecDeque::new(),
@@ -378,6 +378,8 @@ impl Screen {
     /// region into the terminal's inline viewport.
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
         let size = terminal.size()?;
+        let rows = self.answer.commit_rows(size.width);
+        self.history.extend(rows);
         if !self.history.is_empty() {
             let lines = wrap_all(&std::mem::take(&mut self.history), size.width);
             let chunk = usize::from(size.height.max(1));
@@ -403,9 +405,7 @@ impl Screen {
         let t = self.theme;
         let width = area.width;
         let mut top: Vec<Line<'static>> = Vec::new();
-        if let Some(line) = self.answer.preview() {
-            top.extend(wrap_line(&line, width));
-        }
+        top.extend(self.answer.preview_rows(width));
         for (_, call) in &self.tools {
             let marker = if call.running {
                 Span::styled("◌ ", t.warn())
