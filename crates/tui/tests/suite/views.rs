@@ -241,3 +241,18 @@ fn a_resize_redraws_the_live_region_at_the_new_width() {
     assert!(text.contains("claude-sonnet-4-5"), "{text}");
     assert!(text.contains("Then run the tests"), "{text}");
 }
+
+#[test]
+fn ctrl_o_shows_the_full_output_of_the_last_calls() {
+    let mut screen = Screen::new(status(), Theme::new(false), ComposerConfig::default());
+    tools(&mut screen);
+    let mut term = terminal(80, 40);
+    screen.draw(&mut term).unwrap();
+    assert!(!text(&term).contains("test b ... ok"));
+    screen.toggle_full_output();
+    screen.draw(&mut term).unwrap();
+    let shown = text(&term);
+    assert!(shown.contains("Full tool output on"), "{shown}");
+    assert!(shown.contains("     test b ... ok"), "{shown}");
+    assert!(shown.contains("     Permission denied: rm -rf /"), "{shown}");
+}
