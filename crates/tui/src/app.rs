@@ -269,7 +269,19 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         close();
     }
     let session_id = app.engine.session_id().to_string();
-    println!("Session saved. Continue it with: orbit --resume {session_id}");
+    let config = app.engine.config();
+    let root = config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone());
+    let saved = orbit_session::transcript_path(&config.data_dir, &root, &session_id).is_file();
+    if saved {
+        println!("Session saved. Continue it with: orbit --resume {session_id}");
+    } else if config.persist_session {
+        println!("Nothing to save: no prompt was sent in this session.");
+    } else {
+        println!("Session not saved (--no-session-persistence).");
+    }
     Ok(ExitInfo { session_id })
 }
 

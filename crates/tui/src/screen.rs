@@ -406,14 +406,18 @@ impl Screen {
         let width = area.width;
         let mut top: Vec<Line<'static>> = Vec::new();
         top.extend(self.answer.preview_rows(width));
-        for (_, call) in &self.tools {
+        for (id, call) in &self.tools {
+            let asking = self.dialogs.iter().any(|d| d.request.tool_use_id == *id);
             let marker = if call.running {
                 Span::styled("◌ ", t.warn())
             } else {
                 Span::styled("○ ", t.dim())
             };
             let mut line = call_line(call, marker, t);
-            if call.running {
+            if asking {
+                line.spans
+                    .push(Span::styled(" waiting for your answer", t.dim()));
+            } else if call.running {
                 line.spans.push(Span::styled(" running…", t.dim()));
             }
             top.extend(wrap_line(&line, width));

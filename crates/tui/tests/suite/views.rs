@@ -254,5 +254,8 @@ fn ctrl_o_shows_the_full_output_of_the_last_calls() {
     let shown = text(&term);
     assert!(shown.contains("Full tool output on"), "{shown}");
     assert!(shown.contains("     test b ... ok"), "{shown}");
-    assert!(shown.contains("     Permission denied: rm -rf /"), "{shown}");
+    assert!(
+        shown.contains("     Permission denied: rm -rf /"),
+        "{shown}"
+    );
 }
