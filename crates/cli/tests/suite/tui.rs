@@ -7,6 +7,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use orbit_test_support::process::live_members_of_group;
@@ -20,6 +21,9 @@ const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest an Esc may take to stop a running `sleep 30`.
 const ESC_STOP_MAX: Duration = Duration::from_secs(5);
 
+/// Numbers the panes of this process.
+static NEXT_PANE: AtomicUsize = AtomicUsize::new(0);
+
 /// One orbit in one tmux pane.
 struct Pane {
     socket: String,
@@ -30,10 +34,13 @@ impl Pane {
     /// Starts `orbit ARGS` in `scratch` with only PATH, HOME, ORBIT_HOME,
     /// TERM and `env` set; the pane stays after orbit exits.
     fn start(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> Self {
+        // A new tmux server per pane: a name reused right after a
+        // kill-session could reach the server while it exits.
         let unique = format!(
-            "orbit-tui-{}-{}",
+            "orbit-tui-{}-{}-{}",
             std::process::id(),
-            uuid_like(&scratch.path())
+            uuid_like(&scratch.path()),
+            NEXT_PANE.fetch_add(1, Ordering::Relaxed)
         );
         let pane = Pane {
             socket: unique.clone(),
