@@ -33,7 +33,8 @@ pub struct Args {
     #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1, default_missing_value = "-")]
     pub print: Option<String>,
 
-    /// The prompt, when not given as the value of `-p`.
+    /// The prompt, when not given as the value of `-p`; without `-p`, the
+    /// interactive UI's first prompt.
     #[arg(value_name = "PROMPT")]
     pub prompt: Option<String>,
 

@@ -86,7 +86,9 @@ impl Pane {
     }
 
     fn tmux(&self, args: &[&str]) -> String {
+        // -u: UTF-8 whatever the test's locale (CI may have none).
         let out = Command::new("tmux")
+            .arg("-u")
             .arg("-L")
             .arg(&self.socket)
             .args(args)
@@ -194,14 +196,14 @@ fn uuid_like(path: &Path) -> String {
 
 #[test]
 fn two_turns_then_exit_names_the_session_to_resume() {
+    // The first prompt is the positional argument (`orbit "hello one"`).
     let (scratch, server, pane) = open(
         vec![
             Reply::text("# Plan\n\nFirst **answer** with `code`.\n\n```rust\nfn main() {}\n```"),
             Reply::text("Second answer."),
         ],
-        &[],
+        &["hello one"],
     );
-    pane.submit("hello one");
     pane.wait_for("First answer with code.");
     pane.submit("hello two");
     let screen = pane.wait_for("Second answer.");
