@@ -313,14 +313,12 @@ fn esc_stops_a_running_bash_call_within_seconds() {
 
 #[test]
 fn compact_command_summarizes_the_conversation() {
-    let (_scratch, server, pane) = open(
-        vec![
-            Reply::text("An answer."),
-            Reply::text("SUMMARY: the user said hi."),
-            Reply::text("After compaction."),
-        ],
-        &[],
-    );
+    let replies = [
+        "An answer.",
+        "SUMMARY: the user said hi.",
+        "After compaction.",
+    ];
+    let (_scratch, server, pane) = open(replies.map(Reply::text).to_vec(), &[]);
     pane.submit("hi");
     pane.wait_for("An answer.");
     pane.submit("/compact keep it short");

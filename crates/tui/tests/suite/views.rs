@@ -61,6 +61,20 @@ fn redact_elapsed(row: &str) -> String {
     }
 }
 
+/// A screen set up by `setup`, drawn once on a `width`×`height` terminal.
+fn drawn(
+    color: bool,
+    setup: fn(&mut Screen),
+    width: u16,
+    height: u16,
+) -> (Screen, Terminal<TestBackend>) {
+    let mut screen = Screen::new(status(), Theme::new(color), ComposerConfig::default());
+    setup(&mut screen);
+    let mut term = terminal(width, height);
+    screen.draw(&mut term).unwrap();
+    (screen, term)
+}
+
 fn delta(text: &str) -> EngineEvent {
     EngineEvent::Stream(StreamEvent::TextDelta {
         index: 0,
@@ -202,10 +216,7 @@ fn main_views_at_80x24_and_60_columns() {
     ];
     for (name, setup) in cases {
         for (width, height) in [(80, 24), (60, 24)] {
-            let mut screen = Screen::new(status(), Theme::new(true), ComposerConfig::default());
-            setup(&mut screen);
-            let mut term = terminal(width, height);
-            screen.draw(&mut term).unwrap();
+            let (_, term) = drawn(true, setup, width, height);
             insta::assert_snapshot!(format!("{name}_{width}x{height}"), text(&term));
         }
     }
@@ -214,11 +225,11 @@ fn main_views_at_80x24_and_60_columns() {
 #[test]
 fn no_color_writes_no_colour() {
     for (color, want_colours) in [(true, true), (false, false)] {
-        let mut screen = Screen::new(status(), Theme::new(color), ComposerConfig::default());
-        tools(&mut screen);
-        streaming(&mut screen);
-        let mut term = terminal(80, 24);
-        screen.draw(&mut term).unwrap();
+        let both = |screen: &mut Screen| {
+            tools(screen);
+            streaming(screen);
+        };
+        let (_, term) = drawn(color, both, 80, 24);
         let buffer = term.backend().buffer();
         let coloured = buffer
             .content()
@@ -230,10 +241,7 @@ fn no_color_writes_no_colour() {
 
 #[test]
 fn a_resize_redraws_the_live_region_at_the_new_width() {
-    let mut screen = Screen::new(status(), Theme::new(true), ComposerConfig::default());
-    streaming(&mut screen);
-    let mut term = terminal(80, 24);
-    screen.draw(&mut term).unwrap();
+    let (mut screen, mut term) = drawn(true, streaming, 80, 24);
     term.backend_mut().resize(60, 24);
     screen.draw(&mut term).unwrap();
     let text = text(&term);
@@ -244,10 +252,7 @@ fn a_resize_redraws_the_live_region_at_the_new_width() {
 
 #[test]
 fn ctrl_o_shows_the_full_output_of_the_last_calls() {
-    let mut screen = Screen::new(status(), Theme::new(false), ComposerConfig::default());
-    tools(&mut screen);
-    let mut term = terminal(80, 40);
-    screen.draw(&mut term).unwrap();
+    let (mut screen, mut term) = drawn(false, tools, 80, 40);
     assert!(!text(&term).contains("test b ... ok"));
     screen.toggle_full_output();
     screen.draw(&mut term).unwrap();
