@@ -8,7 +8,11 @@
 //! (user messages, the SDK's `control_request`s) goes to the session loop
 //! ([`crate::sdk_session`]) as an [`Incoming`]. Lines orbit writes
 //! (`control_request` for `can_use_tool`, `control_response`s) are whole
-//! lines on stdout, flushed at once, like the output writer's.
+//! lines on stdout, flushed at once, like the output writer's. The same
+//! request path runs the SDK's hook callbacks (`hook_callback`, as
+//! [`orbit_hooks::HookCallbacks`]) and carries the JSON-RPC messages of
+//! the SDK's in-process MCP servers (`mcp_message`, as
+//! [`orbit_mcp::sdk_transport::SdkMcpBridge`]).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -162,6 +166,41 @@ pub fn respond(id: &str, answer: Result<Value, String>) -> std::io::Result<()> {
     write_line(&json!({"type": "control_response", "response": response}))
 }
 
+/// SDK hooks: a `hook_callback` request per run; the answer is the hook's
+/// JSON output, which `orbit-hooks` applies as a command hook's.
+#[async_trait]
+impl orbit_hooks::HookCallbacks for Control {
+    async fn call(&self, id: &str, input: &Value) -> Result<Value, String> {
+        let request = json!({
+            "subtype": "hook_callback",
+            "callback_id": id,
+            "input": input,
+            "tool_use_id": input.get("tool_use_id"),
+        });
+        self.request(request).await
+    }
+}
+
+/// SDK MCP servers: one `mcp_message` request per JSON-RPC message; the
+/// answer's `mcp_response` is the server's reply.
+impl orbit_mcp::sdk_transport::SdkMcpBridge for Control {
+    fn send<'a>(
+        &'a self,
+        server: &'a str,
+        message: Value,
+    ) -> futures::future::BoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move {
+            let request =
+                json!({"subtype": "mcp_message", "server_name": server, "message": message});
+            let answer = self.request(request).await?;
+            answer
+                .get("mcp_response")
+                .cloned()
+                .ok_or_else(|| format!("the SDK's answer has no mcp_response: {answer}"))
+        })
+    }
+}
+
 /// The permission gate's ask path over the control protocol
 /// (`--permission-prompt-tool stdio`): a `can_use_tool` request per ask.
 pub struct SdkApprover {
@@ -192,7 +231,11 @@ impl Approver for SdkApprover {
 }
 
 /// The SDK's `{behavior, updatedInput | message, interrupt}` as an approval.
-fn decision(ask: &ApprovalRequest, answer: &Value, abort: Option<&AbortHandle>) -> Approval {
+pub(crate) fn decision(
+    ask: &ApprovalRequest,
+    answer: &Value,
+    abort: Option<&AbortHandle>,
+) -> Approval {
     match answer.get("behavior").and_then(Value::as_str) {
         Some("allow") => match answer.get("updatedInput") {
             Some(updated) if !updated.is_null() && *updated != ask.input => {

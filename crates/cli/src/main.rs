@@ -25,10 +25,13 @@ mod mcp;
 mod mcp_cmd;
 mod mcp_serve;
 mod output;
+mod prompt_tool;
 mod provider;
 mod sandbox;
 mod scrub;
 mod sdk_args;
+mod sdk_init;
+mod sdk_lines;
 mod sdk_session;
 mod sessions;
 mod setup;
@@ -168,14 +171,51 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         eprintln!("{note}");
     }
     let control = control::Control::default();
-    let approver = (args.sdk.stream_input() && args.sdk.asks_over_stdio())
-        .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver())));
+    let prompt_tool = args.sdk.prompt_tool().map(prompt_tool::PromptTool::new);
+    let approver = match &prompt_tool {
+        Some(tool) => Some(orbit_engine::SharedApprover(std::sync::Arc::new(
+            tool.clone(),
+        ))),
+        None => (args.sdk.stream_input() && args.sdk.asks_over_stdio())
+            .then(|| orbit_engine::SharedApprover(std::sync::Arc::new(control.approver()))),
+    };
+    // An SDK session: the SDK's `initialize` (its hooks) comes first.
+    let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
+    if incoming.is_some() {
+        // `sdk` MCP servers run in the SDK, over the control protocol.
+        orbit_mcp::sdk_transport::set_bridge(std::sync::Arc::new(control.clone()));
+    }
+    let first = match incoming.as_mut() {
+        Some(rx) => sdk_init::first_line(rx).await,
+        None => None,
+    };
+    let mut extras = setup::SdkExtras::default();
+    let mut first = first;
+    if let Some(control::Incoming::Request { id, .. }) = &first
+        && let Some(request) = sdk_init::initialize_request(first.as_ref())
+    {
+        extras.hooks = sdk_init::sdk_hooks(request)?;
+        extras.callbacks = Some(std::sync::Arc::new(control.clone()));
+        extras.agents = sdk_init::agent_names(request);
+        let mut agents = args.sdk.agent_names()?;
+        agents.extend(extras.agents.iter().cloned());
+        // Answered now: the SDK sends its prompt meanwhile set-up runs.
+        let _ = control::respond(id, Ok(sdk_init::answer(request, &agents)));
+        first = None;
+    }
     let setup::Prepared {
         mut engine,
         init,
         default_max_turns,
         mcp: _mcp,
-    } = setup::prepare(&args, &env, approver)?;
+    } = match incoming {
+        Some(_) => setup::prepare_with(&args, &env, approver, extras)?,
+        None => setup::prepare(&args, &env, approver)?,
+    };
+    let agents = init.agents.clone();
+    if let Some(tool) = &prompt_tool {
+        tool.attach(engine.tools().clone(), engine.tool_context().clone());
+    }
     let session_id = engine.session_id().to_string();
     let abort = engine.abort_handle();
     // A second Ctrl-C exits without running destructors: it kills the
@@ -193,7 +233,9 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         session_id,
         std::io::stdout(),
         std::io::stderr(),
-    );
+    )
+    .with_partial_messages(args.sdk.include_partial_messages)
+    .with_max_output_tokens(u64::from(args.max_tokens));
     let mut write_failed = false;
     if !stdout.is_closed()
         && let Err(err) = writer.init(init)
@@ -201,18 +243,23 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         note_write_error(err, &mut write_failed, &stdout, &abort);
     }
 
-    let Some(prompt) = prompt else {
+    if let Some(incoming) = incoming {
         control.set_abort(abort.clone());
         let code = sdk_session::run(sdk_session::Parts {
             engine: &mut engine,
             writer: &mut writer,
-            incoming: control.spawn_reader(),
+            first,
+            incoming,
             stdout: &stdout,
             replay_user_messages: args.sdk.replay_user_messages,
+            agents,
         })
         .await;
         engine.end_session("other").await;
         return Ok(code);
+    }
+    let Some(prompt) = prompt else {
+        bail!("no prompt to run");
     };
     tracing::debug!(
         prompt_chars = prompt.chars().count(),

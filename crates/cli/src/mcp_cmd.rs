@@ -277,6 +277,7 @@ fn describe(server: &ServerConfig) -> String {
         ServerConfig::Http { url, .. } | ServerConfig::Sse { url, .. } => {
             format!("{url} ({})", server.kind())
         }
+        ServerConfig::Sdk { name } => format!("{name} (sdk, in the driving program)"),
     }
 }
 

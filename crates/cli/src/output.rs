@@ -7,8 +7,11 @@
 //! - `stream-json`: one JSON object per line as things happen — `system/init`
 //!   first, `assistant` and `user` messages, `system/api_retry` for retries,
 //!   `system/compact_boundary` when the history was compacted,
-//!   with `--verbose` also `system/tool_progress`, and a final `result`. Each
-//!   line is flushed at once so consumers see it live.
+//!   with `--verbose` also `system/tool_progress` and Claude Code's top-level
+//!   `tool_progress`, with `--include-partial-messages` `stream_event` lines,
+//!   and a final `result`. The fields Claude Code's SDKs read beyond orbit's
+//!   events (`tool_use_result`, `modelUsage`, …) come from [`SdkTracker`].
+//!   Each line is flushed at once so consumers see it live.
 //!
 //! In every format an error result also prints its error lines on stderr as
 //! `orbit: error: …` (the one place a human looks), each error on one line.
@@ -19,13 +22,15 @@
 use std::io::{self, Write};
 
 use orbit_protocol::sdk::{
-    CompactMetadata, SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkSystem,
+    CompactMetadata, SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkStreamEvent,
+    SdkSystem, SdkToolProgress,
 };
-use orbit_protocol::{EngineEvent, Message, StreamEvent, TerminalResult};
+use orbit_protocol::{ContentBlock, EngineEvent, Message, StreamEvent, TerminalResult};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::args::OutputFormat;
+use crate::sdk_lines::{SdkTracker, raw_stream_event, terminal_reason};
 
 /// What the `system/init` line reports.
 #[derive(Debug, Clone)]
@@ -37,6 +42,8 @@ pub struct InitInfo {
     pub api_key_source: String,
     /// The MCP servers and their state when the run starts.
     pub mcp_servers: Vec<orbit_mcp::ServerStatus>,
+    /// The agents `--agents` defines.
+    pub agents: Vec<String>,
 }
 
 /// Writes one run's output in one format.
@@ -46,6 +53,9 @@ pub struct OutputWriter<W: Write, E: Write> {
     session_id: String,
     out: W,
     err: E,
+    /// `--include-partial-messages`: `stream_event` lines.
+    partial: bool,
+    tracker: SdkTracker,
 }
 
 /// `{"type":"system","subtype":"tool_progress",…}`: live output of a running
@@ -74,7 +84,21 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             session_id,
             out,
             err,
+            partial: false,
+            tracker: SdkTracker::default(),
         }
+    }
+
+    /// Emits `stream_event` lines (stream-json only).
+    pub fn with_partial_messages(mut self, on: bool) -> Self {
+        self.partial = on;
+        self
+    }
+
+    /// The requests' `max_tokens`, reported in `modelUsage`.
+    pub fn with_max_output_tokens(mut self, tokens: u64) -> Self {
+        self.tracker.max_output_tokens = tokens;
+        self
     }
 
     /// The first line of a stream-json run.
@@ -95,6 +119,12 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             permission_mode: info.permission_mode,
             api_key_source: info.api_key_source,
             output_style: "default".to_string(),
+            claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
+            orbit_version: env!("CARGO_PKG_VERSION").to_string(),
+            slash_commands: Vec::new(),
+            agents: info.agents,
+            skills: Vec::new(),
+            plugins: Vec::new(),
             uuid: new_uuid(),
         });
         self.line(&line)
@@ -115,7 +145,27 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 let line = retry_line(message, *attempt, *max_retries, *delay_ms);
                 self.err_line(&line);
             }
+            EngineEvent::AssistantMessage {
+                message,
+                model,
+                usage,
+                ..
+            } if self.format == OutputFormat::Json => {
+                self.tracker.assistant(&message.content, model, usage);
+            }
             _ if self.format != OutputFormat::StreamJson => {}
+            EngineEvent::Stream(stream) if self.partial => {
+                if let Some(event) = raw_stream_event(stream) {
+                    let line = SdkMessage::StreamEvent(SdkStreamEvent {
+                        event,
+                        parent_tool_use_id: None,
+                        session_id: self.session_id.clone(),
+                        uuid: new_uuid(),
+                    });
+                    self.line(&line)?;
+                }
+            }
+            EngineEvent::ToolStarted { tool_use_id, .. } => self.tracker.started(tool_use_id),
             EngineEvent::Stream(StreamEvent::Retry {
                 attempt,
                 max_retries,
@@ -142,6 +192,7 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 stop_reason,
                 usage,
             } => {
+                self.tracker.assistant(&message.content, model, usage);
                 let api = SdkApiMessage {
                     id: message_id.clone(),
                     kind: Some("message".to_string()),
@@ -185,10 +236,7 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 });
                 self.line(&line)?;
             }
-            EngineEvent::UserMessage { uuid, message } => {
-                let line = SdkMessage::User(self.conversation(user_api_message(message), uuid));
-                self.line(&line)?;
-            }
+            EngineEvent::UserMessage { uuid, message } => self.user_lines(uuid, message)?,
             EngineEvent::ToolProgress { tool_use_id, data } if self.verbose => {
                 let line = ToolProgressLine {
                     kind: "system",
@@ -199,6 +247,17 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                     session_id: self.session_id.clone(),
                     uuid: new_uuid(),
                 };
+                self.line(&line)?;
+                let (tool_name, elapsed_time_seconds) = self.tracker.progress(tool_use_id);
+                let line = SdkMessage::ToolProgress(SdkToolProgress {
+                    tool_use_id: tool_use_id.clone(),
+                    tool_name,
+                    parent_tool_use_id: None,
+                    elapsed_time_seconds,
+                    data: data.clone(),
+                    session_id: self.session_id.clone(),
+                    uuid: new_uuid(),
+                });
                 self.line(&line)?;
             }
             _ => {}
@@ -212,12 +271,43 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             parent_tool_use_id: None,
             session_id: self.session_id.clone(),
             uuid: uuid.to_string(),
+            tool_use_result: None,
         }
+    }
+
+    /// A user message of tool results is one `user` line per result (as
+    /// Claude Code), each with its `tool_use_result`; the first keeps the
+    /// history entry's id. Any other user message is one line.
+    fn user_lines(&mut self, uuid: &str, message: &Message) -> io::Result<()> {
+        let results: Vec<&orbit_protocol::ToolResultBlock> = message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        if results.is_empty() || results.len() != message.content.len() {
+            let line = SdkMessage::User(self.conversation(user_api_message(message), uuid));
+            return self.line(&line);
+        }
+        for (i, result) in results.into_iter().enumerate() {
+            let part = Message {
+                role: message.role,
+                content: vec![ContentBlock::ToolResult(result.clone())],
+            };
+            let id = if i == 0 { uuid.to_string() } else { new_uuid() };
+            let mut line = self.conversation(user_api_message(&part), &id);
+            line.tool_use_result = self.tracker.tool_use_result(result);
+            self.line(&SdkMessage::User(line))?;
+        }
+        Ok(())
     }
 
     /// Writes the terminal result in the chosen format; returns the exit code.
     fn result(&mut self, result: &TerminalResult) -> io::Result<i32> {
-        let sdk = to_sdk_result(result, &self.session_id);
+        let mut sdk = to_sdk_result(result, &self.session_id);
+        sdk.model_usage = self.tracker.model_usage();
         let code = exit_code(result);
         if sdk.is_error {
             self.report_errors(result);
@@ -228,7 +318,7 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                     // With `--json-schema` the answer is the structured output.
                     let text = match &sdk.structured_output {
                         Some(value) => value.to_string(),
-                        None => sdk.result.clone(),
+                        None => sdk.result.clone().unwrap_or_default(),
                     };
                     self.out.write_all(text.as_bytes())?;
                     self.out.write_all(b"\n")?;
@@ -327,7 +417,7 @@ pub fn to_sdk_result(result: &TerminalResult, session_id: &str) -> SdkResult {
         duration_ms: result.duration_ms,
         duration_api_ms: result.duration_api_ms,
         num_turns: result.num_turns,
-        result: result.result.clone(),
+        result: (!result.subtype.is_error()).then(|| result.result.clone()),
         stop_reason: result.stop_reason.clone(),
         session_id: session_id.to_string(),
         total_cost_usd: result.total_cost_usd,
@@ -335,6 +425,8 @@ pub fn to_sdk_result(result: &TerminalResult, session_id: &str) -> SdkResult {
         permission_denials: result.permission_denials.clone(),
         errors: result.errors.clone(),
         structured_output: result.structured_output.clone(),
+        terminal_reason: Some(terminal_reason(result).to_string()),
+        model_usage: serde_json::Map::new(),
         uuid: new_uuid(),
     }
 }
@@ -351,151 +443,5 @@ pub fn exit_code(result: &TerminalResult) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use orbit_protocol::{ContentBlock, ResultSubtype, Usage};
-
-    fn result(subtype: ResultSubtype, errors: Vec<String>) -> TerminalResult {
-        TerminalResult {
-            subtype,
-            num_turns: 1,
-            duration_ms: 5,
-            duration_api_ms: 3,
-            total_cost_usd: 0.5,
-            usage: Usage::default(),
-            result: "done".into(),
-            stop_reason: Some("end_turn".into()),
-            permission_denials: vec![],
-            errors,
-            interrupted: false,
-            structured_output: None,
-        }
-    }
-
-    fn run(format: OutputFormat, events: &[EngineEvent]) -> (String, String, Option<i32>) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut code = None;
-        {
-            let mut w = OutputWriter::new(format, true, "sid".into(), &mut out, &mut err);
-            for e in events {
-                if let Ok(Some(c)) = w.event(e) {
-                    code = Some(c);
-                }
-            }
-        }
-        (
-            String::from_utf8_lossy(&out).into_owned(),
-            String::from_utf8_lossy(&err).into_owned(),
-            code,
-        )
-    }
-
-    #[test]
-    fn text_prints_result_or_errors() {
-        let ok = EngineEvent::Result(result(ResultSubtype::Success, vec![]));
-        assert_eq!(
-            run(OutputFormat::Text, &[ok]),
-            ("done\n".into(), String::new(), Some(0))
-        );
-        let bad = EngineEvent::Result(result(
-            ResultSubtype::ErrorMaxTurns,
-            vec!["Reached maximum number of turns (2)".into()],
-        ));
-        assert_eq!(
-            run(OutputFormat::Text, &[bad]),
-            (
-                String::new(),
-                "orbit: error: Reached maximum number of turns (2)\n".into(),
-                Some(1)
-            )
-        );
-    }
-
-    #[test]
-    fn stream_json_lines_carry_session_and_uuid() {
-        let events = vec![
-            EngineEvent::UserMessage {
-                uuid: "u1".into(),
-                message: Message::user(vec![ContentBlock::text("hi")]),
-            },
-            EngineEvent::ToolProgress {
-                tool_use_id: "t1".into(),
-                data: Value::String("line".into()),
-            },
-            EngineEvent::Result(result(ResultSubtype::Success, vec![])),
-        ];
-        let (out, _, code) = run(OutputFormat::StreamJson, &events);
-        assert_eq!(code, Some(0));
-        let lines: Vec<Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
-            .collect();
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0]["type"], "user");
-        assert_eq!(lines[0]["uuid"], "u1");
-        assert_eq!(lines[0]["parent_tool_use_id"], Value::Null);
-        assert_eq!(lines[1]["subtype"], "tool_progress");
-        assert_eq!(lines[2]["type"], "result");
-        for l in &lines {
-            assert_eq!(l["session_id"], "sid");
-            assert!(l["uuid"].is_string());
-        }
-    }
-
-    #[test]
-    fn text_announces_retries_on_stderr_only() {
-        let retry = |attempt, delay_ms| {
-            EngineEvent::Stream(StreamEvent::Retry {
-                attempt,
-                max_retries: 10,
-                delay_ms,
-                error_status: Some(529),
-                message: "overloaded\n(529)".into(),
-            })
-        };
-        let events = [
-            retry(1, 12),
-            retry(2, 523),
-            retry(3, 9_960),
-            retry(4, 32_400),
-        ];
-        let (out, err, _) = run(OutputFormat::Text, &events);
-        assert_eq!(out, "");
-        assert_eq!(
-            err,
-            "orbit: overloaded (529); retry 1/10 in 0.01 s\n\
-             orbit: overloaded (529); retry 2/10 in 0.5 s\n\
-             orbit: overloaded (529); retry 3/10 in 10 s\n\
-             orbit: overloaded (529); retry 4/10 in 32 s\n"
-        );
-        let (_, err, _) = run(OutputFormat::Json, &events);
-        assert_eq!(err, "", "json keeps stderr for errors");
-    }
-
-    #[test]
-    fn a_multi_line_error_prints_as_one_line() {
-        let bad = EngineEvent::Result(result(
-            ResultSubtype::ErrorDuringExecution,
-            vec!["API error\n  caused by: connection refused\n".into()],
-        ));
-        let (_, err, code) = run(OutputFormat::Text, &[bad]);
-        assert_eq!(
-            err,
-            "orbit: error: API error caused by: connection refused\n"
-        );
-        assert_eq!(code, Some(1));
-    }
-
-    #[test]
-    fn interrupted_exits_130() {
-        let mut r = result(
-            ResultSubtype::ErrorDuringExecution,
-            vec!["[Request interrupted by user]".into()],
-        );
-        r.interrupted = true;
-        let (out, err, code) = run(OutputFormat::Json, &[EngineEvent::Result(r)]);
-        assert_eq!(code, Some(130));
-        assert_eq!(err, "orbit: interrupted\n");
-        assert!(out.contains("\"is_error\":true"));
-    }
-}
+#[path = "output_tests.rs"]
+mod tests;

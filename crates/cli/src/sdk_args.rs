@@ -32,13 +32,20 @@ pub struct SdkArgs {
     pub replay_user_messages: bool,
 
     /// Who answers permission asks: `stdio` (the SDK's `can_use_tool`,
-    /// over the control protocol). An MCP tool name is not supported yet.
+    /// over the control protocol) or an MCP tool's name (`mcp__S__T`), called
+    /// with `{tool_name, input, tool_use_id}` and answering a JSON decision.
     #[arg(long = "permission-prompt-tool", value_name = "NAME")]
     pub permission_prompt_tool: Option<String>,
 
-    /// Accepted; raw stream events are not emitted yet.
-    #[arg(long = "include-partial-messages", hide = true)]
+    /// stream-json: also emit `stream_event` lines, the model's raw API
+    /// stream events as they arrive.
+    #[arg(long = "include-partial-messages")]
     pub include_partial_messages: bool,
+    /// Subagent definitions (`{"name": {"description", "prompt", …}}`):
+    /// accepted and listed in `system/init`; orbit has no subagents yet,
+    /// so none can be invoked (a note says so).
+    #[arg(long = "agents", value_name = "JSON")]
+    pub agents: Option<String>,
     /// Accepted; hook events are not emitted yet.
     #[arg(long = "include-hook-events", hide = true)]
     pub include_hook_events: bool,
@@ -89,15 +96,35 @@ impl SdkArgs {
         self.input_format == InputFormat::StreamJson
     }
 
+    /// The MCP tool that answers asks (`--permission-prompt-tool NAME`,
+    /// any name but `stdio`).
+    pub fn prompt_tool(&self) -> Option<&str> {
+        self.permission_prompt_tool
+            .as_deref()
+            .filter(|name| *name != "stdio")
+    }
+
     /// Whether asks go to the SDK's `can_use_tool` callback.
     pub fn asks_over_stdio(&self) -> bool {
         self.permission_prompt_tool.as_deref() == Some("stdio")
     }
 
+    /// The agent names `--agents` defines (a JSON object keyed by name).
+    pub fn agent_names(&self) -> anyhow::Result<Vec<String>> {
+        let Some(text) = &self.agents else {
+            return Ok(Vec::new());
+        };
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("--agents is not valid JSON: {e}"))?;
+        match value {
+            serde_json::Value::Object(map) => Ok(map.keys().cloned().collect()),
+            _ => anyhow::bail!("--agents must be a JSON object of agent definitions"),
+        }
+    }
+
     /// One note per flag given that orbit accepts but does not honour yet.
     pub fn notes(&self) -> Vec<String> {
-        let given: [(&str, bool); 15] = [
-            ("--include-partial-messages", self.include_partial_messages),
+        let given: [(&str, bool); 14] = [
             ("--include-hook-events", self.include_hook_events),
             ("--tools", self.tools.is_some()),
             ("--system-prompt-file", self.system_prompt_file.is_some()),
@@ -118,12 +145,11 @@ impl SdkArgs {
             .filter(|(_, on)| *on)
             .map(|(flag, _)| format!("orbit: note: {flag} is accepted but not honoured yet"))
             .collect();
-        if let Some(tool) = &self.permission_prompt_tool
-            && tool != "stdio"
-        {
-            notes.push(format!(
-                "orbit: note: --permission-prompt-tool {tool}: only `stdio` is supported yet; asks are denied"
-            ));
+        if self.agents.is_some() {
+            notes.push(
+                "orbit: note: --agents is accepted, but orbit has no subagents yet: the model cannot invoke them"
+                    .to_string(),
+            );
         }
         notes
     }
@@ -201,7 +227,7 @@ mod tests {
         let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
         assert!(args.sdk.stream_input());
         assert!(args.sdk.asks_over_stdio());
-        assert_eq!(args.sdk.notes().len(), 14, "{:?}", args.sdk.notes());
+        assert_eq!(args.sdk.notes().len(), 13, "{:?}", args.sdk.notes());
         let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
         assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
     }

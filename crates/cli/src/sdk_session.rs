@@ -28,9 +28,13 @@ use crate::stdout_watch::StdoutState;
 pub struct Parts<'a, W: std::io::Write, E: std::io::Write> {
     pub engine: &'a mut QueryEngine,
     pub writer: &'a mut OutputWriter<W, E>,
+    /// The line read before the engine was built (the SDK's `initialize`).
+    pub first: Option<Incoming>,
     pub incoming: UnboundedReceiver<Incoming>,
     pub stdout: &'a StdoutState,
     pub replay_user_messages: bool,
+    /// Agent names (`--agents`, `initialize`), for the `initialize` answer.
+    pub agents: Vec<String>,
 }
 
 /// Session-wide state the control requests change.
@@ -42,6 +46,7 @@ struct State {
     next_model: Option<String>,
     queue: VecDeque<String>,
     turn_running: bool,
+    agents: Vec<String>,
 }
 
 /// Runs turns until stdin closes; returns the exit code.
@@ -49,9 +54,11 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
     let Parts {
         engine,
         writer,
+        first,
         mut incoming,
         stdout,
         replay_user_messages,
+        agents,
     } = parts;
     let mut state = State {
         abort: engine.abort_handle(),
@@ -60,9 +67,13 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
         next_model: None,
         queue: VecDeque::new(),
         turn_running: false,
+        agents,
     };
     let mut exit_code = 0;
     let mut open = true;
+    if let Some(line) = first {
+        handle(line, &mut state, replay_user_messages);
+    }
     loop {
         if let Some(model) = state.next_model.take() {
             engine.set_model(model);
@@ -141,19 +152,9 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
         .and_then(Value::as_str)
         .unwrap_or_default();
     match subtype {
-        "initialize" => {
-            if request.get("hooks").is_some_and(|h| !h.is_null()) {
-                eprintln!("orbit: note: SDK hook callbacks are not run yet");
-            }
-            Ok(json!({
-                "commands": [],
-                "agents": [],
-                "output_style": "default",
-                "available_output_styles": ["default"],
-                "models": [],
-                "pid": std::process::id(),
-            }))
-        }
+        // The first one was answered before the engine was built
+        // (`sdk_init`); a repeated one gets the same answer.
+        "initialize" => Ok(crate::sdk_init::answer(request, &state.agents)),
         "interrupt" => {
             // Between turns there is nothing to stop (an abort now would
             // cancel the next turn).

@@ -26,12 +26,34 @@ pub struct Prepared {
     pub mcp: Option<std::sync::Arc<orbit_mcp::McpManager>>,
 }
 
+/// What an SDK session adds: the hooks its `initialize` registered (run
+/// through `callbacks`) and the agents it defined.
+#[derive(Default)]
+pub struct SdkExtras {
+    /// Hooks of type `callback`, after the settings files' hooks.
+    pub hooks: orbit_hooks::HookSet,
+    /// Who runs them (the control protocol).
+    pub callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
+    /// Agent names from `initialize`, listed with `--agents`' in `system/init`.
+    pub agents: Vec<String>,
+}
+
 /// Builds the session. `approver` answers permission asks (the SDK over
 /// stdio, the terminal UI's dialog); `None` makes an ask a denial.
 pub fn prepare(
     args: &Args,
     env: &Env,
     approver: Option<SharedApprover>,
+) -> anyhow::Result<Prepared> {
+    prepare_with(args, env, approver, SdkExtras::default())
+}
+
+/// [`prepare`] with an SDK session's hooks and agents.
+pub fn prepare_with(
+    args: &Args,
+    env: &Env,
+    approver: Option<SharedApprover>,
+    sdk: SdkExtras,
 ) -> anyhow::Result<Prepared> {
     let structured_output = configure::json_schema(args)?;
     let cwd = configure::session_cwd(args)?;
@@ -114,8 +136,7 @@ pub fn prepare(
         compact: configure::compact_config(&config),
         structured_output,
         persist_session: session.persist,
-        hooks: (!config.hooks.is_empty())
-            .then(|| std::sync::Arc::new(orbit_hooks::Hooks::new(config.hooks.clone(), &cwd))),
+        hooks: session_hooks(&config.hooks, sdk.hooks, sdk.callbacks, &cwd),
         ..EngineConfig::default()
     };
     // X2 concurrency cap and the R2 result budget: the environment's, else
@@ -174,6 +195,12 @@ pub fn prepare(
         permission_mode: config.permission_mode.value.as_str().to_string(),
         api_key_source: config.api_key_source().to_string(),
         mcp_servers: mcp.as_ref().map(|m| m.statuses()).unwrap_or_default(),
+        agents: args
+            .sdk
+            .agent_names()?
+            .into_iter()
+            .chain(sdk.agents)
+            .collect(),
     };
     Ok(Prepared {
         engine,
@@ -181,4 +208,23 @@ pub fn prepare(
         default_max_turns,
         mcp,
     })
+}
+
+/// The settings files' hooks, then the SDK's callbacks (None: no hooks).
+fn session_hooks(
+    settings: &orbit_hooks::HookSet,
+    sdk: orbit_hooks::HookSet,
+    callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
+    cwd: &std::path::Path,
+) -> Option<std::sync::Arc<orbit_hooks::Hooks>> {
+    let mut set = settings.clone();
+    set.extend(sdk);
+    if set.is_empty() {
+        return None;
+    }
+    let hooks = orbit_hooks::Hooks::new(set, cwd);
+    Some(std::sync::Arc::new(match callbacks {
+        Some(callbacks) => hooks.with_callbacks(callbacks),
+        None => hooks,
+    }))
 }

@@ -1,16 +1,20 @@
-//! The editable text, its cursor and what Enter submits.
+//! The composer's state and its public API: configuration, what a key
+//! returns, and what Enter submits.
 //!
-//! Data flow: [`Composer::handle_key`] edits `text` at `cursor` (a byte
-//! offset on a char boundary); Enter classifies the text by its first
-//! character into a [`Submission`] and clears the box.
+//! Data flow: [`Composer::handle_key`] (in `keys.rs`) and
+//! [`Composer::handle_paste`] edit `text` at `cursor` (a byte offset on a
+//! char boundary) and refresh the completion popup; Enter expands paste
+//! placeholders, records the text in the history, classifies it by its
+//! first character into a [`Submission`] and clears the box. Rendering
+//! (`render.rs`) only reads this state.
 
-use std::path::PathBuf;
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use crate::completion::{self, Popup, PopupKind, Trigger};
+use crate::files::{FILE_INDEX_CAP, FileIndex};
+use crate::history::History;
+use crate::paste::Pastes;
 
 /// What the composer needs to know about its surroundings.
 #[derive(Debug, Clone, Default)]
@@ -21,7 +25,8 @@ pub struct ComposerConfig {
     /// The project root `@path` mentions complete against.
     pub project_root: PathBuf,
     /// Slash command names (without `/`) offered for completion, with a
-    /// one-line description each.
+    /// one-line description each: the built-ins and the custom commands
+    /// ([`crate::custom::load_custom_commands`]), in the order shown.
     pub commands: Vec<(String, String)>,
 }
 
@@ -54,7 +59,7 @@ pub enum Submission {
 pub enum ComposerEvent {
     /// The key was not for the composer; the UI may use it.
     Ignored,
-    /// The text or cursor changed: redraw the box.
+    /// The text, cursor or popup changed: redraw the box.
     Changed,
     /// Enter with a non-empty text.
     Submit(Submission),
@@ -63,21 +68,47 @@ pub enum ComposerEvent {
 /// The input box.
 #[derive(Debug, Default)]
 pub struct Composer {
-    config: ComposerConfig,
-    text: String,
-    cursor: usize,
+    pub(crate) config: ComposerConfig,
+    pub(crate) text: String,
+    pub(crate) cursor: usize,
+    /// The column ↑/↓ aim for while moving vertically.
+    pub(crate) preferred_col: Option<usize>,
+    /// The text Ctrl-K/U/W removed last (Ctrl-Y yanks it).
+    pub(crate) kill_buffer: String,
+    pub(crate) history: History,
+    pub(crate) pastes: Pastes,
+    pub(crate) popup: Option<Popup>,
+    /// The start of the token whose popup Esc closed.
+    dismissed: Option<usize>,
+    files: Option<FileIndex>,
+    warnings: Vec<String>,
+    /// Draw with colours and styles (off under `NO_COLOR`).
+    pub(crate) color: bool,
+    /// The text width of the last layout (0: not drawn yet, no wrapping).
+    pub(crate) wrap_width: Cell<u16>,
+    /// The last layout drawn, reused while text, cursor and width match.
+    pub(crate) layout_cache: RefCell<Option<crate::render::LayoutCache>>,
 }
 
 impl Composer {
-    /// An empty box.
+    /// An empty box; loads the history.
     pub fn new(config: ComposerConfig) -> Self {
+        let (history, warning) = History::load(config.history_file.clone(), &config.project_root);
         Self {
             config,
+            history,
+            warnings: warning.into_iter().collect(),
+            color: true,
             ..Self::default()
         }
     }
 
-    /// The current text.
+    /// Colours and styles on (the default) or off (`NO_COLOR`).
+    pub fn set_color(&mut self, color: bool) {
+        self.color = color;
+    }
+
+    /// The current text (paste placeholders not expanded).
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -87,116 +118,182 @@ impl Composer {
         self.text.is_empty()
     }
 
-    /// Empties the box.
+    /// Empties the box (and forgets its pastes and popup).
     pub fn clear(&mut self) {
         self.text.clear();
         self.cursor = 0;
+        self.pastes.clear();
+        self.edited();
     }
 
     /// Replaces the text (cursor at the end).
     pub fn set_text(&mut self, text: &str) {
         self.text = text.to_string();
         self.cursor = self.text.len();
+        self.edited();
     }
 
     /// The project root mentions complete against.
-    pub fn project_root(&self) -> &std::path::Path {
+    pub fn project_root(&self) -> &Path {
         &self.config.project_root
     }
 
-    /// A bracketed paste: inserted at the cursor.
+    /// A bracketed paste: inserted at the cursor, or as a placeholder when
+    /// it is large (more than 800 chars or 10 lines).
     pub fn handle_paste(&mut self, pasted: &str) {
         let pasted = pasted.replace("\r\n", "\n").replace('\r', "\n");
-        self.text.insert_str(self.cursor, &pasted);
-        self.cursor += pasted.len();
+        let inserted = self.pastes.insert(pasted);
+        self.insert_str(&inserted);
     }
 
-    /// Handles one key press.
-    pub fn handle_key(&mut self, key: KeyEvent) -> ComposerEvent {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Enter if key.modifiers.contains(KeyModifiers::SHIFT) => self.insert('\n'),
-            KeyCode::Enter if self.text[..self.cursor].ends_with('\\') => {
-                self.cursor -= 1;
-                self.text.remove(self.cursor);
-                self.insert('\n')
+    /// A warning for the user (the history file could not be read or
+    /// written); call after [`Composer::new`] and after each submission.
+    /// Each problem is reported once.
+    pub fn take_warning(&mut self) -> Option<String> {
+        (!self.warnings.is_empty()).then(|| self.warnings.remove(0))
+    }
+
+    /// True while a completion popup is shown (Esc closes it).
+    pub fn popup_open(&self) -> bool {
+        self.popup.is_some()
+    }
+
+    /// Forgets the project's file list; the next `@` walks the tree again.
+    pub fn refresh_files(&mut self) {
+        self.files = None;
+        self.refresh_popup();
+    }
+
+    /// Inserts `s` at the cursor.
+    pub(crate) fn insert_str(&mut self, s: &str) {
+        self.text.insert_str(self.cursor, s);
+        self.cursor += s.len();
+        self.edited();
+    }
+
+    /// Removes `range` from the text, keeping it for Ctrl-Y when `kill`; a
+    /// paste placeholder the range cuts into is removed whole.
+    pub(crate) fn remove(&mut self, mut range: std::ops::Range<usize>, kill: bool) {
+        if range.is_empty() {
+            return;
+        }
+        for r in self.pastes.ranges(&self.text) {
+            if r.start < range.end && range.start < r.end {
+                range = range.start.min(r.start)..range.end.max(r.end);
             }
-            KeyCode::Enter => self.submit(),
-            KeyCode::Char(c) if !ctrl => self.insert(c),
-            KeyCode::Backspace => {
-                if let Some(c) = self.text[..self.cursor].chars().next_back() {
-                    self.cursor -= c.len_utf8();
-                    self.text.remove(self.cursor);
-                }
-                ComposerEvent::Changed
-            }
-            KeyCode::Left => {
-                if let Some(c) = self.text[..self.cursor].chars().next_back() {
-                    self.cursor -= c.len_utf8();
-                }
-                ComposerEvent::Changed
-            }
-            KeyCode::Right => {
-                if let Some(c) = self.text[self.cursor..].chars().next() {
-                    self.cursor += c.len_utf8();
-                }
-                ComposerEvent::Changed
-            }
-            _ => ComposerEvent::Ignored,
+        }
+        if kill {
+            self.kill_buffer = self.text[range.clone()].to_string();
+        }
+        self.cursor = range.start;
+        self.text.replace_range(range, "");
+        self.edited();
+    }
+
+    /// After an edit: the history walk ends and the popup follows the text.
+    pub(crate) fn edited(&mut self) {
+        self.history.reset_walk();
+        self.preferred_col = None;
+        self.refresh_popup();
+    }
+
+    /// `at`, or the start (moving back) or end (moving forward) of the
+    /// paste placeholder it falls inside: the cursor never splits one.
+    pub(crate) fn outside_paste(&self, at: usize, forward: bool) -> usize {
+        let inside = self
+            .pastes
+            .ranges(&self.text)
+            .into_iter()
+            .find(|r| r.start < at && at < r.end);
+        match inside {
+            Some(r) if forward => r.end,
+            Some(r) => r.start,
+            None => at,
         }
     }
 
-    fn insert(&mut self, c: char) -> ComposerEvent {
-        self.text.insert(self.cursor, c);
-        self.cursor += c.len_utf8();
-        ComposerEvent::Changed
+    /// Moves the cursor (not vertically) and updates the popup.
+    pub(crate) fn move_to(&mut self, at: usize) {
+        let at = self.outside_paste(at, at >= self.cursor);
+        self.cursor = at;
+        self.preferred_col = None;
+        self.refresh_popup();
     }
 
-    fn submit(&mut self) -> ComposerEvent {
-        let text = std::mem::take(&mut self.text);
+    /// Opens, updates or closes the popup for the token at the cursor.
+    pub(crate) fn refresh_popup(&mut self) {
+        let Some(Trigger { kind, range, query }) = completion::trigger(&self.text, self.cursor)
+        else {
+            self.popup = None;
+            self.dismissed = None;
+            return;
+        };
+        if self.dismissed == Some(range.start) {
+            self.popup = None;
+            return;
+        }
+        self.dismissed = None;
+        let items = match kind {
+            PopupKind::Slash => completion::slash_items(&self.config.commands, &query),
+            PopupKind::Mention => {
+                let root = &self.config.project_root;
+                let files = self
+                    .files
+                    .get_or_insert_with(|| FileIndex::build(root, FILE_INDEX_CAP));
+                completion::mention_items(files.search(&query, completion::POPUP_MAX_ITEMS))
+            }
+        };
+        self.popup = (!items.is_empty()).then_some(Popup {
+            kind,
+            range,
+            items,
+            selected: 0,
+        });
+    }
+
+    /// Esc on an open popup: closed until the cursor leaves the token.
+    pub(crate) fn dismiss_popup(&mut self) {
+        if let Some(popup) = self.popup.take() {
+            self.dismissed = Some(popup.range.start);
+        }
+    }
+
+    /// Replaces the popup's token with the selected item.
+    pub(crate) fn accept_popup(&mut self) {
+        let Some(popup) = self.popup.take() else {
+            return;
+        };
+        let Some(item) = popup.items.get(popup.selected) else {
+            return;
+        };
+        let mut insert = item.insert.clone();
+        if !self.text[popup.range.end..].starts_with(char::is_whitespace) {
+            insert.push(' ');
+        }
+        self.text.replace_range(popup.range.clone(), &insert);
+        self.cursor = popup.range.start + insert.len();
+        self.edited();
+    }
+
+    /// Enter: the text becomes a [`Submission`] and the box empties.
+    pub(crate) fn submit(&mut self) -> crate::ComposerEvent {
+        let raw = std::mem::take(&mut self.text);
         self.cursor = 0;
-        let trimmed = text.trim();
+        let expanded = self.pastes.expand(&raw);
+        self.pastes.clear();
+        self.popup = None;
+        self.dismissed = None;
+        self.preferred_col = None;
+        let trimmed = expanded.trim();
         if trimmed.is_empty() {
             return ComposerEvent::Changed;
         }
-        ComposerEvent::Submit(classify(trimmed))
-    }
-
-    /// Rows the box wants at `width` (at least 1).
-    pub fn desired_height(&self, width: u16) -> u16 {
-        let width = usize::from(width.max(3) - 2);
-        let rows: usize = self
-            .text
-            .split('\n')
-            .map(|line| line.chars().count().div_ceil(width).max(1))
-            .sum();
-        u16::try_from(rows).unwrap_or(u16::MAX)
-    }
-
-    /// Draws the box into `area`.
-    pub fn render(&self, area: Rect, buf: &mut Buffer) {
-        let lines: Vec<Line> = self
-            .text
-            .split('\n')
-            .enumerate()
-            .map(|(i, l)| Line::from(format!("{}{l}", if i == 0 { "> " } else { "  " })))
-            .collect();
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .render(area, buf);
-    }
-
-    /// Where the terminal cursor goes when the box is drawn in `area`.
-    pub fn cursor_position(&self, area: Rect) -> Option<(u16, u16)> {
-        let before = &self.text[..self.cursor];
-        let row = before.matches('\n').count();
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-        let x = area
-            .x
-            .saturating_add(2)
-            .saturating_add(u16::try_from(col).ok()?);
-        let y = area.y.saturating_add(u16::try_from(row).ok()?);
-        (x < area.right() && y < area.bottom()).then_some((x, y))
+        self.warnings.extend(self.history.record(trimmed));
+        let mut submission = classify(trimmed);
+        if let Submission::Prompt { mentions, .. } = &mut submission {
+            *mentions = find_mentions(&raw, &self.config.project_root);
+        }
+        ComposerEvent::Submit(submission)
     }
 }
 
@@ -219,4 +316,24 @@ fn classify(text: &str) -> Submission {
         text: text.to_string(),
         mentions: Vec::new(),
     }
+}
+
+/// The `@path` tokens of the typed text that name existing files or
+/// directories under `root`, in order, without repeats.
+fn find_mentions(text: &str, root: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for token in text.split_whitespace() {
+        let Some(path) = token.strip_prefix('@') else {
+            continue;
+        };
+        let path = path.trim_end_matches([',', '.', ';', ':', ')', '!', '?', '"', '\'']);
+        if path.is_empty() {
+            continue;
+        }
+        let path = PathBuf::from(path);
+        if root.join(&path).exists() && !found.contains(&path) {
+            found.push(path);
+        }
+    }
+    found
 }

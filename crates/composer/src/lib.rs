@@ -9,8 +9,24 @@
 //! for [`Composer::desired_height`] to lay out its live region and renders
 //! the box with [`Composer::render`]. The composer reads no terminal and
 //! runs no engine: it is a value that can be driven by tests.
+//!
+//! Modules: `editor` (state, submission), `keys` (key handling), `textops`
+//! and `layout` (motions, soft wrapping), `history` (↑/↓, the JSON-lines
+//! file), `paste` (placeholders), `completion`, `files` and [`fuzzy`]
+//! (the `@path` and `/command` popups), `render` (drawing) and [`custom`]
+//! (custom slash commands from Markdown files).
 #![deny(missing_docs)]
 
+mod completion;
+pub mod custom;
 mod editor;
+mod files;
+pub mod fuzzy;
+mod history;
+mod keys;
+mod layout;
+mod paste;
+mod render;
+mod textops;
 
 pub use editor::{Composer, ComposerConfig, ComposerEvent, Submission};

@@ -11,7 +11,9 @@
 //! exactly; anything else is a regular expression over the whole subject
 //! (`mcp__.*`). `timeout` is in seconds ([`HOOK_DEFAULT_TIMEOUT_MS`] when
 //! absent). Unknown events and hook types other than `command` are skipped
-//! with a warning (a newer Claude Code's settings still load).
+//! with a warning (a newer Claude Code's settings still load). Type
+//! `callback` (`{"type": "callback", "callback_id": "hook_0"}`) is how the
+//! Claude Agent SDK's hooks arrive: run by the program that registered them.
 //! [`HookSet`] keeps every entry with its file; `matching` gives the
 //! commands for one event and subject, each command once.
 
@@ -102,6 +104,10 @@ pub struct HookCommand {
     pub origin: String,
     /// The file's scope (`user`, `project`, …).
     pub scope: String,
+    /// Type `callback`: the id the registering program knows it by; the
+    /// hook runs through [`crate::HookCallbacks`], not `sh` (`command` is
+    /// then `callback:ID`, for labels).
+    pub callback: Option<String>,
 }
 
 /// One hook with its event and matcher.
@@ -224,12 +230,20 @@ fn parse_command(
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("command");
-    if kind != "command" {
-        tracing::warn!("ignoring {at} in {origin}: hooks of type `{kind}` are not supported");
-        return Ok(None);
-    }
-    let command = match hook.get("command") {
-        Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
+    let callback = match kind {
+        "command" => None,
+        "callback" => match hook.get("callback_id") {
+            Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
+            _ => return Err("`callback_id` must be a non-empty string".into()),
+        },
+        _ => {
+            tracing::warn!("ignoring {at} in {origin}: hooks of type `{kind}` are not supported");
+            return Ok(None);
+        }
+    };
+    let command = match (&callback, hook.get("command")) {
+        (Some(id), _) => format!("callback:{id}"),
+        (None, Some(Value::String(c))) if !c.trim().is_empty() => c.clone(),
         _ => return Err("`command` must be a non-empty string".into()),
     };
     let timeout_ms = match hook.get("timeout") {
@@ -245,5 +259,6 @@ fn parse_command(
         timeout_ms,
         origin: origin.to_string(),
         scope: scope.to_string(),
+        callback,
     }))
 }

@@ -7,12 +7,15 @@
 //! matcher accepts the subject (each command once) run in parallel
 //! ([`runner`]: own process group, stdin JSON, timeout, capped output) →
 //! [`HookVerdict`] (`decision`: exit codes and JSON fields, folded over
-//! every run). The engine decides what a verdict does at its hook point;
+//! every run). Hooks of type `callback` (registered by the Claude Agent
+//! SDK) run through [`HookCallbacks`] instead of a process, their answer
+//! parsed the same way (module `callback`). The engine decides what a verdict does at its hook point;
 //! nothing here knows tools or permissions.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod callback;
 mod config;
 mod decision;
 mod event;
@@ -20,6 +23,7 @@ pub mod runner;
 
 use std::path::{Path, PathBuf};
 
+pub use callback::HookCallbacks;
 pub use config::{
     HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
 };
@@ -27,11 +31,14 @@ pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
 pub use event::HookEvent;
 use serde_json::Value;
 
+use crate::callback::Callbacks;
+
 /// The hooks of a session and where they run.
 #[derive(Debug, Clone)]
 pub struct Hooks {
     set: HookSet,
     project_dir: PathBuf,
+    callbacks: Option<Callbacks>,
 }
 
 impl Hooks {
@@ -40,7 +47,14 @@ impl Hooks {
         Self {
             set,
             project_dir: project_dir.into(),
+            callbacks: None,
         }
+    }
+
+    /// Callback hooks (type `callback`) run through `callbacks`.
+    pub fn with_callbacks(mut self, callbacks: std::sync::Arc<dyn HookCallbacks>) -> Self {
+        self.callbacks = Some(Callbacks(callbacks));
+        self
     }
 
     /// The configured hooks.
@@ -82,12 +96,21 @@ impl Hooks {
             map.insert("hook_event_name".into(), Value::String(event.name().into()));
         }
         let bytes = serde_json::to_vec(&input).unwrap_or_default();
+        let input = std::sync::Arc::new(input);
         let mut set = tokio::task::JoinSet::new();
         for (i, hook) in hooks.iter().enumerate() {
             let hook = hook.clone();
             let bytes = bytes.clone();
             let dir = self.project_dir.clone();
-            set.spawn(async move { (i, runner::run_command(&hook, &bytes, &dir).await) });
+            let callbacks = self.callbacks.clone();
+            let input = std::sync::Arc::clone(&input);
+            set.spawn(async move {
+                let run = match &hook.callback {
+                    Some(id) => callback::run_callback(callbacks.as_ref(), &hook, id, &input).await,
+                    None => runner::run_command(&hook, &bytes, &dir).await,
+                };
+                (i, run)
+            });
         }
         let mut runs = Vec::with_capacity(hooks.len());
         while let Some(joined) = set.join_next().await {

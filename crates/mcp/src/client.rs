@@ -198,21 +198,30 @@ impl Connection {
                     StreamableHttpClientTransportConfig::with_uri(url.as_str())
                         .custom_headers(custom),
                 );
-                let service = handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| ClientError::Connect(handshake_error(&e.to_string())))?;
-                Ok(Self {
-                    service,
-                    notes,
-                    _child: None,
-                })
+                Self::connected(handler.serve(transport).await, notes)
+            }
+            ServerConfig::Sdk { name } => {
+                let pipe = crate::sdk_transport::open(name).map_err(ClientError::Connect)?;
+                Self::connected(handler.serve(tokio::io::split(pipe)).await, notes)
             }
             ServerConfig::Sse { .. } => Err(ClientError::Connect(
                 "the legacy SSE transport is not supported; use \"type\": \"http\" (streamable HTTP)"
                     .into(),
             )),
         }
+    }
+
+    /// A connection without a child process, once its handshake is done.
+    fn connected<E: std::fmt::Display>(
+        served: Result<RunningService<RoleClient, Handler>, E>,
+        notes: Arc<Notifications>,
+    ) -> Result<Self, ClientError> {
+        let service = served.map_err(|e| ClientError::Connect(handshake_error(&e.to_string())))?;
+        Ok(Self {
+            service,
+            notes,
+            _child: None,
+        })
     }
 
     /// Whether the connection has closed (the server exited).

@@ -42,6 +42,14 @@ pub enum ServerConfig {
         #[serde(default)]
         headers: BTreeMap<String, String>,
     },
+    /// An in-process server of the program driving orbit (the Claude
+    /// Agent SDK's), reached over the control protocol
+    /// ([`crate::sdk_transport`]).
+    Sdk {
+        /// The server's name in the SDK (the entry's key).
+        #[serde(default)]
+        name: String,
+    },
 }
 
 /// A configuration that is not a valid `mcpServers` document.
@@ -78,6 +86,12 @@ impl ServerConfig {
             };
             map.insert("type".into(), Value::String(kind.into()));
         }
+        // The SDK addresses its in-process servers by their entry's key.
+        if let Value::Object(map) = &mut value
+            && map.get("type").and_then(Value::as_str) == Some("sdk")
+        {
+            map.insert("name".into(), Value::String(name.into()));
+        }
         serde_json::from_value(value).map_err(|e| ConfigError::Server {
             name: name.to_string(),
             detail: e.to_string(),
@@ -95,6 +109,7 @@ impl ServerConfig {
             ServerConfig::Stdio { .. } => "stdio",
             ServerConfig::Http { .. } => "http",
             ServerConfig::Sse { .. } => "sse",
+            ServerConfig::Sdk { .. } => "sdk",
         }
     }
 
@@ -118,6 +133,7 @@ impl ServerConfig {
                 url: ex(url),
                 headers: headers.iter().map(|(k, v)| (k.clone(), ex(v))).collect(),
             },
+            ServerConfig::Sdk { name } => ServerConfig::Sdk { name: name.clone() },
         };
         (expanded, missing)
     }

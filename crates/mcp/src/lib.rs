@@ -18,6 +18,7 @@ mod client;
 pub mod config;
 pub mod manager;
 mod resources;
+pub mod sdk_transport;
 pub mod serve;
 mod tool;
 

@@ -21,6 +21,10 @@ pub enum SdkMessage {
     Assistant(SdkConversationMessage),
     /// A `user` line: tool results sent back to the model.
     User(SdkConversationMessage),
+    /// A running tool's heartbeat (Claude Code's top-level `tool_progress`).
+    ToolProgress(SdkToolProgress),
+    /// A raw API stream event (`--include-partial-messages`).
+    StreamEvent(SdkStreamEvent),
     /// The `result` line, always the last.
     Result(SdkResult),
 }
@@ -49,6 +53,18 @@ pub enum SdkSystem {
         api_key_source: String,
         /// The output style's name.
         output_style: String,
+        /// The version the SDK reads (Claude Code's key; orbit's version).
+        claude_code_version: String,
+        /// orbit's version (the same value, under orbit's own name).
+        orbit_version: String,
+        /// Slash commands the session offers (none headless).
+        slash_commands: Vec<String>,
+        /// Agent names given with `--agents`.
+        agents: Vec<String>,
+        /// Skills loaded (orbit has none).
+        skills: Vec<String>,
+        /// Plugins loaded (orbit has none).
+        plugins: Vec<Value>,
         /// This line's id.
         uuid: String,
     },
@@ -150,6 +166,10 @@ pub struct SdkConversationMessage {
     pub session_id: String,
     /// This line's id.
     pub uuid: String,
+    /// `user` lines: the structured result of the tool call they answer
+    /// (Bash stdout/stderr, Read file info, Edit/Write patch), as Claude Code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_result: Option<Value>,
 }
 
 /// The `result` line: the outcome of the turn.
@@ -165,8 +185,9 @@ pub struct SdkResult {
     pub duration_api_ms: u64,
     /// Model calls made in the turn.
     pub num_turns: u32,
-    /// The final assistant text (success), else empty.
-    pub result: String,
+    /// The final assistant text; absent on error subtypes (as Claude Code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
     /// Stop reason of the last model call, when known.
     pub stop_reason: Option<String>,
     /// The session's id.
@@ -182,6 +203,45 @@ pub struct SdkResult {
     /// `--json-schema` output, when requested and valid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
+    /// Why the turn ended, in Claude Code's words (`completed`, `max_turns`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_reason: Option<String>,
+    /// Token and cost totals per model, cumulative over the session.
+    #[serde(rename = "modelUsage", default)]
+    pub model_usage: serde_json::Map<String, Value>,
+    /// This line's id.
+    pub uuid: String,
+}
+
+/// A top-level `tool_progress` line: which tool runs and for how long,
+/// with orbit's live output (`data`) as an extra field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SdkToolProgress {
+    /// The running call.
+    pub tool_use_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// Null at top level.
+    pub parent_tool_use_id: Option<String>,
+    /// Seconds since the call started.
+    pub elapsed_time_seconds: f64,
+    /// What the tool reported (a line of output, an MCP progress value).
+    pub data: Value,
+    /// The session's id.
+    pub session_id: String,
+    /// This line's id.
+    pub uuid: String,
+}
+
+/// A `stream_event` line: one raw event of the model's streamed answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SdkStreamEvent {
+    /// The event as the API sent it (`message_start`, `content_block_delta`, …).
+    pub event: Value,
+    /// Null at top level.
+    pub parent_tool_use_id: Option<String>,
+    /// The session's id.
+    pub session_id: String,
     /// This line's id.
     pub uuid: String,
 }

@@ -17,7 +17,6 @@ use orbit_engine::{AbortHandle, CompactError, CompactionBoundary, QueryEngine};
 use orbit_permissions::{PermissionMode, Policy};
 use orbit_protocol::EngineEvent;
 
-use crate::custom::{CustomCommand, load_custom_commands};
 use crate::dialog::ApprovalInbox;
 use crate::screen::{Screen, Tone};
 use crate::status::StatusInfo;
@@ -27,6 +26,7 @@ use crate::theme::Theme;
 use crate::{
     ExitInfo, McpStatus, OpenedSession, SessionChoice, SessionFactory, TuiError, TuiOptions,
 };
+use orbit_composer::custom::{CustomCommand, load_custom_commands};
 
 /// Two Ctrl-C within this long (on an empty input) exit.
 const DOUBLE_CTRL_C_MS: u64 = 1_000;
@@ -114,7 +114,7 @@ impl Front {
                 self.exit = true;
                 self.interrupt = busy;
             }
-            KeyCode::Esc if busy => {
+            KeyCode::Esc if busy && !self.screen.composer.popup_open() => {
                 self.interrupt = true;
                 self.queue.clear();
                 self.screen.set_queued(0);
@@ -134,6 +134,7 @@ impl Front {
             _ => {
                 if let ComposerEvent::Submit(submission) = self.screen.composer.handle_key(key) {
                     self.screen.set_hint(None);
+                    self.screen.composer_warnings();
                     self.submit(submission);
                 }
             }

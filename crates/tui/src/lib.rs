@@ -17,7 +17,6 @@
 mod answer;
 mod app;
 mod commands;
-mod custom;
 mod dialog;
 mod diff;
 mod highlight;

@@ -66,7 +66,9 @@ pub struct Screen {
 impl Screen {
     /// An empty screen for a session described by `status`.
     pub fn new(status: StatusInfo, theme: Theme, composer: ComposerConfig) -> Self {
-        Self {
+        let mut composer = Composer::new(composer);
+        composer.set_color(theme.has_color());
+        let mut screen = Self {
             theme,
             history: Vec::new(),
             answer: Answer::new(theme),
@@ -74,13 +76,22 @@ impl Screen {
             tools: Vec::new(),
             recent: VecDeque::new(),
             full_output: false,
-            composer: Composer::new(composer),
+            composer,
             dialogs: VecDeque::new(),
             picker: None,
             status,
             busy: None,
             hint: None,
             queued: 0,
+        };
+        screen.composer_warnings();
+        screen
+    }
+
+    /// The input box's warnings (its history file), once each.
+    pub(crate) fn composer_warnings(&mut self) {
+        while let Some(warning) = self.composer.take_warning() {
+            self.note(&warning, Tone::Error);
         }
     }
 
@@ -431,28 +442,25 @@ impl Screen {
             top.push(Line::from(Span::styled(text, t.accent())));
         }
         // The bottom part: a dialog or picker replaces the input box.
+        // The input box draws its own borders; a dialog or picker that
+        // replaces it gets a rule above the status line.
+        let rule = Line::from(Span::styled("─".repeat(usize::from(width)), t.dim()));
         let mut bottom: Vec<Line<'static>> = Vec::new();
+        let mut tail: Vec<Line<'static>> = Vec::new();
         let mut composer_rows = 0u16;
         if let Some(dialog) = self.dialogs.front() {
             bottom.extend(wrap_all(&dialog.lines(t), width));
+            tail.push(rule);
         } else if let Some(picker) = &self.picker {
             bottom.extend(picker_lines(picker, t, area.height.saturating_sub(4)));
+            tail.push(rule);
         } else {
-            bottom.push(Line::from(Span::styled(
-                "─".repeat(usize::from(width)),
-                t.dim(),
-            )));
             composer_rows = self
                 .composer
                 .desired_height(width)
-                .min(area.height / 2)
+                .min(area.height.saturating_sub(2))
                 .max(1);
         }
-        let mut tail: Vec<Line<'static>> = Vec::new();
-        tail.push(Line::from(Span::styled(
-            "─".repeat(usize::from(width)),
-            t.dim(),
-        )));
         tail.push(status_line(&self.status, t, width));
         if let Some(hint) = &self.hint {
             tail.extend(wrap_line(

@@ -28,6 +28,11 @@ impl Theme {
         Self { color }
     }
 
+    /// Whether colours are on.
+    pub(crate) fn has_color(self) -> bool {
+        self.color
+    }
+
     /// `modifier`, with `color` unless colours are off.
     fn style(self, color: Option<Color>, modifier: Modifier) -> Style {
         let style = Style::default().add_modifier(modifier);

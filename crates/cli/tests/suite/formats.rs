@@ -3,7 +3,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::Value;
 
-use super::common::{Scratch, orbit, run};
+use super::common::{Scratch, kind, orbit, run};
 
 #[test]
 fn text_format_prints_the_final_answer() {
@@ -72,22 +72,25 @@ fn verbose_stream_json_shows_tool_progress_between_call_and_result() {
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     let lines = out.lines();
     let kinds = out.kinds();
-    let first = kinds
-        .iter()
-        .position(|k| k == "system/tool_progress")
-        .expect("progress");
-    let last = kinds
-        .iter()
-        .rposition(|k| k == "system/tool_progress")
-        .unwrap();
+    let progress = |k: &String| k == "system/tool_progress" || k == "tool_progress";
+    let first = kinds.iter().position(progress).expect("progress");
+    let last = kinds.iter().rposition(progress).unwrap();
     assert_eq!(kinds[first - 1], "assistant");
     assert_eq!(kinds[last + 1], "user");
+    // orbit's system line, then Claude Code's top-level one, per update.
     let mut streamed = String::new();
-    for line in &lines[first..=last] {
-        assert_eq!(line["tool_use_id"], "toolu_1");
-        assert_eq!(line["session_id"], lines[0]["session_id"]);
-        assert_eq!(line["data"]["type"], "output");
-        streamed.push_str(line["data"]["output"].as_str().unwrap());
+    for pair in lines[first..=last].chunks(2) {
+        assert_eq!(kind(&pair[0]), "system/tool_progress");
+        assert_eq!(pair[1]["type"], "tool_progress");
+        assert_eq!(pair[1]["tool_name"], "Bash");
+        assert!(pair[1]["elapsed_time_seconds"].as_f64().is_some());
+        assert_eq!(pair[1]["data"], pair[0]["data"]);
+        for line in pair {
+            assert_eq!(line["tool_use_id"], "toolu_1");
+            assert_eq!(line["session_id"], lines[0]["session_id"]);
+        }
+        assert_eq!(pair[0]["data"]["type"], "output");
+        streamed.push_str(pair[0]["data"]["output"].as_str().unwrap());
     }
     assert_eq!(streamed, "line 1\nline 2\nline 3\n");
 

@@ -2,12 +2,15 @@
 //! `.ci/run`) driving the real `orbit` binary as its `cli_path`, against the
 //! fake Anthropic server: each scenario of `fixtures/sdk_client.py` prints
 //! what the SDK parsed; the test checks that AND what the model received.
-//! A missing SDK fails these tests (never a skip).
+//! A missing SDK fails these tests (never a skip). The runner for SDK
+//! programs lives here; the scenarios both SDKs run are in `sdk_ts.rs`,
+//! the Python-only ones (permission mode, the output audit, in-process MCP
+//! servers, the permission prompt tool) below.
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, drain, tool_results_text, wait_within};
@@ -17,22 +20,29 @@ use super::mcp::python;
 const SDK_PROGRAM_LIMIT: Duration = Duration::from_secs(60);
 
 /// What one SDK program printed, one JSON object per line.
-struct Printed {
-    lines: Vec<Value>,
-    stderr: String,
+pub struct Printed {
+    pub lines: Vec<Value>,
+    pub stderr: String,
 }
 
 impl Printed {
-    fn of_kind(&self, kind: &str) -> Vec<&Value> {
+    pub fn of_kind(&self, kind: &str) -> Vec<&Value> {
         self.lines.iter().filter(|l| l["kind"] == kind).collect()
     }
 }
 
-/// Runs `fixtures/sdk_client.py SCENARIO` with the SDK's `cli_path` set to
-/// `orbit` and the fake server's environment; it must exit 0.
-fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
-    let mut cmd = std::process::Command::new(python());
+/// Runs `PROGRAM SCRIPT SCENARIO` (an SDK program with `orbit` as its CLI,
+/// `ORBIT_BIN`) with the fake server's environment plus `env`; it must
+/// exit 0.
+pub fn sdk_program(
+    program: &str,
+    script: &str,
+    scenario: &str,
+    env: &[(&str, String)],
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+) -> Printed {
+    let mut cmd = std::process::Command::new(program);
     cmd.arg(script)
         .arg(scenario)
         .env_clear()
@@ -40,12 +50,13 @@ fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
         .env("HOME", scratch.home())
         .env("ORBIT_HOME", scratch.home().join(".orbit"))
         .env("ORBIT_BIN", env!("CARGO_BIN_EXE_orbit"))
+        .envs(env.iter().map(|(k, v)| (*k, v)))
         .envs(server.env())
         .current_dir(scratch.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("python starts");
+    let mut child = cmd.spawn().expect("the SDK program starts");
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out = std::thread::spawn(move || drain(stdout));
@@ -63,143 +74,10 @@ fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
     Printed { lines, stderr }
 }
 
-#[test]
-fn one_shot_query_reads_orbits_messages() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("hi from the fake model")]);
-    let printed = sdk("one_shot", &scratch, &server);
-    assert_eq!(
-        printed.of_kind("system")[0]["subtype"],
-        "init",
-        "{}",
-        printed.stderr
-    );
-    assert_eq!(printed.of_kind("text")[0]["text"], "hi from the fake model");
-    let result = printed.of_kind("result");
-    assert_eq!(result.len(), 1);
-    assert_eq!(result[0]["subtype"], "success");
-    assert_eq!(result[0]["result"], "hi from the fake model");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    assert_eq!(body::last_message_texts(&requests[0].body), ["say hi"]);
-}
-
-#[test]
-fn a_client_session_runs_two_prompts_in_one_process() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![Reply::text("answer one"), Reply::text("answer two")]);
-    let printed = sdk("multi_turn", &scratch, &server);
-    let results = printed.of_kind("result");
-    let texts: Vec<&Value> = results.iter().map(|r| &r["result"]).collect();
-    assert_eq!(texts, [&json!("answer one"), &json!("answer two")]);
-    // One process, one session: the same id, and the second request carries
-    // the first exchange.
-    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let second = body::messages(&requests[1].body);
-    assert_eq!(second.len(), 3, "{second:?}");
-    assert_eq!(
-        body::last_message_texts(&requests[1].body),
-        ["second question"]
-    );
-    // A control request orbit does not support gets an error, not a hang.
-    let unsupported = &printed.of_kind("unsupported_request")[0]["error"];
-    assert!(
-        unsupported
-            .as_str()
-            .is_some_and(|e| e.contains("get_context_usage")),
-        "{unsupported}"
-    );
-}
-
-#[test]
-fn can_use_tool_allows_one_call_and_denies_another() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Bash",
-            json!({"command": "echo allowed-run > made.txt"}),
-        ),
-        Reply::tool_use(
-            "toolu_b",
-            "Bash",
-            json!({"command": "echo forbidden > bad.txt"}),
-        ),
-        Reply::tool_use(
-            "toolu_c",
-            "Bash",
-            json!({"command": "echo rewrite-me > orig.txt"}),
-        ),
-        Reply::text("done"),
-    ]);
-    let printed = sdk("can_use_tool", &scratch, &server);
-    let asked: Vec<&Value> = printed
-        .of_kind("asked")
-        .iter()
-        .map(|a| &a["command"])
-        .collect();
-    assert_eq!(
-        asked,
-        [
-            &json!("echo allowed-run > made.txt"),
-            &json!("echo forbidden > bad.txt"),
-            &json!("echo rewrite-me > orig.txt")
-        ],
-        "{}",
-        printed.stderr
-    );
-    assert!(scratch.path().join("made.txt").exists());
-    assert!(!scratch.path().join("bad.txt").exists());
-    // An allow with updatedInput ran the SDK's input, not the model's.
-    assert!(!scratch.path().join("orig.txt").exists());
-    assert_eq!(
-        std::fs::read_to_string(scratch.path().join("re.txt")).unwrap(),
-        "rewritten\n"
-    );
-    let requests = server.requests();
-    assert_eq!(requests.len(), 4);
-    // The model saw the callback's deny message as the second call's result.
-    let told = tool_results_text(&requests[2].body);
-    assert!(told.contains("SDK-DENIED: not on my watch"), "{told}");
-    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
-}
-
-#[test]
-fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_sleep", "Bash", json!({"command": "sleep 30"})),
-        Reply::text("still here"),
-    ]);
-    let printed = sdk("interrupt", &scratch, &server);
-    assert_eq!(
-        printed.of_kind("interrupt_sent").len(),
-        1,
-        "{}",
-        printed.stderr
-    );
-    let waited = printed.of_kind("after_interrupt_s")[0]["seconds"]
-        .as_f64()
-        .unwrap();
-    assert!(waited < 10.0, "the interrupt took {waited} s");
-    let results = printed.of_kind("result");
-    assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["is_error"], true, "{results:?}");
-    assert_eq!(results[1]["result"], "still here");
-    // The second prompt went to the model; the interrupted call's result says so.
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    assert_eq!(
-        body::last_message_texts(&requests[1].body).last().unwrap(),
-        "still there?"
-    );
-    assert!(
-        tool_results_text(&requests[1].body).contains("interrupt"),
-        "{}",
-        requests[1].body
-    );
+/// Runs `fixtures/sdk_client.py SCENARIO` on the Python SDK.
+pub fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_client.py");
+    sdk_program(&python(), script, scenario, &[], scratch, server)
 }
 
 #[test]
@@ -224,4 +102,102 @@ fn a_permission_mode_change_applies_to_the_next_calls() {
     let last = second.last().unwrap();
     assert!(!last.is_error, "{}", last.text);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "written\n");
+}
+
+#[test]
+fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_echo", "Bash", json!({"command": "echo audited"})),
+        Reply::turn(Turn::new().text("audit done").usage(1_000, 20)),
+    ]);
+    let printed = sdk("audit", &scratch, &server);
+    let init = printed.of_kind("init");
+    let init = init.first().unwrap_or_else(|| panic!("{}", printed.stderr));
+    assert_eq!(init["claude_code_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(init["slash_commands"], json!([]));
+    assert_eq!(init["agents"], json!(["reviewer"]));
+    assert_eq!(init["mcp_servers"], json!([]));
+    assert_eq!(init["permissionMode"], "default");
+    assert_eq!(init["output_style"], "default");
+    let result = printed.of_kind("tool_use_result")[0]["value"].clone();
+    assert_eq!(result["stdout"], "audited");
+    assert_eq!(result["interrupted"], false);
+    let types = printed.of_kind("stream_events")[0]["types"].clone();
+    let types: Vec<&str> = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        types.iter().filter(|t| **t == "message_start").count(),
+        2,
+        "{types:?}"
+    );
+    assert!(types.contains(&"content_block_delta"), "{types:?}");
+    let done = printed.of_kind("result")[0].clone();
+    assert_eq!(done["result"], "audit done");
+    assert_eq!(done["terminal_reason"], "completed");
+    assert_eq!(done["num_turns"], 2);
+    let usage = done["model_usage"].as_object().unwrap();
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    let per_model = &usage[DEFAULT_MODEL];
+    assert_eq!(per_model["inputTokens"], 1_000, "{per_model}");
+    assert_eq!(per_model["outputTokens"], 20, "{per_model}");
+    assert!(per_model["costUSD"].as_f64().unwrap() > 0.0, "{per_model}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(tool_results_text(&requests[1].body).trim(), "audited");
+}
+
+#[test]
+fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_add", "mcp__calc__add", json!({"a": 2, "b": 40})),
+        Reply::text("it is 42"),
+    ]);
+    let printed = sdk("sdk_mcp", &scratch, &server);
+    let ran = printed.of_kind("tool_ran");
+    assert_eq!(ran.len(), 1, "{}", printed.stderr);
+    assert_eq!(ran[0]["args"], json!({"a": 2, "b": 40}));
+    assert_eq!(printed.of_kind("result")[0]["result"], "it is 42");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let results = body::tool_results(&requests[1].body);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].text, "2+40=42");
+    assert!(!results[0].is_error);
+}
+
+#[test]
+fn a_permission_prompt_tool_decides_the_asks() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_a",
+            "Bash",
+            json!({"command": "echo allowed > a.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_b",
+            "Bash",
+            json!({"command": "echo forbidden > b.txt"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let printed = sdk("prompt_tool", &scratch, &server);
+    let asked = printed.of_kind("prompt_tool_asked");
+    assert_eq!(asked.len(), 2, "{}", printed.stderr);
+    assert_eq!(asked[0]["tool"], "Bash");
+    assert!(scratch.path().join("a.txt").exists());
+    assert!(!scratch.path().join("b.txt").exists());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let told = tool_results_text(&requests[2].body);
+    assert!(
+        told.contains("PROMPT-TOOL-DENIED: ask again never"),
+        "{told}"
+    );
 }

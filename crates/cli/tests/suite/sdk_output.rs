@@ -1,0 +1,144 @@
+//! The stream-json transcript as Claude Code's SDK readers see it (issue
+//! 15's output audit): one full run snapshotted (init fields, one `user`
+//! line per tool result with its `tool_use_result`, `modelUsage`,
+//! `terminal_reason`), error results without a `result` key, and the
+//! `stream_event` lines of `--include-partial-messages` reassembling the
+//! answer the model streamed.
+
+use orbit_test_support::{FakeAnthropic, Reply, Turn};
+use serde_json::{Value, json};
+
+use super::common::{Scratch, run_stream_json};
+
+/// Keys whose values change from run to run.
+const VOLATILE_KEYS: [&str; 6] = [
+    "uuid",
+    "session_id",
+    "duration_ms",
+    "duration_api_ms",
+    "claude_code_version",
+    "orbit_version",
+];
+
+/// Replaces volatile values (and the tool list, which grows with orbit).
+fn redact(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if VOLATILE_KEYS.contains(&key.as_str()) || key == "tools" && v.is_array() {
+                    *v = json!(format!("[{key}]"));
+                } else {
+                    redact(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_full_transcript_has_the_fields_sdk_readers_take() {
+    let scratch = Scratch::new();
+    let notes = scratch.write("notes.txt", "alpha\nbeta\ngamma\n");
+    let notes = notes.display().to_string();
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(
+            Turn::new()
+                .tool_use("toolu_read", "Read", json!({"file_path": notes}))
+                .tool_use(
+                    "toolu_bash",
+                    "Bash",
+                    json!({"command": "echo out; echo err >&2"}),
+                ),
+        ),
+        Reply::tool_use(
+            "toolu_edit",
+            "Edit",
+            json!({"file_path": notes, "old_string": "beta", "new_string": "BETA"}),
+        ),
+        Reply::turn(Turn::new().text("all done").usage(1_000, 20)),
+    ]);
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "read, run, edit",
+        &[
+            "--permission-mode",
+            "bypassPermissions",
+            "--agents",
+            r#"{"reviewer":{"description":"d","prompt":"p"}}"#,
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("no subagents yet"), "{}", out.stderr);
+    let mut lines = out.lines();
+    lines.iter_mut().for_each(redact);
+    let text = scratch.redact(&serde_json::to_string_pretty(&lines).unwrap());
+    let lines: Value = serde_json::from_str(&text).unwrap();
+    insta::assert_json_snapshot!("sdk_stream_json_transcript", lines);
+    // The edit happened, and the model got both results of the first turn.
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "alpha\nBETA\ngamma\n"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let results = orbit_test_support::body::tool_results(&requests[1].body);
+    assert_eq!(results.len(), 2);
+}
+
+#[test]
+fn error_results_have_no_result_key_and_say_why_they_ended() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "true"})),
+        Reply::tool_use("toolu_2", "Bash", json!({"command": "true"})),
+    ]);
+    let out = run_stream_json(&scratch, &server, "loop", &["--max-turns", "1"]);
+    let result = out.result();
+    assert_eq!(result["subtype"], "error_max_turns");
+    assert!(result.get("result").is_none(), "{result}");
+    assert_eq!(result["terminal_reason"], "max_turns");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn partial_messages_carry_the_raw_stream_events() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::text("streamed answer"),
+        Reply::text("streamed answer"),
+    ]);
+    let cases: [(&[&str], usize); 2] = [(&[], 0), (&["--include-partial-messages"], 1)];
+    for (extra, want_starts) in cases {
+        let out = run_stream_json(&scratch, &server, "hi", extra);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let events: Vec<Value> = out
+            .lines()
+            .into_iter()
+            .filter(|l| l["type"] == "stream_event")
+            .map(|l| l["event"].clone())
+            .collect();
+        let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+        let starts = kinds.iter().filter(|k| **k == "message_start").count();
+        assert_eq!(starts, want_starts, "{extra:?}: {kinds:?}");
+        if want_starts == 0 {
+            continue;
+        }
+        assert_eq!(kinds.first(), Some(&"message_start"));
+        assert_eq!(kinds.last(), Some(&"message_stop"));
+        let text: String = events
+            .iter()
+            .filter(|e| e["delta"]["type"] == "text_delta")
+            .filter_map(|e| e["delta"]["text"].as_str())
+            .collect();
+        assert_eq!(text, "streamed answer");
+        // The stream events come before the assembled assistant line.
+        let kinds = out.kinds();
+        let first_event = kinds.iter().position(|k| k == "stream_event");
+        let assistant = kinds.iter().position(|k| k == "assistant");
+        assert!(first_event < assistant, "{kinds:?}");
+    }
+    assert_eq!(server.requests().len(), 2);
+}
