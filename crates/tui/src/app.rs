@@ -20,7 +20,7 @@ use orbit_protocol::EngineEvent;
 use crate::dialog::ApprovalInbox;
 use crate::screen::{Screen, Tone};
 use crate::status::StatusInfo;
-use crate::submit::{ShellRun, append_note, mentions, run_shell, with_attachments};
+use crate::submit::{ShellRun, append_note, attachable, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
 use crate::{
@@ -40,9 +40,13 @@ const DEFAULT_CONTEXT_WINDOW_TOKENS: u64 = 200_000;
 
 /// Something to do when nothing runs.
 pub(crate) enum Work {
-    Prompt(String),
+    /// A prompt and the `@path` mentions the composer found in it.
+    Prompt(String, Vec<PathBuf>),
     Shell(String),
-    Command { name: String, args: String },
+    Command {
+        name: String,
+        args: String,
+    },
     Open(SessionChoice),
 }
 
@@ -163,7 +167,7 @@ impl Front {
 
     fn submit(&mut self, submission: Submission) {
         let work = match submission {
-            Submission::Prompt { text, .. } => Work::Prompt(text),
+            Submission::Prompt { text, mentions } => Work::Prompt(text, mentions),
             Submission::Shell(command) => Work::Shell(command),
             Submission::Note(note) => {
                 match append_note(&self.cwd, &note) {
@@ -236,10 +240,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         ),
         Tone::Dim,
     );
-    let mut queue = VecDeque::new();
-    if let Some(prompt) = options.initial_prompt.filter(|p| !p.trim().is_empty()) {
-        queue.push_back(Work::Prompt(prompt));
-    }
+    let queue = VecDeque::new();
     let term = Term::start()?;
     let mut app = App {
         front: Front {
@@ -260,6 +261,14 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         events: EventStream::new(),
         term,
     };
+    // The first prompt (`orbit "PROMPT"`) is submitted as if typed.
+    if let Some(prompt) = options.initial_prompt.filter(|p| !p.trim().is_empty()) {
+        app.front.screen.composer.set_text(&prompt);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        if let ComposerEvent::Submit(submission) = app.front.screen.composer.handle_key(enter) {
+            app.front.submit(submission);
+        }
+    }
     let outcome = app.main_loop().await;
     let _ = app.term.draw(&mut app.front.screen);
     drop(app.events);
@@ -330,9 +339,9 @@ impl App {
 
     async fn do_work(&mut self, work: Work) -> Result<(), TuiError> {
         match work {
-            Work::Prompt(text) => {
+            Work::Prompt(text, mentions) => {
                 self.front.screen.user_prompt(&text);
-                self.prompt_turn(&text).await
+                self.prompt_turn(&text, &mentions).await
             }
             Work::Shell(command) => {
                 self.front.screen.user_prompt(&format!("!{command}"));
@@ -348,9 +357,13 @@ impl App {
 
     /// Runs a turn for `text` with its `@path` attachments and the
     /// pending `!command` outputs.
-    pub(crate) async fn prompt_turn(&mut self, text: &str) -> Result<(), TuiError> {
+    pub(crate) async fn prompt_turn(
+        &mut self,
+        text: &str,
+        mentions: &[PathBuf],
+    ) -> Result<(), TuiError> {
         let policy = self.engine.policy();
-        let (files, refused): (Vec<_>, Vec<_>) = mentions(text, &self.front.cwd)
+        let (files, refused): (Vec<_>, Vec<_>) = attachable(mentions, &self.front.cwd)
             .into_iter()
             .partition(|rel| !policy.is_read_denied(&self.front.cwd.join(rel)));
         for rel in &refused {

@@ -146,7 +146,7 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
                 screen.note(&format!("  {line}"), Tone::Plain);
             }
         }
-        "init" => return app.prompt_turn(INIT_PROMPT).await,
+        "init" => return app.prompt_turn(INIT_PROMPT, &[]).await,
         "status" => {
             let s = status_of(&app.engine);
             screen.note(
@@ -164,7 +164,7 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
         other => match app.custom.iter().find(|c| c.name == other) {
             Some(command) => {
                 let prompt = command.expand(args);
-                return app.prompt_turn(&prompt).await;
+                return app.prompt_turn(&prompt, &[]).await;
             }
             None => screen.note(
                 &format!("Unknown command /{other} (see /help)"),

@@ -1,4 +1,5 @@
-//! What a submission does besides a plain prompt: `@path` mentions attach
+//! What a submission does besides a plain prompt: `@path` mentions (found
+//! by the composer) attach
 //! the file (as Claude Code does: a reminder saying the Read tool was
 //! called, with its numbered lines), `!command` runs in `sh -c` in the
 //! session's cwd (bounded by [`SHELL_TIMEOUT_MS`]; command and output join
@@ -14,28 +15,19 @@ const ATTACH_MAX_BYTES: usize = 256 * 1024;
 /// Output of a `!command` kept for the model, in chars.
 const SHELL_OUTPUT_MAX_CHARS: usize = 30_000;
 
-/// The `@path` mentions of `text` that name files under `cwd`.
-pub(crate) fn mentions(text: &str, cwd: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for word in text.split_whitespace() {
-        let Some(path) = word.strip_prefix('@') else {
-            continue;
-        };
-        let path = path.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
-        if path.is_empty() {
-            continue;
-        }
-        let rel = PathBuf::from(path);
-        // Inside the project only (no `..`, no absolute path, no link out).
-        let inside = cwd
-            .join(&rel)
-            .canonicalize()
-            .is_ok_and(|p| p.starts_with(cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf())));
-        if inside && cwd.join(&rel).is_file() && !out.contains(&rel) {
-            out.push(rel);
-        }
-    }
-    out
+/// The mentioned paths (the composer's `@path` mentions) that can be
+/// attached: files inside the project (no `..`, no absolute path, no link
+/// out of it).
+pub(crate) fn attachable(mentions: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+    let root = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    mentions
+        .iter()
+        .filter(|rel| {
+            let path = cwd.join(rel);
+            path.is_file() && path.canonicalize().is_ok_and(|p| p.starts_with(&root))
+        })
+        .cloned()
+        .collect()
 }
 
 /// `prompt` with each mentioned file attached.
@@ -144,17 +136,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mentions_name_existing_files_only() {
+    fn attaches_files_inside_the_project_only() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("project");
-        std::fs::create_dir(&dir).unwrap();
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("a.txt"), "x").unwrap();
         std::fs::write(root.path().join("outside.txt"), "x").unwrap();
-        let got = mentions(
-            "look at @a.txt, and @missing.rs and a@b @../outside.txt @/etc/passwd",
-            &dir,
-        );
-        assert_eq!(got, vec![PathBuf::from("a.txt")]);
+        let mentioned: Vec<PathBuf> = [
+            "a.txt",
+            "missing.rs",
+            "sub",
+            "../outside.txt",
+            "/etc/passwd",
+        ]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(attachable(&mentioned, &dir), vec![PathBuf::from("a.txt")]);
     }
 
     #[test]
