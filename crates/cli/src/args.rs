@@ -18,7 +18,7 @@ use orbit_permissions::{PermissionMode, parse_rule_list};
 /// Default output-token cap per model call (Claude Code's default).
 pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "orbit",
     version,
@@ -33,7 +33,8 @@ pub struct Args {
     #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1, default_missing_value = "-")]
     pub print: Option<String>,
 
-    /// The prompt, when not given as the value of `-p`.
+    /// The prompt, when not given as the value of `-p`; without `-p`, the
+    /// interactive UI's first prompt.
     #[arg(value_name = "PROMPT")]
     pub prompt: Option<String>,
 
@@ -274,7 +275,7 @@ impl Args {
     pub fn given_prompt(&self) -> anyhow::Result<Option<&str>> {
         let Some(print) = self.print.as_deref() else {
             bail!(
-                "interactive mode is not available yet; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
+                "no -p: the interactive UI takes the prompt; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
             );
         };
         Ok(match (print, self.prompt.as_deref()) {

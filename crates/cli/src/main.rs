@@ -18,6 +18,7 @@ mod args;
 mod configure;
 mod control;
 mod hooks_cmd;
+mod interactive;
 mod local;
 mod logging;
 mod mcp;
@@ -152,6 +153,10 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
 
 async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
+    // No -p and no SDK input: the interactive terminal UI.
+    if args.print.is_none() && !args.sdk.stream_input() {
+        return interactive::run(args, env).await;
+    }
     // With `--input-format stream-json` the prompts come as JSON lines
     // (an SDK session, see `sdk_session`).
     let prompt = if args.sdk.stream_input() {

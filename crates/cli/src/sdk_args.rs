@@ -20,7 +20,7 @@ pub enum InputFormat {
 }
 
 /// The SDK's flags (flattened into [`crate::args::Args`]).
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct SdkArgs {
     /// Input format: `text` (default) or `stream-json` (user messages and
     /// control requests as JSON lines on stdin; a multi-turn session).

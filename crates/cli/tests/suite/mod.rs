@@ -38,3 +38,4 @@ mod stdout_closed;
 mod structured_output;
 mod system_prompt;
 mod trust;
+mod tui;

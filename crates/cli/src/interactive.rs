@@ -1,0 +1,91 @@
+//! `orbit [PROMPT]` without `-p`: the interactive terminal UI
+//! (`orbit-tui`). Builds the session through [`setup::prepare`] with the
+//! UI's approver (its permission dialog) and hands it to the UI with a
+//! [`SessionFactory`] that builds the sessions `/clear` and `/resume`
+//! switch to from the same flags. Without a terminal on stdin and stdout
+//! it stops with one clear error (no UI on a pipe).
+
+use std::io::IsTerminal;
+
+use anyhow::bail;
+use orbit_config::Env;
+use orbit_engine::SharedApprover;
+use orbit_tui::{OpenedSession, SessionChoice, SessionFactory, TuiOptions};
+
+use crate::args::Args;
+use crate::setup;
+
+/// Runs the UI; the exit code is 0 when the person exits.
+pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        bail!(
+            "interactive mode needs a terminal on stdin and stdout; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
+        );
+    }
+    let (approver, inbox) = orbit_tui::approver();
+    let factory = Factory {
+        args: args.clone(),
+        env: env.clone(),
+        approver,
+    };
+    let first = factory.build(&args).map_err(anyhow::Error::msg)?;
+    let data_dir = first.engine.config().data_dir.clone();
+    let options = TuiOptions {
+        initial_prompt: args.prompt.clone(),
+        inbox,
+        sessions: Box::new(factory),
+        history_file: Some(data_dir.join("history.jsonl")),
+        home: env.get("HOME").map(std::path::PathBuf::from),
+        color: env.get("NO_COLOR").is_none(),
+    };
+    orbit_tui::run(first, options).await?;
+    Ok(0)
+}
+
+/// Builds sessions from the run's flags with another session choice.
+struct Factory {
+    args: Args,
+    env: Env,
+    approver: SharedApprover,
+}
+
+impl Factory {
+    fn build(&self, args: &Args) -> Result<OpenedSession, String> {
+        let prepared = setup::prepare(args, &self.env, Some(self.approver.clone()))
+            .map_err(|err| format!("{err:#}"))?;
+        let mcp = prepared.mcp.map(|manager| {
+            Box::new(move || {
+                manager
+                    .statuses()
+                    .into_iter()
+                    .map(|s| match &s.state {
+                        orbit_mcp::ServerState::Failed(why) => {
+                            format!("{} · failed: {why}", s.name)
+                        }
+                        state => format!("{} · {}", s.name, state.as_str()),
+                    })
+                    .collect()
+            }) as orbit_tui::McpStatus
+        });
+        let on_close = crate::signals::kill_background_shells(prepared.engine.tool_context());
+        Ok(OpenedSession {
+            engine: prepared.engine,
+            mcp,
+            on_close: Some(Box::new(on_close)),
+        })
+    }
+}
+
+impl SessionFactory for Factory {
+    fn open(&mut self, choice: SessionChoice) -> Result<OpenedSession, String> {
+        let mut args = self.args.clone();
+        args.continue_session = false;
+        args.fork_session = false;
+        args.session_id = None;
+        args.resume = match choice {
+            SessionChoice::New => None,
+            SessionChoice::Resume(id) => Some(id),
+        };
+        self.build(&args)
+    }
+}

@@ -1,0 +1,450 @@
+//! The interactive UI end to end: the real `orbit` binary in a tmux pane
+//! (100×30) against the fake Anthropic server — keys typed with
+//! `send-keys`, the screen read with `capture-pane` (scrollback included),
+//! polled with a bounded deadline. Each test gets its own tmux server
+//! socket and session name; the session is killed by name when the test
+//! ends (the server then exits by itself). Without tmux these tests fail.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use orbit_test_support::process::live_members_of_group;
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::json;
+
+use super::common::{Scratch, first_user_text, tool_results_text};
+
+/// How long a screen may take to show what a test waits for.
+const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest an Esc may take to stop a running `sleep 30`.
+const ESC_STOP_MAX: Duration = Duration::from_secs(5);
+
+/// Numbers the panes of this process.
+static NEXT_PANE: AtomicUsize = AtomicUsize::new(0);
+
+/// One orbit in one tmux pane.
+struct Pane {
+    socket: String,
+    name: String,
+}
+
+impl Pane {
+    /// Starts `orbit ARGS` in `scratch` with only PATH, HOME, ORBIT_HOME,
+    /// TERM and `env` set; the pane stays after orbit exits.
+    fn start(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> Self {
+        // A new tmux server per pane: a name reused right after a
+        // kill-session could reach the server while it exits.
+        let unique = format!(
+            "orbit-tui-{}-{}-{}",
+            std::process::id(),
+            uuid_like(&scratch.path()),
+            NEXT_PANE.fetch_add(1, Ordering::Relaxed)
+        );
+        let pane = Pane {
+            socket: unique.clone(),
+            name: unique,
+        };
+        let mut command = vec![
+            "env".to_string(),
+            "-i".to_string(),
+            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            format!("HOME={}", scratch.home().display()),
+            format!("ORBIT_HOME={}", scratch.home().join(".orbit").display()),
+            "TERM=xterm-256color".to_string(),
+            "LANG=C.UTF-8".to_string(),
+        ];
+        command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        command.push(env!("CARGO_BIN_EXE_orbit").to_string());
+        command.extend(args.iter().map(|a| (*a).to_string()));
+        let line = format!(
+            "{}; echo \"[orbit exited $?]\"; sleep 600",
+            command
+                .iter()
+                .map(|w| quote(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let cwd = scratch.path().display().to_string();
+        pane.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &pane.name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-c",
+            &cwd,
+            &line,
+        ]);
+        pane.tmux(&["set-option", "-s", "escape-time", "0"]);
+        pane.wait_for("ctx ");
+        pane
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        // -u: UTF-8 whatever the test's locale (CI may have none).
+        let out = Command::new("tmux")
+            .arg("-u")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux must be installed (.ci/run installs it)");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pane's text, scrollback included.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-S", "-2000", "-t", &self.name])
+    }
+
+    /// The visible rows only.
+    fn visible(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", &self.name])
+    }
+
+    /// Waits until the screen contains `needle`; returns the screen.
+    fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(needle, |s| s.contains(needle))
+    }
+
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let started = Instant::now();
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            assert!(
+                started.elapsed() < SCREEN_TIMEOUT,
+                "waited {SCREEN_TIMEOUT:?} for {what:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types `text` literally, then Enter.
+    fn submit(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", &self.name, "-l", text]);
+        self.keys(&["Enter"]);
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.name];
+        args.extend(keys);
+        self.tmux(&args);
+    }
+
+    /// Waits until no job runs (the live region shows no "Working").
+    fn wait_idle(&self) {
+        self.wait_until("an idle UI", |_| !self.visible().contains("✻ Working"));
+    }
+
+    /// Ctrl-D when idle, then the exit line; returns the session id it names.
+    fn exit(&self) -> String {
+        self.wait_idle();
+        self.keys(&["C-d"]);
+        let screen = self.wait_for("[orbit exited 0]");
+        let line = screen
+            .lines()
+            .find(|l| l.contains("orbit --resume "))
+            .unwrap_or_else(|| panic!("no resume line:\n{screen}"));
+        line.rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-session", "-t", &self.name])
+            .output();
+    }
+}
+
+/// A scratch project, a server with `replies` and orbit (with `args`) in a pane.
+fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(replies);
+    let pane = Pane::start(&scratch, &server.env(), args);
+    (scratch, server, pane)
+}
+
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// A short token unique to this scratch dir (tmux names must be unique
+/// per test; the dir's name already is).
+fn uuid_like(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().replace(['.', ':'], "_"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn two_turns_then_exit_names_the_session_to_resume() {
+    // The first prompt is the positional argument (`orbit "hello one"`).
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::text("# Plan\n\nFirst **answer** with `code`.\n\n```rust\nfn main() {}\n```"),
+            Reply::text("Second answer."),
+        ],
+        &["hello one"],
+    );
+    pane.wait_for("First answer with code.");
+    pane.submit("hello two");
+    let screen = pane.wait_for("Second answer.");
+    assert!(
+        screen.contains("> hello one") && screen.contains("> hello two"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("fn main() {}") && !screen.contains("```"),
+        "{screen}"
+    );
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 2);
+    let history = bodies[1]["messages"].to_string();
+    assert!(
+        history.contains("hello one") && history.contains("hello two"),
+        "{history}"
+    );
+    let id = pane.exit();
+    let transcript = std::fs::read_dir(scratch.home().join(".orbit/projects"))
+        .unwrap()
+        .flatten()
+        .any(|d| d.path().join(format!("{id}.jsonl")).is_file());
+    assert!(transcript, "no transcript for {id}");
+}
+
+#[test]
+fn permission_dialog_allow_then_deny_with_a_reason() {
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::tool_use("toolu_a", "Bash", json!({"command": "touch allowed.txt"})),
+            Reply::tool_use("toolu_b", "Bash", json!({"command": "touch denied.txt"})),
+            Reply::text("All done."),
+        ],
+        &[],
+    );
+    pane.submit("make two files");
+    pane.wait_for("Allow Bash(touch allowed.txt)?");
+    pane.keys(&["1"]);
+    pane.wait_for("Allow Bash(touch denied.txt)?");
+    pane.keys(&["3"]);
+    pane.wait_for("Reason:");
+    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "not that one"]);
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("All done.");
+    assert!(screen.contains("Denied Bash: not that one"), "{screen}");
+    assert!(scratch.path().join("allowed.txt").is_file());
+    assert!(!scratch.path().join("denied.txt").exists());
+    let bodies = server.bodies();
+    let told = tool_results_text(&bodies[2]);
+    assert!(
+        told.contains("not that one"),
+        "the model is told the reason: {told}"
+    );
+}
+
+#[test]
+fn esc_stops_a_running_bash_call_within_seconds() {
+    let (scratch, server, pane) = open(
+        vec![
+            Reply::tool_use(
+                "toolu_sleep",
+                "Bash",
+                json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000}),
+            ),
+            Reply::text("must not be requested"),
+        ],
+        &["--permission-mode", "bypassPermissions"],
+    );
+    pane.submit("sleep please");
+    pane.wait_for("running…");
+    let pid_file = scratch.path().join("started.pid");
+    let started = Instant::now();
+    while !pid_file.is_file()
+        || std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .is_empty()
+    {
+        assert!(
+            started.elapsed() < SCREEN_TIMEOUT,
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pgid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let sent = Instant::now();
+    pane.keys(&["Escape"]);
+    pane.wait_for("⎿ Interrupted");
+    while !live_members_of_group(pgid).is_empty() {
+        assert!(
+            sent.elapsed() < ESC_STOP_MAX,
+            "sleep 30 still running after Esc"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(sent.elapsed() < ESC_STOP_MAX, "took {:?}", sent.elapsed());
+    assert_eq!(server.request_count(), 1, "no request after the interrupt");
+    // The UI is still usable.
+    pane.submit("/cost");
+    pane.wait_for("Session cost:");
+}
+
+#[test]
+fn compact_command_summarizes_the_conversation() {
+    let replies = [
+        "An answer.",
+        "SUMMARY: the user said hi.",
+        "After compaction.",
+    ];
+    let (_scratch, server, pane) = open(replies.map(Reply::text).to_vec(), &[]);
+    pane.submit("hi");
+    pane.wait_for("An answer.");
+    pane.submit("/compact keep it short");
+    pane.wait_for("Conversation compacted");
+    pane.submit("next");
+    pane.wait_for("After compaction.");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(
+        bodies[1].to_string().contains("keep it short"),
+        "{}",
+        bodies[1]
+    );
+    let after = bodies[2]["messages"].to_string();
+    assert!(after.contains("the user said hi"), "{after}");
+}
+
+#[test]
+fn resume_picker_continues_an_earlier_session() {
+    let (scratch, server, first) = open(
+        vec![Reply::text("Remembered."), Reply::text("Back again.")],
+        &[],
+    );
+    first.submit("the password is swordfish");
+    first.wait_for("Remembered.");
+    let id = first.exit();
+    drop(first);
+
+    let second = Pane::start(&scratch, &server.env(), &[]);
+    second.submit("/resume");
+    second.wait_for("Resume a session");
+    second.wait_for(&id[..8]);
+    second.keys(&["Enter"]);
+    second.wait_for(&format!("Resumed session {id}"));
+    second.submit("what was it?");
+    second.wait_for("Back again.");
+    let bodies = server.bodies();
+    let history = bodies[1]["messages"].to_string();
+    assert!(history.contains("swordfish"), "{history}");
+    assert_eq!(second.exit(), id);
+}
+
+#[test]
+fn at_mention_attaches_the_file_unless_a_deny_rule_covers_it() {
+    let (scratch, server, pane) = open(
+        vec![Reply::text("Read it.")],
+        &["--disallowedTools", "Read(./secret.txt)"],
+    );
+    scratch.write("notes.txt", "alpha\nsecret-content-42\n");
+    scratch.write("secret.txt", "do-not-send-this\n");
+    pane.submit("summarize @notes.txt and @secret.txt please");
+    let screen = pane.wait_for("Read it.");
+    assert!(screen.contains("Attached @notes.txt"), "{screen}");
+    assert!(screen.contains("Not attached @secret.txt"), "{screen}");
+    let text = first_user_text(&server.bodies()[0]);
+    assert!(
+        text.starts_with("summarize @notes.txt and @secret.txt please"),
+        "{text}"
+    );
+    assert!(text.contains("2→secret-content-42"), "{text}");
+    assert!(!text.contains("do-not-send-this"), "{text}");
+}
+
+#[test]
+fn resize_to_60_columns_keeps_the_ui_within_the_width() {
+    let long = "word ".repeat(40);
+    let (_scratch, _server, pane) =
+        open(vec![Reply::text("Before."), Reply::text(long.trim())], &[]);
+    pane.submit("first");
+    pane.wait_for("Before.");
+    pane.tmux(&["resize-window", "-t", &pane.name, "-x", "60", "-y", "24"]);
+    pane.wait_until("a 60-column screen", |_| {
+        pane.visible().lines().all(|l| l.chars().count() <= 60)
+    });
+    pane.submit("second");
+    pane.wait_for("> second");
+    let visible = pane.wait_until("the wrapped answer", |_| {
+        pane.visible().matches("word").count() >= 40
+    });
+    let _ = visible;
+    let rows = pane.visible();
+    assert!(rows.lines().all(|l| l.chars().count() <= 60), "{rows}");
+    assert!(rows.contains("ctx "), "the status line is shown: {rows}");
+}
+
+#[test]
+fn shell_note_custom_command_modes_and_double_ctrl_c() {
+    let scratch = Scratch::new();
+    std::fs::create_dir_all(scratch.path().join(".claude/commands")).unwrap();
+    scratch.write(".claude/commands/greet.md", "Say hello to $ARGUMENTS.");
+    let server = FakeAnthropic::start(vec![Reply::text("Custom ran.")]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    let typed = [
+        ("!echo from-the-shell", "from-the-shell"),
+        ("#always use tabs", "Noted in CLAUDE.md"),
+        ("/nosuch", "Unknown command /nosuch"),
+        ("/help", "/greet"),
+        ("/greet Bob", "Custom ran."),
+    ];
+    for (input, shown) in typed {
+        pane.submit(input);
+        pane.wait_for(shown);
+        pane.wait_idle();
+    }
+    let memory = std::fs::read_to_string(scratch.path().join("CLAUDE.md")).unwrap();
+    assert_eq!(memory, "- always use tabs\n");
+    let prompt = first_user_text(&server.bodies()[0]);
+    assert!(
+        prompt.contains("<bash-input>echo from-the-shell</bash-input>")
+            && prompt.contains("<bash-stdout>from-the-shell</bash-stdout>")
+            && prompt.contains("Say hello to Bob."),
+        "{prompt}"
+    );
+    for mode in ["acceptEdits", "plan", "default ("] {
+        pane.keys(&["BTab"]);
+        pane.wait_until(mode, |_| pane.visible().contains(mode));
+    }
+    pane.keys(&["C-c"]);
+    pane.wait_for("Press Ctrl-C again to exit");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[orbit exited 0]");
+}
+
+#[test]
+fn no_terminal_gives_one_clear_error() {
+    let scratch = Scratch::new();
+    let out = super::common::run(super::common::orbit_with_env(&scratch, &[]));
+    out.assert_error_containing("interactive mode needs a terminal");
+}

@@ -1,0 +1,279 @@
+//! Slash commands. Each runs when nothing else runs, with the engine at
+//! hand ([`App`]); what it reports goes to the scrollback. `/compact`,
+//! `/init` and custom commands run as jobs (Esc interrupts them);
+//! `/clear`, `/resume` and `/continue` swap the session through the CLI's
+//! factory. An unknown name gets one line.
+
+use orbit_protocol::{ContentBlock, Role};
+
+use crate::SessionChoice;
+use crate::TuiError;
+use crate::app::{App, Job, status_of};
+use crate::screen::{Picker, Tone};
+use crate::wrap::truncate;
+
+/// Built-in commands and their one-line descriptions.
+pub(crate) const BUILTIN: &[(&str, &str)] = &[
+    ("help", "Show commands and keys"),
+    ("clear", "Start a new session (this one stays resumable)"),
+    (
+        "compact",
+        "Summarize the conversation to free context: /compact [instructions]",
+    ),
+    (
+        "resume",
+        "Pick one of this project's sessions to continue: /resume [id]",
+    ),
+    (
+        "continue",
+        "Continue this project's most recent other session",
+    ),
+    ("cost", "Show the session's cost and token use"),
+    ("model", "Show or set the model: /model [name]"),
+    (
+        "permissions",
+        "Show the mode and rules; /permissions allow RULE adds a rule",
+    ),
+    ("mcp", "Show the MCP servers and their status"),
+    (
+        "init",
+        "Ask the model to write a CLAUDE.md for this project",
+    ),
+    (
+        "status",
+        "Show the session id, model, cwd and permission mode",
+    ),
+    ("exit", "Exit (the session is saved)"),
+];
+
+const KEYS_HELP: &str = "Keys: Enter send · Shift-Enter or \\+Enter new line · Esc interrupt · Ctrl-C clear (twice: exit) · Ctrl-D exit · Shift-Tab permission mode · Ctrl-O full tool output · !cmd shell · #note memory · @path attach";
+
+/// The prompt `/init` sends.
+const INIT_PROMPT: &str = "Please analyze this codebase and create a CLAUDE.md file in the project root for future sessions of a coding agent. Include: the commands to build, lint and test (and to run a single test); the high-level architecture that needs several files to understand; and conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead. Keep it concise; do not list every file.";
+/// Sessions the `/resume` picker lists.
+const PICKER_MAX_SESSIONS: usize = 30;
+/// Messages of a resumed session shown again.
+const RECAP_MESSAGES: usize = 4;
+
+/// Runs `/name args`.
+pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), TuiError> {
+    let shown = if args.is_empty() {
+        format!("/{name}")
+    } else {
+        format!("/{name} {args}")
+    };
+    app.front.screen.user_prompt(&shown);
+    let screen = &mut app.front.screen;
+    match name {
+        "help" => {
+            for (n, d) in BUILTIN {
+                screen.note(&format!("  /{n:<12} {d}"), Tone::Plain);
+            }
+            for c in &app.custom {
+                let d = truncate(&c.description, 60);
+                screen.note(&format!("  /{:<12} {d} (custom)", c.name), Tone::Plain);
+            }
+            screen.note(KEYS_HELP, Tone::Dim);
+        }
+        "clear" => app.open(SessionChoice::New).await,
+        "compact" => {
+            let instructions = (!args.is_empty()).then(|| args.to_string());
+            return app.run_job(Job::Compact(instructions)).await;
+        }
+        "resume" if !args.is_empty() => app.open(SessionChoice::Resume(args.to_string())).await,
+        "resume" | "continue" => {
+            let sessions = other_sessions(app);
+            match (name, sessions.first()) {
+                (_, None) => app
+                    .front
+                    .screen
+                    .note("No other session in this project.", Tone::Dim),
+                ("continue", Some((id, _))) => {
+                    let id = id.clone();
+                    app.open(SessionChoice::Resume(id)).await;
+                }
+                _ => {
+                    app.front.screen.picker = Some(Picker {
+                        title: "Resume a session (↑/↓, Enter; Esc cancels)".to_string(),
+                        items: sessions,
+                        selected: 0,
+                    });
+                }
+            }
+        }
+        "cost" => {
+            let usage = app.engine.session().usage();
+            screen.note(
+                &format!(
+                    "Session cost: ${:.4} · {} model calls · tokens: {} in, {} out, {} cache read, {} cache write",
+                    app.engine.total_cost_usd(),
+                    app.engine.session().turns(),
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read_input_tokens,
+                    usage.cache_creation_input_tokens
+                ),
+                Tone::Plain,
+            );
+        }
+        "model" if args.is_empty() => {
+            screen.note(
+                &format!(
+                    "Model: {} (/model NAME switches)",
+                    app.engine.config().model
+                ),
+                Tone::Plain,
+            );
+        }
+        "model" => {
+            app.engine.set_model(args.to_string());
+            screen.status_mut().model = args.to_string();
+            screen.note(
+                &format!("Model set to {args} for the next requests"),
+                Tone::Plain,
+            );
+        }
+        "permissions" => permissions(app, args),
+        "mcp" => {
+            let lines = app.mcp.as_ref().map(|status| status()).unwrap_or_default();
+            if lines.is_empty() {
+                screen.note(
+                    "No MCP servers configured (.mcp.json, --mcp-config).",
+                    Tone::Dim,
+                );
+            }
+            for line in lines {
+                screen.note(&format!("  {line}"), Tone::Plain);
+            }
+        }
+        "init" => return app.prompt_turn(INIT_PROMPT, &[]).await,
+        "status" => {
+            let s = status_of(&app.engine);
+            screen.note(
+                &format!(
+                    "Session {} · model {} · cwd {} · mode {} · ${:.4}",
+                    app.engine.session_id(),
+                    s.model,
+                    s.cwd,
+                    s.mode.as_str(),
+                    s.cost_usd
+                ),
+                Tone::Plain,
+            );
+        }
+        other => match app.custom.iter().find(|c| c.name == other) {
+            Some(command) => {
+                let prompt = command.expand(args);
+                return app.prompt_turn(&prompt, &[]).await;
+            }
+            None => screen.note(
+                &format!("Unknown command /{other} (see /help)"),
+                Tone::Error,
+            ),
+        },
+    }
+    Ok(())
+}
+
+/// `/permissions [allow|deny|ask RULE]`.
+fn permissions(app: &mut App, args: &str) {
+    let policy = app.engine.policy();
+    let screen = &mut app.front.screen;
+    if let Some(rule) = args.strip_prefix("allow ").map(str::trim) {
+        match policy.add_session_rule(rule) {
+            Ok(()) => {
+                let file = app
+                    .engine
+                    .config()
+                    .cwd
+                    .join(orbit_permissions::LOCAL_RULES_FILE);
+                match orbit_permissions::persist_allow_rule(&file, rule) {
+                    Ok(()) => screen.note(
+                        &format!(
+                            "Allowed {rule} (saved to {})",
+                            orbit_permissions::LOCAL_RULES_FILE
+                        ),
+                        Tone::Plain,
+                    ),
+                    Err(err) => screen.note(
+                        &format!("Allowed {rule} for this session; not saved: {err}"),
+                        Tone::Error,
+                    ),
+                }
+            }
+            Err(err) => screen.note(&format!("Not a rule: {err}"), Tone::Error),
+        }
+        return;
+    }
+    if !args.is_empty() {
+        screen.note("Usage: /permissions [allow RULE]", Tone::Error);
+        return;
+    }
+    let config = &app.engine.config().permissions;
+    screen.note(
+        &format!("Mode: {} (Shift-Tab cycles)", policy.mode().as_str()),
+        Tone::Plain,
+    );
+    for (label, rules) in [
+        ("Allow", &config.allowed_tools),
+        ("Ask", &config.ask_tools),
+        ("Deny", &config.disallowed_tools),
+    ] {
+        let list = if rules.is_empty() {
+            "(none)".to_string()
+        } else {
+            rules.join(", ")
+        };
+        screen.note(&format!("  {label}: {list}"), Tone::Plain);
+    }
+    screen.note(
+        "  Rules added in this session (always allow) are saved to .orbit/settings.local.json.",
+        Tone::Dim,
+    );
+}
+
+/// This project's sessions other than the open one: (id, label), newest first.
+fn other_sessions(app: &App) -> Vec<(String, String)> {
+    let config = app.engine.config();
+    let cwd = config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone());
+    let current = app.engine.session_id();
+    let list = orbit_session::list_project(&config.data_dir, &cwd).unwrap_or_default();
+    list.into_iter()
+        .filter(|s| s.session_id != current)
+        .take(PICKER_MAX_SESSIONS)
+        .map(|s| {
+            let label = format!(
+                "{} · {} calls · {}",
+                &s.session_id[..s.session_id.len().min(8)],
+                s.turns,
+                truncate(&s.first_prompt, 50)
+            );
+            (s.session_id, label)
+        })
+        .collect()
+}
+
+/// The last messages of a resumed session, shown again.
+pub(crate) fn recap(app: &mut App) {
+    let messages = app.engine.messages();
+    let start = messages.len().saturating_sub(RECAP_MESSAGES);
+    let mut lines: Vec<(String, bool)> = Vec::new();
+    for message in &messages[start..] {
+        for block in &message.content {
+            if let ContentBlock::Text { text, .. } = block {
+                let first: Vec<&str> = text.lines().take(3).collect();
+                lines.push((first.join("\n"), message.role == Role::User));
+            }
+        }
+    }
+    for (text, user) in lines {
+        if user {
+            app.front.screen.user_prompt(&text);
+        } else {
+            app.front.screen.note(&text, Tone::Plain);
+        }
+    }
+}

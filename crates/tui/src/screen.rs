@@ -1,0 +1,525 @@
+//! [`Screen`]: everything the UI shows, as a value. Engine events, asks
+//! and keys change it; [`Screen::draw`] puts it on a ratatui terminal:
+//! lines that are final (a user prompt, a completed markdown line, a
+//! finished tool call with its diff, a todo list) are wrapped and inserted
+//! into the scrollback above the inline viewport once; the viewport (the
+//! live region) holds only what still changes — the unfinished answer line,
+//! running tools, the permission dialog or a picker, the input box and the
+//! status line. ratatui diffs each frame against the last, so a streamed
+//! token rewrites a few cells, not the screen.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use orbit_engine::{Approval, ApprovalRequest};
+use orbit_protocol::events::TodoStatus;
+use orbit_protocol::{ContentBlock, EngineEvent, StreamEvent};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use tokio::sync::oneshot;
+
+use orbit_composer::{Composer, ComposerConfig};
+
+use crate::answer::Answer;
+use crate::dialog::Dialog;
+use crate::status::{StatusInfo, status_line};
+use crate::theme::Theme;
+use crate::tools::{ToolCall, call_line, finished_lines, result_text};
+use crate::wrap::{wrap_all, wrap_line};
+
+/// Tool calls whose full output Ctrl-O shows.
+const RECENT_TOOL_OUTPUTS: usize = 3;
+/// Lines of one tool's output Ctrl-O shows.
+const FULL_OUTPUT_MAX_LINES: usize = 200;
+
+/// A choice list in the live region (`/resume`).
+pub(crate) struct Picker {
+    pub(crate) title: String,
+    /// (value, label) per row.
+    pub(crate) items: Vec<(String, String)>,
+    pub(crate) selected: usize,
+}
+
+/// The UI's state; see the module docs.
+pub struct Screen {
+    theme: Theme,
+    /// Final lines not yet in the scrollback.
+    history: Vec<Line<'static>>,
+    answer: Answer,
+    thinking: String,
+    tools: Vec<(String, ToolCall)>,
+    recent: VecDeque<(ToolCall, String)>,
+    full_output: bool,
+    pub(crate) composer: Composer,
+    dialogs: VecDeque<Dialog>,
+    pub(crate) picker: Option<Picker>,
+    status: StatusInfo,
+    busy: Option<Instant>,
+    hint: Option<String>,
+    queued: usize,
+}
+
+impl Screen {
+    /// An empty screen for a session described by `status`.
+    pub fn new(status: StatusInfo, theme: Theme, composer: ComposerConfig) -> Self {
+        let mut composer = Composer::new(composer);
+        composer.set_color(theme.has_color());
+        let mut screen = Self {
+            theme,
+            history: Vec::new(),
+            answer: Answer::new(theme),
+            thinking: String::new(),
+            tools: Vec::new(),
+            recent: VecDeque::new(),
+            full_output: false,
+            composer,
+            dialogs: VecDeque::new(),
+            picker: None,
+            status,
+            busy: None,
+            hint: None,
+            queued: 0,
+        };
+        screen.composer_warnings();
+        screen
+    }
+
+    /// The input box's warnings (its history file), once each.
+    pub(crate) fn composer_warnings(&mut self) {
+        while let Some(warning) = self.composer.take_warning() {
+            self.note(&warning, Tone::Error);
+        }
+    }
+
+    /// The status line's facts (the app updates cost, mode, model).
+    pub fn status_mut(&mut self) -> &mut StatusInfo {
+        &mut self.status
+    }
+
+    /// The input box.
+    pub fn composer_mut(&mut self) -> &mut Composer {
+        &mut self.composer
+    }
+
+    /// A line for the scrollback.
+    pub fn push_line(&mut self, line: Line<'static>) {
+        self.history.push(line);
+    }
+
+    /// Plain text lines for the scrollback, in `style`'s tone: `dim`, `error`, or plain.
+    pub(crate) fn note(&mut self, text: &str, tone: Tone) {
+        let style = match tone {
+            Tone::Dim => self.theme.dim(),
+            Tone::Error => self.theme.error(),
+            Tone::Plain => self.theme.plain(),
+        };
+        for line in text.lines() {
+            self.history
+                .push(Line::from(Span::styled(line.to_string(), style)));
+        }
+    }
+
+    /// The person's prompt, as it goes into the scrollback.
+    pub fn user_prompt(&mut self, text: &str) {
+        for (i, line) in text.lines().enumerate() {
+            let prefix = if i == 0 { "> " } else { "  " };
+            self.history.push(Line::from(Span::styled(
+                format!("{prefix}{line}"),
+                self.theme.user(),
+            )));
+        }
+    }
+
+    /// A turn (or compaction, or shell command) runs from now until [`Screen::set_idle`].
+    pub fn set_busy(&mut self) {
+        self.busy = Some(Instant::now());
+        self.hint = None;
+    }
+
+    /// Nothing runs any more.
+    pub fn set_idle(&mut self) {
+        self.busy = None;
+        for line in self.answer.finish() {
+            self.history.push(line);
+        }
+        self.tools.clear();
+    }
+
+    pub(crate) fn is_busy(&self) -> bool {
+        self.busy.is_some()
+    }
+
+    pub(crate) fn set_hint(&mut self, hint: Option<String>) {
+        self.hint = hint;
+    }
+
+    pub(crate) fn set_queued(&mut self, n: usize) {
+        self.queued = n;
+    }
+
+    /// Shows an ask (the first one waiting is on screen; answers go to `reply`).
+    pub fn ask(&mut self, request: ApprovalRequest) {
+        self.dialogs.push_back(Dialog::new(request, None));
+    }
+
+    pub(crate) fn ask_with_reply(
+        &mut self,
+        request: ApprovalRequest,
+        reply: oneshot::Sender<Approval>,
+    ) {
+        self.dialogs.push_back(Dialog::new(request, Some(reply)));
+    }
+
+    pub(crate) fn has_dialog(&self) -> bool {
+        !self.dialogs.is_empty()
+    }
+
+    /// A key for the dialog on screen; an answer is sent and noted.
+    pub(crate) fn dialog_key(&mut self, key: crossterm::event::KeyEvent) {
+        let Some(dialog) = self.dialogs.front_mut() else {
+            return;
+        };
+        let Some(answer) = dialog.handle_key(key) else {
+            return;
+        };
+        let Some(mut dialog) = self.dialogs.pop_front() else {
+            return;
+        };
+        let name = dialog.request.tool_name.clone();
+        let text = match &answer {
+            Approval::Allow | Approval::AllowWithInput { .. } => None,
+            Approval::AllowAlways { rule } => Some((
+                format!("  Always allowed: {rule} (saved to .orbit/settings.local.json)"),
+                Tone::Dim,
+            )),
+            Approval::Deny { reason: Some(r) } => {
+                Some((format!("  Denied {name}: {r}"), Tone::Error))
+            }
+            Approval::Deny { reason: None } => Some((format!("  Denied {name}"), Tone::Error)),
+        };
+        if let Some((text, tone)) = text {
+            self.note(&text, tone);
+        }
+        if let Some(reply) = dialog.reply.take() {
+            let _ = reply.send(answer);
+        }
+    }
+
+    /// Every open ask is answered "deny" (the turn was interrupted).
+    pub(crate) fn deny_all(&mut self) {
+        for mut dialog in self.dialogs.drain(..) {
+            if let Some(reply) = dialog.reply.take() {
+                let _ = reply.send(Approval::Deny { reason: None });
+            }
+        }
+    }
+
+    /// Ctrl-O: full tool output on or off; turning it on prints the last
+    /// calls' outputs.
+    pub fn toggle_full_output(&mut self) {
+        self.full_output = !self.full_output;
+        if !self.full_output {
+            self.note("Full tool output off (Ctrl-O to show it)", Tone::Dim);
+            return;
+        }
+        self.note("Full tool output on (Ctrl-O to hide it)", Tone::Dim);
+        let recent: Vec<(ToolCall, String)> = self.recent.iter().cloned().collect();
+        for (call, output) in recent {
+            self.full_output_lines(&call, &output);
+        }
+    }
+
+    fn full_output_lines(&mut self, call: &ToolCall, output: &str) {
+        let marker = Span::styled("  ⎿ ", self.theme.dim());
+        self.history.push(call_line(call, marker, self.theme));
+        let lines: Vec<&str> = output.lines().collect();
+        for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
+            self.history.push(Line::from(Span::styled(
+                format!("     {line}"),
+                self.theme.dim(),
+            )));
+        }
+        if lines.len() > FULL_OUTPUT_MAX_LINES {
+            let more = lines.len() - FULL_OUTPUT_MAX_LINES;
+            self.note(&format!("     … {more} more lines"), Tone::Dim);
+        }
+    }
+
+    /// One engine event.
+    pub fn on_event(&mut self, event: &EngineEvent) {
+        match event {
+            EngineEvent::Stream(stream) => self.on_stream(stream),
+            EngineEvent::AssistantMessage { usage, .. } => {
+                self.status.context_tokens = usage.input_tokens
+                    + usage.cache_read_input_tokens
+                    + usage.cache_creation_input_tokens
+                    + usage.output_tokens;
+            }
+            EngineEvent::ToolStarted { tool_use_id, name } => {
+                match self.tools.iter_mut().find(|(id, _)| id == tool_use_id) {
+                    Some((_, call)) => call.running = true,
+                    None => {
+                        let mut call = ToolCall::new(name.clone(), serde_json::json!({}));
+                        call.running = true;
+                        self.tools.push((tool_use_id.clone(), call));
+                    }
+                }
+            }
+            EngineEvent::ToolResult { result } => {
+                let at = self
+                    .tools
+                    .iter()
+                    .position(|(id, _)| *id == result.tool_use_id);
+                let call = match at {
+                    Some(at) => self.tools.remove(at).1,
+                    None => ToolCall::new("Tool".to_string(), serde_json::json!({})),
+                };
+                for line in self.answer.finish() {
+                    self.history.push(line);
+                }
+                self.history
+                    .extend(finished_lines(&call, result, self.theme));
+                let output = result_text(result);
+                if self.full_output {
+                    self.full_output_lines(&call, &output);
+                }
+                self.recent.push_back((call, output));
+                while self.recent.len() > RECENT_TOOL_OUTPUTS {
+                    self.recent.pop_front();
+                }
+            }
+            EngineEvent::TodoUpdate { todos } => {
+                self.history
+                    .push(Line::from(Span::styled("● Todos", self.theme.bold())));
+                for todo in todos {
+                    let (mark, text, style) = match todo.status {
+                        TodoStatus::Completed => ("☒", &todo.content, self.theme.dim()),
+                        TodoStatus::InProgress => ("◐", &todo.active_form, self.theme.bold()),
+                        TodoStatus::Pending => ("☐", &todo.content, self.theme.plain()),
+                    };
+                    self.history
+                        .push(Line::from(Span::styled(format!("  {mark} {text}"), style)));
+                }
+            }
+            EngineEvent::CompactBoundary {
+                pre_tokens,
+                post_tokens,
+                ..
+            } => {
+                self.status.context_tokens = *post_tokens;
+                self.note(
+                    &format!("✻ Conversation compacted ({pre_tokens} → {post_tokens} tokens)"),
+                    Tone::Dim,
+                );
+            }
+            EngineEvent::Result(result) => {
+                for line in self.answer.finish() {
+                    self.history.push(line);
+                }
+                if result.interrupted {
+                    self.note("  ⎿ Interrupted", Tone::Error);
+                } else {
+                    for error in &result.errors {
+                        self.note(&format!("  ⎿ {error}"), Tone::Error);
+                    }
+                }
+                self.history.push(Line::from(""));
+            }
+            EngineEvent::RequestStart { .. }
+            | EngineEvent::ToolProgress { .. }
+            | EngineEvent::UserMessage { .. }
+            | EngineEvent::HookResponse(_) => {}
+        }
+    }
+
+    fn on_stream(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta { text, .. } => {
+                let lines = self.answer.push(text);
+                self.history.extend(lines);
+            }
+            StreamEvent::ThinkingDelta { thinking, .. } => {
+                self.thinking.push_str(thinking);
+                while let Some(at) = self.thinking.find('\n') {
+                    let line: String = self.thinking.drain(..=at).collect();
+                    self.push_thinking(line.trim_end());
+                }
+            }
+            StreamEvent::ContentBlockComplete { block, .. } => match block {
+                ContentBlock::Text { .. } => {
+                    let lines = self.answer.finish();
+                    self.history.extend(lines);
+                }
+                ContentBlock::Thinking { .. } => {
+                    let rest = std::mem::take(&mut self.thinking);
+                    if !rest.is_empty() {
+                        self.push_thinking(&rest);
+                    }
+                }
+                ContentBlock::ToolUse(tool_use) => self.tools.push((
+                    tool_use.id.clone(),
+                    ToolCall::new(tool_use.name.clone(), tool_use.input.clone()),
+                )),
+                _ => {}
+            },
+            StreamEvent::Retry {
+                attempt,
+                max_retries,
+                message,
+                ..
+            } => {
+                self.hint = Some(format!("retrying ({attempt}/{max_retries}): {message}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn push_thinking(&mut self, text: &str) {
+        self.history.push(Line::from(Span::styled(
+            format!("∴ {text}"),
+            self.theme.thinking(),
+        )));
+    }
+
+    /// Inserts the final lines into the scrollback, then draws the live
+    /// region into the terminal's inline viewport.
+    pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+        let size = terminal.size()?;
+        let rows = self.answer.commit_rows(size.width);
+        self.history.extend(rows);
+        if !self.history.is_empty() {
+            let lines = wrap_all(&std::mem::take(&mut self.history), size.width);
+            let chunk = usize::from(size.height.max(1));
+            for part in lines.chunks(chunk) {
+                let rows = u16::try_from(part.len()).unwrap_or(u16::MAX);
+                terminal.insert_before(rows, |buf| {
+                    Paragraph::new(part.to_vec()).render(buf.area, buf);
+                })?;
+            }
+        }
+        terminal.draw(|frame| {
+            let area = frame.area();
+            let cursor = self.render_live(area, frame.buffer_mut());
+            if let Some((x, y)) = cursor {
+                frame.set_cursor_position((x, y));
+            }
+        })?;
+        Ok(())
+    }
+
+    /// The live region, top-aligned in `area`; where the cursor goes.
+    fn render_live(&self, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+        let t = self.theme;
+        let width = area.width;
+        let mut top: Vec<Line<'static>> = Vec::new();
+        top.extend(self.answer.preview_rows(width));
+        for (id, call) in &self.tools {
+            let asking = self.dialogs.iter().any(|d| d.request.tool_use_id == *id);
+            let marker = if call.running {
+                Span::styled("◌ ", t.warn())
+            } else {
+                Span::styled("○ ", t.dim())
+            };
+            let mut line = call_line(call, marker, t);
+            if asking {
+                line.spans
+                    .push(Span::styled(" waiting for your answer", t.dim()));
+            } else if call.running {
+                line.spans.push(Span::styled(" running…", t.dim()));
+            }
+            top.extend(wrap_line(&line, width));
+        }
+        if let Some(started) = self.busy {
+            let secs = started.elapsed().as_secs();
+            let mut text = format!("✻ Working… {secs}s (Esc to interrupt)");
+            if self.queued > 0 {
+                text.push_str(&format!(" · {} queued", self.queued));
+            }
+            top.push(Line::from(Span::styled(text, t.accent())));
+        }
+        // The bottom part: a dialog or picker replaces the input box.
+        // The input box draws its own borders; a dialog or picker that
+        // replaces it gets a rule above the status line.
+        let rule = Line::from(Span::styled("─".repeat(usize::from(width)), t.dim()));
+        let mut bottom: Vec<Line<'static>> = Vec::new();
+        let mut tail: Vec<Line<'static>> = Vec::new();
+        let mut composer_rows = 0u16;
+        if let Some(dialog) = self.dialogs.front() {
+            bottom.extend(wrap_all(&dialog.lines(t), width));
+            tail.push(rule);
+        } else if let Some(picker) = &self.picker {
+            bottom.extend(picker_lines(picker, t, area.height.saturating_sub(4)));
+            tail.push(rule);
+        } else {
+            composer_rows = self
+                .composer
+                .desired_height(width)
+                .min(area.height.saturating_sub(2))
+                .max(1);
+        }
+        tail.push(status_line(&self.status, t, width));
+        if let Some(hint) = &self.hint {
+            tail.extend(wrap_line(
+                &Line::from(Span::styled(hint.clone(), t.dim())),
+                width,
+            ));
+        }
+        let fixed = bottom.len() + usize::from(composer_rows) + tail.len();
+        let room = usize::from(area.height).saturating_sub(fixed);
+        if top.len() > room {
+            top.drain(..top.len() - room);
+        }
+        let mut y = area.y;
+        put(&top, area, &mut y, buf);
+        put(&bottom, area, &mut y, buf);
+        let mut cursor = None;
+        if composer_rows > 0 && y < area.bottom() {
+            let rows = composer_rows.min(area.bottom() - y);
+            let box_area = Rect::new(area.x, y, width, rows);
+            self.composer.render(box_area, buf);
+            cursor = self.composer.cursor_position(box_area);
+            y += rows;
+        }
+        put(&tail, area, &mut y, buf);
+        cursor
+    }
+}
+
+/// Renders `lines` one row each from row `y` down, inside `area`.
+fn put(lines: &[Line<'static>], area: Rect, y: &mut u16, buf: &mut Buffer) {
+    for line in lines {
+        if *y >= area.bottom() {
+            return;
+        }
+        line.clone()
+            .render(Rect::new(area.x, *y, area.width, 1), buf);
+        *y += 1;
+    }
+}
+
+/// How a note is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    Dim,
+    Error,
+}
+
+fn picker_lines(picker: &Picker, t: Theme, max_rows: u16) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled(picker.title.clone(), t.bold()))];
+    let rows = usize::from(max_rows.max(1));
+    let first = picker.selected.saturating_sub(rows - 1);
+    for (i, (_, label)) in picker.items.iter().enumerate().skip(first).take(rows) {
+        let style = if i == picker.selected {
+            t.selected()
+        } else {
+            t.plain()
+        };
+        out.push(Line::from(Span::styled(format!("  {label}"), style)));
+    }
+    out
+}

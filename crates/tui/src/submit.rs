@@ -1,0 +1,178 @@
+//! What a submission does besides a plain prompt: `@path` mentions (found
+//! by the composer) attach
+//! the file (as Claude Code does: a reminder saying the Read tool was
+//! called, with its numbered lines), `!command` runs in `sh -c` in the
+//! session's cwd (bounded by [`SHELL_TIMEOUT_MS`]; command and output join
+//! the next prompt), `#note` is appended to the project memory file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Longest a `!command` may run.
+pub(crate) const SHELL_TIMEOUT_MS: u64 = 120_000;
+/// Largest file a mention attaches, in bytes (larger ones are cut).
+const ATTACH_MAX_BYTES: usize = 256 * 1024;
+/// Output of a `!command` kept for the model, in chars.
+const SHELL_OUTPUT_MAX_CHARS: usize = 30_000;
+
+/// The mentioned paths (the composer's `@path` mentions) that can be
+/// attached: files inside the project (no `..`, no absolute path, no link
+/// out of it).
+pub(crate) fn attachable(mentions: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+    let root = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    mentions
+        .iter()
+        .filter(|rel| {
+            let path = cwd.join(rel);
+            path.is_file() && path.canonicalize().is_ok_and(|p| p.starts_with(&root))
+        })
+        .cloned()
+        .collect()
+}
+
+/// `prompt` with each mentioned file attached.
+pub(crate) fn with_attachments(prompt: &str, files: &[PathBuf], cwd: &Path) -> String {
+    let mut out = prompt.to_string();
+    for rel in files {
+        let path = cwd.join(rel);
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let cut = bytes.len() > ATTACH_MAX_BYTES;
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(ATTACH_MAX_BYTES)]);
+        let numbered: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{:>6}→{l}", i + 1))
+            .collect();
+        let input = serde_json::json!({"file_path": path.display().to_string()});
+        out.push_str(&format!(
+            "\n\n<system-reminder>\nCalled the Read tool with the following input: {input}\nResult of calling the Read tool:\n{}{}\n</system-reminder>",
+            numbered.join("\n"),
+            if cut { "\n[file cut at 256 KiB]" } else { "" }
+        ));
+    }
+    out
+}
+
+/// A finished `!command`.
+pub(crate) struct ShellRun {
+    pub(crate) command: String,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) code: Option<i32>,
+}
+
+impl ShellRun {
+    /// What the next prompt carries (Claude Code's bash-mode tags).
+    pub(crate) fn context(&self) -> String {
+        let cap = |s: &str| crate::wrap::truncate(s, SHELL_OUTPUT_MAX_CHARS);
+        format!(
+            "<bash-input>{}</bash-input>\n<bash-stdout>{}</bash-stdout><bash-stderr>{}</bash-stderr>",
+            self.command,
+            cap(self.stdout.trim_end()),
+            cap(self.stderr.trim_end())
+        )
+    }
+}
+
+/// Runs `command` with `sh -c` in `cwd`; dropping the future kills it.
+pub(crate) async fn run_shell(command: String, cwd: PathBuf) -> ShellRun {
+    let child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(&command)
+        .current_dir(&cwd)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    match tokio::time::timeout(Duration::from_millis(SHELL_TIMEOUT_MS), child).await {
+        Ok(Ok(out)) => ShellRun {
+            command,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code(),
+        },
+        Ok(Err(err)) => ShellRun {
+            command,
+            stdout: String::new(),
+            stderr: format!("could not run sh: {err}"),
+            code: None,
+        },
+        Err(_) => ShellRun {
+            command,
+            stdout: String::new(),
+            stderr: format!("timed out after {} s", SHELL_TIMEOUT_MS / 1000),
+            code: None,
+        },
+    }
+}
+
+/// Appends `note` to CLAUDE.md or AGENTS.md in `cwd` (whichever exists,
+/// else a new CLAUDE.md); returns the file's name.
+pub(crate) fn append_note(cwd: &Path, note: &str) -> std::io::Result<String> {
+    use std::io::Write;
+    let name = ["CLAUDE.md", "AGENTS.md"]
+        .into_iter()
+        .find(|n| cwd.join(n).is_file())
+        .unwrap_or("CLAUDE.md");
+    let path = cwd.join(name);
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    let sep = if existing.is_empty() || existing.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    writeln!(file, "{sep}- {note}")?;
+    Ok(name.to_string())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attaches_files_inside_the_project_only() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("project");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("a.txt"), "x").unwrap();
+        std::fs::write(root.path().join("outside.txt"), "x").unwrap();
+        let mentioned: Vec<PathBuf> = [
+            "a.txt",
+            "missing.rs",
+            "sub",
+            "../outside.txt",
+            "/etc/passwd",
+        ]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(attachable(&mentioned, &dir), vec![PathBuf::from("a.txt")]);
+    }
+
+    #[test]
+    fn notes_go_to_the_existing_memory_file() {
+        let cases: [(&[&str], &str); 3] = [
+            (&[], "CLAUDE.md"),
+            (&["AGENTS.md"], "AGENTS.md"),
+            (&["AGENTS.md", "CLAUDE.md"], "CLAUDE.md"),
+        ];
+        for (existing, want) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            for name in existing {
+                std::fs::write(dir.path().join(name), "# memory").unwrap();
+            }
+            assert_eq!(append_note(dir.path(), "use tabs").unwrap(), want);
+            let text = std::fs::read_to_string(dir.path().join(want)).unwrap();
+            assert!(
+                text.ends_with("- use tabs\n") && !text.contains("memory- "),
+                "{text:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Colours and text styles of the UI. One [`Theme`] value is built at
+//! start-up from `NO_COLOR`; every renderer asks it for styles, so with
+//! `NO_COLOR` set no colour escape is ever written (bold, dim and reverse
+//! stay: they are not colours).
+
+use ratatui::style::{Color, Modifier, Style};
+
+/// One style method per named role: `name => colour, modifiers;`.
+macro_rules! styles {
+    ($($name:ident => $color:expr, $modifier:expr;)*) => {
+        $(
+            pub(crate) fn $name(self) -> Style {
+                self.style($color, $modifier)
+            }
+        )*
+    };
+}
+
+/// The palette: colours on, or `NO_COLOR` (modifiers only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    color: bool,
+}
+
+impl Theme {
+    /// A theme with colours (`true`) or without (`NO_COLOR`).
+    pub fn new(color: bool) -> Self {
+        Self { color }
+    }
+
+    /// Whether colours are on.
+    pub(crate) fn has_color(self) -> bool {
+        self.color
+    }
+
+    /// `modifier`, with `color` unless colours are off.
+    fn style(self, color: Option<Color>, modifier: Modifier) -> Style {
+        let style = Style::default().add_modifier(modifier);
+        match color {
+            Some(color) if self.color => style.fg(color),
+            _ => style,
+        }
+    }
+
+    styles! {
+        plain => None, Modifier::empty();
+        dim => None, Modifier::DIM;
+        bold => None, Modifier::BOLD;
+        heading => Some(Color::Cyan), Modifier::BOLD;
+        code => Some(Color::Yellow), Modifier::empty();
+        link => Some(Color::Blue), Modifier::UNDERLINED;
+        keyword => Some(Color::Magenta), Modifier::BOLD;
+        string => Some(Color::Green), Modifier::empty();
+        comment => Some(Color::DarkGray), Modifier::ITALIC;
+        number => Some(Color::Cyan), Modifier::empty();
+        added => Some(Color::Green), Modifier::empty();
+        removed => Some(Color::Red), Modifier::empty();
+        error => Some(Color::Red), Modifier::empty();
+        ok => Some(Color::Green), Modifier::empty();
+        accent => Some(Color::Magenta), Modifier::empty();
+        user => Some(Color::Gray), Modifier::BOLD;
+        warn => Some(Color::Yellow), Modifier::empty();
+        thinking => None, Modifier::DIM.union(Modifier::ITALIC);
+        selected => None, Modifier::REVERSED;
+    }
+}

@@ -1,0 +1,3 @@
+//! One module per view area.
+
+mod views;
