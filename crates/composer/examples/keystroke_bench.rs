@@ -47,6 +47,17 @@ fn keystroke(c: &mut Composer, code: KeyCode) -> Duration {
     start.elapsed()
 }
 
+/// Types `ch` and erases it again, `KEYSTROKES / 2` times: the times of
+/// the typed chars and of the Backspaces.
+fn type_and_erase(c: &mut Composer, ch: char) -> (Vec<Duration>, Vec<Duration>) {
+    (0..KEYSTROKES / 2)
+        .map(|_| {
+            let typed = keystroke(c, KeyCode::Char(ch));
+            (typed, keystroke(c, KeyCode::Backspace))
+        })
+        .unzip()
+}
+
 fn report(name: &str, mut times: Vec<Duration>) {
     times.sort();
     let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
@@ -91,12 +102,7 @@ fn main() {
     let text: String = (0..50).map(|_| format!("{}\n", &line[..99])).collect();
     c.set_text(text.trim_end());
     assert!(c.text().len() >= 4_900);
-    let mut typing = Vec::new();
-    let mut erasing = Vec::new();
-    for _ in 0..KEYSTROKES / 2 {
-        typing.push(keystroke(&mut c, KeyCode::Char('x')));
-        erasing.push(keystroke(&mut c, KeyCode::Backspace));
-    }
+    let (typing, erasing) = type_and_erase(&mut c, 'x');
     report("5,000-char text: type a char", typing);
     report("5,000-char text: Backspace", erasing);
 
@@ -110,22 +116,12 @@ fn main() {
         open.elapsed().as_secs_f64() * 1e3
     );
     assert!(c.popup_open());
-    let mut first_char = Vec::new();
-    let mut back_to_at = Vec::new();
-    for _ in 0..KEYSTROKES / 2 {
-        first_char.push(keystroke(&mut c, KeyCode::Char('r')));
-        back_to_at.push(keystroke(&mut c, KeyCode::Backspace));
-    }
+    let (first_char, _back_to_at) = type_and_erase(&mut c, 'r');
     report("@ popup, 20k files: first char (scores all)", first_char);
     for ch in "rend".chars() {
         c.handle_key(key(KeyCode::Char(ch)));
     }
-    let mut narrowing = Vec::new();
-    let mut backspace = Vec::new();
-    for _ in 0..KEYSTROKES / 2 {
-        narrowing.push(keystroke(&mut c, KeyCode::Char('e')));
-        backspace.push(keystroke(&mut c, KeyCode::Backspace));
-    }
+    let (narrowing, backspace) = type_and_erase(&mut c, 'e');
     assert!(c.popup_open());
     report("@ popup, 20k files: 5th char (narrows hits)", narrowing);
     report("@ popup, 20k files: Backspace (kept result)", backspace);

@@ -163,6 +163,16 @@ impl Outcome {
             .collect()
     }
 
+    /// `field` of every line whose `key` is `value` (e.g. the `event` of
+    /// every `type: stream_event` line).
+    pub fn field_where(&self, key: &str, value: &str, field: &str) -> Vec<Value> {
+        self.lines()
+            .into_iter()
+            .filter(|l| l[key] == value)
+            .map(|l| l[field].clone())
+            .collect()
+    }
+
     /// `type` or `type/subtype` of every line (assistant/user have no subtype).
     pub fn kinds(&self) -> Vec<String> {
         self.lines().iter().map(kind).collect()

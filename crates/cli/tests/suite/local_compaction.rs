@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::common::{Scratch, run};
 use super::local_model::{
-    bash_commands, describe, lines, local_turn, orbit_local_cmd, result_line,
+    assert_answer_contains, bash_commands, describe, lines, local_turn, orbit_local_cmd,
 };
 
 /// Filler lines per file (≈ 3,000 tokens each).
@@ -77,13 +77,5 @@ fn local_model_reads_three_files_past_its_window_and_reports_the_last_word() {
         "final.txt never read: {cats:?}\n{}",
         describe(&out)
     );
-    let answer = result_line(&lines)["result"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        answer.contains(ANSWER),
-        "answer {answer:?}\n{}",
-        describe(&out)
-    );
+    assert_answer_contains(&lines, ANSWER, &out);
 }

@@ -149,6 +149,19 @@ pub(super) fn result_line(lines: &[Value]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The run's final answer (its result line) contains `want`.
+pub(super) fn assert_answer_contains(lines: &[Value], want: &str, out: &Outcome) {
+    let answer = result_line(lines)["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        answer.contains(want),
+        "answer {answer:?}\n{}",
+        describe(out)
+    );
+}
+
 /// Exit code, stdout (its last lines when long) and stderr of a run.
 pub(super) fn describe(out: &Outcome) -> String {
     const SHOWN_CHARS: usize = 6_000;
@@ -442,13 +455,5 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
         "the history was never compacted\n{}",
         describe(&out)
     );
-    let answer = result_line(&session_lines)["result"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        answer.contains(FINAL_CODE),
-        "answer {answer:?}\n{}",
-        describe(&out)
-    );
+    assert_answer_contains(&session_lines, FINAL_CODE, &out);
 }

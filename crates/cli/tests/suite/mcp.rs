@@ -89,6 +89,29 @@ pub fn results(server: &FakeAnthropic) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// One server `name` (its tools allowed) with one extra environment
+/// variable; the run must succeed.
+pub(super) fn run_one_server(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    (var, value): (&str, &str),
+    name: &str,
+    entry: Value,
+) -> Outcome {
+    let mut env = server.env();
+    env.push((var.into(), value.into()));
+    let mcp = config(&[(name, entry)]);
+    let allowed = format!("mcp__{name}");
+    let out = run_stream_json_with_env(
+        scratch,
+        &env,
+        "use the tools",
+        &["--mcp-config", &mcp, "--allowedTools", &allowed],
+    );
+    assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+    out
+}
+
 pub(super) fn run_with(
     scratch: &Scratch,
     server: &FakeAnthropic,
@@ -322,16 +345,7 @@ fn failures_answer_the_model_and_the_run_goes_on() {
     for (case, entry, tool_calls, want) in cases {
         let scratch = Scratch::new();
         let server = calls(&tool_calls);
-        let mut env = server.env();
-        env.push(("MCP_TOOL_TIMEOUT".into(), "1500".into()));
-        let mcp = config(&[("s", entry)]);
-        let out = run_stream_json_with_env(
-            &scratch,
-            &env,
-            "use the tools",
-            &["--mcp-config", &mcp, "--allowedTools", "mcp__s"],
-        );
-        assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+        run_one_server(&scratch, &server, ("MCP_TOOL_TIMEOUT", "1500"), "s", entry);
         assert_eq!(results(&server), want, "{case}");
     }
 }
@@ -479,12 +493,7 @@ fn progress_notifications_reach_tool_progress() {
         &mcp,
         &["--verbose", "--allowedTools", "mcp__everything"],
     );
-    let progress: Vec<Value> = out
-        .lines()
-        .into_iter()
-        .filter(|l| l["subtype"] == "tool_progress")
-        .map(|l| l["data"].clone())
-        .collect();
+    let progress = out.field_where("subtype", "tool_progress", "data");
     assert_eq!(
         progress,
         [1, 2, 3]

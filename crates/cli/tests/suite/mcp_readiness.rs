@@ -8,7 +8,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
-use super::common::{Scratch, run_stream_json_with_env};
+use super::common::Scratch;
 use super::mcp::*;
 
 /// The Python server sleeping `delay_s` before it answers anything, with
@@ -25,16 +25,14 @@ fn call_while_starting(delay_s: &str, timeout_ms: &str) -> (String, Vec<(String,
         ),
         Reply::text("done"),
     ]);
-    let mut env = server.env();
-    env.push(("MCP_TIMEOUT".into(), timeout_ms.into()));
-    let mcp = config(&[("slow", py_stdio(json!({"PY_MCP_START_DELAY": delay_s})))]);
-    let out = run_stream_json_with_env(
+    let entry = py_stdio(json!({"PY_MCP_START_DELAY": delay_s}));
+    let out = run_one_server(
         &scratch,
-        &env,
-        "use the tools",
-        &["--mcp-config", &mcp, "--allowedTools", "mcp__slow"],
+        &server,
+        ("MCP_TIMEOUT", timeout_ms),
+        "slow",
+        entry,
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let init = &out.lines()[0];
     let status = init["mcp_servers"][0]["status"]
         .as_str()

@@ -174,19 +174,10 @@ fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
 #[test]
 fn a_permission_prompt_tool_decides_the_asks() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Bash",
-            json!({"command": "echo allowed > a.txt"}),
-        ),
-        Reply::tool_use(
-            "toolu_b",
-            "Bash",
-            json!({"command": "echo forbidden > b.txt"}),
-        ),
-        Reply::text("done"),
-    ]);
+    let server = FakeAnthropic::start(bash_calls_then_done(&[
+        ("toolu_a", "echo allowed > a.txt"),
+        ("toolu_b", "echo forbidden > b.txt"),
+    ]));
     let printed = sdk("prompt_tool", &scratch, &server);
     let asked = printed.of_kind("prompt_tool_asked");
     assert_eq!(asked.len(), 2, "{}", printed.stderr);
@@ -200,4 +191,13 @@ fn a_permission_prompt_tool_decides_the_asks() {
         told.contains("PROMPT-TOOL-DENIED: ask again never"),
         "{told}"
     );
+}
+
+/// One Bash call per model turn (`(id, command)`), then the text "done".
+pub(super) fn bash_calls_then_done(calls: &[(&str, &str)]) -> Vec<Reply> {
+    calls
+        .iter()
+        .map(|&(id, command)| Reply::tool_use(id, "Bash", json!({ "command": command })))
+        .chain([Reply::text("done")])
+        .collect()
 }

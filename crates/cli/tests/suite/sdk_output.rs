@@ -114,12 +114,7 @@ fn partial_messages_carry_the_raw_stream_events() {
     for (extra, want_starts) in cases {
         let out = run_stream_json(&scratch, &server, "hi", extra);
         assert_eq!(out.code, 0, "{}", out.stderr);
-        let events: Vec<Value> = out
-            .lines()
-            .into_iter()
-            .filter(|l| l["type"] == "stream_event")
-            .map(|l| l["event"].clone())
-            .collect();
+        let events = out.field_where("type", "stream_event", "event");
         let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
         let starts = kinds.iter().filter(|k| **k == "message_start").count();
         assert_eq!(starts, want_starts, "{extra:?}: {kinds:?}");

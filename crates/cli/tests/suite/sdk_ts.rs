@@ -13,7 +13,7 @@ use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, first_user_text, tool_results_text};
-use super::sdk::{Printed, sdk, sdk_program};
+use super::sdk::{Printed, bash_calls_then_done, sdk, sdk_program};
 
 /// A runner of one SDK's fixture scenarios.
 type Runner = fn(&str, &Scratch, &FakeAnthropic) -> Printed;
@@ -46,6 +46,22 @@ fn ts(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
 
 /// Runs `scenario` on each SDK with a fresh scratch dir and a server
 /// scripted with `replies()`; `check` gets what each printed and received.
+/// The server saw `requests` requests, the third carried `told` in its tool
+/// results, and the program's result line says success.
+fn assert_told_and_succeeded(
+    sdk: &str,
+    printed: &Printed,
+    server: &FakeAnthropic,
+    requests: usize,
+    told: &str,
+) {
+    let seen = server.requests();
+    assert_eq!(seen.len(), requests, "{sdk}");
+    let results = tool_results_text(&seen[2].body);
+    assert!(results.contains(told), "{sdk}: {results}");
+    assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
+}
+
 fn on_both_sdks(
     scenario: &str,
     replies: impl Fn() -> Vec<Reply>,
@@ -122,24 +138,11 @@ fn a_session_runs_two_prompts_in_one_process() {
 #[test]
 fn can_use_tool_allows_rewrites_and_denies() {
     let replies = || {
-        vec![
-            Reply::tool_use(
-                "toolu_a",
-                "Bash",
-                json!({"command": "echo allowed-run > made.txt"}),
-            ),
-            Reply::tool_use(
-                "toolu_b",
-                "Bash",
-                json!({"command": "echo forbidden > bad.txt"}),
-            ),
-            Reply::tool_use(
-                "toolu_c",
-                "Bash",
-                json!({"command": "echo rewrite-me > orig.txt"}),
-            ),
-            Reply::text("done"),
-        ]
+        bash_calls_then_done(&[
+            ("toolu_a", "echo allowed-run > made.txt"),
+            ("toolu_b", "echo forbidden > bad.txt"),
+            ("toolu_c", "echo rewrite-me > orig.txt"),
+        ])
     };
     on_both_sdks("can_use_tool", replies, |sdk, scratch, printed, server| {
         let asked: Vec<&Value> = printed
@@ -156,15 +159,8 @@ fn can_use_tool_allows_rewrites_and_denies() {
             std::fs::read_to_string(scratch.path().join("re.txt")).unwrap(),
             "rewritten\n"
         );
-        let requests = server.requests();
-        assert_eq!(requests.len(), 4, "{sdk}");
         // The model saw the callback's deny message as the second call's result.
-        let told = tool_results_text(&requests[2].body);
-        assert!(
-            told.contains("SDK-DENIED: not on my watch"),
-            "{sdk}: {told}"
-        );
-        assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
+        assert_told_and_succeeded(sdk, printed, server, 4, "SDK-DENIED: not on my watch");
     });
 }
 
@@ -208,15 +204,10 @@ fn interrupt_stops_a_long_bash_call_and_the_session_goes_on() {
 #[test]
 fn a_pre_tool_use_hook_callback_blocks_a_command_and_the_model_sees_why() {
     let replies = || {
-        vec![
-            Reply::tool_use("toolu_ok", "Bash", json!({"command": "echo fine > ok.txt"})),
-            Reply::tool_use(
-                "toolu_no",
-                "Bash",
-                json!({"command": "echo bad > forbidden.txt"}),
-            ),
-            Reply::text("done"),
-        ]
+        bash_calls_then_done(&[
+            ("toolu_ok", "echo fine > ok.txt"),
+            ("toolu_no", "echo bad > forbidden.txt"),
+        ])
     };
     on_both_sdks("hook_block", replies, |sdk, scratch, printed, server| {
         let called = printed.of_kind("hook_called");
@@ -225,14 +216,7 @@ fn a_pre_tool_use_hook_callback_blocks_a_command_and_the_model_sees_why() {
         assert_eq!(called[1]["tool_use_id"], "toolu_no");
         assert!(scratch.path().join("ok.txt").exists(), "{sdk}");
         assert!(!scratch.path().join("forbidden.txt").exists(), "{sdk}");
-        let requests = server.requests();
-        assert_eq!(requests.len(), 3, "{sdk}");
-        let told = tool_results_text(&requests[2].body);
-        assert!(
-            told.contains("HOOK-BLOCKED: no forbidden files"),
-            "{sdk}: {told}"
-        );
-        assert_eq!(printed.of_kind("result")[0]["subtype"], "success");
+        assert_told_and_succeeded(sdk, printed, server, 3, "HOOK-BLOCKED: no forbidden files");
     });
 }
 
