@@ -44,7 +44,7 @@ pub mod structured;
 
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
-pub use compact::{CompactConfig, CompactError, CompactionBoundary};
+pub use compact::{CompactConfig, CompactError, CompactionBoundary, context_window_tokens};
 pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
 pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,

@@ -35,8 +35,6 @@ const EVENTS_PER_FRAME_MAX: usize = 256;
 /// Shortest time between two frames of streamed output, in milliseconds
 /// (keys and other events are drawn at once).
 const FRAME_INTERVAL_MS: u64 = 16;
-/// Context window assumed when the session's config does not name one.
-const DEFAULT_CONTEXT_WINDOW_TOKENS: u64 = 200_000;
 
 /// Something to do when nothing runs.
 pub(crate) enum Work {
@@ -303,10 +301,12 @@ pub(crate) fn status_of(engine: &QueryEngine) -> StatusInfo {
         cwd: config.cwd.display().to_string(),
         mode: engine.policy().mode(),
         context_tokens: 0,
+        // The window compaction works with: the configured one, else the
+        // engine's table for the model (8,192 for the local model).
         context_window: config
             .compact
             .context_window
-            .unwrap_or(DEFAULT_CONTEXT_WINDOW_TOKENS),
+            .unwrap_or_else(|| orbit_engine::context_window_tokens(&config.model)),
         cost_usd: engine.total_cost_usd(),
     }
 }

@@ -127,7 +127,10 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
         }
         "model" => {
             app.engine.set_model(args.to_string());
-            screen.status_mut().model = args.to_string();
+            // The new model's window; the context used stays what it was.
+            let used = screen.status_mut().context_tokens;
+            *screen.status_mut() = crate::app::status_of(&app.engine);
+            screen.status_mut().context_tokens = used;
             screen.note(
                 &format!("Model set to {args} for the next requests"),
                 Tone::Plain,
