@@ -99,21 +99,44 @@ fn local_model_finds_and_calls_a_deferred_tool() {
     let py =
         json!({"command": python(), "args": [py_script(), "stdio"], "env": {"PY_MCP_TOOLS": "20"}});
     let mcp = config(&[("py", py)]);
-    let mut cmd = lm::orbit_local_cmd(&scratch);
-    cmd.args([
-        "-p",
-        "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
-        "--mcp-config",
-        &mcp,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--max-turns",
-        "6",
+    // The 1.5B model sometimes answers from the loaded definitions instead
+    // of calling the tool it found (seen in 2 of ~6 CI runs); a second
+    // attempt in a new session is allowed, the first one's output printed.
+    let timetable = [
+        "mcp__py__tool_2",
+        "mcp__py__tool_7",
+        "mcp__py__tool_12",
+        "mcp__py__tool_17",
+    ];
+    let attempt = || {
+        let mut cmd = lm::orbit_local_cmd(&scratch);
+        cmd.args([
+            "-p",
+            "Find the train timetable tool with ToolSearch, then call it for the city Oslo and tell me its answer.",
+            "--mcp-config",
+            &mcp,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--max-turns",
+            "6",
     ]);
-    let out = super::common::run(cmd);
+        let out = super::common::run(cmd);
+        let calls = lm::tool_calls(&lm::lines(&out));
+        let called_timetable = calls
+            .iter()
+            .any(|(name, _)| timetable.contains(&name.as_str()));
+        (out, calls, called_timetable)
+    };
+    let (mut out, mut calls, called) = attempt();
+    if !called {
+        eprintln!(
+            "attempt 1 called no timetable tool: {calls:?}\n{}",
+            lm::describe(&out)
+        );
+        (out, calls, _) = attempt();
+    }
     let lines = lm::lines(&out);
-    let calls = lm::tool_calls(&lines);
     assert!(
         calls.iter().any(|(name, input)| name == "ToolSearch"
             && input["query"]
@@ -127,12 +150,6 @@ fn local_model_finds_and_calls_a_deferred_tool() {
         .filter(|(name, _)| name.starts_with("mcp__py__tool_"))
         .map(|(name, _)| name.as_str())
         .collect();
-    let timetable = [
-        "mcp__py__tool_2",
-        "mcp__py__tool_7",
-        "mcp__py__tool_12",
-        "mcp__py__tool_17",
-    ];
     assert!(
         called.iter().any(|n| timetable.contains(n)),
         "no timetable tool called: {calls:?}\n{}",
