@@ -3,7 +3,12 @@
 scratch dir through the real `orbit` binary, then its check.
 
 Usage: bench/eval/run.py [--orbit PATH] [--only NAME,...] [--timeout S]
-                         [--cold] [--json OUT] [-- EXTRA ORBIT ARGS]
+                         [--cold] [--json OUT] [--log DIR] [--repeat N]
+                         [-- EXTRA ORBIT ARGS]
+
+`--log DIR` keeps each run's stream-json transcript as DIR/NAME.jsonl (to
+see what the model did); `--repeat N` runs every task N times (the model is
+sampled at temperature 0, but llama.cpp's batching is not bit-exact).
 
 Needs `orbit local setup` done. By default one warm `orbit local serve` is
 started first so every task measures the agent, not llama-server's start
@@ -68,14 +73,15 @@ def checks_pass(check, dir, answer):
     return all(check_one(c, dir, answer) for c in checks)
 
 
-def run_task(task, orbit, env, timeout_s, extra):
+def run_task(task, orbit, env, timeout_s, extra, log=None):
     dir = pathlib.Path(tempfile.mkdtemp(prefix=f"orbit-eval-{task['name']}-"))
     try:
         for rel, content in task["files"].items():
             (dir / rel).parent.mkdir(parents=True, exist_ok=True)
             (dir / rel).write_text(content)
         start = time.monotonic()
-        proc = subprocess.Popen([orbit, "-p", task["prompt"], "--output-format", "json", *extra],
+        fmt = ["--output-format", "stream-json", "--verbose"] if log else ["--output-format", "json"]
+        proc = subprocess.Popen([orbit, "-p", task["prompt"], *fmt, *extra],
                                 cwd=dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, text=True, start_new_session=True)
         timed_out = False
@@ -86,12 +92,16 @@ def run_task(task, orbit, env, timeout_s, extra):
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
         secs = time.monotonic() - start
+        if log:
+            pathlib.Path(log, f"{task['name']}.jsonl").write_text(out + "\n# stderr\n" + err)
         answer, turns, subtype = "", None, None
         for line in out.splitlines():
             if line.startswith("{"):
                 try:
                     res = json.loads(line)
                 except json.JSONDecodeError:
+                    continue
+                if res.get("type") != "result":
                     continue
                 answer = res.get("result") or ""
                 turns = res.get("num_turns")
@@ -111,6 +121,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--cold", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--log")
+    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("extra", nargs="*")
     args = ap.parse_args()
     # A user who asks for edits and commands headless grants them, as with
@@ -119,7 +131,9 @@ def main():
     orbit = str(pathlib.Path(args.orbit).resolve())
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARS}
     only = set(filter(None, args.only.split(",")))
-    tasks = [t for t in TASKS if not only or t["name"] in only]
+    tasks = [t for t in TASKS if not only or t["name"] in only] * args.repeat
+    if args.log:
+        os.makedirs(args.log, exist_ok=True)
     server = None
     if not args.cold:
         subprocess.run([orbit, "local", "stop"], env=env, capture_output=True)
@@ -131,7 +145,7 @@ def main():
     results = []
     try:
         for task in tasks:
-            r = run_task(task, orbit, env, args.timeout, extra)
+            r = run_task(task, orbit, env, args.timeout, extra, args.log)
             results.append(r)
             mark = "PASS" if r["ok"] else "FAIL"
             print(f"{mark} {r['name']:20} {r['seconds']:6.1f} s  turns {r['turns']}  "

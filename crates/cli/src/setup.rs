@@ -127,6 +127,11 @@ pub fn prepare_with(
             done.saturating_add(max)
         })),
         recovery_reminders: small_profile,
+        repeated_tool_call_limit: if small_profile {
+            orbit_local::SMALL_PROFILE_REPEAT_LIMIT
+        } else {
+            orbit_engine::DEFAULT_REPEATED_TOOL_CALL_LIMIT
+        },
         max_budget_usd: args.max_budget_usd,
         permissions,
         rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),

@@ -151,7 +151,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ORBIT_SMALL_MODEL,
-        meaning: "`1`/`true`: use the small-model profile (lean prompt, five tools, 25 turns by default, recovery turns) with any provider; `0`/`false`: turn it off for `local` (default: on for `local` only).",
+        meaning: "`1`/`true`: use the small-model profile (lean prompt, four tools, 25 turns by default, recovery turns) with any provider; `0`/`false`: turn it off for `local` (default: on for `local` only).",
     },
     EnvVar {
         name: ORBIT_SANDBOX,

@@ -9,13 +9,19 @@
 //! evaluation's `append-config`: a refused Write, then the refusal echoed
 //! inside `<tool_response>` as the final answer); advice to the user after
 //! tools ran may be the answer ("run `pytest` to check"), so it is not.
+//! A reply that echoes the harness's own invitation ("Call another tool.",
+//! from the local chat template's line after a tool result) is never an
+//! answer either. When the last tool call of the prompt failed and the
+//! model replies with text, the profile asks once more with
+//! [`RECOVERY_AFTER_ERROR`]: a small model tends to give up after an error
+//! it could fix (an `old_string` it guessed, a Write refused before a Read).
 //!
 //! Data flow: the loop owns one [`Recovery`] per prompt, tells it when a
 //! message held a tool_use, and asks [`Recovery::reminder_for`] with the
 //! final answer before ending the run. Detection looks at the text only;
 //! it never looks at tool names.
 
-use orbit_tool::texts::engine::RECOVERY_REMINDER;
+use orbit_tool::texts::engine::{RECOVERY_AFTER_ERROR, RECOVERY_REMINDER};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -45,11 +51,21 @@ const DESCRIBING_PHRASES: [&str; 12] = [
     "you'll need to",
 ];
 
+/// Phrases (lowercase) of a reply that echoes the harness's invitation to
+/// call a tool instead of calling one.
+const HARNESS_ECHOES: [&str; 4] = [
+    "call another tool",
+    "call the next tool",
+    "call a tool now",
+    "next tool call",
+];
+
 /// The recovery state of one prompt.
 #[derive(Debug)]
 pub(crate) struct Recovery {
     enabled: bool,
     tool_ran: bool,
+    last_call_failed: bool,
     sent: u32,
 }
 
@@ -59,14 +75,16 @@ impl Recovery {
         Self {
             enabled,
             tool_ran: false,
+            last_call_failed: false,
             sent: 0,
         }
     }
 
     /// A message of this prompt held a tool_use: advice to the user is an
     /// answer from now on.
-    pub(crate) fn tool_ran(&mut self) {
+    pub(crate) fn tool_ran(&mut self, failed: bool) {
         self.tool_ran = true;
+        self.last_call_failed = failed;
     }
 
     /// The reminder to send instead of ending the prompt with `answer`, if
@@ -76,11 +94,17 @@ impl Recovery {
             return None;
         }
         let describes = !self.tool_ran && describes_instead_of_acting(answer);
-        if !imitates_tool_exchange(answer) && !describes {
+        let reminder = if self.last_call_failed {
+            RECOVERY_AFTER_ERROR
+        } else if imitates_tool_exchange(answer) || echoes_harness(answer) || describes {
+            RECOVERY_REMINDER
+        } else {
             return None;
-        }
+        };
+        // One reminder per failure: the answer after it stands.
+        self.last_call_failed = false;
         self.sent += 1;
-        Some(RECOVERY_REMINDER)
+        Some(reminder)
     }
 }
 
@@ -91,6 +115,12 @@ fn imitates_tool_exchange(answer: &str) -> bool {
     EXCHANGE_TAGS.iter().any(|tag| lower.contains(tag))
         || (has_json_key(&lower, "name")
             && (has_json_key(&lower, "arguments") || has_json_key(&lower, "parameters")))
+}
+
+/// Whether a final reply repeats the harness's invitation to call a tool.
+fn echoes_harness(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    HARNESS_ECHOES.iter().any(|p| lower.contains(p))
 }
 
 /// Whether a final reply tells the user what to do instead of doing it.
@@ -131,12 +161,15 @@ mod tests {
             ("To rename it, You'll need to open utils.py.", true),
             ("The value of MAGIC is 48213.", false),
             ("data.txt has 12 lines.", false),
+            ("Call another tool.", true),
             ("{\"name\": \"orbit\", \"version\": \"1.0\"}", false),
             ("The arguments are named \"name\" and \"arguments\".", false),
             ("", false),
         ];
         for (answer, expected) in table {
-            let detected = imitates_tool_exchange(answer) || describes_instead_of_acting(answer);
+            let detected = imitates_tool_exchange(answer)
+                || echoes_harness(answer)
+                || describes_instead_of_acting(answer);
             assert_eq!(detected, expected, "{answer:?}");
         }
     }
@@ -157,8 +190,25 @@ mod tests {
         // After a tool ran, advice to the user is an answer; an imitated
         // exchange still is not.
         let mut ran = Recovery::new(true);
-        ran.tool_ran();
+        ran.tool_ran(false);
         assert_eq!(ran.reminder_for("You need to run `pytest` to check."), None);
         assert_eq!(ran.reminder_for(imitation), Some(RECOVERY_REMINDER));
+    }
+
+    #[test]
+    fn a_text_reply_after_a_failed_call_is_asked_again_once() {
+        let mut failed = Recovery::new(true);
+        failed.tool_ran(true);
+        let gave_up = "The string was not found in the file.";
+        assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
+        // The answer after the reminder stands.
+        assert_eq!(failed.reminder_for(gave_up), None);
+        // A later failure is asked about again.
+        failed.tool_ran(true);
+        assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
+        // A call that worked: its answer stands.
+        let mut worked = Recovery::new(true);
+        worked.tool_ran(false);
+        assert_eq!(worked.reminder_for("Done: the file is updated."), None);
     }
 }

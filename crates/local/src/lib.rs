@@ -44,14 +44,22 @@ pub const MODEL_NAME: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m";
 /// a few, and every definition costs prompt time. Grep and Glob are left
 /// out on purpose: given "what is X in FILE", Qwen2.5-Coder-1.5B picks Grep
 /// with odd arguments and then answers from its `files_with_matches` output
-/// without reading the file; with these five it Reads the file (and Bash
-/// still covers `grep` / `find`).
-pub const LOCAL_TOOLS: [&str; 5] = ["Read", "Write", "Edit", "Bash", "LS"];
+/// without reading the file; with these it Reads the file (and Bash
+/// still covers `grep` / `find`). LS is left out too: the model called it
+/// on files ("Path is not a directory") where the prompt's `ls` example via
+/// Bash does the same job.
+pub const LOCAL_TOOLS: [&str; 4] = ["Read", "Write", "Edit", "Bash"];
 
 /// `--max-turns` of the small-model profile when none is given: a small
 /// model that loops (repeating a finished task's calls) stops here instead
 /// of running for minutes.
 pub const SMALL_PROFILE_MAX_TURNS: u32 = 25;
+
+/// The runaway-loop guard's limit in the small-model profile: the same
+/// call 3 times in a row gets the reminder, 6 end the run (5 and 10 for
+/// other models). A 1.5B model that repeats a call after a reminder keeps
+/// repeating it; each repeat costs seconds on a CPU.
+pub const SMALL_PROFILE_REPEAT_LIMIT: u32 = 3;
 
 /// Sampling seed of local runs (reproducible answers at temperature 0).
 pub const LOCAL_SEED: u64 = 42;

@@ -368,6 +368,11 @@ impl AgentBuilder {
                 done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)
             })),
             recovery_reminders: local,
+            repeated_tool_call_limit: if local {
+                orbit_local::SMALL_PROFILE_REPEAT_LIMIT
+            } else {
+                orbit_engine::DEFAULT_REPEATED_TOOL_CALL_LIMIT
+            },
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
             approver: self.approver,

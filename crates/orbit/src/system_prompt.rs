@@ -76,13 +76,26 @@ pub fn default_prompt(cwd: &Path) -> String {
 /// (every 1k prompt tokens costs a local model ≈ 10 s on two cores).
 pub const LOCAL_MAX_INSTRUCTION_FILE_BYTES: usize = 2 * 1024;
 
-/// The local model's prompt: a few plain sentences a 1.5B model follows.
-const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant working in the user's project \
-directory. Answer briefly and directly.\n\
-Use tools to get facts; never guess what a file contains. To answer a question about a file, \
-first call Read on that file.\n\
-Other tools: LS lists a directory, Bash runs a command, Write creates a file, Edit changes a file.\n\
-When a tool result answers the question, reply with the answer in plain text.";
+/// The local model's prompt: a few plain sentences and one concrete call
+/// per kind of everyday task, which a 1.5B model follows far better than
+/// general rules (issue 17's evaluation, `bench/eval/`). The examples use
+/// other names than the evaluation's tasks.
+const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant. You work in the user's project \
+directory and do the task yourself with the tools; the user cannot run anything. Never guess: \
+get facts from tool results. When the task is done, answer in one short sentence.\n\n\
+How to do common tasks:\n\
+- Count lines, words or matches (never count by hand): Bash `wc -l < FILE`, `wc -w < FILE`, \
+`grep -c 'TEXT' FILE`. Count files: Bash `find . -name '*.py' | wc -l`.\n\
+- Which file contains a word or defines a function (never guess a file name): Bash \
+`grep -rn 'WORD' .`\n\
+- List files, largest first: Bash `ls -lS DIR`.\n\
+- What a file says (a value, a setting, a name): Read the file, then answer from its text.\n\
+- Change text in a file: Read it, then Edit with old_string copied exactly from the file.\n\
+- Add a line at the end of a file: Bash `echo 'LINE' >> FILE`.\n\
+- New file whose whole text you know: Write. New directory: Bash `mkdir -p DIR`. Copy, rename, delete: Bash \
+`cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
+- Run a program or tests: Bash, then report what the output says.\n\
+- Fix a bug: Read the file, Edit the wrong code, then run it with Bash to check.";
 
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).

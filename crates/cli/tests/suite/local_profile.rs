@@ -84,7 +84,7 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     assert_eq!(init["apiKeySource"], "none");
     assert_eq!(
         init["tools"],
-        serde_json::json!(["Read", "Write", "Edit", "Bash", "LS"])
+        serde_json::json!(["Read", "Write", "Edit", "Bash"])
     );
     assert_eq!(out.result()["result"], "MAGIC is 48213.");
 
@@ -111,7 +111,9 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     assert_eq!(names, orbit_local::LOCAL_TOOLS);
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are orbit"), "{system}");
-    assert!(system.len() < 1024, "local system prompt: {system}");
+    // A few sentences and one concrete call per kind of task (issue 17):
+    // under 2 KB, a fixed prefix llama.cpp's prompt cache keeps warm.
+    assert!(system.len() < 2048, "local system prompt: {system}");
 
     // The fenced block came back as text and was recovered as a Read call,
     // so the second request carries its result as a `tool` message.

@@ -13,6 +13,7 @@ mod interrupt;
 mod local_compaction;
 mod local_model;
 mod local_profile;
+mod local_tasks;
 mod logging;
 mod max_turns;
 mod mcp;

@@ -12,6 +12,14 @@ use super::common::{Outcome, Scratch, orbit_with_env, run};
 /// The small-model profile's reminder (crates/tool/src/texts/engine.rs).
 const REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
+/// Its reminder after a failed call answered with text.
+const AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do the task \
+another way (Read the file first, or use Bash). Reply in plain text only when the task is done.";
+
+/// Whether a user message's content is one of the recovery reminders.
+fn is_reminder(content: &Value) -> bool {
+    content == REMINDER || content == AFTER_ERROR
+}
 
 /// The default turn limit of the small-model profile.
 const SMALL_MAX_TURNS: usize = orbit_local::SMALL_PROFILE_MAX_TURNS as usize;
@@ -60,10 +68,10 @@ fn reminders_printed(out: &Outcome) -> usize {
         .filter(|l| l["type"] == "user")
         .filter(|l| {
             let content = &l["message"]["content"];
-            content == REMINDER
+            is_reminder(content)
                 || content
                     .as_array()
-                    .is_some_and(|blocks| blocks.iter().any(|b| b["text"] == REMINDER))
+                    .is_some_and(|blocks| blocks.iter().any(|b| is_reminder(&b["text"])))
         })
         .count()
 }
@@ -191,8 +199,10 @@ is done, reply to the user in plain text.</tool_use_error>";
 /// Recovery turns: with the small profile, a final reply that imitates a
 /// tool exchange, or tells the user what to run before any tool ran, is
 /// answered with the reminder (a user message in the transcript and in the
-/// next request), at most twice per prompt; without the profile the reply
-/// ends the run, and advice after a tool ran is an answer.
+/// next request), at most twice per prompt; so is a reply echoing the
+/// harness's invitation, and a text reply right after a failed call (once);
+/// without the profile the reply ends the run, and advice after a tool ran
+/// is an answer.
 #[test]
 fn recovery_turns_remind_a_describing_model_at_most_twice() {
     let imitation = "<tool_response>\nMAGIC=48213\n</tool_response>";
@@ -242,6 +252,30 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             "MAGIC is 48213.",
         ),
         (
+            "a tool ran: echoing the harness is reminded",
+            Some("1"),
+            vec![read(), text("Call another tool."), text("MAGIC is 48213.")],
+            3,
+            1,
+            "MAGIC is 48213.",
+        ),
+        (
+            "a failed call answered with text: asked again once, then the answer stands",
+            Some("1"),
+            vec![
+                call(
+                    "e",
+                    "Edit",
+                    json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
+                ),
+                text("The string was not found."),
+                text("MAGIC is not 1."),
+            ],
+            3,
+            1,
+            "MAGIC is not 1.",
+        ),
+        (
             "profile off",
             Some("0"),
             vec![text(imitation)],
@@ -277,7 +311,7 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             .iter()
             .filter(|b| {
                 let last = b["messages"].as_array().unwrap().last().unwrap().clone();
-                last["role"] == "user" && last["content"] == REMINDER
+                last["role"] == "user" && is_reminder(&last["content"])
             })
             .count();
         assert_eq!(sent, reminders, "{what}: reminders sent to the model");

@@ -343,7 +343,7 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
-                recovery.tool_ran();
+                recovery.tool_ran(self.last_tool_results_failed());
                 self.answer.clear();
                 continuations = 0;
                 if let Some(end) = self.after_tool_call(&assistant.message) {
@@ -400,6 +400,20 @@ impl QueryLoop<'_> {
 
     /// The guards after a message with tool_uses, its results committed:
     /// Some(outcome) ends the run.
+    /// Whether every result of the latest tool_result message is an error.
+    fn last_tool_results_failed(&self) -> bool {
+        self.session
+            .messages()
+            .iter()
+            .rev()
+            .find_map(|m| {
+                let mut results = m.tool_results().peekable();
+                results.peek()?;
+                Some(results.all(|r| r.is_error()))
+            })
+            .unwrap_or(false)
+    }
+
     fn after_tool_call(&mut self, message: &Message) -> Option<Outcome> {
         match self.structured.after_call(message, false) {
             StructuredVerdict::Done(value) => {

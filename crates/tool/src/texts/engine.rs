@@ -41,6 +41,12 @@ pub const MAX_TOKENS_CONTINUE_MESSAGE: &str = "Output token limit hit. Resume di
 pub const RECOVERY_REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
 
+/// The small-model profile's recovery turn after a failed tool call
+/// answered with text (issue 17): one more try before the answer stands.
+/// orbit's text.
+pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
+the task another way (Read the file first, or use Bash). Reply in plain text only when the task is done.";
+
 /// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;
 
