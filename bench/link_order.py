@@ -13,23 +13,20 @@ import bisect
 import re
 import sys
 
-SECTION = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*:\((\.text[^)]*)\)$")
-SYMBOL = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+\d+\s+(\S+)$")
+# An input section of one function (`-ffunction-sections`): its name is
+# `.text.` + the mangled symbol (the map's symbol lines are demangled).
+SECTION = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*:\(\.text\.(?:unlikely\.|hot\.|startup\.)?([^)]+)\)$")
 
 
 def sections(path):
-    """(start, end, [symbols]) of every input text section, by start."""
+    """(start, end, symbol) of every per-function text section, by start."""
     out = []
     with open(path) as f:
         for line in f:
             m = SECTION.match(line)
             if m:
                 start, size = int(m.group(1), 16), int(m.group(2), 16)
-                out.append([start, start + size, []])
-                continue
-            m = SYMBOL.match(line)
-            if m and out and out[-1][0] <= int(m.group(1), 16) < out[-1][1]:
-                out[-1][2].append(m.group(2))
+                out.append((start, start + size, m.group(3)))
     out.sort(key=lambda s: s[0])
     return out
 
@@ -49,8 +46,7 @@ def main():
                 if i < 0 or addr >= secs[i][1] or i in seen:
                     continue
                 seen.add(i)
-                if secs[i][2]:
-                    print(secs[i][2][0])
+                print(secs[i][2])
 
 
 main()
