@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Regenerates crates/cli/link/orbit.order: LLD lays the functions a run
+# executes next to each other, so a run touches fewer pages of the binary
+# (peak RSS; see crates/cli/build.rs and docs/PERFORMANCE.md, "Claude Agent
+# SDK"). Traces a release build under valgrind lackey while the SDK
+# program (bench/sdk_bench.py: one-shot query() + 3-turn session) and a
+# headless `orbit -p` run drive it against a small fake server. Needs
+# valgrind and the SDK venv of .ci/run. Takes a few minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+PY="${ORBIT_MCP_PYTHON:-$HOME/.cache/orbit-ci/py/venv/bin/python}"
+WORK="$(mktemp -d)"
+trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+MAP="$WORK/orbit.map"
+ORBIT_LINK_MAP="$MAP" cargo build --release -p orbit-cli --bin orbit
+cp target/release/orbit "$WORK/orbit"
+PORT=$(( 20000 + RANDOM % 20000 ))
+"$PY" bench/fake_anthropic.py "$PORT" & SERVER=$!
+mkdir -p "$WORK/trace" "$WORK/home" "$WORK/cwd"
+cat > "$WORK/agent.sh" <<SH
+#!/bin/bash
+# orbit under lackey; superblock addresses (deduplicated) and the mappings.
+valgrind --tool=lackey --trace-superblocks=yes --log-fd=9 \\
+  9> >(awk '!s[\$0]++' > "$WORK/trace/\$\$.sb") "$WORK/orbit" "\$@" <&0 &
+pid=\$!
+( sleep 2; cat /proc/\$pid/maps > "$WORK/trace/\$\$.maps" 2>/dev/null ) &
+wait \$pid
+SH
+chmod +x "$WORK/agent.sh"
+export HOME="$WORK/home" ORBIT_HOME="$WORK/home/.orbit" ANTHROPIC_API_KEY=bench
+export ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT"
+sleep 1
+cd "$WORK/cwd"
+ORBIT_BENCH_RSS_ONE=/dev/null ORBIT_BENCH_RSS_SESSION=/dev/null \
+  "$PY" "$ROOT/bench/sdk_bench.py" "$WORK/agent.sh" >/dev/null
+echo hello > notes.txt
+run() { "$WORK/agent.sh" --permission-mode bypassPermissions "$@" </dev/null >/dev/null; }
+run -p "say hi" --output-format stream-json --verbose
+run -p "say hi"
+run -p 'tool Bash {"command": "echo hi"}'
+run -p 'tool Read {"file_path": "'"$WORK"'/cwd/notes.txt"}'
+run -p 'tool Edit {"file_path": "'"$WORK"'/cwd/notes.txt", "old_string": "hello", "new_string": "bye"}'
+run -p 'tool Grep {"pattern": "bye"}' --output-format stream-json --verbose
+sleep 1
+cd "$ROOT"
+BASE=$(awk '$6 ~ /\/orbit$/ && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "$WORK"/trace/*.maps)
+"$PY" bench/link_order.py "$MAP" "$BASE" "$WORK"/trace/*.sb > crates/cli/link/orbit.order
+wc -l crates/cli/link/orbit.order
