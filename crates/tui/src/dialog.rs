@@ -15,8 +15,13 @@ use orbit_engine::{Approval, ApprovalRequest, Approver, SharedApprover};
 use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::diff::{diff_lines, edit_texts, is_edit_shaped};
 use crate::theme::Theme;
 use crate::tools::subject;
+
+/// Longest proposed-change diff in the dialog (it must leave room for the
+/// options in an 80×24 terminal).
+const DIALOG_DIFF_MAX_LINES: usize = 12;
 
 /// One ask waiting for the person.
 pub(crate) struct Ask {
@@ -72,15 +77,30 @@ pub(crate) struct Dialog {
     selected: usize,
     /// Typing the reason for "No".
     reason: Option<String>,
+    /// An edit's file before and after the proposed change.
+    change: Option<(String, String)>,
 }
 
 impl Dialog {
     pub(crate) fn new(request: ApprovalRequest, reply: Option<oneshot::Sender<Approval>>) -> Self {
+        // The file is read while the call waits for this answer, so the
+        // diff is against what the edit will change.
+        let change = is_edit_shaped(&request.input)
+            .then(|| {
+                let file = request
+                    .input
+                    .get("file_path")
+                    .and_then(serde_json::Value::as_str)
+                    .and_then(|p| std::fs::read_to_string(p).ok());
+                edit_texts(&request.input, file.as_deref())
+            })
+            .flatten();
         Self {
             request,
             reply,
             selected: 0,
             reason: None,
+            change,
         }
     }
 
@@ -163,6 +183,10 @@ impl Dialog {
             ]),
             Line::from(Span::styled(format!("  {}", r.reason), theme.dim())),
         ];
+        if let Some((before, after)) = &self.change {
+            let (diff, _, _) = diff_lines(before, after, DIALOG_DIFF_MAX_LINES, theme);
+            out.extend(diff);
+        }
         for (i, option) in self.options().into_iter().enumerate() {
             let text = format!("  {}. {option}", i + 1);
             let style = if i == self.selected {

@@ -36,12 +36,22 @@ const RECENT_TOOL_OUTPUTS: usize = 3;
 /// Lines of one tool's output Ctrl-O shows.
 const FULL_OUTPUT_MAX_LINES: usize = 200;
 
-/// A choice list in the live region (`/resume`).
+/// A choice list in the live region (`/resume`, the folder trust question).
 pub(crate) struct Picker {
     pub(crate) title: String,
     /// (value, label) per row.
     pub(crate) items: Vec<(String, String)>,
     pub(crate) selected: usize,
+    pub(crate) kind: PickerKind,
+}
+
+/// What a picker's answer does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PickerKind {
+    /// Opens the chosen session.
+    Resume,
+    /// Answers "Trust this folder?".
+    Trust,
 }
 
 /// The UI's state; see the module docs.
@@ -452,7 +462,10 @@ impl Screen {
             bottom.extend(wrap_all(&dialog.lines(t), width));
             tail.push(rule);
         } else if let Some(picker) = &self.picker {
-            bottom.extend(picker_lines(picker, t, area.height.saturating_sub(4)));
+            bottom.extend(wrap_all(
+                &picker_lines(picker, t, area.height.saturating_sub(4)),
+                width,
+            ));
             tail.push(rule);
         } else {
             composer_rows = self
@@ -511,6 +524,8 @@ pub(crate) enum Tone {
 
 fn picker_lines(picker: &Picker, t: Theme, max_rows: u16) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(picker.title.clone(), t.bold()))];
+    // A long title (the trust question) wraps; keep the choices visible.
+    let max_rows = max_rows.saturating_sub(u16::try_from(picker.title.len() / 60).unwrap_or(0));
     let rows = usize::from(max_rows.max(1));
     let first = picker.selected.saturating_sub(rows - 1);
     for (i, (_, label)) in picker.items.iter().enumerate().skip(first).take(rows) {
