@@ -15,13 +15,9 @@ use orbit_engine::{Approval, ApprovalRequest, Approver, SharedApprover};
 use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::diff::{diff_lines, edit_texts, is_edit_shaped};
+use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
 use crate::theme::Theme;
 use crate::tools::subject;
-
-/// Longest proposed-change diff in the dialog (it must leave room for the
-/// options in an 80×24 terminal).
-const DIALOG_DIFF_MAX_LINES: usize = 12;
 
 /// One ask waiting for the person.
 pub(crate) struct Ask {
@@ -77,7 +73,7 @@ pub(crate) struct Dialog {
     selected: usize,
     /// Typing the reason for "No".
     reason: Option<String>,
-    /// An edit's file before and after the proposed change.
+    /// An edit's file before and after the proposed change, until shown.
     change: Option<(String, String)>,
 }
 
@@ -113,6 +109,26 @@ impl Dialog {
         }
         out.push("No, and tell the model why (Esc: no reason)".to_string());
         out
+    }
+
+    /// The proposed change of an edit, once: a header and the coloured
+    /// diff of the file's lines (the screen prints it right above the
+    /// dialog, whose live region is only a few rows).
+    pub(crate) fn take_preview(&mut self, theme: Theme) -> Option<Vec<Line<'static>>> {
+        let (before, after) = self.change.take()?;
+        let (diff, added, removed) = diff_lines(&before, &after, DIFF_MAX_LINES, theme);
+        let what = if self.request.subject.is_empty() {
+            subject(&self.request.input)
+        } else {
+            self.request.subject.clone()
+        };
+        let mut out = vec![Line::from(vec![
+            Span::styled("? ", theme.warn()),
+            Span::styled(format!("Proposed change to {what}"), theme.bold()),
+            Span::styled(format!(" (+{added} -{removed})"), theme.dim()),
+        ])];
+        out.extend(diff);
+        Some(out)
     }
 
     /// The answer a key gives, if it gives one.
@@ -183,10 +199,7 @@ impl Dialog {
             ]),
             Line::from(Span::styled(format!("  {}", r.reason), theme.dim())),
         ];
-        if let Some((before, after)) = &self.change {
-            let (diff, _, _) = diff_lines(before, after, DIALOG_DIFF_MAX_LINES, theme);
-            out.extend(diff);
-        }
+
         for (i, option) in self.options().into_iter().enumerate() {
             let text = format!("  {}. {option}", i + 1);
             let style = if i == self.selected {

@@ -174,6 +174,7 @@ impl Screen {
     /// Shows an ask (the first one waiting is on screen; answers go to `reply`).
     pub fn ask(&mut self, request: ApprovalRequest) {
         self.dialogs.push_back(Dialog::new(request, None));
+        self.preview_front();
     }
 
     pub(crate) fn ask_with_reply(
@@ -182,6 +183,16 @@ impl Screen {
         reply: oneshot::Sender<Approval>,
     ) {
         self.dialogs.push_back(Dialog::new(request, Some(reply)));
+        self.preview_front();
+    }
+
+    /// The dialog on screen's proposed change (an edit's diff), printed
+    /// once right above it: the live region is too short to hold it.
+    fn preview_front(&mut self) {
+        let theme = self.theme;
+        if let Some(lines) = self.dialogs.front_mut().and_then(|d| d.take_preview(theme)) {
+            self.history.extend(lines);
+        }
     }
 
     pub(crate) fn has_dialog(&self) -> bool {
@@ -217,6 +228,7 @@ impl Screen {
         if let Some(reply) = dialog.reply.take() {
             let _ = reply.send(answer);
         }
+        self.preview_front();
     }
 
     /// Every open ask is answered "deny" (the turn was interrupted).
