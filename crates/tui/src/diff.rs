@@ -33,7 +33,10 @@ pub(crate) fn is_edit_shaped(input: &Value) -> bool {
 pub(crate) fn edit_texts(input: &Value, file: Option<&str>) -> Option<(String, String)> {
     let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     if let Some(content) = field(input, "content") {
-        return Some((file.unwrap_or_default().to_string(), ensure_newline(&content)));
+        return Some((
+            file.unwrap_or_default().to_string(),
+            ensure_newline(&content),
+        ));
     }
     let edits: Vec<Value> = match input.get("edits").and_then(Value::as_array) {
         Some(list) => list.clone(),
@@ -133,13 +136,18 @@ pub(crate) fn diff_lines(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn counts_and_signs() {
-        let (lines, added, removed) =
-            diff_lines("a\nb\nc\n", "a\nB\nc\nd\n", DIFF_MAX_LINES, Theme::new(false));
+        let (lines, added, removed) = diff_lines(
+            "a\nb\nc\n",
+            "a\nB\nc\nd\n",
+            DIFF_MAX_LINES,
+            Theme::new(false),
+        );
         let texts: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         assert_eq!((added, removed), (2, 1));
         assert_eq!(
@@ -186,7 +194,8 @@ mod tests {
     #[test]
     fn edit_texts_by_shape() {
         use serde_json::json;
-        let all = json!({"file_path": "/x", "old_string": "a", "new_string": "b", "replace_all": true});
+        let all =
+            json!({"file_path": "/x", "old_string": "a", "new_string": "b", "replace_all": true});
         assert_eq!(edit_texts(&all, Some("a a\n")).unwrap().1, "b b\n");
         let one = json!({"file_path": "/x", "old_string": "a", "new_string": "b"});
         assert_eq!(edit_texts(&one, Some("a a\n")).unwrap().1, "b a\n");

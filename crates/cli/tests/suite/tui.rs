@@ -464,7 +464,10 @@ fn untrusted_folder_is_asked_about_once() {
         let server = FakeAnthropic::start(vec![Reply::text("Answered."), Reply::text("Again.")]);
         let pane = Pane::start(&scratch, &server.env(), &["first prompt"]);
         let screen = pane.wait_for("Trust this folder?");
-        assert!(screen.contains("enables: hooks") && screen.contains("Yes, trust"), "{screen}");
+        assert!(
+            screen.contains("enables: hooks") && screen.contains("Yes, trust"),
+            "{screen}"
+        );
         // The first prompt waits for the answer.
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(server.request_count(), 0, "{screen}");
@@ -474,7 +477,11 @@ fn untrusted_folder_is_asked_about_once() {
         let store = scratch.home().join(".orbit/trusted-folders.json");
         assert_eq!(scratch.path().join("hook-ran").is_file(), yes, "yes={yes}");
         let stored = std::fs::read_to_string(&store).unwrap_or_default();
-        assert_eq!(stored.contains(&*scratch.path().to_string_lossy()), yes, "{stored}");
+        assert_eq!(
+            stored.contains(&*scratch.path().to_string_lossy()),
+            yes,
+            "{stored}"
+        );
         pane.exit();
         drop(pane);
         // Next start: asked again only when the answer was no.

@@ -330,7 +330,10 @@ fn an_edit_is_asked_and_shown_with_the_files_lines() {
         })
     };
     assert!(coloured("-     println!(\"helo\")", Color::Red), "{dialog}");
-    assert!(coloured("+     println!(\"bye\")", Color::Green), "{dialog}");
+    assert!(
+        coloured("+     println!(\"bye\")", Color::Green),
+        "{dialog}"
+    );
 
     // After the call (the tool changed the file): the same real lines.
     let mut screen = Screen::new(status(), Theme::new(false), ComposerConfig::default());
@@ -339,7 +342,10 @@ fn an_edit_is_asked_and_shown_with_the_files_lines() {
     let before = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
-        before.replace("    println!(\"helo\");\n", "    println!(\"hello\");\n    println!(\"bye\");\n"),
+        before.replace(
+            "    println!(\"helo\");\n",
+            "    println!(\"hello\");\n    println!(\"bye\");\n",
+        ),
     )
     .unwrap();
     screen.on_event(&result("t1", "The file has been updated.", false));
