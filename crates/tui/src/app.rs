@@ -230,6 +230,8 @@ pub(crate) struct App {
     pub(crate) trust: Option<crate::trust::TrustAsk>,
     /// The first prompt, waiting for the trust answer.
     pub(crate) pending_prompt: Option<String>,
+    /// Woken when the `@` file index is ready (the next draw shows it).
+    index_ready: tokio::sync::mpsc::UnboundedReceiver<()>,
 }
 
 pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<ExitInfo, TuiError> {
@@ -265,6 +267,13 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         Tone::Dim,
     );
     let queue = VecDeque::new();
+    // The `@` file index is built on a thread; it wakes the idle loop.
+    let (index_tx, index_ready) = tokio::sync::mpsc::unbounded_channel();
+    screen
+        .composer
+        .set_index_waker(orbit_composer::IndexWaker(std::sync::Arc::new(move || {
+            let _ = index_tx.send(());
+        })));
     let term = Term::start()?;
     let mut app = App {
         front: Front {
@@ -286,6 +295,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         term,
         trust: options.trust,
         pending_prompt: None,
+        index_ready,
     };
     // The first prompt (`orbit "PROMPT"`) is submitted as if typed, after
     // the folder trust question when there is one.
@@ -362,6 +372,7 @@ impl App {
                 Some(ask) = self.inbox.rx.recv() => {
                     self.front.screen.ask_with_reply(ask.request, ask.reply);
                 }
+                Some(()) = self.index_ready.recv() => {}
             }
         }
     }

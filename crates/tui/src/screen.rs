@@ -410,6 +410,8 @@ impl Screen {
     /// Inserts the final lines into the scrollback, then draws the live
     /// region into the terminal's inline viewport.
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+        // A file index finished in the background shows up at the next frame.
+        self.composer.poll_files();
         let size = terminal.size()?;
         let rows = self.answer.commit_rows(size.width);
         self.history.extend(rows);
