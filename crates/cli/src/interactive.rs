@@ -3,14 +3,18 @@
 //! UI's approver (its permission dialog) and hands it to the UI with a
 //! [`SessionFactory`] that builds the sessions `/clear` and `/resume`
 //! switch to from the same flags. Without a terminal on stdin and stdout
-//! it stops with one clear error (no UI on a pipe).
+//! it stops with one clear error (no UI on a pipe). In an untrusted folder
+//! whose settings carry what trust would enable, the UI asks "Trust this
+//! folder?" first ([`TrustAsk`]).
 
 use std::io::IsTerminal;
+use std::path::Path;
 
 use anyhow::bail;
 use orbit_config::Env;
+use orbit_config::trust::Skipped;
 use orbit_engine::SharedApprover;
-use orbit_tui::{OpenedSession, SessionChoice, SessionFactory, TuiOptions};
+use orbit_tui::{OpenedSession, SessionChoice, SessionFactory, TrustAsk, TuiOptions};
 
 use crate::args::Args;
 use crate::setup;
@@ -28,8 +32,9 @@ pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         env: env.clone(),
         approver,
     };
-    let first = factory.build(&args).map_err(anyhow::Error::msg)?;
+    let (first, skipped) = factory.build(&args).map_err(anyhow::Error::msg)?;
     let data_dir = first.engine.config().data_dir.clone();
+    let trust = trust_ask(&skipped, &first.engine.config().cwd, &data_dir);
     let options = TuiOptions {
         initial_prompt: args.prompt.clone(),
         inbox,
@@ -37,6 +42,7 @@ pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         history_file: Some(data_dir.join("history.jsonl")),
         home: env.get("HOME").map(std::path::PathBuf::from),
         color: env.get("NO_COLOR").is_none(),
+        trust,
     };
     orbit_tui::run(first, options).await?;
     Ok(0)
@@ -49,8 +55,31 @@ struct Factory {
     approver: SharedApprover,
 }
 
+/// "Trust this folder?" when the folder's settings carry what trust would
+/// enable; yes records it in the trust store as `orbit trust` does.
+fn trust_ask(skipped: &Skipped, cwd: &Path, data_dir: &Path) -> Option<TrustAsk> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let would_enable = skipped
+        .items
+        .iter()
+        .map(|(file, what)| format!("{what} ({file})"))
+        .collect();
+    let (dir, store) = (cwd.to_path_buf(), data_dir.to_path_buf());
+    Some(TrustAsk {
+        dir: cwd.to_path_buf(),
+        would_enable,
+        trust: Box::new(move || {
+            orbit_config::trust::trust_folder(&store, &dir)
+                .map(|_| ())
+                .map_err(|err| err.to_string())
+        }),
+    })
+}
+
 impl Factory {
-    fn build(&self, args: &Args) -> Result<OpenedSession, String> {
+    fn build(&self, args: &Args) -> Result<(OpenedSession, Skipped), String> {
         let prepared = setup::prepare(args, &self.env, Some(self.approver.clone()))
             .map_err(|err| format!("{err:#}"))?;
         let mcp = prepared.mcp.map(|manager| {
@@ -68,11 +97,12 @@ impl Factory {
             }) as orbit_tui::McpStatus
         });
         let on_close = crate::signals::kill_background_shells(prepared.engine.tool_context());
-        Ok(OpenedSession {
+        let opened = OpenedSession {
             engine: prepared.engine,
             mcp,
             on_close: Some(Box::new(on_close)),
-        })
+        };
+        Ok((opened, prepared.trust_skipped))
     }
 }
 
@@ -86,6 +116,6 @@ impl SessionFactory for Factory {
             SessionChoice::New => None,
             SessionChoice::Resume(id) => Some(id),
         };
-        self.build(&args)
+        self.build(&args).map(|(opened, _)| opened)
     }
 }

@@ -208,6 +208,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         init,
         default_max_turns,
         mcp: _mcp,
+        ..
     } = match incoming {
         Some(_) => setup::prepare_with(&args, &env, approver, extras)?,
         None => setup::prepare(&args, &env, approver)?,

@@ -24,6 +24,9 @@ pub struct Prepared {
     pub default_max_turns: Option<u32>,
     /// The MCP servers' manager, kept alive for the session.
     pub mcp: Option<std::sync::Arc<orbit_mcp::McpManager>>,
+    /// What the untrusted folder's settings were not allowed to do (empty
+    /// when trusted); the interactive UI asks "Trust this folder?" with it.
+    pub trust_skipped: orbit_config::trust::Skipped,
 }
 
 /// What an SDK session adds: the hooks its `initialize` registered (run
@@ -212,6 +215,7 @@ pub fn prepare_with(
         init,
         default_max_turns,
         mcp,
+        trust_skipped: config.trust_skipped.clone(),
     })
 }
 

@@ -117,6 +117,16 @@ pub(crate) fn slash_items(commands: &[(String, String)], query: &str) -> Vec<Ite
 }
 
 /// Popup items for file paths.
+/// The one row while the file index is still being built (accepting it
+/// keeps the token as typed).
+pub(crate) fn indexing_item(query: &str) -> Item {
+    Item {
+        label: "indexing files…".to_string(),
+        detail: String::new(),
+        insert: format!("@{query}"),
+    }
+}
+
 pub(crate) fn mention_items(paths: Vec<String>) -> Vec<Item> {
     paths
         .into_iter()

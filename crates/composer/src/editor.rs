@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use crate::completion::{self, Popup, PopupKind, Trigger};
-use crate::files::{FILE_INDEX_CAP, FileIndex};
+use crate::files::{Files, IndexWaker};
 use crate::history::History;
 use crate::paste::Pastes;
 
@@ -80,7 +80,9 @@ pub struct Composer {
     pub(crate) popup: Option<Popup>,
     /// The start of the token whose popup Esc closed.
     dismissed: Option<usize>,
-    files: Option<FileIndex>,
+    files: Files,
+    /// Called (from the indexing thread) when the file index is ready.
+    index_waker: Option<IndexWaker>,
     warnings: Vec<String>,
     /// Draw with colours and styles (off under `NO_COLOR`).
     pub(crate) color: bool,
@@ -160,8 +162,23 @@ impl Composer {
 
     /// Forgets the project's file list; the next `@` walks the tree again.
     pub fn refresh_files(&mut self) {
-        self.files = None;
+        self.files = Files::None;
         self.refresh_popup();
+    }
+
+    /// Who to call when a file index built in the background is ready.
+    pub fn set_index_waker(&mut self, waker: IndexWaker) {
+        self.index_waker = Some(waker);
+    }
+
+    /// Takes a file index finished in the background and refreshes the
+    /// popup with it; true when something changed (redraw).
+    pub fn poll_files(&mut self) -> bool {
+        let arrived = self.files.poll();
+        if arrived {
+            self.refresh_popup();
+        }
+        arrived
     }
 
     /// Inserts `s` at the cursor.
@@ -237,10 +254,12 @@ impl Composer {
             PopupKind::Slash => completion::slash_items(&self.config.commands, &query),
             PopupKind::Mention => {
                 let root = &self.config.project_root;
-                let files = self
-                    .files
-                    .get_or_insert_with(|| FileIndex::build(root, FILE_INDEX_CAP));
-                completion::mention_items(files.search(&query, completion::POPUP_MAX_ITEMS))
+                match self.files.get(root, self.index_waker.as_ref()) {
+                    Some(files) => {
+                        completion::mention_items(files.search(&query, completion::POPUP_MAX_ITEMS))
+                    }
+                    None => vec![completion::indexing_item(&query)],
+                }
             }
         };
         self.popup = (!items.is_empty()).then_some(Popup {

@@ -1,7 +1,9 @@
 //! The project's file list for `@path` completion.
 //!
-//! Data flow: the first `@` the user types builds a [`FileIndex`] by walking
-//! the project root with the `ignore` crate (`.gitignore`, `.ignore` and git
+//! Data flow: the first `@` the user types starts building a [`FileIndex`]
+//! on a background thread ([`Files`]; the popup shows "indexing files…"
+//! meanwhile and keys stay responsive; the thread calls the UI's
+//! [`IndexWaker`] when done) by walking the project root with the `ignore` crate (`.gitignore`, `.ignore` and git
 //! excludes honoured, with or without a git repository; `.git` skipped),
 //! stopping at [`FILE_INDEX_CAP`] files. The paths are kept sorted with a
 //! lowercase copy in one buffer, and each query is ranked with [`crate::fuzzy`]. A query
@@ -9,8 +11,75 @@
 //! narrows the list without rescanning the whole tree.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc;
 
 use crate::fuzzy;
+
+/// Called from the indexing thread when the file index is ready, so the UI
+/// can redraw the popup (e.g. by waking its event loop).
+#[derive(Clone)]
+pub struct IndexWaker(pub Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for IndexWaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IndexWaker")
+    }
+}
+
+/// The project's file index: not asked for yet, being built on a thread,
+/// or ready.
+#[derive(Debug, Default)]
+pub(crate) enum Files {
+    #[default]
+    None,
+    Building(mpsc::Receiver<FileIndex>),
+    Ready(FileIndex),
+}
+
+impl Files {
+    /// Takes a finished index from the thread; true when it just arrived.
+    pub(crate) fn poll(&mut self) -> bool {
+        if let Files::Building(rx) = self
+            && let Ok(index) = rx.try_recv()
+        {
+            *self = Files::Ready(index);
+            return true;
+        }
+        false
+    }
+
+    /// The index when ready; starts building it (once) when not.
+    pub(crate) fn get(
+        &mut self,
+        root: &Path,
+        waker: Option<&IndexWaker>,
+    ) -> Option<&mut FileIndex> {
+        self.poll();
+        if matches!(self, Files::None) {
+            let (tx, rx) = mpsc::channel();
+            let owned = root.to_path_buf();
+            let waker = waker.cloned();
+            let spawned = std::thread::Builder::new()
+                .name("orbit-file-index".into())
+                .spawn(move || {
+                    let _ = tx.send(FileIndex::build(&owned, FILE_INDEX_CAP));
+                    if let Some(IndexWaker(wake)) = waker {
+                        wake();
+                    }
+                });
+            *self = match spawned {
+                Ok(_) => Files::Building(rx),
+                // No thread: build here, as before.
+                Err(_) => Files::Ready(FileIndex::build(root, FILE_INDEX_CAP)),
+            };
+        }
+        match self {
+            Files::Ready(index) => Some(index),
+            _ => None,
+        }
+    }
+}
 
 /// The most files the index holds; larger trees are cut off.
 pub(crate) const FILE_INDEX_CAP: usize = 50_000;

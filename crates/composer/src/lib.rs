@@ -30,3 +30,4 @@ mod render;
 mod textops;
 
 pub use editor::{Composer, ComposerConfig, ComposerEvent, Submission};
+pub use files::IndexWaker;

@@ -18,7 +18,7 @@ use orbit_permissions::{PermissionMode, Policy};
 use orbit_protocol::EngineEvent;
 
 use crate::dialog::ApprovalInbox;
-use crate::screen::{Screen, Tone};
+use crate::screen::{PickerKind, Screen, Tone};
 use crate::status::StatusInfo;
 use crate::submit::{ShellRun, append_note, attachable, run_shell, with_attachments};
 use crate::term::Term;
@@ -46,6 +46,8 @@ pub(crate) enum Work {
         args: String,
     },
     Open(SessionChoice),
+    /// The answer to "Trust this folder?" (yes / no).
+    Trust(bool),
 }
 
 /// A running job's stream items.
@@ -152,14 +154,34 @@ impl Front {
             KeyCode::Up => picker.selected = picker.selected.saturating_sub(1),
             KeyCode::Down => picker.selected = (picker.selected + 1).min(count.saturating_sub(1)),
             KeyCode::Enter => {
-                if let Some((id, _)) = picker.items.get(picker.selected) {
-                    self.queue
-                        .push_back(Work::Open(SessionChoice::Resume(id.clone())));
+                let value = picker.items.get(picker.selected).map(|(v, _)| v.clone());
+                match (picker.kind, value) {
+                    (PickerKind::Trust, value) => {
+                        self.queue.push_back(crate::trust::work(value.as_deref()));
+                    }
+                    (PickerKind::Resume, Some(id)) => {
+                        self.queue.push_back(Work::Open(SessionChoice::Resume(id)));
+                    }
+                    (PickerKind::Resume, None) => {}
                 }
                 self.screen.picker = None;
             }
-            KeyCode::Esc => self.screen.picker = None,
+            KeyCode::Esc => {
+                if picker.kind == PickerKind::Trust {
+                    self.queue.push_back(crate::trust::work(None));
+                }
+                self.screen.picker = None;
+            }
             _ => {}
+        }
+    }
+
+    /// Submits `text` as if typed and sent.
+    pub(crate) fn submit_text(&mut self, text: &str) {
+        self.screen.composer.set_text(text);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        if let ComposerEvent::Submit(submission) = self.screen.composer.handle_key(enter) {
+            self.submit(submission);
         }
     }
 
@@ -204,6 +226,12 @@ pub(crate) struct App {
     inbox: ApprovalInbox,
     events: EventStream,
     term: Term,
+    /// The folder trust question, until answered.
+    pub(crate) trust: Option<crate::trust::TrustAsk>,
+    /// The first prompt, waiting for the trust answer.
+    pub(crate) pending_prompt: Option<String>,
+    /// Woken when the `@` file index is ready (the next draw shows it).
+    index_ready: tokio::sync::mpsc::UnboundedReceiver<()>,
 }
 
 pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<ExitInfo, TuiError> {
@@ -239,6 +267,13 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         Tone::Dim,
     );
     let queue = VecDeque::new();
+    // The `@` file index is built on a thread; it wakes the idle loop.
+    let (index_tx, index_ready) = tokio::sync::mpsc::unbounded_channel();
+    screen
+        .composer
+        .set_index_waker(orbit_composer::IndexWaker(std::sync::Arc::new(move || {
+            let _ = index_tx.send(());
+        })));
     let term = Term::start()?;
     let mut app = App {
         front: Front {
@@ -258,14 +293,18 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         inbox: options.inbox,
         events: EventStream::new(),
         term,
+        trust: options.trust,
+        pending_prompt: None,
+        index_ready,
     };
-    // The first prompt (`orbit "PROMPT"`) is submitted as if typed.
-    if let Some(prompt) = options.initial_prompt.filter(|p| !p.trim().is_empty()) {
-        app.front.screen.composer.set_text(&prompt);
-        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
-        if let ComposerEvent::Submit(submission) = app.front.screen.composer.handle_key(enter) {
-            app.front.submit(submission);
-        }
+    // The first prompt (`orbit "PROMPT"`) is submitted as if typed, after
+    // the folder trust question when there is one.
+    let prompt = options.initial_prompt.filter(|p| !p.trim().is_empty());
+    if let Some(ask) = &app.trust {
+        app.front.screen.picker = Some(crate::trust::picker(ask));
+        app.pending_prompt = prompt;
+    } else if let Some(prompt) = prompt {
+        app.front.submit_text(&prompt);
     }
     let outcome = app.main_loop().await;
     let _ = app.term.draw(&mut app.front.screen);
@@ -333,6 +372,7 @@ impl App {
                 Some(ask) = self.inbox.rx.recv() => {
                     self.front.screen.ask_with_reply(ask.request, ask.reply);
                 }
+                Some(()) = self.index_ready.recv() => {}
             }
         }
     }
@@ -352,6 +392,7 @@ impl App {
                 self.open(choice).await;
                 Ok(())
             }
+            Work::Trust(yes) => crate::trust::answer(self, yes).await,
         }
     }
 
@@ -390,15 +431,7 @@ impl App {
                 self.engine
                     .end_session(if resuming { "resume" } else { "clear" })
                     .await;
-                if let Some(close) = self.on_close.take() {
-                    close();
-                }
-                self.engine = opened.engine;
-                self.mcp = opened.mcp;
-                self.on_close = opened.on_close;
-                self.context.clear();
-                let status = status_of(&self.engine);
-                *self.front.screen.status_mut() = status;
+                self.replace_engine(opened).await;
                 let id = self.engine.session_id().to_string();
                 if resuming {
                     crate::commands::recap(self);
@@ -413,6 +446,19 @@ impl App {
             }
             Err(err) => self.front.screen.note(&err, Tone::Error),
         }
+    }
+
+    /// Swaps in `opened` (the old session's close runs first).
+    pub(crate) async fn replace_engine(&mut self, opened: OpenedSession) {
+        if let Some(close) = self.on_close.take() {
+            close();
+        }
+        self.engine = opened.engine;
+        self.mcp = opened.mcp;
+        self.on_close = opened.on_close;
+        self.context.clear();
+        let status = status_of(&self.engine);
+        *self.front.screen.status_mut() = status;
     }
 
     pub(crate) async fn run_job(&mut self, job: Job) -> Result<(), TuiError> {

@@ -9,7 +9,7 @@ use orbit_protocol::{ContentBlock, Role};
 use crate::SessionChoice;
 use crate::TuiError;
 use crate::app::{App, Job, status_of};
-use crate::screen::{Picker, Tone};
+use crate::screen::{Picker, PickerKind, Tone};
 use crate::wrap::truncate;
 
 /// Built-in commands and their one-line descriptions.
@@ -97,6 +97,7 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
                         title: "Resume a session (↑/↓, Enter; Esc cancels)".to_string(),
                         items: sessions,
                         selected: 0,
+                        kind: PickerKind::Resume,
                     });
                 }
             }

@@ -15,6 +15,7 @@ use orbit_engine::{Approval, ApprovalRequest, Approver, SharedApprover};
 use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
 use crate::theme::Theme;
 use crate::tools::subject;
 
@@ -72,15 +73,30 @@ pub(crate) struct Dialog {
     selected: usize,
     /// Typing the reason for "No".
     reason: Option<String>,
+    /// An edit's file before and after the proposed change, until shown.
+    change: Option<(String, String)>,
 }
 
 impl Dialog {
     pub(crate) fn new(request: ApprovalRequest, reply: Option<oneshot::Sender<Approval>>) -> Self {
+        // The file is read while the call waits for this answer, so the
+        // diff is against what the edit will change.
+        let change = is_edit_shaped(&request.input)
+            .then(|| {
+                let file = request
+                    .input
+                    .get("file_path")
+                    .and_then(serde_json::Value::as_str)
+                    .and_then(|p| std::fs::read_to_string(p).ok());
+                edit_texts(&request.input, file.as_deref())
+            })
+            .flatten();
         Self {
             request,
             reply,
             selected: 0,
             reason: None,
+            change,
         }
     }
 
@@ -93,6 +109,26 @@ impl Dialog {
         }
         out.push("No, and tell the model why (Esc: no reason)".to_string());
         out
+    }
+
+    /// The proposed change of an edit, once: a header and the coloured
+    /// diff of the file's lines (the screen prints it right above the
+    /// dialog, whose live region is only a few rows).
+    pub(crate) fn take_preview(&mut self, theme: Theme) -> Option<Vec<Line<'static>>> {
+        let (before, after) = self.change.take()?;
+        let (diff, added, removed) = diff_lines(&before, &after, DIFF_MAX_LINES, theme);
+        let what = if self.request.subject.is_empty() {
+            subject(&self.request.input)
+        } else {
+            self.request.subject.clone()
+        };
+        let mut out = vec![Line::from(vec![
+            Span::styled("? ", theme.warn()),
+            Span::styled(format!("Proposed change to {what}"), theme.bold()),
+            Span::styled(format!(" (+{added} -{removed})"), theme.dim()),
+        ])];
+        out.extend(diff);
+        Some(out)
     }
 
     /// The answer a key gives, if it gives one.
@@ -163,6 +199,7 @@ impl Dialog {
             ]),
             Line::from(Span::styled(format!("  {}", r.reason), theme.dim())),
         ];
+
         for (i, option) in self.options().into_iter().enumerate() {
             let text = format!("  {}. {option}", i + 1);
             let style = if i == self.selected {

@@ -1,19 +1,97 @@
-//! Edit and Write shown as coloured unified diffs (`similar`): removed
-//! lines red with `-`, added green with `+`, two lines of context, hunks
-//! separated by a dim `⋮`, at most [`DIFF_MAX_LINES`] lines.
+//! Edits shown as coloured unified diffs (`similar`): removed lines red
+//! with `-`, added green with `+`, the file's line numbers and three lines
+//! of context, hunks separated by a dim `⋮`, at most a given number of
+//! lines. [`edit_texts`] turns an edit-shaped tool input (`old_string` /
+//! `new_string`, `edits`, or `content`) plus the file as it is before the
+//! call into the whole file before and after, so the diff shows the file's
+//! real lines rather than only the strings the model sent.
 
 use ratatui::text::{Line, Span};
+use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 use crate::theme::Theme;
 
-/// Longest diff shown under a tool line (Ctrl-O shows the tool's output).
+/// Longest diff shown under a finished tool line (Ctrl-O shows the tool's output).
 pub(crate) const DIFF_MAX_LINES: usize = 40;
-const CONTEXT_LINES: usize = 2;
+const CONTEXT_LINES: usize = 3;
 
-/// The diff of `old` → `new`, indented under a tool line; counts of
-/// added and removed lines.
-pub(crate) fn diff_lines(old: &str, new: &str, theme: Theme) -> (Vec<Line<'static>>, usize, usize) {
+/// Whether `input` has the shape of a file edit (a path and a change), so
+/// the file's content before the call is worth keeping.
+pub(crate) fn is_edit_shaped(input: &Value) -> bool {
+    input.get("file_path").is_some()
+        && ["old_string", "content", "edits"]
+            .iter()
+            .any(|k| input.get(*k).is_some())
+}
+
+/// The file before and after an edit-shaped `input`, given the file's
+/// content before the call (`None`: no such file). `old_string` found in
+/// the file → the whole file with the replacement (all occurrences with
+/// `replace_all`); not found (or no file) → just the two strings; `edits`
+/// applied in order; `content` replaces the file. None: not an edit.
+pub(crate) fn edit_texts(input: &Value, file: Option<&str>) -> Option<(String, String)> {
+    let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    if let Some(content) = field(input, "content") {
+        return Some((
+            file.unwrap_or_default().to_string(),
+            ensure_newline(&content),
+        ));
+    }
+    let edits: Vec<Value> = match input.get("edits").and_then(Value::as_array) {
+        Some(list) => list.clone(),
+        None => vec![input.clone()],
+    };
+    let mut pairs = Vec::new();
+    for edit in &edits {
+        let (Some(old), Some(new)) = (field(edit, "old_string"), field(edit, "new_string")) else {
+            return None;
+        };
+        let all = edit.get("replace_all").and_then(Value::as_bool) == Some(true);
+        pairs.push((old, new, all));
+    }
+    if let Some(before) = file {
+        let mut after = before.to_string();
+        let applied = pairs.iter().all(|(old, new, all)| {
+            if old.is_empty() || !after.contains(old.as_str()) {
+                return false;
+            }
+            after = if *all {
+                after.replace(old.as_str(), new)
+            } else {
+                after.replacen(old.as_str(), new, 1)
+            };
+            true
+        });
+        if applied {
+            return Some((before.to_string(), after));
+        }
+    }
+    let old: Vec<&str> = pairs.iter().map(|(o, _, _)| o.as_str()).collect();
+    let new: Vec<&str> = pairs.iter().map(|(_, n, _)| n.as_str()).collect();
+    Some((
+        ensure_newline(&old.join("\n")),
+        ensure_newline(&new.join("\n")),
+    ))
+}
+
+fn ensure_newline(text: &str) -> String {
+    if text.is_empty() || text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+/// The diff of `old` → `new`, indented under a tool line, at most
+/// `max_lines` rows (then a "… N more" row); counts of added and removed
+/// lines.
+pub(crate) fn diff_lines(
+    old: &str,
+    new: &str,
+    max_lines: usize,
+    theme: Theme,
+) -> (Vec<Line<'static>>, usize, usize) {
     let diff = TextDiff::from_lines(old, new);
     let mut out = Vec::new();
     let (mut added, mut removed) = (0, 0);
@@ -46,9 +124,9 @@ pub(crate) fn diff_lines(old: &str, new: &str, theme: Theme) -> (Vec<Line<'stati
             }
         }
     }
-    if out.len() > DIFF_MAX_LINES {
-        let more = out.len() - DIFF_MAX_LINES;
-        out.truncate(DIFF_MAX_LINES);
+    if out.len() > max_lines {
+        let more = out.len() - max_lines;
+        out.truncate(max_lines);
         out.push(Line::from(Span::styled(
             format!("    … {more} more diff lines"),
             theme.dim(),
@@ -58,12 +136,18 @@ pub(crate) fn diff_lines(old: &str, new: &str, theme: Theme) -> (Vec<Line<'stati
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn counts_and_signs() {
-        let (lines, added, removed) = diff_lines("a\nb\nc\n", "a\nB\nc\nd\n", Theme::new(false));
+        let (lines, added, removed) = diff_lines(
+            "a\nb\nc\n",
+            "a\nB\nc\nd\n",
+            DIFF_MAX_LINES,
+            Theme::new(false),
+        );
         let texts: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         assert_eq!((added, removed), (2, 1));
         assert_eq!(
@@ -76,5 +160,60 @@ mod tests {
                 "       4 + d"
             ]
         );
+    }
+
+    fn text(lines: &[Line<'static>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn edit_in_a_file_shows_its_line_numbers_and_context() {
+        let file: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let input = serde_json::json!({
+            "file_path": "/x", "old_string": "line 10\n", "new_string": "ten\n"
+        });
+        let (before, after) = edit_texts(&input, Some(&file)).unwrap();
+        assert_eq!(before, file);
+        let (lines, added, removed) = diff_lines(&before, &after, 40, Theme::new(false));
+        assert_eq!((added, removed), (1, 1));
+        assert_eq!(
+            text(&lines),
+            [
+                "       7   line 7",
+                "       8   line 8",
+                "       9   line 9",
+                "      10 - line 10",
+                "      10 + ten",
+                "      11   line 11",
+                "      12   line 12",
+                "      13   line 13",
+            ]
+        );
+    }
+
+    #[test]
+    fn edit_texts_by_shape() {
+        use serde_json::json;
+        let all =
+            json!({"file_path": "/x", "old_string": "a", "new_string": "b", "replace_all": true});
+        assert_eq!(edit_texts(&all, Some("a a\n")).unwrap().1, "b b\n");
+        let one = json!({"file_path": "/x", "old_string": "a", "new_string": "b"});
+        assert_eq!(edit_texts(&one, Some("a a\n")).unwrap().1, "b a\n");
+        // Not in the file (or no file): the strings alone.
+        assert_eq!(
+            edit_texts(&one, Some("zzz\n")).unwrap(),
+            ("a\n".to_string(), "b\n".to_string())
+        );
+        let multi = json!({"file_path": "/x", "edits": [
+            {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}
+        ]});
+        assert_eq!(edit_texts(&multi, Some("a\nc\n")).unwrap().1, "b\nd\n");
+        let write = json!({"file_path": "/x", "content": "new"});
+        assert_eq!(
+            edit_texts(&write, None).unwrap(),
+            (String::new(), "new\n".to_string())
+        );
+        assert!(edit_texts(&json!({"file_path": "/x"}), Some("a")).is_none());
+        assert!(is_edit_shaped(&one) && !is_edit_shaped(&json!({"file_path": "/x"})));
     }
 }

@@ -27,6 +27,7 @@ mod submit;
 mod term;
 mod theme;
 mod tools;
+mod trust;
 mod wrap;
 
 use std::path::PathBuf;
@@ -38,6 +39,7 @@ pub use screen::Screen;
 pub use status::StatusInfo;
 pub use term::LIVE_ROWS;
 pub use theme::Theme;
+pub use trust::TrustAsk;
 
 /// The MCP servers' status, one printable line each (`/mcp`).
 pub type McpStatus = Box<dyn Fn() -> Vec<String> + Send>;
@@ -82,6 +84,8 @@ pub struct TuiOptions {
     pub home: Option<PathBuf>,
     /// False when `NO_COLOR` is set.
     pub color: bool,
+    /// "Trust this folder?", asked once at start; None: nothing to ask.
+    pub trust: Option<TrustAsk>,
 }
 
 /// How the UI ended.

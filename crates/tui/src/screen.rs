@@ -36,12 +36,22 @@ const RECENT_TOOL_OUTPUTS: usize = 3;
 /// Lines of one tool's output Ctrl-O shows.
 const FULL_OUTPUT_MAX_LINES: usize = 200;
 
-/// A choice list in the live region (`/resume`).
+/// A choice list in the live region (`/resume`, the folder trust question).
 pub(crate) struct Picker {
     pub(crate) title: String,
     /// (value, label) per row.
     pub(crate) items: Vec<(String, String)>,
     pub(crate) selected: usize,
+    pub(crate) kind: PickerKind,
+}
+
+/// What a picker's answer does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PickerKind {
+    /// Opens the chosen session.
+    Resume,
+    /// Answers "Trust this folder?".
+    Trust,
 }
 
 /// The UI's state; see the module docs.
@@ -164,6 +174,7 @@ impl Screen {
     /// Shows an ask (the first one waiting is on screen; answers go to `reply`).
     pub fn ask(&mut self, request: ApprovalRequest) {
         self.dialogs.push_back(Dialog::new(request, None));
+        self.preview_front();
     }
 
     pub(crate) fn ask_with_reply(
@@ -172,6 +183,16 @@ impl Screen {
         reply: oneshot::Sender<Approval>,
     ) {
         self.dialogs.push_back(Dialog::new(request, Some(reply)));
+        self.preview_front();
+    }
+
+    /// The dialog on screen's proposed change (an edit's diff), printed
+    /// once right above it: the live region is too short to hold it.
+    fn preview_front(&mut self) {
+        let theme = self.theme;
+        if let Some(lines) = self.dialogs.front_mut().and_then(|d| d.take_preview(theme)) {
+            self.history.extend(lines);
+        }
     }
 
     pub(crate) fn has_dialog(&self) -> bool {
@@ -207,6 +228,7 @@ impl Screen {
         if let Some(reply) = dialog.reply.take() {
             let _ = reply.send(answer);
         }
+        self.preview_front();
     }
 
     /// Every open ask is answered "deny" (the turn was interrupted).
@@ -388,6 +410,8 @@ impl Screen {
     /// Inserts the final lines into the scrollback, then draws the live
     /// region into the terminal's inline viewport.
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+        // A file index finished in the background shows up at the next frame.
+        self.composer.poll_files();
         let size = terminal.size()?;
         let rows = self.answer.commit_rows(size.width);
         self.history.extend(rows);
@@ -452,7 +476,10 @@ impl Screen {
             bottom.extend(wrap_all(&dialog.lines(t), width));
             tail.push(rule);
         } else if let Some(picker) = &self.picker {
-            bottom.extend(picker_lines(picker, t, area.height.saturating_sub(4)));
+            bottom.extend(wrap_all(
+                &picker_lines(picker, t, area.height.saturating_sub(4)),
+                width,
+            ));
             tail.push(rule);
         } else {
             composer_rows = self
@@ -511,6 +538,8 @@ pub(crate) enum Tone {
 
 fn picker_lines(picker: &Picker, t: Theme, max_rows: u16) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(picker.title.clone(), t.bold()))];
+    // A long title (the trust question) wraps; keep the choices visible.
+    let max_rows = max_rows.saturating_sub(u16::try_from(picker.title.len() / 60).unwrap_or(0));
     let rows = usize::from(max_rows.max(1));
     let first = picker.selected.saturating_sub(rows - 1);
     for (i, (_, label)) in picker.items.iter().enumerate().skip(first).take(rows) {

@@ -8,7 +8,7 @@ use orbit_protocol::{ToolResultBlock, ToolResultContent, ToolResultContentBlock}
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use crate::diff::diff_lines;
+use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
 use crate::theme::Theme;
 use crate::wrap::truncate;
 
@@ -22,16 +22,16 @@ const SUMMARY_MAX_CHARS: usize = 70;
 pub(crate) struct ToolCall {
     pub(crate) name: String,
     pub(crate) input: Value,
-    /// Write: the file's content before the call (None: no such file).
+    /// An edit's file content before the call (None: no such file, or not an edit).
     pub(crate) before: Option<String>,
     pub(crate) running: bool,
 }
 
 impl ToolCall {
     pub(crate) fn new(name: String, input: Value) -> Self {
-        // A Write's diff needs the old content; it is read now, before the
-        // call can run (the call waits for its permission at least).
-        let before = (name == "Write")
+        // An edit's diff needs the file as it was; it is read now, before
+        // the call can run (the call waits for its permission at least).
+        let before = is_edit_shaped(&input)
             .then(|| input.get("file_path").and_then(Value::as_str))
             .flatten()
             .and_then(|p| std::fs::read_to_string(p).ok());
@@ -130,31 +130,10 @@ fn summarize(text: &str) -> String {
     }
 }
 
-/// Edit: old_string → new_string; Write: the file before → content.
+/// An edit's diff: the file before the call → the file after it.
 fn edit_diff(call: &ToolCall, theme: Theme) -> Option<(Vec<Line<'static>>, usize, usize)> {
-    let field = |k: &str| call.input.get(k).and_then(Value::as_str);
-    if let (Some(old), Some(new)) = (field("old_string"), field("new_string")) {
-        return Some(diff_lines(
-            &ensure_newline(old),
-            &ensure_newline(new),
-            theme,
-        ));
-    }
-    if call.name == "Write"
-        && let Some(content) = field("content")
-    {
-        let before = call.before.as_deref().unwrap_or_default();
-        return Some(diff_lines(before, &ensure_newline(content), theme));
-    }
-    None
-}
-
-fn ensure_newline(text: &str) -> String {
-    if text.ends_with('\n') {
-        text.to_string()
-    } else {
-        format!("{text}\n")
-    }
+    let (before, after) = edit_texts(&call.input, call.before.as_deref())?;
+    Some(diff_lines(&before, &after, DIFF_MAX_LINES, theme))
 }
 
 #[cfg(test)]

@@ -448,3 +448,47 @@ fn no_terminal_gives_one_clear_error() {
     let out = super::common::run(super::common::orbit_with_env(&scratch, &[]));
     out.assert_error_containing("interactive mode needs a terminal");
 }
+
+/// An untrusted folder whose settings carry a hook: the UI asks once;
+/// yes trusts it (the hook then runs, the trust store lists the folder,
+/// the next start does not ask), no continues without the hook.
+#[test]
+fn untrusted_folder_is_asked_about_once() {
+    for yes in [true, false] {
+        let scratch = Scratch::new();
+        std::fs::create_dir_all(scratch.path().join(".orbit")).unwrap();
+        let hook = json!({"hooks": {"UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": "touch hook-ran"}]}
+        ]}});
+        scratch.write(".orbit/settings.json", &hook.to_string());
+        let server = FakeAnthropic::start(vec![Reply::text("Answered."), Reply::text("Again.")]);
+        let pane = Pane::start(&scratch, &server.env(), &["first prompt"]);
+        let screen = pane.wait_for("Trust this folder?");
+        assert!(
+            screen.contains("enables: hooks") && screen.contains("Yes, trust"),
+            "{screen}"
+        );
+        // The first prompt waits for the answer.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(server.request_count(), 0, "{screen}");
+        pane.keys(if yes { &["Enter"] } else { &["Down", "Enter"] });
+        pane.wait_for(if yes { "now apply" } else { "Not trusted" });
+        pane.wait_for("Answered.");
+        let store = scratch.home().join(".orbit/trusted-folders.json");
+        assert_eq!(scratch.path().join("hook-ran").is_file(), yes, "yes={yes}");
+        let stored = std::fs::read_to_string(&store).unwrap_or_default();
+        assert_eq!(
+            stored.contains(&*scratch.path().to_string_lossy()),
+            yes,
+            "{stored}"
+        );
+        pane.exit();
+        drop(pane);
+        // Next start: asked again only when the answer was no.
+        let again = Pane::start(&scratch, &server.env(), &[]);
+        let screen = again.wait_for("ctx ");
+        std::thread::sleep(Duration::from_millis(300));
+        let screen = format!("{screen}{}", again.screen());
+        assert_eq!(screen.contains("Trust this folder?"), !yes, "{screen}");
+    }
+}

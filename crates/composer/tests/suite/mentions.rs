@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use orbit_composer::{ComposerEvent, Submission};
 
-use super::support::{composer_in, feed, screen, text_with_cursor};
+use super::support::{
+    composer_in, composer_indexing, feed, screen, text_with_cursor, wait_for_index,
+};
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -116,7 +118,27 @@ fn refresh_files_sees_new_files() {
     feed(&mut c, "<BS>h");
     assert!(!c.popup_open(), "the index is built once");
     c.refresh_files();
+    wait_for_index(&mut c);
     assert!(c.popup_open());
+    assert!(screen(&c, 40).contains("fresh.txt"));
+}
+
+#[test]
+fn the_first_at_shows_indexing_until_the_background_index_arrives() {
+    let dir = project();
+    let mut c = composer_indexing(dir.path(), &[]);
+    // The key returns at once (the walk runs on a thread); the popup says
+    // so, then lists the files once the index is there.
+    feed(&mut c, "@mai");
+    let first = screen(&c, 40);
+    // Racy by nature: the walk of this small tree may already be done.
+    if first.contains("indexing files…") {
+        assert!(!first.contains("src/main.rs"), "{first}");
+        wait_for_index(&mut c);
+    }
+    let shown = screen(&c, 40);
+    assert!(shown.contains("src/main.rs"), "{shown}");
+    assert!(!shown.contains("indexing"), "{shown}");
 }
 
 #[test]

@@ -74,6 +74,10 @@ fn the_box_at_80_and_40_columns() {
         for width in [80u16, 40] {
             let (_dir, mut c) = setup(true);
             feed(&mut c, keys);
+            if keys.contains('@') {
+                // The file index arrives from a background thread.
+                super::support::wait_for_index(&mut c);
+            }
             if let Some(p) = paste {
                 c.handle_paste(p);
             }

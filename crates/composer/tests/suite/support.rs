@@ -10,6 +10,17 @@ use ratatui::layout::Rect;
 /// A composer over `root` with the given built-in commands, no history
 /// file and no custom commands.
 pub fn composer_in(root: &Path, commands: &[(&str, &str)]) -> Composer {
+    let mut c = composer_indexing(root, commands);
+    // The file index is built in the background on the first `@`: start
+    // it and wait for it, so the tests see the finished index.
+    feed(&mut c, "@");
+    wait_for_index(&mut c);
+    c.clear();
+    c
+}
+
+/// A composer whose file index is not built yet.
+pub fn composer_indexing(root: &Path, commands: &[(&str, &str)]) -> Composer {
     Composer::new(ComposerConfig {
         project_root: root.to_path_buf(),
         commands: commands
@@ -18,6 +29,18 @@ pub fn composer_in(root: &Path, commands: &[(&str, &str)]) -> Composer {
             .collect(),
         ..ComposerConfig::default()
     })
+}
+
+/// Waits (at most 10 s) until the background file index has arrived.
+pub fn wait_for_index(c: &mut Composer) {
+    let started = std::time::Instant::now();
+    while !c.poll_files() {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the file index never arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Parses one `<…>` key name (`C-` ctrl, `A-` alt, `S-` shift prefixes).

@@ -264,3 +264,92 @@ fn ctrl_o_shows_the_full_output_of_the_last_calls() {
         "{shown}"
     );
 }
+
+/// A 30-line file in a temp dir whose path has a fixed length, and the
+/// screen text with the dir's random part redacted.
+fn greet_file() -> (tempfile::TempDir, String) {
+    let dir = tempfile::Builder::new()
+        .prefix("views")
+        .rand_bytes(6)
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("greet.rs");
+    let body: String = (1..=30)
+        .map(|i| match i {
+            15 => "    println!(\"helo\");\n".to_string(),
+            n => format!("    // line {n}\n"),
+        })
+        .collect();
+    std::fs::write(&path, body).unwrap();
+    (dir, path.to_string_lossy().into_owned())
+}
+
+fn edit_input(path: &str) -> serde_json::Value {
+    json!({
+        "file_path": path,
+        "old_string": "    println!(\"helo\");\n",
+        "new_string": "    println!(\"hello\");\n    println!(\"bye\");\n",
+    })
+}
+
+fn redact_dir(text: &str, dir: &tempfile::TempDir) -> String {
+    let dir = dir.path().to_string_lossy();
+    let fixed: String = dir
+        .char_indices()
+        .map(|(i, c)| if i >= dir.len() - 6 { 'X' } else { c })
+        .collect();
+    text.replace(dir.as_ref(), &fixed)
+}
+
+#[test]
+fn an_edit_is_asked_and_shown_with_the_files_lines() {
+    let (dir, path) = greet_file();
+    // The dialog: the proposed change as a diff of the file's real lines.
+    let mut screen = Screen::new(status(), Theme::new(true), ComposerConfig::default());
+    screen.user_prompt("fix the greeting");
+    screen.set_busy();
+    call(&mut screen, "t1", "Edit", edit_input(&path), None);
+    screen.ask(ApprovalRequest {
+        tool_name: "Edit".into(),
+        tool_use_id: "t1".into(),
+        input: edit_input(&path),
+        reason: "file edits need approval in default mode".into(),
+        subject: "greet.rs".into(),
+        suggested_rule: Some("Edit".into()),
+    });
+    let mut term = terminal(80, 24);
+    screen.draw(&mut term).unwrap();
+    let dialog = text(&term);
+    insta::assert_snapshot!("edit_dialog_80x24", redact_dir(&dialog, &dir));
+    let buffer = term.backend().buffer();
+    let coloured = |needle: &str, colour: Color| {
+        let area = buffer.area;
+        (0..area.height).any(|y| {
+            let row: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
+            row.contains(needle) && (0..area.width).any(|x| buffer[(x, y)].fg == colour)
+        })
+    };
+    assert!(coloured("-     println!(\"helo\")", Color::Red), "{dialog}");
+    assert!(
+        coloured("+     println!(\"bye\")", Color::Green),
+        "{dialog}"
+    );
+
+    // After the call (the tool changed the file): the same real lines.
+    let mut screen = Screen::new(status(), Theme::new(false), ComposerConfig::default());
+    screen.user_prompt("fix the greeting");
+    call(&mut screen, "t1", "Edit", edit_input(&path), None);
+    let before = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        before.replace(
+            "    println!(\"helo\");\n",
+            "    println!(\"hello\");\n    println!(\"bye\");\n",
+        ),
+    )
+    .unwrap();
+    screen.on_event(&result("t1", "The file has been updated.", false));
+    let mut term = terminal(80, 24);
+    screen.draw(&mut term).unwrap();
+    insta::assert_snapshot!("edit_result_80x24", redact_dir(&text(&term), &dir));
+}

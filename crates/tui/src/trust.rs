@@ -1,0 +1,102 @@
+//! "Trust this folder?" asked once at start: in an untrusted folder whose
+//! project settings or `.mcp.json` carry what trust would enable (hooks,
+//! env, MCP servers…), the CLI passes a [`TrustAsk`]; the UI shows it as a
+//! picker before anything runs. Yes records the folder through the ask's
+//! own function (what `orbit trust` does) and reopens the session so the
+//! settings apply; No (or Esc) continues untrusted. A first prompt waits
+//! for the answer.
+
+use std::path::PathBuf;
+
+use orbit_session::transcript_path;
+
+use crate::app::{App, Work};
+use crate::screen::{Picker, PickerKind, Tone};
+use crate::{SessionChoice, TuiError};
+
+/// The question for an untrusted folder (see the module docs).
+pub struct TrustAsk {
+    /// The folder.
+    pub dir: PathBuf,
+    /// What trusting it would enable, e.g. `hooks (.orbit/settings.json)`.
+    pub would_enable: Vec<String>,
+    /// Records the folder as trusted; the error is shown to the person.
+    pub trust: Box<dyn FnOnce() -> Result<(), String> + Send>,
+}
+
+/// The picker that asks.
+pub(crate) fn picker(ask: &TrustAsk) -> Picker {
+    Picker {
+        title: format!(
+            "Trust this folder? {} is not trusted; trusting it enables: {}",
+            ask.dir.display(),
+            ask.would_enable.join("; ")
+        ),
+        items: vec![
+            (
+                "yes".to_string(),
+                "Yes, trust this folder (as `orbit trust` does; remembered)".to_string(),
+            ),
+            (
+                "no".to_string(),
+                "No, continue without them (Esc)".to_string(),
+            ),
+        ],
+        selected: 0,
+        kind: PickerKind::Trust,
+    }
+}
+
+/// The picker's answer: trust (and reopen the session) or go on untrusted;
+/// then the waiting first prompt.
+pub(crate) async fn answer(app: &mut App, yes: bool) -> Result<(), TuiError> {
+    if let Some(ask) = app.trust.take() {
+        let what = ask.would_enable.join("; ");
+        if !yes {
+            app.front.screen.note(
+                &format!("Not trusted: {what} stay off (`orbit trust` trusts it later)."),
+                Tone::Dim,
+            );
+        } else {
+            match (ask.trust)() {
+                Ok(()) => {
+                    // The same session, reopened with the folder trusted.
+                    let config = app.engine.config();
+                    let root = config
+                        .cwd
+                        .canonicalize()
+                        .unwrap_or_else(|_| config.cwd.clone());
+                    let id = app.engine.session_id().to_string();
+                    let choice = if transcript_path(&config.data_dir, &root, &id).is_file() {
+                        SessionChoice::Resume(id)
+                    } else {
+                        SessionChoice::New
+                    };
+                    match app.factory.open(choice) {
+                        Ok(opened) => {
+                            app.replace_engine(opened).await;
+                            app.front.screen.note(
+                                &format!("Trusted {}: {what} now apply.", ask.dir.display()),
+                                Tone::Dim,
+                            );
+                        }
+                        Err(err) => app.front.screen.note(&err, Tone::Error),
+                    }
+                }
+                Err(err) => app
+                    .front
+                    .screen
+                    .note(&format!("Could not trust the folder: {err}"), Tone::Error),
+            }
+        }
+    }
+    if let Some(prompt) = app.pending_prompt.take() {
+        app.front.submit_text(&prompt);
+    }
+    Ok(())
+}
+
+/// The work a picker answer gives.
+pub(crate) fn work(value: Option<&str>) -> Work {
+    Work::Trust(value == Some("yes"))
+}
