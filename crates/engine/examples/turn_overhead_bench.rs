@@ -10,6 +10,13 @@
 //! what is left is the engine: building the budgeted view, estimating and
 //! compacting, serializing, parsing, running the tool, committing.
 //!
+//! Turn 1 and turn 500 are measured in one run, interleaved: each round
+//! drives a session to turn 480 unmeasured, then alternates its turns
+//! 481–500 with turns 1–20 of a new session, so both ends see the same
+//! load; a round's figure is the median of its 20 turns at each end, and
+//! the ratio reported is the median over the rounds (with the load
+//! average, from `/proc/loadavg`).
+//!
 //! Two windows, 50,000 and 20,000 tokens, so the session compacts every
 //! few dozen turns (with the model's own 200,000 the fake server, which
 //! keeps every request body, would hold gigabytes by turn 500).
@@ -36,8 +43,11 @@ use serde_json::{Value, json};
 
 const TURNS: usize = 500;
 const RESULT_BYTES: usize = 2_000;
-/// Turns averaged at each end.
+/// Turns measured at each end (their median).
 const WINDOW_TURNS: usize = 20;
+/// Rounds per window (a new pair of sessions each); the ratio reported is
+/// the median of the rounds' ratios.
+const ROUNDS: usize = 5;
 
 fn last_block(body: &Value) -> Value {
     body["messages"]
@@ -75,70 +85,148 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-async fn session(window: u64) {
-    let server = FakeAnthropic::start(vec![]);
-    serve(&server);
-    let dir = tempfile::tempdir().unwrap();
-    let client = bench::client(server.base_url());
-    let config = EngineConfig {
-        model: "claude-sonnet-4-5".into(),
-        system_prompt: "bench".into(),
-        max_tokens: 1024,
-        permissions: PermissionConfig {
-            mode: PermissionMode::BypassPermissions,
-            headless: true,
-            ..PermissionConfig::default()
-        },
-        session_id: "bench".into(),
-        cwd: dir.path().to_path_buf(),
-        data_dir: dir.path().join(".orbit"),
-        compact: CompactConfig {
-            context_window: Some(window),
-            ..CompactConfig::default()
-        },
-        ..EngineConfig::default()
-    };
-    let mut tools = ToolRegistry::new();
-    tools.register(typed(BenchTool {
-        name: "Echo",
-        schema: json!({"type": "object", "properties": {"n": {"type": "number"}}}),
-        call: Box::new(|input| {
-            let text = format!("{input}: {}", "x".repeat(RESULT_BYTES));
-            Box::pin(async move { ToolOutput::text(text) })
-        }),
-    }));
-    let mut engine = QueryEngine::new(config, Arc::new(client), tools);
-    let mut overheads = Vec::with_capacity(TURNS);
-    let mut compactions = 0;
-    for turn in 0..TURNS {
-        let before = server.request_count();
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One session: its fake server and engine.
+struct Session {
+    server: FakeAnthropic,
+    engine: QueryEngine,
+    turns: usize,
+    compactions: usize,
+    _dir: tempfile::TempDir,
+}
+
+impl Session {
+    fn new(window: u64) -> Self {
+        let server = FakeAnthropic::start(vec![]);
+        serve(&server);
+        let dir = tempfile::tempdir().unwrap();
+        let client = bench::client(server.base_url());
+        let config = EngineConfig {
+            model: "claude-sonnet-4-5".into(),
+            system_prompt: "bench".into(),
+            max_tokens: 1024,
+            permissions: PermissionConfig {
+                mode: PermissionMode::BypassPermissions,
+                headless: true,
+                ..PermissionConfig::default()
+            },
+            session_id: "bench".into(),
+            cwd: dir.path().to_path_buf(),
+            data_dir: dir.path().join(".orbit"),
+            compact: CompactConfig {
+                context_window: Some(window),
+                ..CompactConfig::default()
+            },
+            ..EngineConfig::default()
+        };
+        let mut tools = ToolRegistry::new();
+        tools.register(typed(BenchTool {
+            name: "Echo",
+            schema: json!({"type": "object", "properties": {"n": {"type": "number"}}}),
+            call: Box::new(|input| {
+                let text = format!("{input}: {}", "x".repeat(RESULT_BYTES));
+                Box::pin(async move { ToolOutput::text(text) })
+            }),
+        }));
+        let engine = QueryEngine::new(config, Arc::new(client), tools);
+        Self {
+            server,
+            engine,
+            turns: 0,
+            compactions: 0,
+            _dir: dir,
+        }
+    }
+
+    /// Runs the next prompt; its client overhead (wall time minus the
+    /// server's time on its requests).
+    async fn turn(&mut self) -> Duration {
+        let before = self.server.request_count();
         let started = Instant::now();
-        let events: Vec<EngineEvent> = engine
-            .submit_message(format!("echo item {turn}"))
+        let events: Vec<EngineEvent> = self
+            .engine
+            .submit_message(format!("echo item {}", self.turns))
             .collect()
             .await;
         let wall = started.elapsed();
-        compactions += events
+        self.turns += 1;
+        self.compactions += events
             .iter()
             .filter(|e| matches!(e, EngineEvent::CompactBoundary { .. }))
             .count();
         // Only the timings: copying the turn's captured bodies here would
         // leave their garbage for the next turn's allocations to sweep.
-        let server_time: Duration = server.server_times_since(before).iter().sum();
-        overheads.push(wall.saturating_sub(server_time));
+        let server_time: Duration = self.server.server_times_since(before).iter().sum();
+        wall.saturating_sub(server_time)
     }
-    let first = median(overheads[..WINDOW_TURNS].to_vec());
-    let last = median(overheads[TURNS - WINDOW_TURNS..].to_vec());
+}
+
+/// One round: a long session is driven to turn `TURNS - WINDOW_TURNS`
+/// unmeasured, then its last `WINDOW_TURNS` turns alternate with the first
+/// `WINDOW_TURNS` turns of a new session (which goes first alternates too),
+/// so both ends are measured under the same load. The medians of both ends.
+async fn round(window: u64, index: usize) -> (Duration, Duration, Session) {
+    let mut long = Session::new(window);
+    for _ in 0..TURNS - WINDOW_TURNS {
+        long.turn().await;
+    }
+    let mut short = Session::new(window);
+    let (mut first, mut last) = (Vec::new(), Vec::new());
+    for i in 0..WINDOW_TURNS {
+        if (i + index) % 2 == 0 {
+            first.push(short.turn().await);
+            last.push(long.turn().await);
+        } else {
+            last.push(long.turn().await);
+            first.push(short.turn().await);
+        }
+    }
+    (median(first), median(last), long)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+async fn bench_window(window: u64) {
+    let mut ratios = Vec::with_capacity(ROUNDS);
+    let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+    for index in 0..ROUNDS {
+        let (first, last, long) = round(window, index).await;
+        let ratio = last.as_secs_f64() / first.as_secs_f64();
+        println!(
+            "  {window}-token window, round {}: turns 1–{WINDOW_TURNS} {first:?}, turns {}–{TURNS} {last:?} ({ratio:.2}×); {} compactions, {} messages at the end; load {}",
+            index + 1,
+            TURNS - WINDOW_TURNS + 1,
+            long.compactions,
+            long.engine.messages().len(),
+            load_average(),
+        );
+        ratios.push(ratio);
+        firsts.push(first);
+        lasts.push(last);
+    }
     println!(
-        "{window}-token window: median client overhead per turn, turns 1–{WINDOW_TURNS}: {first:?}; turns {}–{TURNS}: {last:?} ({:.2}×); {compactions} compactions; {} messages at the end",
+        "{window}-token window: median over {ROUNDS} rounds: turns 1–{WINDOW_TURNS} {:?}, turns {}–{TURNS} {:?}; median ratio {:.2}× (min {:.2}×, max {:.2}×)",
+        median(firsts),
         TURNS - WINDOW_TURNS + 1,
-        last.as_secs_f64() / first.as_secs_f64(),
-        engine.messages().len()
+        median(lasts),
+        median_f64(ratios.clone()),
+        ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        ratios.iter().copied().fold(0.0, f64::max),
     );
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    session(50_000).await;
-    session(20_000).await;
+    println!("load average at start: {}", load_average());
+    bench_window(50_000).await;
+    bench_window(20_000).await;
+    println!("load average at end: {}", load_average());
 }
