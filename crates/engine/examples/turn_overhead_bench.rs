@@ -15,7 +15,11 @@
 //! 481–500 with turns 1–20 of a new session, so both ends see the same
 //! load; a round's figure is the median of its 20 turns at each end, and
 //! the ratio reported is the median over the rounds (with the load
-//! average, from `/proc/loadavg`).
+//! average, from `/proc/loadavg`). Besides the overhead (wall time), each
+//! turn's CPU time on the engine's thread is measured
+//! (`/proc/thread-self/schedstat`): the work itself, without the time the
+//! thread waited for a CPU, which on a loaded machine dominates the wall
+//! time.
 //!
 //! Two windows, 50,000 and 20,000 tokens, so the session compacts every
 //! few dozen turns (with the model's own 200,000 the fake server, which
@@ -142,10 +146,13 @@ impl Session {
         }
     }
 
-    /// Runs the next prompt; its client overhead (wall time minus the
-    /// server's time on its requests).
-    async fn turn(&mut self) -> Duration {
+    /// Runs the next prompt: its client overhead (wall time minus the
+    /// server's time on its requests) and the CPU time of this thread
+    /// during it (the engine and the client: the runtime is
+    /// single-threaded, the fake server runs on its own thread).
+    async fn turn(&mut self) -> Sample {
         let before = self.server.request_count();
+        let cpu_before = thread_cpu_time();
         let started = Instant::now();
         let events: Vec<EngineEvent> = self
             .engine
@@ -153,6 +160,7 @@ impl Session {
             .collect()
             .await;
         let wall = started.elapsed();
+        let cpu = thread_cpu_time().saturating_sub(cpu_before);
         self.turns += 1;
         self.compactions += events
             .iter()
@@ -161,15 +169,48 @@ impl Session {
         // Only the timings: copying the turn's captured bodies here would
         // leave their garbage for the next turn's allocations to sweep.
         let server_time: Duration = self.server.server_times_since(before).iter().sum();
-        wall.saturating_sub(server_time)
+        Sample {
+            overhead: wall.saturating_sub(server_time),
+            cpu,
+        }
     }
+}
+
+/// One turn's measurements.
+#[derive(Clone, Copy)]
+struct Sample {
+    /// Wall time minus the server's time.
+    overhead: Duration,
+    /// CPU time of the engine's thread.
+    cpu: Duration,
+}
+
+/// CPU time this thread has run, from `/proc/thread-self/schedstat`
+/// (nanoseconds on a CPU; unlike wall time it does not count the time
+/// the thread waited for a CPU, which on a loaded machine is most of it).
+fn thread_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let ns = stat
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Duration::from_nanos(ns)
+}
+
+/// The medians of `samples`: overhead, CPU time.
+fn medians(samples: &[Sample]) -> (Duration, Duration) {
+    (
+        median(samples.iter().map(|s| s.overhead).collect()),
+        median(samples.iter().map(|s| s.cpu).collect()),
+    )
 }
 
 /// One round: a long session is driven to turn `TURNS - WINDOW_TURNS`
 /// unmeasured, then its last `WINDOW_TURNS` turns alternate with the first
 /// `WINDOW_TURNS` turns of a new session (which goes first alternates too),
-/// so both ends are measured under the same load. The medians of both ends.
-async fn round(window: u64, index: usize) -> (Duration, Duration, Session) {
+/// so both ends are measured under the same load. The samples of both ends.
+async fn round(window: u64, index: usize) -> (Vec<Sample>, Vec<Sample>, Session) {
     let mut long = Session::new(window);
     for _ in 0..TURNS - WINDOW_TURNS {
         long.turn().await;
@@ -185,7 +226,7 @@ async fn round(window: u64, index: usize) -> (Duration, Duration, Session) {
             first.push(short.turn().await);
         }
     }
-    (median(first), median(last), long)
+    (first, last, long)
 }
 
 fn load_average() -> String {
@@ -194,32 +235,49 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+fn ratio(last: Duration, first: Duration) -> f64 {
+    last.as_secs_f64() / first.as_secs_f64()
+}
+
+fn summary(ratios: &[f64]) -> String {
+    format!(
+        "median {:.2}× (min {:.2}×, max {:.2}×)",
+        median_f64(ratios.to_vec()),
+        ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        ratios.iter().copied().fold(0.0, f64::max),
+    )
+}
+
 async fn bench_window(window: u64) {
-    let mut ratios = Vec::with_capacity(ROUNDS);
+    let (mut wall_ratios, mut cpu_ratios) = (Vec::new(), Vec::new());
     let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
     for index in 0..ROUNDS {
         let (first, last, long) = round(window, index).await;
-        let ratio = last.as_secs_f64() / first.as_secs_f64();
+        let ((first_wall, first_cpu), (last_wall, last_cpu)) = (medians(&first), medians(&last));
         println!(
-            "  {window}-token window, round {}: turns 1–{WINDOW_TURNS} {first:?}, turns {}–{TURNS} {last:?} ({ratio:.2}×); {} compactions, {} messages at the end; load {}",
+            "  {window}-token window, round {}: overhead turns 1–{WINDOW_TURNS} {first_wall:?}, turns {}–{TURNS} {last_wall:?} ({:.2}×); CPU {first_cpu:?} vs {last_cpu:?} ({:.2}×); {} compactions, {} messages at the end; load {}",
             index + 1,
             TURNS - WINDOW_TURNS + 1,
+            ratio(last_wall, first_wall),
+            ratio(last_cpu, first_cpu),
             long.compactions,
             long.engine.messages().len(),
             load_average(),
         );
-        ratios.push(ratio);
-        firsts.push(first);
-        lasts.push(last);
+        wall_ratios.push(ratio(last_wall, first_wall));
+        cpu_ratios.push(ratio(last_cpu, first_cpu));
+        firsts.extend(first);
+        lasts.extend(last);
     }
+    let ((first_wall, first_cpu), (last_wall, last_cpu)) = (medians(&firsts), medians(&lasts));
+    let later = TURNS - WINDOW_TURNS + 1;
     println!(
-        "{window}-token window: median over {ROUNDS} rounds: turns 1–{WINDOW_TURNS} {:?}, turns {}–{TURNS} {:?}; median ratio {:.2}× (min {:.2}×, max {:.2}×)",
-        median(firsts),
-        TURNS - WINDOW_TURNS + 1,
-        median(lasts),
-        median_f64(ratios.clone()),
-        ratios.iter().copied().fold(f64::INFINITY, f64::min),
-        ratios.iter().copied().fold(0.0, f64::max),
+        "{window}-token window, {ROUNDS} rounds: overhead (wall − server) turns 1–{WINDOW_TURNS} {first_wall:?}, turns {later}–{TURNS} {last_wall:?}, round ratios {}",
+        summary(&wall_ratios)
+    );
+    println!(
+        "{window}-token window, {ROUNDS} rounds: CPU time of the engine thread turns 1–{WINDOW_TURNS} {first_cpu:?}, turns {later}–{TURNS} {last_cpu:?}, round ratios {}",
+        summary(&cpu_ratios)
     );
 }
 
