@@ -15,17 +15,9 @@
 //! reused for another message, and a message behind a shared `Arc` cannot
 //! change (`Arc::make_mut` would copy it). A client used by several
 //! sessions at once only loses the reuse, never the bytes' correctness.
-//!
-//! The cache also recycles the request body's buffer: a body is handed to
-//! the transport as [`Bytes`] whose allocation comes back to the cache when
-//! the transport drops it ([`PrefixCache::body_buffer`],
-//! [`PrefixCache::sendable_body`]). A long session's body is hundreds of KB;
-//! a new one per request was a fresh mapping of that size, its pages
-//! faulted in and zeroed, then unmapped — work that grew with the history.
 
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use bytes::Bytes;
 use orbit_protocol::Message;
 
 /// Encoded messages of the last request, in order.
@@ -57,66 +49,13 @@ impl Encoded {
     }
 }
 
-/// The buffer of the last request body whose transport is done with it.
-type Spare = Mutex<Option<Vec<u8>>>;
-
 /// A client's cache of encoded messages (shared by its clones).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct PrefixCache {
     encoded: Arc<Mutex<Encoded>>,
-    spare: Arc<Spare>,
-}
-
-/// A request body that returns its buffer to its cache when dropped.
-struct Recycled {
-    body: Vec<u8>,
-    home: Weak<Spare>,
-}
-
-impl AsRef<[u8]> for Recycled {
-    fn as_ref(&self) -> &[u8] {
-        &self.body
-    }
-}
-
-impl Drop for Recycled {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.upgrade() {
-            *spare_slot(&home) = Some(std::mem::take(&mut self.body));
-        }
-    }
-}
-
-fn spare_slot(spare: &Spare) -> MutexGuard<'_, Option<Vec<u8>>> {
-    // The slot holds no invariant a panic could break.
-    spare
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl PrefixCache {
-    /// An empty buffer for the next request body: the allocation of an
-    /// earlier body the transport is done with (its pages already mapped),
-    /// else a new one of `capacity` bytes.
-    pub(crate) fn body_buffer(&self, capacity: usize) -> Vec<u8> {
-        match spare_slot(&self.spare).take() {
-            Some(mut buffer) => {
-                buffer.clear();
-                buffer
-            }
-            None => Vec::with_capacity(capacity),
-        }
-    }
-
-    /// `body` as the bytes a request sends; its buffer comes back to
-    /// [`Self::body_buffer`] when the last clone of them is dropped.
-    pub(crate) fn sendable_body(&self, body: Vec<u8>) -> Bytes {
-        Bytes::from_owner(Recycled {
-            body,
-            home: Arc::downgrade(&self.spare),
-        })
-    }
-
     /// Appends to `out` the encodings of `messages`, each as `encode`
     /// writes it, reusing the bytes of the leading messages the previous
     /// call was given too. Remembers `messages` for the next call.
@@ -204,29 +143,6 @@ mod tests {
             assert_eq!(&out[1..], uncached(&messages).as_slice());
             assert_eq!(cache.len(), messages.len());
         }
-    }
-
-    #[test]
-    fn a_body_buffer_is_reused_once_its_request_dropped_it() {
-        let cache = PrefixCache::default();
-        let mut first = cache.body_buffer(1024);
-        first.extend_from_slice(b"{\"a\":1}");
-        let address = first.as_ptr();
-        let sent = cache.sendable_body(first);
-        assert_eq!(&sent[..], b"{\"a\":1}");
-        let retry = sent.clone();
-        drop(sent);
-        // Still held (a retry may send it again): the next body gets its own.
-        let other = cache.body_buffer(1024);
-        assert_ne!(other.as_ptr(), address);
-        drop(retry);
-        let reused = cache.body_buffer(1024);
-        assert_eq!(reused.as_ptr(), address);
-        assert!(reused.is_empty() && reused.capacity() >= 1024);
-        // A body outliving its client's cache just frees its buffer.
-        let orphan = cache.sendable_body(reused);
-        drop(cache);
-        assert!(orphan.is_empty());
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod wire;
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use crate::driver::{self, Transport, header};
@@ -148,7 +149,7 @@ impl ModelClient for AnthropicClient {
         match request::build_body(request, &self.sent) {
             Ok(body) => self
                 .transport
-                .stream(self.sent.sendable_body(body), sse::Assembler::new()),
+                .stream(Bytes::from(body), sse::Assembler::new()),
             Err(e) => driver::failed(ModelError::Config(format!(
                 "cannot serialize the request: {e}"
             ))),

@@ -48,7 +48,7 @@ pub(super) fn build_body(
     } else {
         request.max_tokens
     };
-    let mut out = cache.body_buffer(BODY_CAPACITY_BYTES);
+    let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
     out.extend_from_slice(b"{\"model\":");
     serde_json::to_writer(&mut out, &request.model)?;
     out.extend_from_slice(b",\"max_tokens\":");

@@ -29,6 +29,7 @@ mod wire;
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use crate::driver::{Transport, header};
@@ -183,7 +184,7 @@ impl OpenAiClient {
 impl ModelClient for OpenAiClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
         let body = match request::build_body(request, self.config.cache_prompt, &self.sent) {
-            Ok(body) => self.sent.sendable_body(body),
+            Ok(body) => Bytes::from(body),
             Err(e) => {
                 return crate::driver::failed(ModelError::Config(format!(
                     "cannot serialize the request: {e}"
