@@ -218,7 +218,7 @@ async fn round(window: u64, index: usize) -> (Vec<Sample>, Vec<Sample>, Session)
     let mut short = Session::new(window);
     let (mut first, mut last) = (Vec::new(), Vec::new());
     for i in 0..WINDOW_TURNS {
-        if (i + index) % 2 == 0 {
+        if (i + index).is_multiple_of(2) {
             first.push(short.turn().await);
             last.push(long.turn().await);
         } else {
