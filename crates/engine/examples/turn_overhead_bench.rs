@@ -10,6 +10,17 @@
 //! what is left is the engine: building the budgeted view, estimating and
 //! compacting, serializing, parsing, running the tool, committing.
 //!
+//! Turn 1 and turn 500 are measured in one run, interleaved: each round
+//! drives a session to turn 480 unmeasured, then alternates its turns
+//! 481–500 with turns 1–20 of a new session, so both ends see the same
+//! load; a round's figure is the median of its 20 turns at each end, and
+//! the ratio reported is the median over the rounds (with the load
+//! average, from `/proc/loadavg`). Besides the overhead (wall time), each
+//! turn's CPU time on the engine's thread is measured
+//! (`/proc/thread-self/schedstat`): the work itself, without the time the
+//! thread waited for a CPU, which on a loaded machine dominates the wall
+//! time.
+//!
 //! Two windows, 50,000 and 20,000 tokens, so the session compacts every
 //! few dozen turns (with the model's own 200,000 the fake server, which
 //! keeps every request body, would hold gigabytes by turn 500).
@@ -36,8 +47,11 @@ use serde_json::{Value, json};
 
 const TURNS: usize = 500;
 const RESULT_BYTES: usize = 2_000;
-/// Turns averaged at each end.
+/// Turns measured at each end (their median).
 const WINDOW_TURNS: usize = 20;
+/// Rounds per window (a new pair of sessions each); the ratio reported is
+/// the median of the rounds' ratios.
+const ROUNDS: usize = 5;
 
 fn last_block(body: &Value) -> Value {
     body["messages"]
@@ -75,70 +89,202 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-async fn session(window: u64) {
-    let server = FakeAnthropic::start(vec![]);
-    serve(&server);
-    let dir = tempfile::tempdir().unwrap();
-    let client = bench::client(server.base_url());
-    let config = EngineConfig {
-        model: "claude-sonnet-4-5".into(),
-        system_prompt: "bench".into(),
-        max_tokens: 1024,
-        permissions: PermissionConfig {
-            mode: PermissionMode::BypassPermissions,
-            headless: true,
-            ..PermissionConfig::default()
-        },
-        session_id: "bench".into(),
-        cwd: dir.path().to_path_buf(),
-        data_dir: dir.path().join(".orbit"),
-        compact: CompactConfig {
-            context_window: Some(window),
-            ..CompactConfig::default()
-        },
-        ..EngineConfig::default()
-    };
-    let mut tools = ToolRegistry::new();
-    tools.register(typed(BenchTool {
-        name: "Echo",
-        schema: json!({"type": "object", "properties": {"n": {"type": "number"}}}),
-        call: Box::new(|input| {
-            let text = format!("{input}: {}", "x".repeat(RESULT_BYTES));
-            Box::pin(async move { ToolOutput::text(text) })
-        }),
-    }));
-    let mut engine = QueryEngine::new(config, Arc::new(client), tools);
-    let mut overheads = Vec::with_capacity(TURNS);
-    let mut compactions = 0;
-    for turn in 0..TURNS {
-        let before = server.request_count();
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One session: its fake server and engine.
+struct Session {
+    server: FakeAnthropic,
+    engine: QueryEngine,
+    turns: usize,
+    compactions: usize,
+    _dir: tempfile::TempDir,
+}
+
+impl Session {
+    fn new(window: u64) -> Self {
+        let server = FakeAnthropic::start(vec![]);
+        serve(&server);
+        let dir = tempfile::tempdir().unwrap();
+        let client = bench::client(server.base_url());
+        let config = EngineConfig {
+            model: "claude-sonnet-4-5".into(),
+            system_prompt: "bench".into(),
+            max_tokens: 1024,
+            permissions: PermissionConfig {
+                mode: PermissionMode::BypassPermissions,
+                headless: true,
+                ..PermissionConfig::default()
+            },
+            session_id: "bench".into(),
+            cwd: dir.path().to_path_buf(),
+            data_dir: dir.path().join(".orbit"),
+            compact: CompactConfig {
+                context_window: Some(window),
+                ..CompactConfig::default()
+            },
+            ..EngineConfig::default()
+        };
+        let mut tools = ToolRegistry::new();
+        tools.register(typed(BenchTool {
+            name: "Echo",
+            schema: json!({"type": "object", "properties": {"n": {"type": "number"}}}),
+            call: Box::new(|input| {
+                let text = format!("{input}: {}", "x".repeat(RESULT_BYTES));
+                Box::pin(async move { ToolOutput::text(text) })
+            }),
+        }));
+        let engine = QueryEngine::new(config, Arc::new(client), tools);
+        Self {
+            server,
+            engine,
+            turns: 0,
+            compactions: 0,
+            _dir: dir,
+        }
+    }
+
+    /// Runs the next prompt: its client overhead (wall time minus the
+    /// server's time on its requests) and the CPU time of this thread
+    /// during it (the engine and the client: the runtime is
+    /// single-threaded, the fake server runs on its own thread).
+    async fn turn(&mut self) -> Sample {
+        let before = self.server.request_count();
+        let cpu_before = thread_cpu_time();
         let started = Instant::now();
-        let events: Vec<EngineEvent> = engine
-            .submit_message(format!("echo item {turn}"))
+        let events: Vec<EngineEvent> = self
+            .engine
+            .submit_message(format!("echo item {}", self.turns))
             .collect()
             .await;
         let wall = started.elapsed();
-        compactions += events
+        let cpu = thread_cpu_time().saturating_sub(cpu_before);
+        self.turns += 1;
+        self.compactions += events
             .iter()
             .filter(|e| matches!(e, EngineEvent::CompactBoundary { .. }))
             .count();
         // Only the timings: copying the turn's captured bodies here would
         // leave their garbage for the next turn's allocations to sweep.
-        let server_time: Duration = server.server_times_since(before).iter().sum();
-        overheads.push(wall.saturating_sub(server_time));
+        let server_time: Duration = self.server.server_times_since(before).iter().sum();
+        Sample {
+            overhead: wall.saturating_sub(server_time),
+            cpu,
+        }
     }
-    let first = median(overheads[..WINDOW_TURNS].to_vec());
-    let last = median(overheads[TURNS - WINDOW_TURNS..].to_vec());
+}
+
+/// One turn's measurements.
+#[derive(Clone, Copy)]
+struct Sample {
+    /// Wall time minus the server's time.
+    overhead: Duration,
+    /// CPU time of the engine's thread.
+    cpu: Duration,
+}
+
+/// CPU time this thread has run, from `/proc/thread-self/schedstat`
+/// (nanoseconds on a CPU; unlike wall time it does not count the time
+/// the thread waited for a CPU, which on a loaded machine is most of it).
+fn thread_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let ns = stat
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Duration::from_nanos(ns)
+}
+
+/// The medians of `samples`: overhead, CPU time.
+fn medians(samples: &[Sample]) -> (Duration, Duration) {
+    (
+        median(samples.iter().map(|s| s.overhead).collect()),
+        median(samples.iter().map(|s| s.cpu).collect()),
+    )
+}
+
+/// One round: a long session is driven to turn `TURNS - WINDOW_TURNS`
+/// unmeasured, then its last `WINDOW_TURNS` turns alternate with the first
+/// `WINDOW_TURNS` turns of a new session (which goes first alternates too),
+/// so both ends are measured under the same load. The samples of both ends.
+async fn round(window: u64, index: usize) -> (Vec<Sample>, Vec<Sample>, Session) {
+    let mut long = Session::new(window);
+    for _ in 0..TURNS - WINDOW_TURNS {
+        long.turn().await;
+    }
+    let mut short = Session::new(window);
+    let (mut first, mut last) = (Vec::new(), Vec::new());
+    for i in 0..WINDOW_TURNS {
+        if (i + index).is_multiple_of(2) {
+            first.push(short.turn().await);
+            last.push(long.turn().await);
+        } else {
+            last.push(long.turn().await);
+            first.push(short.turn().await);
+        }
+    }
+    (first, last, long)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn ratio(last: Duration, first: Duration) -> f64 {
+    last.as_secs_f64() / first.as_secs_f64()
+}
+
+fn summary(ratios: &[f64]) -> String {
+    format!(
+        "median {:.2}× (min {:.2}×, max {:.2}×)",
+        median_f64(ratios.to_vec()),
+        ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        ratios.iter().copied().fold(0.0, f64::max),
+    )
+}
+
+async fn bench_window(window: u64) {
+    let (mut wall_ratios, mut cpu_ratios) = (Vec::new(), Vec::new());
+    let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+    for index in 0..ROUNDS {
+        let (first, last, long) = round(window, index).await;
+        let ((first_wall, first_cpu), (last_wall, last_cpu)) = (medians(&first), medians(&last));
+        println!(
+            "  {window}-token window, round {}: overhead turns 1–{WINDOW_TURNS} {first_wall:?}, turns {}–{TURNS} {last_wall:?} ({:.2}×); CPU {first_cpu:?} vs {last_cpu:?} ({:.2}×); {} compactions, {} messages at the end; load {}",
+            index + 1,
+            TURNS - WINDOW_TURNS + 1,
+            ratio(last_wall, first_wall),
+            ratio(last_cpu, first_cpu),
+            long.compactions,
+            long.engine.messages().len(),
+            load_average(),
+        );
+        wall_ratios.push(ratio(last_wall, first_wall));
+        cpu_ratios.push(ratio(last_cpu, first_cpu));
+        firsts.extend(first);
+        lasts.extend(last);
+    }
+    let ((first_wall, first_cpu), (last_wall, last_cpu)) = (medians(&firsts), medians(&lasts));
+    let later = TURNS - WINDOW_TURNS + 1;
     println!(
-        "{window}-token window: median client overhead per turn, turns 1–{WINDOW_TURNS}: {first:?}; turns {}–{TURNS}: {last:?} ({:.2}×); {compactions} compactions; {} messages at the end",
-        TURNS - WINDOW_TURNS + 1,
-        last.as_secs_f64() / first.as_secs_f64(),
-        engine.messages().len()
+        "{window}-token window, {ROUNDS} rounds: overhead (wall − server) turns 1–{WINDOW_TURNS} {first_wall:?}, turns {later}–{TURNS} {last_wall:?}, round ratios {}",
+        summary(&wall_ratios)
+    );
+    println!(
+        "{window}-token window, {ROUNDS} rounds: CPU time of the engine thread turns 1–{WINDOW_TURNS} {first_cpu:?}, turns {later}–{TURNS} {last_cpu:?}, round ratios {}",
+        summary(&cpu_ratios)
     );
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    session(50_000).await;
-    session(20_000).await;
+    println!("load average at start: {}", load_average());
+    bench_window(50_000).await;
+    bench_window(20_000).await;
+    println!("load average at end: {}", load_average());
 }

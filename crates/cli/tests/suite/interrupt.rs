@@ -85,6 +85,17 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
 
 /// Spawns `orbit -p … --output-format stream-json` (Bash allowed) against `server`.
 fn spawn_orbit(scratch: &Scratch, server: &FakeAnthropic) -> std::process::Child {
+    spawn_orbit_with(scratch, server, "sleep please", &[])
+}
+
+/// Spawns `orbit -p PROMPT --output-format stream-json --allowedTools Bash
+/// EXTRA…` against `server`.
+pub(super) fn spawn_orbit_with(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    prompt: &str,
+    extra: &[&str],
+) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_orbit"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -94,12 +105,13 @@ fn spawn_orbit(scratch: &Scratch, server: &FakeAnthropic) -> std::process::Child
         .current_dir(scratch.path())
         .args([
             "-p",
-            "sleep please",
+            prompt,
             "--output-format",
             "stream-json",
             "--allowedTools",
             "Bash",
         ])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -109,7 +121,7 @@ fn spawn_orbit(scratch: &Scratch, server: &FakeAnthropic) -> std::process::Child
 
 /// Waits (on a thread) for `child`, a signalled orbit, to exit: its status
 /// and when it exited; SIGKILLs it and fails if that takes over 10 s.
-fn exit_within_10s(mut child: Child, after: &str) -> (ExitStatus, Instant) {
+pub(super) fn exit_within_10s(mut child: Child, after: &str) -> (ExitStatus, Instant) {
     let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -126,7 +138,7 @@ fn exit_within_10s(mut child: Child, after: &str) -> (ExitStatus, Instant) {
 }
 
 /// Waits for a command to write a pid into `name` (in the scratch dir).
-fn wait_for_pid(scratch: &Scratch, name: &str, child: &mut std::process::Child) -> i32 {
+pub(super) fn wait_for_pid(scratch: &Scratch, name: &str, child: &mut std::process::Child) -> i32 {
     let marker = scratch.path().join(name);
     let started = Instant::now();
     loop {

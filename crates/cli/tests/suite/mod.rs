@@ -10,6 +10,7 @@ mod formats;
 mod hooks;
 mod hooks_session;
 mod interrupt;
+mod interrupt_resume;
 mod local_compaction;
 mod local_model;
 mod local_profile;
