@@ -72,6 +72,7 @@ pub fn prepare_with(
         _ => None,
     };
     let model = provider::effective_model(&config);
+    let (thinking_budget, fallback_model) = model_options(args, &config, &model)?;
     tracing::debug!(
         provider = config.provider.value.name(),
         provider_from = %config.provider.origin,
@@ -119,6 +120,8 @@ pub fn prepare_with(
         },
         max_tokens: args.max_tokens,
         temperature: None,
+        thinking_budget,
+        fallback_model,
         // An explicit --max-turns counts the whole session (as Claude Code);
         // the profile's default gives each run its own allowance, so a
         // `--continue` of a long local session is not stopped at once.
@@ -208,6 +211,40 @@ pub fn prepare_with(
         default_max_turns,
         mcp,
     })
+}
+
+/// The thinking budget and the fallback model. Thinking is an Anthropic
+/// API feature: other providers ignore it with one note. Claude Code
+/// refuses a fallback model equal to the main one; so does orbit.
+fn model_options(
+    args: &Args,
+    config: &orbit_config::Config,
+    model: &str,
+) -> anyhow::Result<(Option<u32>, Option<String>)> {
+    let env_budget = config.env.get(orbit_config::vars::MAX_THINKING_TOKENS);
+    let mut budget = args.sdk.thinking_budget(env_budget)?;
+    if budget.is_some() && config.provider.value != ProviderKind::Anthropic {
+        eprintln!(
+            "orbit: note: extended thinking (--max-thinking-tokens / MAX_THINKING_TOKENS) \
+             needs the Anthropic provider; the {} provider ignores it",
+            config.provider.value.name()
+        );
+        budget = None;
+    }
+    let fallback = args
+        .sdk
+        .fallback_model
+        .as_deref()
+        .map(|name| match config.provider.value {
+            ProviderKind::Anthropic => orbit_config::resolve_model_alias(name).to_string(),
+            _ => name.to_string(),
+        });
+    if fallback.as_deref() == Some(model) {
+        anyhow::bail!(
+            "Fallback model cannot be the same as the main model. Please specify a different model for --fallback-model."
+        );
+    }
+    Ok((budget, fallback))
 }
 
 /// The settings files' hooks, then the SDK's callbacks (None: no hooks).

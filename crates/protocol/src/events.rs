@@ -80,6 +80,16 @@ pub enum EngineEvent {
         /// Estimated tokens of the next request after compaction.
         post_tokens: u64,
     },
+    /// The main model was overloaded (after the retries): this and the
+    /// following requests of the session go to the fallback model
+    /// (`--fallback-model`). The CLI prints it as a `system`
+    /// `model_fallback` line.
+    ModelFallback {
+        /// The model that was overloaded.
+        original_model: String,
+        /// The model used from now on.
+        fallback_model: String,
+    },
     /// A hook ran (`orbit-hooks`); the CLI prints it as a `system`
     /// `hook_response` line.
     HookResponse(HookReport),

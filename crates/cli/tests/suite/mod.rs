@@ -24,6 +24,7 @@ mod openai_provider;
 mod permissions;
 mod resume;
 pub mod sdk;
+mod sdk_models;
 mod sdk_output;
 mod sdk_ts;
 mod security_bash;

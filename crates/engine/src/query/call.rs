@@ -196,7 +196,7 @@ impl QueryLoop<'_> {
             model: assistant
                 .model
                 .clone()
-                .unwrap_or_else(|| self.config.model.clone()),
+                .unwrap_or_else(|| self.model().to_string()),
             stop_reason: assistant.stop_reason.clone(),
             usage: assistant.usage,
         });

@@ -59,7 +59,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orbit_model::{ModelClient, ModelRequest, ToolSpec};
+use orbit_model::{ModelClient, ModelError, ModelRequest, ToolSpec};
 use orbit_protocol::{CompactTrigger, EngineEvent, Message, PermissionDenial, Usage};
 use orbit_tool::ToolRegistry;
 use orbit_tool::texts::engine::{
@@ -333,6 +333,12 @@ impl QueryLoop<'_> {
                     }
                     continue;
                 }
+                Err(Outcome::ModelError(error)) if self.fall_back(&error) => {
+                    // The refused request was not a turn; the same one
+                    // goes to the fallback model.
+                    self.num_turns -= 1;
+                    continue;
+                }
                 Err(outcome) => return outcome,
             };
             compacted_for_too_long = false;
@@ -471,16 +477,45 @@ impl QueryLoop<'_> {
         }
     }
 
+    /// The model requests go to: the fallback once the main model was
+    /// overloaded, else the configured one.
+    fn model(&self) -> &str {
+        self.session
+            .fallback_model
+            .as_deref()
+            .unwrap_or(&self.config.model)
+    }
+
+    /// Switches to the fallback model when `error` says the main model is
+    /// overloaded (after the client's retries) and a fallback is configured
+    /// and not in use yet; announces it. Whether it switched.
+    fn fall_back(&mut self, error: &ModelError) -> bool {
+        let Some(fallback) = self.config.fallback_model.as_ref() else {
+            return false;
+        };
+        if !error.is_overloaded() || self.session.fallback_model.is_some() {
+            return false;
+        }
+        tracing::warn!(%error, %fallback, "main model overloaded: switching to the fallback model");
+        self.session.fallback_model = Some(fallback.clone());
+        self.emit(EngineEvent::ModelFallback {
+            original_model: self.config.model.clone(),
+            fallback_model: fallback.clone(),
+        });
+        true
+    }
+
     async fn build_request(&mut self) -> ModelRequest {
         let messages = budgeted_view(self.config, self.runtime, self.session).await;
         ModelRequest {
-            model: self.config.model.clone(),
+            model: self.model().to_string(),
             system: self.config.system_prompt.clone(),
             messages,
             tools: tool_specs(&self.runtime.tools, self.session),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             seed: self.config.seed,
+            thinking_budget: self.config.thinking_budget,
         }
     }
 }
