@@ -240,6 +240,10 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 });
                 self.line(&line)?;
             }
+            EngineEvent::ToolResult {
+                result,
+                detail: Some(detail),
+            } => self.tracker.detail(&result.tool_use_id, detail.clone()),
             EngineEvent::UserMessage { uuid, message } => self.user_lines(uuid, message)?,
             EngineEvent::ToolProgress { tool_use_id, data } if self.verbose => {
                 let line = ToolProgressLine {

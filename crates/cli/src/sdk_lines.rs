@@ -34,6 +34,8 @@ struct Call {
     name: String,
     input: Value,
     started: Option<Instant>,
+    /// The tool's facts for the embedder (`EngineEvent::ToolResult::detail`).
+    detail: Option<Value>,
 }
 
 /// What the writer remembers across lines.
@@ -57,6 +59,7 @@ impl SdkTracker {
                         name: call.name.clone(),
                         input: call.input.clone(),
                         started: None,
+                        detail: None,
                     },
                 );
             }
@@ -71,6 +74,13 @@ impl SdkTracker {
     pub fn started(&mut self, tool_use_id: &str) {
         if let Some(call) = self.calls.get_mut(tool_use_id) {
             call.started = Some(Instant::now());
+        }
+    }
+
+    /// The facts a call's tool reported with its result.
+    pub fn detail(&mut self, tool_use_id: &str, detail: Value) {
+        if let Some(call) = self.calls.get_mut(tool_use_id) {
+            call.detail = Some(detail);
         }
     }
 
@@ -89,7 +99,7 @@ impl SdkTracker {
         let call = self.calls.remove(&result.tool_use_id)?;
         let text = result_text(&result.content);
         let is_error = result.is_error == Some(true);
-        structured(&call.name, &call.input, &text, is_error)
+        structured(&call, &text, is_error)
     }
 
     /// `modelUsage`: per model, Claude Code's keys.
@@ -131,7 +141,8 @@ fn str_of<'a>(input: &'a Value, key: &str) -> &'a str {
 
 /// Claude Code's structured result of one built-in tool call; errors and
 /// other tools carry the result text (as Claude Code's error results do).
-fn structured(name: &str, input: &Value, text: &str, is_error: bool) -> Option<Value> {
+fn structured(call: &Call, text: &str, is_error: bool) -> Option<Value> {
+    let (name, input) = (call.name.as_str(), &call.input);
     let interrupted = is_error && text.to_lowercase().contains("interrupt");
     match name {
         "Bash" => Some(json!({
@@ -142,16 +153,7 @@ fn structured(name: &str, input: &Value, text: &str, is_error: bool) -> Option<V
         })),
         _ if is_error => Some(Value::String(format!("Error: {text}"))),
         "Read" => Some(read_result(input, text)),
-        "Write" => {
-            let created = text.starts_with("File created successfully");
-            Some(json!({
-                "type": if created { "create" } else { "update" },
-                "filePath": str_of(input, "file_path"),
-                "content": str_of(input, "content"),
-                "structuredPatch": [],
-                "originalFile": Value::Null,
-            }))
-        }
+        "Write" => Some(write_result(input, call.detail.as_ref())),
         "Edit" => Some(edit_result(input)),
         _ => None,
     }
@@ -177,6 +179,65 @@ fn read_result(input: &Value, text: &str) -> Value {
             "totalLines": total,
         }
     })
+}
+
+/// Write: a create has no patch and no original (as Claude Code); an
+/// overwrite's patch is the diff from the content it replaced (the
+/// tool's `originalFile` detail) to the new content.
+fn write_result(input: &Value, detail: Option<&Value>) -> Value {
+    let content = str_of(input, "content");
+    let original = detail
+        .and_then(|d| d.get("originalFile"))
+        .and_then(Value::as_str);
+    let (kind, patch) = match (detail, original) {
+        (None, _) => ("create", Vec::new()),
+        (Some(_), Some(original)) => ("update", diff_hunks(original, content)),
+        // An overwrite of a file that was not text: no patch.
+        (Some(_), None) => ("update", Vec::new()),
+    };
+    json!({
+        "type": kind,
+        "filePath": str_of(input, "file_path"),
+        "content": content,
+        "structuredPatch": patch,
+        "originalFile": original,
+    })
+}
+
+/// The unified-diff hunks `old` → `new` (`similar`, 3 lines of context),
+/// in `structuredPatch`'s shape: 1-based starts, lines prefixed with ` `,
+/// `-` or `+`, without their newlines.
+fn diff_hunks(old: &str, new: &str) -> Vec<Value> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut unified = diff.unified_diff();
+    unified.context_radius(PATCH_CONTEXT_LINES);
+    unified
+        .iter_hunks()
+        .filter_map(|hunk| {
+            let (first, last) = (hunk.ops().first()?, hunk.ops().last()?);
+            let old_range = first.old_range().start..last.old_range().end;
+            let new_range = first.new_range().start..last.new_range().end;
+            let lines: Vec<String> = hunk
+                .iter_changes()
+                .map(|change| {
+                    let sign = match change.tag() {
+                        similar::ChangeTag::Equal => ' ',
+                        similar::ChangeTag::Delete => '-',
+                        similar::ChangeTag::Insert => '+',
+                    };
+                    let text = change.value();
+                    format!("{sign}{}", text.strip_suffix('\n').unwrap_or(text))
+                })
+                .collect();
+            Some(json!({
+                "oldStart": old_range.start + 1,
+                "oldLines": old_range.len(),
+                "newStart": new_range.start + 1,
+                "newLines": new_range.len(),
+                "lines": lines,
+            }))
+        })
+        .collect()
 }
 
 /// Edit: Claude Code's fields, the hunk found in the file as it is now.

@@ -56,6 +56,10 @@ pub enum EngineEvent {
     ToolResult {
         /// The result block, as it goes into the history.
         result: ToolResultBlock,
+        /// The tool's facts for embedders (never sent to the model), e.g.
+        /// Write's `{"originalFile": …}`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Value>,
     },
     /// The user message of tool results, as appended to the history.
     UserMessage {

@@ -269,7 +269,7 @@ impl Screen {
                     }
                 }
             }
-            EngineEvent::ToolResult { result } => {
+            EngineEvent::ToolResult { result, .. } => {
                 let at = self
                     .tools
                     .iter()
