@@ -30,6 +30,7 @@ mod provider;
 mod sandbox;
 mod scrub;
 mod sdk_args;
+mod sdk_context;
 mod sdk_init;
 mod sdk_lines;
 mod sdk_session;
@@ -207,7 +208,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         mut engine,
         init,
         default_max_turns,
-        mcp: _mcp,
+        mcp,
     } = match incoming {
         Some(_) => setup::prepare_with(&args, &env, approver, extras)?,
         None => setup::prepare(&args, &env, approver)?,
@@ -253,6 +254,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             stdout: &stdout,
             replay_user_messages: args.sdk.replay_user_messages,
             agents,
+            mcp: mcp.clone(),
         })
         .await;
         engine.end_session("other").await;

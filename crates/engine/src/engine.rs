@@ -410,6 +410,12 @@ impl QueryEngine {
         &self.runtime.tools
     }
 
+    /// How full the context window is, by category (an SDK's
+    /// `get_context_usage`).
+    pub fn context_usage(&self) -> crate::ContextUsage {
+        crate::context_usage::measure(&self.config, &self.session, &self.runtime.tools)
+    }
+
     /// The tool specs the next request will carry, in registry order.
     pub fn tool_specs(&self) -> Vec<ToolSpec> {
         crate::query::tool_specs(&self.runtime.tools, &self.session)

@@ -111,7 +111,7 @@ pub struct ServerStatus {
 
 /// The session's MCP servers and their tools.
 pub struct McpManager {
-    servers: Vec<Arc<Server>>,
+    pub(crate) servers: Vec<Arc<Server>>,
     /// `ListMcpResources` and `ReadMcpResource`.
     resource_tools: Vec<Arc<dyn Tool>>,
 }
@@ -252,18 +252,18 @@ impl ToolSource for McpManager {
 /// One configured server.
 pub(crate) struct Server {
     pub(crate) name: String,
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     options: Arc<McpOptions>,
     log_file: PathBuf,
     me: Weak<Server>,
     /// The live connection; held while connecting, so callers wait for it.
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
-    shared: Mutex<Shared>,
+    pub(crate) shared: Mutex<Shared>,
 }
 
-struct Shared {
-    state: ServerState,
-    tools: Vec<Arc<McpTool>>,
+pub(crate) struct Shared {
+    pub(crate) state: ServerState,
+    pub(crate) tools: Vec<Arc<McpTool>>,
     /// The exit was reported (once per connection).
     reported: bool,
 }
@@ -464,7 +464,7 @@ impl Tool for PendingTool {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),

@@ -26,6 +26,7 @@ mod resume;
 pub mod sdk;
 mod sdk_models;
 mod sdk_output;
+mod sdk_status;
 mod sdk_ts;
 mod security_bash;
 mod security_rules;

@@ -44,7 +44,7 @@ use crate::orchestrator::ToolRuntime;
 use crate::session::Session;
 
 pub(crate) use estimate::{ContextAnchor, request_tokens};
-use estimate::{fixed_tokens, messages_tokens};
+pub(crate) use estimate::{fixed_tokens, messages_tokens};
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages};
 pub(crate) use window::Limits;
