@@ -182,15 +182,17 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     };
     // An SDK session: the SDK's `initialize` (its hooks) comes first.
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
-    if incoming.is_some() {
-        // `sdk` MCP servers run in the SDK, over the control protocol.
-        orbit_mcp::sdk_transport::set_bridge(std::sync::Arc::new(control.clone()));
-    }
     let first = match incoming.as_mut() {
         Some(rx) => sdk_init::first_line(rx).await,
         None => None,
     };
     let mut extras = setup::SdkExtras::default();
+    if incoming.is_some() {
+        // `sdk` MCP servers run in the SDK, over the control protocol.
+        extras.sdk_bridge = Some(orbit_mcp::sdk_transport::SharedBridge(std::sync::Arc::new(
+            control.clone(),
+        )));
+    }
     let mut first = first;
     if let Some(control::Incoming::Request { id, .. }) = &first
         && let Some(request) = sdk_init::initialize_request(first.as_ref())

@@ -36,6 +36,9 @@ pub struct SdkExtras {
     pub callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
     /// Agent names from `initialize`, listed with `--agents`' in `system/init`.
     pub agents: Vec<String>,
+    /// How this session's `{"type": "sdk"}` MCP servers are reached (the
+    /// control protocol), in the MCP manager's options.
+    pub sdk_bridge: Option<orbit_mcp::sdk_transport::SharedBridge>,
 }
 
 /// Builds the session. `approver` answers permission asks (the SDK over
@@ -97,9 +100,10 @@ pub fn prepare_with(
     // MCP servers connect in the background: the first request does not
     // wait for them; their tools join the requests after they arrive.
     let mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
-    let mcp = (!mcp_servers.is_empty()).then(|| {
-        orbit_mcp::McpManager::start(mcp_servers, mcp::options(&config, &cwd, &session_id))
-    });
+    let mut mcp_options = mcp::options(&config, &cwd, &session_id);
+    mcp_options.sdk_bridge = sdk.sdk_bridge.clone();
+    let mcp =
+        (!mcp_servers.is_empty()).then(|| orbit_mcp::McpManager::start(mcp_servers, mcp_options));
     if let Some(manager) = &mcp {
         tools.add_source(manager.clone());
     }

@@ -55,6 +55,10 @@ pub struct McpOptions {
     pub cwd: PathBuf,
     /// Variables removed from stdio servers' environment.
     pub hidden_env: Vec<String>,
+    /// How `{"type": "sdk"}` servers are reached: the control protocol of
+    /// the program driving this session; None = such servers fail to
+    /// connect with a clear error.
+    pub sdk_bridge: Option<crate::sdk_transport::SharedBridge>,
 }
 
 impl McpOptions {
@@ -67,6 +71,7 @@ impl McpOptions {
             log_dir,
             cwd,
             hidden_env: Vec::new(),
+            sdk_bridge: None,
         }
     }
 }
@@ -314,6 +319,7 @@ impl Server {
             log_file: self.log_file.clone(),
             hidden_env: self.options.hidden_env.clone(),
             cwd: self.options.cwd.clone(),
+            sdk_bridge: self.options.sdk_bridge.clone(),
         };
         let conn = Arc::new(Connection::connect(&self.config, &options).await?);
         let tools = self.tools_of(&conn).await?;
