@@ -34,14 +34,15 @@ struct Call {
     name: String,
     input: Value,
     started: Option<Instant>,
-    /// The tool's facts for the embedder (`EngineEvent::ToolResult::detail`).
-    detail: Option<Value>,
 }
 
 /// What the writer remembers across lines.
 #[derive(Default)]
 pub struct SdkTracker {
     calls: HashMap<String, Call>,
+    /// The facts tools reported with their results, by tool_use id (a
+    /// result may be released before its call's `assistant` line).
+    details: HashMap<String, Value>,
     /// Per model: its summed usage.
     models: Vec<(String, Usage)>,
     /// `max_tokens` of the requests (`modelUsage.maxOutputTokens`).
@@ -59,7 +60,6 @@ impl SdkTracker {
                         name: call.name.clone(),
                         input: call.input.clone(),
                         started: None,
-                        detail: None,
                     },
                 );
             }
@@ -79,9 +79,7 @@ impl SdkTracker {
 
     /// The facts a call's tool reported with its result.
     pub fn detail(&mut self, tool_use_id: &str, detail: Value) {
-        if let Some(call) = self.calls.get_mut(tool_use_id) {
-            call.detail = Some(detail);
-        }
+        self.details.insert(tool_use_id.to_string(), detail);
     }
 
     /// The name and seconds since start of a running call.
@@ -96,10 +94,11 @@ impl SdkTracker {
 
     /// The `tool_use_result` for one result block (the call is forgotten).
     pub fn tool_use_result(&mut self, result: &ToolResultBlock) -> Option<Value> {
+        let detail = self.details.remove(&result.tool_use_id);
         let call = self.calls.remove(&result.tool_use_id)?;
         let text = result_text(&result.content);
         let is_error = result.is_error == Some(true);
-        structured(&call, &text, is_error)
+        structured(&call, detail.as_ref(), &text, is_error)
     }
 
     /// `modelUsage`: per model, Claude Code's keys.
@@ -141,7 +140,7 @@ fn str_of<'a>(input: &'a Value, key: &str) -> &'a str {
 
 /// Claude Code's structured result of one built-in tool call; errors and
 /// other tools carry the result text (as Claude Code's error results do).
-fn structured(call: &Call, text: &str, is_error: bool) -> Option<Value> {
+fn structured(call: &Call, detail: Option<&Value>, text: &str, is_error: bool) -> Option<Value> {
     let (name, input) = (call.name.as_str(), &call.input);
     let interrupted = is_error && text.to_lowercase().contains("interrupt");
     match name {
@@ -153,7 +152,7 @@ fn structured(call: &Call, text: &str, is_error: bool) -> Option<Value> {
         })),
         _ if is_error => Some(Value::String(format!("Error: {text}"))),
         "Read" => Some(read_result(input, text)),
-        "Write" => Some(write_result(input, call.detail.as_ref())),
+        "Write" => Some(write_result(input, detail)),
         "Edit" => Some(edit_result(input)),
         _ => None,
     }
@@ -385,8 +384,13 @@ mod tests {
             ),
         ];
         for (name, input, text, is_error, want) in cases {
+            let call = Call {
+                name: name.to_string(),
+                input,
+                started: None,
+            };
             assert_eq!(
-                structured(name, &input, text, is_error),
+                structured(&call, None, text, is_error),
                 Some(want),
                 "{name}"
             );

@@ -115,7 +115,6 @@ fn raw_control_requests_get_mcp_status_and_context_usage() {
     assert!(tools.iter().all(|t| t["name"].is_string()
         && !t["name"].as_str().unwrap().starts_with("mcp__")
         && t["annotations"]["readOnly"].is_boolean()));
-    drop(send);
     drop(stdin);
     let code = child.wait().unwrap();
     assert!(code.success(), "{code}");

@@ -59,7 +59,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orbit_model::{ModelClient, ModelError, ModelRequest, ToolSpec};
+use orbit_model::{ModelClient, ModelRequest, ToolSpec};
 use orbit_protocol::{CompactTrigger, EngineEvent, Message, PermissionDenial, Usage};
 use orbit_tool::ToolRegistry;
 use orbit_tool::texts::engine::{
@@ -475,34 +475,6 @@ impl QueryLoop<'_> {
             // Nothing to compact: send the request as it is.
             Err(CompactError::Empty) => Ok(()),
         }
-    }
-
-    /// The model requests go to: the fallback once the main model was
-    /// overloaded, else the configured one.
-    fn model(&self) -> &str {
-        self.session
-            .fallback_model
-            .as_deref()
-            .unwrap_or(&self.config.model)
-    }
-
-    /// Switches to the fallback model when `error` says the main model is
-    /// overloaded (after the client's retries) and a fallback is configured
-    /// and not in use yet; announces it. Whether it switched.
-    fn fall_back(&mut self, error: &ModelError) -> bool {
-        let Some(fallback) = self.config.fallback_model.as_ref() else {
-            return false;
-        };
-        if !error.is_overloaded() || self.session.fallback_model.is_some() {
-            return false;
-        }
-        tracing::warn!(%error, %fallback, "main model overloaded: switching to the fallback model");
-        self.session.fallback_model = Some(fallback.clone());
-        self.emit(EngineEvent::ModelFallback {
-            original_model: self.config.model.clone(),
-            fallback_model: fallback.clone(),
-        });
-        true
     }
 
     async fn build_request(&mut self) -> ModelRequest {
