@@ -30,6 +30,7 @@ mod provider;
 mod sandbox;
 mod scrub;
 mod sdk_args;
+mod sdk_context;
 mod sdk_init;
 mod sdk_lines;
 mod sdk_session;
@@ -181,15 +182,17 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     };
     // An SDK session: the SDK's `initialize` (its hooks) comes first.
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
-    if incoming.is_some() {
-        // `sdk` MCP servers run in the SDK, over the control protocol.
-        orbit_mcp::sdk_transport::set_bridge(std::sync::Arc::new(control.clone()));
-    }
     let first = match incoming.as_mut() {
         Some(rx) => sdk_init::first_line(rx).await,
         None => None,
     };
     let mut extras = setup::SdkExtras::default();
+    if incoming.is_some() {
+        // `sdk` MCP servers run in the SDK, over the control protocol.
+        extras.sdk_bridge = Some(orbit_mcp::sdk_transport::SharedBridge(std::sync::Arc::new(
+            control.clone(),
+        )));
+    }
     let mut first = first;
     if let Some(control::Incoming::Request { id, .. }) = &first
         && let Some(request) = sdk_init::initialize_request(first.as_ref())
@@ -207,7 +210,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         mut engine,
         init,
         default_max_turns,
-        mcp: _mcp,
+        mcp,
         ..
     } = match incoming {
         Some(_) => setup::prepare_with(&args, &env, approver, extras)?,
@@ -254,6 +257,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             stdout: &stdout,
             replay_user_messages: args.sdk.replay_user_messages,
             agents,
+            mcp: mcp.clone(),
         })
         .await;
         engine.end_session("other").await;

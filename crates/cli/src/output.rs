@@ -153,6 +153,10 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             } if self.format == OutputFormat::Json => {
                 self.tracker.assistant(&message.content, model, usage);
             }
+            EngineEvent::ModelFallback {
+                original_model,
+                fallback_model,
+            } => self.model_fallback(original_model, fallback_model)?,
             _ if self.format != OutputFormat::StreamJson => {}
             EngineEvent::Stream(stream) if self.partial => {
                 if let Some(event) = raw_stream_event(stream) {
@@ -236,6 +240,10 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                 });
                 self.line(&line)?;
             }
+            EngineEvent::ToolResult {
+                result,
+                detail: Some(detail),
+            } => self.tracker.detail(&result.tool_use_id, detail.clone()),
             EngineEvent::UserMessage { uuid, message } => self.user_lines(uuid, message)?,
             EngineEvent::ToolProgress { tool_use_id, data } if self.verbose => {
                 let line = ToolProgressLine {
@@ -263,6 +271,29 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// The main model was overloaded: a `system` `model_fallback` line
+    /// (orbit's; the fields of Claude Code's `model_refusal_fallback`),
+    /// or one stderr note outside stream-json.
+    fn model_fallback(&mut self, original: &str, fallback: &str) -> io::Result<()> {
+        if self.format != OutputFormat::StreamJson {
+            self.err_line(&format!(
+                "orbit: note: {original} is overloaded; using the fallback model {fallback} for the rest of the session"
+            ));
+            return Ok(());
+        }
+        self.line(&serde_json::json!({
+            "type": "system",
+            "subtype": "model_fallback",
+            "trigger": "overloaded",
+            "direction": "retry",
+            "scope": "session",
+            "original_model": original,
+            "fallback_model": fallback,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }))
     }
 
     fn conversation(&self, message: SdkApiMessage, uuid: &str) -> SdkConversationMessage {

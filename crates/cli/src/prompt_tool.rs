@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use orbit_engine::{Approval, ApprovalRequest, Approver};
-use orbit_tool::{CallContext, Readiness, ToolRegistry, ToolUseContext};
+use orbit_tool::{CallContext, NotReady, ToolRegistry, ToolUseContext};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -46,18 +46,17 @@ impl PromptTool {
             .session
             .get()
             .ok_or("the session is not ready to ask it yet")?;
-        let missing = "no such tool (is its MCP server configured and connected?)";
-        let mut tool = tools.find(&self.name).ok_or(missing)?;
-        // A stand-in for a server still connecting: wait for it within its
-        // bound, then take the real tool (as the orchestrator does for calls).
-        if let Readiness::NotYet { within } = tool.readiness() {
-            tokio::time::timeout(within, tool.ready())
-                .await
-                .map_err(|_| {
-                    format!("it did not become ready within {} ms", within.as_millis())
-                })??;
-            tool = tools.find(&self.name).ok_or(missing)?;
-        }
+        // A stand-in for a server still connecting is awaited within its
+        // bound (the tool contract's wait, as the orchestrator's for calls).
+        let tool = tools
+            .ready_tool(&self.name, &CancellationToken::new())
+            .await
+            .map_err(|e| match e {
+                NotReady::Missing => {
+                    "no such tool (is its MCP server configured and connected?)".to_string()
+                }
+                other => other.to_string(),
+            })?;
         let input = json!({
             "tool_name": ask.tool_name,
             "input": ask.input,

@@ -7,6 +7,9 @@
 
 use clap::{Args, ValueEnum};
 
+/// The API's smallest `budget_tokens`.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
 /// `--input-format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum InputFormat {
@@ -58,8 +61,10 @@ pub struct SdkArgs {
     /// Accepted, not honoured yet.
     #[arg(long = "task-budget", value_name = "N", hide = true)]
     pub task_budget: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "fallback-model", value_name = "M", hide = true)]
+    /// The model used for the rest of the session once the main model is
+    /// overloaded (HTTP 529 / `overloaded_error` after the retries); a
+    /// `system` `model_fallback` line says when. Must differ from `--model`.
+    #[arg(long = "fallback-model", value_name = "M")]
     pub fallback_model: Option<String>,
     /// Accepted, not honoured yet.
     #[arg(long = "betas", value_name = "LIST", hide = true)]
@@ -76,12 +81,14 @@ pub struct SdkArgs {
     /// Accepted, not honoured yet.
     #[arg(long = "plugin-dir", value_name = "DIR", hide = true)]
     pub plugin_dir: Vec<String>,
-    /// Accepted, not honoured yet.
+    /// `disabled` turns extended thinking off; `adaptive` is accepted but
+    /// not honoured yet (a note says so).
     #[arg(long = "thinking", value_name = "MODE", hide = true)]
     pub thinking: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "max-thinking-tokens", value_name = "N", hide = true)]
-    pub max_thinking_tokens: Option<String>,
+    /// Extended thinking with this token budget (Anthropic provider; 0 =
+    /// off, else at least 1024); overrides `MAX_THINKING_TOKENS`.
+    #[arg(long = "max-thinking-tokens", value_name = "N")]
+    pub max_thinking_tokens: Option<u32>,
     /// Accepted, not honoured yet.
     #[arg(long = "thinking-display", value_name = "MODE", hide = true)]
     pub thinking_display: Option<String>,
@@ -122,21 +129,44 @@ impl SdkArgs {
         }
     }
 
+    /// The thinking budget: `--thinking disabled` → off, else
+    /// `--max-thinking-tokens`, else `MAX_THINKING_TOKENS` (`env_value`);
+    /// 0 → off. A budget under the API's minimum of 1024 is an error.
+    pub fn thinking_budget(&self, env_value: Option<&str>) -> anyhow::Result<Option<u32>> {
+        if self.thinking.as_deref() == Some("disabled") {
+            return Ok(None);
+        }
+        let budget = match (self.max_thinking_tokens, env_value) {
+            (Some(n), _) => n,
+            (None, Some(text)) => text.trim().parse().map_err(|_| {
+                anyhow::anyhow!("MAX_THINKING_TOKENS={text} is not a number of tokens")
+            })?,
+            (None, None) => return Ok(None),
+        };
+        match budget {
+            0 => Ok(None),
+            n if n < MIN_THINKING_BUDGET => anyhow::bail!(
+                "a thinking budget of {n} tokens is below the API's minimum of {MIN_THINKING_BUDGET} \
+                 (--max-thinking-tokens / MAX_THINKING_TOKENS: 0 turns thinking off)"
+            ),
+            n => Ok(Some(n)),
+        }
+    }
+
     /// One note per flag given that orbit accepts but does not honour yet.
     pub fn notes(&self) -> Vec<String> {
-        let given: [(&str, bool); 14] = [
+        let adaptive = self.thinking.as_deref().is_some_and(|m| m != "disabled");
+        let given: [(&str, bool); 12] = [
             ("--include-hook-events", self.include_hook_events),
             ("--tools", self.tools.is_some()),
             ("--system-prompt-file", self.system_prompt_file.is_some()),
             ("--task-budget", self.task_budget.is_some()),
-            ("--fallback-model", self.fallback_model.is_some()),
             ("--betas", self.betas.is_some()),
             ("--resume-session-at", self.resume_session_at.is_some()),
             ("--resume-drops-turn", self.resume_drops_turn.is_some()),
             ("--session-mirror", self.session_mirror),
             ("--plugin-dir", !self.plugin_dir.is_empty()),
-            ("--thinking", self.thinking.is_some()),
-            ("--max-thinking-tokens", self.max_thinking_tokens.is_some()),
+            ("--thinking", adaptive),
             ("--thinking-display", self.thinking_display.is_some()),
             ("--effort", self.effort.is_some()),
         ];
@@ -227,8 +257,46 @@ mod tests {
         let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
         assert!(args.sdk.stream_input());
         assert!(args.sdk.asks_over_stdio());
-        assert_eq!(args.sdk.notes().len(), 13, "{:?}", args.sdk.notes());
+        assert_eq!(args.sdk.notes().len(), 11, "{:?}", args.sdk.notes());
+        assert_eq!(args.sdk.thinking_budget(None).ok(), Some(None), "adaptive");
         let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
         assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
+    }
+
+    #[test]
+    fn the_thinking_budget_comes_from_the_flag_then_the_environment() {
+        let parse = |extra: &[&str]| {
+            let argv = ["orbit", "-p", "x"].iter().chain(extra).copied();
+            Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let budget = |extra: &[&str], env: Option<&str>| {
+            parse(extra)
+                .sdk
+                .thinking_budget(env)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(budget(&[], None), Ok(None));
+        assert_eq!(budget(&[], Some("2048")), Ok(Some(2048)));
+        assert_eq!(
+            budget(&["--max-thinking-tokens", "4000"], Some("2048")),
+            Ok(Some(4000))
+        );
+        assert_eq!(
+            budget(&["--max-thinking-tokens", "0"], Some("2048")),
+            Ok(None)
+        );
+        assert_eq!(
+            budget(
+                &["--thinking", "disabled", "--max-thinking-tokens", "4000"],
+                None
+            ),
+            Ok(None)
+        );
+        let low = budget(&["--max-thinking-tokens", "1000"], None);
+        assert!(
+            low.as_ref().is_err_and(|e| e.contains("minimum of 1024")),
+            "{low:?}"
+        );
+        assert!(budget(&[], Some("many")).is_err());
     }
 }

@@ -40,6 +40,9 @@ struct Call {
 #[derive(Default)]
 pub struct SdkTracker {
     calls: HashMap<String, Call>,
+    /// The facts tools reported with their results, by tool_use id (a
+    /// result may be released before its call's `assistant` line).
+    details: HashMap<String, Value>,
     /// Per model: its summed usage.
     models: Vec<(String, Usage)>,
     /// `max_tokens` of the requests (`modelUsage.maxOutputTokens`).
@@ -74,6 +77,11 @@ impl SdkTracker {
         }
     }
 
+    /// The facts a call's tool reported with its result.
+    pub fn detail(&mut self, tool_use_id: &str, detail: Value) {
+        self.details.insert(tool_use_id.to_string(), detail);
+    }
+
     /// The name and seconds since start of a running call.
     pub fn progress(&self, tool_use_id: &str) -> (String, f64) {
         self.calls
@@ -86,10 +94,11 @@ impl SdkTracker {
 
     /// The `tool_use_result` for one result block (the call is forgotten).
     pub fn tool_use_result(&mut self, result: &ToolResultBlock) -> Option<Value> {
+        let detail = self.details.remove(&result.tool_use_id);
         let call = self.calls.remove(&result.tool_use_id)?;
         let text = result_text(&result.content);
         let is_error = result.is_error == Some(true);
-        structured(&call.name, &call.input, &text, is_error)
+        structured(&call, detail.as_ref(), &text, is_error)
     }
 
     /// `modelUsage`: per model, Claude Code's keys.
@@ -131,7 +140,8 @@ fn str_of<'a>(input: &'a Value, key: &str) -> &'a str {
 
 /// Claude Code's structured result of one built-in tool call; errors and
 /// other tools carry the result text (as Claude Code's error results do).
-fn structured(name: &str, input: &Value, text: &str, is_error: bool) -> Option<Value> {
+fn structured(call: &Call, detail: Option<&Value>, text: &str, is_error: bool) -> Option<Value> {
+    let (name, input) = (call.name.as_str(), &call.input);
     let interrupted = is_error && text.to_lowercase().contains("interrupt");
     match name {
         "Bash" => Some(json!({
@@ -142,16 +152,7 @@ fn structured(name: &str, input: &Value, text: &str, is_error: bool) -> Option<V
         })),
         _ if is_error => Some(Value::String(format!("Error: {text}"))),
         "Read" => Some(read_result(input, text)),
-        "Write" => {
-            let created = text.starts_with("File created successfully");
-            Some(json!({
-                "type": if created { "create" } else { "update" },
-                "filePath": str_of(input, "file_path"),
-                "content": str_of(input, "content"),
-                "structuredPatch": [],
-                "originalFile": Value::Null,
-            }))
-        }
+        "Write" => Some(write_result(input, detail)),
         "Edit" => Some(edit_result(input)),
         _ => None,
     }
@@ -177,6 +178,65 @@ fn read_result(input: &Value, text: &str) -> Value {
             "totalLines": total,
         }
     })
+}
+
+/// Write: a create has no patch and no original (as Claude Code); an
+/// overwrite's patch is the diff from the content it replaced (the
+/// tool's `originalFile` detail) to the new content.
+fn write_result(input: &Value, detail: Option<&Value>) -> Value {
+    let content = str_of(input, "content");
+    let original = detail
+        .and_then(|d| d.get("originalFile"))
+        .and_then(Value::as_str);
+    let (kind, patch) = match (detail, original) {
+        (None, _) => ("create", Vec::new()),
+        (Some(_), Some(original)) => ("update", diff_hunks(original, content)),
+        // An overwrite of a file that was not text: no patch.
+        (Some(_), None) => ("update", Vec::new()),
+    };
+    json!({
+        "type": kind,
+        "filePath": str_of(input, "file_path"),
+        "content": content,
+        "structuredPatch": patch,
+        "originalFile": original,
+    })
+}
+
+/// The unified-diff hunks `old` → `new` (`similar`, 3 lines of context),
+/// in `structuredPatch`'s shape: 1-based starts, lines prefixed with ` `,
+/// `-` or `+`, without their newlines.
+fn diff_hunks(old: &str, new: &str) -> Vec<Value> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut unified = diff.unified_diff();
+    unified.context_radius(PATCH_CONTEXT_LINES);
+    unified
+        .iter_hunks()
+        .filter_map(|hunk| {
+            let (first, last) = (hunk.ops().first()?, hunk.ops().last()?);
+            let old_range = first.old_range().start..last.old_range().end;
+            let new_range = first.new_range().start..last.new_range().end;
+            let lines: Vec<String> = hunk
+                .iter_changes()
+                .map(|change| {
+                    let sign = match change.tag() {
+                        similar::ChangeTag::Equal => ' ',
+                        similar::ChangeTag::Delete => '-',
+                        similar::ChangeTag::Insert => '+',
+                    };
+                    let text = change.value();
+                    format!("{sign}{}", text.strip_suffix('\n').unwrap_or(text))
+                })
+                .collect();
+            Some(json!({
+                "oldStart": old_range.start + 1,
+                "oldLines": old_range.len(),
+                "newStart": new_range.start + 1,
+                "newLines": new_range.len(),
+                "lines": lines,
+            }))
+        })
+        .collect()
 }
 
 /// Edit: Claude Code's fields, the hunk found in the file as it is now.
@@ -324,8 +384,13 @@ mod tests {
             ),
         ];
         for (name, input, text, is_error, want) in cases {
+            let call = Call {
+                name: name.to_string(),
+                input,
+                started: None,
+            };
             assert_eq!(
-                structured(name, &input, text, is_error),
+                structured(&call, None, text, is_error),
                 Some(want),
                 "{name}"
             );

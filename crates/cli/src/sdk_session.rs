@@ -7,7 +7,9 @@
 //! control requests that arrive meanwhile are answered at once
 //! (`interrupt` aborts the turn, `set_permission_mode` switches the
 //! policy's mode for the calls still to come; `set_model` applies from the
-//! next turn) and user messages queue for the next turn. The session ends
+//! next turn; `mcp_status` and `get_context_usage` answer from the MCP
+//! manager and a context snapshot, [`crate::sdk_context`]) and user
+//! messages queue for the next turn. The session ends
 //! when stdin closes and the queue is empty; the exit code is the last
 //! turn's (0 when none ran).
 
@@ -17,11 +19,13 @@ use std::sync::Arc;
 use futures::StreamExt;
 use orbit_engine::{AbortHandle, QueryEngine};
 use orbit_permissions::{PermissionMode, Policy};
+use orbit_protocol::EngineEvent;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::control::{Incoming, respond, write_line};
 use crate::output::OutputWriter;
+use crate::sdk_context::ContextSnapshot;
 use crate::stdout_watch::StdoutState;
 
 /// What a session loop needs from `main`'s set-up.
@@ -35,6 +39,8 @@ pub struct Parts<'a, W: std::io::Write, E: std::io::Write> {
     pub replay_user_messages: bool,
     /// Agent names (`--agents`, `initialize`), for the `initialize` answer.
     pub agents: Vec<String>,
+    /// The session's MCP servers, for `mcp_status`.
+    pub mcp: Option<Arc<orbit_mcp::McpManager>>,
 }
 
 /// Session-wide state the control requests change.
@@ -47,6 +53,9 @@ struct State {
     queue: VecDeque<String>,
     turn_running: bool,
     agents: Vec<String>,
+    mcp: Option<Arc<orbit_mcp::McpManager>>,
+    /// The `get_context_usage` answer.
+    context: ContextSnapshot,
 }
 
 /// Runs turns until stdin closes; returns the exit code.
@@ -59,6 +68,7 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
         stdout,
         replay_user_messages,
         agents,
+        mcp,
     } = parts;
     let mut state = State {
         abort: engine.abort_handle(),
@@ -68,7 +78,10 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
         queue: VecDeque::new(),
         turn_running: false,
         agents,
+        mcp,
+        context: ContextSnapshot::default(),
     };
+    state.context.measure(&engine.context_usage());
     let mut exit_code = 0;
     let mut open = true;
     if let Some(line) = first {
@@ -78,6 +91,7 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
         if let Some(model) = state.next_model.take() {
             engine.set_model(model);
         }
+        state.context.measure(&engine.context_usage());
         let prompt = match state.queue.pop_front() {
             Some(prompt) => prompt,
             None if !open => break,
@@ -95,6 +109,9 @@ pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -
             tokio::select! {
                 event = events.next() => {
                     let Some(event) = event else { break };
+                    if let EngineEvent::AssistantMessage { usage, .. } = &event {
+                        state.context.observe(usage);
+                    }
                     if stdout.is_closed() {
                         continue;
                     }
@@ -178,6 +195,8 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
             }
             Ok(json!({}))
         }
+        "mcp_status" => Ok(crate::sdk_context::mcp_status(state.mcp.as_deref())),
+        "get_context_usage" => Ok(state.context.answer()),
         other => Err(format!(
             "orbit does not support the control request subtype {other:?} yet"
         )),

@@ -39,6 +39,9 @@ pub struct SdkExtras {
     pub callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
     /// Agent names from `initialize`, listed with `--agents`' in `system/init`.
     pub agents: Vec<String>,
+    /// How this session's `{"type": "sdk"}` MCP servers are reached (the
+    /// control protocol), in the MCP manager's options.
+    pub sdk_bridge: Option<orbit_mcp::sdk_transport::SharedBridge>,
 }
 
 /// Builds the session. `approver` answers permission asks (the SDK over
@@ -75,6 +78,7 @@ pub fn prepare_with(
         _ => None,
     };
     let model = provider::effective_model(&config);
+    let (thinking_budget, fallback_model) = model_options(args, &config, &model)?;
     tracing::debug!(
         provider = config.provider.value.name(),
         provider_from = %config.provider.origin,
@@ -99,9 +103,10 @@ pub fn prepare_with(
     // MCP servers connect in the background: the first request does not
     // wait for them; their tools join the requests after they arrive.
     let mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
-    let mcp = (!mcp_servers.is_empty()).then(|| {
-        orbit_mcp::McpManager::start(mcp_servers, mcp::options(&config, &cwd, &session_id))
-    });
+    let mut mcp_options = mcp::options(&config, &cwd, &session_id);
+    mcp_options.sdk_bridge = sdk.sdk_bridge.clone();
+    let mcp =
+        (!mcp_servers.is_empty()).then(|| orbit_mcp::McpManager::start(mcp_servers, mcp_options));
     if let Some(manager) = &mcp {
         tools.add_source(manager.clone());
     }
@@ -122,6 +127,8 @@ pub fn prepare_with(
         },
         max_tokens: args.max_tokens,
         temperature: None,
+        thinking_budget,
+        fallback_model,
         // An explicit --max-turns counts the whole session (as Claude Code);
         // the profile's default gives each run its own allowance, so a
         // `--continue` of a long local session is not stopped at once.
@@ -217,6 +224,40 @@ pub fn prepare_with(
         mcp,
         trust_skipped: config.trust_skipped.clone(),
     })
+}
+
+/// The thinking budget and the fallback model. Thinking is an Anthropic
+/// API feature: other providers ignore it with one note. Claude Code
+/// refuses a fallback model equal to the main one; so does orbit.
+fn model_options(
+    args: &Args,
+    config: &orbit_config::Config,
+    model: &str,
+) -> anyhow::Result<(Option<u32>, Option<String>)> {
+    let env_budget = config.env.get(orbit_config::vars::MAX_THINKING_TOKENS);
+    let mut budget = args.sdk.thinking_budget(env_budget)?;
+    if budget.is_some() && config.provider.value != ProviderKind::Anthropic {
+        eprintln!(
+            "orbit: note: extended thinking (--max-thinking-tokens / MAX_THINKING_TOKENS) \
+             needs the Anthropic provider; the {} provider ignores it",
+            config.provider.value.name()
+        );
+        budget = None;
+    }
+    let fallback = args
+        .sdk
+        .fallback_model
+        .as_deref()
+        .map(|name| match config.provider.value {
+            ProviderKind::Anthropic => orbit_config::resolve_model_alias(name).to_string(),
+            _ => name.to_string(),
+        });
+    if fallback.as_deref() == Some(model) {
+        anyhow::bail!(
+            "Fallback model cannot be the same as the main model. Please specify a different model for --fallback-model."
+        );
+    }
+    Ok((budget, fallback))
 }
 
 /// The settings files' hooks, then the SDK's callbacks (None: no hooks).

@@ -41,6 +41,8 @@ pub const MCP_TOOL_TIMEOUT: &str = "MCP_TOOL_TIMEOUT";
 pub const MAX_MCP_OUTPUT_TOKENS: &str = "MAX_MCP_OUTPUT_TOKENS";
 /// Deferred MCP tools with ToolSearch: `true`/`false`/`auto:N`.
 pub const ENABLE_TOOL_SEARCH: &str = "ENABLE_TOOL_SEARCH";
+/// Extended thinking's token budget (below `--max-thinking-tokens`).
+pub const MAX_THINKING_TOKENS: &str = "MAX_THINKING_TOKENS";
 /// The small-model profile on (`1`) for any provider, or off (`0`) for `local`.
 pub const ORBIT_SMALL_MODEL: &str = "ORBIT_SMALL_MODEL";
 /// The OS sandbox mode of shell commands (below `--sandbox`).
@@ -212,6 +214,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: MAX_MCP_OUTPUT_TOKENS,
         meaning: "An MCP tool result longer than this many tokens (×4 chars) is saved to a file and the model gets a preview (default 25000).",
+    },
+    EnvVar {
+        name: MAX_THINKING_TOKENS,
+        meaning: "Extended thinking with this token budget on every model call (Anthropic provider; 0 = off, else at least 1024); `--max-thinking-tokens` wins.",
     },
     EnvVar {
         name: ENABLE_TOOL_SEARCH,

@@ -68,6 +68,14 @@ pub struct EngineConfig {
     pub temperature: Option<f32>,
     /// Sampling seed for providers that take one (local models); None = random.
     pub seed: Option<u64>,
+    /// Extended thinking's token budget for each model call of a turn
+    /// (`--max-thinking-tokens`, `MAX_THINKING_TOKENS`); None = off. The
+    /// thinking blocks the model returns stay in the history unchanged, so
+    /// later requests send them back with their signatures.
+    pub thinking_budget: Option<u32>,
+    /// `--fallback-model`: the model used for the rest of the session once
+    /// the main one is overloaded (529 after the retries); None = none.
+    pub fallback_model: Option<String>,
     /// At most this many model calls per submitted prompt; None = no limit.
     pub max_turns: Option<u32>,
     /// The turn stops once the session's cost reaches this many US dollars (checked after each model call); None = no limit.
@@ -123,6 +131,8 @@ impl Default for EngineConfig {
             max_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             temperature: None,
             seed: None,
+            thinking_budget: None,
+            fallback_model: None,
             max_turns: None,
             max_budget_usd: None,
             permissions: PermissionConfig::default(),
@@ -382,8 +392,10 @@ impl QueryEngine {
     }
 
     /// Uses `model` for the following model calls (an SDK's `set_model`).
+    /// A fallback in use ends: the embedder chose the model.
     pub fn set_model(&mut self, model: String) {
         self.config.model = model;
+        self.session.fallback_model = None;
     }
 
     /// The session's compiled permission policy; its mode can be switched
@@ -396,6 +408,12 @@ impl QueryEngine {
     /// The tools of the session.
     pub fn tools(&self) -> &ToolRegistry {
         &self.runtime.tools
+    }
+
+    /// How full the context window is, by category (an SDK's
+    /// `get_context_usage`).
+    pub fn context_usage(&self) -> crate::ContextUsage {
+        crate::context_usage::measure(&self.config, &self.session, &self.runtime.tools)
     }
 
     /// The tool specs the next request will carry, in registry order.

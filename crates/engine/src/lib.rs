@@ -28,6 +28,7 @@ mod abort;
 mod approve;
 mod assemble;
 pub mod compact;
+pub mod context_usage;
 pub mod deferred;
 mod engine;
 mod executor;
@@ -45,6 +46,7 @@ pub mod structured;
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
 pub use compact::{CompactConfig, CompactError, CompactionBoundary, context_window_tokens};
+pub use context_usage::ContextUsage;
 pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
 pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,

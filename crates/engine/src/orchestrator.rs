@@ -209,6 +209,8 @@ pub struct ToolCallOutcome {
     /// result); a tool that stopped because of the cancel returns an error
     /// and is answered with the cancel text instead.
     pub completed: bool,
+    /// The tool's facts for the embedder (`ToolOutput::detail`).
+    pub detail: Option<Value>,
 }
 
 impl ToolCallOutcome {
@@ -217,6 +219,7 @@ impl ToolCallOutcome {
             result: ToolResultBlock::text(tool_use_id, text, true),
             tool_failed: false,
             completed: true,
+            detail: None,
         }
     }
 
@@ -324,11 +327,13 @@ pub async fn run_tool_use(
         ResultLimit::PersistOver(chars) => chars,
         ResultLimit::NeverPersist => usize::MAX,
     };
+    let detail = output.detail.take();
     let result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
     ToolCallOutcome {
         result,
         tool_failed,
         completed,
+        detail,
     }
 }
 

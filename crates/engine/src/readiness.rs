@@ -1,7 +1,8 @@
 //! Step 2's first part for a tool that was not ready when its call was
-//! prepared (`Tool::readiness`: an MCP server still connecting): await
-//! `Tool::ready` within the tool's own bound (or until the call is
-//! cancelled), then run step 1 ([`prepare`]) again, so the input is
+//! prepared (`Tool::readiness`: an MCP server still connecting): await it
+//! with the tool contract's wait (`ToolRegistry::ready_tool`: the tool's
+//! own bound, or until the call is cancelled), then run step 1
+//! ([`prepare`]) again, so the input is
 //! validated against the tool's real schema by the same pipeline as every
 //! call and the call gets its real facts before the permission gate.
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 use orbit_protocol::ToolUseBlock;
 use orbit_tool::texts::engine::{INTERRUPT_MESSAGE_FOR_TOOL_USE, tool_not_ready_error};
 use orbit_tool::validation::wrap_tool_use_error;
-use orbit_tool::{CallContext, Tool, ToolCall};
+use orbit_tool::{CallContext, NotReady, Tool, ToolCall};
 use serde_json::Value;
 
 use crate::orchestrator::{Prepared, Staged, ToolRuntime, prepare};
@@ -27,14 +28,12 @@ pub(crate) async fn await_ready(
 ) -> Result<(Arc<dyn Tool>, Box<dyn ToolCall>), String> {
     let name = tool.name();
     let not_ready = || wrap_tool_use_error(&tool_not_ready_error(name, within.as_millis()));
-    let ready = tokio::select! {
-        () = call.cancel.cancelled() => return Err(INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string()),
-        ready = tokio::time::timeout(within, tool.ready()) => ready,
-    };
-    match ready {
-        Err(_elapsed) => return Err(not_ready()),
-        Ok(Err(why)) => return Err(wrap_tool_use_error(&why)),
-        Ok(Ok(())) => {}
+    match runtime.tools.ready_tool(name, &call.cancel).await {
+        Err(NotReady::Cancelled) => return Err(INTERRUPT_MESSAGE_FOR_TOOL_USE.to_string()),
+        Err(NotReady::TimedOut(_)) => return Err(not_ready()),
+        Err(NotReady::Failed(why)) => return Err(wrap_tool_use_error(&why)),
+        // Gone meanwhile: step 1 says so.
+        Ok(_) | Err(NotReady::Missing) => {}
     }
     let block = ToolUseBlock {
         id: call.tool_use_id.clone(),

@@ -58,6 +58,9 @@ pub struct Session {
     /// What the last response's usage says about the history's size (the
     /// compaction estimate's starting point; None after a compaction).
     pub(crate) context_anchor: Option<ContextAnchor>,
+    /// The model in use since the main one was overloaded
+    /// (`EngineConfig::fallback_model`); None = the configured model.
+    pub(crate) fallback_model: Option<String>,
     /// Model calls of the session (across resumes).
     turns: u32,
     /// Model calls of the running prompt (0 until its first request).

@@ -136,6 +136,8 @@ pub(crate) struct ConnectOptions {
     pub(crate) hidden_env: Vec<String>,
     /// The working directory of a stdio server.
     pub(crate) cwd: PathBuf,
+    /// The session's bridge to `sdk` servers.
+    pub(crate) sdk_bridge: Option<crate::sdk_transport::SharedBridge>,
 }
 
 impl Connection {
@@ -201,7 +203,7 @@ impl Connection {
                 Self::connected(handler.serve(transport).await, notes)
             }
             ServerConfig::Sdk { name } => {
-                let pipe = crate::sdk_transport::open(name).map_err(ClientError::Connect)?;
+                let pipe = crate::sdk_transport::open(options.sdk_bridge.as_ref(), name).map_err(ClientError::Connect)?;
                 Self::connected(handler.serve(tokio::io::split(pipe)).await, notes)
             }
             ServerConfig::Sse { .. } => Err(ClientError::Connect(

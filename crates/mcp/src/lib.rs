@@ -9,6 +9,7 @@
 //!   restarted on next use.
 //! - `resources`: `ListMcpResources` and `ReadMcpResource`.
 //! - [`serve`]: `orbit mcp serve`, a [`serve::ToolHost`]'s tools over stdio.
+//! - `status`: [`McpManager::status_report`], the SDK's `McpServerStatus`.
 //! - `tool`: the registry entries, facts from annotations, results mapped.
 
 #![deny(missing_docs)]
@@ -20,6 +21,7 @@ pub mod manager;
 mod resources;
 pub mod sdk_transport;
 pub mod serve;
+mod status;
 mod tool;
 
 pub use client::ClientError;

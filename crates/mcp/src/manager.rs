@@ -55,6 +55,10 @@ pub struct McpOptions {
     pub cwd: PathBuf,
     /// Variables removed from stdio servers' environment.
     pub hidden_env: Vec<String>,
+    /// How `{"type": "sdk"}` servers are reached: the control protocol of
+    /// the program driving this session; None = such servers fail to
+    /// connect with a clear error.
+    pub sdk_bridge: Option<crate::sdk_transport::SharedBridge>,
 }
 
 impl McpOptions {
@@ -67,6 +71,7 @@ impl McpOptions {
             log_dir,
             cwd,
             hidden_env: Vec::new(),
+            sdk_bridge: None,
         }
     }
 }
@@ -111,7 +116,7 @@ pub struct ServerStatus {
 
 /// The session's MCP servers and their tools.
 pub struct McpManager {
-    servers: Vec<Arc<Server>>,
+    pub(crate) servers: Vec<Arc<Server>>,
     /// `ListMcpResources` and `ReadMcpResource`.
     resource_tools: Vec<Arc<dyn Tool>>,
 }
@@ -252,18 +257,18 @@ impl ToolSource for McpManager {
 /// One configured server.
 pub(crate) struct Server {
     pub(crate) name: String,
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     options: Arc<McpOptions>,
     log_file: PathBuf,
     me: Weak<Server>,
     /// The live connection; held while connecting, so callers wait for it.
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
-    shared: Mutex<Shared>,
+    pub(crate) shared: Mutex<Shared>,
 }
 
-struct Shared {
-    state: ServerState,
-    tools: Vec<Arc<McpTool>>,
+pub(crate) struct Shared {
+    pub(crate) state: ServerState,
+    pub(crate) tools: Vec<Arc<McpTool>>,
     /// The exit was reported (once per connection).
     reported: bool,
 }
@@ -314,6 +319,7 @@ impl Server {
             log_file: self.log_file.clone(),
             hidden_env: self.options.hidden_env.clone(),
             cwd: self.options.cwd.clone(),
+            sdk_bridge: self.options.sdk_bridge.clone(),
         };
         let conn = Arc::new(Connection::connect(&self.config, &options).await?);
         let tools = self.tools_of(&conn).await?;
@@ -464,7 +470,7 @@ impl Tool for PendingTool {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),

@@ -6,12 +6,13 @@
 //!
 //! Data flow: rmcp's client runs over one end of an in-memory duplex pipe
 //! (its newline-delimited JSON transport); a bridge task reads each line
-//! from the other end, hands it to the [`SdkMcpBridge`] the front end
-//! installed ([`set_bridge`]) and writes the reply back as a line. A
+//! from the other end, hands it to the session's [`SdkMcpBridge`] (the
+//! front end puts it in the manager's options, `McpOptions::sdk_bridge`,
+//! so each session has its own) and writes the reply back as a line. A
 //! notification's acknowledgement is dropped (it has no id); a failed call
 //! becomes a JSON-RPC error for its request, so the client never hangs.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -29,17 +30,20 @@ pub trait SdkMcpBridge: Send + Sync {
     fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, String>>;
 }
 
-static BRIDGE: OnceLock<Arc<dyn SdkMcpBridge>> = OnceLock::new();
+/// A session's bridge, shared by its servers (`McpOptions::sdk_bridge`).
+#[derive(Clone)]
+pub struct SharedBridge(pub Arc<dyn SdkMcpBridge>);
 
-/// Installs the process's bridge (the SDK session's control protocol);
-/// false when one was installed already.
-pub fn set_bridge(bridge: Arc<dyn SdkMcpBridge>) -> bool {
-    BRIDGE.set(bridge).is_ok()
+impl std::fmt::Debug for SharedBridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedBridge")
+    }
 }
 
-/// The client's end of a pipe to SDK server `server`, or why there is none.
-pub(crate) fn open(server: &str) -> Result<DuplexStream, String> {
-    let bridge = BRIDGE.get().cloned().ok_or_else(|| {
+/// The client's end of a pipe to SDK server `server` over `bridge`, or why
+/// there is none.
+pub(crate) fn open(bridge: Option<&SharedBridge>, server: &str) -> Result<DuplexStream, String> {
+    let bridge = bridge.map(|b| Arc::clone(&b.0)).ok_or_else(|| {
         "an `sdk` server runs inside the program driving orbit over the control protocol \
          (`--input-format stream-json`); this session has none"
             .to_string()
@@ -71,4 +75,74 @@ pub(crate) fn open(server: &str) -> Result<DuplexStream, String> {
         }
     });
     Ok(client)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{McpManager, McpOptions, ServerConfig, ServerState};
+
+    /// A bridge that is itself a one-tool MCP server whose tool's
+    /// description is `label`.
+    struct LabelServer {
+        label: &'static str,
+    }
+
+    impl SdkMcpBridge for LabelServer {
+        fn send<'a>(
+            &'a self,
+            _server: &'a str,
+            message: Value,
+        ) -> BoxFuture<'a, Result<Value, String>> {
+            Box::pin(async move {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                let result = match message.get("method").and_then(Value::as_str) {
+                    Some("initialize") => json!({
+                        "protocolVersion": message["params"]["protocolVersion"],
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": self.label, "version": "1"},
+                    }),
+                    Some("tools/list") => json!({"tools": [{
+                        "name": "who",
+                        "description": self.label,
+                        "inputSchema": {"type": "object"},
+                    }]}),
+                    _ => json!({}),
+                };
+                Ok(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            })
+        }
+    }
+
+    fn session(label: &'static str) -> std::sync::Arc<McpManager> {
+        let mut options = McpOptions::new(std::env::temp_dir(), std::env::temp_dir());
+        options.sdk_bridge = Some(SharedBridge(Arc::new(LabelServer { label })));
+        let servers = vec![("s".to_string(), ServerConfig::Sdk { name: "s".into() })];
+        McpManager::start(servers, options)
+    }
+
+    /// Two sessions in one process, each with its own bridge: each
+    /// session's `sdk` server is reached over its own.
+    #[tokio::test]
+    async fn each_session_reaches_its_sdk_servers_over_its_own_bridge() {
+        let (a, b) = (session("bridge A"), session("bridge B"));
+        for (manager, label) in [(&a, "bridge A"), (&b, "bridge B")] {
+            manager.wait_settled(Duration::from_secs(10)).await;
+            assert_eq!(manager.statuses()[0].state, ServerState::Connected);
+            let report = manager.status_report();
+            assert_eq!(report[0]["tools"][0]["description"], label, "{report:?}");
+        }
+        // Without a bridge: a clear connect error, not a hang.
+        let options = McpOptions::new(std::env::temp_dir(), std::env::temp_dir());
+        let servers = vec![("s".to_string(), ServerConfig::Sdk { name: "s".into() })];
+        let none = McpManager::start(servers, options);
+        none.wait_settled(Duration::from_secs(10)).await;
+        let status = &none.statuses()[0].state;
+        assert!(
+            matches!(status, ServerState::Failed(why) if why.contains("control protocol")),
+            "{status:?}"
+        );
+    }
 }

@@ -86,6 +86,18 @@ impl ModelError {
         }
     }
 
+    /// Whether the API said the model is overloaded (HTTP 529 or an
+    /// `overloaded_error`), the retries spent: `--fallback-model`'s trigger.
+    pub fn is_overloaded(&self) -> bool {
+        match self {
+            ModelError::Api {
+                status, error_type, ..
+            } => *status == 529 || error_type.as_deref() == Some("overloaded_error"),
+            ModelError::StreamError { error_type, .. } => error_type == "overloaded_error",
+            _ => false,
+        }
+    }
+
     /// Whether the server refused the request because the prompt does not
     /// fit the model's context window (L4: compact and retry once).
     /// Recognized: Anthropic's 400 `prompt is too long: N tokens > M

@@ -69,6 +69,10 @@ pub struct ModelRequest {
     /// Sampling seed, for providers that take one (OpenAI-compatible servers,
     /// llama.cpp); ignored by the others.
     pub seed: Option<u64>,
+    /// Extended thinking's token budget (`--max-thinking-tokens`): the
+    /// Anthropic client sends `thinking: {type: enabled, budget_tokens}`;
+    /// None or 0 = no thinking. Other providers ignore it.
+    pub thinking_budget: Option<u32>,
 }
 
 /// `ORBIT_IDLE_TIMEOUT_MS` (read by every provider), else `default_ms`.

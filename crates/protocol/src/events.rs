@@ -56,6 +56,10 @@ pub enum EngineEvent {
     ToolResult {
         /// The result block, as it goes into the history.
         result: ToolResultBlock,
+        /// The tool's facts for embedders (never sent to the model), e.g.
+        /// Write's `{"originalFile": …}`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Value>,
     },
     /// The user message of tool results, as appended to the history.
     UserMessage {
@@ -79,6 +83,16 @@ pub enum EngineEvent {
         pre_tokens: u64,
         /// Estimated tokens of the next request after compaction.
         post_tokens: u64,
+    },
+    /// The main model was overloaded (after the retries): this and the
+    /// following requests of the session go to the fallback model
+    /// (`--fallback-model`). The CLI prints it as a `system`
+    /// `model_fallback` line.
+    ModelFallback {
+        /// The model that was overloaded.
+        original_model: String,
+        /// The model used from now on.
+        fallback_model: String,
     },
     /// A hook ran (`orbit-hooks`); the CLI prints it as a `system`
     /// `hook_response` line.

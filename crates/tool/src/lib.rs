@@ -33,7 +33,7 @@ pub mod workspace;
 
 pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
-pub use registry::{ReadyFuture, ToolRegistry, ToolSource};
+pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use schema::input_schema_for;
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,

@@ -10,8 +10,28 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::tool::Tool;
+use tokio_util::sync::CancellationToken;
+
+use crate::tool::{Readiness, Tool};
+
+/// Why [`ToolRegistry::ready_tool`] has no ready tool.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotReady {
+    /// No tool (and no stand-in) has this name.
+    #[error("no such tool")]
+    Missing,
+    /// The tool did not become ready within its own bound.
+    #[error("it did not become ready within {} ms", .0.as_millis())]
+    TimedOut(Duration),
+    /// The tool will never be ready; why (e.g. its MCP server failed).
+    #[error("{0}")]
+    Failed(String),
+    /// The caller cancelled the wait.
+    #[error("the wait was cancelled")]
+    Cancelled,
+}
 
 /// A boxed future that waits for a source (see [`ToolSource::wait_ready`]).
 pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
@@ -117,6 +137,37 @@ impl ToolRegistry {
         match position {
             Some(position) => tools.into_iter().nth(position),
             None => self.sources.iter().find_map(|s| s.resolve(name)),
+        }
+    }
+
+    /// Tool `name`, ready to be called. A stand-in for a tool still
+    /// arriving ([`Readiness::NotYet`], an MCP server connecting) is
+    /// awaited within its own bound, or until `cancel` fires, and the name
+    /// looked up again (the real tool replaces the stand-in). The tool
+    /// contract's one readiness wait: the orchestrator's step 2 and
+    /// callers outside it (the permission prompt tool) both use it.
+    pub async fn ready_tool(
+        &self,
+        name: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<dyn Tool>, NotReady> {
+        let tool = self.find(name).ok_or(NotReady::Missing)?;
+        let Readiness::NotYet { within } = tool.readiness() else {
+            return Ok(tool);
+        };
+        let ready = tokio::select! {
+            () = cancel.cancelled() => return Err(NotReady::Cancelled),
+            ready = tokio::time::timeout(within, tool.ready()) => ready,
+        };
+        match ready {
+            Err(_elapsed) => return Err(NotReady::TimedOut(within)),
+            Ok(Err(why)) => return Err(NotReady::Failed(why)),
+            Ok(Ok(())) => {}
+        }
+        let tool = self.find(name).ok_or(NotReady::Missing)?;
+        match tool.readiness() {
+            Readiness::Ready => Ok(tool),
+            Readiness::NotYet { .. } => Err(NotReady::TimedOut(within)),
         }
     }
 

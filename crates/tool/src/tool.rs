@@ -61,6 +61,10 @@ pub struct ToolOutput {
     /// The working directory the call ended in (a shell's `cd`). The
     /// orchestrator decides whether the session keeps it (workspace roots).
     pub cwd: Option<PathBuf>,
+    /// Facts about what the call did, for the embedder only (never sent to
+    /// the model): e.g. Write's `{"originalFile": …}`, the content it
+    /// replaced. Reaches `EngineEvent::ToolResult::detail`.
+    pub detail: Option<Value>,
 }
 
 impl ToolOutput {
@@ -91,7 +95,14 @@ impl ToolOutput {
             is_error,
             full_text: None,
             cwd: None,
+            detail: None,
         }
+    }
+
+    /// Attaches facts for the embedder (see `detail`).
+    pub fn with_detail(mut self, detail: Value) -> Self {
+        self.detail = Some(detail);
+        self
     }
 
     /// Attaches the raw output to persist instead of `content` (see `full_text`).

@@ -291,7 +291,7 @@ impl Screen {
                     }
                 }
             }
-            EngineEvent::ToolResult { result } => {
+            EngineEvent::ToolResult { result, .. } => {
                 let at = self
                     .tools
                     .iter()
@@ -338,6 +338,13 @@ impl Screen {
                     Tone::Dim,
                 );
             }
+            EngineEvent::ModelFallback {
+                original_model,
+                fallback_model,
+            } => self.note(
+                &format!("  ⎿ {original_model} is overloaded: switched to {fallback_model}"),
+                Tone::Error,
+            ),
             EngineEvent::Result(result) => {
                 for line in self.answer.finish() {
                     self.history.push(line);

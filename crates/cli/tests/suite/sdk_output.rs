@@ -137,3 +137,65 @@ fn partial_messages_carry_the_raw_stream_events() {
     }
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn write_results_carry_the_overwrites_hunks_and_a_create_has_none() {
+    let scratch = Scratch::new();
+    let lines: Vec<String> = (1..=12).map(|n| format!("line {n}")).collect();
+    let before = lines.join("\n") + "\n";
+    let notes = scratch.write("notes.txt", &before);
+    let after = before.replace("line 2\n", "line two\n") + "line 13\n";
+    let created = scratch.path().join("new.txt");
+    let (notes, created) = (notes.display().to_string(), created.display().to_string());
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_read", "Read", json!({"file_path": notes})),
+        Reply::turn(
+            Turn::new()
+                .tool_use(
+                    "toolu_over",
+                    "Write",
+                    json!({"file_path": notes, "content": after}),
+                )
+                .tool_use(
+                    "toolu_new",
+                    "Write",
+                    json!({"file_path": created, "content": "fresh\n"}),
+                ),
+        ),
+        Reply::text("written"),
+    ]);
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "rewrite",
+        &["--permission-mode", "bypassPermissions"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), after);
+    let results: Vec<Value> = out
+        .lines()
+        .into_iter()
+        .filter(|l| l["type"] == "user" && l["tool_use_result"]["filePath"].is_string())
+        .map(|l| l["tool_use_result"].clone())
+        .collect();
+    let over = results.iter().find(|r| r["filePath"] == notes.as_str());
+    let over = over.unwrap_or_else(|| panic!("{results:?}"));
+    assert_eq!(over["type"], "update");
+    assert_eq!(over["originalFile"], before.as_str());
+    // Two changes 10 lines apart: two hunks with 3 lines of context.
+    assert_eq!(
+        over["structuredPatch"],
+        json!([
+            {"oldStart": 1, "oldLines": 5, "newStart": 1, "newLines": 5,
+             "lines": [" line 1", "-line 2", "+line two", " line 3", " line 4", " line 5"]},
+            {"oldStart": 10, "oldLines": 3, "newStart": 10, "newLines": 4,
+             "lines": [" line 10", " line 11", " line 12", "+line 13"]},
+        ])
+    );
+    let new = results.iter().find(|r| r["filePath"] == created.as_str());
+    let new = new.unwrap_or_else(|| panic!("{results:?}"));
+    assert_eq!(new["type"], "create");
+    assert_eq!(new["structuredPatch"], json!([]));
+    assert_eq!(new["originalFile"], Value::Null);
+    assert_eq!(new["content"], "fresh\n");
+}

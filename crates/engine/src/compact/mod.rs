@@ -44,7 +44,7 @@ use crate::orchestrator::ToolRuntime;
 use crate::session::Session;
 
 pub(crate) use estimate::{ContextAnchor, request_tokens};
-use estimate::{fixed_tokens, messages_tokens};
+pub(crate) use estimate::{fixed_tokens, messages_tokens};
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages};
 pub(crate) use window::Limits;
@@ -164,13 +164,17 @@ impl Compactor<'_> {
             limits.summary_input_budget(),
         );
         let request = ModelRequest {
-            model: self.config.model.clone(),
+            model: session
+                .fallback_model
+                .clone()
+                .unwrap_or_else(|| self.config.model.clone()),
             system: system.clone(),
             messages: messages.into_iter().map(Arc::new).collect(),
             tools,
             max_tokens: u32::try_from(limits.summary_output).unwrap_or(u32::MAX),
             temperature: self.config.temperature,
             seed: self.config.seed,
+            thinking_budget: None,
         };
         let answer = request_summary(self.client, &request, self.cancel).await;
         let model = answer.model.as_deref().unwrap_or(&self.config.model);

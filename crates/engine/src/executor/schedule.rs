@@ -129,14 +129,20 @@ impl StreamingToolExecutor {
             // Already answered (interrupt); the tool's own result is dropped.
             return;
         }
-        let (result, tool_failed, finished) = match joined {
-            Ok(outcome) => (outcome.result, outcome.tool_failed, outcome.completed),
+        let (result, tool_failed, finished, detail) = match joined {
+            Ok(outcome) => (
+                outcome.result,
+                outcome.tool_failed,
+                outcome.completed,
+                outcome.detail,
+            ),
             Err(error) => {
                 let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
                 (
                     ToolResultBlock::text(&self.tools[i].block.id, text, true),
                     true,
                     true,
+                    None,
                 )
             }
         };
@@ -147,7 +153,10 @@ impl StreamingToolExecutor {
         let was_cancelled = forced.is_some() && !finished;
         t.result = Some(match forced {
             Some(forced) if !finished => forced,
-            _ => result,
+            _ => {
+                t.detail = detail;
+                result
+            }
         });
         t.status = ToolStatus::Done;
         if tool_failed && !was_cancelled && t.cancels_siblings() {
@@ -188,6 +197,7 @@ impl StreamingToolExecutor {
             };
             self.outbox.push_back(EngineEvent::ToolResult {
                 result: result.clone(),
+                detail: t.detail.clone(),
             });
             self.next_release += 1;
         }

@@ -33,6 +33,8 @@ pub(super) struct TrackedTool {
     /// The concurrent batch it executed in (X5); 0 until started.
     pub(super) batch: u64,
     pub(super) result: Option<ToolResultBlock>,
+    /// The tool's facts for the embedder, released with the result.
+    pub(super) detail: Option<serde_json::Value>,
     /// The answer decided when the tool was cancelled (sibling abort,
     /// interrupt); it replaces what the tool returns unless the tool had
     /// already finished when its token fired.
@@ -79,6 +81,7 @@ impl TrackedTool {
             cancel,
             batch: 0,
             result: None,
+            detail: None,
             forced_result: None,
             started: false,
         }

@@ -110,6 +110,34 @@ impl QueryLoop<'_> {
         }
     }
 
+    /// The model requests go to: the fallback once the main model was
+    /// overloaded, else the configured one.
+    pub(super) fn model(&self) -> &str {
+        self.session
+            .fallback_model
+            .as_deref()
+            .unwrap_or(&self.config.model)
+    }
+
+    /// Switches to the fallback model when `error` says the main model is
+    /// overloaded (after the client's retries) and a fallback is configured
+    /// and not in use yet; announces it. Whether it switched.
+    pub(super) fn fall_back(&mut self, error: &ModelError) -> bool {
+        let Some(fallback) = self.config.fallback_model.as_ref() else {
+            return false;
+        };
+        if !error.is_overloaded() || self.session.fallback_model.is_some() {
+            return false;
+        }
+        tracing::warn!(%error, %fallback, "main model overloaded: switching to the fallback model");
+        self.session.fallback_model = Some(fallback.clone());
+        self.emit(EngineEvent::ModelFallback {
+            original_model: self.config.model.clone(),
+            fallback_model: fallback.clone(),
+        });
+        true
+    }
+
     /// Handles one stream event: feeds the assembler and the executor and
     /// forwards it; ends the stream at `message_stop`, or at a retry that
     /// must not happen (see the module docs).
@@ -196,7 +224,7 @@ impl QueryLoop<'_> {
             model: assistant
                 .model
                 .clone()
-                .unwrap_or_else(|| self.config.model.clone()),
+                .unwrap_or_else(|| self.model().to_string()),
             stop_reason: assistant.stop_reason.clone(),
             usage: assistant.usage,
         });

@@ -333,6 +333,12 @@ impl QueryLoop<'_> {
                     }
                     continue;
                 }
+                Err(Outcome::ModelError(error)) if self.fall_back(&error) => {
+                    // The refused request was not a turn; the same one
+                    // goes to the fallback model.
+                    self.num_turns -= 1;
+                    continue;
+                }
                 Err(outcome) => return outcome,
             };
             compacted_for_too_long = false;
@@ -488,13 +494,14 @@ impl QueryLoop<'_> {
     async fn build_request(&mut self) -> ModelRequest {
         let messages = budgeted_view(self.config, self.runtime, self.session).await;
         ModelRequest {
-            model: self.config.model.clone(),
+            model: self.model().to_string(),
             system: self.config.system_prompt.clone(),
             messages,
             tools: tool_specs(&self.runtime.tools, self.session),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             seed: self.config.seed,
+            thinking_budget: self.config.thinking_budget,
         }
     }
 }

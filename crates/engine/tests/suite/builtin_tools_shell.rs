@@ -216,7 +216,7 @@ async fn read_only_bash_commands_run_together_and_writers_run_alone() {
                 EngineEvent::ToolStarted { tool_use_id, .. } => {
                     order.push(format!("start {tool_use_id}"));
                 }
-                EngineEvent::ToolResult { result } => {
+                EngineEvent::ToolResult { result, .. } => {
                     order.push(format!("result {}", result.tool_use_id));
                 }
                 _ => {}

@@ -187,7 +187,7 @@ pub fn released_ids(events: &[EngineEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            EngineEvent::ToolResult { result } => Some(result.tool_use_id.clone()),
+            EngineEvent::ToolResult { result, .. } => Some(result.tool_use_id.clone()),
             _ => None,
         })
         .collect()

@@ -48,11 +48,19 @@ pub(super) fn build_body(
     } else {
         request.max_tokens
     };
+    let thinking = thinking_budget(request.thinking_budget, max_tokens);
     let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
     out.extend_from_slice(b"{\"model\":");
     serde_json::to_writer(&mut out, &request.model)?;
     out.extend_from_slice(b",\"max_tokens\":");
     serde_json::to_writer(&mut out, &max_tokens)?;
+    if let Some(budget) = thinking {
+        out.extend_from_slice(b",\"thinking\":");
+        serde_json::to_writer(
+            &mut out,
+            &json!({"type": "enabled", "budget_tokens": budget}),
+        )?;
+    }
     if !request.system.is_empty() {
         out.extend_from_slice(b",\"system\":");
         let system =
@@ -75,7 +83,8 @@ pub(super) fn build_body(
         out.extend_from_slice(b",\"tools\":");
         serde_json::to_writer(&mut out, &request.tools)?;
     }
-    if let Some(t) = request.temperature {
+    // The API takes no temperature with thinking on.
+    if let Some(t) = request.temperature.filter(|_| thinking.is_none()) {
         // Via the shortest decimal form: 0.7f32 as f64 would be 0.699999988….
         let t: f64 = t.to_string().parse().unwrap_or(f64::from(t));
         out.extend_from_slice(b",\"temperature\":");
@@ -83,6 +92,15 @@ pub(super) fn build_body(
     }
     out.extend_from_slice(b",\"stream\":true}");
     Ok(out)
+}
+
+/// The `budget_tokens` to send: the API needs `max_tokens > budget_tokens`,
+/// so the budget is capped at `max_tokens - 1` (as Claude Code does); None
+/// when thinking is off (no budget, or 0).
+fn thinking_budget(budget: Option<u32>, max_tokens: u32) -> Option<u32> {
+    budget
+        .filter(|b| *b > 0)
+        .map(|b| b.min(max_tokens.saturating_sub(1)))
 }
 
 /// First allocation of a request body, in bytes; it grows with the history.
@@ -218,5 +236,29 @@ mod tests {
         // No messages: an empty array, still valid JSON.
         let parsed = body_of(&ModelRequest::default());
         assert_eq!(parsed["messages"], json!([]));
+    }
+
+    #[test]
+    fn thinking_is_enabled_below_max_tokens_and_drops_the_temperature() {
+        let mut request = ModelRequest {
+            model: "m".into(),
+            max_tokens: 32_000,
+            temperature: Some(0.7),
+            thinking_budget: Some(4_000),
+            ..Default::default()
+        };
+        let body = body_of(&request);
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4_000})
+        );
+        assert_eq!(body["max_tokens"], 32_000);
+        assert!(body.get("temperature").is_none(), "{body}");
+        request.thinking_budget = Some(50_000);
+        assert_eq!(body_of(&request)["thinking"]["budget_tokens"], 31_999);
+        request.thinking_budget = Some(0);
+        let off = body_of(&request);
+        assert!(off.get("thinking").is_none(), "{off}");
+        assert_eq!(off["temperature"].to_string(), "0.7");
     }
 }

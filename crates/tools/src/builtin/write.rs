@@ -132,6 +132,8 @@ fn write_file(
 ) -> Result<ToolOutput, ToolError> {
     let existed = path.exists();
     check_writable(path, cache).map_err(ToolError::RespondToModel)?;
+    // What an overwrite replaces, for the embedder's patch (`detail`).
+    let original = existed.then(|| fs::read_to_string(path).ok()).flatten();
     if cancel.is_cancelled() {
         return Ok(ToolOutput::interrupted());
     }
@@ -148,6 +150,7 @@ fn write_file(
             cache.record(&state_key(&target), state);
             if existed {
                 ToolOutput::text(texts::updated(path))
+                    .with_detail(serde_json::json!({ "originalFile": original }))
             } else {
                 ToolOutput::text(texts::created(path))
             }

@@ -103,6 +103,7 @@ fn tool_use(id: &str, name: &str, input: serde_json::Value) -> Vec<EngineEvent> 
 fn result(id: &str, text: &str, is_error: bool) -> EngineEvent {
     EngineEvent::ToolResult {
         result: ToolResultBlock::text(id, text, is_error),
+        detail: None,
     }
 }
 

@@ -60,6 +60,7 @@ fn history_request() -> ModelRequest {
         max_tokens: 2048,
         temperature: Some(0.0),
         seed: Some(42),
+        thinking_budget: None,
     }
 }
 
