@@ -14,7 +14,8 @@ const REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
 /// Its reminder after a failed call answered with text.
 const AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do the task \
-another way (Read the file first, or use Bash). Reply in plain text only when the task is done.";
+another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain text \
+only when the task is done.";
 
 /// Whether a user message's content is one of the recovery reminders.
 fn is_reminder(content: &Value) -> bool {

@@ -45,7 +45,8 @@ pub const RECOVERY_REMINDER: &str =
 /// answered with text (issue 17): one more try before the answer stands.
 /// orbit's text.
 pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
-the task another way (Read the file first, or use Bash). Reply in plain text only when the task is done.";
+the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
+text only when the task is done.";
 
 /// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;
