@@ -258,7 +258,8 @@ mod tests {
         assert!(args.sdk.stream_input());
         assert!(args.sdk.asks_over_stdio());
         assert_eq!(args.sdk.notes().len(), 11, "{:?}", args.sdk.notes());
-        assert_eq!(args.sdk.thinking_budget(None).ok(), Some(None), "adaptive");
+        // `--thinking adaptive` is only noted; the explicit budget is honoured.
+        assert_eq!(args.sdk.thinking_budget(None).ok(), Some(Some(4000)));
         let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
         assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
     }

@@ -129,6 +129,11 @@ impl DeferredTools {
         }
     }
 
+    /// How many tools are loaded (grows when a ToolSearch call loads some).
+    pub(crate) fn loaded_count(&self) -> usize {
+        lock(&self.loaded).len()
+    }
+
     /// The loaded tools, in load order (a compaction boundary keeps them).
     pub(crate) fn loaded(&self) -> Vec<String> {
         lock(&self.loaded).clone()

@@ -15,13 +15,17 @@
 //! model replies with text, the profile asks once more with
 //! [`RECOVERY_AFTER_ERROR`]: a small model tends to give up after an error
 //! it could fix (an `old_string` it guessed, a Write refused before a Read).
+//! When the last step loaded deferred tools (the engine's ToolSearch) and
+//! the model answers with text, it is asked once to call the loaded tool
+//! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
+//! definition, inventing the result.
 //!
 //! Data flow: the loop owns one [`Recovery`] per prompt, tells it when a
 //! message held a tool_use, and asks [`Recovery::reminder_for`] with the
 //! final answer before ending the run. Detection looks at the text only;
 //! it never looks at tool names.
 
-use orbit_tool::texts::engine::{RECOVERY_AFTER_ERROR, RECOVERY_REMINDER};
+use orbit_tool::texts::engine::{RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -66,6 +70,7 @@ pub(crate) struct Recovery {
     enabled: bool,
     tool_ran: bool,
     last_call_failed: bool,
+    just_loaded_tools: bool,
     sent: u32,
 }
 
@@ -76,15 +81,19 @@ impl Recovery {
             enabled,
             tool_ran: false,
             last_call_failed: false,
+            just_loaded_tools: false,
             sent: 0,
         }
     }
 
     /// A message of this prompt held a tool_use: advice to the user is an
     /// answer from now on.
-    pub(crate) fn tool_ran(&mut self, failed: bool) {
+    /// `failed`: every result of the step was an error; `loaded`: the step
+    /// loaded deferred tools.
+    pub(crate) fn tool_ran(&mut self, failed: bool, loaded: bool) {
         self.tool_ran = true;
         self.last_call_failed = failed;
+        self.just_loaded_tools = loaded;
     }
 
     /// The reminder to send instead of ending the prompt with `answer`, if
@@ -96,13 +105,16 @@ impl Recovery {
         let describes = !self.tool_ran && describes_instead_of_acting(answer);
         let reminder = if self.last_call_failed {
             RECOVERY_AFTER_ERROR
+        } else if self.just_loaded_tools {
+            RECOVERY_AFTER_LOAD
         } else if imitates_tool_exchange(answer) || echoes_harness(answer) || describes {
             RECOVERY_REMINDER
         } else {
             return None;
         };
-        // One reminder per failure: the answer after it stands.
+        // One reminder per failure or load: the answer after it stands.
         self.last_call_failed = false;
+        self.just_loaded_tools = false;
         self.sent += 1;
         Some(reminder)
     }
@@ -190,7 +202,7 @@ mod tests {
         // After a tool ran, advice to the user is an answer; an imitated
         // exchange still is not.
         let mut ran = Recovery::new(true);
-        ran.tool_ran(false);
+        ran.tool_ran(false, false);
         assert_eq!(ran.reminder_for("You need to run `pytest` to check."), None);
         assert_eq!(ran.reminder_for(imitation), Some(RECOVERY_REMINDER));
     }
@@ -198,17 +210,23 @@ mod tests {
     #[test]
     fn a_text_reply_after_a_failed_call_is_asked_again_once() {
         let mut failed = Recovery::new(true);
-        failed.tool_ran(true);
+        failed.tool_ran(true, false);
         let gave_up = "The string was not found in the file.";
         assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
         // The answer after the reminder stands.
         assert_eq!(failed.reminder_for(gave_up), None);
         // A later failure is asked about again.
-        failed.tool_ran(true);
+        failed.tool_ran(true, false);
         assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
         // A call that worked: its answer stands.
         let mut worked = Recovery::new(true);
-        worked.tool_ran(false);
+        worked.tool_ran(false, false);
         assert_eq!(worked.reminder_for("Done: the file is updated."), None);
+        // Tools just loaded and a text answer: asked once to call one.
+        let mut loaded = Recovery::new(true);
+        loaded.tool_ran(false, true);
+        let invented = "The timetable says 12:30.";
+        assert_eq!(loaded.reminder_for(invented), Some(RECOVERY_AFTER_LOAD));
+        assert_eq!(loaded.reminder_for(invented), None);
     }
 }

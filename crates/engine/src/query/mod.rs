@@ -318,6 +318,7 @@ impl QueryLoop<'_> {
             self.emit(EngineEvent::RequestStart {
                 turn: self.num_turns,
             });
+            let loaded_before = self.session.deferred.loaded_count();
             // Send the request.
             let assistant = match self.model_call(&request).await {
                 Ok(assistant) => assistant,
@@ -349,7 +350,10 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
-                recovery.tool_ran(self.last_tool_results_failed());
+                recovery.tool_ran(
+                    self.last_tool_results_failed(),
+                    self.session.deferred.loaded_count() > loaded_before,
+                );
                 self.answer.clear();
                 continuations = 0;
                 if let Some(end) = self.after_tool_call(&assistant.message) {

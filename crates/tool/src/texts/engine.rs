@@ -48,6 +48,11 @@ pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repea
 the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
 text only when the task is done.";
 
+/// The small-model profile's recovery turn after a step that loaded
+/// deferred tools was answered with text (issue 17). orbit's text.
+pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Call it now with its \
+input to get the real answer; do not make the answer up.";
+
 /// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;
 

@@ -67,6 +67,7 @@ fn every_text() -> Vec<(String, String)> {
         engine::MAX_TOKENS_CONTINUE_MESSAGE,
         engine::RECOVERY_REMINDER,
         engine::RECOVERY_AFTER_ERROR,
+        engine::RECOVERY_AFTER_LOAD,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),
