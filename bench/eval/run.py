@@ -73,7 +73,7 @@ def checks_pass(check, dir, answer):
     return all(check_one(c, dir, answer) for c in checks)
 
 
-def run_task(task, orbit, env, timeout_s, extra, log=None):
+def run_task(task, orbit, env, timeout_s, extra, log=None, log_name=None):
     dir = pathlib.Path(tempfile.mkdtemp(prefix=f"orbit-eval-{task['name']}-"))
     try:
         for rel, content in task["files"].items():
@@ -93,7 +93,7 @@ def run_task(task, orbit, env, timeout_s, extra, log=None):
             out, err = proc.communicate()
         secs = time.monotonic() - start
         if log:
-            pathlib.Path(log, f"{task['name']}.jsonl").write_text(out + "\n# stderr\n" + err)
+            pathlib.Path(log, f"{log_name or task['name']}.jsonl").write_text(out + "\n# stderr\n" + err)
         answer, turns, subtype = "", None, None
         for line in out.splitlines():
             if line.startswith("{"):
@@ -144,8 +144,10 @@ def main():
                 break
     results = []
     try:
-        for task in tasks:
-            r = run_task(task, orbit, env, args.timeout, extra, args.log)
+        for i, task in enumerate(tasks):
+            # With --repeat, each run's transcript keeps its own file.
+            name = f"{task['name']}.{i // (len(tasks) // args.repeat)}" if args.repeat > 1 else None
+            r = run_task(task, orbit, env, args.timeout, extra, args.log, name)
             results.append(r)
             mark = "PASS" if r["ok"] else "FAIL"
             print(f"{mark} {r['name']:20} {r['seconds']:6.1f} s  turns {r['turns']}  "

@@ -42,28 +42,16 @@ fn blocks(body: &Value) -> Vec<(String, Value)> {
 fn assert_paired_and_unique(body: &Value) {
     let messages = body["messages"].as_array().unwrap();
     for (i, message) in messages.iter().enumerate() {
-        let uses: Vec<&Value> = message["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_use")
-            .map(|b| &b["id"])
-            .collect();
+        let uses = field_of_blocks(message, "tool_use", "id");
         if uses.is_empty() {
             continue;
         }
-        let answered: Vec<&Value> = messages[i + 1]["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| &b["tool_use_id"])
-            .collect();
+        let answered = field_of_blocks(&messages[i + 1], "tool_result", "tool_use_id");
         assert_eq!(answered, uses, "message {i}: {body}");
     }
-    let ids: Vec<&Value> = blocks_ref(messages)
-        .filter(|b| b["type"] == "tool_use")
-        .map(|b| &b["id"])
+    let ids: Vec<&Value> = messages
+        .iter()
+        .flat_map(|m| field_of_blocks(m, "tool_use", "id"))
         .collect();
     let mut unique = ids.clone();
     unique.sort_by_key(|v| v.to_string());
@@ -71,10 +59,15 @@ fn assert_paired_and_unique(body: &Value) {
     assert_eq!(ids.len(), unique.len(), "a tool_use is duplicated: {body}");
 }
 
-fn blocks_ref(messages: &[Value]) -> impl Iterator<Item = &Value> {
-    messages
-        .iter()
-        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+/// `field` of each content block of `message` whose type is `kind`.
+fn field_of_blocks<'a>(message: &'a Value, kind: &str, field: &str) -> Vec<&'a Value> {
+    message["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == kind)
+        .map(|b| &b[field])
+        .collect()
 }
 
 #[test]

@@ -408,8 +408,6 @@ impl QueryLoop<'_> {
         }
     }
 
-    /// The guards after a message with tool_uses, its results committed:
-    /// Some(outcome) ends the run.
     /// Whether every result of the latest tool_result message is an error.
     fn last_tool_results_failed(&self) -> bool {
         self.session
@@ -424,6 +422,8 @@ impl QueryLoop<'_> {
             .unwrap_or(false)
     }
 
+    /// The guards after a message with tool_uses, its results committed:
+    /// Some(outcome) ends the run.
     fn after_tool_call(&mut self, message: &Message) -> Option<Outcome> {
         match self.structured.after_call(message, false) {
             StructuredVerdict::Done(value) => {
