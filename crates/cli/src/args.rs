@@ -59,10 +59,11 @@ pub struct Args {
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
 
-    /// Maximum output tokens per model call.
-    #[arg(long = "max-tokens", value_name = "N", default_value_t = DEFAULT_MAX_TOKENS,
+    /// Maximum output tokens per model call. Default: 32000 (1024 in the
+    /// small-model profile).
+    #[arg(long = "max-tokens", value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_tokens: u32,
+    pub max_tokens: Option<u32>,
 
     /// Permission mode for tool calls. Default: `permissions.defaultMode`
     /// in settings, else `default`.

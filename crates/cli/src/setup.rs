@@ -125,7 +125,11 @@ pub fn prepare_with(
                 args.append_system_prompt.as_deref(),
             )
         },
-        max_tokens: args.max_tokens,
+        max_tokens: args.max_tokens.unwrap_or(if small_profile {
+            orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
+        } else {
+            crate::args::DEFAULT_MAX_TOKENS
+        }),
         temperature: None,
         thinking_budget,
         fallback_model,

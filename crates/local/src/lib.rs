@@ -61,6 +61,13 @@ pub const SMALL_PROFILE_MAX_TURNS: u32 = 25;
 /// repeating it; each repeat costs seconds on a CPU.
 pub const SMALL_PROFILE_REPEAT_LIMIT: u32 = 3;
 
+/// `--max-tokens` of the small-model profile when none is given: one
+/// reply of a 1.5B model is a short answer or a tool call; at ≈ 10 output
+/// tokens per second on two cores this bounds a reply that copies a long
+/// tool result back (seen: 4,000 tokens, 6 minutes) to ≈ 100 s. The
+/// window's summary reserve follows it (8,192 / 4 = 2,048 otherwise).
+pub const SMALL_PROFILE_MAX_OUTPUT_TOKENS: u32 = 1_024;
+
 /// Sampling seed of local runs (reproducible answers at temperature 0).
 pub const LOCAL_SEED: u64 = 42;
 

@@ -368,6 +368,11 @@ impl AgentBuilder {
                 done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)
             })),
             recovery_reminders: local,
+            max_tokens: if local {
+                orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
+            } else {
+                orbit_engine::DEFAULT_MAX_OUTPUT_TOKENS
+            },
             repeated_tool_call_limit: if local {
                 orbit_local::SMALL_PROFILE_REPEAT_LIMIT
             } else {

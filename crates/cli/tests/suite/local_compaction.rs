@@ -32,8 +32,8 @@ fn local_model_reads_three_files_past_its_window_and_reports_the_last_word() {
     let scratch = Scratch::new();
     // A chain: each file's last line names the next, so none can be skipped.
     let chain = [
-        ("start.txt", "Next, run: cat middle.txt".to_string()),
-        ("middle.txt", "Next, run: cat final.txt".to_string()),
+        ("start.txt", "No password in this file. Next, run: cat middle.txt".to_string()),
+        ("middle.txt", "No password in this file. Next, run: cat final.txt".to_string()),
         ("final.txt", format!("The password is {ANSWER}.")),
     ];
     for (part, (name, last)) in chain.iter().enumerate() {

@@ -320,10 +320,11 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
 }
 
 /// The small profile stops a model that keeps calling tools after 25 model
-/// calls (with a line saying how to allow more); an explicit `--max-turns`
-/// wins, and without the profile there is no default limit.
+/// calls (with a line saying how to allow more) and caps each reply at
+/// 1,024 output tokens; explicit `--max-turns` / `--max-tokens` win, and
+/// without the profile there is no turn limit and the cap is 32,000.
 #[test]
-fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
+fn the_small_profile_has_default_max_turns_and_max_tokens_and_the_flags_win() {
     let looping = || -> Vec<OpenAiReply> {
         (0..=SMALL_MAX_TURNS)
             // A different input each call: the runaway-loop guard (same
@@ -338,7 +339,8 @@ fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
             .chain([text("stopped")])
             .collect()
     };
-    // (case, ORBIT_SMALL_MODEL, extra args, requests made, subtype)
+    let small_max_tokens = u64::from(orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS);
+    // (case, ORBIT_SMALL_MODEL, extra args, requests made, subtype, max_tokens sent)
     let table = [
         (
             "default limit",
@@ -346,13 +348,15 @@ fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
             vec![],
             SMALL_MAX_TURNS,
             "error_max_turns",
+            small_max_tokens,
         ),
         (
-            "flag wins",
+            "flags win",
             Some("1"),
-            vec!["--max-turns", "3"],
+            vec!["--max-turns", "3", "--max-tokens", "300"],
             3,
             "error_max_turns",
+            300,
         ),
         (
             "no profile, no limit",
@@ -360,14 +364,18 @@ fn the_small_profile_has_a_default_max_turns_and_the_flag_wins() {
             vec![],
             SMALL_MAX_TURNS + 2,
             "success",
+            32_000,
         ),
     ];
-    for (what, small, extra, requests, subtype) in table {
+    for (what, small, extra, requests, subtype, max_tokens) in table {
         let scratch = Scratch::new();
         let server = FakeOpenAi::start(looping());
         let out = run_openai(&scratch, &server, small, &extra);
         assert_eq!(out.result()["subtype"], subtype, "{what}: {}", out.stderr);
         assert_eq!(server.request_count(), requests, "{what}");
+        for body in server.bodies() {
+            assert_eq!(body["max_tokens"], max_tokens, "{what}");
+        }
         let hint = format!(
             "orbit: error: Reached maximum number of turns ({SMALL_MAX_TURNS})\n\
 orbit: the small-model profile stops after {SMALL_MAX_TURNS} model calls by default; pass --max-turns N to allow more\n"

@@ -12,9 +12,11 @@
 //! How (`Compactor::compact`): the request view of the history plus the
 //! summary instructions (`orbit_tool::texts::compact`), shrunk so the
 //! summary request itself fits the window less the summary's output
-//! (`shrink`) → one model call (`summary`) → the new history is one
-//! user message holding the summary (and the pending prompt, verbatim,
-//! when the history ended with one). If the summary call fails or answers
+//! (`shrink`) → one model call (`summary`) → the new history
+//! (`rebuild`): one user message holding the summary, and the pending
+//! prompt verbatim when the history ended with one, else the last calls
+//! and their results verbatim (cut in the middle to fit), so the step they
+//! ask for survives a summary that forgot it. If the summary call fails or answers
 //! without text, the fallback keeps the history and drops the oldest tool
 //! results, then the oldest turns, instead. Either way the result is a
 //! valid history (roles alternate, every tool_use answered) within budget,
@@ -27,6 +29,7 @@
 //! `EngineEvent::CompactBoundary`.
 
 mod estimate;
+mod rebuild;
 mod shrink;
 mod summary;
 mod window;
@@ -34,8 +37,10 @@ mod window;
 use std::sync::Arc;
 
 use orbit_model::{ModelClient, ModelRequest};
-use orbit_protocol::{CompactTrigger, ContentBlock, Message, Role, Usage};
+use orbit_protocol::{CompactTrigger, Message, Usage};
 use orbit_tool::texts::compact::{compact_instructions, compact_summary_message};
+
+use estimate::BYTES_PER_TOKEN;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
@@ -45,6 +50,7 @@ use crate::session::Session;
 
 pub(crate) use estimate::{ContextAnchor, request_tokens};
 pub(crate) use estimate::{fixed_tokens, messages_tokens};
+use rebuild::summary_history;
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages};
 pub(crate) use window::Limits;
@@ -182,7 +188,8 @@ impl Compactor<'_> {
         session.total_cost_usd += orbit_model::pricing::cost_usd(model, &answer.billed_usage);
         let (trigger, summary, mut messages) = match answer.summary {
             Ok(summary) => {
-                let messages = summary_history(&summary, view);
+                let messages =
+                    summary_history(&summary, view, tail_budget_bytes(&limits, fixed, &summary));
                 (trigger, Some(summary), messages)
             }
             Err(SummaryFailure::Interrupted) => return Err(CompactError::Interrupted),
@@ -218,16 +225,14 @@ impl Compactor<'_> {
     }
 }
 
-/// The history after a summary: one user message with the summary, plus
-/// the pending prompt verbatim when the old history ended with one (a
-/// user message without tool results).
-fn summary_history(summary: &str, view: &[Message]) -> Vec<Message> {
-    let mut content = vec![ContentBlock::text(compact_summary_message(summary))];
-    if let Some(last) = view.last()
-        && last.role == Role::User
-        && last.tool_results().next().is_none()
-    {
-        content.extend(last.content.iter().cloned());
-    }
-    vec![Message::user(content)]
+/// Room for the calls and results kept after a summary (`rebuild`): what
+/// the compacted history may take (`Limits::fallback_target`) less the
+/// system prompt, the tools and the summary's message.
+fn tail_budget_bytes(limits: &Limits, fixed_tokens: u64, summary: &str) -> u64 {
+    let summary_tokens = (compact_summary_message(summary).len() as u64).div_ceil(BYTES_PER_TOKEN);
+    limits
+        .fallback_target()
+        .saturating_sub(fixed_tokens)
+        .saturating_sub(summary_tokens)
+        .saturating_mul(BYTES_PER_TOKEN)
 }

@@ -243,3 +243,102 @@ async fn compact_by_hand_with_instructions() {
     let mut empty = super::support::engine(&server, config(dir.path()), vec![]);
     assert_eq!(empty.compact(None).await, Err(CompactError::Empty));
 }
+
+/// The `n` of the last message's last tool result (`result {n}: …`).
+fn last_result_n(body: &Value) -> Option<u64> {
+    let block = last_block(body);
+    if block["type"] != "tool_result" {
+        return None;
+    }
+    let text = block["content"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| block["content"][0]["text"].as_str().map(str::to_string))?;
+    text.strip_prefix("result ")?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Each prompt needs three fetches in a row: the model calls `Fetch n+1`
+/// after the result of `Fetch n`, and answers after the third. A
+/// compaction in the middle of that chain must keep the last call and its
+/// result verbatim after the summary, or the model starts over at 1.
+#[tokio::test]
+async fn a_compaction_mid_work_keeps_the_last_call_and_its_result() {
+    const FETCHES_PER_PROMPT: u64 = 3;
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(|index, body| {
+        let input = reported_tokens(body);
+        Some(if is_summary_request(body) {
+            // A summary that forgets the chain, as a small model's does.
+            Reply::turn(Turn::new().text("SUMMARY: fetching things."))
+        } else {
+            match last_result_n(body) {
+                Some(n) if n >= FETCHES_PER_PROMPT => {
+                    Reply::turn(Turn::new().text(format!("done {index}")).usage(input, 5))
+                }
+                last => Reply::turn(
+                    Turn::new()
+                        .tool_use(
+                            format!("toolu_{index}"),
+                            "Fetch",
+                            json!({"n": last.unwrap_or(0) + 1}),
+                        )
+                        .usage(input, 20),
+                ),
+            }
+        })
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = small_window_engine(&server, dir.path());
+    for prompt in 0..12 {
+        let events = run(&mut engine, &format!("fetch batch {prompt}")).await;
+        assert_eq!(result(&events).subtype, ResultSubtype::Success);
+        // Exactly Fetch 1, 2, 3: never started over.
+        let fetched: Vec<u64> = events
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::AssistantMessage { message, .. } => Some(message),
+                _ => None,
+            })
+            .flat_map(|m| {
+                m.tool_uses()
+                    .map(|t| t.input["n"].as_u64().unwrap_or(0))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(fetched, [1, 2, 3], "prompt {prompt}");
+        assert_valid(engine.messages());
+    }
+    assert_requests_fit(&server);
+    // The requests right after a summary that was made in the middle of
+    // the work: the summary, then the last call and its whole result.
+    let bodies = server.bodies();
+    let mut mid_work = 0;
+    for pair in bodies.windows(2) {
+        if !is_summary_request(&pair[0]) || last_result_n(&pair[1]).is_none() {
+            continue;
+        }
+        let sent = pair[1]["messages"].as_array().cloned().unwrap_or_default();
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert!(
+            body::blocks(&sent[0])[0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("<summary>")
+        );
+        assert_eq!(body::blocks(&sent[1])[0]["type"], "tool_use");
+        assert!(
+            last_block(&pair[1])
+                .to_string()
+                .contains(&"r".repeat(RESULT_BYTES))
+        );
+        mid_work += 1;
+    }
+    assert!(
+        mid_work >= 2,
+        "{mid_work} compactions in the middle of the work"
+    );
+}
