@@ -88,14 +88,18 @@ How to do common tasks:\n\
 `grep -c 'TEXT' FILE`. Count files: Bash `find . -name '*.py' | wc -l`.\n\
 - Which file contains a word or defines a function (never guess a file name): Bash \
 `grep -rn 'WORD' .`\n\
-- List files, largest first: Bash `ls -lS DIR`.\n\
+- The largest file: Bash `ls -S DIR | head -1`.\n\
 - What a file says (a value, a setting, a name): Read the file, then answer from its text.\n\
-- Change text in a file: Read it, then Edit with old_string copied exactly from the file.\n\
+- Change text in a file: Read it, then Edit with old_string copied exactly from the file \
+(uncomment: old_string `# x=1`, new_string `x=1`).\n\
+- Replace a word everywhere in a file: Bash `sed -i 's/old/new/g; s/Old/New/g' FILE`.\n\
 - Add a line at the end of a file: Bash `echo 'LINE' >> FILE`.\n\
-- New file whose whole text you know: Write. New directory: Bash `mkdir -p DIR`. Copy, rename, delete: Bash \
-`cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
+- Copy, rename or delete a file: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`. New directory: \
+Bash `mkdir -p DIR`.\n\
+- New file whose whole text you know: Write.\n\
 - Run a program or tests: Bash, then report what the output says.\n\
-- Fix a bug: Read the file, Edit the wrong code, then run it with Bash to check.";
+- Fix a bug: Read the file first (never guess its code), Edit the wrong code, then run it with \
+Bash to check.";
 
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).

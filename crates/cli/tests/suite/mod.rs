@@ -11,7 +11,6 @@ mod hooks;
 mod hooks_session;
 mod interrupt;
 mod interrupt_resume;
-mod local_compaction;
 mod local_model;
 mod local_profile;
 mod local_tasks;
