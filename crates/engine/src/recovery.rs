@@ -20,23 +20,12 @@
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
 //! definition, inventing the result.
 //!
-//!
-//! The reply that got a reminder stays in the history and the transcript,
-//! but requests show the model [`RECOVERY_WITHDRAWN_REPLY`] in its place
-//! ([`withdraw_reminded_replies`], applied by the budgeted view): shown its
-//! own answer, the 1.5B model repeated it word for word after every
-//! reminder; shown the placeholder, it made the tool call (issue 17's
-//! evaluation, docs/PERFORMANCE.md).
-//!
 //! Data flow: the loop owns one [`Recovery`] per prompt, tells it when a
 //! message held a tool_use, and asks [`Recovery::reminder_for`] with the
 //! final answer before ending the run. Detection looks at the text only;
 //! it never looks at tool names.
 
-use orbit_protocol::{ContentBlock, Message, Role};
-use orbit_tool::texts::engine::{
-    RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD, RECOVERY_REMINDER, RECOVERY_WITHDRAWN_REPLY,
-};
+use orbit_tool::texts::engine::{RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -129,33 +118,6 @@ impl Recovery {
         self.sent += 1;
         Some(reminder)
     }
-}
-
-/// Replaces, in a request's view of the history, each reply that got a
-/// recovery turn — an assistant message without tool_use followed by a
-/// user message that is exactly one reminder — by
-/// [`RECOVERY_WITHDRAWN_REPLY`]. A function of the messages alone, so a
-/// resumed session sends the same bytes as the uninterrupted one.
-pub(crate) fn withdraw_reminded_replies(messages: &mut [Message]) {
-    for i in 1..messages.len() {
-        let (before, after) = messages.split_at_mut(i);
-        let (reply, next) = (&mut before[i - 1], &after[0]);
-        if reply.role == Role::Assistant && reply.tool_uses().next().is_none() && is_reminder(next)
-        {
-            reply.content = vec![ContentBlock::text(RECOVERY_WITHDRAWN_REPLY)];
-        }
-    }
-}
-
-/// Whether `message` is one of the recovery turns (a user message of one
-/// reminder text).
-fn is_reminder(message: &Message) -> bool {
-    message.role == Role::User
-        && matches!(
-            message.content.as_slice(),
-            [ContentBlock::Text { text, .. }]
-                if [RECOVERY_REMINDER, RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD].contains(&text.as_str())
-        )
 }
 
 /// Whether a final reply imitates a tool exchange: tool-call markup, or a
@@ -266,34 +228,5 @@ mod tests {
         let invented = "The timetable says 12:30.";
         assert_eq!(loaded.reminder_for(invented), Some(RECOVERY_AFTER_LOAD));
         assert_eq!(loaded.reminder_for(invented), None);
-    }
-
-    #[test]
-    fn only_a_text_reply_followed_by_a_reminder_is_withdrawn() {
-        let reply = |t: &str| Message::assistant(vec![ContentBlock::text(t)]);
-        let call = Message::assistant(vec![ContentBlock::tool_use(
-            "t1",
-            "Read",
-            serde_json::json!({}),
-        )]);
-        let mut view = vec![
-            Message::user_text("task"),
-            reply("The file has not been read yet."),
-            Message::user_text(RECOVERY_AFTER_ERROR),
-            call.clone(),
-            Message::user_text(RECOVERY_REMINDER),
-            reply("done"),
-            Message::user_text("next prompt"),
-            reply("The answer."),
-        ];
-        withdraw_reminded_replies(&mut view);
-        let texts: Vec<String> = view.iter().map(Message::text).collect();
-        assert_eq!(texts[1], RECOVERY_WITHDRAWN_REPLY);
-        // A call, an answer to a real prompt, the last reply: unchanged.
-        assert_eq!(view[3], call);
-        assert_eq!(
-            (texts[5].as_str(), texts[7].as_str()),
-            ("done", "The answer.")
-        );
     }
 }

@@ -94,9 +94,8 @@ How to do common tasks:\n\
 (uncomment: old_string `# x=1`, new_string `x=1`).\n\
 - Replace a word everywhere in a file: Bash `sed -i 's/old/new/g; s/Old/New/g' FILE`.\n\
 - Add a line at the end of a file: Bash `echo 'LINE' >> FILE`.\n\
-- Copy, rename or delete a file: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`. New directory: \
-Bash `mkdir -p DIR`.\n\
-- New file whose whole text you know: Write.\n\
+- New file whose whole text you know: Write. New directory: Bash `mkdir -p DIR`. Copy, rename, \
+delete: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
 - Run a program or tests: Bash, then report what the output says.\n\
 - Fix a bug: Read the file first (never guess its code), Edit the wrong code, then run it with \
 Bash to check.";

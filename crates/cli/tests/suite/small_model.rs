@@ -13,10 +13,9 @@ use super::common::{Outcome, Scratch, orbit_with_env, run};
 const REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
 /// Its reminder after a failed call answered with text.
-const AFTER_ERROR: &str =
-    "Your last tool call failed. Fix it with your next tool call, or do the task another way.";
-/// What the model sees in place of a reply that got a reminder.
-const WITHDRAWN: &str = "(reply withdrawn)";
+const AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do the task \
+another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain text \
+only when the task is done.";
 
 /// Whether a user message's content is one of the recovery reminders.
 fn is_reminder(content: &Value) -> bool {
@@ -201,8 +200,7 @@ is done, reply to the user in plain text.</tool_use_error>";
 /// Recovery turns: with the small profile, a final reply that imitates a
 /// tool exchange, or tells the user what to run before any tool ran, is
 /// answered with the reminder (a user message in the transcript and in the
-/// next request, where the reply itself shows as `(reply withdrawn)`), at
-/// most twice per prompt; so is a reply echoing the
+/// next request), at most twice per prompt; so is a reply echoing the
 /// harness's invitation, and a text reply right after a failed call (once);
 /// without the profile the reply ends the run, and advice after a tool ran
 /// is an answer.
@@ -318,21 +316,6 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             })
             .count();
         assert_eq!(sent, reminders, "{what}: reminders sent to the model");
-        // Every request shows each reminded reply as withdrawn (the one
-        // before each reminder), and no reply text that got a reminder.
-        let last = bodies.last().unwrap()["messages"].as_array().unwrap().clone();
-        for (i, m) in last.iter().enumerate() {
-            if m["role"] == "user" && is_reminder(&m["content"]) {
-                assert_eq!(last[i - 1]["role"], "assistant", "{what}");
-                assert_eq!(last[i - 1]["content"], WITHDRAWN, "{what}");
-            }
-        }
-        let withdrawn = last.iter().filter(|m| m["content"] == WITHDRAWN).count();
-        assert_eq!(withdrawn, reminders, "{what}");
-        // The transcript (stream-json) keeps the replies as they were.
-        if reminders > 0 {
-            assert!(!out.stdout.contains(WITHDRAWN), "{what}");
-        }
     }
 }
 

@@ -88,7 +88,8 @@ impl Limits {
             .saturating_sub(self.window / 20)
     }
 
-    /// What a history rebuilt without a summary (the fallback) aims at.
+    /// What a compacted history aims at: the fallback's shrunk history,
+    /// and the summary with the calls and results kept after it.
     pub(crate) fn fallback_target(&self) -> u64 {
         self.threshold / 2
     }

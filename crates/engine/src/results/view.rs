@@ -32,9 +32,8 @@ impl BudgetedView {
     }
 
     /// The view of `history` to send: the kept prefix, then R2 over the
-    /// rest (decisions frozen in `state`), replies that got a recovery turn
-    /// withdrawn (`recovery::withdraw_reminded_replies`). Equal, message
-    /// for message, to both over the whole history.
+    /// rest (decisions frozen in `state`). Equal, message for message, to
+    /// [`enforce_tool_result_budget`] over the whole history.
     pub(crate) async fn update(
         &mut self,
         history: &[Message],
@@ -48,11 +47,8 @@ impl BudgetedView {
             self.messages.clear();
         }
         let kept = self.messages.len();
-        let mut tail =
+        let tail =
             enforce_tool_result_budget(&history[kept..], state, budget_chars, storage, skip).await;
-        // A reply and the reminder after it are always new together (the
-        // reminder follows the reply before any request).
-        crate::recovery::withdraw_reminded_replies(&mut tail);
         self.messages.extend(tail.into_iter().map(Arc::new));
         self.messages.clone()
     }

@@ -44,18 +44,14 @@ pub const RECOVERY_REMINDER: &str =
 /// The small-model profile's recovery turn after a failed tool call
 /// answered with text (issue 17): one more try before the answer stands.
 /// orbit's text.
-pub const RECOVERY_AFTER_ERROR: &str =
-    "Your last tool call failed. Fix it with your next tool call, or do the task another way.";
+pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
+the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
+text only when the task is done.";
 
 /// The small-model profile's recovery turn after a step that loaded
 /// deferred tools was answered with text (issue 17). orbit's text.
 pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Call it now with its \
 input to get the real answer; do not make the answer up.";
-
-/// What the model sees in place of a reply that got a recovery turn
-/// (the transcript keeps the reply): a small model shown its own answer
-/// repeats it word for word after the reminder. orbit's text.
-pub const RECOVERY_WITHDRAWN_REPLY: &str = "(reply withdrawn)";
 
 /// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;

@@ -68,7 +68,6 @@ fn every_text() -> Vec<(String, String)> {
         engine::RECOVERY_REMINDER,
         engine::RECOVERY_AFTER_ERROR,
         engine::RECOVERY_AFTER_LOAD,
-        engine::RECOVERY_WITHDRAWN_REPLY,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),
