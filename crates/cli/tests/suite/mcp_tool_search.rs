@@ -227,13 +227,14 @@ fn loaded_tools_survive_a_compaction_and_a_resume() {
                 .filter(|l| l["subtype"] == "compact_boundary")
                 .count();
             assert_eq!(boundary, 1, "{case}: {}", out.stdout);
-            // The retried request after the compaction: its history no
-            // longer holds the ToolSearch call, its tools still hold tool_6.
+            // The retried request after the compaction: its history is the
+            // summary, then the last call (ToolSearch) and its result kept
+            // verbatim; its tools still hold tool_6.
             let retried = first.requests().pop().unwrap().body;
-            assert!(
-                !retried["messages"].to_string().contains("toolu_1"),
-                "{case}"
-            );
+            let sent = retried["messages"].as_array().unwrap();
+            assert_eq!(sent.len(), 3, "{case}: {sent:?}");
+            assert!(sent[0].to_string().contains("<summary>"), "{case}");
+            assert!(sent[1].to_string().contains("toolu_1"), "{case}");
             loaded_only_tool_6(&retried, case);
         }
         let second = calls(&[("mcp__py__add", json!({"a": 2, "b": 2}))]);
