@@ -21,7 +21,7 @@ use orbit_protocol::{ContentBlock, Message, Role, ToolResultContent};
 use orbit_tool::texts::compact::{compact_summary_message, cut_text_marker};
 
 use super::estimate::message_bytes;
-use super::shrink::MIN_CUT_BYTES;
+use super::shrink::{MIN_CUT_BYTES, block_text_mut, largest_block};
 
 /// The history after `summary` of `view`; the kept calls and results take
 /// at most `tail_budget_bytes` (as `message_bytes` counts). See the module
@@ -60,10 +60,18 @@ fn last_exchange(view: &[Message], budget_bytes: u64) -> Option<[Message; 2]> {
         return None;
     }
     let mut tail = [calls.clone(), results.clone()];
+    // Results with blocks become their text, so they can be cut too.
+    for block in &mut tail[1].content {
+        if let ContentBlock::ToolResult(result) = block
+            && let ToolResultContent::Blocks(_) = result.content
+        {
+            result.content = ToolResultContent::Text(result.content.as_text());
+        }
+    }
     let mut total: u64 = tail.iter().map(message_bytes).sum();
     while total > budget_bytes {
         let excess = usize::try_from(total - budget_bytes).unwrap_or(usize::MAX);
-        let (message, block, len) = largest_text(&mut tail)?;
+        let (message, block, len) = largest_block(&mut tail)?;
         if len <= MIN_CUT_BYTES {
             return None;
         }
@@ -72,7 +80,7 @@ fn last_exchange(view: &[Message], budget_bytes: u64) -> Option<[Message; 2]> {
             .saturating_sub(excess)
             .saturating_sub(cut_text_marker(len).len() + 1)
             .max(MIN_CUT_BYTES);
-        let text = cuttable_text(&mut tail[message].content[block])?;
+        let text = block_text_mut(&mut tail[message].content[block])?;
         let before = text.len();
         cut_middle(text, keep);
         total = total.saturating_sub(before as u64) + text.len() as u64;
@@ -116,40 +124,6 @@ pub(crate) fn cut_middle(text: &mut String, keep: usize) {
     text.push_str(marker.trim_start());
     text.push('\n');
     text.push_str(&tail);
-}
-
-/// `(message, block, bytes)` of the largest text in `tail` that may be cut
-/// (a text block, or a tool result, whose blocks become their text).
-fn largest_text(tail: &mut [Message]) -> Option<(usize, usize, usize)> {
-    let mut best: Option<(usize, usize, usize)> = None;
-    for (mi, message) in tail.iter_mut().enumerate() {
-        for (bi, block) in message.content.iter_mut().enumerate() {
-            if let Some(text) = cuttable_text(block)
-                && best.is_none_or(|(_, _, len)| text.len() > len)
-            {
-                best = Some((mi, bi, text.len()));
-            }
-        }
-    }
-    best
-}
-
-/// The text of a block that may be cut: a text block, or a tool result
-/// (one with blocks is turned into its text first).
-fn cuttable_text(block: &mut ContentBlock) -> Option<&mut String> {
-    match block {
-        ContentBlock::Text { text, .. } => Some(text),
-        ContentBlock::ToolResult(result) => {
-            if let ToolResultContent::Blocks(_) = result.content {
-                result.content = ToolResultContent::Text(result.content.as_text());
-            }
-            match &mut result.content {
-                ToolResultContent::Text(text) => Some(text),
-                ToolResultContent::Blocks(_) => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

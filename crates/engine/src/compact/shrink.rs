@@ -158,7 +158,7 @@ fn result_len(content: &ToolResultContent) -> usize {
 
 /// The one text of a block that step 3 may cut (a text block, or a text
 /// tool result).
-fn block_text_mut(block: &mut ContentBlock) -> Option<&mut String> {
+pub(crate) fn block_text_mut(block: &mut ContentBlock) -> Option<&mut String> {
     match block {
         ContentBlock::Text { text, .. } => Some(text),
         ContentBlock::ToolResult(result) => match &mut result.content {
@@ -170,7 +170,7 @@ fn block_text_mut(block: &mut ContentBlock) -> Option<&mut String> {
 }
 
 /// `(message, block, bytes)` of the largest cuttable block.
-fn largest_block(messages: &mut [Message]) -> Option<(usize, usize, usize)> {
+pub(crate) fn largest_block(messages: &mut [Message]) -> Option<(usize, usize, usize)> {
     let mut best: Option<(usize, usize, usize)> = None;
     for (mi, message) in messages.iter_mut().enumerate() {
         for (bi, block) in message.content.iter_mut().enumerate() {
