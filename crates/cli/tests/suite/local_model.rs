@@ -381,10 +381,9 @@ const FINAL_CODE: &str = "7319";
 /// the request after its result is compacted: the summary, then step 2's
 /// call and its result (cut in the middle) — the model answers, and the
 /// third prompt runs step 3 and reports its code. Minutes on two cores.
-/// Passed 1 of 1 run (245 s) after the compaction kept the last calls;
-/// ignored until its pass rate is measured (`-- --ignored` runs it).
+/// Passed 6 of 6 runs (120–245 s) after the compaction kept the last
+/// calls (docs/PERFORMANCE.md, "The 8k window past its size").
 #[test]
-#[ignore = "4 min per run on 2 shared cores; passed 1/1, pass rate not yet measured"]
 fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
     let _turn = local_turn();
     let scratch = Scratch::new();
