@@ -15,6 +15,12 @@
 //! model replies with text, the profile asks once more with
 //! [`RECOVERY_AFTER_ERROR`]: a small model tends to give up after an error
 //! it could fix (an `old_string` it guessed, a Write refused before a Read).
+//! That reminder questions an answer that may be right (a test run that
+//! failed, as asked, then the failing test named): when the model answers
+//! it with text again, without a call, it stood by its answer, so the
+//! questioned answer is the run's result ([`Recovery::take_questioned`]) —
+//! the reply to orbit's question ("The task is done.") is not an answer
+//! to the user.
 //! When the last step loaded deferred tools (the engine's ToolSearch) and
 //! the model answers with text, it is asked once to call the loaded tool
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
@@ -71,6 +77,8 @@ pub(crate) struct Recovery {
     tool_ran: bool,
     last_call_failed: bool,
     just_loaded_tools: bool,
+    /// The answer [`RECOVERY_AFTER_ERROR`] questioned, until a tool runs.
+    questioned: Option<String>,
     sent: u32,
 }
 
@@ -82,6 +90,7 @@ impl Recovery {
             tool_ran: false,
             last_call_failed: false,
             just_loaded_tools: false,
+            questioned: None,
             sent: 0,
         }
     }
@@ -92,6 +101,7 @@ impl Recovery {
     /// loaded deferred tools.
     pub(crate) fn tool_ran(&mut self, failed: bool, loaded: bool) {
         self.tool_ran = true;
+        self.questioned = None;
         self.last_call_failed = failed;
         self.just_loaded_tools = loaded;
     }
@@ -104,6 +114,9 @@ impl Recovery {
         }
         let describes = !self.tool_ran && describes_instead_of_acting(answer);
         let reminder = if self.last_call_failed {
+            if !answer.trim().is_empty() {
+                self.questioned = Some(answer.to_string());
+            }
             RECOVERY_AFTER_ERROR
         } else if self.just_loaded_tools {
             RECOVERY_AFTER_LOAD
@@ -117,6 +130,14 @@ impl Recovery {
         self.just_loaded_tools = false;
         self.sent += 1;
         Some(reminder)
+    }
+}
+
+impl Recovery {
+    /// The answer [`RECOVERY_AFTER_ERROR`] questioned, when the model
+    /// replied to the reminder with text only: it is the run's answer.
+    pub(crate) fn take_questioned(&mut self) -> Option<String> {
+        self.questioned.take()
     }
 }
 
@@ -213,11 +234,17 @@ mod tests {
         failed.tool_ran(true, false);
         let gave_up = "The string was not found in the file.";
         assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
-        // The answer after the reminder stands.
-        assert_eq!(failed.reminder_for(gave_up), None);
-        // A later failure is asked about again.
+        // A text reply to the reminder: the questioned answer stands.
+        assert_eq!(failed.reminder_for("The task is done."), None);
+        assert_eq!(failed.take_questioned().as_deref(), Some(gave_up));
+        assert_eq!(failed.take_questioned(), None);
+        // A later failure is asked about again; a call after the reminder
+        // drops the questioned answer.
         failed.tool_ran(true, false);
         assert_eq!(failed.reminder_for(gave_up), Some(RECOVERY_AFTER_ERROR));
+        failed.tool_ran(false, false);
+        assert_eq!(failed.reminder_for("Fixed."), None);
+        assert_eq!(failed.take_questioned(), None);
         // A call that worked: its answer stands.
         let mut worked = Recovery::new(true);
         worked.tool_ran(false, false);

@@ -261,7 +261,7 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             "MAGIC is 48213.",
         ),
         (
-            "a failed call answered with text: asked again once, then the answer stands",
+            "a failed call answered with text: asked again once; a text reply keeps the questioned answer",
             Some("1"),
             vec![
                 call(
@@ -270,11 +270,28 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
                     json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
                 ),
                 text("The string was not found."),
-                text("MAGIC is not 1."),
+                text("The task is done."),
             ],
             3,
             1,
-            "MAGIC is not 1.",
+            "The string was not found.",
+        ),
+        (
+            "a failed call, text, the reminder, then a call: the later answer is the result",
+            Some("1"),
+            vec![
+                call(
+                    "e",
+                    "Edit",
+                    json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
+                ),
+                text("The string was not found."),
+                read(),
+                text("MAGIC is 48213."),
+            ],
+            4,
+            1,
+            "MAGIC is 48213.",
         ),
         (
             "profile off",
@@ -298,7 +315,7 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
         scratch.write("config.txt", "MAGIC=48213\n");
         let server = FakeOpenAi::start(replies);
         let out = run_openai(&scratch, &server, small, &[]);
-        assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+        assert_eq!(out.code, 0, "{what}: {}\n{}", out.stderr, out.stdout);
         assert_eq!(out.result()["result"], result, "{what}");
         let bodies = server.bodies();
         assert_eq!(bodies.len(), requests, "{what}");
@@ -386,4 +403,62 @@ orbit: the small-model profile stops after {SMALL_MAX_TURNS} model calls by defa
             assert!(!out.stderr.contains("by default"), "{what}: {}", out.stderr);
         }
     }
+}
+
+/// The runaway guard of the small profile (3 reminds, 6 stop) through the
+/// binary: a model that alternates a refused Edit and a Read — seen in the
+/// evaluation, where it ran into the 25-turn limit — is reminded after the
+/// third pair and stopped after the sixth, with the cycle named.
+#[test]
+fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
+    let scratch = Scratch::new();
+    scratch.write(".gitignore", "target/\n");
+    let replies: Vec<OpenAiReply> = (0..8)
+        .flat_map(|i| {
+            [
+                call(
+                    &format!("e{i}"),
+                    "Edit",
+                    json!({"file_path": ".gitignore", "old_string": "", "new_string": "*.log"}),
+                ),
+                call(&format!("r{i}"), "Read", json!({"file_path": ".gitignore"})),
+            ]
+        })
+        .collect();
+    let server = FakeOpenAi::start(replies);
+    let out = run_openai(&scratch, &server, Some("1"), &[]);
+    let result = out.result();
+    assert_eq!(
+        result["subtype"], "error_repeated_tool_call",
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        result["errors"][0],
+        "Stopped a runaway loop: the model called Edit then Read with the same input 6 times in a row"
+    );
+    // Six pairs, then the run ends without another request.
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 12);
+    // The reminder follows the results as a user message (chat
+    // completions has no text block beside a tool message).
+    let reminder =
+        "<system-reminder>You have called Edit then Read with the same input 3 times in a row";
+    let reminded: Vec<usize> = bodies
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            let last = b["messages"].as_array().unwrap().last().unwrap().clone();
+            last["role"] == "user"
+                && last["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with(reminder)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    // With the results of the third pair's Read (request 7, index 6).
+    assert_eq!(reminded, vec![6]);
+    let kept = std::fs::read_to_string(scratch.path().join(".gitignore")).unwrap();
+    assert_eq!(kept, "target/\n");
 }

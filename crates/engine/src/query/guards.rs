@@ -3,12 +3,17 @@
 //! - [`RepeatGuard`], the runaway-loop guard: `limit` model calls in a row
 //!   that make the same tool call(s) with the same input get a reminder
 //!   appended to their results; `2 × limit` end the run
-//!   (`error_repeated_tool_call`). A different call resets the count.
+//!   (`error_repeated_tool_call`). A different call resets the count. A
+//!   cycle of two steps counts the same way (`Edit` refused, `Read`,
+//!   `Edit` refused, `Read`, …: a small model looped so until the turn
+//!   limit), each repetition of the pair counting once.
 //! - [`StructuredGuard`], for `--json-schema`: a valid `StructuredOutput`
 //!   call ends the run with its input; every invalid call and every answer
 //!   that ends without one is a failed attempt (the latter gets a reminder
 //!   and another model call); `max_attempts` failures end the run
 //!   (`error_max_structured_output_retries`).
+
+use std::collections::VecDeque;
 
 use orbit_protocol::{Message, ToolUseBlock};
 use serde_json::Value;
@@ -34,17 +39,23 @@ pub(super) enum RepeatVerdict {
     },
 }
 
+/// The longest cycle of steps the runaway guard recognises.
+const MAX_CYCLE_STEPS: usize = 2;
+
+/// One step: `(tool name, input)` of one message's calls (`Value`
+/// equality ignores the order of object keys).
+type Step = Vec<(String, Value)>;
+
 /// Counts identical consecutive model calls: the same tool calls, with the
 /// same inputs, as the previous call (a batch of identical parallel calls
-/// in one message is one step, not several).
+/// in one message is one step, not several), or the same cycle of two
+/// steps repeated.
 #[derive(Debug, Default)]
 pub(super) struct RepeatGuard {
     /// 0 = off.
     limit: u32,
-    /// `(tool name, input)` of the last message's calls (`Value` equality
-    /// ignores the order of object keys).
-    last: Vec<(String, Value)>,
-    count: u32,
+    /// The last steps, as many as a stop can need.
+    history: VecDeque<Step>,
     reminded: bool,
 }
 
@@ -64,23 +75,28 @@ impl RepeatGuard {
         if self.limit == 0 {
             return RepeatVerdict::Fine;
         }
-        let calls: Vec<(String, Value)> = calls
+        let calls: Step = calls
             .map(|call| (call.name.clone(), call.input.clone()))
             .collect();
         if calls.is_empty() {
             return RepeatVerdict::Fine;
         }
-        if calls == self.last {
-            self.count += 1;
-        } else {
-            self.last = calls;
-            self.count = 1;
+        self.history.push_back(calls);
+        let keep = MAX_CYCLE_STEPS.saturating_mul(self.limit.saturating_mul(2) as usize);
+        while self.history.len() > keep {
+            self.history.pop_front();
+        }
+        // The shortest cycle wins a tie (a run of one call is not a pair).
+        let (period, count) = (1..=MAX_CYCLE_STEPS)
+            .map(|period| (period, self.repetitions(period)))
+            .fold(
+                (1, 0),
+                |best, next| if next.1 > best.1 { next } else { best },
+            );
+        if count < self.limit {
             self.reminded = false;
         }
-        let mut names: Vec<&str> = self.last.iter().map(|(name, _)| name.as_str()).collect();
-        names.dedup();
-        let tool_name = names.join(", ");
-        let count = self.count;
+        let tool_name = self.cycle_names(period);
         if count >= self.limit.saturating_mul(2) {
             RepeatVerdict::Stop { tool_name, count }
         } else if count >= self.limit && !self.reminded {
@@ -89,6 +105,45 @@ impl RepeatGuard {
         } else {
             RepeatVerdict::Fine
         }
+    }
+
+    /// How many times the last `period` steps repeat back to back at the
+    /// end of the history (0 when they are not a cycle of that length).
+    fn repetitions(&self, period: usize) -> u32 {
+        let len = self.history.len();
+        if len < period {
+            return 0;
+        }
+        let cycle: Vec<&Step> = self.history.range(len - period..).collect();
+        if period > 1 && cycle.iter().all(|step| *step == cycle[0]) {
+            return 0;
+        }
+        let mut count = 1;
+        while len >= (count as usize + 1) * period {
+            let start = len - (count as usize + 1) * period;
+            let block = self.history.range(start..start + period);
+            if !block.zip(&cycle).all(|(a, b)| a == *b) {
+                break;
+            }
+            count += 1;
+        }
+        count
+    }
+
+    /// The tool names of the last `period` steps: `Read`, `Read, Grep` for
+    /// one step, `Edit then Read` for a cycle.
+    fn cycle_names(&self, period: usize) -> String {
+        let len = self.history.len();
+        let steps: Vec<String> = self
+            .history
+            .range(len.saturating_sub(period)..)
+            .map(|step| {
+                let mut names: Vec<&str> = step.iter().map(|(name, _)| name.as_str()).collect();
+                names.dedup();
+                names.join(", ")
+            })
+            .collect();
+        steps.join(" then ")
     }
 }
 
@@ -202,6 +257,29 @@ mod tests {
         for _ in 0..5 {
             assert_eq!(off.observe([&read].into_iter()), RepeatVerdict::Fine);
         }
+        // A cycle of two steps counts each repetition of the pair.
+        let mut cycle = RepeatGuard::new(2);
+        let edit = call(
+            "Edit",
+            json!({"file_path": "a", "old_string": "", "new_string": "x"}),
+        );
+        let pair = |count| ("Edit then Read".to_string(), count);
+        let mut got = Vec::new();
+        for step in [&edit, &read, &edit, &read, &edit, &read, &edit, &read] {
+            got.push(cycle.observe([step].into_iter()));
+        }
+        let (name, count) = pair(2);
+        let remind = RepeatVerdict::Remind {
+            tool_name: name,
+            count,
+        };
+        let (name, count) = pair(4);
+        let stop = RepeatVerdict::Stop {
+            tool_name: name,
+            count,
+        };
+        use RepeatVerdict::Fine;
+        assert_eq!(got, [Fine, Fine, Fine, remind, Fine, Fine, Fine, stop]);
         // Twelve identical parallel calls in one message are one step.
         let mut batch = RepeatGuard::new(2);
         assert_eq!(batch.observe([&read; 12].into_iter()), RepeatVerdict::Fine);

@@ -378,6 +378,9 @@ impl QueryLoop<'_> {
                 self.append_user(Message::user_text(reminder));
                 continue;
             }
+            if let Some(questioned) = recovery.take_questioned() {
+                self.answer = questioned;
+            }
             match self.structured.after_call(&assistant.message, true) {
                 StructuredVerdict::Continue => {
                     // Stop hooks may make the agent go on.
