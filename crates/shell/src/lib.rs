@@ -19,7 +19,10 @@
 //! - [`path_has_relative_entry`]: whether a bare command name could resolve
 //!   to a program in the project.
 //!
-//! Data flow: [`parse`] → the tree (error-free, or [`ParseError`]) → ONE
+//! Data flow: [`parse`] → the tree of the command's ASCII shadow (`shadow`:
+//! byte for byte the command, non-ASCII characters as `%`, because
+//! tree-sitter-bash's scanner crashes on some of them) → (error-free, or
+//! [`ParseError`]) → ONE
 //! walk of its statements (`commands::parts`: simple commands and tests with
 //! their redirections) and one scan of its nodes (`expansions::scan`:
 //! substitutions, arithmetic, subscripts) → a [`Script`] holding both → the
@@ -35,6 +38,7 @@ mod expansions;
 mod paths;
 mod pattern;
 mod readonly;
+mod shadow;
 mod words;
 
 use std::cell::RefCell;
@@ -102,8 +106,17 @@ thread_local! {
 }
 
 /// Parses `src` with tree-sitter-bash (one parser per thread, reused),
-/// keeping a tree with errors.
+/// keeping a tree with errors. The parser reads the ASCII shadow of `src`
+/// (`shadow`: tree-sitter-bash crashes on some non-ASCII input); `None`
+/// when a node of the tree would split one of `src`'s characters.
 fn parse_tree(src: &str) -> Option<Tree> {
+    let shadow = shadow::ascii_shadow(src);
+    let tree = parse_ascii(&shadow)?;
+    (!shadow::splits_a_char(&tree, src)).then_some(tree)
+}
+
+/// [`parse_tree`] for text that is ASCII.
+fn parse_ascii(src: &str) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {

@@ -133,3 +133,32 @@ fn the_seeds_themselves_are_not_read_only() {
         assert!(!orbit_shell::is_read_only(seed), "{seed:?}");
     }
 }
+
+/// tree-sitter-bash 0.25.1's scanner reads `isdigit(c)` for the character
+/// after `{` (and after `{1..`): a code point past 255 indexes outside the
+/// C library's table and crashed the process on Linux (tree-sitter-bash
+/// #337; this suite's random Unicode hit it). Every such character, after
+/// every such prefix, is analysed without a crash, and the analysis still
+/// sees the command.
+#[test]
+fn non_ascii_after_a_brace_never_crashes() {
+    let mut parsed = 0;
+    for code in (0x80..=0x10_FFFF).step_by(0x1F7) {
+        let Some(c) = char::from_u32(code) else {
+            continue;
+        };
+        for prefix in ["{", "{1", "{1..", "echo {", "echo {1..2}{"] {
+            let src = format!("{prefix}{c}");
+            ask_everything(&src);
+            parsed += 1;
+        }
+    }
+    assert!(parsed > 10_000, "{parsed}");
+    // A non-ASCII word is still a word of the command it is in.
+    let Ok(script) = parse("cat {é,ü}.txt") else {
+        panic!("a non-ASCII brace expansion is valid bash");
+    };
+    assert_eq!(script.last_command_name().as_deref(), Some("cat"));
+    assert!(orbit_shell::is_read_only("cat 'café.txt'"));
+    assert!(!orbit_shell::is_read_only("é=1"));
+}
