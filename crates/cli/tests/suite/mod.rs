@@ -13,6 +13,7 @@ mod interrupt;
 mod interrupt_resume;
 mod local_model;
 mod local_profile;
+mod local_resume;
 mod local_tasks;
 mod logging;
 mod max_turns;
