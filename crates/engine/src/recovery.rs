@@ -106,6 +106,12 @@ impl Recovery {
         self.just_loaded_tools = loaded;
     }
 
+    /// The answer [`RECOVERY_AFTER_ERROR`] questioned, when the model
+    /// replied to the reminder with text only: it is the run's answer.
+    pub(crate) fn take_questioned(&mut self) -> Option<String> {
+        self.questioned.take()
+    }
+
     /// The reminder to send instead of ending the prompt with `answer`, if
     /// any (counted: the caller sends it).
     pub(crate) fn reminder_for(&mut self, answer: &str) -> Option<&'static str> {
@@ -130,14 +136,6 @@ impl Recovery {
         self.just_loaded_tools = false;
         self.sent += 1;
         Some(reminder)
-    }
-}
-
-impl Recovery {
-    /// The answer [`RECOVERY_AFTER_ERROR`] questioned, when the model
-    /// replied to the reminder with text only: it is the run's answer.
-    pub(crate) fn take_questioned(&mut self) -> Option<String> {
-        self.questioned.take()
     }
 }
 

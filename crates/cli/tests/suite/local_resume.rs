@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use super::common::{Scratch, run};
+use super::common::{Scratch, orbit_process, run};
 use super::interrupt::exit_within_10s;
 use super::local_model::{describe, lines, local_turn, orbit_local_cmd, result_line};
 
@@ -35,14 +35,10 @@ fn local_model_goes_on_after_ctrl_c_mid_tool() {
         ),
     );
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    // The same environment as `orbit_local_cmd` (it links the runtime).
+    // `orbit_local_cmd` links the prepared runtime into the scratch home;
+    // the first run is a process of its own, to be interrupted.
     let _ = orbit_local_cmd(&scratch);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_orbit"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.home())
-        .env("ORBIT_HOME", scratch.home().join(".orbit"))
-        .current_dir(scratch.path())
+    let mut child = orbit_process(&scratch, &[])
         .args(["-p", TASK, "--allowedTools", "Bash"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -210,6 +210,14 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
     let describing = "You need to run `cat config.txt` to see the value.";
     let json_call = "{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}";
     let read = || call("c", "Read", json!({"file_path": "config.txt"}));
+    // An Edit whose old_string is not in the file: it fails.
+    let stale_edit = || {
+        call(
+            "e",
+            "Edit",
+            json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
+        )
+    };
     // (case, ORBIT_SMALL_MODEL, replies, requests made, reminders, result)
     type Case = (
         &'static str,
@@ -264,11 +272,7 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             "a failed call answered with text: asked again once; a text reply keeps the questioned answer",
             Some("1"),
             vec![
-                call(
-                    "e",
-                    "Edit",
-                    json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
-                ),
+                stale_edit(),
                 text("The string was not found."),
                 text("The task is done."),
             ],
@@ -280,11 +284,7 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             "a failed call, text, the reminder, then a call: the later answer is the result",
             Some("1"),
             vec![
-                call(
-                    "e",
-                    "Edit",
-                    json!({"file_path": "config.txt", "old_string": "MAGIC=1", "new_string": "MAGIC=2"}),
-                ),
+                stale_edit(),
                 text("The string was not found."),
                 read(),
                 text("MAGIC is 48213."),
