@@ -141,6 +141,7 @@ pub fn prepare_with(
             done.saturating_add(max)
         })),
         recovery_reminders: small_profile,
+        one_tool_call_per_reply: small_profile,
         repeated_tool_call_limit: if small_profile {
             orbit_local::SMALL_PROFILE_REPEAT_LIMIT
         } else {

@@ -116,6 +116,11 @@ pub struct EngineConfig {
     /// the prompt, is answered with a short reminder (at most
     /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
     pub recovery_reminders: bool,
+    /// The small-model profile's one tool call per reply
+    /// (`ModelRequest::one_tool_call`): a small model otherwise writes a
+    /// chain of calls in one reply, each guessing the result of the one
+    /// before. Default off.
+    pub one_tool_call_per_reply: bool,
     /// The session's hooks (`orbit-hooks`); None = no hooks.
     pub hooks: Option<Arc<orbit_hooks::Hooks>>,
     /// `ENABLE_TOOL_SEARCH`: when deferrable tools (MCP) are sent by name
@@ -149,6 +154,7 @@ impl Default for EngineConfig {
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
             persist_session: false,
             recovery_reminders: false,
+            one_tool_call_per_reply: false,
             hooks: None,
             tool_search: ToolSearchMode::default(),
         }

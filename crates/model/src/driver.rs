@@ -55,6 +55,11 @@ pub(crate) enum Step {
     /// The message is complete (`message_stop`, `[DONE]`): what is left of
     /// the body is drained in the background.
     Stop,
+    /// The message is complete but the server is still generating what the
+    /// client does not want (a second tool call in a one-call reply): the
+    /// body is dropped, which closes the connection and so stops the
+    /// server's generation (llama.cpp cancels a task whose client left).
+    Cut,
 }
 
 /// One wire format's side of a call: SSE events in, `StreamEvent`s out.
@@ -214,6 +219,7 @@ impl<D: WireDecoder> Driver<D> {
             Step::Continue => self.phase = Phase::Streaming(body),
             // Done; the caller may drop us at MessageStop.
             Step::Stop => self.transport.drain.start(body),
+            Step::Cut => drop(body),
         }
         Ok(())
     }

@@ -73,6 +73,11 @@ pub struct ModelRequest {
     /// Anthropic client sends `thinking: {type: enabled, budget_tokens}`;
     /// None or 0 = no thinking. Other providers ignore it.
     pub thinking_budget: Option<u32>,
+    /// At most one tool call per reply (the small-model profile): the
+    /// OpenAI client sends `parallel_tool_calls: false` and ends the reply
+    /// when a second call starts (`openai::chunks`). The Anthropic client
+    /// ignores it.
+    pub one_tool_call: bool,
 }
 
 /// `ORBIT_IDLE_TIMEOUT_MS` (read by every provider), else `default_ms`.

@@ -368,6 +368,7 @@ impl AgentBuilder {
                 done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)
             })),
             recovery_reminders: local,
+            one_tool_call_per_reply: local,
             max_tokens: if local {
                 orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
             } else {

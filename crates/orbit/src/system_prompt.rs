@@ -100,6 +100,70 @@ delete: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
 - Fix a bug: Read the file first (never guess its code), Edit the wrong code, then run it with \
 Bash to check.";
 
+/// Worked examples of whole tasks in the exact form of the chat template
+/// (the call as a fenced JSON block, the result in `<tool_response>`): a
+/// 1.5B model copies a shown exchange far more reliably than it follows a
+/// rule. Text of the system prompt, so it stays in llama.cpp's cached
+/// prefix; other file names than the evaluation's.
+const LOCAL_EXAMPLES: &str = r#"
+
+Examples of whole tasks:
+
+User: Add the line level=3 to the end of app.cfg.
+Assistant: ```json
+{"name": "Bash", "arguments": {"command": "echo 'level=3' >> app.cfg"}}
+```
+User: <tool_response>
+(Bash completed with no output)
+</tool_response>
+Assistant: Added level=3 at the end of app.cfg.
+
+User: Add a function cube(x) to shapes.py.
+Assistant: ```json
+{"name": "Bash", "arguments": {"command": "printf '\n\ndef cube(x):\n    return x * x * x\n' >> shapes.py"}}
+```
+User: <tool_response>
+(Bash completed with no output)
+</tool_response>
+Assistant: Added cube(x) to shapes.py.
+
+User: Fix geo.py so that python3 test_geo.py passes.
+Assistant: ```json
+{"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
+```
+User: <tool_response>
+AssertionError: 6 != 9 in test_square
+</tool_response>
+Assistant: ```json
+{"name": "Read", "arguments": {"file_path": "geo.py"}}
+```
+User: <tool_response>
+1	def square(x):
+2	    return x + x
+</tool_response>
+Assistant: ```json
+{"name": "Edit", "arguments": {"file_path": "geo.py", "old_string": "    return x + x", "new_string": "    return x * x"}}
+```
+User: <tool_response>
+The file geo.py has been updated successfully.
+</tool_response>
+Assistant: ```json
+{"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
+```
+User: <tool_response>
+OK
+</tool_response>
+Assistant: Fixed: square returned x + x; it now returns x * x and the tests pass.
+
+User: Copy a.txt to b.txt.
+Assistant: ```json
+{"name": "Bash", "arguments": {"command": "cp a.txt b.txt"}}
+```
+User: <tool_response>
+(Bash completed with no output)
+</tool_response>
+Assistant: Copied a.txt to b.txt."#;
+
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
 pub fn build_local(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
@@ -115,6 +179,7 @@ pub fn build_local(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> S
 pub fn local_prompt(cwd: &Path) -> String {
     let mut out = String::with_capacity(1024);
     out.push_str(LOCAL_IDENTITY);
+    out.push_str(LOCAL_EXAMPLES);
     out.push_str(&format!(
         "\n\nWorking directory: {}\nPlatform: {}\n",
         cwd.display(),

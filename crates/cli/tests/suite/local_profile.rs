@@ -2,8 +2,9 @@
 //! model: a stand-in `llama-server` (python) in a scratch data dir answers
 //! `/health` and `/v1/chat/completions` and records each request body.
 //! Checks what the real-model tests cannot pin down: with no key set the
-//! local provider is chosen, the request is the lean local profile (five
-//! tools, short prompt, temperature 0, seed 42), fenced-JSON recovery is on,
+//! local provider is chosen, the request is the lean local profile (four
+//! tools, short prompt, temperature 0, seed 42, one tool call per reply),
+//! fenced-JSON recovery is on,
 //! and the private server is stopped when the run ends.
 
 use std::time::{Duration, Instant};
@@ -14,8 +15,8 @@ use serde_json::{Value, json};
 use super::common::{Scratch, orbit_process, run_stream_json_with_env, wait_within};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
-/// docs/PERFORMANCE.md report ≈ 5 KB; the default profile is ≈ 10 KB).
-const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 6 * 1024;
+/// docs/PERFORMANCE.md report ≈ 7 KB; the default profile is ≈ 10 KB).
+const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 8 * 1024;
 
 /// Stand-in llama-server: reply N (0-based) is the Nth `REPLIES` entry,
 /// streamed as one content delta; writes its pid and every request body.
@@ -111,9 +112,18 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     assert_eq!(names, orbit_local::LOCAL_TOOLS);
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are orbit"), "{system}");
-    // A few sentences and one concrete call per kind of task (issue 17):
-    // under 2 KB, a fixed prefix llama.cpp's prompt cache keeps warm.
-    assert!(system.len() < 2048, "local system prompt: {system}");
+    // A few sentences, one concrete call per kind of task and four worked
+    // examples (issue 17): under 4 KB, and all of it before the working
+    // directory, so a fixed prefix llama.cpp's prompt cache keeps warm.
+    eprintln!("local system prompt: {} bytes", system.len());
+    assert!(system.len() < 4096, "local system prompt: {system}");
+    let cwd_at = system.find("Working directory:").unwrap();
+    assert!(
+        system[..cwd_at].contains("Examples of whole tasks"),
+        "{system}"
+    );
+    // One tool call per reply (a small model chains guesses otherwise).
+    assert_eq!(first["parallel_tool_calls"], json!(false));
 
     // The fenced block came back as text and was recovered as a Read call,
     // so the second request carries its result as a `tool` message.

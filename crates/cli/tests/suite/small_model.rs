@@ -462,3 +462,64 @@ fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
     let kept = std::fs::read_to_string(scratch.path().join(".gitignore")).unwrap();
     assert_eq!(kept, "target/\n");
 }
+
+/// One tool call per reply in the small profile: a reply that chains two
+/// calls (the evaluation's 1.5B model wrote a dozen, each guessing the
+/// result of the one before) runs its first only, the request says
+/// `parallel_tool_calls: false`, and the next request's history holds the
+/// one call. Without the profile both run.
+#[test]
+fn the_small_profile_runs_one_tool_call_per_reply() {
+    let chained = || {
+        OpenAiReply::completion(
+            Completion::new()
+                .tool_call(
+                    "w1",
+                    "Write",
+                    json!({"file_path": "one.txt", "content": "1"}),
+                )
+                .tool_call(
+                    "w2",
+                    "Write",
+                    json!({"file_path": "two.txt", "content": "2"}),
+                ),
+        )
+    };
+    // (ORBIT_SMALL_MODEL, files written, parallel_tool_calls sent)
+    let table = [
+        (Some("1"), vec!["one.txt"], json!(false)),
+        (None, vec!["one.txt", "two.txt"], Value::Null),
+    ];
+    for (small, written, parallel) in table {
+        let scratch = Scratch::new();
+        let server = FakeOpenAi::start(vec![chained(), text("Wrote it.")]);
+        let out = run_openai(
+            &scratch,
+            &server,
+            small,
+            &["--permission-mode", "acceptEdits"],
+        );
+        assert_eq!(
+            out.result()["result"],
+            "Wrote it.",
+            "{small:?}: {}",
+            out.stderr
+        );
+        for name in ["one.txt", "two.txt"] {
+            let exists = scratch.path().join(name).exists();
+            assert_eq!(exists, written.contains(&name), "{small:?}: {name}");
+        }
+        let bodies = server.bodies();
+        assert_eq!(bodies.len(), 2, "{small:?}");
+        assert_eq!(bodies[0]["parallel_tool_calls"], parallel, "{small:?}");
+        let calls: usize = bodies[1]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["tool_calls"].as_array())
+            .map(Vec::len)
+            .sum();
+        assert_eq!(calls, written.len(), "{small:?}");
+        assert_eq!(tool_texts(&bodies[1]).len(), written.len(), "{small:?}");
+    }
+}

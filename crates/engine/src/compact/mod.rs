@@ -181,6 +181,7 @@ impl Compactor<'_> {
             temperature: self.config.temperature,
             seed: self.config.seed,
             thinking_budget: None,
+            one_tool_call: false,
         };
         let answer = request_summary(self.client, &request, self.cancel).await;
         let model = answer.model.as_deref().unwrap_or(&self.config.model);

@@ -509,6 +509,7 @@ impl QueryLoop<'_> {
             temperature: self.config.temperature,
             seed: self.config.seed,
             thinking_budget: self.config.thinking_budget,
+            one_tool_call: self.config.one_tool_call_per_reply,
         }
     }
 }

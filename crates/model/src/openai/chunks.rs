@@ -22,6 +22,12 @@
 //! With fenced-JSON recovery on ([`super::fenced`]), text from the first
 //! possible call marker on is held back until the end of the message, then
 //! either becomes tool_use blocks or is flushed as text.
+//!
+//! With one tool call per reply (`OpenAiConfig::one_tool_call_per_reply`),
+//! the start of a second call ends the message after the first
+//! ([`ChunkAssembler::cut_after_first_call`]; the driver then drops the
+//! body, which stops the server's generation), and fenced recovery keeps
+//! the first block only.
 
 use orbit_protocol::{ContentBlock, StreamEvent, ToolUseBlock, Usage};
 use serde_json::{Map, Value};
@@ -64,12 +70,17 @@ pub(super) struct ChunkAssembler {
     usage: Usage,
     /// Names of the offered tools when fenced recovery is on.
     recovery: Option<Vec<String>>,
+    /// Keep only the first tool call of a reply.
+    one_tool_call: bool,
+    /// A second tool call began and was dropped: the message ends here.
+    cut: bool,
     finished: bool,
 }
 
 impl ChunkAssembler {
-    /// `recovery`: the offered tool names when fenced-JSON recovery is on.
-    pub(super) fn new(recovery: Option<Vec<String>>) -> Self {
+    /// `recovery`: the offered tool names when fenced-JSON recovery is on;
+    /// `one_tool_call`: a reply ends with its first tool call.
+    pub(super) fn new(recovery: Option<Vec<String>>, one_tool_call: bool) -> Self {
         Self {
             started: false,
             next_index: 0,
@@ -78,13 +89,21 @@ impl ChunkAssembler {
             finish_reason: None,
             usage: Usage::default(),
             recovery,
+            one_tool_call,
+            cut: false,
             finished: false,
         }
     }
 
-    /// Forgets everything but the recovery setting (a new attempt).
+    /// Forgets everything but the settings (a new attempt).
     pub(super) fn reset(&mut self) {
-        *self = Self::new(self.recovery.take());
+        *self = Self::new(self.recovery.take(), self.one_tool_call);
+    }
+
+    /// Whether the reply was cut at the start of its second tool call
+    /// (the rest of the body is not wanted).
+    pub(super) fn cut_after_first_call(&self) -> bool {
+        self.cut
     }
 
     /// Whether a `finish_reason` arrived (a clean end of the body is then
@@ -124,6 +143,9 @@ impl ChunkAssembler {
         if let Some(calls) = delta["tool_calls"].as_array() {
             for call in calls {
                 self.on_tool_delta(call, out)?;
+                if self.cut {
+                    return Ok(());
+                }
             }
         }
         if let Some(reason) = choice["finish_reason"].as_str() {
@@ -201,6 +223,12 @@ impl ChunkAssembler {
             .position(|t| t.openai_index == openai_index)
         {
             Some(p) => p,
+            None if self.one_tool_call && !self.tools.is_empty() => {
+                // One call per reply: the message ends with the first.
+                self.cut = true;
+                self.finish_reason = Some("tool_calls".into());
+                return Ok(());
+            }
             None => {
                 // A new call: what came before it is complete.
                 self.close_text(out);
@@ -347,7 +375,8 @@ impl ChunkAssembler {
                 invalid_input: None,
             });
         }
-        for call in recovered.calls {
+        let most = if self.one_tool_call { 1 } else { usize::MAX };
+        for call in recovered.calls.into_iter().take(most) {
             let index = self.alloc_index();
             let id = fresh_call_id();
             let arguments = call.arguments.to_string();

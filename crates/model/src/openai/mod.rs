@@ -195,8 +195,10 @@ impl ModelClient for OpenAiClient {
             .config
             .fenced_tool_recovery
             .then(|| request.tools.iter().map(|t| t.name.clone()).collect());
-        self.transport
-            .stream(body, chunks::ChunkAssembler::new(recovery))
+        self.transport.stream(
+            body,
+            chunks::ChunkAssembler::new(recovery, request.one_tool_call),
+        )
     }
 
     fn provider(&self) -> &str {

@@ -28,7 +28,8 @@ const BODY_CAPACITY_BYTES: usize = 16 * 1024;
 /// The JSON body for `POST {base}/chat/completions`, written straight to
 /// bytes; the messages the previous request of this client sent are not
 /// converted again (`cache`: their bytes are reused). `cache_prompt` adds
-/// llama.cpp's field. The bytes are those of the equivalent `Value`.
+/// llama.cpp's field; `request.one_tool_call` adds `parallel_tool_calls:
+/// false` (with tools only). The bytes are those of the equivalent `Value`.
 pub(super) fn build_body(
     request: &ModelRequest,
     cache_prompt: bool,
@@ -86,6 +87,9 @@ pub(super) fn build_body(
     if let Some(seed) = request.seed {
         out.extend_from_slice(b",\"seed\":");
         serde_json::to_writer(&mut out, &json!(seed))?;
+    }
+    if request.one_tool_call && !request.tools.is_empty() {
+        out.extend_from_slice(b",\"parallel_tool_calls\":false");
     }
     if cache_prompt {
         out.extend_from_slice(b",\"cache_prompt\":true");
@@ -193,6 +197,9 @@ mod tests {
             }}],
             "temperature": json!(0.7f32),
         });
+        if request.one_tool_call {
+            body["parallel_tool_calls"] = json!(false);
+        }
         if cache_prompt {
             body["cache_prompt"] = json!(true);
         }
@@ -220,7 +227,8 @@ mod tests {
             ..Default::default()
         };
         let cache = PrefixCache::default();
-        for cache_prompt in [true, false] {
+        for (cache_prompt, one_tool_call) in [(true, true), (false, false)] {
+            request.one_tool_call = one_tool_call;
             let bytes = build_body(&request, cache_prompt, &cache).unwrap_or_default();
             assert_eq!(
                 String::from_utf8_lossy(&bytes),
@@ -234,11 +242,14 @@ mod tests {
         // Only an assistant message with nothing to send: an empty list.
         let empty = ModelRequest {
             messages: vec![Message::assistant(vec![]).into()],
+            one_tool_call: true,
             ..Default::default()
         };
         let body: Value =
-            serde_json::from_slice(&build_body(&empty, false, &cache).unwrap_or_default())
+            serde_json::from_slice(&build_body(&empty, true, &cache).unwrap_or_default())
                 .unwrap_or_default();
         assert_eq!(body["messages"], json!([]));
+        // No tools: no parallel_tool_calls (OpenAI rejects it without tools).
+        assert_eq!(body.get("parallel_tool_calls"), None);
     }
 }

@@ -1,7 +1,9 @@
 //! Chat completions' side of the shared driver ([`crate::driver`]): each
 //! SSE `data:` JSON chunk goes to the [`ChunkAssembler`]; `data: [DONE]`
 //! ends the message, and so does a clean end of the body once a
-//! `finish_reason` arrived (some servers send no `[DONE]`); an error status
+//! `finish_reason` arrived (some servers send no `[DONE]`), and so does the
+//! start of a second tool call when one call per reply is wanted (the body
+//! is then dropped: [`Step::Cut`]); an error status
 //! reads `{"error": {"message", "type"}}` (OpenAI, llama.cpp),
 //! `{"error": "…"}`, `{"message": "…"}`, or the raw body.
 
@@ -32,6 +34,10 @@ impl WireDecoder for ChunkAssembler {
             ModelError::Malformed(format!("{e}: {shown}"))
         })?;
         self.feed(&chunk, out)?;
+        if self.cut_after_first_call() {
+            self.finish(out);
+            return Ok(Step::Cut);
+        }
         Ok(Step::Continue)
     }
 

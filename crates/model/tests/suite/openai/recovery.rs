@@ -102,3 +102,23 @@ async fn a_bare_fence_yields_only_a_tool_block() {
             .any(|e| matches!(e, StreamEvent::TextDelta { .. }))
     );
 }
+
+/// With one tool call per reply, a text of several fenced calls (a small
+/// model writing a whole chain, each call guessing the result of the one
+/// before) becomes its first call only.
+#[tokio::test]
+async fn one_tool_call_per_reply_keeps_the_first_fenced_call() {
+    let read = "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a.py\"}}\n```";
+    let bash = "```json\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"python3 a.py\"}}\n```";
+    let chain = format!("{read}\n{bash}");
+    for (one_tool_call, calls) in [(true, 1), (false, 2)] {
+        let server = FakeOpenAi::start(vec![OpenAiReply::text(&chain)]);
+        let mut req = request("fix a.py");
+        req.one_tool_call = one_tool_call;
+        let (events, err) = run(&recovering(&server), &req).await;
+        assert!(err.is_none(), "{err:?}");
+        let blocks = completed(&events);
+        assert_eq!(blocks.len(), calls, "{blocks:#?}");
+        assert!(matches!(&blocks[0], ContentBlock::ToolUse(t) if t.name == "Read"));
+    }
+}

@@ -61,6 +61,7 @@ fn history_request() -> ModelRequest {
         temperature: Some(0.0),
         seed: Some(42),
         thinking_budget: None,
+        one_tool_call: false,
     }
 }
 

@@ -179,3 +179,52 @@ async fn a_clean_end_without_done_after_finish_reason_is_complete() {
     assert_eq!(events.last(), Some(&StreamEvent::MessageStop));
     assert_eq!(server.request_count(), 1);
 }
+
+/// One tool call per reply (the small-model profile): the body says
+/// `parallel_tool_calls: false`, and the start of a second call ends the
+/// message after the first. The fake then hangs: without the cut the
+/// client would wait for its idle timeout; with it, the body is dropped
+/// and the next request of the same client is answered at once.
+#[tokio::test]
+async fn one_tool_call_per_reply_ends_the_reply_at_the_second_call() {
+    let first = json!({"file_path": "a.txt"});
+    let chained = Completion::new()
+        .tool_call("call_1", "Read", first.clone())
+        .tool_call("call_2", "Bash", json!({"command": "rm -rf build"}));
+    // Role chunk, call 1 (start + 3 fragments), then the start of call 2.
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::completion(chained.hang_after(6)),
+        OpenAiReply::completion(Completion::new().text("done")),
+    ]);
+    let cutting = client(&server);
+    let mut one = request("fix it");
+    one.one_tool_call = true;
+    let bounded = std::time::Duration::from_secs(10);
+    let Ok((events, err)) = tokio::time::timeout(bounded, run(&cutting, &one)).await else {
+        panic!("the reply was not cut at the second call");
+    };
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        blank_fresh_ids(completed(&events)),
+        vec![tool("", "Read", first)]
+    );
+    assert_eq!(stop_reason(&events).as_deref(), Some("tool_use"));
+    assert!(matches!(events.last(), Some(StreamEvent::MessageStop)));
+    assert_eq!(server.bodies()[0]["parallel_tool_calls"], json!(false));
+
+    let Ok((events, err)) = tokio::time::timeout(bounded, run(&cutting, &one)).await else {
+        panic!("the next request waited for the dropped body");
+    };
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(completed(&events), vec![ContentBlock::text("done")]);
+    // Off (every other profile): all calls, and no such field.
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new()
+            .tool_call("call_1", "Read", json!({"file_path": "a.txt"}))
+            .tool_call("call_2", "Read", json!({"file_path": "b.txt"})),
+    )]);
+    let (events, err) = run(&client(&server), &request("read both")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(completed(&events).len(), 2);
+    assert_eq!(server.bodies()[0].get("parallel_tool_calls"), None);
+}
