@@ -151,9 +151,27 @@ Assistant: ```json
 {"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
 ```
 User: <tool_response>
+Ran 3 tests in 0.001s
+
 OK
 </tool_response>
 Assistant: Fixed: square returned x + x; it now returns x * x and the tests pass.
+
+User: area.py has a bug: area(2, 5) gives 7. Fix it.
+Assistant: ```json
+{"name": "Read", "arguments": {"file_path": "area.py"}}
+```
+User: <tool_response>
+1	def area(w, h):
+2	    return w + h
+</tool_response>
+Assistant: ```json
+{"name": "Edit", "arguments": {"file_path": "area.py", "old_string": "    return w + h", "new_string": "    return w * h"}}
+```
+User: <tool_response>
+The file area.py has been updated successfully.
+</tool_response>
+Assistant: Fixed: area now returns w * h.
 
 User: Copy a.txt to b.txt.
 Assistant: ```json
