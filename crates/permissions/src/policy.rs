@@ -201,8 +201,11 @@ impl Policy {
                 ask(texts::unsandboxed(name))
             };
         }
-        let file_edit =
-            !facts.writes.is_empty() && facts.command.is_none() && facts.network.is_none();
+        // A file tool's edit, or a shell command that only manages files
+        // (Claude Code's acceptEdits runs mkdir, touch, rm, mv, cp, sed -i
+        // without asking); the paths were checked above.
+        let file_edit = facts.network.is_none()
+            && ((!facts.writes.is_empty() && facts.command.is_none()) || facts.file_management);
         match self.mode() {
             PermissionMode::Plan if local_read_only => return PermissionDecision::Allow,
             PermissionMode::Plan => {}

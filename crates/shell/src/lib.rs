@@ -172,6 +172,16 @@ impl Script {
             && self.paths.iter().all(|p| !p.unknown)
     }
 
+    /// True when the command only manages files the way Claude Code's
+    /// `acceptEdits` mode allows without asking: `mkdir`, `touch`, `rm`
+    /// (not `-r`), `rmdir`, `mv`, `cp` and `sed -i` with an inert program,
+    /// with known options, literal words and every path known (see
+    /// `readonly::file_edits`). Where those paths are is for the caller.
+    pub fn only_manages_files(&self) -> bool {
+        readonly::parts_only_manage_files(&self.parts, self.hazards)
+            && self.paths.iter().all(|p| !p.unknown)
+    }
+
     /// See [`is_destructive`].
     pub fn is_destructive(&self) -> bool {
         readonly::tree_is_destructive(&self.source, &self.tree)

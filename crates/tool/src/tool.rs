@@ -152,6 +152,11 @@ pub struct CallFacts {
     pub network: Option<String>,
     /// The shell command it runs, if it runs one (command rules match it).
     pub command: Option<String>,
+    /// The command only manages files (Claude Code's filesystem commands:
+    /// `mkdir`, `touch`, `rm`, `rmdir`, `mv`, `cp`, `sed -i`, read
+    /// strictly) and `reads`/`writes` are all it touches: `acceptEdits`
+    /// allows it as it allows a file edit, where those paths allow one.
+    pub file_management: bool,
     /// When this call fails, its running siblings that also have this fact
     /// are cancelled (X5: shell commands of one batch often depend on each
     /// other; independent tools do not).

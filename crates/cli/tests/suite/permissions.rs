@@ -1,6 +1,7 @@
 //! P1 through the binary: headless default mode denies Bash (an ask with
 //! no one to ask), the denial is reported; `--allowedTools`,
-//! `--disallowedTools` and `--dangerously-skip-permissions` take effect.
+//! `--disallowedTools` and `--dangerously-skip-permissions` take effect;
+//! acceptEdits runs the commands that only manage files.
 
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
@@ -56,6 +57,59 @@ fn allowed_tools_and_skip_permissions_let_bash_run() {
             "ran\n",
             "{flags:?}"
         );
+    }
+}
+
+/// acceptEdits runs the shell commands that only manage files (Claude
+/// Code's mkdir, touch, rm, rmdir, mv, cp, sed -i) inside the workspace,
+/// and still denies headless what it would ask for: other commands, a
+/// recursive rm, a sed program that runs a command, a path outside.
+#[test]
+fn accept_edits_runs_file_management_commands_inside_the_workspace() {
+    // (command, runs, file that shows it, content then)
+    let table = [
+        (
+            "sed -i 's/foo/double/g' funcs.py",
+            true,
+            "funcs.py",
+            Some("def double(x): pass\n"),
+        ),
+        (
+            "mv funcs.py renamed.py",
+            true,
+            "renamed.py",
+            Some("def foo(x): pass\n"),
+        ),
+        (
+            "mkdir -p build && touch build/.keep",
+            true,
+            "build/.keep",
+            Some(""),
+        ),
+        ("rm -r keep", false, "keep/a.txt", Some("a\n")),
+        ("sed -i '1e touch PWNED' funcs.py", false, "PWNED", None),
+        ("echo x > made.txt", false, "made.txt", None),
+        (
+            "cp funcs.py ../outside-copy.py",
+            false,
+            "funcs.py",
+            Some("def foo(x): pass\n"),
+        ),
+    ];
+    for (command, runs, shows, content) in table {
+        let scratch = Scratch::new();
+        scratch.write("funcs.py", "def foo(x): pass\n");
+        std::fs::create_dir(scratch.path().join("keep")).unwrap();
+        scratch.write("keep/a.txt", "a\n");
+        let server = bash_then_text(command);
+        let flags = ["--permission-mode", "acceptEdits"];
+        let out = run_stream_json(&scratch, &server, "do it", &flags);
+        assert_eq!(out.code, 0, "{command}: {}", out.stderr);
+        let denials = out.result()["permission_denials"].as_array().unwrap().len();
+        assert_eq!(denials, usize::from(!runs), "{command}");
+        let got = std::fs::read_to_string(scratch.path().join(shows)).ok();
+        assert_eq!(got.as_deref(), content, "{command}");
+        assert!(!scratch.path().join("PWNED").exists(), "{command}");
     }
 }
 

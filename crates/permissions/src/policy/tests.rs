@@ -44,6 +44,8 @@ enum Effect {
     Fetch(&'static str),
     /// A command run outside the OS sandbox (`dangerouslyDisableSandbox`).
     RunUnsandboxed(&'static str),
+    /// A command with the Bash tool's path and file-management facts.
+    Manage(&'static str),
 }
 
 fn facts(effect: Effect) -> CallFacts {
@@ -62,6 +64,14 @@ fn facts(effect: Effect) -> CallFacts {
             f.command = Some(c.into());
             f.read_only = orbit_shell::is_read_only(c);
             f.unsandboxed = true;
+        }
+        Effect::Manage(c) => {
+            let script = orbit_shell::parse(c).unwrap();
+            let access = script.file_access();
+            f.command = Some(c.into());
+            f.file_management = script.only_manages_files();
+            f.reads = access.reads.iter().map(PathBuf::from).collect();
+            f.writes = access.writes.iter().map(PathBuf::from).collect();
         }
         Effect::Fetch(u) => {
             f.network = Some(u.into());
@@ -166,6 +176,22 @@ fn decision_table() {
         (AcceptEdits, none, none, none, "Write", Write(".mcp.json"), "ask"),
         (AcceptEdits, none, none, none, "Write", Write(".env.local"), "ask"),
         (AcceptEdits, &["Edit(./.git/**)"], none, none, "Write", Write(".git/config"), "ask"),
+        // acceptEdits runs the commands that only manage files (Claude
+        // Code's mkdir, touch, rm, rmdir, mv, cp, sed -i) where a file
+        // edit of the same paths would be allowed; nothing else.
+        (AcceptEdits, none, none, none, "Bash", Manage("sed -i 's/a/b/' src/a.rs"), "allow"),
+        (AcceptEdits, none, none, none, "Bash", Manage("mv draft.md final.md"), "allow"),
+        (AcceptEdits, none, none, none, "Bash", Manage("mkdir -p build && touch build/.keep"), "allow"),
+        (AcceptEdits, none, none, none, "Bash", Manage("cp src/a.rs ../x.rs"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("cp link_file copy.txt"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("mv a.txt link_dir/a.txt"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("rm .git/config"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("sed -i 's/a/b/' .orbit/settings.json"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("rm -r src"), "ask"),
+        (AcceptEdits, none, none, none, "Bash", Manage("sed -i '1e touch x' a.txt"), "ask"),
+        (AcceptEdits, none, &["Bash(rm:*)"], none, "Bash", Manage("rm a.txt"), "deny"),
+        (Default, none, none, none, "Bash", Manage("mv draft.md final.md"), "ask"),
+        (Plan, none, none, none, "Bash", Manage("touch x"), "deny"),
         // Path allow rules lift the boundary only where they match.
         (Default, &["Write(./src/**)"], none, none, "Write", Write("src/a.rs"), "allow"),
         (Default, &["Write(./src/**)"], none, none, "Write", Write(home_rc), "ask"),

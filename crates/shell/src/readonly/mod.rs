@@ -23,6 +23,7 @@
 //! unquoted glob is *opaque*, and commands whose options can write or run
 //! code refuse opaque arguments. Anything unknown is not read-only.
 
+mod file_edits;
 mod programs;
 mod rules;
 mod wrappers;
@@ -34,6 +35,7 @@ use crate::expansions::Hazards;
 use crate::words::{Arg, Walker, visit};
 use crate::{Redirect, SimpleCommand};
 
+pub(crate) use file_edits::parts_only_manage_files;
 pub use rules::{DESTRUCTIVE_COMMANDS, READ_ONLY_COMMANDS};
 
 /// True when the script whose walk is `parts` and whose scan found

@@ -65,7 +65,7 @@ fn literal_args(args: &[Arg]) -> Option<Vec<&str>> {
 /// `r`, `R`, `a`, `i`, `c`, labels and branches, the `w`/`e` flags of `s`)
 /// refuses: text commands and labels are where a loose reading could miss
 /// a command.
-fn sed_script_is_inert(script: &str) -> bool {
+pub(super) fn sed_script_is_inert(script: &str) -> bool {
     let c: Vec<char> = script.chars().collect();
     let mut i = 0;
     loop {

@@ -7,7 +7,9 @@
 //! config files (`.git/config`, `config.worktree`, the common dir's:
 //! attacker-controlled in a downloaded project, unlike the user's global
 //! config) → `reads`/`writes`: the analysis' paths resolved against the
-//! session cwd (`~/` against `HOME`). A parse failure is never read-only.
+//! session cwd (`~/` against `HOME`); `file_management` when the analysis
+//! says the command only manages files (`acceptEdits` allows it) under the
+//! same `PATH` condition. A parse failure is neither.
 
 use std::path::{Path, PathBuf};
 
@@ -34,7 +36,7 @@ const PROGRAM_SECTIONS: &[&str] = &["alias", "filter", "include", "includeif", "
 /// The facts of running `command` in `ctx`'s session.
 pub(crate) fn bash_facts(command: &str, ctx: &ToolUseContext) -> CallFacts {
     let cwd = ctx.cwd();
-    let (read_only, reads, writes) = match orbit_shell::parse(command) {
+    let (read_only, file_management, reads, writes) = match orbit_shell::parse(command) {
         Ok(script) => {
             let access = script.file_access();
             let read_only = script.is_read_only()
@@ -43,16 +45,22 @@ pub(crate) fn bash_facts(command: &str, ctx: &ToolUseContext) -> CallFacts {
                     .git_directories()
                     .iter()
                     .all(|dir| !repository_runs_programs(&resolve(&cwd, dir)));
+            // A bare name must be the system's program, as for read-only.
+            let file_management = script.only_manages_files()
+                && access.complete
+                && std::env::var("PATH").is_ok_and(|p| !orbit_shell::path_has_relative_entry(&p));
             (
                 read_only,
+                file_management,
                 access.reads.iter().map(|p| resolve(&cwd, p)).collect(),
                 access.writes.iter().map(|p| resolve(&cwd, p)).collect(),
             )
         }
-        Err(_) => (false, Vec::new(), Vec::new()),
+        Err(_) => (false, false, Vec::new(), Vec::new()),
     };
     CallFacts {
         read_only,
+        file_management,
         concurrency_safe: read_only,
         destructive: orbit_shell::is_destructive(command),
         reads,
