@@ -101,13 +101,29 @@ delete: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
 Bash to check.";
 
 /// Worked examples of whole tasks in the exact form of the chat template
-/// (the call as a fenced JSON block, the result in `<tool_response>`): a
+/// (the call as a fenced JSON block, the result in `<tool_response>`
+/// followed by the template's line [`TEMPLATE_LINE_AFTER_RESULT`]): a
 /// 1.5B model copies a shown exchange far more reliably than it follows a
-/// rule. Text of the system prompt, so it stays in llama.cpp's cached
-/// prefix; other file names than the evaluation's.
+/// rule. One question and five changes, so the model sees that the line
+/// after a result invites an answer to a question but the next call of a
+/// change (without the line in the examples, it answered "is_even returns
+/// the wrong result" after reading the file it was asked to fix). Text of
+/// the system prompt, before the working directory, so it stays in
+/// llama.cpp's cached prefix; other file names than the evaluation's.
 const LOCAL_EXAMPLES: &str = r#"
 
 Examples of whole tasks:
+
+User: What is the log level in app.cfg?
+Assistant: ```json
+{"name": "Read", "arguments": {"file_path": "app.cfg"}}
+```
+User: <tool_response>
+1	[log]
+2	level=debug
+</tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
+Assistant: debug
 
 User: Add the line level=3 to the end of app.cfg.
 Assistant: ```json
@@ -116,6 +132,7 @@ Assistant: ```json
 User: <tool_response>
 (Bash completed with no output)
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Added level=3 at the end of app.cfg.
 
 User: Add a function cube(x) to shapes.py.
@@ -125,6 +142,7 @@ Assistant: ```json
 User: <tool_response>
 (Bash completed with no output)
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Added cube(x) to shapes.py.
 
 User: Fix geo.py so that python3 test_geo.py passes.
@@ -134,6 +152,7 @@ Assistant: ```json
 User: <tool_response>
 AssertionError: 6 != 9 in test_square
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: ```json
 {"name": "Read", "arguments": {"file_path": "geo.py"}}
 ```
@@ -141,12 +160,14 @@ User: <tool_response>
 1	def square(x):
 2	    return x + x
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: ```json
 {"name": "Edit", "arguments": {"file_path": "geo.py", "old_string": "    return x + x", "new_string": "    return x * x"}}
 ```
 User: <tool_response>
 The file geo.py has been updated successfully.
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: ```json
 {"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
 ```
@@ -155,6 +176,7 @@ Ran 3 tests in 0.001s
 
 OK
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Fixed: square returned x + x; it now returns x * x and the tests pass.
 
 User: area.py has a bug: area(2, 5) gives 7. Fix it.
@@ -165,12 +187,14 @@ User: <tool_response>
 1	def area(w, h):
 2	    return w + h
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: ```json
 {"name": "Edit", "arguments": {"file_path": "area.py", "old_string": "    return w + h", "new_string": "    return w * h"}}
 ```
 User: <tool_response>
 The file area.py has been updated successfully.
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Fixed: area now returns w * h.
 
 User: Copy a.txt to b.txt.
@@ -180,7 +204,13 @@ Assistant: ```json
 User: <tool_response>
 (Bash completed with no output)
 </tool_response>
+If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Copied a.txt to b.txt."#;
+
+/// The line the local chat template (`orbit_local::CHAT_TEMPLATE`) puts
+/// after a tool result that is no refusal, as [`LOCAL_EXAMPLES`] show it.
+const TEMPLATE_LINE_AFTER_RESULT: &str = "If this result answers the request, reply now with the \
+answer in plain text; otherwise make your next tool call.";
 
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
@@ -283,6 +313,16 @@ fn instruction_file(dir: &Path, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_local_examples_show_results_as_the_chat_template_renders_them() {
+        assert!(orbit_local::CHAT_TEMPLATE.contains(TEMPLATE_LINE_AFTER_RESULT));
+        let results = LOCAL_EXAMPLES.matches("</tool_response>\n").count();
+        let followed = LOCAL_EXAMPLES
+            .matches(&format!("</tool_response>\n{TEMPLATE_LINE_AFTER_RESULT}\n"))
+            .count();
+        assert_eq!((results, followed), (10, 10));
+    }
 
     #[test]
     fn civil_dates() {
