@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 use super::common::{Scratch, orbit_process, run_stream_json_with_env, wait_within};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
-/// docs/PERFORMANCE.md report ≈ 7 KB; the default profile is ≈ 10 KB).
-const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 8 * 1024;
+/// docs/PERFORMANCE.md report ≈ 9 KB, most of it the worked examples that
+/// llama.cpp's prompt cache keeps warm; the default profile is ≈ 10 KB).
+const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 10 * 1024;
 
 /// Stand-in llama-server: reply N (0-based) is the Nth `REPLIES` entry,
 /// streamed as one content delta; writes its pid and every request body.
@@ -113,10 +114,10 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are orbit"), "{system}");
     // A few sentences, one concrete call per kind of task and four worked
-    // examples (issue 17): under 4 KB, and all of it before the working
+    // examples (issue 17): under 6 KB, and all of it before the working
     // directory, so a fixed prefix llama.cpp's prompt cache keeps warm.
     eprintln!("local system prompt: {} bytes", system.len());
-    assert!(system.len() < 4096, "local system prompt: {system}");
+    assert!(system.len() < 6 * 1024, "local system prompt: {system}");
     let cwd_at = system.find("Working directory:").unwrap();
     assert!(
         system[..cwd_at].contains("Examples of whole tasks"),
