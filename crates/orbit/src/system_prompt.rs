@@ -102,7 +102,8 @@ Bash to check.";
 
 /// Worked examples of whole tasks in the exact form of the chat template
 /// (the call as a fenced JSON block, the result in `<tool_response>`
-/// followed by the template's line [`TEMPLATE_LINE_AFTER_RESULT`]): a
+/// followed by the line the template puts after a result that is no
+/// refusal; a unit test keeps the two equal): a
 /// 1.5B model copies a shown exchange far more reliably than it follows a
 /// rule. One question and five changes, so the model sees that the line
 /// after a result invites an answer to a question but the next call of a
@@ -207,11 +208,6 @@ User: <tool_response>
 If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
 Assistant: Copied a.txt to b.txt."#;
 
-/// The line the local chat template (`orbit_local::CHAT_TEMPLATE`) puts
-/// after a tool result that is no refusal, as [`LOCAL_EXAMPLES`] show it.
-const TEMPLATE_LINE_AFTER_RESULT: &str = "If this result answers the request, reply now with the \
-answer in plain text; otherwise make your next tool call.";
-
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
 pub fn build_local(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
@@ -313,6 +309,11 @@ fn instruction_file(dir: &Path, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line the local chat template (`orbit_local::CHAT_TEMPLATE`)
+    /// puts after a tool result that is no refusal.
+    const TEMPLATE_LINE_AFTER_RESULT: &str = "If this result answers the request, reply now with \
+the answer in plain text; otherwise make your next tool call.";
 
     #[test]
     fn the_local_examples_show_results_as_the_chat_template_renders_them() {
