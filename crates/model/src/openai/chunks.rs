@@ -23,7 +23,7 @@
 //! possible call marker on is held back until the end of the message, then
 //! either becomes tool_use blocks or is flushed as text.
 //!
-//! With one tool call per reply (`OpenAiConfig::one_tool_call_per_reply`),
+//! With one tool call per reply (`ModelRequest::one_tool_call`),
 //! the start of a second call ends the message after the first
 //! ([`ChunkAssembler::cut_after_first_call`]; the driver then drops the
 //! body, which stops the server's generation), and fenced recovery keeps

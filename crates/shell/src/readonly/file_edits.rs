@@ -18,7 +18,7 @@
 //! permission policy's check, on the paths `crate::paths` reports.
 
 use super::args_of;
-use super::programs::sed_script_is_inert;
+use super::programs::sed_call;
 use crate::SimpleCommand;
 use crate::commands::{Part, Parts};
 use crate::expansions::Hazards;
@@ -147,45 +147,9 @@ fn manages_files(command: &SimpleCommand) -> bool {
 /// `sed -i [-E|-r|-s|-z|-u|--posix] [-e SCRIPT]… [SCRIPT] FILE…` whose
 /// scripts are inert; exactly `-i` / `--in-place` (no suffix: the backup
 /// file is a path the operands do not show), never `-n` (it would empty
-/// the files it edits), `-f` or an unknown option.
+/// the files it edits), `-f` or an unknown option ([`sed_call`]).
 fn sed_in_place(args: &[&str]) -> bool {
-    let mut in_place = false;
-    let mut scripts = Vec::new();
-    let mut operands = Vec::new();
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        match *a {
-            "-i" | "--in-place" => in_place = true,
-            "-E" | "-r" | "--regexp-extended" | "-s" | "--separate" | "-z" | "--null-data"
-            | "-u" | "--unbuffered" | "--posix" => {}
-            "-e" | "--expression" => match iter.next() {
-                Some(script) => scripts.push(*script),
-                None => return false,
-            },
-            a if a.starts_with("--expression=") => scripts.push(&a["--expression=".len()..]),
-            "--" => operands.extend(iter.by_ref().copied()),
-            a if a.starts_with('-') && a.len() > 1 => {
-                // A cluster of the harmless letters plus `i` last (`-Ei`).
-                let letters = &a[1..];
-                let Some(rest) = letters.strip_suffix('i') else {
-                    return false;
-                };
-                if !rest
-                    .chars()
-                    .all(|c| matches!(c, 'E' | 'r' | 's' | 'z' | 'u'))
-                {
-                    return false;
-                }
-                in_place = true;
-            }
-            a => operands.push(a),
-        }
-    }
-    if scripts.is_empty() {
-        if operands.is_empty() {
-            return false;
-        }
-        scripts.push(operands.remove(0));
-    }
-    in_place && !operands.is_empty() && scripts.iter().all(|s| sed_script_is_inert(s))
+    sed_call(args).is_some_and(|call| {
+        call.in_place && !call.quiet && !call.operands.is_empty() && call.scripts_are_inert()
+    })
 }

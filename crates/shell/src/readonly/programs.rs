@@ -11,44 +11,75 @@ use crate::words::Arg;
 /// `sed [-n] [-E] [-s] [-u] [-z] [-e SCRIPT]… [SCRIPT] [FILE]…` without
 /// `-i`, `-f`, or a script that writes or executes.
 pub(crate) fn sed_is_read_only(args: &[Arg]) -> bool {
-    let Some(args) = literal_args(args) else {
-        return false;
+    literal_args(args)
+        .and_then(|args| sed_call(&args))
+        .is_some_and(|call| !call.in_place && call.scripts_are_inert())
+}
+
+/// A sed call with known options: its scripts and operands.
+pub(super) struct SedCall<'a> {
+    /// `-i` / `--in-place` (never with a backup suffix: `sed_call` refuses it).
+    pub(super) in_place: bool,
+    /// `-n` / `--quiet` / `--silent`.
+    pub(super) quiet: bool,
+    /// The programs (`-e`, or the first operand).
+    pub(super) scripts: Vec<&'a str>,
+    /// The files.
+    pub(super) operands: Vec<&'a str>,
+}
+
+impl SedCall<'_> {
+    /// Every program is inert ([`sed_script_is_inert`]).
+    pub(super) fn scripts_are_inert(&self) -> bool {
+        self.scripts.iter().all(|s| sed_script_is_inert(s))
+    }
+}
+
+/// Reads `sed [OPTIONS] [-e SCRIPT]… [SCRIPT] [FILE]…` when every option
+/// is a harmless one (`-n -E -r -s -u -z --posix --debug --sandbox`), `-e`
+/// or a plain `-i` / `--in-place` (a short cluster may end in `i`: `-Ei`;
+/// in `-iE` the `E` would be a backup suffix); `None` for anything else
+/// (`-f`, `-i.bak`, an unknown option) or when there is no program.
+pub(super) fn sed_call<'a>(args: &[&'a str]) -> Option<SedCall<'a>> {
+    let mut call = SedCall {
+        in_place: false,
+        quiet: false,
+        scripts: Vec::new(),
+        operands: Vec::new(),
     };
-    let mut scripts = Vec::new();
-    let mut operands = Vec::new();
     let mut iter = args.iter();
     while let Some(a) = iter.next() {
         match *a {
-            "-n" | "--quiet" | "--silent" | "-E" | "-r" | "--regexp-extended" | "-s"
-            | "--separate" | "-u" | "--unbuffered" | "-z" | "--null-data" | "--posix"
-            | "--debug" | "--sandbox" => {}
-            "-e" | "--expression" => match iter.next() {
-                Some(script) => scripts.push(*script),
-                None => return false,
-            },
-            a if a.starts_with("--expression=") => scripts.push(&a["--expression=".len()..]),
-            "--" => {
-                operands.extend(iter.by_ref());
-            }
+            "-n" | "--quiet" | "--silent" => call.quiet = true,
+            "-i" | "--in-place" => call.in_place = true,
+            "-E" | "-r" | "--regexp-extended" | "-s" | "--separate" | "-u" | "--unbuffered"
+            | "-z" | "--null-data" | "--posix" | "--debug" | "--sandbox" => {}
+            "-e" | "--expression" => call.scripts.push(iter.next()?),
+            a if a.starts_with("--expression=") => call.scripts.push(&a["--expression=".len()..]),
+            "--" => call.operands.extend(iter.by_ref().copied()),
             a if a.starts_with('-') && a.len() > 1 => {
-                // Clusters of the harmless short flags only (`-nE`).
-                if !a[1..]
+                // Clusters of the harmless short flags (`-nE`), `i` last.
+                let letters = &a[1..];
+                let flags = letters.strip_suffix('i').unwrap_or(letters);
+                if !flags
                     .chars()
                     .all(|c| matches!(c, 'n' | 'E' | 'r' | 's' | 'u' | 'z'))
                 {
-                    return false;
+                    return None;
                 }
+                call.in_place |= flags.len() < letters.len();
+                call.quiet |= flags.contains('n');
             }
-            a => operands.push(a),
+            a => call.operands.push(a),
         }
     }
-    if scripts.is_empty() {
-        if operands.is_empty() {
-            return false;
+    if call.scripts.is_empty() {
+        if call.operands.is_empty() {
+            return None;
         }
-        scripts.push(operands.remove(0));
+        call.scripts.push(call.operands.remove(0));
     }
-    scripts.iter().all(|s| sed_script_is_inert(s))
+    Some(call)
 }
 
 /// The literal values of `args`, or `None` when one is opaque.
@@ -65,7 +96,7 @@ fn literal_args(args: &[Arg]) -> Option<Vec<&str>> {
 /// `r`, `R`, `a`, `i`, `c`, labels and branches, the `w`/`e` flags of `s`)
 /// refuses: text commands and labels are where a loose reading could miss
 /// a command.
-pub(super) fn sed_script_is_inert(script: &str) -> bool {
+fn sed_script_is_inert(script: &str) -> bool {
     let c: Vec<char> = script.chars().collect();
     let mut i = 0;
     loop {

@@ -39,16 +39,16 @@ pub(crate) fn bash_facts(command: &str, ctx: &ToolUseContext) -> CallFacts {
     let (read_only, file_management, reads, writes) = match orbit_shell::parse(command) {
         Ok(script) => {
             let access = script.file_access();
+            // A bare name must be the system's program, not the project's.
+            let system_names =
+                std::env::var("PATH").is_ok_and(|p| !orbit_shell::path_has_relative_entry(&p));
             let read_only = script.is_read_only()
-                && std::env::var("PATH").is_ok_and(|p| !orbit_shell::path_has_relative_entry(&p))
+                && system_names
                 && script
                     .git_directories()
                     .iter()
                     .all(|dir| !repository_runs_programs(&resolve(&cwd, dir)));
-            // A bare name must be the system's program, as for read-only.
-            let file_management = script.only_manages_files()
-                && access.complete
-                && std::env::var("PATH").is_ok_and(|p| !orbit_shell::path_has_relative_entry(&p));
+            let file_management = script.only_manages_files() && system_names;
             (
                 read_only,
                 file_management,
