@@ -36,7 +36,7 @@ pub(super) fn serial() -> MutexGuard<'static, ()> {
 }
 
 /// The real data dir (where `.ci/run` set the runtime up), by orbit's rule.
-fn real_data_dir() -> PathBuf {
+pub(super) fn real_data_dir() -> PathBuf {
     orbit_config::data_dir(&orbit_config::Env::from_process()).unwrap()
 }
 
