@@ -114,6 +114,19 @@ TASKS = [
     # --- running things ----------------------------------------------------
     dict(name="run-tests", files={"mathlib.py": MATH_PY.replace("a * b", "a * b + 1"), "test_math.py": TEST_MATH_PY},
          prompt="Run python3 test_math.py and tell me which test fails.", check=("answer", ["test_mul"])),
+    # Long outputs (≈ 2,000 and ≈ 3,000 tokens). long-run asks no question:
+    # the 1.5B model then answers from the prompt's worked examples instead
+    # of the output ("The log level in app.cfg is debug."; without that
+    # example, "Ran 101 tests in 0.001s OK"), a known failure kept here so
+    # the evaluation tracks it (docs/PERFORMANCE.md).
+    dict(name="long-log",
+         files={"build.sh": "i=1\nwhile [ $i -le 200 ]; do echo \"compiling module_$i ... ok\"; i=$((i+1)); done\n"
+                            "echo 'BUILD OK: 200 modules, 7 warnings'\n"},
+         prompt="Run sh build.sh and tell me how many warnings the build reports.", check=("answer", ["7"])),
+    dict(name="long-run",
+         files={"step.sh": "n=$1\ni=1\nwhile [ $i -le 220 ]; do echo \"step $n log line $i: checked module_$i ok\"; i=$((i+1)); done\n"
+                           "echo \"step $n finished.\"\n"},
+         prompt="Run sh step.sh 1 with the Bash tool.", check=("answer", ["finish"])),
     dict(name="run-script", files={"gen.py": "print(sum(i * i for i in range(10)))\n"},
          prompt="Run gen.py with python3 and tell me what it prints.", check=("answer", ["285"])),
     dict(name="make-dir", files={},
