@@ -15,9 +15,6 @@ use clap::{Parser, ValueEnum};
 use orbit_config::{Overrides, ProviderKind};
 use orbit_permissions::{PermissionMode, parse_rule_list};
 
-/// Default output-token cap per model call (Claude Code's default).
-pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
-
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "orbit",

@@ -12,7 +12,7 @@ use orbit_engine::{EngineConfig, QueryEngine, SharedApprover};
 use crate::args::Args;
 use crate::output::InitInfo;
 use crate::{configure, mcp, provider, sandbox, sessions};
-use orbit::system_prompt;
+use orbit::profile::{ModelProfile, ProfileOverrides};
 
 /// A session ready to run: the engine and what the front ends report.
 pub struct Prepared {
@@ -95,9 +95,8 @@ pub fn prepare_with(
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
-    if small_profile {
-        tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
-    }
+    let profile = ModelProfile::new(small_profile);
+    profile.retain_tools(&mut tools);
 
     let session_id = session.session_id.clone();
     // MCP servers connect in the background: the first request does not
@@ -112,41 +111,14 @@ pub fn prepare_with(
     }
     let mut engine_config = EngineConfig {
         model: model.clone(),
-        system_prompt: if small_profile {
-            system_prompt::build_local(
-                &cwd,
-                args.system_prompt.as_deref(),
-                args.append_system_prompt.as_deref(),
-            )
-        } else {
-            system_prompt::build(
-                &cwd,
-                args.system_prompt.as_deref(),
-                args.append_system_prompt.as_deref(),
-            )
-        },
-        max_tokens: args.max_tokens.unwrap_or(if small_profile {
-            orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
-        } else {
-            crate::args::DEFAULT_MAX_TOKENS
-        }),
+        system_prompt: profile.system_prompt(
+            &cwd,
+            args.system_prompt.as_deref(),
+            args.append_system_prompt.as_deref(),
+        ),
         temperature: None,
         thinking_budget,
         fallback_model,
-        // An explicit --max-turns counts the whole session (as Claude Code);
-        // the profile's default gives each run its own allowance, so a
-        // `--continue` of a long local session is not stopped at once.
-        max_turns: args.max_turns.or(default_max_turns.map(|max| {
-            let done = session.resume.as_ref().map_or(0, |loaded| loaded.turns);
-            done.saturating_add(max)
-        })),
-        recovery_reminders: small_profile,
-        one_tool_call_per_reply: small_profile,
-        repeated_tool_call_limit: if small_profile {
-            orbit_local::SMALL_PROFILE_REPEAT_LIMIT
-        } else {
-            orbit_engine::DEFAULT_REPEATED_TOOL_CALL_LIMIT
-        },
         max_budget_usd: args.max_budget_usd,
         permissions,
         rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),
@@ -159,6 +131,15 @@ pub fn prepare_with(
         hooks: session_hooks(&config.hooks, sdk.hooks, sdk.callbacks, &cwd),
         ..EngineConfig::default()
     };
+    // The profile's reply cap, turn limit (an allowance per run on top of
+    // a resumed session's turns), recovery turns and repeat guard; the
+    // flags win.
+    let explicit = ProfileOverrides {
+        max_turns: args.max_turns,
+        max_tokens: args.max_tokens,
+    };
+    let turns_done = session.resume.as_ref().map_or(0, |loaded| loaded.turns);
+    profile.configure(&mut engine_config, explicit, turns_done);
     // X2 concurrency cap and the R2 result budget: the environment's, else
     // the engine's defaults.
     if let Some(n) = config.max_tool_use_concurrency {

@@ -31,9 +31,10 @@ use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, Tool, ToolRegistry, TypedTool, typed};
 
+use crate::Error;
 use crate::mcp::{McpSetup, ServerConfig, ServerStatus};
+use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
-use crate::{Error, system_prompt};
 
 /// The model used with the Anthropic API when none is set.
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -322,19 +323,14 @@ impl AgentBuilder {
             Provider::OpenAi(_) => DEFAULT_OPENAI_MODEL.to_string(),
             _ => DEFAULT_ANTHROPIC_MODEL.to_string(),
         });
-        if local {
-            // The local profile: few tools, a short prompt (prompt size is
-            // latency on a small model).
-            self.tools
-                .retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
-        }
-        let replace = self.system_prompt.as_deref();
-        let append = self.append_system_prompt.as_deref();
-        let system_prompt = if local {
-            system_prompt::build_local(&cwd, replace, append)
-        } else {
-            system_prompt::build(&cwd, replace, append)
-        };
+        // The local model runs the small-model profile (docs/LOCAL.md).
+        let profile = ModelProfile::new(local);
+        profile.retain_tools(&mut self.tools);
+        let system_prompt = profile.system_prompt(
+            &cwd,
+            self.system_prompt.as_deref(),
+            self.append_system_prompt.as_deref(),
+        );
         let loaded = self.load_resumed(&data_dir, &cwd)?;
         let session_id = match (&loaded, self.session_id.take()) {
             (_, Some(id)) => id,
@@ -356,29 +352,10 @@ impl AgentBuilder {
             self.tools.add_source(manager.clone());
             Some(manager)
         };
-        let config = EngineConfig {
+        let turns_done = loaded.as_ref().map_or(0, |l| l.turns);
+        let mut config = EngineConfig {
             model,
             system_prompt,
-            // The small-model profile also stops a looping model and nudges
-            // one that describes instead of acting (docs/LOCAL.md).
-            // (as the CLI: the profile's default is an allowance per run, on
-            // top of the turns a resumed session already made).
-            max_turns: self.max_turns.or(local.then(|| {
-                let done = loaded.as_ref().map_or(0, |l| l.turns);
-                done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)
-            })),
-            recovery_reminders: local,
-            one_tool_call_per_reply: local,
-            max_tokens: if local {
-                orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
-            } else {
-                orbit_engine::DEFAULT_MAX_OUTPUT_TOKENS
-            },
-            repeated_tool_call_limit: if local {
-                orbit_local::SMALL_PROFILE_REPEAT_LIMIT
-            } else {
-                orbit_engine::DEFAULT_REPEATED_TOOL_CALL_LIMIT
-            },
             max_budget_usd: self.max_budget_usd,
             permissions: self.permissions,
             approver: self.approver,
@@ -389,6 +366,11 @@ impl AgentBuilder {
             structured_output: self.json_schema.take(),
             ..EngineConfig::default()
         };
+        let explicit = ProfileOverrides {
+            max_turns: self.max_turns,
+            max_tokens: None,
+        };
+        profile.configure(&mut config, explicit, turns_done);
         let engine = match loaded {
             Some(loaded) => QueryEngine::resume(config, client, self.tools, loaded),
             None => QueryEngine::new(config, client, self.tools),

@@ -72,6 +72,7 @@
 
 mod agent;
 pub mod mcp;
+pub mod profile;
 pub mod provider;
 pub mod system_prompt;
 
