@@ -40,13 +40,18 @@ pub(crate) enum Files {
 impl Files {
     /// Takes a finished index from the thread; true when it just arrived.
     pub(crate) fn poll(&mut self) -> bool {
-        if let Files::Building(rx) = self
-            && let Ok(index) = rx.try_recv()
-        {
-            *self = Files::Ready(index);
-            return true;
+        let Files::Building(rx) = self else {
+            return false;
+        };
+        match rx.try_recv() {
+            Ok(index) => *self = Files::Ready(index),
+            // The thread ended without sending (it cannot panic past its
+            // catch_unwind, but a thread can still be torn down): no
+            // completions rather than "indexing files…" forever.
+            Err(mpsc::TryRecvError::Disconnected) => *self = Files::Ready(FileIndex::default()),
+            Err(mpsc::TryRecvError::Empty) => return false,
         }
-        false
+        true
     }
 
     /// The index when ready; starts building it (once) when not.
@@ -63,7 +68,12 @@ impl Files {
             let spawned = std::thread::Builder::new()
                 .name("orbit-file-index".into())
                 .spawn(move || {
-                    let _ = tx.send(FileIndex::build(&owned, FILE_INDEX_CAP));
+                    // A walk that panics gives an empty index: the popup
+                    // then says there are no matches, and the UI is woken.
+                    let index =
+                        std::panic::catch_unwind(|| FileIndex::build(&owned, FILE_INDEX_CAP))
+                            .unwrap_or_default();
+                    let _ = tx.send(index);
                     if let Some(IndexWaker(wake)) = waker {
                         wake();
                     }
@@ -218,4 +228,23 @@ fn sort_key(score: i32, len: usize, index: u32) -> u128 {
     let rank = u128::from((i64::from(i32::MAX) - i64::from(score)).unsigned_abs());
     let len = u128::from(u32::try_from(len).unwrap_or(u32::MAX));
     (rank << 64) | (len << 32) | u128::from(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_that_ends_without_an_index_leaves_an_empty_one_not_indexing_forever() {
+        let (tx, rx) = mpsc::channel::<FileIndex>();
+        let mut files = Files::Building(rx);
+        assert!(!files.poll(), "nothing sent yet: still building");
+        assert!(matches!(files, Files::Building(_)));
+        drop(tx);
+        assert!(files.poll());
+        match &mut files {
+            Files::Ready(index) => assert!(index.search("", 10).is_empty()),
+            other => panic!("expected an empty index, got {other:?}"),
+        }
+    }
 }
