@@ -6,7 +6,8 @@
 //!   (`leases/<pid>`) and use it; otherwise start a private server on a free
 //!   127.0.0.1 port, wait for `GET /health` → `{"status":"ok"}`, and stop it
 //!   when the [`LocalServer`] is dropped (end of the run, error or Ctrl-C).
-//! - [`serve`]: starts a server, records it in `server.json`, and stops it
+//! - [`serve`]: starts a server (under `serve.lock`, so two `serve`s
+//!   started together share one), records it in `server.json`, and stops it
 //!   once no run has held a lease for the idle timeout
 //!   ([`DEFAULT_IDLE_TIMEOUT_SECS`]); [`stop_recorded`] stops it at once.
 //!
@@ -34,6 +35,9 @@ pub(crate) const CONTEXT_TOKENS: u32 = 8192;
 pub(crate) const STARTUP_TIMEOUT_SECS: u64 = 180;
 /// A warm server with no run using it stops after this long, in seconds.
 pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 900;
+/// File `orbit local serve` locks while it checks for a warm server and
+/// starts one (in the data dir's `local/`).
+const SERVE_LOCK_FILE: &str = "serve.lock";
 /// Interval between health probes while a server starts, in milliseconds.
 const HEALTH_POLL_MS: u64 = 100;
 /// Timeout of one health probe, in milliseconds.
@@ -364,7 +368,20 @@ pub fn serve(
     if !setup::is_complete(paths) {
         return Err(LocalError::NotSetUp);
     }
+    // Two `orbit local serve` started together: the second waits here
+    // until the first has recorded its server, then reuses it (without
+    // the lock both started one and the second record hid the first).
+    let lock_path = paths.root().join(SERVE_LOCK_FILE);
+    let lock_error = || LocalError::io(format!("cannot lock {}", lock_path.display()));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(lock_error())?;
+    lock.lock().map_err(lock_error())?;
     if let Some(record) = read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port)) {
+        drop(lock);
         on_ready(&record);
         return Ok(()); // one warm server is enough
     }
@@ -377,6 +394,7 @@ pub fn serve(
     };
     let text = serde_json::to_string_pretty(&record).unwrap_or_default();
     std::fs::write(paths.server_record(), text).map_err(LocalError::io("write server.json"))?;
+    drop(lock);
     touch_last_used(paths);
     on_ready(&record);
     let result = loop {

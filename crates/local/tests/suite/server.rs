@@ -173,6 +173,33 @@ fn a_warm_server_is_reused_under_a_lease_and_stops_when_idle() {
 }
 
 #[test]
+fn two_serves_started_together_share_one_warm_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = fake_runtime(dir.path());
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let (paths, barrier) = (paths.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut ready = None;
+                barrier.wait();
+                let result = server::serve(&paths, &options(), Duration::from_secs(1), &mut |r| {
+                    ready = Some((r.pid, r.port));
+                });
+                (result, ready)
+            })
+        })
+        .collect();
+    let outcomes: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for (result, _) in &outcomes {
+        assert!(result.is_ok(), "{result:?}");
+    }
+    let servers: Vec<_> = outcomes.iter().map(|(_, ready)| ready.unwrap()).collect();
+    assert_eq!(servers[0], servers[1], "each serve started its own server");
+    assert!(!server::healthy(servers[0].1), "idle server still up");
+}
+
+#[test]
 fn the_watchdog_returns_when_its_server_is_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let serving = serving(dir.path(), Duration::from_secs(600));
