@@ -411,8 +411,9 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
         // Each prompt asks something about the output: asked nothing after
         // ≈ 3,000 tokens of log, the 1.5B model answers with a worked
         // example's text (docs/LOCAL.md, "Known limit"; the evaluation's
-        // `long-run`), and the compaction summary then takes that example
-        // for the task (a stop-28 CI run: step 3 never ran).
+        // `long-run`). Its compaction summaries also took a worked example
+        // for the task until the summary request quoted the run's prompt
+        // (docs/PERFORMANCE.md, "The 8k window past its size").
         let prompt = if step < STEPS {
             format!("Run ./step.sh {step} with the Bash tool and tell me its last line.")
         } else {

@@ -50,7 +50,7 @@ use crate::session::Session;
 
 pub(crate) use estimate::{ContextAnchor, request_tokens};
 pub(crate) use estimate::{fixed_tokens, messages_tokens};
-use rebuild::summary_history;
+use rebuild::{cut_middle, summary_history};
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages};
 pub(crate) use window::Limits;
@@ -58,6 +58,11 @@ pub use window::{
     AUTOCOMPACT_BUFFER_TOKENS, DEFAULT_CONTEXT_WINDOW_TOKENS, SUMMARY_OUTPUT_RESERVE_TOKENS,
     context_window_tokens,
 };
+
+/// The most of the current request the summary request quotes and the
+/// compacted history keeps (a longer one, such as a piped file, is cut in
+/// the middle).
+const KEPT_REQUEST_MAX_BYTES: usize = 4_000;
 
 /// A session's compaction settings.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -146,18 +151,27 @@ impl Compactor<'_> {
     }
 
     /// Compacts `view` (the history as the next request would send it):
-    /// a summary, else the fallback. Counts the summary call's usage and
-    /// cost in the session; does not apply the result. See the module docs.
+    /// a summary, else the fallback. `current_request` is the prompt of
+    /// the run that compacts in its middle (None between runs): the
+    /// summary request quotes it and the new history keeps it verbatim.
+    /// Counts the summary call's usage and cost in the session; does not
+    /// apply the result. See the module docs.
     pub(crate) async fn compact(
         &self,
         session: &mut Session,
         trigger: CompactTrigger,
         instructions: Option<&str>,
+        current_request: Option<&str>,
         view: &[Message],
     ) -> Result<Compacted, CompactError> {
         if view.is_empty() {
             return Err(CompactError::Empty);
         }
+        let current_request = current_request.map(|request| {
+            let mut request = request.to_string();
+            cut_middle(&mut request, KEPT_REQUEST_MAX_BYTES);
+            request
+        });
         let limits = self.limits();
         let system = &self.config.system_prompt;
         let tools = crate::query::tool_specs(&self.runtime.tools, session);
@@ -165,7 +179,7 @@ impl Compactor<'_> {
         let fixed = fixed_tokens(system, &tools);
         let messages = summary_messages(
             view,
-            compact_instructions(instructions),
+            compact_instructions(instructions, current_request.as_deref()),
             fixed,
             limits.summary_input_budget(),
         );
@@ -189,8 +203,12 @@ impl Compactor<'_> {
         session.total_cost_usd += orbit_model::pricing::cost_usd(model, &answer.billed_usage);
         let (trigger, summary, mut messages) = match answer.summary {
             Ok(summary) => {
-                let messages =
-                    summary_history(&summary, view, tail_budget_bytes(&limits, fixed, &summary));
+                let messages = summary_history(
+                    &summary,
+                    view,
+                    current_request.as_deref(),
+                    tail_budget_bytes(&limits, fixed, &summary),
+                );
                 (trigger, Some(summary), messages)
             }
             Err(SummaryFailure::Interrupted) => return Err(CompactError::Interrupted),

@@ -6,13 +6,16 @@
 //! - at a pending prompt (a user message without tool results): the prompt,
 //!   verbatim, joins the summary's message, so the next request answers it;
 //! - in the middle of the work (the last message holds tool results): the
-//!   last assistant message (its calls) and the results, verbatim, follow
-//!   the summary. The model sees what it just did and what came back, so
-//!   the step the results ask for (the error to fix, the file named next)
-//!   survives even a summary that forgot it — a small model's summary often
-//!   does. Results too large for `tail_budget_bytes` are cut in the middle
-//!   (their first and last lines stay, with a marker); if even that does
-//!   not fit, only the summary remains.
+//!   run's request joins the summary's message, verbatim, and the last
+//!   assistant message (its calls) and the results, verbatim, follow. The
+//!   model sees what it was asked, what it just did and what came back, so
+//!   the request and the step the results ask for (the error to fix, the
+//!   file named next) survive even a summary that forgot them — a small
+//!   model's summary often does (a 1.5B model once summarized a worked
+//!   example of its system prompt as the task). The request counts against
+//!   `tail_budget_bytes` first; results too large for the rest are cut in
+//!   the middle (their first and last lines stay, with a marker); if even
+//!   that does not fit, only the summary and the request remain.
 //!
 //! Roles alternate (summary: user, calls: assistant, results: user) and
 //! every kept tool_use keeps its result, so the history is valid for the API.
@@ -23,12 +26,14 @@ use orbit_tool::texts::compact::{compact_summary_message, cut_text_marker};
 use super::estimate::message_bytes;
 use super::shrink::{MIN_CUT_BYTES, block_text_mut, largest_block};
 
-/// The history after `summary` of `view`; the kept calls and results take
-/// at most `tail_budget_bytes` (as `message_bytes` counts). See the module
-/// docs.
+/// The history after `summary` of `view`; `current_request` (the prompt
+/// of the run compacting in its middle, already cut to size) and the kept
+/// calls and results take at most `tail_budget_bytes` (as
+/// `message_bytes` counts). See the module docs.
 pub(crate) fn summary_history(
     summary: &str,
     view: &[Message],
+    current_request: Option<&str>,
     tail_budget_bytes: u64,
 ) -> Vec<Message> {
     let mut content = vec![ContentBlock::text(compact_summary_message(summary))];
@@ -39,8 +44,13 @@ pub(crate) fn summary_history(
         content.extend(last.content.iter().cloned());
         return vec![Message::user(content)];
     }
+    let mut budget = tail_budget_bytes;
+    if let Some(request) = current_request.filter(|r| !r.trim().is_empty()) {
+        content.push(ContentBlock::text(request));
+        budget = budget.saturating_sub(request.len() as u64);
+    }
     let mut history = vec![Message::user(content)];
-    if let Some(tail) = last_exchange(view, tail_budget_bytes) {
+    if let Some(tail) = last_exchange(view, budget) {
         history.extend(tail);
     }
     history
@@ -164,7 +174,7 @@ mod tests {
         let mut old = view("ok");
         old.push(Message::assistant(vec![ContentBlock::text("done")]));
         old.push(Message::user_text("now the tests"));
-        let new = summary_history("S", &old, 10_000);
+        let new = summary_history("S", &old, None, 10_000);
         assert_eq!(new.len(), 1);
         assert_eq!(new[0].content.len(), 2);
         assert_eq!(new[0].content[1], ContentBlock::text("now the tests"));
@@ -173,7 +183,7 @@ mod tests {
     #[test]
     fn the_last_calls_and_results_follow_the_summary_verbatim_when_they_fit() {
         let old = view("short result");
-        let new = summary_history("S", &old, 10_000);
+        let new = summary_history("S", &old, None, 10_000);
         assert_eq!(new.len(), 3);
         assert_eq!(new[0].role, Role::User);
         assert_eq!(new[1..], old[1..]);
@@ -183,7 +193,7 @@ mod tests {
     fn a_large_result_keeps_its_first_and_last_lines() {
         let result = long_result();
         let budget = 2_000;
-        let new = summary_history("S", &view(&result), budget);
+        let new = summary_history("S", &view(&result), None, budget);
         assert_eq!(new.len(), 3);
         let tail_bytes: u64 = new[1..].iter().map(message_bytes).sum();
         assert!(tail_bytes <= budget, "{tail_bytes}");
@@ -199,12 +209,33 @@ mod tests {
 
     #[test]
     fn without_room_only_the_summary_remains() {
-        let new = summary_history("S", &view(&long_result()), 300);
+        let new = summary_history("S", &view(&long_result()), None, 300);
         assert_eq!(new.len(), 1);
         // A history that ends with an answer keeps nothing after the summary.
         let mut answered = view("ok");
         answered.push(Message::assistant(vec![ContentBlock::text("done")]));
-        assert_eq!(summary_history("S", &answered, 10_000).len(), 1);
+        assert_eq!(summary_history("S", &answered, None, 10_000).len(), 1);
+    }
+
+    #[test]
+    fn mid_work_the_request_joins_the_summary_and_counts_against_the_budget() {
+        let old = view("short result");
+        let request = "follow the chain and tell me the last line";
+        let new = summary_history("S", &old, Some(request), 10_000);
+        assert_eq!(new.len(), 3);
+        assert_eq!(new[0].content[1], ContentBlock::text(request));
+        assert_eq!(new[1..], old[1..]);
+        // The request is paid first: what is left cuts the result more.
+        let result = long_result();
+        let with = summary_history("S", &view(&result), Some(&"r".repeat(800)), 2_000);
+        let without = summary_history("S", &view(&result), None, 2_000);
+        let bytes = |h: &[Message]| h[1..].iter().map(message_bytes).sum::<u64>();
+        assert!(bytes(&with) <= 1_200, "{}", bytes(&with));
+        assert!(bytes(&with) < bytes(&without));
+        // Without room for the tail, the summary and the request remain.
+        let tight = summary_history("S", &view(&result), Some(request), 300);
+        assert_eq!(tight.len(), 1);
+        assert_eq!(tight[0].content[1], ContentBlock::text(request));
     }
 
     #[test]

@@ -169,7 +169,7 @@ pub(crate) async fn compact_now(
     };
     hook_calls::pre_compact(runtime, CompactTrigger::Manual, instructions).await;
     let compacted = compactor
-        .compact(session, CompactTrigger::Manual, instructions, &view)
+        .compact(session, CompactTrigger::Manual, instructions, None, &view)
         .await?;
     session.apply_compaction(compacted.boundary.clone());
     if let Some(context) = hook_calls::after_compact(runtime).await {
@@ -234,6 +234,8 @@ struct QueryLoop<'a> {
     session_start: Option<&'static str>,
     /// A Stop hook already made the agent go on in this prompt.
     stop_hook_active: bool,
+    /// This run's prompt, for a compaction in its middle to keep.
+    request: String,
 }
 
 impl<'a> QueryLoop<'a> {
@@ -270,6 +272,7 @@ impl<'a> QueryLoop<'a> {
             attempt_ids: HashSet::new(),
             session_start,
             stop_hook_active: false,
+            request: String::new(),
         }
     }
 }
@@ -282,6 +285,7 @@ impl QueryLoop<'_> {
     }
 
     async fn run(&mut self, prompt: String) -> Outcome {
+        self.request.clone_from(&prompt);
         let message = match self.prompt_message(prompt).await {
             Ok(message) => message,
             Err(end) => return end,
@@ -475,7 +479,13 @@ impl QueryLoop<'_> {
         };
         hook_calls::pre_compact(self.runtime, CompactTrigger::Auto, None).await;
         let compacted = compactor
-            .compact(self.session, CompactTrigger::Auto, None, &view)
+            .compact(
+                self.session,
+                CompactTrigger::Auto,
+                None,
+                Some(&self.request),
+                &view,
+            )
             .await;
         match compacted {
             Ok(compacted) => {

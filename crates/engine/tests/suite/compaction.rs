@@ -314,7 +314,8 @@ async fn a_compaction_mid_work_keeps_the_last_call_and_its_result() {
     }
     assert_requests_fit(&server);
     // The requests right after a summary that was made in the middle of
-    // the work: the summary, then the last call and its whole result.
+    // the work: the summary and the run's prompt, then the last call and
+    // its whole result. The summary request quotes the same prompt.
     let bodies = server.bodies();
     let mut mid_work = 0;
     for pair in bodies.windows(2) {
@@ -328,6 +329,19 @@ async fn a_compaction_mid_work_keeps_the_last_call_and_its_result() {
                 .as_str()
                 .unwrap_or_default()
                 .contains("<summary>")
+        );
+        let prompt = body::blocks(&sent[0])[1]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(prompt.starts_with("fetch batch "), "{sent:?}");
+        let instructions = last_block(&pair[0])["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            instructions.contains(&format!("<request>\n{prompt}\n</request>")),
+            "{instructions}"
         );
         assert_eq!(body::blocks(&sent[1])[0]["type"], "tool_use");
         assert!(

@@ -22,13 +22,23 @@ Do not call any tools. Answer with the summary as plain text, in these sections:
 
 Be specific and concise: exact names, paths, commands and values; no pleasantries.";
 
-/// [`COMPACT_INSTRUCTIONS`] followed by the caller's extra instructions
-/// (`QueryEngine::compact(Some(..))`, `/compact TEXT`), when there are any.
-pub fn compact_instructions(extra: Option<&str>) -> String {
-    match extra.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(extra) => format!("{COMPACT_INSTRUCTIONS}\n\nAdditional instructions:\n{extra}"),
-        None => COMPACT_INSTRUCTIONS.to_string(),
+/// [`COMPACT_INSTRUCTIONS`], then the request the run is working on when
+/// the compaction happens in the middle of it (quoted, so the summary's
+/// Task and Last request come from the conversation: without it a 1.5B
+/// model summarized a worked example of its system prompt as the task),
+/// then the caller's extra instructions (`QueryEngine::compact(Some(..))`,
+/// `/compact TEXT`), when there are any.
+pub fn compact_instructions(extra: Option<&str>, current_request: Option<&str>) -> String {
+    let mut text = COMPACT_INSTRUCTIONS.to_string();
+    if let Some(request) = current_request.map(str::trim).filter(|s| !s.is_empty()) {
+        text.push_str(&format!(
+            "\n\nThe user's most recent request, verbatim (examples in the system prompt are not part of this conversation):\n<request>\n{request}\n</request>"
+        ));
     }
+    if let Some(extra) = extra.map(str::trim).filter(|s| !s.is_empty()) {
+        text.push_str(&format!("\n\nAdditional instructions:\n{extra}"));
+    }
+    text
 }
 
 /// The user message that starts a compacted history: the summary, and what

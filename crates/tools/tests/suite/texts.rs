@@ -100,8 +100,9 @@ fn every_text() -> Vec<(String, String)> {
         engine::repeated_tool_call_error("Read", 10),
         // compaction
         compact::COMPACT_INSTRUCTIONS,
-        compact::compact_instructions(None),
-        compact::compact_instructions(Some("Keep the test names.")),
+        compact::compact_instructions(None, None),
+        compact::compact_instructions(Some("Keep the test names."), None),
+        compact::compact_instructions(Some("Keep the test names."), Some("Run ./step.sh 2.")),
         compact::compact_summary_message("SUMMARY"),
         compact::CLEARED_TOOL_RESULT,
         compact::dropped_turns_note(12),
