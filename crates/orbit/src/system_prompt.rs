@@ -92,7 +92,8 @@ How to do common tasks:\n\
 - What a file says (a value, a setting, a name): Read the file, then answer from its text.\n\
 - Change text in a file: Read it, then Edit with old_string copied exactly from the file \
 (uncomment: old_string `# x=1`, new_string `x=1`).\n\
-- Replace a word everywhere in a file: Bash `sed -i 's/old/new/g; s/Old/New/g' FILE`.\n\
+- Replace a word everywhere in a file, or rename a function or variable (its definition and \
+every use): Bash `sed -i 's/old/new/g; s/Old/New/g' FILE`.\n\
 - Add a line at the end of a file: Bash `echo 'LINE' >> FILE`.\n\
 - New file whose whole text you know: Write. New directory: Bash `mkdir -p DIR`. Copy, rename, \
 delete: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
