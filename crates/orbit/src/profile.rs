@@ -40,11 +40,6 @@ impl ModelProfile {
         Self { small }
     }
 
-    /// Whether this is the small-model profile.
-    pub fn is_small(self) -> bool {
-        self.small
-    }
-
     /// Drops the tools the small profile does not offer.
     pub fn retain_tools(self, tools: &mut ToolRegistry) {
         if self.small {

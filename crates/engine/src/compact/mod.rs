@@ -167,11 +167,15 @@ impl Compactor<'_> {
         if view.is_empty() {
             return Err(CompactError::Empty);
         }
-        let current_request = current_request.map(|request| {
-            let mut request = request.to_string();
-            cut_middle(&mut request, KEPT_REQUEST_MAX_BYTES);
-            request
-        });
+        // A blank prompt counts as none.
+        let current_request = current_request
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|request| {
+                let mut request = request.to_string();
+                cut_middle(&mut request, KEPT_REQUEST_MAX_BYTES);
+                request
+            });
         let limits = self.limits();
         let system = &self.config.system_prompt;
         let tools = crate::query::tool_specs(&self.runtime.tools, session);

@@ -27,7 +27,7 @@ use super::estimate::message_bytes;
 use super::shrink::{MIN_CUT_BYTES, block_text_mut, largest_block};
 
 /// The history after `summary` of `view`; `current_request` (the prompt
-/// of the run compacting in its middle, already cut to size) and the kept
+/// of the run compacting in its middle, not blank, already cut to size) and the kept
 /// calls and results take at most `tail_budget_bytes` (as
 /// `message_bytes` counts). See the module docs.
 pub(crate) fn summary_history(
@@ -45,7 +45,7 @@ pub(crate) fn summary_history(
         return vec![Message::user(content)];
     }
     let mut budget = tail_budget_bytes;
-    if let Some(request) = current_request.filter(|r| !r.trim().is_empty()) {
+    if let Some(request) = current_request {
         content.push(ContentBlock::text(request));
         budget = budget.saturating_sub(request.len() as u64);
     }
