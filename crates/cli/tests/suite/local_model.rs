@@ -2,7 +2,7 @@
 //! llama.cpp llama-server with Qwen2.5-Coder-1.5B-Instruct (no fake server).
 //!
 //! The runtime lives in the real data dir (`$ORBIT_HOME` or `~/.orbit`,
-//! prepared by `.ci/run` with `orbit local setup`); each test runs in a
+//! prepared by `ci/provision` with `orbit local setup`); each test runs in a
 //! scratch project whose scratch data dir links `local/` to it. When the
 //! runtime is not ready the first test runs the setup itself (waiting
 //! for a setup already running); when that fails the tests fail with the
@@ -35,7 +35,7 @@ pub(super) fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The real data dir (where `.ci/run` set the runtime up), by orbit's rule.
+/// The real data dir (where `ci/provision` set the runtime up), by orbit's rule.
 pub(super) fn real_data_dir() -> PathBuf {
     orbit_config::data_dir(&orbit_config::Env::from_process()).unwrap()
 }

@@ -3,7 +3,7 @@
 //! wrote — `@modelcontextprotocol/server-everything` and
 //! `@modelcontextprotocol/server-filesystem` (npm) — plus a small server on
 //! the official Python SDK (`mcp` from PyPI; `fixtures/mcp_server.py`) over
-//! stdio and streamable HTTP. `.ci/run` installs them; a missing install
+//! stdio and streamable HTTP. `ci/provision` installs them; a missing install
 //! fails these tests with the path it looked at (never a skip).
 //!
 //! Where they are: `ORBIT_MCP_NPM_PREFIX` (default `~/.cache/orbit-ci/npm`,
@@ -25,7 +25,7 @@ pub fn npm_server(bin: &str) -> String {
     let path = prefix.join("node_modules/.bin").join(bin);
     assert!(
         path.exists(),
-        "{} is missing: run .ci/run (it installs the MCP test servers) or set ORBIT_MCP_NPM_PREFIX",
+        "{} is missing: run ci/provision (it installs the MCP test servers) or set ORBIT_MCP_NPM_PREFIX",
         path.display()
     );
     path.display().to_string()
@@ -38,7 +38,7 @@ pub fn python() -> String {
         .unwrap_or_else(|| home().join(".cache/orbit-ci/py/venv/bin/python"));
     assert!(
         path.exists(),
-        "{} is missing: run .ci/run (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
+        "{} is missing: run ci/provision (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
         path.display()
     );
     path.display().to_string()

@@ -1,5 +1,5 @@
 //! The Claude Agent SDK (Python `claude-agent-sdk` from PyPI, pinned in
-//! `.ci/run`) driving the real `orbit` binary as its `cli_path`, against the
+//! `ci/provision`) driving the real `orbit` binary as its `cli_path`, against the
 //! fake Anthropic server: each scenario of `fixtures/sdk_client.py` prints
 //! what the SDK parsed; the test checks that AND what the model received.
 //! A missing SDK fails these tests (never a skip). The runner for SDK

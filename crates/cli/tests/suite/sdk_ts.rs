@@ -1,7 +1,7 @@
 //! The scenarios both Claude Agent SDKs run against the real `orbit`
 //! binary and the fake Anthropic server, each test once per SDK: Python
 //! (`fixtures/sdk_client.py`, see `sdk.rs`) and TypeScript
-//! (`@anthropic-ai/claude-agent-sdk` from npm, pinned in `.ci/run`;
+//! (`@anthropic-ai/claude-agent-sdk` from npm, pinned in `ci/deps.txt`;
 //! `fixtures/sdk_client.mjs` with orbit as `pathToClaudeCodeExecutable`).
 //! Each checks what the SDK program printed AND what the model received. A
 //! missing SDK fails these tests (never a skip); the TypeScript SDK is
@@ -31,7 +31,7 @@ fn sdk_module() -> String {
     let path = prefix.join("node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
     assert!(
         path.exists(),
-        "{} is missing: run .ci/run (it installs the TypeScript SDK) or set ORBIT_MCP_NPM_PREFIX",
+        "{} is missing: run ci/provision (it installs the TypeScript SDK) or set ORBIT_MCP_NPM_PREFIX",
         path.display()
     );
     path.display().to_string()

@@ -93,7 +93,7 @@ impl Pane {
             .arg(&self.socket)
             .args(args)
             .output()
-            .expect("tmux must be installed (.ci/run installs it)");
+            .expect("tmux must be installed (ci/provision installs it)");
         assert!(
             out.status.success(),
             "tmux {args:?}: {}",

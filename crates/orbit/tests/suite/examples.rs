@@ -130,7 +130,7 @@ fn headless_json_prints_events_and_fails_on_an_error_result() {
     assert_eq!(last["result"]["subtype"], "error_during_execution");
 }
 
-/// The Python with the `mcp` package (`.ci/run` installs it; see the CLI's
+/// The Python with the `mcp` package (`ci/provision` installs it; see the CLI's
 /// MCP tests).
 fn mcp_python() -> PathBuf {
     let path = std::env::var_os("ORBIT_MCP_PYTHON")
@@ -141,7 +141,7 @@ fn mcp_python() -> PathBuf {
         });
     assert!(
         path.exists(),
-        "{} is missing: run .ci/run (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
+        "{} is missing: run ci/provision (it installs the `mcp` package) or set ORBIT_MCP_PYTHON",
         path.display()
     );
     path
