@@ -112,6 +112,23 @@ pub(crate) fn parts(source: &str, tree: &Tree) -> Parts {
     Parts { parts, complete }
 }
 
+/// Every `command` node of `tree`, wherever it is (inside `if`, loops,
+/// functions, substitutions), as a [`SimpleCommand`] without the
+/// redirections of the groups around it; a node the walk cannot read as
+/// one (a heredoc carrying more statements) is left out.
+pub(crate) fn all_commands(source: &str, tree: &Tree) -> Vec<SimpleCommand> {
+    let walker = Walker::new(source);
+    let mut out = Vec::new();
+    crate::words::visit(tree.root_node(), &mut |node| {
+        if node.kind() == "command"
+            && let Some(command) = walker.simple_command(node, &[])
+        {
+            out.push(command);
+        }
+    });
+    out
+}
+
 /// See [`crate::Script::last_command_name`].
 pub(crate) fn last_command_name(source: &str, tree: &Tree) -> Option<String> {
     Walker::new(source).last_command_name(tree.root_node())

@@ -7,7 +7,8 @@
 //!   that evaluates code, no redirection that writes (see `readonly`);
 //! - [`Script::file_access`]: the files its commands read and write (Bash's
 //!   `reads` and `writes` facts, for Read deny rules and workspace
-//!   boundaries), and [`Script::git_directories`];
+//!   boundaries), and [`Script::git_invocations`] (which repository each
+//!   `git` command works in, and whether it can print committed files);
 //! - [`is_destructive`]: does it delete or overwrite data irreversibly;
 //! - [`Script::simple_commands`]: the simple commands a compound command is
 //!   made of, each with its words as written and as the shell passes them;
@@ -33,8 +34,10 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod builtins;
 mod commands;
 mod expansions;
+mod git;
 mod paths;
 mod pattern;
 mod readonly;
@@ -50,7 +53,9 @@ use commands::{Part, Parts};
 use expansions::Hazards;
 use paths::CommandPaths;
 
+pub use builtins::ArgumentCode;
 pub use commands::{Redirect, SimpleCommand, Word};
+pub use git::GitInvocation;
 pub use pattern::{CommandPattern, command_matches_prefix, runs_its_arguments};
 pub use readonly::{DESTRUCTIVE_COMMANDS, READ_ONLY_COMMANDS};
 
@@ -244,35 +249,20 @@ impl Script {
         access
     }
 
-    /// The directories whose repository each `git` command of the script
-    /// works in (`-C DIR`, else `.`), wrappers seen through. The Bash tool
-    /// checks their configuration before it lets a git command count as
-    /// read-only.
+    /// Every `git` command of the script, wherever it is (inside `if`,
+    /// loops, substitutions too), wrappers and `env` seen through, with
+    /// the repository its global options and `GIT_DIR`/`GIT_WORK_TREE`
+    /// assignments name (see [`GitInvocation`]). The Bash tool checks
+    /// their configuration before it lets a git command count as
+    /// read-only, and what they track against the Read deny rules.
+    pub fn git_invocations(&self) -> Vec<GitInvocation> {
+        git::invocations(&commands::all_commands(&self.source, &self.tree))
+    }
+
+    /// The directory each `git` command of the script works from (`-C DIR`
+    /// applied, else `.`): [`Script::git_invocations`]' `dir`s.
     pub fn git_directories(&self) -> Vec<String> {
-        let mut dirs = Vec::new();
-        for part in &self.parts.parts {
-            let Part::Command(c) = part else { continue };
-            let start = readonly::command_start(c);
-            let words = &c.words[start.min(c.words.len())..];
-            if words.first().and_then(|w| w.value.as_deref()) != Some("git") {
-                continue;
-            }
-            // `-C DIR` among the global options, before the subcommand.
-            let mut dir = None;
-            let mut i = 1;
-            while let Some(arg) = words.get(i).and_then(|w| w.value.as_deref()) {
-                match arg {
-                    "-C" => {
-                        dir = words.get(i + 1).and_then(|w| w.value.clone());
-                        i += 2;
-                    }
-                    a if a.starts_with('-') => i += 1,
-                    _ => break,
-                }
-            }
-            dirs.push(dir.unwrap_or_else(|| ".".into()));
-        }
-        dirs
+        self.git_invocations().into_iter().map(|g| g.dir).collect()
     }
 
     /// The name of the command whose exit status the script ends with —

@@ -83,7 +83,12 @@ fn args_from(command: &SimpleCommand, from: usize) -> Vec<Arg> {
 /// Where the command that really runs starts in `command.words`: past
 /// every wrapper (`env LANG=C nice -n 5 grep x f` → the index of `grep`).
 pub(crate) fn command_start(command: &SimpleCommand) -> usize {
-    let mut start = 0;
+    command_start_from(command, 0)
+}
+
+/// [`command_start`] for the command that starts at word `from`.
+pub(crate) fn command_start_from(command: &SimpleCommand, from: usize) -> usize {
+    let mut start = from;
     loop {
         let Some(name) = command.words.get(start).and_then(|w| w.value.as_deref()) else {
             return start;

@@ -61,11 +61,6 @@ pub const DESTRUCTIVE_COMMANDS: &[&str] = &[
     "sfdisk",
 ];
 
-/// Commands that run their first non-option argument as a command.
-const WRAPPERS: &[&str] = &[
-    "sudo", "xargs", "env", "nohup", "time", "nice", "exec", "command", "doas",
-];
-
 /// Decides one plain command (see the module docs): a wrapper is judged
 /// by the command it wraps.
 pub(crate) fn command_is_read_only(name: &str, args: &[Arg]) -> bool {
@@ -299,7 +294,7 @@ pub(crate) fn command_is_destructive(name: &str, args: &[Arg]) -> bool {
                     .any(|w| w[0].starts_with("-exec") && w[1] == "rm")
         }
         "git" => git_is_destructive(&lit),
-        w if WRAPPERS.contains(&w) => {
+        w if crate::runs_its_arguments(w) => {
             // The wrapped command is the first argument that is neither an
             // option nor an assignment (`env X=1 rm f`, `sudo -u me rm f`).
             let Some(pos) = args.iter().position(|a| {
