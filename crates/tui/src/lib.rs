@@ -21,6 +21,7 @@ mod dialog;
 mod diff;
 mod highlight;
 mod markdown;
+pub mod sanitize;
 mod screen;
 mod status;
 mod submit;

@@ -41,5 +41,6 @@ mod stdin_prompt;
 mod stdout_closed;
 mod structured_output;
 mod system_prompt;
+mod terminal_output;
 mod trust;
 mod tui;
