@@ -11,6 +11,7 @@
 //! still be alive, so no background process outlives orbit's session.
 
 use std::path::Path;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -168,7 +169,7 @@ impl BackgroundShells {
         hidden_env: &[String],
         launcher: Option<&orbit_tool::CommandLauncher>,
     ) -> Result<Arc<BackgroundShell>, SpawnError> {
-        let mut child = shell_command(command, cwd, hidden_env, launcher).spawn()?;
+        let mut child = shell_command(command, cwd, Stdio::null(), hidden_env, launcher).spawn()?;
         let pgid = child.id().ok_or(SpawnError::NoPid)?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(SpawnError::NoPid);

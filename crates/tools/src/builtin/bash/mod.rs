@@ -2,7 +2,8 @@
 //!
 //! A call flows: input → (background? → [`background`] registry, answer
 //! with an id at once) → the command wrapped with a cwd-reporting EXIT trap
-//! (`process::wrap_with_cwd_trap`) → `process::run_foreground` in the
+//! that writes to a pipe orbit holds ([`cwd_report`]) →
+//! `process::run_foreground` in the
 //! session cwd with the timeout and the call's cancel token → the result
 //! text: stdout then stderr, trailing whitespace trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed. Whether
@@ -30,6 +31,7 @@
 //! only an allow rule or a person may approve.
 
 pub mod background;
+mod cwd_report;
 pub mod environment;
 mod exit_code;
 mod facts;
@@ -37,18 +39,19 @@ pub mod output;
 mod output_tools;
 mod process;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use background::BackgroundShells;
+use cwd_report::{CwdReport, wrap_with_cwd_trap};
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
     CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit,
     ToolError, ToolInfo, ToolOutput, ToolProgress, ToolUseContext, TypedTool,
 };
-use process::{RunEnd, run_foreground, signal_name, wrap_with_cwd_trap};
+use process::{RunEnd, run_foreground, signal_name};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -174,15 +177,6 @@ fn sandbox_blocked(output: &str) -> bool {
     SANDBOX_ERROR_MARKERS.iter().any(|m| output.contains(m))
 }
 
-/// Reads and removes the file the EXIT trap wrote.
-fn take_reported_cwd(file: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(file).ok();
-    let _ = std::fs::remove_file(file);
-    let text = text?;
-    let dir = text.strip_suffix('\n').unwrap_or(&text);
-    (!dir.is_empty()).then(|| dir.to_string())
-}
-
 #[async_trait]
 impl TypedTool for BashTool {
     type Input = BashInput;
@@ -247,13 +241,19 @@ impl TypedTool for BashTool {
 
         let launcher = input.launcher(ctx);
         let timeout_ms = effective_timeout_ms(input.timeout);
-        let cwd_file =
-            std::env::temp_dir().join(format!("orbit-bash-cwd-{}", uuid::Uuid::new_v4()));
-        let script = wrap_with_cwd_trap(&input.command, &cwd_file);
+        let (cwd_report, report_stdin) = match CwdReport::new() {
+            Ok(pipe) => pipe,
+            Err(e) => {
+                let e = process::SpawnError::Io(e);
+                return Ok(finish(ToolOutput::error(e.to_string()), None));
+            }
+        };
+        let script = wrap_with_cwd_trap(&input.command);
         let progress = |chunk: String| call.progress(ToolProgress::Output(chunk));
         let run = run_foreground(
             &script,
             &cwd,
+            report_stdin,
             Duration::from_millis(timeout_ms),
             &call.cancel,
             &progress,
@@ -261,7 +261,7 @@ impl TypedTool for BashTool {
             launcher.as_ref(),
         )
         .await;
-        let reported = take_reported_cwd(&cwd_file).map(PathBuf::from);
+        let reported = cwd_report.take().map(PathBuf::from);
         let run = match run {
             Ok(r) => r,
             Err(e) => return Ok(finish(ToolOutput::error(e.to_string()), None)),

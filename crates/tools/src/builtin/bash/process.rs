@@ -2,9 +2,9 @@
 //! call; background runs reuse [`shell_command`] and [`ProcessGroup`]).
 //!
 //! Flow of [`run_foreground`]: `bash -c SCRIPT` starts in its own process
-//! group with stdin on /dev/null and both output pipes read concurrently into
-//! [`CappedBuffer`]s (progress chunks go to the caller as they arrive). The
-//! run ends in one of three ways:
+//! group with stdin on /dev/null (or the cwd report's pipe) and both output
+//! pipes read concurrently into [`CappedBuffer`]s (progress chunks go to
+//! the caller as they arrive). The run ends in one of three ways:
 //! - the leader exits: the pipes get [`BASH_DRAIN_GRACE_MS`] to reach EOF.
 //!   If they do, the group is left alone (a child that redirected its output
 //!   away, e.g. `server >log 2>&1 &`, keeps running as asked). If something
@@ -60,11 +60,13 @@ pub(crate) const BASH_EXTRA_ENV: &[(&str, &str)] = &[
 ];
 
 /// `bash -c SCRIPT` in `cwd` (through `launcher` when set: the OS sandbox
-/// helper), own process group, stdin /dev/null, output piped, `hidden`
-/// variables removed (see [`super::environment`]).
+/// helper), own process group, `stdin` (/dev/null, or the cwd report's pipe
+/// that the script moves away first: [`super::cwd_report`]), output piped,
+/// `hidden` variables removed (see [`super::environment`]).
 pub(crate) fn shell_command(
     script: &str,
     cwd: &Path,
+    stdin: Stdio,
     hidden: &[String],
     launcher: Option<&CommandLauncher>,
 ) -> Command {
@@ -79,7 +81,7 @@ pub(crate) fn shell_command(
     cmd.arg("-c")
         .arg(script)
         .current_dir(cwd)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
@@ -94,19 +96,6 @@ pub(crate) fn shell_command(
 /// Quotes `s` for bash as one word.
 pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// `command` preceded by an EXIT trap that writes the shell's final
-/// physical directory to `cwd_file`. The trap runs on normal end, `exit N`
-/// and syntax errors after the first line; it is not inherited by subshells
-/// or child scripts, so only the top shell reports. Costs one line: error
-/// messages that cite a line number of the command see it shifted by one.
-pub(crate) fn wrap_with_cwd_trap(command: &str, cwd_file: &Path) -> String {
-    let trap_body = format!(
-        "pwd -P >| {} 2>/dev/null",
-        shell_quote(&cwd_file.to_string_lossy())
-    );
-    format!("trap {} EXIT\n{command}", shell_quote(&trap_body))
 }
 
 /// A process group that is SIGKILLed when dropped unless released.
@@ -184,17 +173,20 @@ pub enum SpawnError {
 }
 
 /// Runs `script` to its end (exit, timeout or cancel); see the module docs.
-/// `progress` receives output chunks (lossy UTF-8) as they arrive.
+/// `progress` receives output chunks (lossy UTF-8) as they arrive; `stdin`
+/// as in [`shell_command`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run_foreground(
     script: &str,
     cwd: &Path,
+    stdin: Stdio,
     time_limit: Duration,
     cancel: &CancellationToken,
     progress: &(dyn Fn(String) + Sync),
     hidden_env: &[String],
     launcher: Option<&CommandLauncher>,
 ) -> Result<RunResult, SpawnError> {
-    let mut child = shell_command(script, cwd, hidden_env, launcher).spawn()?;
+    let mut child = shell_command(script, cwd, stdin, hidden_env, launcher).spawn()?;
     let pgid = child.id().ok_or(SpawnError::NoPid)?;
     let group = ProcessGroup::new(pgid as i32);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
