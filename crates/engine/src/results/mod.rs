@@ -10,8 +10,10 @@
 //! frozen in [`ContentReplacementState`] so the prompt cache stays valid;
 //! the engine keeps the sent view (`view`) and runs R2 only over what is new.
 //!
-//! Submodules: `storage` (paths, slug, atomic write), `persist` (R1 text
-//! and preview), `budget` (R2), `view` (the sent view, kept), `errors` (R3/R4; their texts are `orbit_tool::texts::engine`).
+//! Submodules: `storage` (paths, slug, atomic write), `beneath` (the
+//! write itself, refusing links in a directory a command may change),
+//! `persist` (R1 text and preview), `budget` (R2), `view` (the sent view,
+//! kept), `errors` (R3/R4; their texts are `orbit_tool::texts::engine`).
 //!
 //! ## Sizes
 //! Thresholds and budgets count Unicode chars of the text parts (images count
@@ -39,6 +41,7 @@
 //! `ORBIT_TOOL_RESULT_BUDGET_CHARS` (read by `orbit-config`) or the
 //! engine config.
 
+mod beneath;
 mod budget;
 mod errors;
 mod persist;

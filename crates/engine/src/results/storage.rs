@@ -5,13 +5,22 @@
 //! the slug rule are `orbit_session::paths`, the one place that computes
 //! them (`/home/me/my.proj` becomes `-home-me-my-proj`). A write goes to a temporary file in the same directory
 //! and is renamed into place, so a reader (the model's Read tool, a resumed
-//! session) never sees a half-written file. Files are created `0o600`: tool
-//! output may hold secrets.
+//! session) never sees a half-written file. Files are created `0o600` (the
+//! directory `0o700`): tool output may hold secrets.
+//!
+//! The session directory is a writable root of the Bash sandbox, so a
+//! sandboxed command may have replaced `tool-results` (or a name in it) with
+//! a link: every step goes through [`super::beneath`], which opens the
+//! directories without following links and works relative to their
+//! descriptors; a write that cannot be made safely fails, and the pipeline
+//! keeps the result inline.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use orbit_session::{file_component, project_dir};
-use tokio::io::AsyncWriteExt;
+
+use super::beneath::{BeneathError, write_beneath};
 
 pub use orbit_session::project_slug;
 
@@ -37,11 +46,34 @@ pub enum PersistError {
         #[source]
         source: std::io::Error,
     },
+    /// The results directory was replaced while the result was written
+    /// (see [`super::beneath`]); the file was removed.
+    #[error("{path} changed while the tool result was written; not used")]
+    Moved {
+        /// The result's path.
+        path: PathBuf,
+    },
 }
+
+impl From<BeneathError> for PersistError {
+    fn from(e: BeneathError) -> Self {
+        match e {
+            BeneathError::Dir { path, source } => Self::CreateDir { path, source },
+            BeneathError::File { path, source } => Self::Write { path, source },
+            BeneathError::Moved { path } => Self::Moved { path },
+        }
+    }
+}
+
+/// Name of the results directory inside the session directory.
+const RESULTS_DIR_NAME: &str = "tool-results";
 
 /// The per-session directory of persisted tool results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResultStorage {
+    /// `<data dir>/projects/<cwd slug>/<session id>`.
+    session_dir: PathBuf,
+    /// `session_dir/tool-results`.
     dir: PathBuf,
 }
 
@@ -49,10 +81,9 @@ impl ToolResultStorage {
     /// `data_dir` is `$ORBIT_HOME` (default `~/.orbit`); `cwd` is the
     /// session's project directory, made absolute if it is not.
     pub fn new(data_dir: &Path, cwd: &Path, session_id: &str) -> Self {
-        let dir = project_dir(data_dir, cwd)
-            .join(file_component(session_id))
-            .join("tool-results");
-        Self { dir }
+        let session_dir = project_dir(data_dir, cwd).join(file_component(session_id));
+        let dir = session_dir.join(RESULTS_DIR_NAME);
+        Self { session_dir, dir }
     }
 
     /// `<data dir>/projects/<cwd slug>/<session id>/tool-results`.
@@ -67,43 +98,61 @@ impl ToolResultStorage {
     }
 
     /// Writes `text` byte-exact to [`Self::path_for`]`(tool_use_id)`,
-    /// atomically (temp file + rename); an existing file is replaced.
+    /// atomically (temp file + rename, links refused: see the module docs);
+    /// an existing file is replaced.
     pub async fn write(&self, tool_use_id: &str, text: &str) -> Result<PathBuf, PersistError> {
-        tokio::fs::create_dir_all(&self.dir)
-            .await
-            .map_err(|source| PersistError::CreateDir {
-                path: self.dir.clone(),
-                source,
-            })?;
+        let session_dir = self.session_dir.clone();
+        let id = file_component(tool_use_id);
+        let name = OsString::from(format!("{id}.txt"));
+        let tmp = OsString::from(format!(".{id}.{}.tmp", uuid::Uuid::new_v4().simple()));
+        let bytes = text.as_bytes().to_vec();
         let path = self.path_for(tool_use_id);
-        let tmp = self.dir.join(format!(
-            ".{}.{}.tmp",
-            file_component(tool_use_id),
-            uuid::Uuid::new_v4().simple()
-        ));
-        let written = write_new_file(&tmp, text.as_bytes()).await;
-        let renamed = match written {
-            Ok(()) => tokio::fs::rename(&tmp, &path).await,
-            Err(e) => Err(e),
-        };
-        match renamed {
-            Ok(()) => Ok(path),
-            Err(source) => {
-                // Best effort: the temp file may not even exist.
-                let _ = tokio::fs::remove_file(&tmp).await;
-                Err(PersistError::Write { path, source })
-            }
+        let task = tokio::task::spawn_blocking(move || {
+            write_beneath(&session_dir, RESULTS_DIR_NAME.as_ref(), &name, &tmp, &bytes)
+        });
+        match task.await {
+            Ok(written) => Ok(written?),
+            Err(join) => Err(PersistError::Write {
+                path,
+                source: std::io::Error::other(join.to_string()),
+            }),
         }
     }
 }
 
-async fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut opts = tokio::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    opts.mode(0o600);
-    let mut file = opts.open(path).await?;
-    file.write_all(bytes).await?;
-    file.flush().await?;
-    Ok(())
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    /// A session whose `tool-results` a command replaced with a link to a
+    /// directory elsewhere: the write fails, nothing lands there, and R1
+    /// keeps the result inline.
+    #[tokio::test]
+    async fn a_linked_results_dir_gets_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let storage = ToolResultStorage::new(&root.path().join("data"), Path::new("/p"), "s");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::create_dir_all(storage.dir().parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, storage.dir()).unwrap();
+
+        let err = storage.write("toolu_1", "text").await.unwrap_err();
+        assert!(matches!(err, PersistError::CreateDir { .. }), "{err}");
+        let big = "x".repeat(100);
+        let block = orbit_protocol::ToolResultBlock::text("toolu_1", big.clone(), false);
+        let kept = super::super::maybe_persist_large_tool_result(&storage, block, 10, None).await;
+        assert_eq!(kept.content.as_text(), big);
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn writes_land_in_the_results_dir() {
+        let root = tempfile::tempdir().unwrap();
+        let storage = ToolResultStorage::new(&root.path().join("data"), Path::new("/p"), "s");
+        let path = storage.write("toolu/../1", "text").await.unwrap();
+        assert_eq!(path, storage.path_for("toolu/../1"));
+        assert_eq!(path.parent(), Some(storage.dir()));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "text");
+    }
 }
