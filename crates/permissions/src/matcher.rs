@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use orbit_shell::{CommandPattern, SimpleCommand, runs_its_arguments};
+use orbit_shell::{ArgumentCode, CommandPattern, SimpleCommand, runs_its_arguments};
 use orbit_tool::CallFacts;
 
 use crate::rule::{PermissionRule, RuleError, Specifier};
@@ -81,6 +81,8 @@ pub(crate) struct CallView<'a> {
     pub(crate) facts: &'a CallFacts,
     pub(crate) reads: Vec<CallPath>,
     pub(crate) writes: Vec<CallPath>,
+    /// What it may print without naming it (`CallFacts::may_read`).
+    pub(crate) may_read: Vec<CallPath>,
     pub(crate) host: Option<String>,
     pub(crate) command: Option<CommandView>,
 }
@@ -102,6 +104,7 @@ impl<'a> CallView<'a> {
             facts,
             reads: resolve(&facts.reads),
             writes: resolve(&facts.writes),
+            may_read: resolve(&facts.may_read),
             host: facts.network.as_deref().and_then(url_host),
             command: facts.command.as_deref().map(CommandView::of),
         }
@@ -213,7 +216,16 @@ impl CompiledRule {
                     None => Match::No,
                 }
             }
-            Specifier::ReadPath(_) => yes(call.reads.iter().any(|p| self.covers_call_path(p))),
+            Specifier::ReadPath(_) => {
+                if call.reads.iter().any(|p| self.covers_call_path(p)) {
+                    Match::Yes
+                } else if call.may_read.iter().any(|p| self.covers_call_path(p)) {
+                    // A committed copy the command may print: a person decides.
+                    Match::Unsure
+                } else {
+                    Match::No
+                }
+            }
             Specifier::WritePath(_) => yes(call.writes.iter().any(|p| self.covers_call_path(p))),
             Specifier::Domain(domain) => match (&call.facts.network, &call.host) {
                 (None, _) => Match::No,
@@ -233,13 +245,15 @@ impl CompiledRule {
 }
 
 /// Whether every simple command of the call's command is allowed by one
-/// of `rules` (command rules naming the tool) or is read-only on its own
-/// (no assignment, no redirection to a file): `git log | head` under
-/// `Bash(git log:*)`, `cargo test && git status` under two rules. No
-/// substitution anywhere, and the command must be analysable.
+/// of `rules` (command rules naming the tool) or — when
+/// `read_only_parts_count` — is read-only on its own (no assignment, no
+/// redirection to a file): `git log | head` under `Bash(git log:*)`,
+/// `cargo test && git status` under two rules. No substitution anywhere,
+/// and the command must be analysable.
 pub(crate) fn parts_allowed<'r>(
     rules: impl Iterator<Item = &'r CompiledRule>,
     call: &CallView<'_>,
+    read_only_parts_count: bool,
 ) -> bool {
     let Some(view) = &call.command else {
         return false;
@@ -256,7 +270,8 @@ pub(crate) fn parts_allowed<'r>(
         .collect();
     !patterns.is_empty()
         && commands.iter().all(|command| {
-            patterns.iter().any(|p| p.matches_simple(command)) || part_is_read_only(command)
+            patterns.iter().any(|p| p.matches_simple(command))
+                || (read_only_parts_count && part_is_read_only(command))
         })
 }
 
@@ -277,14 +292,29 @@ fn command_allowed(pattern: &CommandPattern, view: &CommandView) -> bool {
 }
 
 /// Any simple command matches (deny/ask), looking through assignments,
-/// redirections and a path before the name; what cannot be seen is
-/// [`Match::Unsure`].
+/// redirections and a path before the name, and into the command text a
+/// builtin runs (`trap 'CMD' EXIT`, `mapfile -C CMD`, an alias's value);
+/// what cannot be seen (a substitution, a wrapper that runs its arguments,
+/// `hash -p`) is [`Match::Unsure`].
 fn command_restricted(pattern: &CommandPattern, view: &CommandView) -> Match {
     let Some(commands) = &view.commands else {
         return Match::Unsure;
     };
     let mut unsure = view.has_substitution;
     for command in commands {
+        match command.argument_code() {
+            ArgumentCode::Nothing => {}
+            ArgumentCode::Unknown => unsure = true,
+            ArgumentCode::Scripts(scripts) => {
+                for script in scripts {
+                    match command_restricted(pattern, &CommandView::of(&script)) {
+                        Match::Yes => return Match::Yes,
+                        Match::Unsure => unsure = true,
+                        Match::No => {}
+                    }
+                }
+            }
+        }
         let values: Option<Vec<&str>> = command.words.iter().map(|w| w.value.as_deref()).collect();
         let Some(mut values) = values else {
             // A word the shell computes: the pattern may match what it becomes.

@@ -4,7 +4,9 @@
 //! Order, first answer wins:
 //! 1. deny rules — every mode, `bypassPermissions` included; a command
 //!    rule that cannot be told to match or not (a substitution, a wrapper
-//!    such as `xargs`) asks instead;
+//!    such as `xargs`, `hash -p`) asks instead, and so does a Read rule
+//!    covering a file the call may print without naming it (`may_read`:
+//!    a git command and a denied file the repository tracks);
 //! 2. ask rules — every mode;
 //! 3. `bypassPermissions` allows;
 //! 4. plan mode denies what is not read-only by its facts;
@@ -17,7 +19,10 @@
 //!    allowed;
 //! 7. allow rules (the configured ones, then "always allow" answers of
 //!    this session); a compound command is allowed when each of its simple
-//!    commands is allowed by some rule or is read-only on its own;
+//!    commands is allowed by some rule or is read-only on its own — the
+//!    latter not for a call outside the OS sandbox (`unsandboxed`: every
+//!    part needs a rule, or a person) nor one that may run a program its
+//!    words do not show (`hidden_programs`);
 //! 8. otherwise ask.
 
 use std::path::{Path, PathBuf};
@@ -191,9 +196,15 @@ impl Policy {
                 }
             }
         }
-        let allowed_by_rule =
-            || allow_rules().any(|r| r.allows(&call)) || parts_allowed(allow_rules(), &call);
-        // Outside the OS sandbox no mode auto-approves: a rule or a person.
+        // A part read-only by the shell analysis stands in for a rule only
+        // inside the sandbox and when no hidden program may run.
+        let read_only_parts_count = !facts.unsandboxed && !facts.hidden_programs;
+        let allowed_by_rule = || {
+            allow_rules().any(|r| r.allows(&call))
+                || parts_allowed(allow_rules(), &call, read_only_parts_count)
+        };
+        // Outside the OS sandbox no mode auto-approves: rules that match
+        // every part of the command, or a person.
         if facts.unsandboxed {
             return if allowed_by_rule() {
                 PermissionDecision::Allow

@@ -168,6 +168,15 @@ pub struct CallFacts {
     /// active (the model asked to): only an allow rule or a person may
     /// approve it.
     pub unsandboxed: bool,
+    /// Files the call may print although its words do not name them (the
+    /// committed copies a git command can show): a Read deny or ask rule
+    /// covering one makes the call ask, in every mode.
+    pub may_read: Vec<PathBuf>,
+    /// The command may run a program its words do not show (a repository's
+    /// configured program, a project file found through a relative `PATH`
+    /// entry): no part of it counts as read-only on the shell analysis
+    /// alone, so allow rules must match every part.
+    pub hidden_programs: bool,
 }
 
 impl CallFacts {

@@ -372,3 +372,5 @@ fn unsandboxed_runs_need_a_rule() {
         assert_eq!(got, want, "{mode:?} {allow:?} {:?}", facts(effect).command);
     }
 }
+
+mod attacks;
