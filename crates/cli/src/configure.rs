@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 use orbit_config::{Config, Env, Origin, SettingSources, Settings, SettingsLocations, vars};
 use orbit_engine::{CompactConfig, StructuredOutputSchema};
 use orbit_permissions::{PermissionConfig, PermissionRule, Policy};
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 
 use crate::args::Args;
 
@@ -133,8 +134,11 @@ pub fn json_schema(args: &Args) -> anyhow::Result<Option<StructuredOutputSchema>
     let (text, source) = if arg.trim_start().starts_with('{') {
         (arg.to_string(), "inline JSON".to_string())
     } else {
-        let text = std::fs::read_to_string(arg)
-            .with_context(|| format!("--json-schema: cannot read the schema file {arg}"))?;
+        // A file the user named: links followed, a pipe read, capped.
+        let opts = ReadOpts::user_named(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+        let text = read_untrusted(Path::new(arg), &opts)
+            .with_context(|| format!("--json-schema: cannot read the schema file {arg}"))?
+            .text();
         (text, arg.to_string())
     };
     let value: serde_json::Value = serde_json::from_str(&text)

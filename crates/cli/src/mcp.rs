@@ -19,6 +19,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use orbit_config::{Config, Settings, SettingsSource};
 use orbit_mcp::{McpOptions, ServerConfig};
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::Value;
 
 use crate::args::Args;
@@ -83,7 +84,11 @@ fn flag_servers(value: &str) -> anyhow::Result<Vec<(String, ServerConfig)>> {
     let text = if value.trim_start().starts_with('{') {
         value.to_string()
     } else {
-        std::fs::read_to_string(value).with_context(|| format!("--mcp-config {value}"))?
+        // A file the user named: links followed, a pipe read, capped.
+        let opts = ReadOpts::user_named(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+        read_untrusted(Path::new(value), &opts)
+            .with_context(|| format!("--mcp-config {value}"))?
+            .text()
     };
     orbit_mcp::parse_servers_text(&text).with_context(|| format!("--mcp-config {value}"))
 }
@@ -106,9 +111,18 @@ fn settings_servers(settings: &Settings, source: SettingsSource) -> Vec<(String,
 /// The approved servers of `.mcp.json`; prints which were skipped.
 fn project_servers(settings: &Settings, cwd: &Path) -> anyhow::Result<Vec<(String, ServerConfig)>> {
     let path = cwd.join(PROJECT_MCP_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+    // Read only in a trusted folder (the caller checks): a link out of the
+    // project is followed, but never a FIFO, a device or more than the cap.
+    let opts = ReadOpts::in_project(cwd, CONFIG_FILE_MAX_BYTES)
+        .follow_links_out(true)
+        .refuse_over_cap();
+    let text = match read_untrusted(&path, &opts) {
+        Ok(file) => file.text(),
+        Err(e) if e.is_not_found() => return Ok(Vec::new()),
+        Err(e) if e.is_refusal() => {
+            eprintln!("orbit: warning: skipped {PROJECT_MCP_FILE}: {e}");
+            return Ok(Vec::new());
+        }
         Err(e) => bail!("{}: {e}", path.display()),
     };
     let servers =

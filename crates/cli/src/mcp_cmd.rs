@@ -15,6 +15,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, ValueEnum};
 use orbit_config::Env;
 use orbit_mcp::ServerConfig;
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::{Map, Value};
 
 use crate::mcp::PROJECT_MCP_FILE;
@@ -244,10 +245,16 @@ fn scope_name(scope: Scope) -> &'static str {
     }
 }
 
+/// The JSON document at `path` (`{}` when absent). The user runs these
+/// commands and names the scope, so links are followed; a FIFO, a device
+/// or a file over the cap is an error, not a hang.
 fn read_doc(path: &Path) -> anyhow::Result<Value> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::Object(Map::new())),
+    let opts = ReadOpts::user_file(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+    match read_untrusted(path, &opts) {
+        Ok(file) => {
+            serde_json::from_str(&file.text()).with_context(|| format!("{}", path.display()))
+        }
+        Err(e) if e.is_not_found() => Ok(Value::Object(Map::new())),
         Err(e) => Err(e).with_context(|| format!("{}", path.display())),
     }
 }

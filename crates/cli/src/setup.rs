@@ -29,6 +29,31 @@ pub struct Prepared {
     pub trust_skipped: orbit_config::trust::Skipped,
 }
 
+/// What no instruction file may be read from (`orbit_untrusted`): the
+/// targets of the Read deny rules and the sandbox's deny list (its
+/// built-in paths under `$HOME` and `sandbox.denyRead`), whatever the
+/// sandbox mode.
+fn instruction_deny(
+    config: &orbit_config::Config,
+    permissions: &orbit_permissions::PermissionConfig,
+    cwd: &std::path::Path,
+) -> impl Fn(&std::path::Path) -> bool + use<> {
+    let policy = orbit_permissions::Policy::new(permissions, cwd);
+    let home = config.env.path(orbit_config::vars::HOME);
+    let mut denied: Vec<std::path::PathBuf> = config.sandbox.deny_read.clone();
+    if let Some(home) = &home {
+        denied.extend(
+            orbit_sandbox::DEFAULT_DENY_READ_IN_HOME
+                .iter()
+                .map(|p| home.join(p)),
+        );
+    }
+    // Targets are canonical: compare with the canonical form too.
+    let canonical: Vec<_> = denied.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    denied.extend(canonical);
+    move |target| policy.is_read_denied(target) || denied.iter().any(|d| target.starts_with(d))
+}
+
 /// What an SDK session adds: the hooks its `initialize` registered (run
 /// through `callbacks`) and the agents it defined.
 #[derive(Default)]
@@ -115,6 +140,11 @@ pub fn prepare_with(
             &cwd,
             args.system_prompt.as_deref(),
             args.append_system_prompt.as_deref(),
+            &mut orbit::system_prompt::InstructionAccess {
+                trusted: config.project_trusted,
+                deny: &instruction_deny(&config, &permissions, &cwd),
+                warn: &mut |line| eprintln!("orbit: warning: {line}"),
+            },
         ),
         temperature: None,
         thinking_budget,

@@ -8,9 +8,17 @@
 //! gives `description:`; without it the first non-empty line of the body is
 //! the description. [`CustomCommand::expand`] turns a command and its
 //! arguments into the prompt the model sees.
+//!
+//! The project's command files come with the repository: they are read
+//! through `orbit_untrusted` (a regular file only, at most
+//! [`COMMAND_FILE_MAX_BYTES`], a link must stay inside the project); a
+//! refused file is left out of the list. The user's own directories follow
+//! links.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use orbit_untrusted::{ReadOpts, read_untrusted};
 
 /// One custom slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,22 +76,26 @@ impl CustomCommand {
 
 /// How deep subdirectories of a commands directory are read.
 const COMMAND_DIR_MAX_DEPTH: usize = 4;
+/// Largest command file read, in bytes (a larger one is left out).
+pub const COMMAND_FILE_MAX_BYTES: usize = 256 * 1024;
 /// Descriptions are cut to this many chars.
 const DESCRIPTION_MAX_CHARS: usize = 80;
 
 /// The custom commands visible in `project_root`, sorted by name.
 pub fn load_custom_commands(project_root: &Path, home: Option<&Path>) -> Vec<CustomCommand> {
     let mut dirs = Vec::new();
+    let user = ReadOpts::user_file(COMMAND_FILE_MAX_BYTES).refuse_over_cap();
+    let project = ReadOpts::in_project(project_root, COMMAND_FILE_MAX_BYTES).refuse_over_cap();
     if let Some(home) = home {
-        dirs.push(home.join(".claude/commands"));
-        dirs.push(home.join(".orbit/commands"));
+        dirs.push((home.join(".claude/commands"), user));
+        dirs.push((home.join(".orbit/commands"), user));
     }
-    dirs.push(project_root.join(".claude/commands"));
-    dirs.push(project_root.join(".orbit/commands"));
+    dirs.push((project_root.join(".claude/commands"), project));
+    dirs.push((project_root.join(".orbit/commands"), project));
     let mut by_name = BTreeMap::new();
-    for dir in dirs {
+    for (dir, opts) in dirs {
         let mut found = Vec::new();
-        collect(&dir, &[], 0, &mut found);
+        collect(&dir, &[], 0, &opts, &mut found);
         for command in found {
             by_name.insert(command.name.clone(), command);
         }
@@ -92,7 +104,13 @@ pub fn load_custom_commands(project_root: &Path, home: Option<&Path>) -> Vec<Cus
 }
 
 /// Reads the `*.md` files under `dir` (prefix: the subdirectories so far).
-fn collect(dir: &Path, prefix: &[String], depth: usize, out: &mut Vec<CustomCommand>) {
+fn collect(
+    dir: &Path,
+    prefix: &[String],
+    depth: usize,
+    opts: &ReadOpts<'_>,
+    out: &mut Vec<CustomCommand>,
+) {
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
     };
@@ -104,7 +122,7 @@ fn collect(dir: &Path, prefix: &[String], depth: usize, out: &mut Vec<CustomComm
             if let Some(dir_name) = dir_name.filter(|_| depth < COMMAND_DIR_MAX_DEPTH) {
                 let mut inner = prefix.to_vec();
                 inner.push(dir_name.to_string());
-                collect(&path, &inner, depth + 1, out);
+                collect(&path, &inner, depth + 1, opts, out);
             }
             continue;
         }
@@ -114,9 +132,10 @@ fn collect(dir: &Path, prefix: &[String], depth: usize, out: &mut Vec<CustomComm
         let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
             continue;
         };
-        let Ok(content) = std::fs::read_to_string(&path) else {
+        let Ok(file) = read_untrusted(&path, opts) else {
             continue;
         };
+        let content = file.text();
         let mut name = prefix.join(":");
         if !name.is_empty() {
             name.push(':');

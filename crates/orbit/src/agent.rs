@@ -326,10 +326,20 @@ impl AgentBuilder {
         // The local model runs the small-model profile (docs/LOCAL.md).
         let profile = ModelProfile::new(local);
         profile.retain_tools(&mut self.tools);
+        // The library knows no folder trust: links out of the project are
+        // not followed; the agent's Read deny rules apply to the targets.
+        let read_policy = orbit_permissions::Policy::new(&self.permissions, &cwd);
+        let deny = |path: &std::path::Path| read_policy.is_read_denied(path);
+        let mut warn = |line: &str| (self.log)(line);
         let system_prompt = profile.system_prompt(
             &cwd,
             self.system_prompt.as_deref(),
             self.append_system_prompt.as_deref(),
+            &mut crate::system_prompt::InstructionAccess {
+                trusted: false,
+                deny: &deny,
+                warn: &mut warn,
+            },
         );
         let loaded = self.load_resumed(&data_dir, &cwd)?;
         let session_id = match (&loaded, self.session_id.take()) {

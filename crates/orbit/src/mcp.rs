@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use orbit_config::{Env, vars};
 pub use orbit_mcp::{McpOptions, ServerConfig, ServerState, ServerStatus};
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 
 use crate::Error;
 
@@ -63,8 +64,11 @@ impl McpSetup {
     ) -> Result<Vec<(String, ServerConfig)>, Error> {
         let mut all = self.servers;
         for path in &self.files {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::Mcp(format!("{}: {e}", path.display())))?;
+            // Files the caller named: links followed, capped, no device.
+            let opts = ReadOpts::user_named(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+            let text = read_untrusted(path, &opts)
+                .map_err(|e| Error::Mcp(format!("{}: {e}", path.display())))?
+                .text();
             let servers = orbit_mcp::parse_servers_text(&text)
                 .map_err(|e| Error::Mcp(format!("{}: {e}", path.display())))?;
             for (name, server) in servers {

@@ -48,12 +48,19 @@ impl ModelProfile {
     }
 
     /// The system prompt for `cwd`; `replace` / `append` are
-    /// `--system-prompt` / `--append-system-prompt`.
-    pub fn system_prompt(self, cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
+    /// `--system-prompt` / `--append-system-prompt`; `access` says how the
+    /// project's instruction files may be read.
+    pub fn system_prompt(
+        self,
+        cwd: &Path,
+        replace: Option<&str>,
+        append: Option<&str>,
+        access: &mut system_prompt::InstructionAccess<'_>,
+    ) -> String {
         if self.small {
-            system_prompt::build_local(cwd, replace, append)
+            system_prompt::build_local(cwd, replace, append, access)
         } else {
-            system_prompt::build(cwd, replace, append)
+            system_prompt::build(cwd, replace, append, access)
         }
     }
 

@@ -6,8 +6,41 @@
 //! environment facts (cwd, platform, OS version, today's date, git or not) and
 //! the project's CLAUDE.md / AGENTS.md (bounded). `--system-prompt` replaces
 //! the default; `--append-system-prompt` is added after either.
+//!
+//! The instruction files come with the project, so they are read through
+//! `orbit_untrusted` as [`InstructionAccess`] says: a regular file only, at
+//! most [`MAX_INSTRUCTION_FILE_BYTES`] read, a link out of the project only
+//! in a trusted folder, never a target the deny predicate refuses; a
+//! skipped file is one warning line.
 
 use std::path::Path;
+
+use orbit_untrusted::{ReadOpts, read_untrusted};
+
+/// How the project's instruction files may be read, and where a skipped
+/// file's one warning line goes.
+pub struct InstructionAccess<'a> {
+    /// The folder is trusted: a link out of it is followed.
+    pub trusted: bool,
+    /// Final targets no instruction file may be read from (the Read deny
+    /// rules, the sandbox's deny list).
+    pub deny: &'a dyn Fn(&Path) -> bool,
+    /// Receives `skipped CLAUDE.md: …` for a file that was not read.
+    pub warn: &'a mut dyn FnMut(&str),
+}
+
+impl InstructionAccess<'_> {
+    /// Untrusted, nothing denied beyond the type and containment checks,
+    /// warnings dropped (tests, callers without a project policy).
+    pub fn untrusted(f: impl FnOnce(&mut InstructionAccess<'_>) -> String) -> String {
+        let mut ignore = |_: &str| {};
+        f(&mut InstructionAccess {
+            trusted: false,
+            deny: &|_| false,
+            warn: &mut ignore,
+        })
+    }
+}
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Largest part of one instruction file (CLAUDE.md, AGENTS.md) that is sent.
@@ -32,10 +65,15 @@ working directory.\n\
 work around it or say what you need.";
 
 /// Assembles the system prompt for a run.
-pub fn build(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
+pub fn build(
+    cwd: &Path,
+    replace: Option<&str>,
+    append: Option<&str>,
+    access: &mut InstructionAccess<'_>,
+) -> String {
     let mut prompt = match replace {
         Some(custom) => custom.to_string(),
-        None => default_prompt(cwd),
+        None => default_prompt(cwd, access),
     };
     if let Some(extra) = append.filter(|s| !s.is_empty()) {
         if !prompt.is_empty() {
@@ -47,7 +85,7 @@ pub fn build(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String 
 }
 
 /// The default prompt for a session started in `cwd`.
-pub fn default_prompt(cwd: &Path) -> String {
+pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
     let mut out = String::with_capacity(4096);
     out.push_str(IDENTITY);
     out.push_str("\n\n");
@@ -64,7 +102,7 @@ pub fn default_prompt(cwd: &Path) -> String {
     }
     out.push_str(&format!("Today's date: {}\n", today_utc()));
     for name in INSTRUCTION_FILES {
-        if let Some(section) = instruction_file(cwd, name) {
+        if let Some(section) = instruction_file(cwd, name, access) {
             out.push('\n');
             out.push_str(&section);
         }
@@ -211,17 +249,22 @@ Assistant: Copied a.txt to b.txt."#;
 
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
-pub fn build_local(cwd: &Path, replace: Option<&str>, append: Option<&str>) -> String {
+pub fn build_local(
+    cwd: &Path,
+    replace: Option<&str>,
+    append: Option<&str>,
+    access: &mut InstructionAccess<'_>,
+) -> String {
     let base = match replace {
         Some(custom) => custom.to_string(),
-        None => local_prompt(cwd),
+        None => local_prompt(cwd, access),
     };
-    build(cwd, Some(&base), append)
+    build(cwd, Some(&base), append, access)
 }
 
 /// The local profile's default prompt: identity, cwd, platform, and the
 /// start of CLAUDE.md / AGENTS.md (bounded).
-pub fn local_prompt(cwd: &Path) -> String {
+pub fn local_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
     let mut out = String::with_capacity(1024);
     out.push_str(LOCAL_IDENTITY);
     out.push_str(LOCAL_EXAMPLES);
@@ -231,7 +274,7 @@ pub fn local_prompt(cwd: &Path) -> String {
         std::env::consts::OS
     ));
     for name in INSTRUCTION_FILES {
-        if let Some(section) = instruction_file(cwd, name) {
+        if let Some(section) = instruction_file(cwd, name, access) {
             let mut cut = section.len().min(LOCAL_MAX_INSTRUCTION_FILE_BYTES);
             while !section.is_char_boundary(cut) {
                 cut -= 1;
@@ -280,28 +323,35 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// `# NAME (project instructions)` + the file's text, cut at
-/// [`MAX_INSTRUCTION_FILE_BYTES`] with a note; None when absent or empty.
-fn instruction_file(dir: &Path, name: &str) -> Option<String> {
-    let bytes = std::fs::read(dir.join(name)).ok()?;
-    let total = bytes.len();
-    let text = String::from_utf8_lossy(&bytes);
+/// [`MAX_INSTRUCTION_FILE_BYTES`] with a note; None when absent, empty or
+/// refused (then one warning line through `access.warn`).
+fn instruction_file(dir: &Path, name: &str, access: &mut InstructionAccess<'_>) -> Option<String> {
+    let opts = ReadOpts::in_project(dir, MAX_INSTRUCTION_FILE_BYTES)
+        .follow_links_out(access.trusted)
+        .deny(access.deny);
+    let file = match read_untrusted(&dir.join(name), &opts) {
+        Ok(file) => file,
+        Err(err) if err.is_not_found() => return None,
+        Err(err) => {
+            (access.warn)(&format!("skipped {name}: {err}"));
+            return None;
+        }
+    };
+    let text = file.text();
     let text = text.trim();
     if text.is_empty() {
         return None;
     }
     let mut section =
         format!("# {name} (project instructions from the working directory; follow them)\n");
-    if text.len() > MAX_INSTRUCTION_FILE_BYTES {
-        let mut cut = MAX_INSTRUCTION_FILE_BYTES;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        section.push_str(&text[..cut]);
+    section.push_str(text);
+    if file.truncated {
+        let total = file.size;
+        let cut = file.bytes.len();
         section.push_str(&format!(
             "\n[{name} truncated: showing the first {cut} of {total} bytes]\n"
         ));
     } else {
-        section.push_str(text);
         section.push('\n');
     }
     Some(section)
@@ -336,10 +386,13 @@ the answer in plain text; otherwise make your next tool call.";
     #[test]
     fn replace_and_append() {
         let cwd = Path::new("/nonexistent-orbit-dir");
-        assert_eq!(build(cwd, Some("S"), None), "S");
-        assert_eq!(build(cwd, Some("S"), Some("A")), "S\n\nA");
-        assert_eq!(build(cwd, Some(""), Some("A")), "A");
-        let d = build(cwd, None, Some("EXTRA"));
+        let build = |replace, append| {
+            InstructionAccess::untrusted(|access| build(cwd, replace, append, access))
+        };
+        assert_eq!(build(Some("S"), None), "S");
+        assert_eq!(build(Some("S"), Some("A")), "S\n\nA");
+        assert_eq!(build(Some(""), Some("A")), "A");
+        let d = build(None, Some("EXTRA"));
         assert!(d.starts_with(IDENTITY));
         assert!(d.ends_with("\n\nEXTRA"));
     }

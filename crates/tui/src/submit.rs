@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use orbit_untrusted::{ReadOpts, open_untrusted, read_untrusted};
+
 /// Longest a `!command` may run.
 pub(crate) const SHELL_TIMEOUT_MS: u64 = 120_000;
 /// Largest file a mention attaches, in bytes (larger ones are cut).
@@ -35,11 +37,12 @@ pub(crate) fn with_attachments(prompt: &str, files: &[PathBuf], cwd: &Path) -> S
     let mut out = prompt.to_string();
     for rel in files {
         let path = cwd.join(rel);
-        let Ok(bytes) = std::fs::read(&path) else {
+        // At most the cap is read, a regular file inside the project only.
+        let Ok(file) = read_untrusted(&path, &ReadOpts::in_project(cwd, ATTACH_MAX_BYTES)) else {
             continue;
         };
-        let cut = bytes.len() > ATTACH_MAX_BYTES;
-        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(ATTACH_MAX_BYTES)]);
+        let cut = file.truncated;
+        let text = file.text();
         let numbered: Vec<String> = text
             .lines()
             .enumerate()
@@ -108,24 +111,35 @@ pub(crate) async fn run_shell(command: String, cwd: PathBuf) -> ShellRun {
 }
 
 /// Appends `note` to CLAUDE.md or AGENTS.md in `cwd` (whichever exists,
-/// else a new CLAUDE.md); returns the file's name.
+/// else a new CLAUDE.md); returns the file's name. The file comes with the
+/// project: only a regular file inside it is read (its last byte) and
+/// written — never a FIFO, a device or a link out of the project.
 pub(crate) fn append_note(cwd: &Path, note: &str) -> std::io::Result<String> {
-    use std::io::Write;
+    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::os::unix::fs::OpenOptionsExt;
     let name = ["CLAUDE.md", "AGENTS.md"]
         .into_iter()
         .find(|n| cwd.join(n).is_file())
         .unwrap_or("CLAUDE.md");
     let path = cwd.join(name);
-    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    let (target, ends_in_newline) = match open_untrusted(&path, &ReadOpts::in_project(cwd, 1)) {
+        Ok((mut file, meta, target)) => {
+            let mut last = [b'\n'];
+            if meta.len() > 0 {
+                file.seek(SeekFrom::End(-1))?;
+                file.read_exact(&mut last)?;
+            }
+            (target, last[0] == b'\n')
+        }
+        Err(err) if err.is_not_found() => (path, true),
+        Err(err) => return Err(std::io::Error::other(format!("{name}: {err}"))),
+    };
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&path)?;
-    let sep = if existing.is_empty() || existing.ends_with('\n') {
-        ""
-    } else {
-        "\n"
-    };
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&target)?;
+    let sep = if ends_in_newline { "" } else { "\n" };
     writeln!(file, "{sep}- {note}")?;
     Ok(name.to_string())
 }

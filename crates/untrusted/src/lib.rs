@@ -159,6 +159,10 @@ pub enum UntrustedError {
         /// "a FIFO", "a character device", …
         kind: &'static str,
     },
+    /// A directory (a broken layout rather than a trap: callers that fail
+    /// on an unreadable file may fail on this too).
+    #[error("a directory, not a regular file")]
+    Directory,
     /// A link to a target outside the project, in an untrusted folder.
     #[error(
         "a link to {}, outside the project (links out of a project are followed only in a trusted folder)",
@@ -191,6 +195,20 @@ impl UntrustedError {
     /// Whether the file is simply absent (callers skip it silently).
     pub fn is_not_found(&self) -> bool {
         matches!(self, Self::NotFound)
+    }
+
+    /// Whether the file was refused as a possible trap (a FIFO, a device,
+    /// a link out, a denied target, over the cap) rather than missing,
+    /// a directory or unreadable: callers skip such a file with one
+    /// warning where they would fail on a broken one.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Self::NotRegular { .. }
+                | Self::LinkOut { .. }
+                | Self::Denied { .. }
+                | Self::TooLarge { .. }
+        )
     }
 }
 
@@ -332,7 +350,7 @@ fn check_type(meta: &Metadata, opts: &ReadOpts<'_>) -> Result<(), UntrustedError
     } else if kind.is_socket() {
         "a socket"
     } else if kind.is_dir() {
-        "a directory"
+        return Err(UntrustedError::Directory);
     } else {
         "a special file"
     };

@@ -4,14 +4,23 @@
 //! [`Settings::load`] tries each one once: a file that does not exist is
 //! skipped, one that exists is read and parsed, and one that cannot be read
 //! or parsed is an error naming it (with line and column for JSON errors).
-//! No directory is walked and nothing is stat'ed separately: at most one
-//! `open` per candidate (8 with the standard locations) plus the
-//! `--settings` file.
+//! No directory is walked: at most one `open` per candidate (8 with the
+//! standard locations) plus the `--settings` file.
+//!
+//! Every read goes through `orbit_untrusted`, capped at
+//! [`CONFIG_FILE_MAX_BYTES`] (a larger file is refused, not cut). A
+//! project or local file (it comes with the repository) must be a regular
+//! file whose target stays inside the project — settings load before the
+//! folder's trust is known, so a link out is never followed there — and is
+//! otherwise skipped with one warning line (a directory there, or a file
+//! that cannot be read, stays an error). A user or managed file that is
+//! no regular file is an error; `--settings FILE` may also be a pipe
+//! (`<(…)`).
 
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use orbit_permissions::PermissionRule;
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, UntrustedError, read_untrusted};
 
 use super::{FileSettings, Settings, SettingsFile, SettingsSource};
 use crate::{ConfigError, Env, data_dir, vars};
@@ -155,7 +164,7 @@ impl Settings {
                 continue;
             }
             for path in locations.paths(source) {
-                if let Some(text) = read_optional(path)? {
+                if let Some(text) = read_optional(path, source)? {
                     files.push(SettingsFile::parse(
                         source,
                         path.display().to_string(),
@@ -175,10 +184,10 @@ fn load_flag(value: &str) -> Result<SettingsFile, ConfigError> {
         return SettingsFile::parse(SettingsSource::Flag, "--settings", None, value);
     }
     let path = PathBuf::from(value);
-    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let opts = ReadOpts::user_named(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+    let text = read_untrusted(&path, &opts)
+        .map_err(|err| read_error(&path, err))?
+        .text();
     SettingsFile::parse(
         SettingsSource::Flag,
         path.display().to_string(),
@@ -187,17 +196,41 @@ fn load_flag(value: &str) -> Result<SettingsFile, ConfigError> {
     )
 }
 
-/// The file's text; None when it (or a parent directory) does not exist.
-fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(err) if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+/// The file's text; None when it (or a parent directory) does not exist,
+/// or when a file of the project is refused (one warning line).
+fn read_optional(path: &Path, source: SettingsSource) -> Result<Option<String>, ConfigError> {
+    // `.claude/settings.json` → the project directory two levels up.
+    let project = source
+        .is_in_project()
+        .then(|| path.parent().and_then(Path::parent))
+        .flatten();
+    let opts = match project {
+        Some(root) => ReadOpts::in_project(root, CONFIG_FILE_MAX_BYTES),
+        None => ReadOpts::user_file(CONFIG_FILE_MAX_BYTES),
+    }
+    .refuse_over_cap();
+    match read_untrusted(path, &opts) {
+        Ok(file) => Ok(Some(file.text())),
+        Err(err) if err.is_not_found() => Ok(None),
+        Err(err) if project.is_some() && err.is_refusal() => {
+            tracing::warn!("skipped {}: {err}", path.display());
             Ok(None)
         }
-        Err(source) => Err(ConfigError::Read {
-            path: path.display().to_string(),
-            source,
-        }),
+        Err(err) => Err(read_error(path, err)),
+    }
+}
+
+fn read_error(path: &Path, err: UntrustedError) -> ConfigError {
+    let source = match err {
+        UntrustedError::Io(err) => err,
+        UntrustedError::NotFound => {
+            std::io::Error::new(std::io::ErrorKind::NotFound, err.to_string())
+        }
+        other => std::io::Error::other(other.to_string()),
+    };
+    ConfigError::Read {
+        path: path.display().to_string(),
+        source,
     }
 }
 
