@@ -1,14 +1,21 @@
 //! The OS sandbox of Bash commands, wired for one run: the mode (flag >
-//! `ORBIT_SANDBOX` > settings > the permission mode's default), the policy
-//! (writable roots: cwd, `--add-dir`s, `sandbox.writableRoots`, the
-//! session's tool-results dir; denied reads: orbit-sandbox's home list,
+//! `ORBIT_SANDBOX` > user settings > the permission mode's default, then
+//! tightened — never loosened — by the project's settings), the policy
+//! (writable roots: cwd, `--add-dir`s, `sandbox.writableRoots`; the
+//! session's private temp dir; denied reads: orbit-sandbox's home list,
 //! `sandbox.denyRead`, `Read(path)` deny rules, Claude Code's credentials
 //! file), the allow-list proxy when `sandbox.network.allowedDomains` names
-//! hosts, one probe of the kernel (what is missing is said once on
-//! stderr), and the launcher the Bash tool runs every command through:
-//! this binary's own `orbit sandbox <policy> --` helper.
+//! hosts, one probe of the kernel and of the mount namespace (what is
+//! missing is said once on stderr), and the launcher the Bash tool runs
+//! every command through: this binary's own `orbit sandbox <policy> --`
+//! helper.
+//!
+//! orbit's own files are no writable root: the session's dir (transcript,
+//! `tool-results/`) is written by orbit alone, so a command cannot swap a
+//! directory of it for a link.
 
 use std::ffi::OsString;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -21,32 +28,70 @@ use orbit_tool::CommandLauncher;
 /// the environment, which Bash never sees: `tool_env_hidden`).
 const CREDENTIAL_FILES_IN_HOME: &[&str] = &[".claude/.credentials.json"];
 
-/// The sandbox mode of this run: the one asked for, else the permission
-/// mode's default. `explicit` says whether the user asked.
+/// Name prefix of the sessions' private temp dirs in the system temp dir:
+/// `orbit-tmp-<pid>-<session or random id>`.
+const PRIVATE_TMP_PREFIX: &str = "orbit-tmp-";
+
+/// Mode of a private temp dir: its owner only.
+const PRIVATE_TMP_MODE: u32 = 0o700;
+
+/// The sandbox mode of this run: the one asked for (flag, env, a settings
+/// file outside the project), else the permission mode's default; then a
+/// local/project file's `sandbox.mode` only when it is stricter (a looser
+/// or unknown one is ignored with a warning). `explicit` says whether the
+/// mode was asked for (then a kernel that cannot enforce it is an error).
 pub fn mode(config: &Config) -> anyhow::Result<(SandboxMode, bool)> {
-    if let Some(asked) = &config.sandbox.mode {
-        let Some(mode) = SandboxMode::parse(&asked.value) else {
-            bail!(
-                "unknown sandbox mode `{}` ({}): expected read-only, workspace-write or danger-full-access",
-                asked.value,
-                asked.origin
-            );
-        };
-        return Ok((mode, true));
-    }
-    let mode = match config.permission_mode.value {
-        PermissionMode::Plan => SandboxMode::ReadOnly,
-        PermissionMode::BypassPermissions => SandboxMode::DangerFullAccess,
-        _ => SandboxMode::WorkspaceWrite,
+    let (mut mode, mut explicit) = match &config.sandbox.mode {
+        Some(asked) => {
+            let Some(mode) = SandboxMode::parse(&asked.value) else {
+                bail!(
+                    "unknown sandbox mode `{}` ({}): expected read-only, workspace-write or danger-full-access",
+                    asked.value,
+                    asked.origin
+                );
+            };
+            (mode, true)
+        }
+        None => (
+            match config.permission_mode.value {
+                PermissionMode::Plan => SandboxMode::ReadOnly,
+                PermissionMode::BypassPermissions => SandboxMode::DangerFullAccess,
+                _ => SandboxMode::WorkspaceWrite,
+            },
+            false,
+        ),
     };
-    Ok((mode, false))
+    for asked in &config.sandbox.project_modes {
+        match SandboxMode::parse(&asked.value) {
+            Some(stricter) if stricter < mode => {
+                mode = stricter;
+                explicit = true;
+            }
+            Some(same) if same == mode => {}
+            parsed => {
+                let why = if parsed.is_some() {
+                    "project settings can only tighten the sandbox"
+                } else {
+                    "not read-only, workspace-write or danger-full-access"
+                };
+                tracing::warn!(
+                    "ignoring sandbox.mode `{}` in {}: {why}; the sandbox stays {}",
+                    asked.value,
+                    asked.origin,
+                    mode.as_str()
+                );
+            }
+        }
+    }
+    Ok((mode, explicit))
 }
 
 /// Everything [`launcher`] needs to know about the session.
 pub struct SessionPaths<'a> {
     pub cwd: &'a Path,
     pub added_dirs: &'a [PathBuf],
-    /// The session's own dir (None: the session is not persisted).
+    /// The session's own dir (None: the session is not persisted); not
+    /// writable by commands, its name names the private temp dir.
     pub session_dir: Option<PathBuf>,
     pub deny_rules: &'a [String],
 }
@@ -66,12 +111,7 @@ pub fn launcher(
     let mut writable_roots = vec![paths.cwd.to_path_buf()];
     writable_roots.extend(paths.added_dirs.iter().cloned());
     writable_roots.extend(config.sandbox.writable_roots.iter().cloned());
-    // Created now so the helper can grant it (Landlock rules need a path).
-    if let Some(dir) = &paths.session_dir
-        && std::fs::create_dir_all(dir).is_ok()
-    {
-        writable_roots.push(dir.clone());
-    }
+    let private_tmp = private_tmp_dir(paths.session_dir.as_deref());
     let mut deny_read = config.sandbox.deny_read.clone();
     deny_read.extend(read_deny_paths(
         paths.deny_rules,
@@ -92,10 +132,16 @@ pub fn launcher(
     let policy = SandboxPolicy {
         mode,
         writable_roots,
+        private_tmp,
         deny_read,
         network,
     };
-    let missing = Support::probe().missing(&policy);
+    let program = std::env::current_exe()?;
+    let (support, no_namespace) = Support::probe_with_helper(&program);
+    if let Some(why) = &no_namespace {
+        tracing::info!("sandbox: no mount namespace: {why}");
+    }
+    let missing = support.missing(&policy);
     for line in &missing.lines {
         eprintln!("orbit: sandbox: {line}");
         tracing::warn!("sandbox: {line}");
@@ -111,12 +157,70 @@ pub fn launcher(
         eprintln!("orbit: sandbox: Bash commands run WITHOUT an OS sandbox");
         return Ok(None);
     }
-    let program = std::env::current_exe()?;
     let mut args: Vec<OsString> = vec![orbit_sandbox::HELPER_SUBCOMMAND.into()];
     args.extend(policy.to_args());
     args.push("--".into());
     tracing::debug!(mode = mode.as_str(), "Bash runs in the OS sandbox");
     Ok(Some(CommandLauncher { program, args }))
+}
+
+/// A new private temp dir for this session's commands (mode 0700, made
+/// with `mkdir`, so never an existing dir or link), in the system temp
+/// dir; the dirs of earlier orbit processes that are gone are removed
+/// first. None (said in the log) when it cannot be made: each command
+/// then gets an empty temp dir of its own (or none, without a mount
+/// namespace).
+fn private_tmp_dir(session_dir: Option<&Path>) -> Option<PathBuf> {
+    let base = std::env::temp_dir();
+    let pid = std::process::id();
+    let id = session_dir
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let dir = base.join(format!("{PRIVATE_TMP_PREFIX}{pid}-{id}"));
+    match std::fs::DirBuilder::new()
+        .mode(PRIVATE_TMP_MODE)
+        .create(&dir)
+    {
+        Ok(()) => {
+            if let Ok(meta) = std::fs::metadata(&dir) {
+                remove_stale_private_tmps(&base, meta.uid());
+            }
+            Some(dir)
+        }
+        Err(e) => {
+            tracing::warn!(
+                "sandbox: cannot make the private temp dir {}: {e}",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
+/// Removes the private temp dirs in `base` owned by `uid` whose orbit
+/// process has ended (its pid is no longer in `/proc`).
+fn remove_stale_private_tmps(base: &Path, uid: u32) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PRIVATE_TMP_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if ours && !Path::new("/proc").join(pid.to_string()).exists() {
+            // remove_dir_all does not follow links a command left inside.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The paths of `Read(path)` deny rules that name a path (no glob):

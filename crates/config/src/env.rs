@@ -16,13 +16,14 @@ pub const PROCESS_ONLY: [&str; 3] = [vars::ORBIT_HOME, vars::HOME, vars::ORBIT_L
 
 /// Variables the `env` of project and local settings (files that come
 /// with a checked-out repository) can never set, trusted folder or not:
-/// they would hand the user's keys to every tool or open local addresses
-/// to WebFetch. (In an untrusted folder those files set no variable at
+/// they would hand the user's keys to every tool, open local addresses
+/// to WebFetch or loosen the OS sandbox. (In an untrusted folder those files set no variable at
 /// all, see `crate::trust`; a trusted one may choose endpoints and
 /// credentials, as in Claude Code.)
-pub const NOT_FROM_PROJECT: [&str; 2] = [
+pub const NOT_FROM_PROJECT: [&str; 3] = [
     vars::ORBIT_TOOLS_SEE_SECRETS,
     vars::ORBIT_WEBFETCH_ALLOW_HOSTS,
+    vars::ORBIT_SANDBOX,
 ];
 
 /// The environment, read once. Lookups never touch the process again, so

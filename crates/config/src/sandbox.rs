@@ -4,9 +4,13 @@
 //! Mode names are checked by the CLI (orbit-sandbox owns them).
 //!
 //! Files inside the project (local and project settings come with whatever
-//! repository is checked out) may only tighten the sandbox: their
-//! `danger-full-access`, `writableRoots` and `allowedDomains` are ignored
-//! with a warning; their `denyRead` and stricter modes apply.
+//! repository is checked out) may only tighten the sandbox, for every key:
+//! their modes are kept apart ([`SandboxSettings::project_modes`]) and the
+//! CLI applies one only when it is stricter than the mode the user, the
+//! flags or the permission mode give (`read-only` < `workspace-write` <
+//! `danger-full-access`); their `writableRoots` and `allowedDomains` are
+//! ignored with a warning; their `denyRead` applies. `env.ORBIT_SANDBOX`
+//! from a project is refused by `Env::with_settings` (`NOT_FROM_PROJECT`).
 
 use std::path::{Path, PathBuf};
 
@@ -42,9 +46,13 @@ pub struct SandboxNetworkSection {
 /// The resolved sandbox configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SandboxSettings {
-    /// The mode asked for (flag, env or settings), as written; None = the
-    /// permission mode's default.
+    /// The mode asked for (flag, env, or a settings file outside the
+    /// project), as written; None = the permission mode's default.
     pub mode: Option<Sourced<String>>,
+    /// `sandbox.mode` of the local and project settings files, highest
+    /// precedence first, as written: each may only tighten the mode above
+    /// (the CLI compares them, orbit-sandbox owns the names).
+    pub project_modes: Vec<Sourced<String>>,
     /// Writable roots from the user's settings files (absolute).
     pub writable_roots: Vec<PathBuf>,
     /// Denied paths from every settings file (absolute).
@@ -52,9 +60,6 @@ pub struct SandboxSettings {
     /// Allowed proxy hosts from the user's settings files.
     pub allowed_domains: Vec<String>,
 }
-
-/// Mode spelling that turns the sandbox off (never taken from the project).
-const NO_SANDBOX_MODE: &str = "danger-full-access";
 
 pub(crate) fn resolve(
     flag: Option<&str>,
@@ -75,16 +80,12 @@ pub(crate) fn resolve(
     for file in settings.files() {
         let section = &file.values.sandbox;
         let in_project = file.source.is_in_project();
-        if out.mode.is_none()
-            && let Some(mode) = section.mode.as_deref().map(str::trim)
-        {
-            if in_project && mode == NO_SANDBOX_MODE {
-                tracing::warn!(
-                    "ignoring sandbox.mode {mode} in {}: project settings cannot turn the sandbox off",
-                    file.origin
-                );
-            } else {
-                out.mode = Some(Sourced::new(mode.to_string(), file.value_origin()));
+        if let Some(mode) = section.mode.as_deref().map(str::trim) {
+            let asked = Sourced::new(mode.to_string(), file.value_origin());
+            if in_project {
+                out.project_modes.push(asked);
+            } else if out.mode.is_none() {
+                out.mode = Some(asked);
             }
         }
         let paths = |list: &[String]| -> Vec<PathBuf> {

@@ -2,7 +2,8 @@
 //! what `orbit sandbox … -- CMD` does between its start and `execvp`.
 //!
 //! Order matters: the mount namespace first (Landlock and seccomp would
-//! forbid it), then `PR_SET_NO_NEW_PRIVS` (setuid programs can no longer
+//! forbid it; it also decides where the temp dir is: `/tmp` made private,
+//! else the session's temp dir by its own path, exported as `TMPDIR`), then `PR_SET_NO_NEW_PRIVS` (setuid programs can no longer
 //! gain rights, and unprivileged seccomp needs it), Landlock, and seccomp
 //! last (it blocks the namespace calls the earlier steps use). Everything
 //! the command starts inherits all of it.
@@ -11,10 +12,16 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
+use crate::mounts::{IsolateError, MountPlan, TMP_DIR};
 use crate::policy::{
     NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args,
 };
 use crate::{SandboxError, landlock_rules, mounts, seccomp};
+
+/// The helper's only argument when the parent asks whether the mount
+/// namespace can be made (`orbit sandbox --probe-namespace`): exit 0 when
+/// it can, else 1 with the reason on stdout.
+pub const PROBE_NAMESPACE_ARG: &str = "--probe-namespace";
 
 /// Exit status of the helper when it cannot apply the policy or start the
 /// command (like `env`/`nohup`: 126 found but not runnable).
@@ -34,8 +41,12 @@ const PROXY_ENV_VARS: &[&str] = &[
 /// The paths an applied policy ended up with (for tests and debugging).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
-    /// Read-write roots given to Landlock.
+    /// Read-write roots (the temp dir comes on top, see [`Applied`]).
     pub writes: Vec<PathBuf>,
+    /// The workspace roots that stay visible in read-only mode.
+    pub visible: Vec<PathBuf>,
+    /// The session's private temp dir (canonical).
+    pub private_tmp: Option<PathBuf>,
     /// Denied paths that exist (canonical).
     pub hidden: Vec<PathBuf>,
     /// Read-only paths inside the writable roots that exist.
@@ -43,21 +54,29 @@ pub struct Layout {
 }
 
 /// The concrete paths of `policy` for a command started in `cwd`.
-pub fn layout(policy: &SandboxPolicy, cwd: &Path, home: Option<&Path>, temp: &Path) -> Layout {
+pub fn layout(policy: &SandboxPolicy, cwd: &Path, home: Option<&Path>) -> Layout {
     let canonical = |p: &Path| p.canonicalize().ok();
-    let roots: Vec<PathBuf> = match policy.mode {
-        SandboxMode::WorkspaceWrite if policy.writable_roots.is_empty() => vec![cwd.to_path_buf()],
-        SandboxMode::WorkspaceWrite => policy.writable_roots.clone(),
+    let mut workspace = policy.writable_roots.clone();
+    workspace.push(cwd.to_path_buf());
+    let workspace: Vec<PathBuf> = workspace.iter().filter_map(|p| canonical(p)).collect();
+    let writes: Vec<PathBuf> = match policy.mode {
+        SandboxMode::WorkspaceWrite if policy.writable_roots.is_empty() => {
+            canonical(cwd).into_iter().collect()
+        }
+        SandboxMode::WorkspaceWrite => policy
+            .writable_roots
+            .iter()
+            .filter_map(|p| canonical(p))
+            .collect(),
         SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
     };
-    let roots: Vec<PathBuf> = roots.iter().filter_map(|p| canonical(p)).collect();
-    let protected = roots
+    let protected = writes
         .iter()
         .flat_map(|r| PROTECTED_SUBPATHS.iter().map(move |s| r.join(s)))
         .filter(|p| p.exists())
         .collect();
-    let mut writes = roots;
-    writes.extend(canonical(temp));
+    let mut visible = workspace;
+    visible.extend(home.and_then(canonical));
     let hidden = policy
         .deny_read_paths(home)
         .iter()
@@ -65,27 +84,58 @@ pub fn layout(policy: &SandboxPolicy, cwd: &Path, home: Option<&Path>, temp: &Pa
         .collect();
     Layout {
         writes,
+        visible,
+        private_tmp: policy.private_tmp.as_deref().and_then(canonical),
         hidden,
         protected,
     }
 }
 
+/// What [`apply_to_self`] set up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// The command's `TMPDIR` (None: leave it as it is).
+    pub tmpdir: Option<PathBuf>,
+}
+
 /// Applies `policy` to this process (see the module docs). A mount
 /// namespace that cannot be made is skipped (the parent has said so once,
-/// `crate::Support::missing`); Landlock and seccomp errors are returned.
-pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<(), SandboxError> {
+/// `crate::Support::missing`): the temp dir is then the session's by its
+/// own path. A namespace changed only in part, Landlock and seccomp
+/// errors are returned.
+pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<Applied, SandboxError> {
     if policy.mode == SandboxMode::DangerFullAccess {
-        return Ok(());
+        return Ok(Applied::default());
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let layout = layout(policy, cwd, home.as_deref(), &std::env::temp_dir());
-    if let Err(e) = mounts::isolate(&layout.protected, &layout.hidden) {
-        tracing_free_note(&e);
-    }
+    let layout = layout(policy, cwd, home.as_deref());
+    let plan = MountPlan {
+        writable: &layout.writes,
+        visible: &layout.visible,
+        private_tmp: layout.private_tmp.as_deref(),
+        protect: &layout.protected,
+        hide: &layout.hidden,
+    };
+    let mut writes = layout.writes.clone();
+    let tmpdir = match mounts::isolate(&plan) {
+        Ok(()) => {
+            // The old cwd is on the read-only mount under the new ones.
+            let _ = std::env::set_current_dir(cwd);
+            writes.push(PathBuf::from(TMP_DIR));
+            Some(PathBuf::from(TMP_DIR))
+        }
+        Err(IsolateError::Unavailable(e)) => {
+            tracing_free_note(&e);
+            writes.extend(layout.private_tmp.clone());
+            layout.private_tmp.clone()
+        }
+        Err(IsolateError::Broken(e)) => return Err(SandboxError::Mounts(e)),
+    };
     nix::sys::prctl::set_no_new_privs().map_err(|e| SandboxError::NoNewPrivs(e.to_string()))?;
     let reads = landlock_rules::read_grants(&layout.hidden);
-    landlock_rules::restrict(&reads, &layout.writes, policy.network)?;
-    seccomp::install(policy.network)
+    landlock_rules::restrict(&reads, &writes, policy.network)?;
+    seccomp::install(policy.network)?;
+    Ok(Applied { tmpdir })
 }
 
 /// The helper has no logger; a skipped layer is noted only when asked
@@ -104,6 +154,15 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         eprintln!("orbit sandbox: {e}");
         SANDBOX_HELPER_FAILED_EXIT
     };
+    if args.len() == 1 && args[0] == PROBE_NAMESPACE_ARG {
+        return match mounts::probe() {
+            Ok(()) => 0,
+            Err(e) => {
+                println!("{e}");
+                1
+            }
+        };
+    }
     let parsed = match parse_helper_args(args) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -112,15 +171,19 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
-    if let Err(e) = apply_to_self(&parsed.policy, &cwd) {
-        return fail(&e);
-    }
+    let applied = match apply_to_self(&parsed.policy, &cwd) {
+        Ok(a) => a,
+        Err(e) => return fail(&e),
+    };
     let (program, rest) = match parsed.command.split_first() {
         Some(split) => split,
         None => return fail(&"no command"),
     };
     let mut command = std::process::Command::new(program);
     command.args(rest);
+    if let Some(dir) = &applied.tmpdir {
+        command.env("TMPDIR", dir);
+    }
     if let NetworkPolicy::Proxy(port) = parsed.policy.network {
         let url = format!("http://127.0.0.1:{port}");
         for name in PROXY_ENV_VARS {
@@ -137,7 +200,8 @@ pub fn helper_main(args: &[OsString]) -> i32 {
 mod tests {
     use super::*;
 
-    /// Which paths each mode writes, protects and hides, for one tree.
+    /// Which paths each mode writes, keeps visible, protects and hides,
+    /// for one tree.
     #[test]
     fn layout_per_mode() {
         let dir = tempfile::tempdir().unwrap();
@@ -152,20 +216,19 @@ mod tests {
             std::fs::create_dir_all(d).unwrap();
         }
         let cases = [
-            (
-                SandboxMode::WorkspaceWrite,
-                vec![ws.clone(), temp.clone()],
-                2,
-            ),
-            (SandboxMode::ReadOnly, vec![temp.clone()], 0),
+            (SandboxMode::WorkspaceWrite, vec![ws.clone()], 2),
+            (SandboxMode::ReadOnly, vec![], 0),
         ];
         for (mode, writes, protected) in cases {
             let policy = SandboxPolicy {
                 deny_read: vec![root.join("missing")],
+                private_tmp: Some(temp.clone()),
                 ..SandboxPolicy::new(mode)
             };
-            let l = layout(&policy, &ws, Some(&home), &temp);
+            let l = layout(&policy, &ws, Some(&home));
             assert_eq!(l.writes, writes, "{mode:?}");
+            assert_eq!(l.visible, vec![ws.clone(), home.clone()], "{mode:?}");
+            assert_eq!(l.private_tmp.as_ref(), Some(&temp), "{mode:?}");
             assert_eq!(l.protected.len(), protected, "{mode:?}: {:?}", l.protected);
             // Only the deny paths that exist are hidden.
             assert_eq!(l.hidden, vec![home.join(".ssh")], "{mode:?}");

@@ -15,13 +15,17 @@
 
 mod apply;
 mod landlock_rules;
+mod mount_api;
 mod mounts;
 mod policy;
 mod probe;
 mod proxy;
 mod seccomp;
 
-pub use apply::{Layout, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main, layout};
+pub use apply::{
+    Applied, Layout, PROBE_NAMESPACE_ARG, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main,
+    layout,
+};
 pub use policy::{
     DEFAULT_DENY_READ_IN_HOME, HelperArgs, NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode,
     SandboxPolicy, parse_helper_args,
@@ -37,9 +41,12 @@ pub const HELPER_SUBCOMMAND: &str = "sandbox";
 pub enum SandboxError {
     /// The helper's command line is malformed.
     #[error(
-        "usage: orbit sandbox [--mode read-only|workspace-write|danger-full-access] [--writable DIR]... [--deny-read PATH]... [--network off|on|proxy:PORT] -- COMMAND [ARGS]... ({0})"
+        "usage: orbit sandbox [--mode read-only|workspace-write|danger-full-access] [--writable DIR]... [--tmp DIR] [--deny-read PATH]... [--network off|on|proxy:PORT] -- COMMAND [ARGS]... ({0})"
     )]
     Usage(String),
+    /// The mount namespace was made but could not be finished.
+    #[error("mount namespace: {0}")]
+    Mounts(String),
     /// `PR_SET_NO_NEW_PRIVS` failed.
     #[error("cannot set no_new_privs: {0}")]
     NoNewPrivs(String),

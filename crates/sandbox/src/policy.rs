@@ -12,14 +12,17 @@ use std::path::{Path, PathBuf};
 
 use crate::SandboxError;
 
-/// How much of the file system a sandboxed command may change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much of the file system a sandboxed command may change. Ordered
+/// from the strictest (`ReadOnly < WorkspaceWrite < DangerFullAccess`), so
+/// `a < b` reads "a allows less than b".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SandboxMode {
-    /// Reads everywhere except the deny list; writes only in the temp dir.
+    /// Reads everywhere except the deny list; writes only in the private
+    /// temp dir.
     ReadOnly,
     /// Reads as read-only; writes under the writable roots (the workspace,
-    /// `--add-dir`s, the session's dirs), the temp dir; protected paths
-    /// inside them stay read-only.
+    /// `--add-dir`s, `sandbox.writableRoots`) and the private temp dir;
+    /// protected paths inside them stay read-only.
     WorkspaceWrite,
     /// No sandbox at all.
     DangerFullAccess,
@@ -77,9 +80,16 @@ pub const DEFAULT_DENY_READ_IN_HOME: &[&str] = &[
 pub struct SandboxPolicy {
     /// File-system mode.
     pub mode: SandboxMode,
-    /// Directories writable in [`SandboxMode::WorkspaceWrite`] (the temp dir
-    /// is added by the helper, and the command's cwd when this is empty).
+    /// Directories writable in [`SandboxMode::WorkspaceWrite`] (the
+    /// command's cwd when this is empty); in read-only mode they stay
+    /// visible when they lie under `/tmp`.
     pub writable_roots: Vec<PathBuf>,
+    /// The session's private temp dir: mounted over `/tmp` in the
+    /// command's mount namespace (`TMPDIR=/tmp`), or, where no namespace
+    /// can be made, the command's `TMPDIR` and only writable temp dir.
+    /// None: an empty tmpfs over `/tmp` per command (no temp dir is
+    /// writable without a namespace).
+    pub private_tmp: Option<PathBuf>,
     /// Paths no command may read (nor write), on top of
     /// [`DEFAULT_DENY_READ_IN_HOME`].
     pub deny_read: Vec<PathBuf>,
@@ -93,6 +103,7 @@ impl SandboxPolicy {
         Self {
             mode,
             writable_roots: Vec::new(),
+            private_tmp: None,
             deny_read: Vec::new(),
             network: NetworkPolicy::Off,
         }
@@ -104,6 +115,10 @@ impl SandboxPolicy {
         let mut args: Vec<OsString> = vec!["--mode".into(), self.mode.as_str().into()];
         for dir in &self.writable_roots {
             args.push("--writable".into());
+            args.push(dir.clone().into_os_string());
+        }
+        if let Some(dir) = &self.private_tmp {
+            args.push("--tmp".into());
             args.push(dir.clone().into_os_string());
         }
         for path in &self.deny_read {
@@ -144,9 +159,9 @@ pub struct HelperArgs {
     pub command: Vec<OsString>,
 }
 
-/// Parses `[--mode M] [--writable DIR]… [--deny-read P]… [--network N] --
-/// CMD ARGS…` (the arguments after `orbit sandbox`). The default mode is
-/// workspace-write, the default network off.
+/// Parses `[--mode M] [--writable DIR]… [--tmp DIR] [--deny-read P]…
+/// [--network N] -- CMD ARGS…` (the arguments after `orbit sandbox`). The
+/// default mode is workspace-write, the default network off.
 pub fn parse_helper_args(args: &[OsString]) -> Result<HelperArgs, SandboxError> {
     let mut policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
     let mut it = args.iter();
@@ -172,6 +187,7 @@ pub fn parse_helper_args(args: &[OsString]) -> Result<HelperArgs, SandboxError> 
                     .ok_or_else(|| usage(format!("unknown mode {}", v.to_string_lossy())))?;
             }
             "--writable" => policy.writable_roots.push(PathBuf::from(value()?)),
+            "--tmp" => policy.private_tmp = Some(PathBuf::from(value()?)),
             "--deny-read" => policy.deny_read.push(PathBuf::from(value()?)),
             "--network" => {
                 let v = value()?.to_string_lossy().into_owned();
@@ -201,6 +217,7 @@ mod tests {
             SandboxPolicy {
                 mode: SandboxMode::WorkspaceWrite,
                 writable_roots: vec!["/w a".into(), "/b".into()],
+                private_tmp: Some("/t".into()),
                 deny_read: vec!["/secret".into()],
                 network: NetworkPolicy::Proxy(4321),
             },

@@ -3,6 +3,9 @@
 //! texts that say what is missing and what orbit does instead.
 #![allow(unsafe_code)]
 
+use std::path::Path;
+use std::process::{Command, Stdio};
+
 use crate::policy::{NetworkPolicy, SandboxMode, SandboxPolicy};
 
 /// `landlock_create_ruleset` flag that asks for the ABI version.
@@ -21,7 +24,30 @@ pub struct Support {
 }
 
 impl Support {
-    /// Asks the kernel.
+    /// Asks the kernel, and `helper` (this program: `helper sandbox
+    /// --probe-namespace`) whether the mount namespace can really be made
+    /// (root in a container without `CAP_SYS_ADMIN` cannot). The reason it
+    /// cannot is returned too.
+    pub fn probe_with_helper(helper: &Path) -> (Self, Option<String>) {
+        let mut support = Self::probe();
+        if !support.mount_namespace {
+            return (support, Some("user namespaces are disabled".into()));
+        }
+        let out = Command::new(helper)
+            .args([crate::HELPER_SUBCOMMAND, crate::PROBE_NAMESPACE_ARG])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output();
+        let failed = match out {
+            Ok(o) if o.status.success() => None,
+            Ok(o) => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+            Err(e) => Some(format!("running {}: {e}", helper.display())),
+        };
+        support.mount_namespace = failed.is_none();
+        (support, failed)
+    }
+
+    /// Asks the kernel (the mount namespace: whether it is allowed at all).
     pub fn probe() -> Self {
         // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the
         // ABI version (or -1 with errno); no memory is passed.
@@ -69,7 +95,11 @@ impl Support {
             ));
         }
         if !self.mount_namespace {
-            lines.push("no user namespaces: .git/hooks, .git/config, .orbit and .claude inside the workspace stay writable, and a denied path inside the workspace stays readable".into());
+            let tmp = match &policy.private_tmp {
+                Some(dir) => format!("commands get the private TMPDIR {}", dir.display()),
+                None => "commands get no writable temp dir".into(),
+            };
+            lines.push(format!("no mount namespace: {tmp} but /tmp is not private (it is read-only to them); .git/hooks, .git/config, .orbit and .claude inside the workspace stay writable, a denied path inside the workspace stays readable, and chmod/chown/utime outside the writable roots are not blocked"));
         }
         Missing { lines, fatal }
     }

@@ -354,8 +354,9 @@ type SandboxRow<'a> = (
 );
 
 /// `--sandbox` > `ORBIT_SANDBOX` > `sandbox.mode`; files in the project may
-/// only tighten the sandbox (no `danger-full-access`, no writable roots or
-/// allowed domains), while their `denyRead` counts.
+/// only tighten the sandbox: their modes are kept apart (`project_modes`,
+/// applied by the CLI only when stricter), no writable roots or allowed
+/// domains, while their `denyRead` counts.
 #[test]
 fn sandbox_mode_precedence_and_project_files_only_tighten() {
     let cases: &[SandboxRow] = &[
@@ -387,7 +388,7 @@ fn sandbox_mode_precedence_and_project_files_only_tighten() {
             None,
             None,
             &[(S::Local, r#"{"sandbox":{"mode":"read-only"}}"#)],
-            Some("read-only"),
+            None,
         ),
         (None, None, &[], None),
     ];
@@ -404,6 +405,15 @@ fn sandbox_mode_precedence_and_project_files_only_tighten() {
         let got = config.sandbox.mode.map(|m| m.value);
         assert_eq!(got.as_deref(), *want, "{flag:?} {env_value:?} {files:?}");
     }
+    // A project's mode never becomes `mode`, whatever the user's says.
+    let files = [
+        (S::Local, r#"{"sandbox":{"mode":"workspace-write"}}"#),
+        (S::User, r#"{"sandbox":{"mode":"read-only"}}"#),
+    ];
+    let both = resolve(&overrides(), &env(&[]), &settings(&files)).sandbox;
+    assert_eq!(both.mode.map(|m| m.value).as_deref(), Some("read-only"));
+    let project: Vec<String> = both.project_modes.into_iter().map(|m| m.value).collect();
+    assert_eq!(project, vec!["workspace-write".to_string()]);
     let doc = r#"{"sandbox":{"writableRoots":["/w"],"denyRead":["/secret"],"network":{"allowedDomains":["crates.io"]}}}"#;
     let user = resolve(&overrides(), &env(&[]), &settings(&[(S::User, doc)])).sandbox;
     assert_eq!(user.writable_roots, vec![std::path::PathBuf::from("/w")]);
