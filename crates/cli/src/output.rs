@@ -18,6 +18,11 @@
 //! In `text`, each retry of a model call is announced on stderr:
 //! `orbit: MESSAGE; retry N/M in S s` ([`retry_line`]).
 //! stderr is best effort: failing to write it never stops the run.
+//!
+//! What `text` prints (the answer on stdout, every stderr line) is
+//! terminal-safe ([`orbit_tui::sanitize`], [`Mode::Terminal`]): colour is
+//! kept, every other control sequence is shown (`␛]52;c;…␇`), never obeyed.
+//! `json` and `stream-json` print model text byte-exact (JSON escapes it).
 
 use std::io::{self, Write};
 
@@ -26,6 +31,7 @@ use orbit_protocol::sdk::{
     SdkSystem, SdkToolProgress,
 };
 use orbit_protocol::{ContentBlock, EngineEvent, Message, StreamEvent, TerminalResult};
+use orbit_tui::sanitize::{Mode, sanitize};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -351,7 +357,8 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
                         Some(value) => value.to_string(),
                         None => sdk.result.clone().unwrap_or_default(),
                     };
-                    self.out.write_all(text.as_bytes())?;
+                    self.out
+                        .write_all(sanitize(&text, Mode::Terminal).as_bytes())?;
                     self.out.write_all(b"\n")?;
                     self.out.flush()?;
                 }
@@ -378,8 +385,9 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         }
     }
 
-    /// One line on stderr, flushed; best effort.
+    /// One line on stderr, terminal-safe, flushed; best effort.
     fn err_line(&mut self, line: &str) {
+        let line = sanitize(line, Mode::Terminal);
         let _ = writeln!(self.err, "{line}").and_then(|()| self.err.flush());
     }
 

@@ -6,17 +6,23 @@
 //! as a frame is drawn ([`Answer::commit_rows`]), at the width of that
 //! moment; the live region shows only the rest, and when the line ends its
 //! already committed rows are skipped. Greedy wrapping is prefix-stable:
-//! a full row does not change when more text arrives.
+//! a full row does not change when more text arrives. Deltas are made
+//! terminal-safe ([`Sanitizer`], [`Mode::Cells`]) before the markdown
+//! renderer sees them: a sequence split across deltas is decided once, so
+//! the preview of an unfinished line stays a prefix of the final line.
 
 use ratatui::text::Line;
 
 use crate::markdown::MarkdownStream;
+use crate::sanitize::{Mode, Sanitizer};
 use crate::theme::Theme;
 use crate::wrap::wrap_line;
 
 #[derive(Debug)]
 pub(crate) struct Answer {
     md: MarkdownStream,
+    /// Deltas on their way to `md`.
+    clean: Sanitizer,
     /// Rows of the unfinished line already in the scrollback, and the
     /// width they were wrapped at.
     committed: Option<(u16, usize)>,
@@ -26,19 +32,25 @@ impl Answer {
     pub(crate) fn new(theme: Theme) -> Self {
         Self {
             md: MarkdownStream::new(theme),
+            clean: Sanitizer::new(Mode::Cells),
             committed: None,
         }
     }
 
     /// Adds `delta`; the finished lines for the scrollback.
     pub(crate) fn push(&mut self, delta: &str) -> Vec<Line<'static>> {
-        let lines = self.md.push(delta);
+        let mut clean = String::new();
+        self.clean.push(delta, &mut clean);
+        let lines = self.md.push(&clean);
         self.skip_committed(lines)
     }
 
     /// Ends the answer block; the rest for the scrollback.
     pub(crate) fn finish(&mut self) -> Vec<Line<'static>> {
-        let lines = self.md.finish();
+        let mut rest = String::new();
+        self.clean.finish(&mut rest);
+        let mut lines = self.md.push(&rest);
+        lines.extend(self.md.finish());
         let out = self.skip_committed(lines);
         self.committed = None;
         out

@@ -1,10 +1,12 @@
 //! The status line under the input box: model, cwd, context used, session
 //! cost and permission mode, shortened to fit the width (the cwd goes
-//! first, then the model).
+//! first, then the model). The model name and cwd are shown terminal-safe
+//! (a directory name can hold control characters).
 
 use orbit_permissions::PermissionMode;
 use ratatui::text::{Line, Span};
 
+use crate::sanitize::{Mode, sanitize};
 use crate::theme::Theme;
 use crate::wrap::truncate;
 
@@ -40,10 +42,13 @@ pub(crate) fn status_line(info: &StatusInfo, t: Theme, width: u16) -> Line<'stat
     let right = format!(" · ctx {pct}% · ${:.4} · {mode} (⇧⇥)", info.cost_usd);
     let width = usize::from(width);
     let room = width.saturating_sub(right.chars().count());
-    let model = truncate(&info.model, room.min(30));
+    let model = truncate(&sanitize(&info.model, Mode::Cells), room.min(30));
     let room = room.saturating_sub(model.chars().count() + 3);
     let cwd = if room >= 4 {
-        format!(" · {}", truncate_left(&info.cwd, room))
+        format!(
+            " · {}",
+            truncate_left(&sanitize(&info.cwd, Mode::Cells), room)
+        )
     } else {
         String::new()
     };

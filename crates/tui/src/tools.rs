@@ -2,13 +2,16 @@
 //! with a short summary of the result (`⎿ 12 lines`, the first line of an
 //! error), Edit/Write with their diff; the full output is kept for Ctrl-O.
 //! Knows tools only by the shape of their input (`command`, `file_path`,
-//! `pattern`, `url`…) — it decides nothing.
+//! `pattern`, `url`…) — it decides nothing. Subjects and summaries are
+//! made terminal-safe before they are cut to length, so the cut counts what
+//! is shown (`␛]0;x␇`), not the raw bytes.
 
 use orbit_protocol::{ToolResultBlock, ToolResultContent, ToolResultContentBlock};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
+use crate::sanitize::{Mode, sanitize};
 use crate::theme::Theme;
 use crate::wrap::truncate;
 
@@ -57,12 +60,15 @@ pub(crate) fn subject(input: &Value) -> String {
     ] {
         if let Some(v) = input.get(key).and_then(Value::as_str) {
             let one_line = v.lines().next().unwrap_or_default();
-            return truncate(one_line, SUBJECT_MAX_CHARS);
+            return truncate(&sanitize(one_line, Mode::Cells), SUBJECT_MAX_CHARS);
         }
     }
     match input {
         Value::Object(map) if map.is_empty() => String::new(),
-        other => truncate(&other.to_string(), SUBJECT_MAX_CHARS),
+        other => truncate(
+            &sanitize(&other.to_string(), Mode::Cells),
+            SUBJECT_MAX_CHARS,
+        ),
     }
 }
 
@@ -96,7 +102,8 @@ pub(crate) fn finished_lines(
     result: &ToolResultBlock,
     theme: Theme,
 ) -> Vec<Line<'static>> {
-    let text = result_text(result);
+    let raw = result_text(result);
+    let text = sanitize(&raw, Mode::Cells);
     let failed = result.is_error();
     let marker = if failed {
         Span::styled("● ", theme.error())

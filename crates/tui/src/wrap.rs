@@ -2,22 +2,26 @@
 //! wrapped here (so its height is known before it is inserted) and the live
 //! region uses the same rule. Greedy, breaking after spaces when a word
 //! fits, else mid-word; widths are display columns (`unicode-width`).
+//! Every span is made terminal-safe here first ([`sanitize`] in
+//! [`Mode::Cells`]): this is the one path model, tool, file and server text
+//! takes to the scrollback and the live region, so a control character is
+//! shown (`␛]0;x␇`) and counted in the width, never sent to the terminal.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
+use crate::sanitize::{Mode, sanitize};
+
 /// `line` cut into rows of at most `width` columns (at least one row).
 pub(crate) fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width.max(1));
-    let cells: Vec<(char, Style)> = line
-        .spans
-        .iter()
-        .flat_map(|s| {
-            let style = line.style.patch(s.style);
-            s.content.chars().map(move |c| (c, style))
-        })
-        .collect();
+    let mut cells: Vec<(char, Style)> = Vec::new();
+    for span in &line.spans {
+        let style = line.style.patch(span.style);
+        let text = sanitize(&span.content, Mode::Cells);
+        cells.extend(text.chars().map(|c| (c, style)));
+    }
     let mut rows: Vec<Vec<(char, Style)>> = Vec::new();
     let mut row: Vec<(char, Style)> = Vec::new();
     let mut row_width = 0usize;

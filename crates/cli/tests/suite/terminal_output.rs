@@ -25,8 +25,8 @@ const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
 static NEXT_PANE: AtomicUsize = AtomicUsize::new(0);
 
 /// Every ESC in `text` starts an SGR sequence without conceal (`ESC [
-/// digits/;/: m`, no parameter 8); no other C0 control but `\n` and `\t`,
-/// no DEL, no C1 control. Returns what is wrong, if anything.
+/// digits/;/: m`, no parameter 8); no other C0 control but `\n`, `\t` and
+/// `\r` before `\n`, no DEL, no C1 control. Returns what is wrong, if anything.
 fn raw_controls(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut wrong = Vec::new();
@@ -53,7 +53,8 @@ fn raw_controls(text: &str) -> Vec<String> {
             i = j + 1;
             continue;
         }
-        if (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}' {
+        let crlf = c == '\r' && chars.get(i + 1) == Some(&'\n');
+        if c.is_control() && c != '\n' && c != '\t' && !crlf {
             wrong.push(format!("{c:?} at char {i}"));
         }
         i += 1;

@@ -1,3 +1,4 @@
 //! One module per view area.
 
+mod control_bytes;
 mod views;
