@@ -38,6 +38,18 @@ pub fn project_dir(data_dir: &Path, cwd: &Path) -> PathBuf {
     projects_dir(data_dir).join(project_slug(&abs_cwd))
 }
 
+/// Name of the directory of a session's persisted tool results, inside
+/// [`session_dir`].
+pub const TOOL_RESULTS_DIR_NAME: &str = "tool-results";
+
+/// `<data dir>/projects/<cwd slug>/<session id>`: the session's own
+/// directory (its persisted tool results). Something other than orbit may
+/// change what is inside (the Bash sandbox may grant it): orbit writes
+/// there only without following links (`orbit_engine::results`).
+pub fn session_dir(data_dir: &Path, cwd: &Path, session_id: &str) -> PathBuf {
+    project_dir(data_dir, cwd).join(file_component(session_id))
+}
+
 /// `<data dir>/projects/<cwd slug>/<session id>.jsonl`.
 pub fn transcript_path(data_dir: &Path, cwd: &Path, session_id: &str) -> PathBuf {
     project_dir(data_dir, cwd).join(format!(
@@ -118,6 +130,14 @@ mod tests {
         );
         let escaping = transcript_path(Path::new("/d"), Path::new("/p"), "../x");
         assert_eq!(escaping, PathBuf::from("/d/projects/-p/---x.jsonl"));
+    }
+
+    #[test]
+    fn session_dir_sits_beside_the_transcript() {
+        let dir = session_dir(Path::new("/d"), Path::new("/p"), "../x");
+        assert_eq!(dir, PathBuf::from("/d/projects/-p/---x"));
+        let transcript = transcript_path(Path::new("/d"), Path::new("/p"), "../x");
+        assert_eq!(transcript.with_extension(""), dir);
     }
 
     #[test]

@@ -18,7 +18,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use orbit_session::{file_component, project_dir};
+use orbit_session::file_component;
+use orbit_session::paths::{TOOL_RESULTS_DIR_NAME, session_dir};
 
 use super::beneath::{BeneathError, write_beneath};
 
@@ -65,9 +66,6 @@ impl From<BeneathError> for PersistError {
     }
 }
 
-/// Name of the results directory inside the session directory.
-const RESULTS_DIR_NAME: &str = "tool-results";
-
 /// The per-session directory of persisted tool results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResultStorage {
@@ -81,8 +79,8 @@ impl ToolResultStorage {
     /// `data_dir` is `$ORBIT_HOME` (default `~/.orbit`); `cwd` is the
     /// session's project directory, made absolute if it is not.
     pub fn new(data_dir: &Path, cwd: &Path, session_id: &str) -> Self {
-        let session_dir = project_dir(data_dir, cwd).join(file_component(session_id));
-        let dir = session_dir.join(RESULTS_DIR_NAME);
+        let session_dir = session_dir(data_dir, cwd, session_id);
+        let dir = session_dir.join(TOOL_RESULTS_DIR_NAME);
         Self { session_dir, dir }
     }
 
@@ -108,7 +106,13 @@ impl ToolResultStorage {
         let bytes = text.as_bytes().to_vec();
         let path = self.path_for(tool_use_id);
         let task = tokio::task::spawn_blocking(move || {
-            write_beneath(&session_dir, RESULTS_DIR_NAME.as_ref(), &name, &tmp, &bytes)
+            write_beneath(
+                &session_dir,
+                TOOL_RESULTS_DIR_NAME.as_ref(),
+                &name,
+                &tmp,
+                &bytes,
+            )
         });
         match task.await {
             Ok(written) => Ok(written?),
