@@ -199,10 +199,7 @@ fn env_assignments(
 ) -> Option<usize> {
     let mut i = from;
     while let Some(word) = command.words.get(i) {
-        let Some(a) = word.value.as_deref() else {
-            return None;
-        };
-        match a {
+        match word.value.as_deref()? {
             "-i" | "--ignore-environment" | "-0" | "--null" | "-" | "--" => i += 1,
             "-u" => i += 2,
             a if a.starts_with("--unset=") || (a.starts_with("-u") && a.len() > 2) => i += 1,

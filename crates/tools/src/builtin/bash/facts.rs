@@ -71,7 +71,7 @@ fn shell_facts(command: &str) -> CallFacts {
 /// The repository `inv` works in and the directory it works from.
 fn located(cwd: &Path, inv: &GitInvocation) -> Option<(repos::Repo, PathBuf)> {
     let base = resolve(cwd, &inv.dir);
-    let repo = repos::locate(inv, &base, |b, p| resolve(b, p))?;
+    let repo = repos::locate(inv, &base, resolve)?;
     Some((repo, base))
 }
 

@@ -36,10 +36,13 @@ const POLL_MS: u64 = 10;
 /// What a repository's listing depends on.
 type Fingerprint = Vec<Option<SystemTime>>;
 
-/// The session's listings: per git directory, its fingerprint and paths.
+/// A repository's listing and the fingerprint it was made at.
+type Listing = (Fingerprint, Arc<Vec<String>>);
+
+/// The session's listings, per git directory.
 #[derive(Default)]
 pub(crate) struct TrackedCache {
-    lists: Mutex<HashMap<PathBuf, (Fingerprint, Arc<Vec<String>>)>>,
+    lists: Mutex<HashMap<PathBuf, Listing>>,
 }
 
 /// The session extension's key.
@@ -271,7 +274,7 @@ mod tests {
         let mut ctx = orbit_tool::ToolUseContext::new("s", root.clone(), root.join("data"));
         ctx.set_read_filter(move |p: &Path| p.starts_with(&hidden));
         let filter = ctx.read_filter().unwrap();
-        let denied = cache.denied(&git_dir, &[root.clone()], &filter);
+        let denied = cache.denied(&git_dir, std::slice::from_ref(&root), &filter);
         assert!(denied.contains(&root.join("secrets/old.txt")), "{denied:?}");
         // A later commit is listed.
         std::fs::write(root.join("b.txt"), "b").unwrap();
