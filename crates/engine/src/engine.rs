@@ -270,9 +270,12 @@ impl QueryEngine {
         for err in policy.errors() {
             tracing::error!(%err, "a permission rule does not compile; it allows nothing and a deny or ask rule covers its whole tool");
         }
-        // Searches leave out what read deny rules cover.
-        let filter = Arc::clone(&policy);
-        context.set_read_filter(move |path| filter.is_read_denied(path));
+        // Searches leave out what read deny rules cover (and Bash lists
+        // what git tracks only when such rules exist).
+        if policy.has_read_deny_rules() {
+            let filter = Arc::clone(&policy);
+            context.set_read_filter(move |path| filter.is_read_denied(path));
+        }
         let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
         let hooks = HookPoints::new(
             config.hooks.clone(),

@@ -139,6 +139,14 @@ impl Policy {
             .any(|r| matches!(r.rule.specifier, Specifier::ReadPath(_)) && r.covers_path(path))
     }
 
+    /// Whether any read deny rule exists (else nothing is read-denied and
+    /// a read filter has nothing to do).
+    pub fn has_read_deny_rules(&self) -> bool {
+        self.deny
+            .iter()
+            .any(|r| matches!(r.rule.specifier, Specifier::ReadPath(_)))
+    }
+
     /// [`Policy::decide`], with an ask turned into a deny when headless.
     pub fn can_use_tool(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
         match self.decide(request) {

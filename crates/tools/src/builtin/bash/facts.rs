@@ -14,7 +14,8 @@
 //! (`acceptEdits` allows it) under the same `PATH` condition → `may_read`:
 //! for a git invocation that can print committed files, the files its
 //! repository tracks (index or history, `tracked`, listed once per session
-//! and repository state) that the session's Read deny rules hide. A parse
+//! and repository state, only when the session has Read deny rules) that
+//! those rules hide. A parse
 //! failure is neither read-only nor file management.
 
 mod repos;
