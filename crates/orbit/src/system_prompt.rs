@@ -46,6 +46,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Largest part of one instruction file (CLAUDE.md, AGENTS.md) that is sent.
 pub const MAX_INSTRUCTION_FILE_BYTES: usize = 40 * 1024;
 
+/// Most of the kernel release string read.
+const OS_RELEASE_MAX_BYTES: usize = 256;
+
 /// Instruction files read from the project root, in this order.
 pub const INSTRUCTION_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
 
@@ -293,7 +296,12 @@ fn is_git_repo(dir: &Path) -> bool {
 
 /// The kernel release; read from /proc on Linux (cheap), omitted elsewhere.
 fn os_version() -> Option<String> {
-    let raw = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let raw = read_untrusted(
+        Path::new("/proc/sys/kernel/osrelease"),
+        &ReadOpts::user_file(OS_RELEASE_MAX_BYTES),
+    )
+    .ok()?
+    .text();
     let v = raw.trim();
     (!v.is_empty()).then(|| format!("Linux {v}"))
 }
