@@ -243,8 +243,9 @@ const NEW: &str = "{OUT}/new.txt";
 
 #[rustfmt::skip]
 const ESCAPES: &[Case] = &[
-    // Writes outside the workspace.
-    case("absolute path", "echo pwned > {OUT}/victim.txt", &[Unchanged(VICTIM), Said("Permission denied")]),
+    // Writes outside the workspace. Outside the writable roots the mount
+    // namespace is read-only (issue 29): the refusal reads EROFS.
+    case("absolute path", "echo pwned > {OUT}/victim.txt", &[Unchanged(VICTIM), Said("Read-only file system")]),
     case("new file by absolute path", "echo pwned > {OUT}/new.txt", &[Absent(NEW)]),
     case("dot-dot path", "echo pwned > {UP}{OUT}/new.txt", &[Absent(NEW)]),
     case("symlink dir inside -> outside", "ln -s {OUT} out && echo pwned > out/new.txt", &[Absent(NEW)]),
@@ -253,12 +254,14 @@ const ESCAPES: &[Case] = &[
     case("/proc/self/root", "echo pwned > /proc/self/root{OUT}/new.txt", &[Absent(NEW)]),
     case("/proc/self/fd of an inherited dir fd", "exec 3<{OUT}; echo pwned > /proc/self/fd/3/new.txt", &[Absent(NEW)]),
     case("/proc/self/fd of a read fd", "exec 4<{OUT}/victim.txt; echo pwned > /proc/self/fd/4", &[Unchanged(VICTIM)]),
-    case("python child", "python3 -c \"open('{OUT}/new.txt','w').write('x')\"", &[Absent(NEW), Said("Errno 13")]),
-    case("node child", "node -e \"require('fs').writeFileSync('{OUT}/new.txt','x')\"", &[Absent(NEW), Said("EACCES")]),
-    case("perl child", "perl -e 'open(F, \">\", \"{OUT}/new.txt\") or die \"no: $!\"'", &[Absent(NEW), Said("no: Permission denied")]),
+    case("python child", "python3 -c \"open('{OUT}/new.txt','w').write('x')\"", &[Absent(NEW), Said("Errno 30")]),
+    case("node child", "node -e \"require('fs').writeFileSync('{OUT}/new.txt','x')\"", &[Absent(NEW), Said("EROFS")]),
+    case("perl child", "perl -e 'open(F, \">\", \"{OUT}/new.txt\") or die \"no: $!\"'", &[Absent(NEW), Said("no: Read-only file system")]),
     case("dd", "dd if=/dev/zero of={OUT}/victim.txt bs=1 count=1 conv=notrunc", &[Unchanged(VICTIM)]),
     case("rm outside", "rm -f {OUT}/victim.txt", &[Unchanged(VICTIM)]),
-    case("mv outside into the workspace", "mv {OUT}/victim.txt ./stolen", &[Unchanged(VICTIM), Absent("{WS}/stolen")]),
+    // The rename crosses mounts, so mv copies (as `cp` may: reads are
+    // allowed) and then fails to remove the original.
+    case("mv outside into the workspace", "mv {OUT}/victim.txt ./stolen", &[Unchanged(VICTIM), Said("cannot remove")]),
     case("home dotfile", "echo pwned >> ~/.bashrc", &[Unchanged("{HOME}/.bashrc")]),
     case("setsid daemon", "setsid sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &", &[Absent(NEW)]),
     case("nohup daemon", "nohup sh -c 'sleep 0.2; echo pwned > {OUT}/new.txt' </dev/null >/dev/null 2>&1 &", &[Absent(NEW)]),
@@ -440,7 +443,7 @@ fn a_blocked_command_tells_the_model_how_to_escalate() {
         "{}",
         run.said
     );
-    assert!(run.said.contains("Permission denied"), "{}", run.said);
+    assert!(run.said.contains("Read-only file system"), "{}", run.said);
     assert!(!world.outside().join("new.txt").exists());
 }
 
