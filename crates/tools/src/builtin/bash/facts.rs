@@ -15,8 +15,8 @@
 //! for a git invocation that can print committed files, the files its
 //! repository tracks (index or history, `tracked`, listed once per session
 //! and repository state, only when the session has Read deny rules) that
-//! those rules hide. A parse
-//! failure is neither read-only nor file management.
+//! those rules hide. A parse failure is neither read-only nor file
+//! management.
 
 mod repos;
 mod tracked;
