@@ -34,7 +34,6 @@ mod sdk_output;
 mod sdk_status;
 mod sdk_ts;
 mod security_attacks;
-mod security_attacks;
 mod security_bash;
 mod security_rules;
 mod security_sandbox;
