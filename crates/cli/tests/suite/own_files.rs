@@ -26,10 +26,25 @@ use super::common::{Outcome, orbit_at, run, tool_results_text};
 /// A run that hangs on the report would pass this; a healthy one takes
 /// well under it.
 const RUN_LIMIT: Duration = Duration::from_secs(30);
-/// Virtual memory orbit may use in the `/dev/zero` case (KiB): far above a
-/// normal run (threads' reserved stacks and arenas included), far below
-/// what reading `/dev/zero` to its end needs.
-const MEMORY_LIMIT_KIB: u64 = 4 * 1024 * 1024;
+/// Address space orbit gets in the `/dev/zero` case (KiB): a safety net
+/// far above a normal run (threads' reserved stacks and arenas included),
+/// so that an unbounded read stops at a few GiB instead of the machine's
+/// memory.
+const ADDRESS_SPACE_LIMIT_KIB: u64 = 4 * 1024 * 1024;
+/// Peak resident memory orbit may reach in the `/dev/zero` case (KiB): a
+/// debug build's normal run stays far below it.
+const PEAK_RSS_LIMIT_KIB: u64 = 128 * 1024;
+/// Runs `ARGV` under an address-space limit (argv[1], KiB) and prints the
+/// child's peak RSS (KiB) as the last stderr line.
+const PEAK_RSS_WRAPPER_PY: &str = r#"
+import resource, subprocess, sys
+limit = int(sys.argv[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+code = subprocess.run(sys.argv[2:]).returncode
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"orbit-peak-rss-kib={peak}", file=sys.stderr)
+sys.exit(code)
+"#;
 
 /// A workspace, a home and a directory outside every writable root.
 struct World {
@@ -166,42 +181,51 @@ fn a_fifo_for_the_cwd_report_does_not_hang_orbit() {
 }
 
 /// The command swaps its cwd report for a link to `/dev/zero`: orbit used
-/// to read it into memory without end. Here orbit runs under a
-/// virtual-memory limit, so an unbounded read fails the run instead of
-/// the machine.
+/// to read it into memory without end (here: until the address-space
+/// limit, GiBs). orbit's peak RSS is measured by a wrapper process.
 #[test]
 fn a_dev_zero_cwd_report_is_not_read_into_memory() {
     let world = World::new();
     let attack = swap_report_file(r#"ln -s /dev/zero "$f""#);
     let home = world.home();
-    let limited = move |ws: &Path, args: Vec<String>| {
-        let mut cmd = Command::new("bash");
+    let measured = move |ws: &Path, args: Vec<String>| {
+        let mut cmd = Command::new("python3");
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &home)
             .env("ORBIT_HOME", home.join(".orbit"))
             .current_dir(ws)
-            .arg("-c")
-            .arg(format!(
-                "ulimit -v {MEMORY_LIMIT_KIB} && exec \"$0\" \"$@\""
-            ))
+            .args(["-c", PEAK_RSS_WRAPPER_PY])
+            .arg(ADDRESS_SPACE_LIMIT_KIB.to_string())
             .arg(env!("CARGO_BIN_EXE_orbit"))
             .args(args);
         cmd
     };
-    let calls = run_calls(&world, &[&attack, "pwd"], UNSANDBOXED, limited);
+    let calls = run_calls(&world, &[&attack, "pwd"], UNSANDBOXED, measured);
     assert_eq!(
         calls.out.code, 0,
         "took {:?}: {}",
         calls.took, calls.out.stderr
+    );
+    assert!(calls.said[0].contains("swapped:"), "{:?}", calls.said);
+    assert_eq!(calls.said.len(), 2, "{:?}", calls.said);
+    let peak_kib: u64 = calls
+        .out
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("orbit-peak-rss-kib="))
+        .next_back()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS line: {}", calls.out.stderr));
+    assert!(
+        peak_kib < PEAK_RSS_LIMIT_KIB,
+        "orbit's peak RSS {peak_kib} KiB (limit {PEAK_RSS_LIMIT_KIB} KiB)"
     );
     assert!(
         calls.took < Duration::from_secs(15),
         "took {:?}",
         calls.took
     );
-    assert!(calls.said[0].contains("swapped:"), "{:?}", calls.said);
-    assert_eq!(calls.said.len(), 2, "{:?}", calls.said);
 }
 
 /// `cd` carries over to the next call, unsandboxed and in the sandbox
