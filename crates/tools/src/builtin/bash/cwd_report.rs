@@ -91,7 +91,7 @@ fn parse_report(report: Vec<u8>) -> Option<String> {
 /// the command see it shifted by one.
 pub(crate) fn wrap_with_cwd_trap(command: &str) -> String {
     let trap_body =
-        format!("[ -p \"/dev/fd/${CWD_FD_VAR}\" ] && pwd -P >&\"${CWD_FD_VAR}\" 2>/dev/null");
+        format!("[ -p \"/dev/fd/${{{CWD_FD_VAR}-}}\" ] && pwd -P >&\"${CWD_FD_VAR}\" 2>/dev/null");
     format!(
         "exec {{{CWD_FD_VAR}}}>&0 0</dev/null; trap {} EXIT\n{command}",
         shell_quote(&trap_body)
@@ -155,7 +155,8 @@ mod tests {
     }
 
     /// A command that reuses the descriptor for its own file: the trap
-    /// leaves the file alone.
+    /// leaves the file alone. One that unsets the variable under `set -u`
+    /// keeps its exit status.
     #[tokio::test]
     async fn a_reused_descriptor_is_not_written() {
         let dir = tempfile::tempdir().unwrap();
@@ -174,6 +175,17 @@ mod tests {
             .unwrap();
         assert!(status.success());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+        assert_eq!(report.take(), None);
+
+        let (report, stdin) = CwdReport::new().unwrap();
+        let status = tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(wrap_with_cwd_trap("set -u; unset __orbit_cwd_fd; exit 3"))
+            .stdin(stdin)
+            .status()
+            .await
+            .unwrap();
+        assert_eq!(status.code(), Some(3));
         assert_eq!(report.take(), None);
     }
 }
