@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use orbit_tool::CallFacts;
+use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -88,13 +89,16 @@ pub fn persist_allow_rule(path: &Path, rule: &str) -> Result<(), PersistError> {
         path: path.to_path_buf(),
         message: message.to_string(),
     };
-    let mut doc = match std::fs::read_to_string(path) {
+    // The project's file: a FIFO or a device there is refused, never read
+    // (a plain read of a FIFO would block the session), and at most the cap.
+    let opts = ReadOpts::user_file(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+    let mut doc = match read_untrusted(path, &opts).map(|file| file.text()) {
         Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
         Ok(text) => {
             serde_json::from_str(&text).map_err(|e| malformed(&format!("not valid JSON ({e})")))?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
-        Err(e) => return Err(io(e)),
+        Err(e) if e.is_not_found() => Value::Object(Map::new()),
+        Err(e) => return Err(io(std::io::Error::other(e))),
     };
     let root = doc
         .as_object_mut()
@@ -169,6 +173,36 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    /// A FIFO planted where the rules file goes is refused at once (a plain
+    /// read blocked the session forever) and left in place.
+    #[test]
+    fn a_fifo_in_place_of_the_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.local.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(persist_allow_rule(&target, "Read").map_err(|e| e.to_string()));
+        });
+        let outcome = rx
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .expect("persist_allow_rule blocked on a FIFO");
+        let err = outcome.unwrap_err();
+        assert!(err.contains("a FIFO, not a regular file"), "{err}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
     }
 
     #[test]
