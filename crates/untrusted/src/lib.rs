@@ -312,6 +312,14 @@ pub fn open_untrusted(
     Ok((file, meta, target))
 }
 
+/// Whether `meta` (a `stat` taken before deciding to open) is a regular
+/// file, with the refusal [`read_untrusted`] gives for anything else: for
+/// callers that must tell a missing path from a special one first (the
+/// tools a model drives), then open with [`open_untrusted`].
+pub fn check_regular(meta: &Metadata) -> Result<(), UntrustedError> {
+    check_type(meta, &ReadOpts::user_file(0))
+}
+
 /// Containment in the project and the deny predicate, for a canonical
 /// target.
 fn check_target(target: &Path, opts: &ReadOpts<'_>) -> Result<(), UntrustedError> {

@@ -29,6 +29,8 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::write_with_file_state;
+use crate::builtin::edit::MAX_EDIT_FILE_BYTES;
+use crate::builtin::read::model_file::{read_capped, special_kind};
 use crate::builtin::write_echo::is_tool_result_text;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
@@ -115,7 +117,11 @@ impl TypedTool for WriteTool {
 fn check_writable(path: &Path, cache: &FileStateCache) -> Result<(), String> {
     match fs::metadata(path) {
         Ok(meta) if meta.is_dir() => Err(tools_texts::is_a_directory("open", path)),
-        Ok(meta) if !meta.is_file() => Err(tools_texts::not_a_regular_file("write", path)),
+        Ok(meta) if !meta.is_file() => Err(tools_texts::not_a_regular_file(
+            "write",
+            path,
+            special_kind(&meta),
+        )),
         Ok(meta) if meta.permissions().readonly() => Err(tools_texts::permission_denied(path)),
         Ok(_) => cache.check_fresh(path).map_err(|e| e.to_string()),
         Err(_) => Ok(()),
@@ -132,8 +138,13 @@ fn write_file(
 ) -> Result<ToolOutput, ToolError> {
     let existed = path.exists();
     check_writable(path, cache).map_err(ToolError::RespondToModel)?;
-    // What an overwrite replaces, for the embedder's patch (`detail`).
-    let original = existed.then(|| fs::read_to_string(path).ok()).flatten();
+    // What an overwrite replaces, for the embedder's patch (`detail`): a
+    // regular file of at most Edit's cap (no patch for a larger one), read
+    // without blocking on a FIFO swapped in since the check.
+    let original = existed
+        .then(|| read_capped(path, MAX_EDIT_FILE_BYTES).ok())
+        .flatten()
+        .and_then(|(bytes, _)| String::from_utf8(bytes).ok());
     if cancel.is_cancelled() {
         return Ok(ToolOutput::interrupted());
     }

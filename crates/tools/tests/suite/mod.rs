@@ -8,6 +8,7 @@ mod edit;
 mod glob;
 mod grep;
 mod harness;
+mod hostile_paths;
 mod ls;
 mod read;
 mod registry;

@@ -137,12 +137,12 @@ async fn what_is_not_a_file() {
         ),
         (
             "/dev/zero",
-            "Cannot read /dev/zero: not a regular file".into(),
+            "Cannot read /dev/zero: it is a character device, not a regular file".into(),
         ),
         (
             "pipe",
             format!(
-                "Cannot read {}: not a regular file",
+                "Cannot read {}: it is a FIFO, not a regular file",
                 cwd.join("pipe").display()
             ),
         ),

@@ -166,7 +166,7 @@ fn every_text() -> Vec<(String, String)> {
         tools::is_a_directory("read", root),
         tools::is_a_directory("open", root),
         tools::permission_denied(file),
-        tools::not_a_regular_file("read", Path::new("/dev/null")),
+        tools::not_a_regular_file("read", Path::new("/dev/null"), "a character device"),
         tools::cannot_read(file, IO_ERROR),
         tools::cannot_write(file, IO_ERROR),
         tools::cannot_create_directory(root, IO_ERROR),
@@ -194,6 +194,7 @@ fn every_text() -> Vec<(String, String)> {
         tools::edit::FILE_EXISTS_MESSAGE,
         tools::edit::string_not_found("fn mian()"),
         tools::edit::ambiguous_match(3, "x += 1;"),
+        tools::edit::file_too_large(100 << 20, 16 << 20),
         tools::edit::success("src/main.rs", false),
         tools::edit::success("src/main.rs", true),
         // Bash, BashOutput, KillShell

@@ -15,6 +15,17 @@ pub const NO_CHANGES_MESSAGE: &str =
 /// Empty `old_string` on an existing, non-blank file.
 pub const FILE_EXISTS_MESSAGE: &str = "Cannot create new file - file already exists.";
 
+/// A file over Edit's size cap (Claude Code's wording; orbit's cap is
+/// smaller, so an edit never holds more than a few copies of it).
+pub fn file_too_large(size_bytes: u64, max_bytes: u64) -> String {
+    use crate::texts::units::format_file_size;
+    format!(
+        "File is too large to edit ({}). Maximum editable file size is {}.",
+        format_file_size(size_bytes),
+        format_file_size(max_bytes)
+    )
+}
+
 /// `old_string` is not in the file.
 pub fn string_not_found(old_string: &str) -> String {
     format!("String to replace not found in file.\nString: {old_string}")

@@ -52,9 +52,13 @@ pub fn permission_denied(path: &Path) -> String {
 }
 
 /// A FIFO, socket or device where a file was expected; `verb` is `read`,
-/// `write` or `edit`.
-pub fn not_a_regular_file(verb: &str, path: &Path) -> String {
-    format!("Cannot {verb} {}: not a regular file", path.display())
+/// `write` or `edit`, `kind` what the path is (`a FIFO`, `a character
+/// device`, … as `orbit_untrusted` names it).
+pub fn not_a_regular_file(verb: &str, path: &Path, kind: &str) -> String {
+    format!(
+        "Cannot {verb} {}: it is {kind}, not a regular file",
+        path.display()
+    )
 }
 
 /// An I/O error while reading a file.

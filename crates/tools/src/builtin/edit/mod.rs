@@ -4,7 +4,9 @@
 //! destructive (a targeted replacement whose old text is in the
 //! conversation; a created file replaces nothing).
 //!
-//! Flow: `validate` reads the file once and runs `plan_edit`, Claude
+//! Flow: `validate` reads the file once (a regular file of at most
+//! [`MAX_EDIT_FILE_BYTES`], through `read::model_file`: a FIFO or device is
+//! refused without blocking) and runs `plan_edit`, Claude
 //! Code's checks in its order — no-op strings, missing file (created when
 //! `old_string` is empty), an empty `old_string` on a non-blank file,
 //! modified-since-read (T5 as Claude Code 2.1.332: a file never read may
@@ -34,11 +36,17 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::{with_file_state, write_with_file_state};
+use crate::builtin::read::model_file::{Refused, read_capped};
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
 use replace::{Replacement, replace};
+
+/// Largest file Edit reads, in bytes (16 MiB; Claude Code allows 1 GiB,
+/// but an edit holds the old and the new content and the UI diffs them,
+/// and a model-named file must not exhaust memory).
+pub const MAX_EDIT_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Claude Code's success texts: one replacement, or all of them.
 pub use orbit_tool::texts::tools::edit::success as success_text;
@@ -155,9 +163,10 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
         return Err(NO_CHANGES_MESSAGE.to_string());
     }
     let path = &req.path;
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+    // A FIFO or device is refused without blocking; at most the cap is read.
+    let (content, meta) = match read_capped(path, MAX_EDIT_FILE_BYTES) {
+        Ok(read) => read,
+        Err(Refused::Missing) => {
             if old.is_empty() {
                 return Ok(EditPlan {
                     content: new.as_bytes().to_vec(),
@@ -167,15 +176,15 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
             }
             return Err(tools_texts::file_not_found(&req.cwd));
         }
-        Err(e) => return Err(tools_texts::cannot_read(path, e)),
+        Err(Refused::Directory) => return Err(tools_texts::is_a_directory("read", path)),
+        Err(Refused::Special(kind)) => {
+            return Err(tools_texts::not_a_regular_file("edit", path, kind));
+        }
+        Err(Refused::TooLarge(size)) => {
+            return Err(texts::file_too_large(size, MAX_EDIT_FILE_BYTES));
+        }
+        Err(Refused::Io(e)) => return Err(tools_texts::cannot_read(path, e)),
     };
-    if meta.is_dir() {
-        return Err(tools_texts::is_a_directory("read", path));
-    }
-    if !meta.is_file() {
-        return Err(tools_texts::not_a_regular_file("edit", path));
-    }
-    let content = fs::read(path).map_err(|e| tools_texts::cannot_read(path, e))?;
     let seen = Some(FileState::from_content(&meta, &content));
     if old.is_empty() && !String::from_utf8_lossy(&content).trim().is_empty() {
         return Err(FILE_EXISTS_MESSAGE.to_string());
@@ -211,7 +220,8 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
 fn still_as_planned(path: &Path, seen: Option<&FileState>) -> bool {
     match (fs::metadata(path), seen) {
         (Err(e), None) => e.kind() == io::ErrorKind::NotFound,
-        (Ok(meta), Some(seen)) if meta.len() == seen.size => {
+        // Only a regular file is hashed (a FIFO swapped in would block).
+        (Ok(meta), Some(seen)) if meta.is_file() && meta.len() == seen.size => {
             FileState::observe(path).is_ok_and(|now| now.hash == seen.hash)
         }
         _ => false,

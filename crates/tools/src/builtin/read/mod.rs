@@ -6,10 +6,11 @@
 //! refuses nothing (a missing file is an answer, not a refusal): the plan is
 //! the path resolved against the cwd plus the window.
 //!
-//! Flow of `call`: metadata (missing, directory,
-//! empty) → sniff the first bytes (`detect`: image or binary) → size guard
-//! for whole-file reads → stream the line window (`lines`) → token guard →
-//! record the file's state (T5) in `ctx.file_state`. Every read that shows
+//! Flow of `call`: open through [`model_file`] (missing, directory, a
+//! FIFO or device refused without blocking) → empty → sniff the first
+//! bytes (`detect`: image or binary) → size guard for whole-file reads →
+//! stream the line window (`lines`) → token guard → record the file's
+//! state (T5) in `ctx.file_state`. Every read that shows
 //! the model content (or tells it the file is empty or shorter than the
 //! offset) records state; refusals do not. A partial read of a large file
 //! records it without a hash, so any later change of size or mtime counts as
@@ -17,9 +18,10 @@
 
 mod detect;
 mod lines;
+pub(crate) mod model_file;
 
 use std::fs::{self, File};
-use std::io::{self, Read, Seek};
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
@@ -34,6 +36,7 @@ use crate::builtin::blocking::with_file_state;
 use crate::builtin::paths::read_facts;
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
+use model_file::Refused;
 
 pub use lines::LINE_TRUNCATION_MARKER;
 
@@ -122,23 +125,10 @@ impl TypedTool for ReadTool {
 /// The whole read, blocking; every outcome is a `ToolOutput`.
 fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     let path = &req.path;
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return ToolOutput::error(tools_texts::file_not_found(&req.cwd));
-        }
-        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
-    };
-    if meta.is_dir() {
-        return ToolOutput::error(tools_texts::is_a_directory("read", path));
-    }
-    if !meta.is_file() {
-        // A FIFO or device would block or never end.
-        return ToolOutput::error(tools_texts::not_a_regular_file("read", path));
-    }
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
+    // A FIFO or device would block or never end: refused, never read.
+    let (mut file, meta) = match model_file::open(path) {
+        Ok(opened) => opened,
+        Err(refused) => return ToolOutput::error(refusal_text(refused, req)),
     };
     if meta.len() == 0 {
         cache.record(&state_key(path), FileState::from_content(&meta, b""));
@@ -153,7 +143,7 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
         return ToolOutput::error(tools_texts::cannot_read(path, e));
     }
     if let Some(media_type) = detect::image_media_type(&head) {
-        return read_image(path, &meta, media_type, cache);
+        return read_image(path, file, &meta, media_type, cache);
     }
     if detect::is_binary(path, &head) {
         return ToolOutput::error(texts::binary_file(&detect::extension(path)));
@@ -193,8 +183,23 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     ToolOutput::text(window.text)
 }
 
+/// What Read answers when [`model_file::open`] refused the path.
+fn refusal_text(refused: Refused, req: &ReadRequest) -> String {
+    let path = &req.path;
+    match refused {
+        Refused::Missing => tools_texts::file_not_found(&req.cwd),
+        Refused::Directory => tools_texts::is_a_directory("read", path),
+        Refused::Special(kind) => tools_texts::not_a_regular_file("read", path, kind),
+        Refused::TooLarge(size) => texts::file_too_large(size, MAX_READ_FILE_BYTES),
+        Refused::Io(e) => tools_texts::cannot_read(path, e),
+    }
+}
+
+/// The image in the already opened `file` (read from its start, at most
+/// [`MAX_IMAGE_BYTES`] even if it grows meanwhile).
 fn read_image(
     path: &Path,
+    mut file: File,
     meta: &fs::Metadata,
     media_type: &str,
     cache: &FileStateCache,
@@ -202,10 +207,17 @@ fn read_image(
     if meta.len() > MAX_IMAGE_BYTES {
         return ToolOutput::error(texts::image_too_large(meta.len(), MAX_IMAGE_BYTES));
     }
-    let bytes = match fs::read(path) {
+    let bytes = match file
+        .rewind()
+        .and_then(|()| model_file::read_to_cap(file, MAX_IMAGE_BYTES))
+    {
         Ok(b) => b,
         Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
+    let read = bytes.len() as u64;
+    if read > MAX_IMAGE_BYTES {
+        return ToolOutput::error(texts::image_too_large(read, MAX_IMAGE_BYTES));
+    }
     cache.record(&state_key(path), FileState::from_content(meta, &bytes));
     ToolOutput::blocks(vec![ToolResultContentBlock::Image {
         source: ImageSource::Base64 {
