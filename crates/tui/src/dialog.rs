@@ -15,9 +15,9 @@ use orbit_engine::{Approval, ApprovalRequest, Approver, SharedApprover};
 use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
+use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts};
 use crate::theme::Theme;
-use crate::tools::subject;
+use crate::tools::{Before, file_before_edit, subject};
 
 /// One ask waiting for the person.
 pub(crate) struct Ask {
@@ -81,16 +81,12 @@ impl Dialog {
     pub(crate) fn new(request: ApprovalRequest, reply: Option<oneshot::Sender<Approval>>) -> Self {
         // The file is read while the call waits for this answer, so the
         // diff is against what the edit will change.
-        let change = is_edit_shaped(&request.input)
-            .then(|| {
-                let file = request
-                    .input
-                    .get("file_path")
-                    .and_then(serde_json::Value::as_str)
-                    .and_then(|p| std::fs::read_to_string(p).ok());
-                edit_texts(&request.input, file.as_deref())
-            })
-            .flatten();
+        // A file not shown (a FIFO, a device, too large) gives no diff.
+        let change = match file_before_edit(&request.input) {
+            Before::Unknown => None,
+            Before::Absent => edit_texts(&request.input, None),
+            Before::Text(file) => edit_texts(&request.input, Some(&file)),
+        };
         Self {
             request,
             reply,
@@ -239,6 +235,35 @@ mod tests {
     fn keys(dialog: &mut Dialog, keys: &[KeyCode]) -> Option<Approval> {
         keys.iter()
             .find_map(|k| dialog.handle_key(KeyEvent::new(*k, KeyModifiers::NONE)))
+    }
+
+    /// An Edit or Write asking about a FIFO or a device shows no diff and
+    /// opens at once (a plain read blocked the UI forever).
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn a_dialog_about_a_fifo_or_device_opens_at_once_without_a_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for path in [fifo.display().to_string(), "/dev/zero".to_string()] {
+            for input in [
+                json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+                json!({"file_path": path, "content": "b"}),
+            ] {
+                let request = ApprovalRequest {
+                    tool_name: "Edit".into(),
+                    input,
+                    ..request(None)
+                };
+                let change =
+                    crate::tools::tests::within_a_second(move || Dialog::new(request, None).change);
+                assert_eq!(change, None, "{path}");
+            }
+        }
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //! with a short summary of the result (`⎿ 12 lines`, the first line of an
 //! error), Edit/Write with their diff; the full output is kept for Ctrl-O.
 //! Knows tools only by the shape of their input (`command`, `file_path`,
-//! `pattern`, `url`…) — it decides nothing. Subjects and summaries are
+//! `pattern`, `url`…) — it decides nothing. An edit's file is read for its
+//! diff through `orbit_untrusted` ([`file_before_edit`]): the model named
+//! it, so a FIFO or a device is never opened blocking nor read whole. Subjects and summaries are
 //! made terminal-safe before they are cut to length, so the cut counts what
 //! is shown (`␛]0;x␇`), not the raw bytes.
 
 use orbit_protocol::{ToolResultBlock, ToolResultContent, ToolResultContentBlock};
+use orbit_untrusted::{ReadOpts, read_untrusted};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
@@ -25,19 +28,61 @@ const SUMMARY_MAX_CHARS: usize = 70;
 pub(crate) struct ToolCall {
     pub(crate) name: String,
     pub(crate) input: Value,
-    /// An edit's file content before the call (None: no such file, or not an edit).
-    pub(crate) before: Option<String>,
+    /// An edit's file as it was before the call.
+    pub(crate) before: Before,
     pub(crate) running: bool,
+}
+
+/// Largest file read for an edit's diff preview, in bytes: Edit's own cap
+/// (`orbit_tools::builtin::edit::MAX_EDIT_FILE_BYTES`; the UI does not
+/// depend on the tools), so a file the edit may change is always shown.
+pub(crate) const PREVIEW_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// An edit's file as it was before the call, for its diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Before {
+    /// Not an edit, or a file not shown: no diff.
+    Unknown,
+    /// No such file yet.
+    Absent,
+    /// The file's text.
+    Text(String),
+}
+
+/// The file an edit-shaped `input` names, as it is now. The model chose
+/// the path, so it is read as an untrusted file: a FIFO, a device, a file
+/// over [`PREVIEW_MAX_BYTES`] or one that is not UTF-8 is
+/// [`Before::Unknown`] (no preview) — never a blocked UI or a file read
+/// into memory whole.
+pub(crate) fn file_before_edit(input: &Value) -> Before {
+    let Some(path) = is_edit_shaped(input)
+        .then(|| input.get("file_path").and_then(Value::as_str))
+        .flatten()
+    else {
+        return Before::Unknown;
+    };
+    let path = std::path::Path::new(path);
+    // A special file is refused before it is opened, and again on the
+    // open file (non-blocking) if it was swapped in meanwhile.
+    let regular = std::fs::metadata(path).map(|meta| orbit_untrusted::check_regular(&meta));
+    match regular {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Before::Absent,
+        Err(_) | Ok(Err(_)) => return Before::Unknown,
+        Ok(Ok(())) => {}
+    }
+    let opts = ReadOpts::user_file(PREVIEW_MAX_BYTES).refuse_over_cap();
+    match read_untrusted(path, &opts) {
+        Ok(file) => String::from_utf8(file.bytes).map_or(Before::Unknown, Before::Text),
+        Err(e) if e.is_not_found() => Before::Absent,
+        Err(_) => Before::Unknown,
+    }
 }
 
 impl ToolCall {
     pub(crate) fn new(name: String, input: Value) -> Self {
         // An edit's diff needs the file as it was; it is read now, before
         // the call can run (the call waits for its permission at least).
-        let before = is_edit_shaped(&input)
-            .then(|| input.get("file_path").and_then(Value::as_str))
-            .flatten()
-            .and_then(|p| std::fs::read_to_string(p).ok());
+        let before = file_before_edit(&input);
         Self {
             name,
             input,
@@ -139,12 +184,17 @@ fn summarize(text: &str) -> String {
 
 /// An edit's diff: the file before the call → the file after it.
 fn edit_diff(call: &ToolCall, theme: Theme) -> Option<(Vec<Line<'static>>, usize, usize)> {
-    let (before, after) = edit_texts(&call.input, call.before.as_deref())?;
+    let file = match &call.before {
+        Before::Unknown => return None,
+        Before::Absent => None,
+        Before::Text(text) => Some(text.as_str()),
+    };
+    let (before, after) = edit_texts(&call.input, file)?;
     Some(diff_lines(&before, &after, DIFF_MAX_LINES, theme))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -159,6 +209,55 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(subject(&input), want, "{input}");
+        }
+    }
+
+    /// Runs `f` on a thread; panics when it takes over a second (a read of
+    /// a FIFO would block forever).
+    #[allow(clippy::expect_used)]
+    pub(crate) fn within_a_second<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(1))
+            .expect("blocked for over a second")
+    }
+
+    /// Model-named paths for an edit's preview: a FIFO, a device or a
+    /// file over the cap give no preview, at once; a missing file is
+    /// absent, a normal file its text.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn edit_previews_never_block_on_or_read_whole_hostile_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let big = dir.path().join("big.txt");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(PREVIEW_MAX_BYTES as u64 + 1)
+            .unwrap();
+        let text = dir.path().join("a.txt");
+        std::fs::write(&text, "old\n").unwrap();
+        let cases = [
+            (fifo.display().to_string(), Before::Unknown),
+            ("/dev/zero".to_string(), Before::Unknown),
+            (big.display().to_string(), Before::Unknown),
+            (
+                dir.path().join("new.txt").display().to_string(),
+                Before::Absent,
+            ),
+            (text.display().to_string(), Before::Text("old\n".into())),
+        ];
+        for (path, want) in cases {
+            let input = json!({"file_path": path, "old_string": "old", "new_string": "new"});
+            let call = within_a_second(move || ToolCall::new("Edit".into(), input));
+            assert_eq!(call.before, want, "{path}");
         }
     }
 
