@@ -144,7 +144,7 @@ pub fn launcher(
     let missing = support.missing(&policy);
     for line in &missing.lines {
         eprintln!("orbit: sandbox: {line}");
-        tracing::warn!("sandbox: {line}");
+        tracing::info!("sandbox: {line}");
     }
     if missing.fatal {
         if explicit {

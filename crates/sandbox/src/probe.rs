@@ -99,7 +99,7 @@ impl Support {
                 Some(dir) => format!("commands get the private TMPDIR {}", dir.display()),
                 None => "commands get no writable temp dir".into(),
             };
-            lines.push(format!("no mount namespace: {tmp} but /tmp is not private (it is read-only to them); .git/hooks, .git/config, .orbit and .claude inside the workspace stay writable, a denied path inside the workspace stays readable, and chmod/chown/utime outside the writable roots are not blocked"));
+            lines.push(format!("no mount namespace: {tmp} and cannot write /tmp itself; .git/hooks, .git/config, .orbit and .claude inside the workspace stay writable, a denied path inside the workspace stays readable, and chmod/chown/utime outside the writable roots are not blocked"));
         }
         Missing { lines, fatal }
     }
