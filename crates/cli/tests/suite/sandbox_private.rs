@@ -328,7 +328,8 @@ fn outside_files_keep_their_mode_times_and_owner() {
     let before = stamp(&victim);
     let v = victim.display();
     let commands = vec![
-        format!("chmod 600 {v}; touch -d 2000-01-01 {v}; touch -m {v}; chown 1:1 {v}; echo done"),
+        // Also through orbit's own root (its mount namespace is the host's).
+        format!("chmod 600 {v}; touch -d 2000-01-01 {v}; touch -m {v}; chown 1:1 {v}; chmod 600 /proc/$PPID/root{v}; touch /proc/$PPID/root{v}; echo done"),
         "chmod 600 inside.txt && touch -d 2000-01-01 inside.txt && touch /tmp/t && chmod 600 /tmp/t && echo inside-ok".to_string(),
     ];
     let (out, results) = world.run(&commands, &strings(KERNEL_ONLY));
