@@ -12,6 +12,7 @@ use orbit_permissions::{PermissionConfig, PermissionRule, Policy};
 use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 
 use crate::args::Args;
+use crate::term_safe::eprintln_safe;
 
 /// `--cwd` or the current directory, canonical (tools resolve paths against it).
 pub fn session_cwd(args: &Args) -> anyhow::Result<PathBuf> {
@@ -58,7 +59,7 @@ pub fn load(args: &Args, env: &Env, cwd: &Path) -> anyhow::Result<(Config, Setti
             .push((mcp_file.display().to_string(), "its MCP servers".into()));
     }
     if !config.trust_skipped.is_empty() {
-        eprintln!("{}", config.trust_skipped.line(cwd));
+        eprintln_safe!("{}", config.trust_skipped.line(cwd));
     }
     Ok((config, settings))
 }
@@ -101,7 +102,9 @@ pub fn permissions(
             let parsed = PermissionRule::parse(rule).with_context(|| flag.to_string())?;
             let name = parsed.tool_name.as_str();
             if !name.starts_with("mcp__") && !is_tool(name) {
-                eprintln!("orbit: warning: {flag} names `{name}`, which is not a tool orbit has");
+                eprintln_safe!(
+                    "orbit: warning: {flag} names `{name}`, which is not a tool orbit has"
+                );
             }
         }
     }

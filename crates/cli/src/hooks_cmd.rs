@@ -10,6 +10,8 @@ use anyhow::Context;
 use clap::Parser;
 use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLocations};
 
+use crate::term_safe::{eprintln_safe, println_safe};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "orbit hooks",
@@ -59,9 +61,9 @@ fn trust(args: TrustArgs, env: &Env) -> anyhow::Result<()> {
     let dir = dir_or_current(args.dir)?;
     let data_dir = orbit_config::data_dir(env)?;
     if orbit_config::trust::trust_folder(&data_dir, &dir)? {
-        println!("Trusted {}.", dir.display());
+        println_safe!("Trusted {}.", dir.display());
     } else {
-        println!("{} is already trusted.", dir.display());
+        println_safe!("{} is already trusted.", dir.display());
     }
     Ok(())
 }
@@ -82,7 +84,7 @@ fn hooks(command: HooksCommand, env: &Env) -> anyhow::Result<()> {
     };
     let config = Config::resolve(&overrides, env, &settings)?;
     if !config.trust_skipped.is_empty() {
-        eprintln!("{}", config.trust_skipped.line(&cwd));
+        eprintln_safe!("{}", config.trust_skipped.line(&cwd));
     }
     let entries = config.hooks.entries();
     if json {
@@ -99,11 +101,11 @@ fn hooks(command: HooksCommand, env: &Env) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(rows));
+        println_safe!("{}", serde_json::Value::Array(rows));
         return Ok(());
     }
     if entries.is_empty() {
-        println!("No hooks in {}.", cwd.display());
+        println_safe!("No hooks in {}.", cwd.display());
         return Ok(());
     }
     for e in entries {
@@ -111,7 +113,7 @@ fn hooks(command: HooksCommand, env: &Env) -> anyhow::Result<()> {
             "" => "*",
             text => text,
         };
-        println!(
+        println_safe!(
             "{}\t{matcher}\t{}\t{} s\t{} ({})",
             e.event,
             e.hook.command,

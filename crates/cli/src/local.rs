@@ -21,12 +21,14 @@ use orbit_config::{Config, Env};
 use orbit_local::{LocalPaths, ServerOptions, server, setup};
 use orbit_model::ModelClient;
 
+use crate::term_safe::{eprintln_safe, println_safe};
+
 /// Sets up (first use) and starts the local model; progress on stderr.
 pub fn local_client(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
     Ok(orbit::provider::local_client(
         &config.data_dir,
         config.env.lookup(),
-        &mut |line| eprintln!("orbit: {line}"),
+        &mut |line| eprintln_safe!("orbit: {line}"),
     )?)
 }
 
@@ -57,7 +59,7 @@ pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
 
 fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
     let paths = LocalPaths::in_data_dir(&orbit_config::data_dir(env)?);
-    let mut progress = |line: &str| eprintln!("orbit: {line}");
+    let mut progress = |line: &str| eprintln_safe!("orbit: {line}");
     match command {
         LocalCommand::Setup => setup::run(&paths, &mut progress)?,
         LocalCommand::Serve { idle_timeout } => {
@@ -69,23 +71,25 @@ fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
                 &ServerOptions::default(),
                 Duration::from_secs(idle_timeout),
                 &mut |record| {
-                    eprintln!(
+                    eprintln_safe!(
                         "orbit: warm llama-server on http://127.0.0.1:{} (pid {}); stops after {} s without use, or `orbit local stop`",
-                        record.port, record.pid, record.idle_timeout_secs
+                        record.port,
+                        record.pid,
+                        record.idle_timeout_secs
                     );
                 },
             )?;
         }
         LocalCommand::Stop => {
             if server::stop_recorded(&paths) {
-                eprintln!("orbit: warm llama-server stopped");
+                eprintln_safe!("orbit: warm llama-server stopped");
             } else {
-                eprintln!("orbit: no warm llama-server is running");
+                eprintln_safe!("orbit: no warm llama-server is running");
             }
         }
         LocalCommand::Status => {
-            println!("data: {}", paths.root().display());
-            println!(
+            println_safe!("data: {}", paths.root().display());
+            println_safe!(
                 "setup: {}",
                 if setup::is_complete(&paths) {
                     "complete"
@@ -94,8 +98,10 @@ fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
                 }
             );
             match server::warm_server(&paths) {
-                Some(r) => println!("warm server: http://127.0.0.1:{} (pid {})", r.port, r.pid),
-                None => println!("warm server: none (each run starts its own)"),
+                Some(r) => {
+                    println_safe!("warm server: http://127.0.0.1:{} (pid {})", r.port, r.pid)
+                }
+                None => println_safe!("warm server: none (each run starts its own)"),
             }
         }
     }

@@ -40,6 +40,7 @@ mod signals;
 mod stdin;
 mod stdout_watch;
 mod subcommand;
+mod term_safe;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;
@@ -55,6 +56,7 @@ use orbit_protocol::{EngineEvent, ResultSubtype};
 use crate::args::Args;
 use crate::output::{OutputWriter, one_line};
 use crate::stdout_watch::{EXIT_STDOUT_CLOSED, STDOUT_CLOSED_LINE, StdoutState};
+use crate::term_safe::eprintln_safe;
 
 /// Exit code of any error result or failure before the run.
 const EXIT_ERROR: u8 = 1;
@@ -99,7 +101,7 @@ fn main() -> ExitCode {
         filter: env.get(orbit_config::vars::ORBIT_LOG),
     };
     if let Err(err) = logging::init(log_options) {
-        eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
+        eprintln_safe!("orbit: error: {}", one_line(&format!("{err:#}")));
         return ExitCode::from(EXIT_ERROR);
     }
     // One runtime thread: the loop, the model stream and async tools are I/O
@@ -112,14 +114,14 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("orbit: error: cannot start the async runtime: {err}");
+            eprintln_safe!("orbit: error: cannot start the async runtime: {err}");
             return ExitCode::from(EXIT_ERROR);
         }
     };
     let code = match runtime.block_on(run(args, env)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("orbit: error: {}", one_line(&format!("{err:#}")));
+            eprintln_safe!("orbit: error: {}", one_line(&format!("{err:#}")));
             EXIT_ERROR
         }
     };
@@ -146,7 +148,7 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
                 .collect();
             let text = text.join(" ");
             let text = text.strip_prefix("error: ").unwrap_or(&text);
-            eprintln!("orbit: error: {text} (see `orbit --help`)");
+            eprintln_safe!("orbit: error: {text} (see `orbit --help`)");
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -169,7 +171,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         Some(args.prompt()?)
     };
     for note in args.sdk.notes() {
-        eprintln!("{note}");
+        eprintln_safe!("{note}");
     }
     let control = control::Control::default();
     let prompt_tool = args.sdk.prompt_tool().map(prompt_tool::PromptTool::new);
@@ -286,7 +288,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
             && result.subtype == ResultSubtype::ErrorMaxTurns
         {
-            eprintln!(
+            eprintln_safe!(
                 "orbit: the small-model profile stops after {max} model calls by default; pass --max-turns N to allow more"
             );
         }
@@ -300,7 +302,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         // The result was delivered; a reader leaving afterwards is fine.
         Some(code) => Ok(u8::try_from(code).unwrap_or(EXIT_ERROR)),
         None if stdout.is_closed() => {
-            eprintln!("{STDOUT_CLOSED_LINE}");
+            eprintln_safe!("{STDOUT_CLOSED_LINE}");
             Ok(EXIT_STDOUT_CLOSED)
         }
         None => bail!("the engine ended without a result"),
@@ -325,5 +327,5 @@ fn note_write_error(
     }
     *write_failed = true;
     abort.abort();
-    eprintln!("orbit: error: writing output: {err}");
+    eprintln_safe!("orbit: error: writing output: {err}");
 }

@@ -11,7 +11,8 @@
 //! (managed, `--settings`, local, user): `enableAllProjectMcpServers`,
 //! `enabledMcpjsonServers`, `disabledMcpjsonServers` (disabled wins).
 //! Otherwise one stderr line names the skipped servers and how to allow
-//! them. The chosen servers are expanded (`${VAR}`, `${VAR:-default}`)
+//! them (every such line is printed terminal-safe: a server's name and a
+//! parse error come from the project). The chosen servers are expanded (`${VAR}`, `${VAR:-default}`)
 //! with the session's environment and handed to `orbit_mcp::McpManager`.
 
 use std::path::Path;
@@ -23,6 +24,7 @@ use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::Value;
 
 use crate::args::Args;
+use crate::term_safe::eprintln_safe;
 
 /// The project's MCP file, at the session's working directory.
 pub const PROJECT_MCP_FILE: &str = ".mcp.json";
@@ -62,14 +64,20 @@ pub fn servers(
         .map(|(name, server)| {
             let (server, missing) = server.expand(&lookup);
             if !missing.is_empty() {
-                eprintln!(
-                    "orbit: warning: MCP server \"{name}\": unset variables {} (no default)",
-                    missing.join(", ")
-                );
+                eprintln_safe!("{}", unset_variables_warning(&name, &missing));
             }
             (name, server)
         })
         .collect())
+}
+
+/// The warning for a server whose `${VAR}`s are unset (`name` is printed
+/// terminal-safe by the caller: a project chose it).
+pub fn unset_variables_warning(name: &str, missing: &[String]) -> String {
+    format!(
+        "orbit: warning: MCP server \"{name}\": unset variables {} (no default)",
+        missing.join(", ")
+    )
 }
 
 /// The manager's options from the environment (`MCP_TIMEOUT`,
@@ -102,7 +110,7 @@ fn settings_servers(settings: &Settings, source: SettingsSource) -> Vec<(String,
         }
         match orbit_mcp::parse_servers(&file.raw) {
             Ok(list) => out.extend(list),
-            Err(err) => eprintln!("orbit: warning: {}: mcpServers: {err}", file.origin),
+            Err(err) => eprintln_safe!("orbit: warning: {}: mcpServers: {err}", file.origin),
         }
     }
     out
@@ -120,7 +128,7 @@ fn project_servers(settings: &Settings, cwd: &Path) -> anyhow::Result<Vec<(Strin
         Ok(file) => file.text(),
         Err(e) if e.is_not_found() => return Ok(Vec::new()),
         Err(e) if e.is_refusal() => {
-            eprintln!("orbit: warning: skipped {PROJECT_MCP_FILE}: {e}");
+            eprintln_safe!("orbit: warning: skipped {PROJECT_MCP_FILE}: {e}");
             return Ok(Vec::new());
         }
         Err(e) => bail!("{}: {e}", path.display()),
@@ -137,7 +145,7 @@ fn project_servers(settings: &Settings, cwd: &Path) -> anyhow::Result<Vec<(Strin
         .map(|(name, _)| name.as_str())
         .collect();
     if !unapproved.is_empty() {
-        eprintln!(
+        eprintln_safe!(
             "orbit: not starting MCP servers of {PROJECT_MCP_FILE} that were not approved: {}. \
              Allow them with \"enabledMcpjsonServers\": [\"NAME\"] or \"enableAllProjectMcpServers\": true \
              in .orbit/settings.local.json, ~/.orbit/settings.json or --settings",

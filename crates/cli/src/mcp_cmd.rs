@@ -19,6 +19,7 @@ use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::{Map, Value};
 
 use crate::mcp::PROJECT_MCP_FILE;
+use crate::term_safe::println_safe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Scope {
@@ -139,11 +140,11 @@ fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
             for scope in [Scope::Local, Scope::Project, Scope::User] {
                 for (name, server) in servers_of(&file_of(env, &cwd, scope)?)? {
                     any = true;
-                    println!("{name}: {} ({})", describe(&server), scope_name(scope));
+                    println_safe!("{name}: {} ({})", describe(&server), scope_name(scope));
                 }
             }
             if !any {
-                println!("No MCP servers configured. Add one with `orbit mcp add`.");
+                println_safe!("No MCP servers configured. Add one with `orbit mcp add`.");
             }
             Ok(())
         }
@@ -153,9 +154,9 @@ fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
                     .into_iter()
                     .find(|(n, _)| *n == name)
                 {
-                    println!("{name}:\n  Scope: {}", scope_name(scope));
-                    println!("  Type: {}", server.kind());
-                    println!("  {}", describe(&server));
+                    println_safe!("{name}:\n  Scope: {}", scope_name(scope));
+                    println_safe!("  Type: {}", server.kind());
+                    println_safe!("  {}", describe(&server));
                     return Ok(());
                 }
             }
@@ -176,7 +177,7 @@ fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
                     .is_some();
                 if removed {
                     write_doc(&path, &doc)?;
-                    println!(
+                    println_safe!(
                         "Removed MCP server {name} from {} ({})",
                         scope_name(scope),
                         path.display()
@@ -220,7 +221,7 @@ fn add(
     }
     servers.insert(name.to_string(), server.to_value());
     write_doc(&path, &doc)?;
-    println!(
+    println_safe!(
         "Added {} MCP server {name} to {} ({})",
         server.kind(),
         scope_name(scope),

@@ -172,7 +172,7 @@ fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
         return Ok(());
     }
     for line in table(&sessions, args.all) {
-        println!("{line}");
+        crate::term_safe::println_safe!("{line}");
     }
     Ok(())
 }

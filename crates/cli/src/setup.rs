@@ -143,7 +143,7 @@ pub fn prepare_with(
             &mut orbit::system_prompt::InstructionAccess {
                 trusted: config.project_trusted,
                 deny: &instruction_deny(&config, &permissions, &cwd),
-                warn: &mut |line| eprintln!("orbit: warning: {line}"),
+                warn: &mut |line| crate::term_safe::eprintln_safe!("orbit: warning: {line}"),
             },
         ),
         temperature: None,

@@ -38,7 +38,7 @@ fn exit(outcome: anyhow::Result<()>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("orbit: error: {e:#}");
+            crate::term_safe::eprintln_safe!("orbit: error: {e:#}");
             ExitCode::from(1)
         }
     }

@@ -23,6 +23,7 @@ mod mcp_commands;
 mod mcp_readiness;
 mod mcp_tool_search;
 mod model_alias;
+mod model_paths;
 mod openai_provider;
 mod own_files;
 mod permissions;
