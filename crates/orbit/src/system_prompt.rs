@@ -384,6 +384,40 @@ the answer in plain text; otherwise make your next tool call.";
         assert_eq!((results, followed), (10, 10));
     }
 
+    /// The local profile's whole prompt, byte for byte (fixed cwd, no
+    /// instruction files; then with a CLAUDE.md longer than the local cut
+    /// and an appended prompt): moving the prompt's text must not change
+    /// one byte the model sees.
+    #[test]
+    fn the_local_prompt_is_unchanged() {
+        let cwd = Path::new("/nonexistent-orbit-dir/project");
+        let plain = InstructionAccess::untrusted(|access| build_local(cwd, None, None, access));
+        insta::assert_snapshot!("local_prompt", plain);
+
+        let dir = tempfile::tempdir().unwrap();
+        let rule = "Use tabs. ".repeat(300);
+        std::fs::write(dir.path().join("CLAUDE.md"), format!("# Rules\n{rule}\n")).unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Run make test.\n").unwrap();
+        let with_files = InstructionAccess::untrusted(|access| {
+            build_local(dir.path(), None, Some("EXTRA"), access)
+        })
+        .replace(&dir.path().display().to_string(), "<CWD>");
+        insta::assert_snapshot!("local_prompt_with_instruction_files", with_files);
+        // insta forgives line-end whitespace; the bytes must match exactly.
+        assert_eq!(
+            (fingerprint(&plain), fingerprint(&with_files)),
+            ((4865, 2092073773641460634), (6987, 872375429513311103))
+        );
+    }
+
+    /// Length and FNV-1a hash of a text.
+    fn fingerprint(text: &str) -> (usize, u64) {
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        (text.len(), hash)
+    }
+
     #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
