@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use orbit_hooks::HookSet;
+use orbit_model::catalog;
 use orbit_permissions::PermissionMode;
 
 use crate::settings::{PermissionSettings, Settings};
@@ -27,26 +28,20 @@ use crate::trust::{Skipped, trust_reason, untrusted_view};
 use crate::vars::{self, *};
 use crate::{ConfigError, Env, Origin, Sourced, data_dir};
 
-/// Model of the anthropic provider when nothing sets one.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
-/// Model of the openai provider when nothing sets one.
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+/// Model of the anthropic provider when nothing sets one (the model
+/// catalog's).
+pub const DEFAULT_MODEL: &str = catalog::default_model(catalog::Provider::Anthropic);
+/// Model of the openai provider when nothing sets one (the model catalog's).
+pub const DEFAULT_OPENAI_MODEL: &str = catalog::default_model(catalog::Provider::OpenAi);
 
 /// Model aliases of the anthropic provider (in `--model`, `ANTHROPIC_MODEL`
-/// and settings) → the current model id of each family.
-pub const MODEL_ALIASES: [(&str, &str); 3] = [
-    ("sonnet", "claude-sonnet-4-5"),
-    ("opus", "claude-opus-4-6"),
-    ("haiku", "claude-haiku-4-5"),
-];
+/// and settings) → the current model id of each family: the model
+/// catalog's.
+pub const MODEL_ALIASES: [(&str, &str); catalog::ALIASES.len()] = catalog::ALIASES;
 
 /// The model id for an alias (ASCII case-insensitive); other names as given.
 pub fn resolve_model_alias(model: &str) -> &str {
-    let name = model.trim();
-    MODEL_ALIASES
-        .iter()
-        .find(|(alias, _)| name.eq_ignore_ascii_case(alias))
-        .map_or(model, |(_, id)| id)
+    catalog::resolve_alias(model)
 }
 
 /// The model providers orbit has.

@@ -40,8 +40,6 @@ pub const TOOL_SEARCH_NAME: &str = "ToolSearch";
 /// Auto mode's default: defer when deferrable definitions pass this
 /// percentage of the context window.
 pub const TOOL_SEARCH_DEFAULT_PCT: f64 = 10.0;
-/// The window assumed before the engine sets the model's.
-const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
 /// Chars per token when sizing definitions against the window: JSON
 /// schemas are token-dense (quotes, braces, short keys), about 3 chars per
 /// token rather than prose's 4.
@@ -106,7 +104,11 @@ pub(crate) struct DeferredTools {
 
 impl Default for DeferredTools {
     fn default() -> Self {
-        Self::new(ToolSearchMode::default(), DEFAULT_WINDOW_TOKENS)
+        // Before the engine sets the model's: the default model's window.
+        let window_tokens = orbit_model::catalog::context_window_tokens(
+            orbit_model::catalog::default_model(orbit_model::catalog::Provider::Anthropic),
+        );
+        Self::new(ToolSearchMode::default(), window_tokens)
     }
 }
 

@@ -52,8 +52,8 @@ use crate::structured::{
 
 /// X2: default number of tools executing at once.
 pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
-/// Default `max_tokens` of a model call.
-pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
+/// Default `max_tokens` of a model call (the model catalog's).
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = orbit_model::catalog::DEFAULT_MAX_OUTPUT_TOKENS;
 
 /// Everything that shapes a session.
 #[derive(Debug, Clone)]

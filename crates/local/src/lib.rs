@@ -37,8 +37,9 @@ pub use server::{LocalServer, ServerOptions};
 /// The chat template shipped with orbit (written to [`LocalPaths::template_file`]).
 pub const CHAT_TEMPLATE: &str = include_str!("../assets/qwen-tools.jinja");
 
-/// The model as `llama-server` reports it and orbit names it.
-pub const MODEL_NAME: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m";
+/// The model as `llama-server` reports it and orbit names it (the model
+/// catalog's local model).
+pub const MODEL_NAME: &str = orbit_model::catalog::LOCAL_MODEL_ID;
 
 /// The tools offered in the local profile. A 1.5B model chooses well among
 /// a few, and every definition costs prompt time. Grep and Glob are left

@@ -29,8 +29,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::{CHAT_TEMPLATE, LocalError, LocalPaths, setup};
 
-/// Context window of the server, in tokens.
-pub(crate) const CONTEXT_TOKENS: u32 = 8192;
+/// Context window of the server, in tokens: the model catalog's window of
+/// the local model, so the engine plans with the window the server has.
+pub(crate) const CONTEXT_TOKENS: u32 = {
+    let tokens = orbit_model::catalog::LOCAL_CONTEXT_WINDOW_TOKENS;
+    assert!(tokens <= u32::MAX as u64);
+    tokens as u32
+};
 /// How long a starting server may take to load the model, in seconds.
 pub(crate) const STARTUP_TIMEOUT_SECS: u64 = 180;
 /// A warm server with no run using it stops after this long, in seconds.

@@ -17,6 +17,9 @@
 //! `driver::WireDecoder` (SSE event → `StreamEvent`s, error bodies) plus
 //! its request body, so a client is only its config, body and decoder.
 //!
+//! Every fact about a model (window, output limit, price, aliases, each
+//! provider's default) is in [`catalog`].
+//!
 //! This crate knows nothing of how tools behave: tools are just specs here.
 
 #![deny(missing_docs)]
@@ -24,6 +27,7 @@
 
 pub mod anthropic;
 mod body;
+pub mod catalog;
 mod driver;
 mod error;
 pub mod openai;

@@ -36,10 +36,14 @@ use crate::mcp::{McpSetup, ServerConfig, ServerStatus};
 use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
 
-/// The model used with the Anthropic API when none is set.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
-/// The model used with an OpenAI-compatible API when none is set.
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+/// The model used with the Anthropic API when none is set (the model
+/// catalog's).
+pub const DEFAULT_ANTHROPIC_MODEL: &str =
+    orbit_model::catalog::default_model(orbit_model::catalog::Provider::Anthropic);
+/// The model used with an OpenAI-compatible API when none is set (the
+/// model catalog's).
+pub const DEFAULT_OPENAI_MODEL: &str =
+    orbit_model::catalog::default_model(orbit_model::catalog::Provider::OpenAi);
 
 /// Builds an [`Agent`]. Every setting has a default: the provider from the
 /// environment, the current directory, orbit's built-in tools, the default

@@ -1,8 +1,9 @@
 //! Context windows and the thresholds derived from them.
 //!
 //! A model's window comes from `CompactConfig::context_window`
-//! (`ORBIT_CONTEXT_WINDOW`), else from [`context_window_tokens`]'s table by
-//! model name. From the window, [`Limits`] derives, as Claude Code does:
+//! (`ORBIT_CONTEXT_WINDOW`), else from the model catalog
+//! ([`orbit_model::catalog`], re-exported here as [`context_window_tokens`])
+//! by model name. From the window, [`Limits`] derives, as Claude Code does:
 //! the output reserved for the summary (`min(max_tokens, 20,000)`, at most
 //! a quarter of the window), the usable window (window − that reserve),
 //! and the automatic threshold (usable − a 13,000-token buffer, at most a
@@ -10,41 +11,15 @@
 //! gives `floor(usable × pct / 100)`, and like Claude Code's it can only
 //! lower the default threshold.
 
-/// The window assumed for a model the table does not know, in tokens.
-pub const DEFAULT_CONTEXT_WINDOW_TOKENS: u64 = 128_000;
-
 /// Output tokens reserved for the summary (Claude Code's 20,000).
-pub const SUMMARY_OUTPUT_RESERVE_TOKENS: u64 = 20_000;
+pub(crate) const SUMMARY_OUTPUT_RESERVE_TOKENS: u64 = 20_000;
 
 /// Room kept below the usable window before compacting (Claude Code's 13,000).
-pub const AUTOCOMPACT_BUFFER_TOKENS: u64 = 13_000;
+pub(crate) const AUTOCOMPACT_BUFFER_TOKENS: u64 = 13_000;
 
-/// Known windows: the first entry whose pattern the model name (lowercased)
-/// contains wins.
-const KNOWN_WINDOWS: [(&str, u64); 10] = [
-    // Claude models with the 1M-token beta (`claude-sonnet-4-5[1m]`).
-    ("[1m]", 1_000_000),
-    ("claude-", 200_000),
-    // orbit's local model: llama-server runs it with `-c 8192`.
-    ("qwen2.5-coder", 8_192),
-    ("gpt-4.1", 1_047_576),
-    ("gpt-4o", 128_000),
-    ("gpt-5", 400_000),
-    ("o3", 200_000),
-    ("o4-mini", 200_000),
-    ("qwen", 32_768),
-    ("llama", 8_192),
-];
-
-/// The context window of `model` in tokens, from orbit's table
-/// ([`DEFAULT_CONTEXT_WINDOW_TOKENS`] for a model it does not know).
-pub fn context_window_tokens(model: &str) -> u64 {
-    let model = model.to_ascii_lowercase();
-    KNOWN_WINDOWS
-        .iter()
-        .find(|(pattern, _)| model.contains(pattern))
-        .map_or(DEFAULT_CONTEXT_WINDOW_TOKENS, |(_, window)| *window)
-}
+/// The context window of a model in tokens, from the model catalog (its
+/// fallback for a model it does not know).
+pub use orbit_model::catalog::context_window_tokens;
 
 /// The budgets of one session's requests, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,7 +81,10 @@ mod tests {
             ("claude-sonnet-4-5[1m]", 1_000_000),
             ("qwen2.5-coder-1.5b-instruct-q4_k_m", 8_192),
             ("gpt-4.1-mini", 1_047_576),
-            ("some-new-model", DEFAULT_CONTEXT_WINDOW_TOKENS),
+            (
+                "some-new-model",
+                orbit_model::catalog::FALLBACK_CONTEXT_WINDOW_TOKENS,
+            ),
         ];
         for (model, window) in cases {
             assert_eq!(context_window_tokens(model), window, "{model}");

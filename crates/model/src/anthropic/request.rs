@@ -13,8 +13,6 @@ use serde_json::{Map, Value, json};
 use crate::ModelRequest;
 use crate::prefix::PrefixCache;
 
-/// `max_tokens` used when the request leaves it at 0.
-pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
 
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
@@ -44,7 +42,7 @@ pub(super) fn build_body(
     cache: &PrefixCache,
 ) -> Result<Vec<u8>, serde_json::Error> {
     let max_tokens = if request.max_tokens == 0 {
-        DEFAULT_MAX_TOKENS
+        crate::catalog::CLIENT_DEFAULT_MAX_TOKENS
     } else {
         request.max_tokens
     };

@@ -19,8 +19,6 @@ use crate::prefix::PrefixCache;
 pub(super) const IMAGE_DROPPED_NOTE: &str =
     "[image omitted: this provider cannot receive images in tool results]";
 
-/// Default completion budget when the request sets none.
-pub(super) const DEFAULT_MAX_TOKENS: u32 = 8192;
 
 /// First allocation of a request body, in bytes; it grows with the history.
 const BODY_CAPACITY_BYTES: usize = 16 * 1024;
@@ -56,7 +54,7 @@ pub(super) fn build_body(
         out.pop();
     }
     let max_tokens = if request.max_tokens == 0 {
-        DEFAULT_MAX_TOKENS
+        crate::catalog::CLIENT_DEFAULT_MAX_TOKENS
     } else {
         request.max_tokens
     };

@@ -5,6 +5,8 @@
 //! and idle settings, a closed port for unreachable-server tests.
 
 mod anthropic;
+mod catalog;
+mod catalog_literals;
 mod faults;
 mod final_errors;
 mod openai;
