@@ -288,9 +288,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
             && result.subtype == ResultSubtype::ErrorMaxTurns
         {
-            eprintln_safe!(
-                "orbit: the small-model profile stops after {max} model calls by default; pass --max-turns N to allow more"
-            );
+            eprintln_safe!("orbit: {}", orbit::profile::max_turns_note(max));
         }
     }
     drop(events);

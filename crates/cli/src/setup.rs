@@ -99,8 +99,8 @@ pub fn prepare_with(
         .small_model
         .unwrap_or(config.provider.value == ProviderKind::Local);
     let default_max_turns = match args.max_turns {
-        None if small_profile => Some(orbit_local::SMALL_PROFILE_MAX_TURNS),
-        _ => None,
+        None => ModelProfile::new(small_profile).default_max_turns(),
+        Some(_) => None,
     };
     let model = provider::effective_model(&config);
     let (thinking_budget, fallback_model) = model_options(args, &config, &model)?;

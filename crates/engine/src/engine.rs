@@ -111,11 +111,10 @@ pub struct EngineConfig {
     /// Record the session in its transcript (`<data dir>/projects/<cwd
     /// slug>/<session id>.jsonl`) so it can be resumed. Default false.
     pub persist_session: bool,
-    /// The small-model profile's recovery turns: a final reply that imitates
-    /// a tool exchange, or tells the user what to run before any tool ran in
-    /// the prompt, is answered with a short reminder (at most
-    /// [`crate::MAX_RECOVERY_REMINDERS`] per prompt). Default off.
-    pub recovery_reminders: bool,
+    /// Checks each reply that would end a prompt and may send a reminder
+    /// instead ([`crate::ReplyCheck`]; the small-model profile's recovery
+    /// turns). Default None: no checks.
+    pub reply_check: Option<Arc<dyn crate::ReplyCheck>>,
     /// The small-model profile's one tool call per reply
     /// (`ModelRequest::one_tool_call`): a small model otherwise writes a
     /// chain of calls in one reply, each guessing the result of the one
@@ -153,7 +152,7 @@ impl Default for EngineConfig {
             max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
             persist_session: false,
-            recovery_reminders: false,
+            reply_check: None,
             one_tool_call_per_reply: false,
             hooks: None,
             tool_search: ToolSearchMode::default(),

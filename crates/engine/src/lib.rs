@@ -11,8 +11,8 @@
 //! terminal result. Hooks (`orbit-hooks`) are consulted through one handle,
 //! [`HookPoints`], by the orchestrator (tool calls) and the loop (prompt,
 //! stop, compaction, session start). X1's partition of calls into batches is the executor's
-//! start rule; `abort` is the L5 signal; `recovery` decides the small-model
-//! profile's recovery turns; [`messages`] holds the engine's own texts;
+//! start rule; `abort` is the L5 signal; `recovery` asks the profile's
+//! `ReplyCheck` before a reply ends a prompt; [`messages`] holds the engine's own texts;
 //! [`deferred`] decides which tools a request carries in full (ToolSearch).
 //!
 //! Persistence: with `EngineConfig::persist_session`, the [`Session`]
@@ -55,6 +55,6 @@ pub use executor::StreamingToolExecutor;
 pub use hooks::HookPoints;
 pub use orchestrator::{ToolCallOutcome, ToolRuntime};
 pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
-pub use recovery::MAX_RECOVERY_REMINDERS;
+pub use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use session::{Session, load_transcript};
 pub use structured::{DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, SchemaError, StructuredOutputSchema};

@@ -17,9 +17,10 @@
 //! - [`server::serve`]: keeps one server warm until it has been idle (no
 //!   run using it) for the idle timeout.
 //!
-//! The chat template (`assets/qwen-tools.jinja`) is compiled in and written
-//! next to the model; it makes llama-server return real `tool_calls` for
-//! these models (see the template's header).
+//! The chat template ([`CHAT_TEMPLATE`], the small-model profile's, from
+//! `orbit-profile`) is written next to the model; it makes llama-server
+//! return real `tool_calls` for these models (see the template's header).
+//! What orbit sends the model (tools, prompt, limits) is the profile's too.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -34,40 +35,18 @@ use thiserror::Error;
 pub use paths::LocalPaths;
 pub use server::{LocalServer, ServerOptions};
 
-/// The chat template shipped with orbit (written to [`LocalPaths::template_file`]).
-pub const CHAT_TEMPLATE: &str = include_str!("../assets/qwen-tools.jinja");
+/// The chat template shipped with orbit (written to
+/// [`LocalPaths::template_file`]): the small-model profile's, from
+/// `orbit-profile`, which keeps it in step with orbit's texts.
+pub use orbit_profile::CHAT_TEMPLATE;
 
 /// The model as `llama-server` reports it and orbit names it (the model
 /// catalog's local model).
 pub const MODEL_NAME: &str = orbit_model::catalog::LOCAL_MODEL_ID;
 
-/// The tools offered in the local profile. A 1.5B model chooses well among
-/// a few, and every definition costs prompt time. Grep and Glob are left
-/// out on purpose: given "what is X in FILE", Qwen2.5-Coder-1.5B picks Grep
-/// with odd arguments and then answers from its `files_with_matches` output
-/// without reading the file; with these it Reads the file (and Bash
-/// still covers `grep` / `find`). LS is left out too: the model called it
-/// on files ("Path is not a directory") where the prompt's `ls` example via
-/// Bash does the same job.
-pub const LOCAL_TOOLS: [&str; 4] = ["Read", "Write", "Edit", "Bash"];
-
-/// `--max-turns` of the small-model profile when none is given: a small
-/// model that loops (repeating a finished task's calls) stops here instead
-/// of running for minutes.
-pub const SMALL_PROFILE_MAX_TURNS: u32 = 25;
-
-/// The runaway-loop guard's limit in the small-model profile: the same
-/// call 3 times in a row gets the reminder, 6 end the run (5 and 10 for
-/// other models). A 1.5B model that repeats a call after a reminder keeps
-/// repeating it; each repeat costs seconds on a CPU.
-pub const SMALL_PROFILE_REPEAT_LIMIT: u32 = 3;
-
-/// `--max-tokens` of the small-model profile when none is given: one
-/// reply of a 1.5B model is a short answer or a tool call; at ≈ 10 output
-/// tokens per second on two cores this bounds a reply that copies a long
-/// tool result back (seen: 4,000 tokens, 6 minutes) to ≈ 100 s. The
-/// window's summary reserve follows it (8,192 / 4 = 2,048 otherwise).
-pub const SMALL_PROFILE_MAX_OUTPUT_TOKENS: u32 = 1_024;
+/// The small-model profile's reply cap (forwarded from
+/// `orbit_profile::SMALL`; kept until its callers read the profile).
+pub const SMALL_PROFILE_MAX_OUTPUT_TOKENS: u32 = orbit_profile::SMALL.max_output_tokens;
 
 /// Sampling seed of local runs (reproducible answers at temperature 0).
 pub const LOCAL_SEED: u64 = 42;

@@ -7,12 +7,19 @@
 //! on for the local provider). [`ModelProfile`] then filters the tools,
 //! builds the system prompt and fills the engine settings the profile
 //! owns; explicit values ([`ProfileOverrides`]) win over its defaults.
-//! docs/LOCAL.md describes the profile.
+//! The small profile's values, prompt text, texts and reply check are data
+//! in `orbit-profile` ([`orbit_profile::SMALL`]); this module only applies
+//! them. docs/LOCAL.md describes the profile.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use orbit_engine::{DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REPEATED_TOOL_CALL_LIMIT, EngineConfig};
+use orbit_engine::{
+    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REPEATED_TOOL_CALL_LIMIT, EngineConfig, ReplyCheck,
+};
 use orbit_tool::ToolRegistry;
+
+use orbit_profile::{SMALL, SmallModelReplyCheck};
 
 use crate::system_prompt;
 
@@ -43,7 +50,7 @@ impl ModelProfile {
     /// Drops the tools the small profile does not offer.
     pub fn retain_tools(self, tools: &mut ToolRegistry) {
         if self.small {
-            tools.retain(|t| orbit_local::LOCAL_TOOLS.contains(&t.name()));
+            tools.retain(|t| SMALL.tools.contains(&t.name()));
         }
     }
 
@@ -71,20 +78,34 @@ impl ModelProfile {
     pub fn configure(self, config: &mut EngineConfig, explicit: ProfileOverrides, turns_done: u32) {
         config.max_turns = explicit.max_turns.or(self
             .small
-            .then(|| turns_done.saturating_add(orbit_local::SMALL_PROFILE_MAX_TURNS)));
+            .then(|| turns_done.saturating_add(SMALL.max_turns_per_run)));
         config.max_tokens = explicit.max_tokens.unwrap_or(if self.small {
-            orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS
+            SMALL.max_output_tokens
         } else {
             DEFAULT_MAX_OUTPUT_TOKENS
         });
-        config.recovery_reminders = self.small;
-        config.one_tool_call_per_reply = self.small;
+        config.reply_check = self
+            .small
+            .then(|| Arc::new(SmallModelReplyCheck) as Arc<dyn ReplyCheck>);
+        config.one_tool_call_per_reply = self.small && SMALL.one_tool_call_per_reply;
         config.repeated_tool_call_limit = if self.small {
-            orbit_local::SMALL_PROFILE_REPEAT_LIMIT
+            SMALL.repeated_tool_call_limit
         } else {
             DEFAULT_REPEATED_TOOL_CALL_LIMIT
         };
     }
+
+    /// The turn limit the profile sets when `--max-turns` is not given
+    /// (per run), for the note printed when it ends a run.
+    pub fn default_max_turns(self) -> Option<u32> {
+        self.small.then_some(SMALL.max_turns_per_run)
+    }
+}
+
+/// The line to print when the small profile's default turn limit of `max`
+/// model calls ended a run ([`ModelProfile::default_max_turns`]).
+pub fn max_turns_note(max: u32) -> String {
+    orbit_profile::texts::max_turns_note(max)
 }
 
 #[cfg(test)]
@@ -106,8 +127,8 @@ mod tests {
                 ProfileOverrides::default(),
                 7,
                 (
-                    Some(7 + orbit_local::SMALL_PROFILE_MAX_TURNS),
-                    orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS,
+                    Some(7 + SMALL.max_turns_per_run),
+                    SMALL.max_output_tokens,
                     true,
                 ),
             ),
@@ -133,7 +154,7 @@ mod tests {
                 expected,
                 "small={small}"
             );
-            assert_eq!(config.recovery_reminders, small);
+            assert_eq!(config.reply_check.is_some(), small);
         }
     }
 }

@@ -5,7 +5,9 @@
 //! paragraph, brief tool guidance (tool descriptions carry the details),
 //! environment facts (cwd, platform, OS version, today's date, git or not) and
 //! the project's CLAUDE.md / AGENTS.md (bounded). `--system-prompt` replaces
-//! the default; `--append-system-prompt` is added after either.
+//! the default; `--append-system-prompt` is added after either. The small-model
+//! profile's prompt ([`build_local`]) takes its text from `orbit-profile`
+//! (`assets/small-prompt.md`) and adds the same environment facts, shorter.
 //!
 //! The instruction files come with the project, so they are read through
 //! `orbit_untrusted` as [`InstructionAccess`] says: a regular file only, at
@@ -15,6 +17,7 @@
 
 use std::path::Path;
 
+use orbit_profile::{SMALL, SMALL_PROMPT};
 use orbit_untrusted::{ReadOpts, read_untrusted};
 
 /// How the project's instruction files may be read, and where a skipped
@@ -113,143 +116,6 @@ pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String 
     out
 }
 
-/// Largest part of an instruction file sent in the local profile, in bytes
-/// (every 1k prompt tokens costs a local model ≈ 10 s on two cores).
-pub const LOCAL_MAX_INSTRUCTION_FILE_BYTES: usize = 2 * 1024;
-
-/// The local model's prompt: a few plain sentences and one concrete call
-/// per kind of everyday task, which a 1.5B model follows far better than
-/// general rules (issue 17's evaluation, `bench/eval/`). The examples use
-/// other names than the evaluation's tasks.
-const LOCAL_IDENTITY: &str = "You are orbit, a coding assistant. You work in the user's project \
-directory and do the task yourself with the tools; the user cannot run anything. Never guess: \
-get facts from tool results. When the task is done, answer in one short sentence.\n\n\
-How to do common tasks:\n\
-- Count lines, words or matches (never count by hand): Bash `wc -l < FILE`, `wc -w < FILE`, \
-`grep -c 'TEXT' FILE`. Count files: Bash `find . -name '*.py' | wc -l`.\n\
-- Which file contains a word or defines a function (never guess a file name): Bash \
-`grep -rn 'WORD' .`\n\
-- The largest file: Bash `ls -S DIR | head -1`.\n\
-- What a file says (a value, a setting, a name): Read the file, then answer from its text.\n\
-- Change text in a file: Read it, then Edit with old_string copied exactly from the file \
-(uncomment: old_string `# x=1`, new_string `x=1`).\n\
-- Replace a word everywhere in a file, or rename a function or variable (its definition and \
-every use): Bash `sed -i 's/old/new/g; s/Old/New/g' FILE`.\n\
-- Add a line at the end of a file: Bash `echo 'LINE' >> FILE`.\n\
-- New file whose whole text you know: Write. New directory: Bash `mkdir -p DIR`. Copy, rename, \
-delete: Bash `cp FROM TO`, `mv OLD NEW`, `rm FILE`.\n\
-- Run a program or tests: Bash, then report what the output says.\n\
-- Fix a bug: Read the file first (never guess its code), Edit the wrong code, then run it with \
-Bash to check.";
-
-/// Worked examples of whole tasks in the exact form of the chat template
-/// (the call as a fenced JSON block, the result in `<tool_response>`
-/// followed by the line the template puts after a result that is no
-/// refusal; a unit test keeps the two equal): a
-/// 1.5B model copies a shown exchange far more reliably than it follows a
-/// rule. One question and five changes, so the model sees that the line
-/// after a result invites an answer to a question but the next call of a
-/// change (without the line in the examples, it answered "is_even returns
-/// the wrong result" after reading the file it was asked to fix). Text of
-/// the system prompt, before the working directory, so it stays in
-/// llama.cpp's cached prefix; other file names than the evaluation's.
-const LOCAL_EXAMPLES: &str = r#"
-
-Examples of whole tasks:
-
-User: What is the log level in app.cfg?
-Assistant: ```json
-{"name": "Read", "arguments": {"file_path": "app.cfg"}}
-```
-User: <tool_response>
-1	[log]
-2	level=debug
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: debug
-
-User: Add the line level=3 to the end of app.cfg.
-Assistant: ```json
-{"name": "Bash", "arguments": {"command": "echo 'level=3' >> app.cfg"}}
-```
-User: <tool_response>
-(Bash completed with no output)
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: Added level=3 at the end of app.cfg.
-
-User: Add a function cube(x) to shapes.py.
-Assistant: ```json
-{"name": "Bash", "arguments": {"command": "printf '\n\ndef cube(x):\n    return x * x * x\n' >> shapes.py"}}
-```
-User: <tool_response>
-(Bash completed with no output)
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: Added cube(x) to shapes.py.
-
-User: Fix geo.py so that python3 test_geo.py passes.
-Assistant: ```json
-{"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
-```
-User: <tool_response>
-AssertionError: 6 != 9 in test_square
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: ```json
-{"name": "Read", "arguments": {"file_path": "geo.py"}}
-```
-User: <tool_response>
-1	def square(x):
-2	    return x + x
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: ```json
-{"name": "Edit", "arguments": {"file_path": "geo.py", "old_string": "    return x + x", "new_string": "    return x * x"}}
-```
-User: <tool_response>
-The file geo.py has been updated successfully.
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: ```json
-{"name": "Bash", "arguments": {"command": "python3 test_geo.py"}}
-```
-User: <tool_response>
-Ran 3 tests in 0.001s
-
-OK
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: Fixed: square returned x + x; it now returns x * x and the tests pass.
-
-User: area.py has a bug: area(2, 5) gives 7. Fix it.
-Assistant: ```json
-{"name": "Read", "arguments": {"file_path": "area.py"}}
-```
-User: <tool_response>
-1	def area(w, h):
-2	    return w + h
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: ```json
-{"name": "Edit", "arguments": {"file_path": "area.py", "old_string": "    return w + h", "new_string": "    return w * h"}}
-```
-User: <tool_response>
-The file area.py has been updated successfully.
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: Fixed: area now returns w * h.
-
-User: Copy a.txt to b.txt.
-Assistant: ```json
-{"name": "Bash", "arguments": {"command": "cp a.txt b.txt"}}
-```
-User: <tool_response>
-(Bash completed with no output)
-</tool_response>
-If this result answers the request, reply now with the answer in plain text; otherwise make your next tool call.
-Assistant: Copied a.txt to b.txt."#;
-
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
 pub fn build_local(
@@ -265,12 +131,14 @@ pub fn build_local(
     build(cwd, Some(&base), append, access)
 }
 
-/// The local profile's default prompt: identity, cwd, platform, and the
-/// start of CLAUDE.md / AGENTS.md (bounded).
+/// The local profile's default prompt: the profile's text
+/// ([`SMALL_PROMPT`]: identity, how-tos and worked examples, before the
+/// working directory so it stays in llama.cpp's cached prefix), cwd,
+/// platform, and the start of CLAUDE.md / AGENTS.md (at most
+/// `SMALL.max_instruction_file_bytes` of each).
 pub fn local_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
-    let mut out = String::with_capacity(1024);
-    out.push_str(LOCAL_IDENTITY);
-    out.push_str(LOCAL_EXAMPLES);
+    let mut out = String::with_capacity(SMALL_PROMPT.len() + 1024);
+    out.push_str(SMALL_PROMPT);
     out.push_str(&format!(
         "\n\nWorking directory: {}\nPlatform: {}\n",
         cwd.display(),
@@ -278,7 +146,7 @@ pub fn local_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
     ));
     for name in INSTRUCTION_FILES {
         if let Some(section) = instruction_file(cwd, name, access) {
-            let mut cut = section.len().min(LOCAL_MAX_INSTRUCTION_FILE_BYTES);
+            let mut cut = section.len().min(SMALL.max_instruction_file_bytes);
             while !section.is_char_boundary(cut) {
                 cut -= 1;
             }
@@ -368,21 +236,6 @@ fn instruction_file(dir: &Path, name: &str, access: &mut InstructionAccess<'_>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The line the local chat template (`orbit_local::CHAT_TEMPLATE`)
-    /// puts after a tool result that is no refusal.
-    const TEMPLATE_LINE_AFTER_RESULT: &str = "If this result answers the request, reply now with \
-the answer in plain text; otherwise make your next tool call.";
-
-    #[test]
-    fn the_local_examples_show_results_as_the_chat_template_renders_them() {
-        assert!(orbit_local::CHAT_TEMPLATE.contains(TEMPLATE_LINE_AFTER_RESULT));
-        let results = LOCAL_EXAMPLES.matches("</tool_response>\n").count();
-        let followed = LOCAL_EXAMPLES
-            .matches(&format!("</tool_response>\n{TEMPLATE_LINE_AFTER_RESULT}\n"))
-            .count();
-        assert_eq!((results, followed), (10, 10));
-    }
 
     /// The local profile's whole prompt, byte for byte (fixed cwd, no
     /// instruction files; then with a CLAUDE.md longer than the local cut

@@ -18,6 +18,8 @@
 //! - [`texts`]: every text the model can receive (results, errors,
 //!   refusals, denial reasons, tool descriptions), in one home.
 //! - [`workspace`]: where the session's working directory may be.
+//! - [`reply_check`]: the engine's hook on a reply that would end a
+//!   prompt ([`ReplyCheck`]), which a model profile sets.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -25,6 +27,7 @@
 pub mod context;
 pub mod file_state;
 pub mod registry;
+pub mod reply_check;
 pub mod schema;
 pub mod texts;
 pub mod tool;
@@ -34,6 +37,7 @@ pub mod workspace;
 pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
+pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use schema::input_schema_for;
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,

@@ -110,7 +110,7 @@ fn with_no_key_the_local_profile_runs_lean_and_stops_its_server() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, orbit_local::LOCAL_TOOLS);
+    assert_eq!(names, orbit_profile::SMALL.tools);
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are orbit"), "{system}");
     // A few sentences, one concrete call per kind of task and four worked
@@ -169,7 +169,7 @@ fn orbit_small_model_0_turns_the_profile_off_for_local() {
     let out = super::common::run(cmd);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let tools = out.lines()[0]["tools"].as_array().unwrap().len();
-    assert!(tools > orbit_local::LOCAL_TOOLS.len(), "{tools} tools");
+    assert!(tools > orbit_profile::SMALL.tools.len(), "{tools} tools");
     let log = std::fs::read_to_string(paths.root().join("requests.jsonl")).unwrap();
     let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
     assert_eq!(first["tools"].as_array().unwrap().len(), tools);

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 
 use super::common::{Outcome, Scratch, orbit_with_env, run};
 
-/// The small-model profile's reminder (crates/tool/src/texts/engine.rs).
+/// The small-model profile's reminder (crates/profile/src/texts.rs), as
+/// the model must receive it.
 const REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
 /// Its reminder after a failed call answered with text.
@@ -23,7 +24,7 @@ fn is_reminder(content: &Value) -> bool {
 }
 
 /// The default turn limit of the small-model profile.
-const SMALL_MAX_TURNS: usize = orbit_local::SMALL_PROFILE_MAX_TURNS as usize;
+const SMALL_MAX_TURNS: usize = orbit_profile::SMALL.max_turns_per_run as usize;
 
 fn text(t: &str) -> OpenAiReply {
     OpenAiReply::completion(Completion::new().text(t))
@@ -263,7 +264,11 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
         (
             "a tool ran: echoing the harness is reminded",
             Some("1"),
-            vec![read(), text("Call another tool."), text("MAGIC is 48213.")],
+            vec![
+                read(),
+                text("Otherwise make your next tool call."),
+                text("MAGIC is 48213."),
+            ],
             3,
             1,
             "MAGIC is 48213.",
@@ -356,7 +361,7 @@ fn the_small_profile_has_default_max_turns_and_max_tokens_and_the_flags_win() {
             .chain([text("stopped")])
             .collect()
     };
-    let small_max_tokens = u64::from(orbit_local::SMALL_PROFILE_MAX_OUTPUT_TOKENS);
+    let small_max_tokens = u64::from(orbit_profile::SMALL.max_output_tokens);
     // (case, ORBIT_SMALL_MODEL, extra args, requests made, subtype, max_tokens sent)
     let table = [
         (

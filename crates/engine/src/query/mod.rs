@@ -72,7 +72,7 @@ use tokio_util::sync::CancellationToken;
 use crate::compact::{CompactError, CompactionBoundary, Compactor};
 use crate::engine::EngineConfig;
 use crate::orchestrator::ToolRuntime;
-use crate::recovery::Recovery;
+use crate::recovery::ReplyChecks;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
 
@@ -292,7 +292,7 @@ impl QueryLoop<'_> {
         };
         self.session.push_message(message);
         let mut continuations = 0;
-        let mut recovery = Recovery::new(self.config.recovery_reminders);
+        let mut recovery = ReplyChecks::new(self.config.reply_check.clone());
         // L4: a prompt-too-long answer compacts and retries once per request.
         let mut compacted_for_too_long = false;
         loop {
@@ -354,7 +354,7 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
-                recovery.tool_ran(
+                recovery.tool_step(
                     self.last_tool_results_failed(),
                     self.session.deferred.loaded_count() > loaded_before,
                 );
@@ -375,8 +375,9 @@ impl QueryLoop<'_> {
                 self.append_user(Message::user_text(MAX_TOKENS_CONTINUE_MESSAGE));
                 continue;
             }
-            // The small-model profile: a reply that imitates a tool exchange
-            // or tells the user what to run gets one short reminder.
+            // The profile's reply check (the small-model profile: a reply
+            // that imitates a tool exchange or tells the user what to run
+            // gets one short reminder).
             if let Some(reminder) = recovery.reminder_for(&self.answer) {
                 self.answer.clear();
                 self.append_user(Message::user_text(reminder));

@@ -35,24 +35,6 @@ pub const INTERRUPT_MESSAGE: &str = "[Request interrupted by user]";
 /// (L4), Claude Code's recovery text.
 pub const MAX_TOKENS_CONTINUE_MESSAGE: &str = "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
 
-/// The recovery turn of the small-model profile: the user message orbit
-/// adds when a final reply imitates a tool exchange, or tells the user what
-/// to run while no tool has run yet (issue 17). orbit's text.
-pub const RECOVERY_REMINDER: &str =
-    "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
-
-/// The small-model profile's recovery turn after a failed tool call
-/// answered with text (issue 17): one more try before the answer stands.
-/// orbit's text.
-pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
-the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
-text only when the task is done.";
-
-/// The small-model profile's recovery turn after a step that loaded
-/// deferred tools was answered with text (issue 17). orbit's text.
-pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Call it now with its \
-input to get the real answer; do not make the answer up.";
-
 /// How much of a failed sibling's subject the cancel text quotes, in chars.
 pub const SIBLING_DESCRIPTION_CHARS: usize = 40;
 

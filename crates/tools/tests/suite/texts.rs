@@ -14,11 +14,15 @@
 //! relative to `orbit_tool::texts` (`root` is `/work/project`, `file` is
 //! `/work/project/src/main.rs`, `subject` is ``The parameter `todos[0].status` ``).
 //!
+//! The small-model profile's reminders (`orbit_profile::texts`, id
+//! `profile::…`) are here too.
+//!
 //! The CLI's system prompt is not here: it is private to the `orbit`
 //! binary (`crates/cli/src/system_prompt.rs`).
 
 use std::path::{Path, PathBuf};
 
+use orbit_profile::texts as profile;
 use orbit_tool::texts::{compact, engine, permissions, tool_use_error, tools, units, validation};
 use orbit_tools::builtin::default_tools;
 use serde_json::{Value, json};
@@ -65,9 +69,9 @@ fn every_text() -> Vec<(String, String)> {
         engine::STREAM_CUT_TOOL_NOT_RUN_MESSAGE,
         engine::INTERRUPT_MESSAGE,
         engine::MAX_TOKENS_CONTINUE_MESSAGE,
-        engine::RECOVERY_REMINDER,
-        engine::RECOVERY_AFTER_ERROR,
-        engine::RECOVERY_AFTER_LOAD,
+        profile::RECOVERY_REMINDER,
+        profile::RECOVERY_AFTER_ERROR,
+        profile::RECOVERY_AFTER_LOAD,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),

@@ -1,0 +1,114 @@
+//! The generic reply hook (`EngineConfig::reply_check`) through the real
+//! loop and client: what the check is shown, that its reminder is the next
+//! request's last user message, and that a reminder questioning a reply
+//! keeps that reply as the answer when the model answers with text only.
+
+use std::sync::{Arc, Mutex};
+
+use orbit_engine::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
+use orbit_protocol::ResultSubtype;
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::{Value, json};
+
+use super::support::*;
+
+/// Sends `script[n]` for the n-th reply it is asked about, recording the
+/// facts it was shown.
+#[derive(Debug)]
+struct Scripted {
+    script: Vec<Option<Reminder>>,
+    seen: Mutex<Vec<(String, bool, Option<StepFacts>, u32)>>,
+}
+
+impl ReplyCheck for Scripted {
+    fn check(&self, facts: &ReplyFacts<'_>) -> Option<Reminder> {
+        let mut seen = self.seen.lock().unwrap();
+        seen.push((
+            facts.reply.to_string(),
+            facts.tool_ran,
+            facts.last_step,
+            facts.reminders_sent,
+        ));
+        self.script.get(seen.len() - 1).cloned().flatten()
+    }
+}
+
+fn reminder(text: &str, questions_reply: bool) -> Option<Reminder> {
+    Some(Reminder {
+        text: text.to_string(),
+        questions_reply,
+    })
+}
+
+/// The last message of a request body: (role, its text).
+fn last_message(body: &Value) -> (String, String) {
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    let text = match &last["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<String>(),
+        _ => String::new(),
+    };
+    (last["role"].as_str().unwrap().to_string(), text)
+}
+
+#[tokio::test]
+async fn the_check_sees_the_prompts_facts_and_its_reminders_reach_the_model() {
+    let server = FakeAnthropic::start(vec![
+        Reply::text("<tool_call>Slow</tool_call>"),
+        Reply::tool_use("toolu_1", "Missing", json!({})),
+        Reply::text("It failed."),
+        Reply::text("I stand by it."),
+    ]);
+    let check = Arc::new(Scripted {
+        script: vec![
+            reminder("Call a tool.", false),
+            reminder("Fix it.", true),
+            None,
+        ],
+        seen: Mutex::default(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.reply_check = Some(check.clone());
+    let mut engine = engine(&server, cfg, vec![]);
+    let events = run(&mut engine, "go").await;
+    let r = result(&events);
+    assert_eq!(r.subtype, ResultSubtype::Success);
+    // The model stood by the questioned reply: it is the answer.
+    assert_eq!(r.result, "It failed.");
+    assert_eq!(r.num_turns, 4);
+    let failed = Some(StepFacts {
+        all_failed: true,
+        loaded_tools: false,
+    });
+    assert_eq!(
+        *check.seen.lock().unwrap(),
+        vec![
+            ("<tool_call>Slow</tool_call>".to_string(), false, None, 0),
+            ("It failed.".to_string(), true, failed, 1),
+            ("I stand by it.".to_string(), true, None, 2),
+        ]
+    );
+    let bodies = server.bodies();
+    assert_eq!(
+        last_message(&bodies[1]),
+        ("user".to_string(), "Call a tool.".to_string())
+    );
+    assert_eq!(
+        last_message(&bodies[3]),
+        ("user".to_string(), "Fix it.".to_string())
+    );
+    assert_paired(engine.messages());
+}
+
+#[tokio::test]
+async fn without_a_check_the_first_text_reply_ends_the_prompt() {
+    let server = FakeAnthropic::start(vec![Reply::text("<tool_call>Slow</tool_call>")]);
+    let mut engine = temp_engine(&server, vec![]);
+    let events = run(&mut engine, "go").await;
+    assert_succeeded(&events, "<tool_call>Slow</tool_call>");
+    assert_eq!(server.request_count(), 1);
+}

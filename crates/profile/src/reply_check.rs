@@ -1,0 +1,255 @@
+//! The small-model profile's recovery turns (issue 17), as an
+//! `orbit_tool::ReplyCheck` the engine calls with each reply that would
+//! end a prompt.
+//!
+//! When the reply imitates a tool exchange (`<tool_call>`,
+//! `<tool_response>`, a `{"name": …, "arguments": …}` object written as
+//! text), echoes the harness's invitation to call a tool, or tells the user
+//! what to run instead of acting while no tool has run yet in this prompt,
+//! the check answers [`RECOVERY_REMINDER`] — at most
+//! [`MAX_RECOVERY_REMINDERS`] reminders of any kind per prompt. An
+//! imitated exchange is never an answer, so it is reminded even after a
+//! tool ran (the evaluation's `append-config`: a refused Write, then the
+//! refusal echoed inside `<tool_response>` as the final answer); advice to
+//! the user after tools ran may be the answer ("run `pytest` to check"),
+//! so it is not.
+//! When every result of the last tool step failed and the model replies
+//! with text, the check asks once more with [`RECOVERY_AFTER_ERROR`]: a
+//! small model tends to give up after an error it could fix (an
+//! `old_string` it guessed, a Write refused before a Read). That reminder
+//! questions an answer that may be right (a test run that failed, as
+//! asked, then the failing test named), so it is sent with
+//! `questions_reply`: when the model answers it with text again, it stood
+//! by its answer, and the engine keeps the questioned answer as the run's
+//! result — the reply to orbit's question ("The task is done.") is not an
+//! answer to the user.
+//! When the last step loaded deferred tools (the engine's ToolSearch) and
+//! the model answers with text, it is asked once to call the loaded tool
+//! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
+//! definition, inventing the result.
+//!
+//! Data flow: stateless; the engine passes the prompt's facts
+//! (`ReplyFacts`: the reply, whether a tool ran, the last step's outcome
+//! until a reminder follows it, reminders sent). Detection looks at the
+//! text only; it never looks at tool names.
+
+use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
+
+use crate::texts::{RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
+
+/// At most this many recovery reminders per submitted prompt.
+pub const MAX_RECOVERY_REMINDERS: u32 = 2;
+
+/// Markup of a tool exchange that small models write as text.
+const EXCHANGE_TAGS: [&str; 4] = [
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+];
+
+/// Phrases (lowercase) of a reply that tells the user what to do instead
+/// of doing it.
+const DESCRIBING_PHRASES: [&str; 12] = [
+    "you need to run",
+    "you need to first",
+    "you need to read",
+    "you need to open",
+    "you can use the following command",
+    "you can run the following",
+    "run the following command",
+    "use the following command",
+    "you can use the `",
+    "you should run",
+    "you will need to",
+    "you'll need to",
+];
+
+/// Phrases (lowercase) of a reply that echoes an invitation to call a tool
+/// instead of calling one: the chat template's line after a result
+/// ("…otherwise make your next tool call.", in [`crate::CHAT_TEMPLATE`]),
+/// [`RECOVERY_REMINDER`]'s last sentence, and a paraphrase the model wrote.
+const HARNESS_ECHOES: [&str; 3] = ["call the next tool", "call a tool now", "next tool call"];
+
+/// The small-model profile's reply check (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SmallModelReplyCheck;
+
+impl ReplyCheck for SmallModelReplyCheck {
+    fn check(&self, facts: &ReplyFacts<'_>) -> Option<Reminder> {
+        if facts.reminders_sent >= MAX_RECOVERY_REMINDERS {
+            return None;
+        }
+        let answer = facts.reply;
+        let step = facts.last_step.unwrap_or_default();
+        let describes = !facts.tool_ran && describes_instead_of_acting(answer);
+        let (text, questions_reply) = if step.all_failed {
+            (RECOVERY_AFTER_ERROR, true)
+        } else if step.loaded_tools {
+            (RECOVERY_AFTER_LOAD, false)
+        } else if imitates_tool_exchange(answer) || echoes_harness(answer) || describes {
+            (RECOVERY_REMINDER, false)
+        } else {
+            return None;
+        };
+        Some(Reminder {
+            text: text.to_string(),
+            questions_reply,
+        })
+    }
+}
+
+/// Whether a final reply imitates a tool exchange: tool-call markup, or a
+/// `{"name": …, "arguments": …}` object, written as text.
+fn imitates_tool_exchange(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    EXCHANGE_TAGS.iter().any(|tag| lower.contains(tag))
+        || (has_json_key(&lower, "name")
+            && (has_json_key(&lower, "arguments") || has_json_key(&lower, "parameters")))
+}
+
+/// Whether a final reply repeats the harness's invitation to call a tool.
+fn echoes_harness(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    HARNESS_ECHOES.iter().any(|p| lower.contains(p))
+}
+
+/// Whether a final reply tells the user what to do instead of doing it.
+fn describes_instead_of_acting(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    DESCRIBING_PHRASES.iter().any(|p| lower.contains(p))
+}
+
+/// `"key"` followed (after optional whitespace) by `:`.
+fn has_json_key(text: &str, key: &str) -> bool {
+    let quoted = format!("\"{key}\"");
+    text.match_indices(&quoted)
+        .any(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
+}
+
+#[cfg(test)]
+mod tests {
+    use orbit_tool::reply_check::StepFacts;
+
+    use super::*;
+
+    /// The check's reminder text for `reply` after `last_step`.
+    fn remind(
+        reply: &str,
+        tool_ran: bool,
+        last_step: Option<StepFacts>,
+        sent: u32,
+    ) -> Option<Reminder> {
+        SmallModelReplyCheck.check(&ReplyFacts {
+            reply,
+            tool_ran,
+            last_step,
+            reminders_sent: sent,
+        })
+    }
+
+    fn reminder(text: &str, questions_reply: bool) -> Option<Reminder> {
+        Some(Reminder {
+            text: text.to_string(),
+            questions_reply,
+        })
+    }
+
+    #[test]
+    fn detects_imitated_exchanges_and_instructions_to_the_user() {
+        let table = [
+            ("<tool_call>\n{\"name\": \"Read\"}\n</tool_call>", true),
+            (
+                "<tool_response>MAGIC=1</tool_response>\nThe value is 1.",
+                true,
+            ),
+            (
+                "{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}",
+                true,
+            ),
+            ("{\"name\" : \"Edit\", \"parameters\": {}}", true),
+            ("You need to first read the file config.txt.", true),
+            (
+                "You can use the following command:\n```\nwc -l data.txt\n```",
+                true,
+            ),
+            ("To rename it, You'll need to open utils.py.", true),
+            ("The value of MAGIC is 48213.", false),
+            ("data.txt has 12 lines.", false),
+            ("Otherwise make your next tool call.", true),
+            ("Call a tool now.", true),
+            ("{\"name\": \"orbit\", \"version\": \"1.0\"}", false),
+            ("The arguments are named \"name\" and \"arguments\".", false),
+            ("", false),
+        ];
+        for (answer, expected) in table {
+            let detected = imitates_tool_exchange(answer)
+                || echoes_harness(answer)
+                || describes_instead_of_acting(answer);
+            assert_eq!(detected, expected, "{answer:?}");
+        }
+    }
+
+    #[test]
+    fn every_harness_echo_quotes_a_text_orbit_sends_or_paraphrases_one() {
+        // (phrase, the text it quotes); None: the model's paraphrase.
+        let sources = [
+            ("call the next tool", None),
+            ("call a tool now", Some(RECOVERY_REMINDER)),
+            ("next tool call", Some(crate::CHAT_TEMPLATE)),
+        ];
+        assert_eq!(HARNESS_ECHOES, sources.map(|(phrase, _)| phrase));
+        for (phrase, source) in sources {
+            if let Some(text) = source {
+                assert!(text.to_lowercase().contains(phrase), "{phrase:?} is gone");
+            }
+        }
+    }
+
+    #[test]
+    fn reminders_are_bounded_and_advice_after_a_tool_is_an_answer() {
+        let imitation = "<tool_response>done</tool_response>";
+        assert_eq!(remind("All done.", false, None, 0), None);
+        for sent in 0..MAX_RECOVERY_REMINDERS {
+            assert_eq!(
+                remind(imitation, false, None, sent),
+                reminder(RECOVERY_REMINDER, false)
+            );
+        }
+        assert_eq!(remind(imitation, false, None, MAX_RECOVERY_REMINDERS), None);
+        // After a tool ran, advice to the user is an answer; an imitated
+        // exchange still is not.
+        let ok = Some(StepFacts::default());
+        assert_eq!(
+            remind("You need to run `pytest` to check.", true, ok, 0),
+            None
+        );
+        assert_eq!(
+            remind(imitation, true, ok, 0),
+            reminder(RECOVERY_REMINDER, false)
+        );
+    }
+
+    #[test]
+    fn a_failed_step_or_a_load_answered_with_text_is_asked_about() {
+        let failed = Some(StepFacts {
+            all_failed: true,
+            loaded_tools: false,
+        });
+        assert_eq!(
+            remind("The string was not found in the file.", true, failed, 0),
+            reminder(RECOVERY_AFTER_ERROR, true)
+        );
+        // The engine drops the step once a reminder followed it.
+        assert_eq!(remind("The task is done.", true, None, 1), None);
+        let loaded = Some(StepFacts {
+            all_failed: false,
+            loaded_tools: true,
+        });
+        assert_eq!(
+            remind("The timetable says 12:30.", true, loaded, 0),
+            reminder(RECOVERY_AFTER_LOAD, false)
+        );
+        assert_eq!(remind("Done: the file is updated.", true, None, 0), None);
+    }
+}

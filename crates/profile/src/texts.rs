@@ -1,0 +1,30 @@
+//! The texts the small-model profile sends: its reminders (user messages
+//! the engine appends when [`crate::SmallModelReplyCheck`] asks) and the
+//! note the CLI prints when the profile's turn limit ends a run. orbit's
+//! own wording; the model-facing ones are snapshotted with the tools'
+//! texts (`crates/tools/tests/suite/texts.rs`).
+
+/// The recovery turn: the user message sent when a final reply imitates a
+/// tool exchange, echoes the harness's invitation to call a tool, or tells
+/// the user what to run while no tool has run yet (issue 17).
+pub const RECOVERY_REMINDER: &str =
+    "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
+
+/// The recovery turn after a failed tool call answered with text
+/// (issue 17): one more try before the answer stands.
+pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
+the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
+text only when the task is done.";
+
+/// The recovery turn after a step that loaded deferred tools was answered
+/// with text (issue 17).
+pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Call it now with its \
+input to get the real answer; do not make the answer up.";
+
+/// The line printed (to stderr) when the profile's default turn limit of
+/// `max` model calls ended a run.
+pub fn max_turns_note(max: u32) -> String {
+    format!(
+        "the small-model profile stops after {max} model calls by default; pass --max-turns N to allow more"
+    )
+}

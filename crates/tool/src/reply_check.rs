@@ -1,0 +1,55 @@
+//! The engine's hook on a reply that would end a prompt: a [`ReplyCheck`]
+//! (set by a model profile, e.g. `orbit-profile`'s small-model check) is
+//! shown the reply and the facts of the prompt so far ([`ReplyFacts`]) and
+//! may answer with one [`Reminder`], which the query loop appends as a
+//! user message before asking the model again.
+//!
+//! Data flow: the engine's query loop keeps the facts per prompt (whether
+//! a tool ran, the last tool step's outcome until a reminder follows it,
+//! how many reminders were sent) and asks the check once per reply that
+//! would end the prompt; a reminder that [`Reminder::questions_reply`]
+//! keeps the questioned reply, which becomes the prompt's answer when the
+//! model replies to the reminder with text only. The engine knows no
+//! phrases and no limits: both belong to the check.
+
+use std::fmt;
+
+/// Decides whether a reply that would end the prompt gets a reminder.
+pub trait ReplyCheck: Send + Sync + fmt::Debug {
+    /// The reminder to send instead of ending the prompt, if any.
+    fn check(&self, facts: &ReplyFacts<'_>) -> Option<Reminder>;
+}
+
+/// What the engine knows when a reply would end the prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplyFacts<'a> {
+    /// The reply's text (output-limit continuations joined).
+    pub reply: &'a str,
+    /// A tool ran in this prompt.
+    pub tool_ran: bool,
+    /// The tool step the reply follows; None before any tool step and
+    /// once a reminder was sent after it.
+    pub last_step: Option<StepFacts>,
+    /// Reminders already sent in this prompt.
+    pub reminders_sent: u32,
+}
+
+/// The outcome of one tool step (a reply with tool calls and its results).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepFacts {
+    /// Every result of the step was an error.
+    pub all_failed: bool,
+    /// The step loaded deferred tools (ToolSearch).
+    pub loaded_tools: bool,
+}
+
+/// A user message to send instead of ending the prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reminder {
+    /// The message's text.
+    pub text: String,
+    /// The reminder questions a reply that may be right: when the model
+    /// answers it with text only (no tool call), the questioned reply is
+    /// the prompt's answer.
+    pub questions_reply: bool,
+}
