@@ -16,7 +16,6 @@
 
 mod args;
 mod configure;
-mod control;
 mod hooks_cmd;
 mod interactive;
 mod local;
@@ -25,15 +24,10 @@ mod mcp;
 mod mcp_cmd;
 mod mcp_serve;
 mod output;
-mod prompt_tool;
 mod provider;
 mod sandbox;
 mod scrub;
 mod sdk_args;
-mod sdk_context;
-mod sdk_init;
-mod sdk_lines;
-mod sdk_session;
 mod sessions;
 mod setup;
 mod signals;
@@ -161,7 +155,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         return interactive::run(args, env).await;
     }
     // With `--input-format stream-json` the prompts come as JSON lines
-    // (an SDK session, see `sdk_session`).
+    // (an SDK session, see `orbit_sdk::run_session`).
     let prompt = if args.sdk.stream_input() {
         if args.output_format != args::OutputFormat::StreamJson {
             bail!("--input-format stream-json needs --output-format stream-json");
@@ -173,8 +167,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     for note in args.sdk.notes() {
         eprintln_safe!("{note}");
     }
-    let control = control::Control::default();
-    let prompt_tool = args.sdk.prompt_tool().map(prompt_tool::PromptTool::new);
+    let control = orbit_sdk::Control::default();
+    let prompt_tool = args.sdk.prompt_tool().map(orbit_sdk::PromptTool::new);
     let approver = match &prompt_tool {
         Some(tool) => Some(orbit_engine::SharedApprover(std::sync::Arc::new(
             tool.clone(),
@@ -184,29 +178,15 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     };
     // An SDK session: the SDK's `initialize` (its hooks) comes first.
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
-    let first = match incoming.as_mut() {
-        Some(rx) => sdk_init::first_line(rx).await,
-        None => None,
-    };
     let mut extras = setup::SdkExtras::default();
-    if incoming.is_some() {
-        // `sdk` MCP servers run in the SDK, over the control protocol.
-        extras.sdk_bridge = Some(orbit_mcp::sdk_transport::SharedBridge(std::sync::Arc::new(
-            control.clone(),
-        )));
-    }
-    let mut first = first;
-    if let Some(control::Incoming::Request { id, .. }) = &first
-        && let Some(request) = sdk_init::initialize_request(first.as_ref())
-    {
-        extras.hooks = sdk_init::sdk_hooks(request)?;
-        extras.callbacks = Some(std::sync::Arc::new(control.clone()));
-        extras.agents = sdk_init::agent_names(request);
-        let mut agents = args.sdk.agent_names()?;
-        agents.extend(extras.agents.iter().cloned());
-        // Answered now: the SDK sends its prompt meanwhile set-up runs.
-        let _ = control::respond(id, Ok(sdk_init::answer(request, &agents)));
-        first = None;
+    let mut first = None;
+    if let Some(rx) = incoming.as_mut() {
+        let shake = orbit_sdk::handshake(&control, rx, &args.sdk.agent_names()?).await?;
+        first = shake.first;
+        extras.hooks = shake.hooks;
+        extras.callbacks = shake.callbacks;
+        extras.agents = shake.agents;
+        extras.sdk_bridge = Some(shake.sdk_bridge);
     }
     let setup::Prepared {
         mut engine,
@@ -251,7 +231,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
 
     if let Some(incoming) = incoming {
         control.set_abort(abort.clone());
-        let code = sdk_session::run(sdk_session::Parts {
+        let code = orbit_sdk::run_session(orbit_sdk::SessionParts {
             engine: &mut engine,
             writer: &mut writer,
             first,

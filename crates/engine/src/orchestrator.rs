@@ -327,7 +327,7 @@ pub async fn run_tool_use(
         ResultLimit::PersistOver(chars) => chars,
         ResultLimit::NeverPersist => usize::MAX,
     };
-    let detail = output.detail.take();
+    let detail = output.detail.take().map(|d| d.to_value());
     let result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
     ToolCallOutcome {
         result,

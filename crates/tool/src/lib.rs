@@ -7,6 +7,8 @@
 //!   call, validate → plan → call), [`typed`] (the one adapter to the
 //!   object-safe [`Tool`] the registry holds),
 //!   [`CallFacts`], [`ToolOutput`], [`ToolError`], [`ResultLimit`].
+//! - [`detail`]: [`ToolDetail`], the facts a call reports for the embedder
+//!   (never the model): Read's window, Edit/Write's patch, Bash's streams.
 //! - [`registry`]: [`ToolRegistry`], lookup by name then alias (T2), and
 //!   [`ToolSource`], tools that arrive while the session runs (MCP).
 //! - [`validation`]: JSON Schema validation with coercion and the exact
@@ -25,6 +27,7 @@
 #![warn(unreachable_pub)]
 
 pub mod context;
+pub mod detail;
 pub mod file_state;
 pub mod registry;
 pub mod reply_check;
@@ -35,6 +38,7 @@ pub mod validation;
 pub mod workspace;
 
 pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
+pub use detail::{BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};

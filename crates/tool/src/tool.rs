@@ -24,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::{CallContext, ToolUseContext};
+use crate::detail::ToolDetail;
 use crate::schema::input_schema_for;
 use crate::texts;
 
@@ -62,9 +63,10 @@ pub struct ToolOutput {
     /// orchestrator decides whether the session keeps it (workspace roots).
     pub cwd: Option<PathBuf>,
     /// Facts about what the call did, for the embedder only (never sent to
-    /// the model): e.g. Write's `{"originalFile": …}`, the content it
-    /// replaced. Reaches `EngineEvent::ToolResult::detail`.
-    pub detail: Option<Value>,
+    /// the model): the file a Read showed, the patch an Edit made, a
+    /// command's streams. Reaches `EngineEvent::ToolResult::detail` (as
+    /// [`ToolDetail::to_value`]).
+    pub detail: Option<ToolDetail>,
 }
 
 impl ToolOutput {
@@ -100,7 +102,7 @@ impl ToolOutput {
     }
 
     /// Attaches facts for the embedder (see `detail`).
-    pub fn with_detail(mut self, detail: Value) -> Self {
+    pub fn with_detail(mut self, detail: ToolDetail) -> Self {
         self.detail = Some(detail);
         self
     }

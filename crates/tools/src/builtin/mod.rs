@@ -16,6 +16,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod ls;
+mod patch;
 mod paths;
 pub mod read;
 pub mod todo;

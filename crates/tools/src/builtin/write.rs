@@ -23,13 +23,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, write as texts};
-use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{
+    CallFacts, ChangeKind, FileChange, ToolDetail, ToolError, ToolInfo, ToolOutput, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::write_with_file_state;
 use crate::builtin::edit::MAX_EDIT_FILE_BYTES;
+use crate::builtin::patch::structured_patch;
 use crate::builtin::read::model_file::{read_capped, special_kind};
 use crate::builtin::write_echo::is_tool_result_text;
 use crate::context::{CallContext, ToolUseContext};
@@ -159,15 +162,41 @@ fn write_file(
     Ok(match atomic_write(&target, content, cancel) {
         Ok(state) => {
             cache.record(&state_key(&target), state);
-            if existed {
-                ToolOutput::text(texts::updated(path))
-                    .with_detail(serde_json::json!({ "originalFile": original }))
+            let text = if existed {
+                texts::updated(path)
             } else {
-                ToolOutput::text(texts::created(path))
-            }
+                texts::created(path)
+            };
+            ToolOutput::text(text).with_detail(change_detail(path, existed, original, content))
         }
         Err(WriteError::Cancelled) => ToolOutput::interrupted(),
         Err(WriteError::Io(e)) => ToolOutput::error(tools_texts::cannot_write(path, e)),
+    })
+}
+
+/// Write's facts for the embedder: a create has no patch and no original
+/// (as Claude Code); an overwrite's patch is the diff from the text it
+/// replaced to the new content (none when the old content was not text or
+/// the new is not).
+fn change_detail(
+    path: &Path,
+    existed: bool,
+    original: Option<String>,
+    content: &[u8],
+) -> ToolDetail {
+    let patch = match (&original, std::str::from_utf8(content)) {
+        (Some(old), Ok(new)) if existed => structured_patch(old, new),
+        _ => Vec::new(),
+    };
+    ToolDetail::Write(FileChange {
+        file: path.to_path_buf(),
+        kind: if existed {
+            ChangeKind::Update
+        } else {
+            ChangeKind::Create
+        },
+        structured_patch: patch,
+        original,
     })
 }
 

@@ -27,7 +27,7 @@ const LARGE_FILE_BYTES: u64 = 100 * 1024 * 1024;
 struct Answer {
     is_error: bool,
     text: String,
-    detail: Option<Value>,
+    detail: Option<orbit_tool::ToolDetail>,
 }
 
 /// Runs `tool` with `input` on its own runtime and thread; panics when it
@@ -218,11 +218,13 @@ fn a_large_file_is_never_read_whole() {
     rt.block_on(read_window(&ctx, &big_text));
     let answer = answer_within_limit(&ctx, "Write", write_input(&big_text));
     assert!(!answer.is_error, "{answer:?}");
-    assert_eq!(
-        answer.detail,
-        Some(json!({ "originalFile": null })),
-        "an original over the cap is not carried"
-    );
+    match answer.detail {
+        Some(orbit_tool::ToolDetail::Write(change)) => {
+            assert_eq!(change.original, None, "an original over the cap is not carried");
+            assert!(change.structured_patch.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(fs::read_to_string(&big_text).unwrap(), "new");
 }
 
@@ -254,5 +256,9 @@ fn normal_files_are_unaffected() {
     assert_eq!(fs::read_to_string(&file).unwrap(), "b\n");
     let answer = answer_within_limit(&ctx, "Write", write_input(&file));
     assert!(!answer.is_error, "{answer:?}");
-    assert_eq!(answer.detail, Some(json!({ "originalFile": "b\n" })));
+    let original = match answer.detail {
+        Some(orbit_tool::ToolDetail::Write(change)) => change.original,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(original.as_deref(), Some("b\n"));
 }

@@ -8,6 +8,9 @@
 //! text: stdout then stderr, trailing whitespace trimmed, prefixed by
 //! `Exit code N` / a signal or timeout line when the command failed. Whether
 //! a non-zero exit failed is `exit_code`'s call (`grep` exit 1 did not).
+//! The embedder gets the streams apart, the exit code and whether the
+//! cancel token stopped the run as the result's detail
+//! ([`ToolDetail::Bash`]; the model's text joins them).
 //! The shell's final directory is reported with the output
 //! ([`ToolOutput::with_cwd`]); whether the session keeps it is the
 //! orchestrator's workspace policy (`orbit_tool::apply_cwd_policy`), not
@@ -48,8 +51,9 @@ use cwd_report::{CwdReport, wrap_with_cwd_trap};
 use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::workspace::{canonical_project_root, cwd_reset_note};
 use orbit_tool::{
-    CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit,
-    ToolError, ToolInfo, ToolOutput, ToolProgress, ToolUseContext, TypedTool,
+    BashDetail, CallContext, CallFacts, CommandLauncher, INTERRUPT_MESSAGE_FOR_TOOL_USE,
+    ResultLimit, ToolDetail, ToolError, ToolInfo, ToolOutput, ToolProgress, ToolUseContext,
+    TypedTool,
 };
 use process::{RunEnd, run_foreground, signal_name};
 use schemars::JsonSchema;
@@ -143,6 +147,21 @@ pub(crate) fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
         (true, false) => err,
         (false, false) => format!("{out}\n{err}"),
     }
+}
+
+/// A foreground run's facts for the embedder: its streams apart (the
+/// model gets them joined), its exit code, whether its cancel token
+/// stopped it.
+fn run_detail(run: &process::RunResult) -> ToolDetail {
+    ToolDetail::Bash(BashDetail {
+        stdout: trim_trailing_whitespace(&run.stdout),
+        stderr: trim_trailing_whitespace(&run.stderr),
+        exit_code: match run.end {
+            RunEnd::Exited(code) => Some(code),
+            _ => None,
+        },
+        interrupted: run.end == RunEnd::Cancelled,
+    })
 }
 
 fn with_first_line(first: String, body: &str) -> String {
@@ -266,8 +285,9 @@ impl TypedTool for BashTool {
             Ok(r) => r,
             Err(e) => return Ok(finish(ToolOutput::error(e.to_string()), None)),
         };
+        let detail = run_detail(&run);
         if run.end == RunEnd::Cancelled {
-            return Ok(finish(ToolOutput::interrupted(), None));
+            return Ok(finish(ToolOutput::interrupted().with_detail(detail), None));
         }
 
         let body = combine_output(&run.stdout, &run.stderr);
@@ -301,7 +321,8 @@ impl TypedTool for BashTool {
         let output = ToolOutput {
             is_error,
             ..ToolOutput::text(text)
-        };
+        }
+        .with_detail(detail);
         let output = if untouched {
             output.with_full_text(raw_output(&run.stdout, &run.stderr))
         } else {

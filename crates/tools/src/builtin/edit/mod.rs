@@ -20,7 +20,9 @@
 //! (mostly T5's "modified since read"). It then writes atomically through
 //! Write's `atomic_write` and records the new state. A call whose cancel
 //! token fired writes nothing (checked before the directories are made and
-//! again just before the rename).
+//! again just before the rename). The result's detail
+//! ([`ToolDetail::Edit`]) carries the patch from the content the plan read
+//! to the content written.
 
 mod replace;
 
@@ -30,12 +32,15 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use orbit_tool::texts::tools::{self as tools_texts, edit as texts};
-use orbit_tool::{CallFacts, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{
+    CallFacts, ChangeKind, FileChange, ToolDetail, ToolError, ToolInfo, ToolOutput, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::{with_file_state, write_with_file_state};
+use crate::builtin::patch::structured_patch;
 use crate::builtin::read::model_file::{Refused, read_capped};
 use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
@@ -145,6 +150,8 @@ impl TypedTool for EditTool {
 pub(crate) struct EditPlan {
     /// The file's full new content.
     pub content: Vec<u8>,
+    /// The file's content as read for this plan (empty when it is created).
+    pub original: Vec<u8>,
     /// The file does not exist yet (created, with parent directories).
     pub creates: bool,
     /// The file as it was read for this plan; `None` when it is created.
@@ -170,6 +177,7 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
             if old.is_empty() {
                 return Ok(EditPlan {
                     content: new.as_bytes().to_vec(),
+                    original: Vec::new(),
                     creates: true,
                     seen: None,
                 });
@@ -197,13 +205,15 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
         // A blank existing file: its content becomes new_string.
         return Ok(EditPlan {
             content: new.as_bytes().to_vec(),
+            original: content,
             creates: false,
             seen,
         });
     }
     match replace(&content, old, new, *replace_all) {
-        Replacement::Done(content) => Ok(EditPlan {
-            content,
+        Replacement::Done(new_content) => Ok(EditPlan {
+            content: new_content,
+            original: content,
             creates: false,
             seen,
         }),
@@ -261,8 +271,23 @@ fn apply_edit(
             return Ok(ToolOutput::error(tools_texts::cannot_write(&req.path, e)));
         }
     }
-    Ok(ToolOutput::text(success_text(
-        &shown.to_string(),
-        req.input.replace_all,
-    )))
+    let text = success_text(&shown.to_string(), req.input.replace_all);
+    Ok(ToolOutput::text(text).with_detail(change_detail(&req.path, &plan)))
+}
+
+/// Edit's facts for the embedder: the hunks from the content the plan read
+/// to the content written (computed here, never re-read from disk).
+fn change_detail(path: &Path, plan: &EditPlan) -> ToolDetail {
+    let old = String::from_utf8_lossy(&plan.original);
+    let new = String::from_utf8_lossy(&plan.content);
+    ToolDetail::Edit(FileChange {
+        file: path.to_path_buf(),
+        kind: if plan.creates {
+            ChangeKind::Create
+        } else {
+            ChangeKind::Update
+        },
+        structured_patch: structured_patch(&old, &new),
+        original: None,
+    })
 }

@@ -31,6 +31,9 @@ const READ_BUF_BYTES: usize = 64 * 1024;
 pub(crate) struct LineWindow {
     /// `N\tline` entries joined by `\n`, no trailing newline.
     pub text: String,
+    /// The same lines without their `N\t` prefixes (the embedder's
+    /// `ToolDetail::Read` content).
+    pub content: String,
     pub lines_shown: u64,
     /// Number of lines in the file (the empty one after a final newline
     /// included), when reading reached its end.
@@ -81,8 +84,12 @@ pub(crate) fn read_window<R: Read>(
         if wanted {
             if window.lines_shown > 0 {
                 window.text.push('\n');
+                window.content.push('\n');
             }
+            let before = window.text.len();
             push_line(&mut window.text, n, &line, dropped);
+            let prefix = n.to_string().len() + 1;
+            window.content.push_str(&window.text[before + prefix..]);
             window.lines_shown += 1;
         }
     }

@@ -14,7 +14,9 @@
 //! the model content (or tells it the file is empty or shorter than the
 //! offset) records state; refusals do not. A partial read of a large file
 //! records it without a hash, so any later change of size or mtime counts as
-//! a modification.
+//! a modification. A text read reports its window to the embedder
+//! ([`ToolDetail::Read`]: the lines without prefixes, the first line, the
+//! file's line count).
 
 mod detect;
 mod lines;
@@ -28,7 +30,9 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use orbit_protocol::{ImageSource, ToolResultContentBlock};
 use orbit_tool::texts::tools::{self as tools_texts, read as texts};
-use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
+use orbit_tool::{
+    CallFacts, ReadDetail, ResultLimit, ToolDetail, ToolError, ToolInfo, ToolOutput, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -44,6 +48,11 @@ pub use lines::LINE_TRUNCATION_MARKER;
 pub(crate) const DEFAULT_READ_LINES: u64 = 2_000;
 /// Largest file read whole (no offset/limit), in bytes.
 pub(crate) const MAX_READ_FILE_BYTES: u64 = 256 * 1024;
+/// Largest file whose lines a partial read counts for the embedder's
+/// `total_lines` (the rest of the file is read once more, unformatted).
+pub(crate) const READ_COUNT_LINES_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Buffer of [`count_lines`]' pass, in bytes.
+const COUNT_BUF_BYTES: usize = 64 * 1024;
 /// Largest result of one read, in estimated tokens (chars / 4).
 pub(crate) const MAX_READ_TOKENS: usize = 25_000;
 /// Largest image returned, in bytes (3.75 MiB): its base64 then stays
@@ -117,6 +126,7 @@ impl TypedTool for ReadTool {
         // Read bounds its own output (size and token guards), so it is never
         // persisted to disk: the model would only Read the copy again.
         ToolInfo::new("Read", texts::DESCRIPTION)
+            .only_reads()
             .with_search_hint("read view open file contents lines image")
             .with_result_limit(ResultLimit::NeverPersist)
     }
@@ -180,7 +190,39 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
         let total = window.total_lines.unwrap_or(0);
         return ToolOutput::text(texts::shorter_than_offset(start, total));
     }
-    ToolOutput::text(window.text)
+    let total_lines = window
+        .total_lines
+        .or_else(|| count_lines(&mut file, meta.len()));
+    let detail = ToolDetail::Read(ReadDetail {
+        file: path.clone(),
+        content: window.content,
+        num_lines: window.lines_shown,
+        start_line: start,
+        total_lines,
+    });
+    ToolOutput::text(window.text).with_detail(detail)
+}
+
+/// The lines of a file a partial read did not reach the end of (a final
+/// newline starts one more, empty line, as `lines` counts), for the
+/// embedder's detail; `None` above [`READ_COUNT_LINES_MAX_BYTES`] or on an
+/// error.
+fn count_lines(file: &mut File, size: u64) -> Option<u64> {
+    if size > READ_COUNT_LINES_MAX_BYTES {
+        return None;
+    }
+    file.rewind().ok()?;
+    let mut buf = vec![0u8; COUNT_BUF_BYTES];
+    let mut newlines: u64 = 0;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(newlines + 1)
 }
 
 /// What Read answers when [`model_file::open`] refused the path.

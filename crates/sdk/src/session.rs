@@ -1,14 +1,14 @@
 //! An SDK session (`--input-format stream-json`): one process, many turns.
 //!
 //! Data flow: [`crate::control`]'s reader thread hands over user messages
-//! and the SDK's control requests. Between turns the loop waits for the
+//! and the SDK's control requests (typed as [`ControlRequest`]s). Between turns the loop waits for the
 //! next line; a user message starts a turn (`QueryEngine::submit_message`)
 //! whose events go to the output writer exactly as in a `-p` run, while
 //! control requests that arrive meanwhile are answered at once
 //! (`interrupt` aborts the turn, `set_permission_mode` switches the
 //! policy's mode for the calls still to come; `set_model` applies from the
 //! next turn; `mcp_status` and `get_context_usage` answer from the MCP
-//! manager and a context snapshot, [`crate::sdk_context`]) and user
+//! manager and a context snapshot, [`crate::context`]) and user
 //! messages queue for the next turn. The session ends
 //! when stdin closes and the queue is empty; the exit code is the last
 //! turn's (0 when none ran).
@@ -24,18 +24,32 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::control::{Incoming, respond, write_line};
-use crate::output::OutputWriter;
-use crate::sdk_context::ContextSnapshot;
-use crate::stdout_watch::StdoutState;
+use crate::context::ContextSnapshot;
+use crate::message::ControlRequest;
+use crate::writer::EventSink;
 
-/// What a session loop needs from `main`'s set-up.
-pub struct Parts<'a, W: std::io::Write, E: std::io::Write> {
+/// Whether anyone still reads orbit's output (the binary watches stdout).
+pub trait OutputState {
+    /// stdout is gone: nothing more is written.
+    fn is_closed(&self) -> bool;
+    /// A write failed: treat stdout as gone.
+    fn mark_closed(&self);
+}
+
+/// What a session loop needs from the binary's set-up.
+pub struct Parts<'a> {
+    /// The session's engine.
     pub engine: &'a mut QueryEngine,
-    pub writer: &'a mut OutputWriter<W, E>,
-    /// The line read before the engine was built (the SDK's `initialize`).
+    /// Where its events go (stream-json).
+    pub writer: &'a mut dyn EventSink,
+    /// The line read before the engine was built when it was not the
+    /// SDK's `initialize` ([`crate::Handshake::first`]).
     pub first: Option<Incoming>,
+    /// The SDK's lines ([`crate::Control::spawn_reader`]).
     pub incoming: UnboundedReceiver<Incoming>,
-    pub stdout: &'a StdoutState,
+    /// Whether stdout is still read.
+    pub stdout: &'a dyn OutputState,
+    /// `--replay-user-messages`: echo each user message as it is taken.
     pub replay_user_messages: bool,
     /// Agent names (`--agents`, `initialize`), for the `initialize` answer.
     pub agents: Vec<String>,
@@ -59,7 +73,7 @@ struct State {
 }
 
 /// Runs turns until stdin closes; returns the exit code.
-pub async fn run<W: std::io::Write, E: std::io::Write>(parts: Parts<'_, W, E>) -> u8 {
+pub async fn run(parts: Parts<'_>) -> u8 {
     let Parts {
         engine,
         writer,
@@ -164,15 +178,11 @@ fn handle(line: Incoming, state: &mut State, replay: bool) {
 
 /// The SDK's control requests; unknown subtypes get an error response.
 fn control_request(request: &Value, state: &mut State) -> Result<Value, String> {
-    let subtype = request
-        .get("subtype")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match subtype {
+    match ControlRequest::parse(request) {
         // The first one was answered before the engine was built
-        // (`sdk_init`); a repeated one gets the same answer.
-        "initialize" => Ok(crate::sdk_init::answer(request, &state.agents)),
-        "interrupt" => {
+        // ([`crate::handshake`]); a repeated one gets the same answer.
+        ControlRequest::Initialize(init) => Ok(crate::init::answer(&init, &state.agents)),
+        ControlRequest::Interrupt {} => {
             // Between turns there is nothing to stop (an abort now would
             // cancel the next turn).
             if state.turn_running {
@@ -180,27 +190,33 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
             }
             Ok(json!({}))
         }
-        "set_permission_mode" => {
-            let mode = request.get("mode").and_then(Value::as_str).unwrap_or("");
+        ControlRequest::SetPermissionMode { mode } => {
             let mode: PermissionMode = mode
                 .parse()
                 .map_err(|_| format!("unknown permission mode {mode:?}"))?;
             state.policy.set_mode(mode);
             Ok(json!({}))
         }
-        "set_model" => {
-            match request.get("model").and_then(Value::as_str) {
-                Some(model) if !model.is_empty() => state.next_model = Some(model.to_string()),
+        ControlRequest::SetModel { model } => {
+            match model {
+                Some(model) if !model.is_empty() => state.next_model = Some(model),
                 _ => return Err("set_model needs a model name".to_string()),
             }
             Ok(json!({}))
         }
-        "mcp_status" => Ok(crate::sdk_context::mcp_status(state.mcp.as_deref())),
-        "get_context_usage" => Ok(state.context.answer()),
-        other => Err(format!(
-            "orbit does not support the control request subtype {other:?} yet"
+        ControlRequest::McpStatus {} => Ok(crate::context::mcp_status(state.mcp.as_deref())),
+        ControlRequest::GetContextUsage {} => Ok(state.context.answer()),
+        ControlRequest::RewindFiles {} => Err(unsupported("rewind_files")),
+        ControlRequest::Malformed { subtype, error } => Err(format!(
+            "the control request {subtype:?} is malformed: {error}"
         )),
+        ControlRequest::Unknown { subtype } => Err(unsupported(&subtype)),
     }
+}
+
+/// The answer to a request orbit does not carry out yet.
+fn unsupported(subtype: &str) -> String {
+    format!("orbit does not support the control request subtype {subtype:?} yet")
 }
 
 /// The text of a user message: a string, or its text blocks joined.

@@ -18,7 +18,7 @@ use orbit_tool::{CallContext, NotReady, ToolRegistry, ToolUseContext};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::sdk_lines::result_text;
+use crate::lines::result_text;
 
 /// The approver asking MCP tool `name`.
 #[derive(Clone)]

@@ -2,17 +2,17 @@
 //! lines, `--input-format stream-json`).
 //!
 //! Data flow: a reader thread ([`Control::spawn_reader`]) reads stdin line
-//! by line. A `control_response` (the SDK answering one of orbit's
-//! requests) goes straight to the waiting [`SdkApprover`] through the
-//! pending map, so answers arrive while a turn runs; every other line
-//! (user messages, the SDK's `control_request`s) goes to the session loop
-//! ([`crate::sdk_session`]) as an [`Incoming`]. Lines orbit writes
-//! (`control_request` for `can_use_tool`, `control_response`s) are whole
-//! lines on stdout, flushed at once, like the output writer's. The same
-//! request path runs the SDK's hook callbacks (`hook_callback`, as
-//! [`orbit_hooks::HookCallbacks`]) and carries the JSON-RPC messages of
-//! the SDK's in-process MCP servers (`mcp_message`, as
-//! [`orbit_mcp::sdk_transport::SdkMcpBridge`]).
+//! by line and sorts each ([`InboundLine::parse`]). A `control_response`
+//! (the SDK answering one of orbit's requests) goes straight to the waiting
+//! request through the pending map, so answers arrive while a turn runs;
+//! every other line (user messages, the SDK's `control_request`s) goes to
+//! the session loop ([`crate::session`]) as an [`Incoming`]. Lines orbit
+//! writes (its [`OutgoingRequest`]s, [`ControlResponse`]s) are whole lines
+//! on stdout, flushed at once, like the output writer's. The same request
+//! path asks the SDK's `canUseTool` ([`SdkApprover`]), runs its hook
+//! callbacks (`hook_callback`, as [`orbit_hooks::HookCallbacks`]) and
+//! carries the JSON-RPC messages of its in-process MCP servers
+//! (`mcp_message`, as [`orbit_mcp::sdk_transport::SdkMcpBridge`]).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -21,11 +21,14 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use orbit_engine::{AbortHandle, Approval, ApprovalRequest, Approver};
+use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::message::{ControlResponse, InboundLine, McpAnswer, OutgoingRequest, PermissionAnswer};
+
 /// One line from the SDK for the session loop.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     /// `{"type":"user",…}`: the whole line.
     User(Value),
@@ -33,7 +36,7 @@ pub enum Incoming {
     Request {
         /// The SDK's id, echoed in the response.
         id: String,
-        /// The request body (`subtype` and its fields).
+        /// The request body (see [`crate::ControlRequest::parse`]).
         request: Value,
     },
     /// A line that is not JSON or has a type orbit does not take.
@@ -89,7 +92,7 @@ impl Control {
     }
 
     /// Sends a `control_request` and waits for its answer.
-    async fn request(&self, request: Value) -> Result<Value, String> {
+    async fn request(&self, request: OutgoingRequest) -> Result<Value, String> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = format!("orbit_req_{n}");
         let (tx, rx) = oneshot::channel();
@@ -110,46 +113,23 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Sorts one stdin line: answers go to their waiter, the rest to the loop.
 fn route(line: &str, pending: &Pending) -> Option<Incoming> {
-    let Ok(value) = serde_json::from_str::<Value>(line) else {
-        return Some(Incoming::Invalid(format!("not JSON: {line}")));
-    };
-    match value.get("type").and_then(Value::as_str) {
-        Some("user") => Some(Incoming::User(value)),
-        Some("control_request") => Some(Incoming::Request {
-            id: str_field(&value, "request_id"),
-            request: value.get("request").cloned().unwrap_or(Value::Null),
-        }),
-        Some("control_response") => {
-            let response = value.get("response").cloned().unwrap_or(Value::Null);
-            let id = str_field(&response, "request_id");
-            let answer = match response.get("subtype").and_then(Value::as_str) {
-                Some("success") => Ok(response.get("response").cloned().unwrap_or(Value::Null)),
-                _ => Err(str_field(&response, "error")),
-            };
-            if let Some(waiter) = lock(pending).remove(&id) {
-                let _ = waiter.send(answer);
+    match InboundLine::parse(line) {
+        InboundLine::User(value) => Some(Incoming::User(value)),
+        InboundLine::Request { id, request } => Some(Incoming::Request { id, request }),
+        InboundLine::Response(response) => {
+            if let Some(waiter) = lock(pending).remove(response.request_id()) {
+                let _ = waiter.send(response.into_result());
             }
             None
         }
         // The SDK withdrawing a request orbit already answered: nothing to do.
-        Some("control_cancel_request") => None,
-        other => Some(Incoming::Invalid(format!(
-            "unknown message type {}",
-            other.unwrap_or("(none)")
-        ))),
+        InboundLine::CancelRequest => None,
+        InboundLine::Invalid(why) => Some(Incoming::Invalid(why)),
     }
 }
 
-fn str_field(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Writes one JSON line on stdout and flushes it.
-pub fn write_line(value: &Value) -> std::io::Result<()> {
+pub fn write_line<T: Serialize>(value: &T) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     let mut out = std::io::stdout().lock();
@@ -159,10 +139,7 @@ pub fn write_line(value: &Value) -> std::io::Result<()> {
 
 /// Answers the SDK's request `id`: `Ok(body)` → success, `Err(text)` → error.
 pub fn respond(id: &str, answer: Result<Value, String>) -> std::io::Result<()> {
-    let response = match answer {
-        Ok(body) => json!({"subtype": "success", "request_id": id, "response": body}),
-        Err(error) => json!({"subtype": "error", "request_id": id, "error": error}),
-    };
+    let response = ControlResponse::new(id, answer);
     write_line(&json!({"type": "control_response", "response": response}))
 }
 
@@ -171,13 +148,12 @@ pub fn respond(id: &str, answer: Result<Value, String>) -> std::io::Result<()> {
 #[async_trait]
 impl orbit_hooks::HookCallbacks for Control {
     async fn call(&self, id: &str, input: &Value) -> Result<Value, String> {
-        let request = json!({
-            "subtype": "hook_callback",
-            "callback_id": id,
-            "input": input,
-            "tool_use_id": input.get("tool_use_id"),
-        });
-        self.request(request).await
+        self.request(OutgoingRequest::HookCallback {
+            callback_id: id.to_string(),
+            input: input.clone(),
+            tool_use_id: input.get("tool_use_id").cloned(),
+        })
+        .await
     }
 }
 
@@ -190,13 +166,14 @@ impl orbit_mcp::sdk_transport::SdkMcpBridge for Control {
         message: Value,
     ) -> futures::future::BoxFuture<'a, Result<Value, String>> {
         Box::pin(async move {
-            let request =
-                json!({"subtype": "mcp_message", "server_name": server, "message": message});
+            let request = OutgoingRequest::McpMessage {
+                server_name: server.to_string(),
+                message,
+            };
             let answer = self.request(request).await?;
-            answer
-                .get("mcp_response")
-                .cloned()
-                .ok_or_else(|| format!("the SDK's answer has no mcp_response: {answer}"))
+            McpAnswer::deserialize(&answer)
+                .map(|a| a.mcp_response)
+                .map_err(|_| format!("the SDK's answer has no mcp_response: {answer}"))
         })
     }
 }
@@ -210,14 +187,13 @@ pub struct SdkApprover {
 #[async_trait]
 impl Approver for SdkApprover {
     async fn approve(&self, ask: &ApprovalRequest) -> Approval {
-        let request = json!({
-            "subtype": "can_use_tool",
-            "tool_name": ask.tool_name,
-            "input": ask.input,
-            "tool_use_id": ask.tool_use_id,
-            "decision_reason": ask.reason,
-            "permission_suggestions": [],
-        });
+        let request = OutgoingRequest::CanUseTool {
+            tool_name: ask.tool_name.clone(),
+            input: ask.input.clone(),
+            tool_use_id: ask.tool_use_id.clone(),
+            decision_reason: ask.reason.clone(),
+            permission_suggestions: Vec::new(),
+        };
         let answer = match self.control.request(request).await {
             Ok(answer) => answer,
             Err(error) => {
@@ -230,35 +206,30 @@ impl Approver for SdkApprover {
     }
 }
 
-/// The SDK's `{behavior, updatedInput | message, interrupt}` as an approval.
-pub(crate) fn decision(
-    ask: &ApprovalRequest,
-    answer: &Value,
-    abort: Option<&AbortHandle>,
-) -> Approval {
-    match answer.get("behavior").and_then(Value::as_str) {
-        Some("allow") => match answer.get("updatedInput") {
-            Some(updated) if !updated.is_null() && *updated != ask.input => {
-                Approval::AllowWithInput {
-                    input: updated.clone(),
-                }
+/// The SDK's `{behavior, updatedInput | message, interrupt}` as an approval
+/// (also the permission prompt tool's answer, [`crate::PromptTool`]).
+pub fn decision(ask: &ApprovalRequest, answer: &Value, abort: Option<&AbortHandle>) -> Approval {
+    match PermissionAnswer::deserialize(answer) {
+        Ok(PermissionAnswer::Allow { updated_input }) => match updated_input {
+            Some(updated) if !updated.is_null() && updated != ask.input => {
+                Approval::AllowWithInput { input: updated }
             }
             _ => Approval::Allow,
         },
-        Some("deny") => {
-            if answer.get("interrupt").and_then(Value::as_bool) == Some(true)
+        Ok(PermissionAnswer::Deny { message, interrupt }) => {
+            if interrupt == Some(true)
                 && let Some(abort) = abort
             {
                 abort.abort();
             }
-            let message = str_field(answer, "message");
             Approval::Deny {
-                reason: (!message.is_empty()).then_some(message),
+                reason: message.filter(|m| !m.is_empty()),
             }
         }
-        other => Approval::Deny {
+        Err(_) => Approval::Deny {
             reason: Some(format!(
-                "The permission callback gave no decision (behavior {other:?})."
+                "The permission callback gave no decision (behavior {:?}).",
+                answer.get("behavior").and_then(Value::as_str)
             )),
         },
     }

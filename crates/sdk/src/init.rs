@@ -1,0 +1,176 @@
+//! The SDK's `initialize` handshake, taken before the engine is built: the
+//! SDK sends it first and waits for its answer before any prompt, and its
+//! hooks (`{"PreToolUse": [{"matcher", "hookCallbackIds", "timeout"}]}`)
+//! must join the session's hooks from the start.
+//!
+//! Data flow: [`handshake`] waits for the first line. When it is an
+//! `initialize` request, its hooks become hooks of type `callback` (parsed
+//! by `orbit-hooks` like any settings file, [`sdk_hooks`]) that run through
+//! [`Control`]'s `hook_callback` requests, its agents join the `--agents`
+//! ones, and it is answered at once ([`answer`]): the SDK waits for that
+//! before it sends a prompt, so the engine's set-up (a local model server
+//! starting, MCP servers connecting) overlaps with the SDK's next step.
+//! Any other first line is handed back for the session loop.
+
+use std::sync::Arc;
+
+use orbit_hooks::{HookCallbacks, HookConfigError, HookSet};
+use orbit_mcp::sdk_transport::SharedBridge;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::control::{Control, Incoming, respond};
+use crate::message::{ControlRequest, HookMatcher, InitializeRequest};
+
+/// Where the SDK's hooks come from, in hook errors and reports.
+const SDK_HOOKS_ORIGIN: &str = "the SDK's initialize request";
+
+/// What the handshake gives the session's set-up.
+pub struct Handshake {
+    /// The first line when it was not `initialize` (the loop takes it).
+    pub first: Option<Incoming>,
+    /// The SDK's hooks (empty without `initialize`).
+    pub hooks: HookSet,
+    /// Runs them (set with `initialize`).
+    pub callbacks: Option<Arc<dyn HookCallbacks>>,
+    /// The agents `initialize` defines.
+    pub agents: Vec<String>,
+    /// `sdk` MCP servers run in the SDK, over the control protocol.
+    pub sdk_bridge: SharedBridge,
+}
+
+/// Why the handshake failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    /// The SDK's hook config does not parse.
+    #[error(transparent)]
+    Hooks(#[from] HookConfigError),
+}
+
+/// Waits for the SDK's first line and answers `initialize`; `flag_agents`
+/// are the `--agents` names (listed first in the answer).
+pub async fn handshake(
+    control: &Control,
+    incoming: &mut UnboundedReceiver<Incoming>,
+    flag_agents: &[String],
+) -> Result<Handshake, HandshakeError> {
+    let first = incoming.recv().await;
+    let mut handshake = Handshake {
+        first: None,
+        hooks: HookSet::default(),
+        callbacks: None,
+        agents: Vec::new(),
+        sdk_bridge: SharedBridge(Arc::new(control.clone())),
+    };
+    let initialize = match &first {
+        Some(Incoming::Request { id, request }) => match ControlRequest::parse(request) {
+            ControlRequest::Initialize(init) => Some((id.clone(), init)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some((id, request)) = initialize else {
+        handshake.first = first;
+        return Ok(handshake);
+    };
+    handshake.hooks = sdk_hooks(&request)?;
+    handshake.callbacks = Some(Arc::new(control.clone()));
+    handshake.agents = agent_names(&request);
+    let mut agents = flag_agents.to_vec();
+    agents.extend(handshake.agents.iter().cloned());
+    // Answered now: the SDK sends its prompt meanwhile set-up runs.
+    let _ = respond(&id, Ok(answer(&request, &agents)));
+    Ok(handshake)
+}
+
+/// The request's hooks as a hook set of callbacks (empty when none).
+pub fn sdk_hooks(request: &InitializeRequest) -> Result<HookSet, HookConfigError> {
+    let Some(events) = &request.hooks else {
+        return Ok(HookSet::default());
+    };
+    let mut settings = Map::new();
+    for (event, matchers) in events {
+        let matchers: Vec<HookMatcher> =
+            serde_json::from_value(matchers.clone()).unwrap_or_default();
+        let groups: Vec<Value> = matchers
+            .iter()
+            .map(|m| {
+                let hooks: Vec<Value> = m
+                    .hook_callback_ids
+                    .iter()
+                    .map(|id| json!({"type": "callback", "callback_id": id, "timeout": m.timeout}))
+                    .collect();
+                json!({"matcher": m.matcher, "hooks": hooks})
+            })
+            .collect();
+        settings.insert(event.clone(), Value::Array(groups));
+    }
+    HookSet::parse(&Value::Object(settings), SDK_HOOKS_ORIGIN, "sdk")
+}
+
+/// The answer to `initialize`: no slash commands, the `default` output
+/// style, the agents listed (orbit runs none yet); `hooks_applied` when the
+/// request carried hooks (they join the session's hooks).
+pub fn answer(request: &InitializeRequest, agents: &[String]) -> Value {
+    let agents: Vec<Value> = agents
+        .iter()
+        .map(|name| json!({"name": name, "description": "(orbit has no subagents yet)"}))
+        .collect();
+    let mut answer = json!({
+        "commands": [],
+        "agents": agents,
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "models": [],
+        "account": {},
+        "pid": std::process::id(),
+    });
+    if request.hooks.is_some() {
+        answer["hooks_applied"] = json!(true);
+    }
+    answer
+}
+
+/// The agent names the request defines (`agents: {name: definition}`).
+pub fn agent_names(request: &InitializeRequest) -> Vec<String> {
+    request
+        .agents
+        .as_ref()
+        .map(|agents| agents.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn init(body: Value) -> InitializeRequest {
+        match ControlRequest::parse(&body) {
+            ControlRequest::Initialize(init) => init,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The SDK's hook config becomes callback hooks with their matchers
+    /// and timeouts; a request without hooks gives none.
+    #[test]
+    fn sdk_hooks_become_callback_hooks() {
+        let request = init(json!({"subtype": "initialize", "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 5}],
+            "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2"]}],
+        }}));
+        let set = sdk_hooks(&request).unwrap_or_else(|e| panic!("{e}"));
+        let pre = set.matching(orbit_hooks::HookEvent::PreToolUse, Some("Bash"));
+        let ids: Vec<_> = pre.iter().map(|h| h.callback.clone()).collect();
+        assert_eq!(ids, [Some("hook_0".into()), Some("hook_1".into())]);
+        assert_eq!(pre[0].timeout_ms, 5_000);
+        assert!(
+            set.matching(orbit_hooks::HookEvent::PreToolUse, Some("Read"))
+                .is_empty()
+        );
+        assert_eq!(set.matching(orbit_hooks::HookEvent::Stop, None).len(), 1);
+        let none = sdk_hooks(&init(json!({"subtype": "initialize", "hooks": null})));
+        assert!(none.unwrap_or_else(|e| panic!("{e}")).is_empty());
+    }
+}
