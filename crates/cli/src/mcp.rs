@@ -19,7 +19,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use orbit_config::{Config, Settings, SettingsSource};
-use orbit_mcp::{McpOptions, ServerConfig};
+use orbit_mcp::ServerConfig;
 use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::Value;
 
@@ -78,13 +78,6 @@ pub fn unset_variables_warning(name: &str, missing: &[String]) -> String {
         "orbit: warning: MCP server \"{name}\": unset variables {} (no default)",
         missing.join(", ")
     )
-}
-
-/// The manager's options from the environment (`MCP_TIMEOUT`,
-/// `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`), as the library maps them;
-/// logs go under the data directory, one file per server and session.
-pub fn options(config: &Config, cwd: &Path, session_id: &str) -> McpOptions {
-    orbit::mcp::options(&config.env, &config.data_dir, cwd, session_id)
 }
 
 /// `--mcp-config`: a file path, or inline JSON when it starts with `{`.

@@ -8,22 +8,19 @@
 //! exactly as they do for `orbit -p`.
 //!
 //! Data flow: MCP `tools/call` (rmcp, `orbit_mcp::serve`) → [`Host::call`]
-//! → `prepare` + `run_tool_use` → the tool_result's text and `isError`.
+//! → `ToolRunner::run_one` (the session assembled by `orbit::SessionSpec`,
+//! with its security defaults) → the tool_result's text and `isError`.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
 use async_trait::async_trait;
 use clap::Parser;
+use orbit::{SessionSpec, ToolRunner};
 use orbit_config::Env;
-use orbit_engine::ToolRuntime;
-use orbit_engine::orchestrator::{Prepared, prepare, run_tool_use};
-use orbit_engine::results::ToolResultStorage;
 use orbit_mcp::serve::{ServedTool, ToolHost, serve_stdio};
-use orbit_permissions::Policy;
 use orbit_protocol::{ToolResultContent, ToolUseBlock};
-use orbit_tool::{CallContext, ToolUseContext};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -51,11 +48,8 @@ pub fn run(
     let tools = orbit_tools::builtin::default_tools();
     let permissions =
         crate::configure::permissions(&args, &config, &cwd, |n| tools.find(n).is_some())?;
-    let session_id = uuid::Uuid::new_v4().to_string();
-    let context = ToolUseContext::new(session_id.clone(), cwd.clone(), config.data_dir.clone());
-    context.hide_env_vars(orbit_config::tool_env_hidden(&config.env));
     // Served Bash runs in the same OS sandbox as `orbit -p`'s (issue 18).
-    context.set_launcher(crate::sandbox::launcher(
+    let launcher = crate::sandbox::launcher(
         &config,
         &crate::sandbox::SessionPaths {
             cwd: &cwd,
@@ -63,29 +57,16 @@ pub fn run(
             session_dir: None,
             deny_rules: &permissions.disallowed_tools,
         },
-    )?);
-    let runtime = ToolRuntime {
-        tools,
-        context,
-        permissions: Arc::new(Policy::new(&permissions, &cwd)),
-        approver: None,
-        rules_file: None,
-        storage: ToolResultStorage::new(&config.data_dir, &cwd, &session_id),
-        max_concurrency: orbit_engine::DEFAULT_MAX_TOOL_USE_CONCURRENCY,
-        denials: std::sync::Mutex::new(Vec::new()),
-        // The settings' hooks (PreToolUse, PostToolUse, …) see served calls too.
-        hooks: orbit_engine::HookPoints::new(
-            (!config.hooks.is_empty())
-                .then(|| Arc::new(orbit_hooks::Hooks::new(config.hooks.clone(), &cwd))),
-            &session_id,
-            std::path::PathBuf::new(),
-            &cwd,
-            config.permission_mode.value.as_str(),
-        ),
-    };
-    let host = Arc::new(Host {
-        runtime,
-        next_id: std::sync::atomic::AtomicU64::new(0),
+    )?;
+    let mut spec = SessionSpec::new(cwd, config.data_dir.clone(), config.env.clone());
+    spec.tools = tools;
+    spec.permissions = permissions;
+    // The settings' hooks (PreToolUse, PostToolUse, …) see served calls too.
+    spec.hooks = config.hooks.clone();
+    spec.launcher = launcher;
+    let host = std::sync::Arc::new(Host {
+        runner: spec.build_runner(),
+        next_id: AtomicU64::new(0),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -97,51 +78,38 @@ pub fn run(
 }
 
 struct Host {
-    runtime: ToolRuntime,
-    next_id: std::sync::atomic::AtomicU64,
+    runner: ToolRunner,
+    next_id: AtomicU64,
 }
 
 #[async_trait]
 impl ToolHost for Host {
     fn tools(&self) -> Vec<ServedTool> {
-        self.runtime
-            .tools
+        self.runner
+            .tools()
             .tools()
             .iter()
             .map(|t| ServedTool {
                 name: t.name().to_string(),
                 description: t.description().to_string(),
                 input_schema: t.input_schema().clone(),
-                read_only: false,
+                read_only: t.read_only(),
             })
             .collect()
     }
 
     async fn call(&self, name: &str, input: Value, cancel: CancellationToken) -> (String, bool) {
-        let n = self
-            .next_id
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let block = ToolUseBlock {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let call = ToolUseBlock {
             id: format!("toolu_mcp_{n}"),
             name: name.to_string(),
-            input: input.clone(),
+            input,
         };
-        let runtime = &self.runtime;
-        let (tool, call) = match prepare(&runtime.tools, &block, None, &runtime.context) {
-            Prepared::Ready {
-                tool,
-                call: Some(call),
-                ..
-            } => (tool, call),
-            Prepared::Ready { call: None, .. } => return (String::new(), true),
-            Prepared::Rejected(text) => return (text, true),
-        };
-        let context = CallContext::new(block.id.clone(), cancel, None);
-        let outcome = run_tool_use(runtime, tool, call, input, context).await;
-        let text = match &outcome.result.content {
+        let result = self.runner.run_one(call, cancel).await;
+        let text = match &result.content {
             ToolResultContent::Text(text) => text.clone(),
             ToolResultContent::Blocks(blocks) => serde_json::to_string(blocks).unwrap_or_default(),
         };
-        (text, outcome.result.is_error())
+        (text, result.is_error())
     }
 }

@@ -6,6 +6,7 @@
 //! starts from the same [`Prepared`] value; only the ask path (who answers
 //! a permission ask) differs, and it is passed in.
 
+use orbit::{PromptSpec, SessionSpec};
 use orbit_config::{Env, ProviderKind};
 use orbit_engine::{EngineConfig, QueryEngine, SharedApprover};
 
@@ -29,29 +30,58 @@ pub struct Prepared {
     pub trust_skipped: orbit_config::trust::Skipped,
 }
 
-/// What no instruction file may be read from (`orbit_untrusted`): the
-/// targets of the Read deny rules and the sandbox's deny list (its
-/// built-in paths under `$HOME` and `sandbox.denyRead`), whatever the
-/// sandbox mode.
-fn instruction_deny(
-    config: &orbit_config::Config,
-    permissions: &orbit_permissions::PermissionConfig,
-    cwd: &std::path::Path,
-) -> impl Fn(&std::path::Path) -> bool + use<> {
-    let policy = orbit_permissions::Policy::new(permissions, cwd);
-    let home = config.env.path(orbit_config::vars::HOME);
+/// What no instruction file may be read from besides the Read deny rules
+/// (`orbit_untrusted`): the sandbox's deny list (its built-in paths under
+/// `$HOME` and `sandbox.denyRead`), whatever the sandbox mode.
+fn instruction_deny_paths(config: &orbit_config::Config) -> Vec<std::path::PathBuf> {
     let mut denied: Vec<std::path::PathBuf> = config.sandbox.deny_read.clone();
-    if let Some(home) = &home {
+    if let Some(home) = config.env.path(orbit_config::vars::HOME) {
         denied.extend(
             orbit_sandbox::DEFAULT_DENY_READ_IN_HOME
                 .iter()
                 .map(|p| home.join(p)),
         );
     }
-    // Targets are canonical: compare with the canonical form too.
-    let canonical: Vec<_> = denied.iter().filter_map(|p| p.canonicalize().ok()).collect();
-    denied.extend(canonical);
-    move |target| policy.is_read_denied(target) || denied.iter().any(|d| target.starts_with(d))
+    denied
+}
+
+/// The engine settings the spec does not own: thinking, fallback model,
+/// budgets, compaction, structured output, and the environment's X2
+/// concurrency cap, R2 result budget, tool search and retry count (else
+/// the engine's defaults).
+fn tuning(
+    args: &Args,
+    config: &orbit_config::Config,
+    thinking_budget: Option<u32>,
+    fallback_model: Option<String>,
+    structured_output: Option<orbit_engine::StructuredOutputSchema>,
+) -> EngineConfig {
+    let mut engine_config = EngineConfig {
+        thinking_budget,
+        fallback_model,
+        max_budget_usd: args.max_budget_usd,
+        compact: configure::compact_config(config),
+        structured_output,
+        ..EngineConfig::default()
+    };
+    if let Some(n) = config.max_tool_use_concurrency {
+        engine_config.max_tool_use_concurrency = n;
+    }
+    if let Some(n) = config.tool_result_budget_chars {
+        engine_config.tool_result_budget_chars = n;
+    }
+    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
+        match orbit_engine::ToolSearchMode::parse(value) {
+            Some(mode) => engine_config.tool_search = mode,
+            None => eprintln!(
+                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
+            ),
+        }
+    }
+    if let Some(n) = config.max_structured_output_retries {
+        engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
+    }
+    engine_config
 }
 
 /// What an SDK session adds: the hooks its `initialize` registered (run
@@ -115,86 +145,41 @@ pub fn prepare_with(
     let mut tools = orbit_tools::builtin::default_tools();
     let permissions =
         configure::permissions(args, &config, &cwd, |name| tools.find(name).is_some())?;
-    let deny_rules = permissions.disallowed_tools.clone();
     let disallowed = args.disallowed_tool_rules();
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
-    let profile = ModelProfile::new(small_profile);
-    profile.retain_tools(&mut tools);
 
     let session_id = session.session_id.clone();
-    // MCP servers connect in the background: the first request does not
-    // wait for them; their tools join the requests after they arrive.
-    let mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
-    let mut mcp_options = mcp::options(&config, &cwd, &session_id);
-    mcp_options.sdk_bridge = sdk.sdk_bridge.clone();
-    let mcp =
-        (!mcp_servers.is_empty()).then(|| orbit_mcp::McpManager::start(mcp_servers, mcp_options));
-    if let Some(manager) = &mcp {
-        tools.add_source(manager.clone());
-    }
-    let mut engine_config = EngineConfig {
-        model: model.clone(),
-        system_prompt: profile.system_prompt(
-            &cwd,
-            args.system_prompt.as_deref(),
-            args.append_system_prompt.as_deref(),
-            &mut orbit::system_prompt::InstructionAccess {
-                trusted: config.project_trusted,
-                deny: &instruction_deny(&config, &permissions, &cwd),
-                warn: &mut |line| crate::term_safe::eprintln_safe!("orbit: warning: {line}"),
-            },
-        ),
-        temperature: None,
-        thinking_budget,
-        fallback_model,
-        max_budget_usd: args.max_budget_usd,
-        permissions,
-        rules_file: Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE)),
-        session_id: session_id.clone(),
-        cwd: cwd.clone(),
-        data_dir: config.data_dir.clone(),
-        compact: configure::compact_config(&config),
-        structured_output,
-        persist_session: session.persist,
-        hooks: session_hooks(&config.hooks, sdk.hooks, sdk.callbacks, &cwd),
-        ..EngineConfig::default()
-    };
+    let mut spec = SessionSpec::new(cwd.clone(), config.data_dir.clone(), config.env.clone());
+    spec.provider = Some(orbit::Provider::Client(client));
+    spec.model = Some(model.clone());
+    spec.profile = Some(ModelProfile::new(small_profile));
     // The profile's reply cap, turn limit (an allowance per run on top of
     // a resumed session's turns), recovery turns and repeat guard; the
     // flags win.
-    let explicit = ProfileOverrides {
+    spec.overrides = ProfileOverrides {
         max_turns: args.max_turns,
         max_tokens: args.max_tokens,
     };
-    let turns_done = session.resume.as_ref().map_or(0, |loaded| loaded.turns);
-    profile.configure(&mut engine_config, explicit, turns_done);
-    // X2 concurrency cap and the R2 result budget: the environment's, else
-    // the engine's defaults.
-    if let Some(n) = config.max_tool_use_concurrency {
-        engine_config.max_tool_use_concurrency = n;
-    }
-    if let Some(n) = config.tool_result_budget_chars {
-        engine_config.tool_result_budget_chars = n;
-    }
-    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
-        match orbit_engine::ToolSearchMode::parse(value) {
-            Some(mode) => engine_config.tool_search = mode,
-            None => eprintln!(
-                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
-            ),
-        }
-    }
-    if let Some(n) = config.max_structured_output_retries {
-        engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
-    }
-    engine_config.approver = approver;
-    let tool_names = tools.names();
-    let engine = match session.resume {
-        Some(loaded) => QueryEngine::resume(engine_config, client, tools, loaded),
-        None => QueryEngine::new(engine_config, client, tools),
+    spec.prompt = PromptSpec {
+        replace: args.system_prompt.clone(),
+        append: args.append_system_prompt.clone(),
+        trusted: config.project_trusted,
+        deny_paths: instruction_deny_paths(&config),
     };
+    spec.log = Box::new(|line| crate::term_safe::eprintln_safe!("orbit: warning: {line}"));
+    spec.tools = tools;
+    spec.permissions = permissions;
+    spec.rules_file = Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE));
+    spec.approver = approver;
+    spec.hooks = config.hooks.clone();
+    spec.hooks.extend(sdk.hooks);
+    spec.hook_callbacks = sdk.callbacks;
+    // MCP servers connect in the background: the first request does not
+    // wait for them; their tools join the requests after they arrive.
+    spec.mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
+    spec.sdk_bridge = sdk.sdk_bridge;
     let launcher = sandbox::launcher(
         &config,
         &sandbox::SessionPaths {
@@ -204,21 +189,26 @@ pub fn prepare_with(
                 orbit_session::project_dir(&config.data_dir, &cwd)
                     .join(orbit_session::file_component(&session_id))
             }),
-            deny_rules: &deny_rules,
+            deny_rules: &spec.permissions.disallowed_tools,
         },
     )?;
-    engine.tool_context().set_launcher(launcher);
-    for dir in added_dirs {
-        engine.tool_context().allow_directory(dir);
-    }
-    // The environment tools see: no API keys; WebFetch's local hosts.
-    engine
-        .tool_context()
-        .hide_env_vars(orbit_config::tool_env_hidden(&config.env));
-    orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
-        engine.tool_context(),
-        orbit_config::webfetch_allowed_hosts(&config.env),
+    spec.launcher = launcher;
+    spec.added_dirs = added_dirs;
+    spec.session_id = Some(session_id);
+    spec.persist = session.persist;
+    spec.resume = session.resume;
+    spec.tuning = tuning(
+        args,
+        &config,
+        thinking_budget,
+        fallback_model,
+        structured_output,
     );
+    let orbit::BuiltSession {
+        engine,
+        mcp,
+        tool_names,
+    } = spec.build()?;
     let init = InitInfo {
         cwd: cwd.display().to_string(),
         tools: tool_names,
@@ -274,23 +264,4 @@ fn model_options(
         );
     }
     Ok((budget, fallback))
-}
-
-/// The settings files' hooks, then the SDK's callbacks (None: no hooks).
-fn session_hooks(
-    settings: &orbit_hooks::HookSet,
-    sdk: orbit_hooks::HookSet,
-    callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
-    cwd: &std::path::Path,
-) -> Option<std::sync::Arc<orbit_hooks::Hooks>> {
-    let mut set = settings.clone();
-    set.extend(sdk);
-    if set.is_empty() {
-        return None;
-    }
-    let hooks = orbit_hooks::Hooks::new(set, cwd);
-    Some(std::sync::Arc::new(match callbacks {
-        Some(callbacks) => hooks.with_callbacks(callbacks),
-        None => hooks,
-    }))
 }

@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use orbit_engine::results::{
+use orbit_engine::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
     enforce_tool_result_budget, process_tool_result,
 };

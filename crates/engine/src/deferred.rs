@@ -39,7 +39,7 @@ use serde::Deserialize;
 pub const TOOL_SEARCH_NAME: &str = "ToolSearch";
 /// Auto mode's default: defer when deferrable definitions pass this
 /// percentage of the context window.
-pub const TOOL_SEARCH_DEFAULT_PCT: f64 = 10.0;
+pub(crate) const TOOL_SEARCH_DEFAULT_PCT: f64 = 10.0;
 /// Chars per token when sizing definitions against the window: JSON
 /// schemas are token-dense (quotes, braces, short keys), about 3 chars per
 /// token rather than prose's 4.

@@ -37,13 +37,10 @@ use crate::abort::{AbortHandle, TurnGuard};
 use crate::approve::SharedApprover;
 use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
 use crate::deferred::{DeferredTools, ToolSearchMode, loaded_in};
-use crate::hooks::HookPoints;
 use crate::orchestrator::ToolRuntime;
 use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
 use crate::recorder::Recorder;
-use crate::results::{
-    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
-};
+use crate::results::{ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS};
 use crate::session::Session;
 use crate::structured::{
     DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, StructuredOutput, StructuredOutputSchema,
@@ -265,35 +262,8 @@ impl QueryEngine {
         );
         context.file_state = Arc::clone(&session.file_state);
         context.todos = Arc::clone(&session.todos);
-        let policy = Arc::new(Policy::new(&config.permissions, &project_root));
-        for err in policy.errors() {
-            tracing::error!(%err, "a permission rule does not compile; it allows nothing and a deny or ask rule covers its whole tool");
-        }
-        // Searches leave out what read deny rules cover (and Bash lists
-        // what git tracks only when such rules exist).
-        if policy.has_read_deny_rules() {
-            let filter = Arc::clone(&policy);
-            context.set_read_filter(move |path| filter.is_read_denied(path));
-        }
-        let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
-        let hooks = HookPoints::new(
-            config.hooks.clone(),
-            &config.session_id,
-            transcript_path(&config.data_dir, &project_root, &config.session_id),
-            &project_root,
-            config.permissions.mode.as_str(),
-        );
-        let runtime = Arc::new(ToolRuntime {
-            tools,
-            context,
-            permissions: policy,
-            approver: config.approver.clone(),
-            rules_file: config.rules_file.clone(),
-            storage,
-            max_concurrency: config.max_tool_use_concurrency.max(1),
-            denials: std::sync::Mutex::new(Vec::new()),
-            hooks,
-        });
+        let transcript = transcript_path(&config.data_dir, &project_root, &config.session_id);
+        let runtime = Arc::new(ToolRuntime::new(&config, tools, context, transcript));
         Self {
             config,
             client,

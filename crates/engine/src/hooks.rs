@@ -17,7 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// The hooks of a session and where their reports go (the default: none).
 #[derive(Debug, Default)]
-pub struct HookPoints {
+pub(crate) struct HookPoints {
     hooks: Option<Arc<Hooks>>,
     /// `session_id`, `transcript_path`, `cwd`, `permission_mode`.
     base: Map<String, Value>,
@@ -34,7 +34,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl HookPoints {
     /// The hook points of a session: `hooks` (None: no hooks) and the
     /// fields every hook input carries.
-    pub fn new(
+    pub(crate) fn new(
         hooks: Option<Arc<Hooks>>,
         session_id: &str,
         transcript_path: PathBuf,

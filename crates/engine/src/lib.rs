@@ -1,25 +1,32 @@
 //! The engine: [`QueryEngine`] holds a session (history, usage, denials,
 //! content-replacement state) and runs the tool-use loop for each submitted
-//! prompt.
+//! prompt; [`ToolRunner`] runs a session's tools one call at a time without
+//! a conversation (`orbit mcp serve`). Front ends do not build either by
+//! hand: `orbit::SessionSpec` assembles a session (the security defaults
+//! included) and calls them.
 //!
 //! Data flow of one turn (DESIGN §1), one module per step:
 //! `engine` (`submit_message`) → `query` (the loop: request, stream,
 //! limits, pairing) → `assemble` (assistant message from stream events) →
 //! `executor` (each completed tool_use starts at once, X3–X5) →
-//! [`orchestrator`] (validate → permission → call → result pipeline) →
-//! [`results`] (R1–R4 per result, R2 budget per request) → next request or a
+//! `orchestrator` (validate → permission → call → result pipeline) →
+//! `results` (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. Hooks (`orbit-hooks`) are consulted through one handle,
-//! [`HookPoints`], by the orchestrator (tool calls) and the loop (prompt,
+//! `hooks::HookPoints`, by the orchestrator (tool calls) and the loop (prompt,
 //! stop, compaction, session start). X1's partition of calls into batches is the executor's
 //! start rule; `abort` is the L5 signal; `recovery` asks the profile's
-//! `ReplyCheck` before a reply ends a prompt; [`messages`] holds the engine's own texts;
-//! [`deferred`] decides which tools a request carries in full (ToolSearch).
+//! `ReplyCheck` before a reply ends a prompt; `messages` holds the engine's own texts;
+//! `deferred` decides which tools a request carries in full (ToolSearch).
 //!
 //! Persistence: with `EngineConfig::persist_session`, the [`Session`]
 //! records every change to its transcript (`recorder`, over
 //! `orbit_session`) and the loop makes it durable right before each model
 //! request; [`QueryEngine::resume`] rebuilds a session from
 //! [`load_transcript`].
+//!
+//! Every module is private: the `pub use` list below is the engine's whole
+//! public surface (what embedders, `orbit` and this crate's integration
+//! tests use).
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -27,21 +34,22 @@
 mod abort;
 mod approve;
 mod assemble;
-pub mod compact;
-pub mod context_usage;
-pub mod deferred;
+mod compact;
+mod context_usage;
+mod deferred;
 mod engine;
 mod executor;
 mod hooks;
-pub mod messages;
-pub mod orchestrator;
+mod messages;
+mod orchestrator;
 mod query;
 mod readiness;
 mod recorder;
 mod recovery;
-pub mod results;
+mod results;
+mod runner;
 mod session;
-pub mod structured;
+mod structured;
 
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
@@ -52,9 +60,14 @@ pub use engine::{
     DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
 };
 pub use executor::StreamingToolExecutor;
-pub use hooks::HookPoints;
-pub use orchestrator::{ToolCallOutcome, ToolRuntime};
-pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
+pub use messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE};
 pub use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
+pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
+pub use results::{
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
+    enforce_tool_result_budget, format_error, format_file_size, generate_preview,
+    persisted_output_message, process_tool_result, project_slug,
+};
+pub use runner::ToolRunner;
 pub use session::{Session, load_transcript};
 pub use structured::{DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, SchemaError, StructuredOutputSchema};

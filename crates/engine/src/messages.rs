@@ -4,14 +4,12 @@
 //! text; this module keeps the engine's names for them.
 
 pub use orbit_tool::texts::engine::{
-    CANCEL_MESSAGE, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE,
-    SIBLING_DESCRIPTION_CHARS, STREAM_CUT_TOOL_NOT_RUN_MESSAGE, max_budget_error, max_turns_error,
-    sibling_error_message, tool_fatal_error, tool_panic_error,
+    CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE,
 };
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use orbit_tool::texts::engine::{max_budget_error, max_turns_error, sibling_error_message};
 
     #[test]
     fn limit_texts_match_claude_code() {

@@ -65,35 +65,78 @@ use crate::approve::{Approval, ApprovalRequest, SharedApprover};
 use crate::hooks::HookPoints;
 use crate::readiness;
 use crate::results::{ToolResultStorage, process_tool_result};
-use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error};
+use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error, tool_not_ready_error};
 
 /// Everything a tool call needs, shared by all calls of a session.
 #[derive(Debug)]
-pub struct ToolRuntime {
+pub(crate) struct ToolRuntime {
     /// The tools the model may call.
-    pub tools: ToolRegistry,
+    pub(crate) tools: ToolRegistry,
     /// Session context handed to every tool call.
-    pub context: ToolUseContext,
+    pub(crate) context: ToolUseContext,
     /// Permission mode and rules, compiled for the project root.
-    pub permissions: Arc<Policy>,
+    pub(crate) permissions: Arc<Policy>,
     /// Who answers asks; None = headless (an ask is a denial).
-    pub approver: Option<SharedApprover>,
+    pub(crate) approver: Option<SharedApprover>,
     /// Where "always allow" answers are persisted (None: this session only).
-    pub rules_file: Option<std::path::PathBuf>,
+    pub(crate) rules_file: Option<std::path::PathBuf>,
     /// Where oversized results are persisted.
-    pub storage: ToolResultStorage,
+    pub(crate) storage: ToolResultStorage,
     /// X2: at most this many tools execute at once (≥ 1).
-    pub max_concurrency: usize,
+    pub(crate) max_concurrency: usize,
     /// P1: every call the permission gate refused, recorded when it is
     /// refused, so no path (retry, abort, error) can drop one. The query
     /// loop takes them for the run's result.
-    pub denials: std::sync::Mutex<Vec<PermissionDenial>>,
+    pub(crate) denials: std::sync::Mutex<Vec<PermissionDenial>>,
     /// The session's hooks (PreToolUse, PermissionRequest, Notification,
     /// PostToolUse, PostToolUseFailure are consulted here).
-    pub hooks: HookPoints,
+    pub(crate) hooks: HookPoints,
 }
 
 impl ToolRuntime {
+    /// The runtime of a session configured by `config`: its policy
+    /// compiled for the (canonical) project root `context` was made for (a rule that
+    /// does not compile is logged), searches filtered by the read deny
+    /// rules, results persisted under the session's directory, the hooks
+    /// told `transcript` (empty when there is none).
+    pub(crate) fn new(
+        config: &crate::EngineConfig,
+        tools: ToolRegistry,
+        mut context: ToolUseContext,
+        transcript: std::path::PathBuf,
+    ) -> Self {
+        let project_root = context.project_root.clone();
+        let policy = Arc::new(Policy::new(&config.permissions, &project_root));
+        for err in policy.errors() {
+            tracing::error!(%err, "a permission rule does not compile; it allows nothing and a deny or ask rule covers its whole tool");
+        }
+        // Searches leave out what read deny rules cover (and Bash lists
+        // what git tracks only when such rules exist).
+        if policy.has_read_deny_rules() {
+            let filter = Arc::clone(&policy);
+            context.set_read_filter(move |path| filter.is_read_denied(path));
+        }
+        let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
+        let hooks = HookPoints::new(
+            config.hooks.clone(),
+            &config.session_id,
+            transcript,
+            &project_root,
+            config.permissions.mode.as_str(),
+        );
+        Self {
+            tools,
+            context,
+            permissions: policy,
+            approver: config.approver.clone(),
+            rules_file: config.rules_file.clone(),
+            storage,
+            max_concurrency: config.max_tool_use_concurrency.max(1),
+            denials: std::sync::Mutex::new(Vec::new()),
+            hooks,
+        }
+    }
+
     fn record_denial(&self, denial: PermissionDenial) {
         match self.denials.lock() {
             Ok(mut denials) => denials.push(denial),
@@ -102,7 +145,7 @@ impl ToolRuntime {
     }
 
     /// The denials recorded since the last call, in the order they happened.
-    pub fn take_denials(&self) -> Vec<PermissionDenial> {
+    pub(crate) fn take_denials(&self) -> Vec<PermissionDenial> {
         match self.denials.lock() {
             Ok(mut denials) => std::mem::take(&mut *denials),
             Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
@@ -111,7 +154,7 @@ impl ToolRuntime {
 }
 
 /// What step 2 starts from.
-pub enum Staged {
+pub(crate) enum Staged {
     /// The parsed call.
     Call(Box<dyn ToolCall>),
     /// The tool is not ready yet: await it at most this long, then run
@@ -120,7 +163,7 @@ pub enum Staged {
 }
 
 /// A tool_use after the synchronous checks of step 1.
-pub enum Prepared {
+pub(crate) enum Prepared {
     /// Ready to run: the parsed call (taken when it starts) and its facts.
     Ready {
         /// The tool to run.
@@ -149,7 +192,7 @@ impl std::fmt::Debug for Prepared {
 
 /// Step 1 for one tool_use. `invalid_input` is the raw text when the
 /// streamed input did not parse as JSON.
-pub fn prepare(
+pub(crate) fn prepare(
     tools: &ToolRegistry,
     block: &ToolUseBlock,
     invalid_input: Option<&str>,
@@ -197,20 +240,20 @@ fn refusal_text(tool_name: &str, error: ToolError) -> String {
 
 /// What one call produced.
 #[derive(Debug, Clone)]
-pub struct ToolCallOutcome {
+pub(crate) struct ToolCallOutcome {
     /// The tool_result block for the history.
-    pub result: ToolResultBlock,
+    pub(crate) result: ToolResultBlock,
     /// The tool ran and reported an error (what triggers sibling abort, X5);
     /// false for validation errors, refusals and denials.
-    pub tool_failed: bool,
+    pub(crate) tool_failed: bool,
     /// The tool did its work: it returned before its cancel token fired, or
     /// returned a success despite it. Its result is real and wins over any
     /// cancel text decided meanwhile (a finished call always keeps its
     /// result); a tool that stopped because of the cancel returns an error
     /// and is answered with the cancel text instead.
-    pub completed: bool,
+    pub(crate) completed: bool,
     /// The tool's facts for the embedder (`ToolOutput::detail`).
-    pub detail: Option<Value>,
+    pub(crate) detail: Option<Value>,
 }
 
 impl ToolCallOutcome {
@@ -236,7 +279,7 @@ impl ToolCallOutcome {
 /// Step 2 for one prepared call: business validation → permission → call →
 /// result pipeline. `original_input` is what the model sent (recorded in a
 /// denial).
-pub async fn run_tool_use(
+pub(crate) async fn run_tool_use(
     runtime: &ToolRuntime,
     tool: Arc<dyn Tool>,
     staged: Staged,
@@ -266,7 +309,7 @@ pub async fn run_tool_use(
     let mut input = original_input.clone();
     let mut hook_vote = None;
     if runtime.hooks.active(HookEvent::PreToolUse) {
-        match pre_tool_use(runtime, &name, &id, input).await {
+        match pre_tool_use(runtime, &name, &call, input).await {
             PreToolUse::Refused(reason) => {
                 return deny(runtime, &id, name, original_input, reason);
             }
@@ -287,7 +330,7 @@ pub async fn run_tool_use(
     match permit(runtime, &name, prepared.facts(), &id, &input, hook_vote).await {
         Err(reason) => return deny(runtime, &id, name, original_input, reason),
         Ok(None) => {}
-        Ok(Some(updated)) => match reprepare(runtime, &name, &id, updated.clone()).await {
+        Ok(Some(updated)) => match reprepare(runtime, &name, &call, updated.clone()).await {
             Ok(replaced) => {
                 if let Some(reason) = denied_by_rules(runtime, &name, replaced.facts()) {
                     return deny(runtime, &id, name, original_input, reason);
@@ -367,7 +410,13 @@ enum PreToolUse {
     },
 }
 
-async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value) -> PreToolUse {
+async fn pre_tool_use(
+    runtime: &ToolRuntime,
+    name: &str,
+    call: &CallContext,
+    input: Value,
+) -> PreToolUse {
+    let id = call.tool_use_id.as_str();
     let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id});
     let verdict = runtime
         .hooks
@@ -391,10 +440,10 @@ async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value)
             vote: verdict.permission,
         };
     };
-    match reprepare(runtime, name, id, updated.clone()).await {
-        Ok(call) => PreToolUse::Go {
+    match reprepare(runtime, name, call, updated.clone()).await {
+        Ok(replaced) => PreToolUse::Go {
             input: updated,
-            call: Some(call),
+            call: Some(replaced),
             vote: verdict.permission,
         },
         Err(text) => PreToolUse::Rejected(text),
@@ -402,31 +451,43 @@ async fn pre_tool_use(runtime: &ToolRuntime, name: &str, id: &str, input: Value)
 }
 
 /// A replacement input (a hook's or an approver's) through the same
-/// pipeline as the model's: lookup, schema (T3), parse, then the tool's own
+/// pipeline as the model's: lookup, schema (T3), parse (a tool that is not
+/// ready is awaited as the model's call would be), then the tool's own
 /// validation. `Err` is the text the model is told.
 async fn reprepare(
     runtime: &ToolRuntime,
     name: &str,
-    id: &str,
+    call: &CallContext,
     updated: Value,
 ) -> Result<Box<dyn ToolCall>, String> {
     let block = ToolUseBlock {
-        id: id.to_string(),
+        id: call.tool_use_id.clone(),
         name: name.to_string(),
         input: updated,
     };
-    let mut call = match prepare(&runtime.tools, &block, None, &runtime.context) {
+    let mut prepared = match prepare(&runtime.tools, &block, None, &runtime.context) {
         Prepared::Ready {
-            call: Some(Staged::Call(call)),
+            call: Some(Staged::Call(prepared)),
             ..
-        } => call,
-        Prepared::Ready { .. } => return Err(hook_denied(name)),
+        } => prepared,
+        Prepared::Ready {
+            tool,
+            call: Some(Staged::AwaitReady(within)),
+            ..
+        } => {
+            readiness::await_ready(runtime, &tool, within, &block.input, call)
+                .await?
+                .1
+        }
+        Prepared::Ready { call: None, .. } => {
+            return Err(wrap_tool_use_error(&tool_not_ready_error(name, 0)));
+        }
         Prepared::Rejected(text) => return Err(text),
     };
-    if let Err(error) = call.validate(&runtime.context).await {
+    if let Err(error) = prepared.validate(&runtime.context).await {
         return Err(refusal_text(name, error));
     }
-    Ok(call)
+    Ok(prepared)
 }
 
 /// A deny rule (or the mode) covering a replacement input's facts.

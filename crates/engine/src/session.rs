@@ -197,7 +197,6 @@ impl Session {
     /// Records a compaction boundary. `Session::apply_compaction` (the
     /// compaction module) replaces the history and calls this with the new
     /// messages, so a resume starts from them.
-    #[allow(dead_code)] // wired by the compaction module
     pub(crate) fn record_compaction(&mut self, record: CompactionRecord) {
         if let Some(recorder) = self.recorder.as_mut() {
             recorder.compaction(record);

@@ -31,10 +31,10 @@ use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, Tool, ToolRegistry, TypedTool, typed};
 
-use crate::Error;
 use crate::mcp::{McpSetup, ServerConfig, ServerStatus};
-use crate::profile::{ModelProfile, ProfileOverrides};
-use crate::provider::{LOCAL_PROVIDER, Provider};
+use crate::profile::ProfileOverrides;
+use crate::provider::Provider;
+use crate::{Error, PromptSpec, SessionSpec};
 
 /// The model used with the Anthropic API when none is set (the model
 /// catalog's).
@@ -44,6 +44,16 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str =
 /// model catalog's).
 pub const DEFAULT_OPENAI_MODEL: &str =
     orbit_model::catalog::default_model(orbit_model::catalog::Provider::OpenAi);
+
+/// The model a session uses when none is set: the local model's name for
+/// the local provider, else the provider's default.
+pub(crate) fn default_model(provider: &Provider, local: bool) -> String {
+    match provider {
+        _ if local => orbit_local::MODEL_NAME.to_string(),
+        Provider::OpenAi(_) => DEFAULT_OPENAI_MODEL.to_string(),
+        _ => DEFAULT_ANTHROPIC_MODEL.to_string(),
+    }
+}
 
 /// Builds an [`Agent`]. Every setting has a default: the provider from the
 /// environment, the current directory, orbit's built-in tools, the default
@@ -305,101 +315,58 @@ impl AgentBuilder {
     /// and starts the MCP servers (they connect in the background; with
     /// servers, call it inside a tokio runtime).
     pub fn build(mut self) -> Result<Agent, Error> {
-        orbit_model::tls::ensure_crypto_provider();
         let cwd = match self.cwd.take() {
             Some(dir) => dir,
-            None => std::env::current_dir().map_err(|e| Error::Cwd(e.to_string()))?,
+            None => std::env::current_dir().map_err(|source| Error::Cwd {
+                path: PathBuf::new(),
+                source,
+            })?,
         };
         let cwd = cwd
             .canonicalize()
-            .map_err(|e| Error::Cwd(format!("{}: {e}", cwd.display())))?;
+            .map_err(|source| Error::Cwd { path: cwd, source })?;
+        let env = orbit_config::Env::from_process();
         let data_dir = match self.data_dir.take() {
             Some(dir) => dir,
-            None => orbit_config::data_dir(&orbit_config::Env::from_process())
-                .map_err(|e| Error::Cwd(e.to_string()))?,
+            None => orbit_config::data_dir(&env).map_err(Error::DataDir)?,
         };
         orbit_permissions::Policy::check(&self.permissions, &cwd)?;
-        let provider = self.provider.take().unwrap_or_else(Provider::from_env);
-        let client = provider.client(&data_dir, &mut *self.log)?;
-        let local = client.provider() == LOCAL_PROVIDER;
-        let model = self.model.take().unwrap_or_else(|| match &provider {
-            _ if local => orbit_local::MODEL_NAME.to_string(),
-            Provider::OpenAi(_) => DEFAULT_OPENAI_MODEL.to_string(),
-            _ => DEFAULT_ANTHROPIC_MODEL.to_string(),
-        });
-        // The local model runs the small-model profile (docs/LOCAL.md).
-        let profile = ModelProfile::new(local);
-        profile.retain_tools(&mut self.tools);
+        let resume = self.load_resumed(&data_dir, &cwd)?;
+        let mcp_servers = std::mem::take(&mut self.mcp).resolve(&env, &mut *self.log)?;
+        let mut spec = SessionSpec::new(cwd, data_dir, env);
+        spec.provider = self.provider;
+        spec.model = self.model;
+        spec.session_id = self.session_id;
+        spec.resume = resume;
+        spec.fork = self.fork;
+        spec.persist = self.persist;
+        spec.tools = self.tools;
+        spec.permissions = self.permissions;
+        spec.approver = self.approver;
+        spec.mcp_servers = mcp_servers;
+        spec.launcher = self.launcher;
         // The library knows no folder trust: links out of the project are
         // not followed; the agent's Read deny rules apply to the targets.
-        let read_policy = orbit_permissions::Policy::new(&self.permissions, &cwd);
-        let deny = |path: &std::path::Path| read_policy.is_read_denied(path);
-        let mut warn = |line: &str| (self.log)(line);
-        let system_prompt = profile.system_prompt(
-            &cwd,
-            self.system_prompt.as_deref(),
-            self.append_system_prompt.as_deref(),
-            &mut crate::system_prompt::InstructionAccess {
-                trusted: false,
-                deny: &deny,
-                warn: &mut warn,
-            },
-        );
-        let loaded = self.load_resumed(&data_dir, &cwd)?;
-        let session_id = match (&loaded, self.session_id.take()) {
-            (_, Some(id)) => id,
-            (Some(loaded), None) if !self.fork => loaded.header.session_id.clone(),
-            _ => uuid::Uuid::new_v4().to_string(),
+        spec.prompt = PromptSpec {
+            replace: self.system_prompt,
+            append: self.append_system_prompt,
+            ..PromptSpec::default()
         };
-        let env = orbit_config::Env::from_process();
-        let servers = std::mem::take(&mut self.mcp).resolve(&env, &mut *self.log)?;
-        let mcp = if servers.is_empty() {
-            None
-        } else {
-            if tokio::runtime::Handle::try_current().is_err() {
-                return Err(Error::Mcp(
-                    "MCP servers run on the tokio runtime: build the agent inside one".into(),
-                ));
-            }
-            let options = crate::mcp::options(&env, &data_dir, &cwd, &session_id);
-            let manager = orbit_mcp::McpManager::start(servers, options);
-            self.tools.add_source(manager.clone());
-            Some(manager)
-        };
-        let turns_done = loaded.as_ref().map_or(0, |l| l.turns);
-        let mut config = EngineConfig {
-            model,
-            system_prompt,
-            max_budget_usd: self.max_budget_usd,
-            permissions: self.permissions,
-            approver: self.approver,
-            session_id,
-            cwd,
-            data_dir,
-            persist_session: self.persist,
-            structured_output: self.json_schema.take(),
-            ..EngineConfig::default()
-        };
-        let explicit = ProfileOverrides {
+        spec.overrides = ProfileOverrides {
             max_turns: self.max_turns,
             max_tokens: None,
         };
-        profile.configure(&mut config, explicit, turns_done);
-        let engine = match loaded {
-            Some(loaded) => QueryEngine::resume(config, client, self.tools, loaded),
-            None => QueryEngine::new(config, client, self.tools),
+        spec.tuning = EngineConfig {
+            max_budget_usd: self.max_budget_usd,
+            structured_output: self.json_schema,
+            ..EngineConfig::default()
         };
-        // Tools never see the API keys orbit holds (ORBIT_TOOLS_SEE_SECRETS
-        // lets them), and WebFetch reaches local hosts only when allowed.
-        engine
-            .tool_context()
-            .hide_env_vars(orbit_config::tool_env_hidden(&env));
-        orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
-            engine.tool_context(),
-            orbit_config::webfetch_allowed_hosts(&env),
-        );
-        engine.tool_context().set_launcher(self.launcher);
-        Ok(Agent { engine, mcp })
+        spec.log = self.log;
+        let built = spec.build()?;
+        Ok(Agent {
+            engine: built.engine,
+            mcp: built.mcp,
+        })
     }
 
     /// The transcript to resume, read and repaired (repairs are logged).

@@ -74,12 +74,14 @@ mod agent;
 pub mod mcp;
 pub mod profile;
 pub mod provider;
+mod spec;
 pub mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
+pub use orbit_config::Env;
 pub use orbit_engine::{
     AbortHandle, Approval, ApprovalRequest, Approver, CompactError, CompactionBoundary,
-    SchemaError, StructuredOutputSchema,
+    EngineConfig, QueryEngine, SchemaError, SharedApprover, StructuredOutputSchema, ToolRunner,
 };
 pub use orbit_model::ModelClient;
 pub use orbit_permissions::PermissionMode;
@@ -89,33 +91,65 @@ pub use orbit_tool::{
     ToolRegistry, ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
+pub use spec::{BuiltSession, PromptSpec, SessionSpec};
 
-/// Why an agent could not be built or run.
+/// Why an agent could not be built or run. Each variant keeps the error
+/// it comes from as its [`std::error::Error::source`]; print the chain
+/// (e.g. anyhow's `{:#}`) to see the whole reason.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The model client could not be configured (bad URL, no key).
     #[error(transparent)]
     Model(#[from] orbit_model::ModelError),
     /// The local model could not be set up or started.
-    #[error("local model: {0}")]
-    Local(String),
-    /// The working or data directory is unusable.
-    #[error("{0}")]
-    Cwd(String),
+    #[error("the local model could not be set up or started")]
+    Local(#[from] orbit_local::LocalError),
+    /// The working directory is unusable.
+    #[error("cannot use the working directory {}", path.display())]
+    Cwd {
+        /// The directory (empty when the current one could not be read).
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The data directory could not be found (no `$ORBIT_HOME`, no `$HOME`).
+    #[error("cannot find orbit's data directory")]
+    DataDir(#[source] orbit_config::ConfigError),
     /// The turn's stream ended without a result (the engine was dropped).
     #[error("the agent ended without a result")]
     NoResult,
     /// A permission rule given to the builder does not parse.
     #[error(transparent)]
     Rule(#[from] orbit_permissions::RuleError),
-    /// The session to resume does not exist.
+    /// The session to resume does not exist (the message names it).
     #[error("{0}")]
     NoSession(String),
     /// A session transcript could not be read (damaged, newer format, I/O).
     #[error(transparent)]
     Session(#[from] orbit_session::SessionError),
     /// An MCP configuration file could not be read or is not an
-    /// `mcpServers` document, or there is no tokio runtime to run servers on.
-    #[error("MCP: {0}")]
-    Mcp(String),
+    /// `mcpServers` document.
+    #[error("MCP configuration {}", path.display())]
+    McpFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: McpFileError,
+    },
+    /// MCP servers were given but there is no tokio runtime to run them on.
+    #[error("MCP servers run on the tokio runtime: build the agent inside one")]
+    NoRuntime,
+}
+
+/// Why an MCP configuration file was not used.
+#[derive(Debug, thiserror::Error)]
+pub enum McpFileError {
+    /// It could not be read (missing, a device, over the size cap).
+    #[error("cannot read it")]
+    Read(#[from] orbit_untrusted::UntrustedError),
+    /// It is not an `mcpServers` document.
+    #[error("not an mcpServers document")]
+    Parse(#[from] orbit_mcp::config::ConfigError),
 }

@@ -20,7 +20,7 @@ use orbit_config::{Env, vars};
 pub use orbit_mcp::{McpOptions, ServerConfig, ServerState, ServerStatus};
 use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 
-use crate::Error;
+use crate::{Error, McpFileError};
 
 /// The manager's options from the environment (`MCP_TIMEOUT`,
 /// `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`); each server's stderr goes
@@ -66,11 +66,14 @@ impl McpSetup {
         for path in &self.files {
             // Files the caller named: links followed, capped, no device.
             let opts = ReadOpts::user_named(CONFIG_FILE_MAX_BYTES).refuse_over_cap();
+            let file_error = |source: McpFileError| Error::McpFile {
+                path: path.clone(),
+                source,
+            };
             let text = read_untrusted(path, &opts)
-                .map_err(|e| Error::Mcp(format!("{}: {e}", path.display())))?
+                .map_err(|e| file_error(e.into()))?
                 .text();
-            let servers = orbit_mcp::parse_servers_text(&text)
-                .map_err(|e| Error::Mcp(format!("{}: {e}", path.display())))?;
+            let servers = orbit_mcp::parse_servers_text(&text).map_err(|e| file_error(e.into()))?;
             for (name, server) in servers {
                 if !all.iter().any(|(n, _)| *n == name) {
                     all.push((name, server));

@@ -112,10 +112,9 @@ pub fn local_client(
         log(
             "no API key set: using the local model (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use an API)",
         );
-        setup::run(&paths, &mut |line| log(line)).map_err(|e| Error::Local(e.to_string()))?;
+        setup::run(&paths, &mut |line| log(line))?;
     }
-    let server = LocalServer::acquire(&paths, &ServerOptions::default())
-        .map_err(|e| Error::Local(e.to_string()))?;
+    let server = LocalServer::acquire(&paths, &ServerOptions::default())?;
     let mut config = OpenAiConfig::local(server.openai_base_url());
     let tuned = OpenAiConfig::from_lookup(lookup);
     config.retry = tuned.retry;

@@ -273,6 +273,9 @@ pub struct ToolInfo<'a> {
     pub description: &'a str,
     /// R1/R2 for its results; [`ToolInfo::DEFAULT_RESULT_LIMIT`] unless set.
     pub result_limit: ResultLimit,
+    /// Every call only reads (MCP's `readOnlyHint`); false by default, as
+    /// for a tool whose calls may write.
+    pub read_only: bool,
 }
 
 impl<'a> ToolInfo<'a> {
@@ -289,6 +292,16 @@ impl<'a> ToolInfo<'a> {
             search_hint: None,
             description,
             result_limit: Self::DEFAULT_RESULT_LIMIT,
+            read_only: false,
+        }
+    }
+
+    /// The same, every call of it only reading (what a call may do is still
+    /// decided by its own [`CallFacts`]).
+    pub const fn only_reads(self) -> Self {
+        Self {
+            read_only: true,
+            ..self
         }
     }
 
@@ -386,6 +399,10 @@ pub trait Tool: Send + Sync {
     fn input_schema(&self) -> &Value;
     /// R1/R2 for its results.
     fn result_limit(&self) -> ResultLimit;
+    /// Every call only reads ([`ToolInfo::read_only`]); false by default.
+    fn read_only(&self) -> bool {
+        false
+    }
     /// Whether the tool is offered at all; by default it is.
     fn is_enabled(&self) -> bool {
         true
@@ -488,6 +505,9 @@ impl<T: TypedTool> Tool for Typed<T> {
 
     fn result_limit(&self) -> ResultLimit {
         self.tool.info().result_limit
+    }
+    fn read_only(&self) -> bool {
+        self.tool.info().read_only
     }
 
     fn is_enabled(&self) -> bool {

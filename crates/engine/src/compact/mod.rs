@@ -54,10 +54,7 @@ use rebuild::{cut_middle, summary_history};
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages};
 pub(crate) use window::Limits;
-pub use window::{
-    AUTOCOMPACT_BUFFER_TOKENS, DEFAULT_CONTEXT_WINDOW_TOKENS, SUMMARY_OUTPUT_RESERVE_TOKENS,
-    context_window_tokens,
-};
+pub use window::context_window_tokens;
 
 /// The most of the current request the summary request quotes and the
 /// compacted history keeps (a longer one, such as a piped file, is cut in

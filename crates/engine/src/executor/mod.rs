@@ -85,7 +85,7 @@ pub struct StreamingToolExecutor {
 
 impl StreamingToolExecutor {
     /// An executor for one model response; tools get child tokens of `turn_cancel`.
-    pub fn new(runtime: Arc<ToolRuntime>, turn_cancel: CancellationToken) -> Self {
+    pub(crate) fn new(runtime: Arc<ToolRuntime>, turn_cancel: CancellationToken) -> Self {
         let (progress_tx, progress_rx) = unbounded_channel();
         Self {
             runtime,

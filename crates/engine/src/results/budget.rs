@@ -55,7 +55,7 @@ struct Planned {
 /// `max_result_size_chars() == usize::MAX`, e.g. Read: persisting a file
 /// only for the model to Read the copy again would loop). The seed's
 /// `skipToolNames`, decided by the tool's fact instead of a name list.
-pub type SkipResult<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+pub(crate) type SkipResult<'a> = &'a (dyn Fn(&str) -> bool + Sync);
 
 /// R2: returns the view of `messages` to send; decisions are frozen in
 /// `state`. `messages` is the engine's full history (results as produced by

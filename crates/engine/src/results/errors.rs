@@ -9,10 +9,10 @@
 use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
 use orbit_tool::texts::engine::truncated_error;
 
-pub use orbit_tool::texts::engine::{EMPTY_ERROR_TEXT, empty_result_placeholder};
+pub(crate) use orbit_tool::texts::engine::{EMPTY_ERROR_TEXT, empty_result_placeholder};
 
 /// Error text longer than this (chars) is cut in the middle.
-pub const MAX_ERROR_CHARS: usize = 10_000;
+pub(crate) const MAX_ERROR_CHARS: usize = 10_000;
 /// Chars kept from each end of a cut error.
 pub(super) const ERROR_HALF_CHARS: usize = MAX_ERROR_CHARS / 2;
 
@@ -39,7 +39,7 @@ pub fn format_error(message: &str) -> String {
 
 /// `isToolResultContentEmpty`: whitespace-only text, or a list with no image
 /// whose text blocks are all whitespace-only (an empty list counts).
-pub fn is_tool_result_content_empty(content: &ToolResultContent) -> bool {
+pub(crate) fn is_tool_result_content_empty(content: &ToolResultContent) -> bool {
     match content {
         ToolResultContent::Text(t) => t.trim().is_empty(),
         ToolResultContent::Blocks(blocks) => blocks.iter().all(|b| match b {

@@ -52,18 +52,13 @@ use orbit_protocol::ToolResultBlock;
 use orbit_tool::ToolOutput;
 
 pub use budget::{
-    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, SkipResult,
-    enforce_tool_result_budget,
+    ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, enforce_tool_result_budget,
 };
-pub use errors::{
-    EMPTY_ERROR_TEXT, MAX_ERROR_CHARS, empty_result_placeholder, format_error,
-    is_tool_result_content_empty,
-};
-pub use persist::{
-    PERSISTED_OUTPUT_CLOSING_TAG, PERSISTED_OUTPUT_TAG, PREVIEW_SIZE_CHARS, format_file_size,
-    generate_preview, maybe_persist_large_tool_result, persisted_output_message,
-};
-pub use storage::{PersistError, ToolResultStorage, project_slug};
+pub use errors::format_error;
+use errors::{empty_result_placeholder, is_tool_result_content_empty};
+use persist::maybe_persist_large_tool_result;
+pub use persist::{format_file_size, generate_preview, persisted_output_message};
+pub use storage::{ToolResultStorage, project_slug};
 pub(crate) use view::BudgetedView;
 
 /// R1–R4 for one result: map → empty placeholder → persist-if-large → error

@@ -18,11 +18,11 @@ use orbit_tool::texts::engine::persisted_output;
 
 use super::storage::ToolResultStorage;
 
-pub use orbit_tool::texts::engine::{PERSISTED_OUTPUT_CLOSING_TAG, PERSISTED_OUTPUT_TAG};
+pub(crate) use orbit_tool::texts::engine::PERSISTED_OUTPUT_TAG;
 pub use orbit_tool::texts::units::format_file_size;
 
 /// How much of a persisted result the model sees inline.
-pub const PREVIEW_SIZE_CHARS: usize = 2_000;
+pub(crate) const PREVIEW_SIZE_CHARS: usize = 2_000;
 
 /// `generatePreview`: the first `max_chars` chars, cut back to the last
 /// newline inside them when that newline is past char `max_chars / 2` (the
@@ -77,7 +77,7 @@ pub(super) fn is_persisted_output(content: &ToolResultContent) -> bool {
 /// image would be lost, and their text is normally small); a text-only list
 /// of blocks is persisted as its texts joined by `\n`. `threshold_chars` of
 /// `usize::MAX` opts out (Read bounds itself).
-pub async fn maybe_persist_large_tool_result(
+pub(crate) async fn maybe_persist_large_tool_result(
     storage: &ToolResultStorage,
     block: ToolResultBlock,
     threshold_chars: usize,

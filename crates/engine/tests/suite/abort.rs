@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use orbit_engine::messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
+use orbit_engine::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
 use orbit_protocol::{EngineEvent, ResultSubtype};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;

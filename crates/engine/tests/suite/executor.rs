@@ -6,13 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use orbit_engine::StreamingToolExecutor;
-use orbit_engine::orchestrator::ToolRuntime;
-use orbit_engine::results::ToolResultStorage;
-use orbit_permissions::{PermissionConfig, Policy};
+use orbit_engine::{EngineConfig, ToolRunner};
 use orbit_protocol::{ContentBlock, EngineEvent, ResultSubtype, StreamEvent, ToolUseBlock};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use orbit_tool::{ToolOutput, ToolRegistry, ToolUseContext};
+use orbit_tool::{ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 use tokio::sync::{Barrier, watch};
 use tokio_util::sync::CancellationToken;
@@ -353,17 +350,13 @@ fn x1_registry(log: &Log) -> ToolRegistry {
 async fn a_whole_message_runs_in_x1_batches_in_order() {
     let log = Log::default();
     let dir = tempfile::tempdir().unwrap();
-    let runtime = Arc::new(ToolRuntime {
-        tools: x1_registry(&log),
-        context: ToolUseContext::new("s", dir.path().to_path_buf(), dir.path().join(".orbit")),
-        permissions: Arc::new(Policy::new(&PermissionConfig::default(), dir.path())),
-        approver: None,
-        rules_file: None,
-        storage: ToolResultStorage::new(&dir.path().join(".orbit"), dir.path(), "s"),
-        max_concurrency: 10,
-        denials: Default::default(),
-        hooks: Default::default(),
-    });
+    let config = EngineConfig {
+        session_id: "s".into(),
+        cwd: dir.path().to_path_buf(),
+        data_dir: dir.path().join(".orbit"),
+        ..EngineConfig::default()
+    };
+    let runner = ToolRunner::new(&config, x1_registry(&log));
     let blocks = vec![
         block("a", "Slow", json!({"ms": 60})),
         block("b", "Slow", json!({"ms": 20})),
@@ -374,7 +367,7 @@ async fn a_whole_message_runs_in_x1_batches_in_order() {
         block("g", "Typed", json!({"ms": "5"})),
         block("h", "Slow", json!({"ms": 1})),
     ];
-    let mut executor = StreamingToolExecutor::new(runtime, CancellationToken::new());
+    let mut executor = runner.executor(CancellationToken::new());
     for b in blocks {
         executor.add_tool(b, None);
     }

@@ -1,7 +1,7 @@
 //! The loop's continue/stop decisions (L1), limits (L3), the `max_tokens`
 //! continuation (L4) and the result's accounting, through the real client.
 
-use orbit_engine::messages::MAX_TOKENS_CONTINUE_MESSAGE;
+use orbit_engine::MAX_TOKENS_CONTINUE_MESSAGE;
 use orbit_engine::{EngineConfig, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, QueryEngine};
 use orbit_protocol::{EngineEvent, ResultSubtype, Role, StreamEvent, TerminalResult};
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};

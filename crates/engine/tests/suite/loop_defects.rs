@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
+use orbit_engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_protocol::{EngineEvent, ResultSubtype, Role};
 use orbit_test_support::body;

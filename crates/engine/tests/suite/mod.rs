@@ -14,6 +14,7 @@ mod executor;
 mod loop_control;
 mod loop_defects;
 mod real_bash;
+mod replacement_ready;
 mod reply_check;
 mod request_bytes;
 mod results_bash;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
+use orbit_engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_protocol::{EngineEvent, ResultSubtype};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;

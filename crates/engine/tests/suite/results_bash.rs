@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use orbit_engine::results::ToolResultStorage;
+use orbit_engine::ToolResultStorage;
 use orbit_protocol::ToolResultContent;
 use orbit_tool::{CallContext, ToolUseContext};
 use serde_json::json;

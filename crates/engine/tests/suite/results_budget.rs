@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::store::{as_bash, store, unwritable_store};
-use orbit_engine::results::{
+use orbit_engine::{
     ContentReplacementState, ToolResultStorage, enforce_tool_result_budget,
     persisted_output_message,
 };

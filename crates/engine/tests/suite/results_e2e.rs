@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use orbit_engine::results::ToolResultStorage;
+use orbit_engine::ToolResultStorage;
 use orbit_protocol::ResultSubtype;
 use orbit_test_support::{CapturedRequest, FakeAnthropic, Reply, Turn, body};
 use orbit_tools::ToolOutput;

@@ -2,7 +2,7 @@
 //! pipeline entry point, with exact texts and the 10,000-char boundary.
 
 use super::store::{as_bash, store};
-use orbit_engine::results::{format_error, process_tool_result};
+use orbit_engine::{format_error, process_tool_result};
 use orbit_protocol::{ImageSource, ToolResultBlock, ToolResultContent, ToolResultContentBlock};
 use orbit_tools::ToolOutput;
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::store::{as_bash, store, unwritable_store};
-use orbit_engine::results::{
+use orbit_engine::{
     ToolResultStorage, format_file_size, generate_preview, process_tool_result, project_slug,
 };
 use orbit_protocol::{ImageSource, ToolResultBlock, ToolResultContent, ToolResultContentBlock};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use orbit_engine::messages::INTERRUPT_MESSAGE_FOR_TOOL_USE;
+use orbit_engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use orbit_engine::{EngineConfig, QueryEngine, load_transcript};
 use orbit_protocol::{ContentBlock, ResultSubtype, Role};
 use orbit_session::Repair;

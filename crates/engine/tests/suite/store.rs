@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use orbit_engine::results::{ToolResultStorage, process_tool_result};
+use orbit_engine::{ToolResultStorage, process_tool_result};
 use orbit_protocol::ToolResultBlock;
 use orbit_tools::ToolOutput;
 use orbit_tools::builtin::bash::BASH_MAX_RESULT_SIZE_CHARS;

@@ -215,7 +215,9 @@ impl TypedTool for GlobTool {
 
     fn info(&self) -> ToolInfo<'_> {
         // The default result limit: at most 100 paths.
-        ToolInfo::new("Glob", texts::DESCRIPTION).with_search_hint("find files by name pattern")
+        ToolInfo::new("Glob", texts::DESCRIPTION)
+            .with_search_hint("find files by name pattern")
+            .only_reads()
     }
 }
 

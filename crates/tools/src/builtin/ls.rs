@@ -160,6 +160,8 @@ impl TypedTool for LsTool {
 
     fn info(&self) -> ToolInfo<'_> {
         // The default result limit: the listing is at most 1,000 entries.
-        ToolInfo::new("LS", texts::DESCRIPTION).with_search_hint("list directory contents")
+        ToolInfo::new("LS", texts::DESCRIPTION)
+            .with_search_hint("list directory contents")
+            .only_reads()
     }
 }

@@ -115,6 +115,7 @@ impl TypedTool for BashOutputTool {
 
     fn info(&self) -> ToolInfo<'_> {
         ToolInfo::new("BashOutput", texts::BASH_OUTPUT_DESCRIPTION)
+            .only_reads()
             .with_result_limit(ResultLimit::PersistOver(BASH_OUTPUT_MAX_RESULT_SIZE_CHARS))
     }
 }

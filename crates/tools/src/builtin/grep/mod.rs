@@ -243,6 +243,7 @@ impl TypedTool for GrepTool {
 
     fn info(&self) -> ToolInfo<'_> {
         ToolInfo::new("Grep", texts::DESCRIPTION)
+            .only_reads()
             .with_search_hint("search file contents with regex (ripgrep)")
             .with_result_limit(ResultLimit::PersistOver(GREP_MAX_RESULT_SIZE_CHARS))
     }

@@ -197,6 +197,7 @@ impl TypedTool for WebFetchTool {
 
     fn info(&self) -> ToolInfo<'_> {
         ToolInfo::new("WebFetch", texts::DESCRIPTION)
+            .only_reads()
             .with_search_hint("fetch a web page as markdown")
             .with_result_limit(ResultLimit::PersistOver(WEB_FETCH_MAX_RESULT_SIZE_CHARS))
     }

@@ -1,0 +1,330 @@
+//! [`SessionSpec`]: everything one session is made of — provider and
+//! model, working directory and added directories, tools, permission rules
+//! and mode, approver, hooks and their callbacks, MCP servers and the SDK
+//! bridge, the sandbox launcher, the model profile, resume/fork and
+//! persistence — and the one place that assembles it.
+//!
+//! Every front end goes through it: the `orbit` binary's setup (headless,
+//! SDK and the terminal UI's sessions, `/clear` and `/resume` included),
+//! [`crate::AgentBuilder`] and `orbit mcp serve`. Data flow:
+//! `SessionSpec` → [`SessionSpec::build`] (provider client → profile's
+//! tools and system prompt → session id → MCP manager → `EngineConfig` →
+//! `QueryEngine::new`/`resume`) or [`SessionSpec::build_runner`] (the
+//! tools alone, `ToolRunner`); both end in [`secure`], which applies the
+//! security defaults to the session's tool context — no API key in the
+//! tools' environment, WebFetch's allowed local hosts, the sandbox
+//! launcher, the added directories — so no caller can forget one.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use orbit_config::Env;
+use orbit_engine::{EngineConfig, QueryEngine, SharedApprover, ToolRunner};
+use orbit_hooks::{HookCallbacks, HookSet, Hooks};
+use orbit_mcp::sdk_transport::SharedBridge;
+use orbit_mcp::{McpManager, ServerConfig};
+use orbit_permissions::{PermissionConfig, PermissionMode, Policy};
+use orbit_session::LoadedSession;
+use orbit_tool::{CommandLauncher, ToolRegistry, ToolUseContext};
+
+use crate::Error;
+use crate::profile::{ModelProfile, ProfileOverrides};
+use crate::provider::{LOCAL_PROVIDER, Provider};
+use crate::system_prompt::InstructionAccess;
+
+/// How the system prompt is made: orbit's (with the project's instruction
+/// files) unless replaced, plus an appended text.
+#[derive(Debug, Clone, Default)]
+pub struct PromptSpec {
+    /// Replaces orbit's prompt (`--system-prompt`).
+    pub replace: Option<String>,
+    /// Appended to the prompt (`--append-system-prompt`).
+    pub append: Option<String>,
+    /// Whether the folder is trusted: an untrusted one's instruction files
+    /// do not follow links out of the project.
+    pub trusted: bool,
+    /// No instruction file is read from under these (besides what the
+    /// permission rules' Read denials cover).
+    pub deny_paths: Vec<PathBuf>,
+}
+
+/// Everything one session is made of; [`SessionSpec::build`] assembles it.
+/// [`SessionSpec::new`] fills every field with the library's default.
+pub struct SessionSpec {
+    /// Where the model runs; None = [`Provider::from_env`].
+    pub provider: Option<Provider>,
+    /// The model id; None = the provider's default.
+    pub model: Option<String>,
+    /// The session's working directory (canonical).
+    pub cwd: PathBuf,
+    /// Directories the tools may work in besides `cwd` (`--add-dir`).
+    pub added_dirs: Vec<PathBuf>,
+    /// Where orbit keeps session files (`$ORBIT_HOME`).
+    pub data_dir: PathBuf,
+    /// The session's environment: which variables the tools never see and
+    /// which local hosts WebFetch may reach are decided from it.
+    pub env: Env,
+    /// The session's id; None = the resumed session's (unless forked), else
+    /// a new UUID.
+    pub session_id: Option<String>,
+    /// The session to go on with (read by `orbit_engine::load_transcript`).
+    pub resume: Option<LoadedSession>,
+    /// With `resume`: go on under a new id, the original left as it was.
+    pub fork: bool,
+    /// Record the session in its transcript.
+    pub persist: bool,
+    /// The tools (before the profile filters them and MCP adds its own).
+    pub tools: ToolRegistry,
+    /// Permission mode and rules.
+    pub permissions: PermissionConfig,
+    /// Where "always allow" answers are saved; None = this session only.
+    pub rules_file: Option<PathBuf>,
+    /// Who answers permission asks; None = an ask is a denial.
+    pub approver: Option<SharedApprover>,
+    /// The hooks (settings files', then an SDK's).
+    pub hooks: HookSet,
+    /// Who runs hooks of type `callback` (an SDK's control protocol).
+    pub hook_callbacks: Option<Arc<dyn HookCallbacks>>,
+    /// MCP servers, expanded; started by `build` (they connect in the
+    /// background), so `build` must run inside a tokio runtime with servers.
+    pub mcp_servers: Vec<(String, ServerConfig)>,
+    /// How `{"type": "sdk"}` MCP servers are reached.
+    pub sdk_bridge: Option<SharedBridge>,
+    /// Runs every Bash command (the OS sandbox); None = unsandboxed.
+    pub launcher: Option<CommandLauncher>,
+    /// The model profile; None = the small one for the local provider.
+    pub profile: Option<ModelProfile>,
+    /// Values the user gave that win over the profile's.
+    pub overrides: ProfileOverrides,
+    /// How the system prompt is made.
+    pub prompt: PromptSpec,
+    /// The engine settings the spec does not own (thinking, fallback model,
+    /// compaction, budgets, concurrency, structured output, tool search).
+    /// `build` sets the rest: model, system prompt, permissions, approver,
+    /// rules file, hooks, session id, cwd, data dir, persistence and the
+    /// profile's settings.
+    pub tuning: EngineConfig,
+    /// Progress lines (the local model's first-use setup) and warnings
+    /// (instruction files).
+    pub log: Box<dyn FnMut(&str) + Send>,
+}
+
+/// What [`SessionSpec::build`] made.
+pub struct BuiltSession {
+    /// The session, new or resumed.
+    pub engine: QueryEngine,
+    /// The MCP servers' manager (also a source of the engine's tools),
+    /// kept for the session.
+    pub mcp: Option<Arc<McpManager>>,
+    /// The tools' names when the session started (`system/init`).
+    pub tool_names: Vec<String>,
+}
+
+impl SessionSpec {
+    /// A spec for `cwd` (canonical) with every default: the provider from
+    /// the environment, orbit's built-in tools, the default permission mode
+    /// with no one to ask, no hooks, no MCP server, no sandbox launcher,
+    /// orbit's system prompt, a new persisted session, progress to stderr.
+    pub fn new(cwd: PathBuf, data_dir: PathBuf, env: Env) -> Self {
+        let permissions = PermissionConfig {
+            mode: PermissionMode::Default,
+            headless: true,
+            home: env.path(orbit_config::vars::HOME),
+            ..PermissionConfig::default()
+        };
+        Self {
+            provider: None,
+            model: None,
+            cwd,
+            added_dirs: Vec::new(),
+            data_dir,
+            env,
+            session_id: None,
+            resume: None,
+            fork: false,
+            persist: true,
+            tools: orbit_tools::builtin::default_tools(),
+            permissions,
+            rules_file: None,
+            approver: None,
+            hooks: HookSet::default(),
+            hook_callbacks: None,
+            mcp_servers: Vec::new(),
+            sdk_bridge: None,
+            launcher: None,
+            profile: None,
+            overrides: ProfileOverrides::default(),
+            prompt: PromptSpec::default(),
+            tuning: EngineConfig::default(),
+            log: Box::new(|line| eprintln!("orbit: {line}")),
+        }
+    }
+
+    /// Builds the session: the provider's client (the local model may be
+    /// set up and started here), the profile's tools and system prompt,
+    /// the MCP servers (connecting in the background), the engine, and the
+    /// security defaults on its tools.
+    pub fn build(mut self) -> Result<BuiltSession, Error> {
+        orbit_model::tls::ensure_crypto_provider();
+        let provider = self.provider.take().unwrap_or_else(Provider::from_env);
+        let client = provider.client(&self.data_dir, &mut *self.log)?;
+        let local = client.provider() == LOCAL_PROVIDER;
+        let model = self
+            .model
+            .take()
+            .unwrap_or_else(|| crate::agent::default_model(&provider, local));
+        let profile = self.profile.unwrap_or_else(|| ModelProfile::new(local));
+        profile.retain_tools(&mut self.tools);
+        let system_prompt = self.system_prompt(profile);
+        let turns_done = self.resume.as_ref().map_or(0, |loaded| loaded.turns);
+        let session_id = match (self.session_id.take(), &self.resume) {
+            (Some(id), _) => id,
+            (None, Some(loaded)) if !self.fork => loaded.header.session_id.clone(),
+            _ => uuid::Uuid::new_v4().to_string(),
+        };
+        let mcp = self.start_mcp(&session_id)?;
+        let tool_names = self.tools.names();
+        let mut config = self.engine_config(session_id);
+        config.model = model;
+        config.system_prompt = system_prompt;
+        profile.configure(&mut config, self.overrides, turns_done);
+        let engine = match self.resume {
+            Some(loaded) => QueryEngine::resume(config, client, self.tools, loaded),
+            None => QueryEngine::new(config, client, self.tools),
+        };
+        secure(
+            engine.tool_context(),
+            &self.env,
+            self.launcher,
+            self.added_dirs,
+        );
+        Ok(BuiltSession {
+            engine,
+            mcp,
+            tool_names,
+        })
+    }
+
+    /// The session's tools alone, for running calls one at a time (`orbit
+    /// mcp serve`): the same permission gate, hooks, result storage and
+    /// security defaults as [`Self::build`]'s; no model, prompt, profile,
+    /// transcript or MCP server.
+    pub fn build_runner(mut self) -> ToolRunner {
+        let session_id = self
+            .session_id
+            .take()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let tools = std::mem::take(&mut self.tools);
+        let config = self.engine_config(session_id);
+        let runner = ToolRunner::new(&config, tools);
+        secure(
+            runner.tool_context(),
+            &self.env,
+            self.launcher,
+            self.added_dirs,
+        );
+        runner
+    }
+
+    /// The engine settings the spec owns, over `tuning`.
+    fn engine_config(&mut self, session_id: String) -> EngineConfig {
+        let hooks = session_hooks(
+            std::mem::take(&mut self.hooks),
+            self.hook_callbacks.take(),
+            &self.cwd,
+        );
+        EngineConfig {
+            permissions: std::mem::take(&mut self.permissions),
+            approver: self.approver.take(),
+            rules_file: self.rules_file.take(),
+            hooks,
+            session_id,
+            cwd: self.cwd.clone(),
+            data_dir: self.data_dir.clone(),
+            persist_session: self.persist,
+            ..std::mem::take(&mut self.tuning)
+        }
+    }
+
+    /// The profile's system prompt; instruction files are read as the
+    /// folder's trust and the Read deny rules allow.
+    fn system_prompt(&mut self, profile: ModelProfile) -> String {
+        let policy = Policy::new(&self.permissions, &self.cwd);
+        let mut denied = self.prompt.deny_paths.clone();
+        // Targets are canonical: compare with the canonical form too.
+        let canonical: Vec<_> = denied
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        denied.extend(canonical);
+        let deny = |target: &Path| {
+            policy.is_read_denied(target) || denied.iter().any(|d| target.starts_with(d))
+        };
+        let log = &mut self.log;
+        let mut warn = |line: &str| log(line);
+        profile.system_prompt(
+            &self.cwd,
+            self.prompt.replace.as_deref(),
+            self.prompt.append.as_deref(),
+            &mut InstructionAccess {
+                trusted: self.prompt.trusted,
+                deny: &deny,
+                warn: &mut warn,
+            },
+        )
+    }
+
+    /// Starts the MCP servers (None without any); their tools join the
+    /// registry as they arrive.
+    fn start_mcp(&mut self, session_id: &str) -> Result<Option<Arc<McpManager>>, Error> {
+        if self.mcp_servers.is_empty() {
+            return Ok(None);
+        }
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(Error::NoRuntime);
+        }
+        let mut options = crate::mcp::options(&self.env, &self.data_dir, &self.cwd, session_id);
+        options.sdk_bridge = self.sdk_bridge.take();
+        let manager = McpManager::start(std::mem::take(&mut self.mcp_servers), options);
+        self.tools.add_source(manager.clone());
+        Ok(Some(manager))
+    }
+}
+
+/// The security defaults on a session's tools: the API keys orbit holds are
+/// not in their environment (unless `ORBIT_TOOLS_SEE_SECRETS`), WebFetch
+/// reaches only the local hosts `ORBIT_WEBFETCH_ALLOW_HOSTS` names, Bash
+/// runs through `launcher`, and the added directories are workspace roots.
+fn secure(
+    context: &ToolUseContext,
+    env: &Env,
+    launcher: Option<CommandLauncher>,
+    added_dirs: Vec<PathBuf>,
+) {
+    context.hide_env_vars(orbit_config::tool_env_hidden(env));
+    orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
+        context,
+        orbit_config::webfetch_allowed_hosts(env),
+    );
+    context.set_launcher(launcher);
+    for dir in added_dirs {
+        context.allow_directory(dir);
+    }
+}
+
+/// The hooks of a session (None: no hooks), `callbacks` running the
+/// `callback` ones.
+fn session_hooks(
+    set: HookSet,
+    callbacks: Option<Arc<dyn HookCallbacks>>,
+    cwd: &Path,
+) -> Option<Arc<Hooks>> {
+    if set.is_empty() {
+        return None;
+    }
+    let hooks = Hooks::new(set, cwd);
+    Some(Arc::new(match callbacks {
+        Some(callbacks) => hooks.with_callbacks(callbacks),
+        None => hooks,
+    }))
+}
