@@ -1,6 +1,7 @@
 //! One module per area of the `orbit` binary's behaviour.
 
 mod bash_timeout;
+mod catalog_models;
 mod common;
 mod crash;
 

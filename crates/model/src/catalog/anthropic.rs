@@ -50,65 +50,79 @@ const HAIKU_4_5: Pricing = Pricing::new(1.0, 5.0);
 const HAIKU_3_5: Pricing = Pricing::new(0.8, 4.0);
 const HAIKU_3: Pricing = Pricing::new(0.25, 1.25);
 
-/// A Claude row: every Claude model takes images.
-const fn claude(
-    id: &'static str,
-    aliases: &'static [&'static str],
-    line: Line,
-    version: (u32, u32),
-    max_output_tokens: u32,
-    pricing: Pricing,
-    thinking: Thinking,
-    effort: bool,
-) -> Entry {
-    Entry {
-        facts: ModelFacts {
-            id,
-            aliases,
-            context_window_tokens: WINDOW_TOKENS,
-            max_output_tokens,
-            pricing: Some(pricing),
-            thinking,
-            effort,
-            images: true,
-        },
-        family: Family::Claude(line, version),
-    }
-}
+/// One Claude model: id, aliases, line, version, output limit in tokens,
+/// price, thinking, effort.
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    Line,
+    (u32, u32),
+    u32,
+    Pricing,
+    Thinking,
+    bool,
+);
 
 use Line::{Haiku, Opus, Sonnet};
-use Thinking::{Adaptive, Budget};
+use Thinking::{Adaptive, Budget, None as NoThinking};
 
-/// The Claude rows, newest of each line first.
-pub(super) const MODELS: [Entry; 13] = [
-    claude("claude-opus-4-6", &["opus"], Opus, (4, 6), 128_000, OPUS_NEW, Adaptive, true),
-    claude("claude-opus-4-5", &[], Opus, (4, 5), 64_000, OPUS_NEW, Budget, true),
-    claude("claude-opus-4-1", &[], Opus, (4, 1), 32_000, OPUS_OLD, Budget, false),
-    claude("claude-opus-4-0", &[], Opus, (4, 0), 32_000, OPUS_OLD, Budget, false),
-    claude("claude-3-opus", &[], Opus, (3, 0), 4_096, OPUS_OLD, Thinking::None, false),
-    claude("claude-sonnet-4-5", &["sonnet"], Sonnet, (4, 5), 64_000, SONNET, Budget, false),
-    claude("claude-sonnet-4-0", &[], Sonnet, (4, 0), 64_000, SONNET, Budget, false),
-    claude("claude-3-7-sonnet", &[], Sonnet, (3, 7), 64_000, SONNET, Budget, false),
-    claude("claude-3-5-sonnet", &[], Sonnet, (3, 5), 8_192, SONNET, Thinking::None, false),
-    claude("claude-haiku-4-5", &["haiku"], Haiku, (4, 5), 64_000, HAIKU_4_5, Budget, false),
-    claude("claude-3-5-haiku", &[], Haiku, (3, 5), 8_192, HAIKU_3_5, Thinking::None, false),
-    claude("claude-3-haiku", &[], Haiku, (3, 0), 4_096, HAIKU_3, Thinking::None, false),
-    // A claude id naming no line orbit knows (`claude-instant-1`): the
-    // window every Claude model has, no price, nothing else assumed.
-    Entry {
-        facts: ModelFacts {
-            id: "claude",
-            aliases: &[],
-            context_window_tokens: WINDOW_TOKENS,
-            max_output_tokens: 4_096,
-            pricing: None,
-            thinking: Thinking::None,
-            effort: false,
-            images: false,
-        },
-        family: Family::OtherClaude,
-    },
+/// The Claude models, newest of each line first.
+#[rustfmt::skip]
+const ROWS: [Row; 12] = [
+    ("claude-opus-4-6", &["opus"], Opus, (4, 6), 128_000, OPUS_NEW, Adaptive, true),
+    ("claude-opus-4-5", &[], Opus, (4, 5), 64_000, OPUS_NEW, Budget, true),
+    ("claude-opus-4-1", &[], Opus, (4, 1), 32_000, OPUS_OLD, Budget, false),
+    ("claude-opus-4-0", &[], Opus, (4, 0), 32_000, OPUS_OLD, Budget, false),
+    ("claude-3-opus", &[], Opus, (3, 0), 4_096, OPUS_OLD, NoThinking, false),
+    ("claude-sonnet-4-5", &["sonnet"], Sonnet, (4, 5), 64_000, SONNET, Budget, false),
+    ("claude-sonnet-4-0", &[], Sonnet, (4, 0), 64_000, SONNET, Budget, false),
+    ("claude-3-7-sonnet", &[], Sonnet, (3, 7), 64_000, SONNET, Budget, false),
+    ("claude-3-5-sonnet", &[], Sonnet, (3, 5), 8_192, SONNET, NoThinking, false),
+    ("claude-haiku-4-5", &["haiku"], Haiku, (4, 5), 64_000, HAIKU_4_5, Budget, false),
+    ("claude-3-5-haiku", &[], Haiku, (3, 5), 8_192, HAIKU_3_5, NoThinking, false),
+    ("claude-3-haiku", &[], Haiku, (3, 0), 4_096, HAIKU_3, NoThinking, false),
 ];
+
+/// A claude id naming no line orbit knows (`claude-instant-1`): the window
+/// every Claude model has, no price, nothing else assumed.
+const OTHER_CLAUDE: Entry = Entry {
+    facts: ModelFacts {
+        id: "claude",
+        aliases: &[],
+        context_window_tokens: WINDOW_TOKENS,
+        max_output_tokens: 4_096,
+        pricing: None,
+        thinking: NoThinking,
+        effort: false,
+        images: false,
+    },
+    family: Family::OtherClaude,
+};
+
+/// The Claude rows of the catalog ([`ROWS`], then [`OTHER_CLAUDE`]); every
+/// Claude model takes images.
+pub(super) const MODELS: [Entry; ROWS.len() + 1] = {
+    let mut out = [OTHER_CLAUDE; ROWS.len() + 1];
+    let mut i = 0;
+    while i < ROWS.len() {
+        let (id, aliases, line, version, max_output_tokens, pricing, thinking, effort) = ROWS[i];
+        out[i] = Entry {
+            facts: ModelFacts {
+                id,
+                aliases,
+                context_window_tokens: WINDOW_TOKENS,
+                max_output_tokens,
+                pricing: Some(pricing),
+                thinking,
+                effort,
+                images: true,
+            },
+            family: Family::Claude(line, version),
+        };
+        i += 1;
+    }
+    out
+};
 
 /// The line and `(major, minor)` version a lowercased Claude id names, or
 /// None. Claude 3 ids put the version first (`claude-3-5-haiku`,

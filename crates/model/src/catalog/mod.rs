@@ -219,7 +219,9 @@ pub struct Lookup {
 
 /// Every model of the table (family entries included).
 pub fn models() -> impl Iterator<Item = &'static ModelFacts> {
-    TABLE.iter().flat_map(|group| group.iter().map(|e| &e.facts))
+    TABLE
+        .iter()
+        .flat_map(|group| group.iter().map(|e| &e.facts))
 }
 
 /// The facts of `model`, by exact id, alias, family or fallback (see the
@@ -238,7 +240,8 @@ pub fn lookup(model: &str) -> Lookup {
                 .map(|e| (e, Matched::Alias))
         })
         .or_else(|| by_family(&name).map(|e| (e, Matched::Family)));
-    let (mut facts, matched) = found.map_or((FALLBACK, Matched::Fallback), |(e, how)| (e.facts, how));
+    let (mut facts, matched) =
+        found.map_or((FALLBACK, Matched::Fallback), |(e, how)| (e.facts, how));
     if long_context {
         facts.context_window_tokens = LONG_CONTEXT_WINDOW_TOKENS;
     }

@@ -10,7 +10,12 @@ pub(super) const DEFAULT_MODEL: &str = "gpt-4.1";
 
 /// An OpenAI row: the id is the family pattern; no price, no thinking
 /// orbit can ask for; all take images.
-const fn openai(id: &'static str, window_tokens: u64, max_output_tokens: u32, effort: bool) -> Entry {
+const fn openai(
+    id: &'static str,
+    window_tokens: u64,
+    max_output_tokens: u32,
+    effort: bool,
+) -> Entry {
     Entry {
         facts: ModelFacts {
             id,

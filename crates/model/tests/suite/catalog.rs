@@ -48,7 +48,10 @@ fn every_alias_resolves_to_a_model_of_the_table() {
     assert_eq!(catalog::resolve_alias("Opus"), "claude-opus-4-6");
     assert_eq!(catalog::resolve_alias("haiku"), "claude-haiku-4-5");
     // Other names are returned as given.
-    assert_eq!(catalog::resolve_alias("claude-3-5-haiku"), "claude-3-5-haiku");
+    assert_eq!(
+        catalog::resolve_alias("claude-3-5-haiku"),
+        "claude-3-5-haiku"
+    );
     assert_eq!(catalog::resolve_alias(" gpt-4.1"), " gpt-4.1");
 }
 
@@ -177,9 +180,19 @@ fn prices_are_the_ones_orbit_used_before_the_catalog() {
         // The `pricing` view is the same table.
         assert_eq!(orbit_model::pricing::model_price(model), Some(want));
     }
-    for m in ["gpt-4o", "gpt-4.1", "qwen2.5-coder", "", "claude", "claude-instant-1"] {
+    for m in [
+        "gpt-4o",
+        "gpt-4.1",
+        "qwen2.5-coder",
+        "",
+        "claude",
+        "claude-instant-1",
+    ] {
         assert_eq!(catalog::price(m), None, "{m}");
-        assert_eq!(catalog::cost_usd(m, &usage(1_000_000, 1_000_000, 0, 0)), 0.0);
+        assert_eq!(
+            catalog::cost_usd(m, &usage(1_000_000, 1_000_000, 0, 0)),
+            0.0
+        );
     }
 }
 
@@ -209,7 +222,10 @@ fn cost_counts_every_kind_of_token() {
 
 #[test]
 fn provider_defaults_and_small_fast_models() {
-    assert_eq!(catalog::default_model(Provider::Anthropic), "claude-sonnet-4-5");
+    assert_eq!(
+        catalog::default_model(Provider::Anthropic),
+        "claude-sonnet-4-5"
+    );
     assert_eq!(catalog::default_model(Provider::OpenAi), "gpt-4.1");
     assert_eq!(catalog::default_model(Provider::Local), LOCAL_MODEL_ID);
     for p in catalog::PROVIDERS {

@@ -159,10 +159,7 @@ fn no_model_number_outside_the_catalog() {
 
 #[test]
 fn the_search_finds_what_it_looks_for() {
-    assert_eq!(
-        model_literals("const W: u64 = 1_047_576;"),
-        vec!["1047576"]
-    );
+    assert_eq!(model_literals("const W: u64 = 1_047_576;"), vec!["1047576"]);
     assert_eq!(model_literals("let w = 200000u64;"), vec!["200000"]);
     assert_eq!(model_literals("x(200_000)"), vec!["200000"]);
     assert_eq!(
@@ -190,7 +187,10 @@ fn help_texts_allowed_above_say_what_the_catalog_says() {
             catalog::context_window_tokens(anthropic)
         ),
     ] {
-        assert!(vars.contains(&needle), "config/src/vars.rs no longer says `{needle}`");
+        assert!(
+            vars.contains(&needle),
+            "config/src/vars.rs no longer says `{needle}`"
+        );
     }
     assert_eq!(catalog::default_model(Provider::Local), LOCAL_MODEL_ID);
 }
