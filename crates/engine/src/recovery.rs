@@ -86,11 +86,13 @@ mod tests {
 
     use super::*;
 
-    /// Records the facts it is shown; questions every reply until told
-    /// otherwise.
+    /// What the check was shown: reply, tool ran, last step, sent.
+    type Seen = (String, bool, Option<StepFacts>, u32);
+
+    /// Records the facts it is shown; questions every reply but "stop".
     #[derive(Debug, Default)]
     struct Recorder {
-        seen: Mutex<Vec<(String, bool, Option<StepFacts>, u32)>>,
+        seen: Mutex<Vec<Seen>>,
     }
 
     impl ReplyCheck for Recorder {

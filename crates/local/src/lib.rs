@@ -44,10 +44,6 @@ pub use orbit_profile::CHAT_TEMPLATE;
 /// catalog's local model).
 pub const MODEL_NAME: &str = orbit_model::catalog::LOCAL_MODEL_ID;
 
-/// The small-model profile's reply cap (forwarded from
-/// `orbit_profile::SMALL`; kept until its callers read the profile).
-pub const SMALL_PROFILE_MAX_OUTPUT_TOKENS: u32 = orbit_profile::SMALL.max_output_tokens;
-
 /// Sampling seed of local runs (reproducible answers at temperature 0).
 pub const LOCAL_SEED: u64 = 42;
 

@@ -12,12 +12,15 @@ use serde_json::{Value, json};
 
 use super::support::*;
 
+/// What the check was shown: reply, tool ran, last step, reminders sent.
+type Seen = (String, bool, Option<StepFacts>, u32);
+
 /// Sends `script[n]` for the n-th reply it is asked about, recording the
 /// facts it was shown.
 #[derive(Debug)]
 struct Scripted {
     script: Vec<Option<Reminder>>,
-    seen: Mutex<Vec<(String, bool, Option<StepFacts>, u32)>>,
+    seen: Mutex<Vec<Seen>>,
 }
 
 impl ReplyCheck for Scripted {
