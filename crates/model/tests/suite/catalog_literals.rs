@@ -2,8 +2,8 @@
 //! crate's non-test source (`crates/*/src`, each file up to its first
 //! `#[cfg(test)]`, comment lines skipped) for context-window literals,
 //! price literals and model id strings. The exceptions are listed below,
-//! each with its reason; the help texts among them are checked against the
-//! catalog, so they cannot drift from it.
+//! each with its reason; the help texts among them, and README's alias
+//! table, are checked against the catalog, so they cannot drift from it.
 
 use std::path::{Path, PathBuf};
 
@@ -193,4 +193,32 @@ fn help_texts_allowed_above_say_what_the_catalog_says() {
         );
     }
     assert_eq!(catalog::default_model(Provider::Local), LOCAL_MODEL_ID);
+}
+
+#[test]
+fn the_readme_alias_table_is_the_catalogs() {
+    let readme = std::fs::read_to_string(crates_dir().join("../README.md")).unwrap();
+    let table = readme
+        .split("**Model aliases**")
+        .nth(1)
+        .expect("README has the model alias table");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let alias = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            let id = cells.get(2)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((alias.to_string(), id.to_string()))
+        })
+        .collect();
+    let mut want: Vec<(String, String)> = catalog::ALIASES
+        .iter()
+        .map(|(a, id)| (a.to_string(), id.to_string()))
+        .collect();
+    let mut got = rows.clone();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "README.md's alias table: {rows:?}");
 }
