@@ -34,6 +34,7 @@ pub mod sdk;
 mod sdk_models;
 mod sdk_output;
 mod sdk_status;
+mod sdk_tool_results;
 mod sdk_ts;
 mod security_attacks;
 mod security_bash;
