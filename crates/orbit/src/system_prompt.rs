@@ -234,6 +234,7 @@ fn instruction_file(dir: &Path, name: &str, access: &mut InstructionAccess<'_>) 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
