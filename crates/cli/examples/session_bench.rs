@@ -7,7 +7,7 @@
 //!   append to the end of the sync (the time the turn is blocked), 1,000
 //!   turns, median and p99;
 //! - resume of a 5,000-message transcript: `load_transcript` +
-//!   `QueryEngine::resume` in process (median of 10) and its peak RSS in a
+//!   `SessionSpec::build` (the engine's resume) in process (median of 10) and its peak RSS in a
 //!   fresh process (`--resume-only`), then the binary
 //!   `orbit -r ID -p hi` against the fake server: start → first request
 //!   byte (median of 5) and peak RSS (GNU time's `%M`, max of 5), next to a
@@ -24,7 +24,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use measure::{Dirs, GNU_TIME, measured, rss_kib};
-use orbit_engine::{EngineConfig, QueryEngine, load_transcript};
+use orbit::{BuiltSession, SessionSpec};
+use orbit_engine::load_transcript;
 use orbit_model::ModelClient;
 use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
 use orbit_protocol::{ContentBlock, Message, ToolResultBlock, ToolUseBlock, Usage};
@@ -178,14 +179,14 @@ fn bench_resume_in_process(path: &Path, cwd: &Path, home: &Path) {
             .unwrap(),
         );
         let t0 = Instant::now();
-        let engine = resume(path, cwd, home, client);
+        let engine = resume(path, cwd, home, client).engine;
         samples.push(t0.elapsed());
         messages = engine.messages().len();
     }
     samples.sort();
     let size = std::fs::metadata(path).unwrap().len();
     println!(
-        "resume in process ({messages} messages, {:.1} MB transcript): load_transcript + QueryEngine::resume median {:.1} ms, max {:.1} ms ({LOAD_RUNS} runs)",
+        "resume in process ({messages} messages, {:.1} MB transcript): load_transcript + SessionSpec::build median {:.1} ms, max {:.1} ms ({LOAD_RUNS} runs)",
         size as f64 / 1e6,
         ms(percentile(&samples, 0.5)),
         ms(samples[samples.len() - 1]),
@@ -230,22 +231,20 @@ fn bench_binary(bin: &Path, cwd: &Path, home: &Path) {
     }
 }
 
-/// `load_transcript` + `QueryEngine::resume` of the bench session.
-fn resume(path: &Path, cwd: &Path, home: &Path, client: Arc<dyn ModelClient>) -> QueryEngine {
-    let config = EngineConfig {
-        session_id: SESSION.into(),
-        cwd: cwd.to_path_buf(),
-        data_dir: home.to_path_buf(),
-        persist_session: true,
-        ..EngineConfig::default()
-    };
-    let loaded = load_transcript(path).unwrap();
-    QueryEngine::resume(
-        config,
-        client,
-        orbit_tools::builtin::default_tools(),
-        loaded,
-    )
+/// `load_transcript` + the session assembly (`orbit::SessionSpec`, the
+/// front ends' one way to resume) of the bench session.
+fn resume(path: &Path, cwd: &Path, home: &Path, client: Arc<dyn ModelClient>) -> BuiltSession {
+    let mut spec = SessionSpec::new(
+        cwd.to_path_buf(),
+        home.to_path_buf(),
+        orbit_config::Env::from_process(),
+    );
+    spec.provider = Some(orbit::Provider::Client(client));
+    spec.model = Some("claude-sonnet-4-5".into());
+    spec.prompt.replace = Some("You are a bench.".into());
+    spec.session_id = Some(SESSION.into());
+    spec.resume = Some(load_transcript(path).unwrap());
+    spec.build().unwrap()
 }
 
 /// `session_bench --resume-only PATH CWD HOME`: resumes once and exits, so
@@ -264,7 +263,7 @@ fn resume_only(args: &[String]) {
         })
         .unwrap(),
     );
-    let engine = resume(path, cwd, home, client);
+    let engine = resume(path, cwd, home, client).engine;
     assert_eq!(engine.messages().len(), RESUME_MESSAGES);
 }
 
@@ -310,7 +309,7 @@ fn main() {
     bench_resume_in_process(&path, &cwd, &home);
     if Path::new(GNU_TIME).exists() {
         println!(
-            "resume alone (load + QueryEngine::resume in a fresh process): peak RSS {:.1} MiB (max of {BINARY_RUNS})",
+            "resume alone (load + SessionSpec::build in a fresh process): peak RSS {:.1} MiB (max of {BINARY_RUNS})",
             resume_peak_rss_mib(&path, &cwd, &home)
         );
     }

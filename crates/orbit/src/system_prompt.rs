@@ -175,27 +175,13 @@ fn os_version() -> Option<String> {
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, without a date crate.
-pub fn today_utc() -> String {
+pub(crate) fn today_utc() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let (y, m, d) = orbit_session::civil_from_days((secs / 86_400) as i64);
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// Days since 1970-01-01 → (year, month, day); Howard Hinnant's algorithm.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// `# NAME (project instructions)` + the file's text, cut at
@@ -274,9 +260,9 @@ mod tests {
 
     #[test]
     fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+        assert_eq!(orbit_session::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(orbit_session::civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(orbit_session::civil_from_days(20_788), (2026, 12, 1));
     }
 
     #[test]
