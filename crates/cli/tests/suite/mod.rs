@@ -22,6 +22,7 @@ mod max_turns;
 mod mcp;
 mod mcp_commands;
 mod mcp_readiness;
+mod mcp_serve_hints;
 mod mcp_tool_search;
 mod model_alias;
 mod model_paths;
