@@ -64,7 +64,6 @@ fn turn_then_context_usage(env: &[(String, String)], extra: &[&str]) -> (Value, 
     let answer = read_until(&mut lines, |v| {
         v["type"] == "control_response" && v["response"]["request_id"] == "u"
     });
-    drop(send);
     drop(stdin);
     let status = wait_within(&mut child, SESSION_LIMIT);
     assert!(status.success(), "{status}");
