@@ -300,7 +300,10 @@ mod tests {
                 json!({"subtype": "initialize", "hooks": null}),
                 ControlRequest::Initialize(InitializeRequest::default()),
             ),
-            (json!({"subtype": "interrupt"}), ControlRequest::Interrupt {}),
+            (
+                json!({"subtype": "interrupt"}),
+                ControlRequest::Interrupt {},
+            ),
             (
                 json!({"subtype": "set_permission_mode", "mode": "plan"}),
                 ControlRequest::SetPermissionMode {
@@ -311,7 +314,10 @@ mod tests {
                 json!({"subtype": "set_model"}),
                 ControlRequest::SetModel { model: None },
             ),
-            (json!({"subtype": "mcp_status"}), ControlRequest::McpStatus {}),
+            (
+                json!({"subtype": "mcp_status"}),
+                ControlRequest::McpStatus {},
+            ),
             (
                 json!({"subtype": "get_context_usage"}),
                 ControlRequest::GetContextUsage {},

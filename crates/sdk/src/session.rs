@@ -23,8 +23,8 @@ use orbit_protocol::EngineEvent;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::control::{Incoming, respond, write_line};
 use crate::context::ContextSnapshot;
+use crate::control::{Incoming, respond, write_line};
 use crate::message::ControlRequest;
 use crate::writer::EventSink;
 

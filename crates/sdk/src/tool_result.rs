@@ -56,7 +56,9 @@ pub(crate) fn structured(call: Finished<'_>) -> Option<Value> {
         _ if is_error => Some(Value::String(format!("Error: {text}"))),
         ("Read", Some(ToolDetail::Read(read))) => Some(read_result(input, &read)),
         ("Write", Some(ToolDetail::Write(change))) => Some(write_result(input, &change)),
-        ("Edit", Some(ToolDetail::Edit(change))) => Some(edit_result(input, &change.structured_patch)),
+        ("Edit", Some(ToolDetail::Edit(change))) => {
+            Some(edit_result(input, &change.structured_patch))
+        }
         // A Read without a text window (an image, an empty file): its
         // answer as the content, no lines.
         ("Read", _) => Some(json!({
@@ -177,7 +179,13 @@ mod tests {
         });
         let input = json!({"command": "x"});
         assert_eq!(
-            finished("Bash", &input, Some(bash), "Exit code 1\nout\ninterrupted system call", true),
+            finished(
+                "Bash",
+                &input,
+                Some(bash),
+                "Exit code 1\nout\ninterrupted system call",
+                true
+            ),
             Some(json!({"stdout": "out", "stderr": "interrupted system call",
                 "interrupted": false, "isImage": false}))
         );
@@ -193,8 +201,10 @@ mod tests {
         let input = json!({"file_path": "a.txt"});
         assert_eq!(
             finished("Read", &input, Some(read), "ignored", false),
-            Some(json!({"type": "text", "file": {"filePath": "a.txt", "content": "one\ntwo",
-                "numLines": 2, "startLine": 1, "totalLines": 5}}))
+            Some(
+                json!({"type": "text", "file": {"filePath": "a.txt", "content": "one\ntwo",
+                "numLines": 2, "startLine": 1, "totalLines": 5}})
+            )
         );
         let glob = json!({"pattern": "*"});
         assert_eq!(
