@@ -9,7 +9,9 @@
 //! Data flow: a model name (as the user, the config or a server spelled it)
 //! → [`lookup`]: lowercased, a `[1m]` marker noted and removed, then
 //! 1. the exact id of an entry (`claude-sonnet-4-5`, `gpt-4.1`),
-//! 2. an alias (`sonnet`, `opus`, `haiku`; trimmed, any case),
+//! 2. an alias (`sonnet`, `opus`, `haiku`; trimmed, any case; the config
+//!    resolves them to ids for the Anthropic provider only, but a lookup
+//!    takes them whatever the provider),
 //! 3. the family: a Claude name anywhere in the id (`claude-…`, also
 //!    dated, `anthropic/…`-prefixed and Bedrock / Vertex spellings such as
 //!    `us.anthropic.claude-sonnet-4-5-20250929-v1:0`) resolves to the
