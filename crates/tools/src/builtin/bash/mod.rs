@@ -2,7 +2,7 @@
 //!
 //! A call flows: input → (background? → [`background`] registry, answer
 //! with an id at once) → the command wrapped with a cwd-reporting EXIT trap
-//! that writes to a pipe orbit holds ([`cwd_report`]) →
+//! that writes to a pipe orbit holds (`cwd_report`) →
 //! `process::run_foreground` in the
 //! session cwd with the timeout and the call's cancel token → the result
 //! text: stdout then stderr, trailing whitespace trimmed, prefixed by

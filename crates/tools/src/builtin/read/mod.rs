@@ -6,7 +6,7 @@
 //! refuses nothing (a missing file is an answer, not a refusal): the plan is
 //! the path resolved against the cwd plus the window.
 //!
-//! Flow of `call`: open through [`model_file`] (missing, directory, a
+//! Flow of `call`: open through `model_file` (missing, directory, a
 //! FIFO or device refused without blocking) → empty → sniff the first
 //! bytes (`detect`: image or binary) → size guard for whole-file reads →
 //! stream the line window (`lines`) → token guard → record the file's
