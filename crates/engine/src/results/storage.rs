@@ -48,7 +48,7 @@ pub enum PersistError {
         source: std::io::Error,
     },
     /// The results directory was replaced while the result was written
-    /// (see [`super::beneath`]); the file was removed.
+    /// (see `super::beneath`); the file was removed.
     #[error("{path} changed while the tool result was written; not used")]
     Moved {
         /// The result's path.
