@@ -48,7 +48,6 @@ fn served_tools() -> Vec<Value> {
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let list = answer(2);
-    drop(send);
     // End of input: the server exits.
     drop(stdin);
     wait_within(&mut child, Duration::from_secs(20));
