@@ -1,4 +1,4 @@
-//! Workspace boundaries: where a call's paths really point, whether that
+//! Workspace boundaries (DESIGN P4): where a call's paths really point, whether that
 //! is inside the session's directories, and which files inside them are
 //! protected anyway.
 //!

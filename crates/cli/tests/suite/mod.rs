@@ -6,6 +6,7 @@ mod common;
 mod crash;
 
 mod compaction;
+mod contract_ids;
 mod faults;
 mod formats;
 mod hooks;

@@ -237,6 +237,7 @@ fn decision_table() {
     }
 }
 
+/// P4: containment is by whole components of canonical paths.
 #[test]
 fn added_directories_are_inside_and_sibling_prefixes_are_not() {
     let w = world();

@@ -407,6 +407,7 @@ async fn every_read_records_the_file_state() {
     assert_eq!(state_key(&ctx.cwd().join("link")), state_key(&p));
 }
 
+/// T1: what Read declares about itself and about a call is true.
 #[test]
 fn read_declares_itself_honestly() {
     let (_d, ctx) = session();
