@@ -7,6 +7,8 @@
 //!   background and is the registry's [`orbit_tool::ToolSource`]: tools
 //!   that arrive join the next request; a dead server is reported once and
 //!   restarted on next use.
+//! - `options`: [`McpOptions`], how servers are run, and their defaults.
+//! - `server`: one server: its connection, tools, state, and calls.
 //! - `resources`: `ListMcpResources` and `ReadMcpResource`.
 //! - [`serve`]: `orbit mcp serve`, a [`serve::ToolHost`]'s tools over stdio.
 //! - `status`: [`McpManager::status_report`], the SDK's `McpServerStatus`.
@@ -18,9 +20,11 @@
 mod client;
 pub mod config;
 pub mod manager;
+mod options;
 mod resources;
 pub mod sdk_transport;
 pub mod serve;
+mod server;
 mod status;
 mod tool;
 

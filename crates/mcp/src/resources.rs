@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::manager::Server;
+use crate::server::Server;
 
 /// Input of `ListMcpResources`.
 #[derive(Debug, Deserialize, JsonSchema)]

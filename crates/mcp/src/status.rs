@@ -6,7 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::manager::{McpManager, ServerState, lock};
+use crate::manager::McpManager;
+use crate::server::{ServerState, lock};
 
 /// Configuration keys left out of a status: they may hold secrets.
 const SECRET_CONFIG_KEYS: [&str; 2] = ["env", "headers"];

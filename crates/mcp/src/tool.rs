@@ -14,7 +14,19 @@ use orbit_tool::{
 };
 use serde_json::Value;
 
-use crate::manager::Server;
+/// What a tool needs of its server: calling one of its tools. The server
+/// (`crate::server::Server`) implements it, so this module never names it.
+#[async_trait]
+pub(crate) trait ToolServer: Send + Sync {
+    /// Calls the server's tool `remote`; the result as JSON, or the text
+    /// the model receives as an error.
+    async fn call_tool(
+        &self,
+        remote: &str,
+        arguments: serde_json::Map<String, Value>,
+        call: &CallContext,
+    ) -> Result<Value, String>;
+}
 
 /// One tool of one server.
 pub(crate) struct McpTool {
@@ -25,12 +37,17 @@ pub(crate) struct McpTool {
     pub(crate) read_only: bool,
     pub(crate) destructive: bool,
     pub(crate) result_limit: ResultLimit,
-    pub(crate) server: Arc<Server>,
+    pub(crate) server: Arc<dyn ToolServer>,
 }
 
 impl McpTool {
-    /// The registry entry for `tool` of `server`.
-    pub(crate) fn new(server: &Arc<Server>, tool: &rmcp::model::Tool, limit: ResultLimit) -> Self {
+    /// The registry entry for `tool` of `server`, named `server_name`.
+    pub(crate) fn new(
+        server: Arc<dyn ToolServer>,
+        server_name: &str,
+        tool: &rmcp::model::Tool,
+        limit: ResultLimit,
+    ) -> Self {
         let annotations = tool.annotations.as_ref();
         let read_only = annotations.and_then(|a| a.read_only_hint) == Some(true);
         // The spec's default for destructiveHint is true, but a server that
@@ -43,14 +60,14 @@ impl McpTool {
             .map(str::to_string)
             .unwrap_or_default();
         Self {
-            name: crate::config::tool_name(&server.name, &tool.name),
+            name: crate::config::tool_name(server_name, &tool.name),
             remote_name: tool.name.to_string(),
             description,
             schema: Value::Object((*tool.input_schema).clone()),
             read_only,
             destructive,
             result_limit: limit,
-            server: Arc::clone(server),
+            server,
         }
     }
 }
@@ -101,7 +118,7 @@ struct McpCall {
     facts: CallFacts,
     arguments: serde_json::Map<String, Value>,
     remote_name: String,
-    server: Arc<Server>,
+    server: Arc<dyn ToolServer>,
 }
 
 #[async_trait]
