@@ -47,10 +47,10 @@ pub use resolve::{
     Config, DEFAULT_MODEL, DEFAULT_OPENAI_MODEL, MODEL_ALIASES, Overrides, ProviderKind,
     resolve_model_alias,
 };
-pub use sandbox::{SandboxNetworkSection, SandboxSection, SandboxSettings};
+pub use sandbox::SandboxSettings;
 pub use settings::{
-    FileSettings, PermissionSettings, PermissionsSection, SettingSources, Settings, SettingsFile,
-    SettingsLocations, SettingsSource,
+    FileSettings, PermissionSettings, PermissionsSection, SandboxNetworkSection, SandboxSection,
+    SettingSources, Settings, SettingsFile, SettingsLocations, SettingsSource,
 };
 pub use vars::{ENV_VARS, EnvVar};
 

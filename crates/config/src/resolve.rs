@@ -17,13 +17,13 @@
 //! "The env" is the process environment with the settings' `env` maps
 //! applied ([`Env::with_settings`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use orbit_hooks::HookSet;
 use orbit_model::catalog;
 use orbit_permissions::PermissionMode;
 
-use crate::settings::{PermissionSettings, Settings};
+use crate::settings::{PermissionSettings, Settings, settings_path};
 use crate::trust::{Skipped, trust_reason, untrusted_view};
 use crate::vars::{self, *};
 use crate::{ConfigError, Env, Origin, Sourced, data_dir};
@@ -370,21 +370,4 @@ fn resolve_permission_mode(overrides: &Overrides, settings: &Settings) -> Source
         }
     }
     Sourced::new(PermissionMode::Default, Origin::Default)
-}
-
-/// A directory named in a settings file: `~` and `~/…` under the home
-/// directory, relative paths under `cwd`; None for an empty entry (or `~`
-/// without a home).
-pub(crate) fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
-    let value = value.trim();
-    if value.is_empty() {
-        return None;
-    }
-    if value == "~" {
-        return home.map(Path::to_path_buf);
-    }
-    if let Some(rest) = value.strip_prefix("~/") {
-        return home.map(|h| h.join(rest));
-    }
-    Some(cwd.join(value))
 }

@@ -14,34 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::settings::Settings;
+use crate::settings::{Settings, settings_path};
 use crate::{Origin, Sourced};
-
-/// The `sandbox` object of a settings file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct SandboxSection {
-    /// `read-only`, `workspace-write` or `danger-full-access`.
-    pub mode: Option<String>,
-    /// Extra directories commands may write (`~/` is the home directory,
-    /// relative paths are taken from the session cwd).
-    pub writable_roots: Vec<String>,
-    /// Extra paths commands may not read.
-    pub deny_read: Vec<String>,
-    /// `network`.
-    pub network: SandboxNetworkSection,
-}
-
-/// The `sandbox.network` object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct SandboxNetworkSection {
-    /// Hosts commands may reach through orbit's proxy (`*.example.com`
-    /// matches subdomains).
-    pub allowed_domains: Vec<String>,
-}
 
 /// The resolved sandbox configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,7 +64,7 @@ pub(crate) fn resolve(
         }
         let paths = |list: &[String]| -> Vec<PathBuf> {
             list.iter()
-                .filter_map(|p| crate::resolve::settings_path(p, home, cwd))
+                .filter_map(|p| settings_path(p, home, cwd))
                 .collect()
         };
         out.deny_read.extend(paths(&section.deny_read));

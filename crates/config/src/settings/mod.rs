@@ -19,14 +19,17 @@
 //! Loading: [`load`].
 
 pub(crate) mod load;
+mod sandbox_section;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
 use crate::{Origin, Sourced};
+
+pub use sandbox_section::{SandboxNetworkSection, SandboxSection};
 
 pub use load::{SettingSources, SettingsLocations};
 
@@ -109,7 +112,7 @@ pub struct FileSettings {
     /// `permissions`.
     pub permissions: PermissionsSection,
     /// `sandbox`.
-    pub sandbox: crate::sandbox::SandboxSection,
+    pub sandbox: SandboxSection,
 }
 
 impl fmt::Debug for FileSettings {
@@ -290,4 +293,21 @@ impl Settings {
             (!value.is_empty()).then(|| Sourced::new(value.to_string(), file.value_origin()))
         })
     }
+}
+
+/// A directory named in a settings file: `~` and `~/…` under the home
+/// directory, relative paths under `cwd`; None for an empty entry (or `~`
+/// without a home).
+pub(crate) fn settings_path(value: &str, home: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    if value == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    if let Some(rest) = value.strip_prefix("~/") {
+        return home.map(|h| h.join(rest));
+    }
+    Some(cwd.join(value))
 }
