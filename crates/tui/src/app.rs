@@ -1,26 +1,26 @@
 //! The event loop. Idle, it blocks on terminal events and asks; busy (a
 //! turn, a compaction, a `!command`), it also polls the job's stream and a
-//! 1 s tick for the elapsed-time counter. Keys that act at once (Esc,
-//! Ctrl-C, Ctrl-D, Shift-Tab, Ctrl-O, dialog and picker keys) are handled
-//! in [`Front`]; submissions become [`Work`] queued and run in order when
-//! nothing runs, with the engine at hand.
+//! 1 s tick for the elapsed-time counter. Keys are handled in [`Front`];
+//! submissions become [`Work`] queued and run in order when nothing runs,
+//! with the engine at hand. Slash commands and the trust answer return an
+//! [`Action`] that [`App::apply`] carries out.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::EventStream;
 use futures::stream::LocalBoxStream;
 use futures::{FutureExt, StreamExt};
-use orbit_composer::{ComposerConfig, ComposerEvent, Submission};
+use orbit_composer::ComposerConfig;
 use orbit_engine::{AbortHandle, CompactError, CompactionBoundary, QueryEngine};
-use orbit_permissions::{PermissionMode, Policy};
 use orbit_protocol::EngineEvent;
 
+use crate::action::{Action, Job, Work};
 use crate::dialog::ApprovalInbox;
-use crate::screen::{PickerKind, Screen, Tone};
-use crate::status::StatusInfo;
-use crate::submit::{ShellRun, append_note, attachable, run_shell, with_attachments};
+use crate::front::Front;
+use crate::screen::{Screen, Tone};
+use crate::status::status_of;
+use crate::submit::{ShellRun, attachable, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
 use crate::{
@@ -28,27 +28,11 @@ use crate::{
 };
 use orbit_composer::custom::{CustomCommand, load_custom_commands};
 
-/// Two Ctrl-C within this long (on an empty input) exit.
-const DOUBLE_CTRL_C_MS: u64 = 1_000;
 /// Engine events handled before the next frame is drawn (coalescing).
 const EVENTS_PER_FRAME_MAX: usize = 256;
 /// Shortest time between two frames of streamed output, in milliseconds
 /// (keys and other events are drawn at once).
 const FRAME_INTERVAL_MS: u64 = 16;
-
-/// Something to do when nothing runs.
-pub(crate) enum Work {
-    /// A prompt and the `@path` mentions the composer found in it.
-    Prompt(String, Vec<PathBuf>),
-    Shell(String),
-    Command {
-        name: String,
-        args: String,
-    },
-    Open(SessionChoice),
-    /// The answer to "Trust this folder?" (yes / no).
-    Trust(bool),
-}
 
 /// A running job's stream items.
 enum Done {
@@ -57,179 +41,23 @@ enum Done {
     Shell(ShellRun),
 }
 
-/// The part of the app keys change (everything but the engine).
-pub(crate) struct Front {
-    pub(crate) screen: Screen,
-    pub(crate) queue: VecDeque<Work>,
-    last_ctrl_c: Option<Instant>,
-    pub(crate) exit: bool,
-    /// Esc / Ctrl-C asked the running job to stop.
-    interrupt: bool,
-    pub(crate) cwd: PathBuf,
-}
-
-impl Front {
-    fn on_terminal(&mut self, event: Event, policy: &Policy) {
-        match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key, policy),
-            Event::Paste(text) => self.screen.composer.handle_paste(&text),
-            _ => {}
-        }
-    }
-
-    fn on_key(&mut self, key: KeyEvent, policy: &Policy) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let busy = self.screen.is_busy();
-        if self.screen.has_dialog() {
-            if ctrl && key.code == KeyCode::Char('c') {
-                self.interrupt = true;
-                self.screen.deny_all();
-            } else {
-                self.screen.dialog_key(key);
-            }
-            return;
-        }
-        if self.screen.picker.is_some() {
-            self.picker_key(key);
-            return;
-        }
-        match key.code {
-            KeyCode::Char('c') if ctrl => {
-                if !self.screen.composer.is_empty() {
-                    self.screen.composer.clear();
-                    self.screen.set_hint(None);
-                    return;
-                }
-                let again = self
-                    .last_ctrl_c
-                    .is_some_and(|t| t.elapsed() < Duration::from_millis(DOUBLE_CTRL_C_MS));
-                if again {
-                    self.exit = true;
-                    self.interrupt = busy;
-                } else if busy {
-                    self.interrupt = true;
-                } else {
-                    self.screen
-                        .set_hint(Some("Press Ctrl-C again to exit".to_string()));
-                }
-                self.last_ctrl_c = Some(Instant::now());
-            }
-            KeyCode::Char('d') if ctrl && self.screen.composer.is_empty() => {
-                self.exit = true;
-                self.interrupt = busy;
-            }
-            KeyCode::Esc if busy && !self.screen.composer.popup_open() => {
-                self.interrupt = true;
-                self.queue.clear();
-                self.screen.set_queued(0);
-            }
-            KeyCode::BackTab => {
-                let next = match policy.mode() {
-                    PermissionMode::Default => PermissionMode::AcceptEdits,
-                    PermissionMode::AcceptEdits => PermissionMode::Plan,
-                    PermissionMode::Plan | PermissionMode::BypassPermissions => {
-                        PermissionMode::Default
-                    }
-                };
-                policy.set_mode(next);
-                self.screen.status_mut().mode = next;
-            }
-            KeyCode::Char('o') if ctrl => self.screen.toggle_full_output(),
-            _ => {
-                if let ComposerEvent::Submit(submission) = self.screen.composer.handle_key(key) {
-                    self.screen.set_hint(None);
-                    self.screen.composer_warnings();
-                    self.submit(submission);
-                }
-            }
-        }
-    }
-
-    fn picker_key(&mut self, key: KeyEvent) {
-        let Some(picker) = &mut self.screen.picker else {
-            return;
-        };
-        let count = picker.items.len();
-        match key.code {
-            KeyCode::Up => picker.selected = picker.selected.saturating_sub(1),
-            KeyCode::Down => picker.selected = (picker.selected + 1).min(count.saturating_sub(1)),
-            KeyCode::Enter => {
-                let value = picker.items.get(picker.selected).map(|(v, _)| v.clone());
-                match (picker.kind, value) {
-                    (PickerKind::Trust, value) => {
-                        self.queue.push_back(crate::trust::work(value.as_deref()));
-                    }
-                    (PickerKind::Resume, Some(id)) => {
-                        self.queue.push_back(Work::Open(SessionChoice::Resume(id)));
-                    }
-                    (PickerKind::Resume, None) => {}
-                }
-                self.screen.picker = None;
-            }
-            KeyCode::Esc => {
-                if picker.kind == PickerKind::Trust {
-                    self.queue.push_back(crate::trust::work(None));
-                }
-                self.screen.picker = None;
-            }
-            _ => {}
-        }
-    }
-
-    /// Submits `text` as if typed and sent.
-    pub(crate) fn submit_text(&mut self, text: &str) {
-        self.screen.composer.set_text(text);
-        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
-        if let ComposerEvent::Submit(submission) = self.screen.composer.handle_key(enter) {
-            self.submit(submission);
-        }
-    }
-
-    fn submit(&mut self, submission: Submission) {
-        let work = match submission {
-            Submission::Prompt { text, mentions } => Work::Prompt(text, mentions),
-            Submission::Shell(command) => Work::Shell(command),
-            Submission::Note(note) => {
-                match append_note(&self.cwd, &note) {
-                    Ok(file) => self
-                        .screen
-                        .note(&format!("# Noted in {file}: {note}"), Tone::Dim),
-                    Err(err) => self
-                        .screen
-                        .note(&format!("Could not save the note: {err}"), Tone::Error),
-                }
-                return;
-            }
-            Submission::Command { name, .. } if name == "exit" || name == "quit" => {
-                self.exit = true;
-                return;
-            }
-            Submission::Command { name, args } => Work::Command { name, args },
-        };
-        self.queue.push_back(work);
-        if self.screen.is_busy() {
-            self.screen.set_queued(self.queue.len());
-        }
-    }
-}
-
 /// The whole app.
-pub(crate) struct App {
-    pub(crate) front: Front,
-    pub(crate) engine: QueryEngine,
-    pub(crate) mcp: Option<McpStatus>,
+struct App {
+    front: Front,
+    engine: QueryEngine,
+    mcp: Option<McpStatus>,
     on_close: Option<Box<dyn FnOnce() + Send>>,
-    pub(crate) factory: Box<dyn SessionFactory>,
-    pub(crate) custom: Vec<CustomCommand>,
+    factory: Box<dyn SessionFactory>,
+    custom: Vec<CustomCommand>,
     /// `!command` outputs the next prompt carries.
     context: Vec<String>,
     inbox: ApprovalInbox,
     events: EventStream,
     term: Term,
     /// The folder trust question, until answered.
-    pub(crate) trust: Option<crate::trust::TrustAsk>,
+    trust: Option<crate::trust::TrustAsk>,
     /// The first prompt, waiting for the trust answer.
-    pub(crate) pending_prompt: Option<String>,
+    pending_prompt: Option<String>,
     /// Woken when the `@` file index is ready (the next draw shows it).
     index_ready: tokio::sync::mpsc::UnboundedReceiver<()>,
 }
@@ -266,7 +94,6 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         ),
         Tone::Dim,
     );
-    let queue = VecDeque::new();
     // The `@` file index is built on a thread; it wakes the idle loop.
     let (index_tx, index_ready) = tokio::sync::mpsc::unbounded_channel();
     screen
@@ -276,14 +103,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         })));
     let term = Term::start()?;
     let mut app = App {
-        front: Front {
-            screen,
-            queue,
-            last_ctrl_c: None,
-            exit: false,
-            interrupt: false,
-            cwd,
-        },
+        front: Front::new(screen, cwd),
         engine,
         mcp,
         on_close,
@@ -332,24 +152,6 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     Ok(ExitInfo { session_id })
 }
 
-/// The status line's facts of `engine`'s session.
-pub(crate) fn status_of(engine: &QueryEngine) -> StatusInfo {
-    let config = engine.config();
-    StatusInfo {
-        model: config.model.clone(),
-        cwd: config.cwd.display().to_string(),
-        mode: engine.policy().mode(),
-        context_tokens: 0,
-        // The window compaction works with: the configured one, else the
-        // engine's table for the model (8,192 for the local model).
-        context_window: config
-            .compact
-            .context_window
-            .unwrap_or_else(|| orbit_engine::context_window_tokens(&config.model)),
-        cost_usd: engine.total_cost_usd(),
-    }
-}
-
 impl App {
     async fn main_loop(&mut self) -> Result<(), TuiError> {
         loop {
@@ -387,22 +189,63 @@ impl App {
                 self.front.screen.user_prompt(&format!("!{command}"));
                 self.run_job(Job::Shell(command)).await
             }
-            Work::Command { name, args } => crate::commands::run(self, &name, &args).await,
+            Work::Command { name, args } => {
+                let ctx = crate::commands::Ctx {
+                    engine: &mut self.engine,
+                    screen: &mut self.front.screen,
+                    custom: &self.custom,
+                    mcp: self.mcp.as_ref(),
+                };
+                match crate::commands::run(ctx, &name, &args) {
+                    Some(action) => self.apply(action).await,
+                    None => Ok(()),
+                }
+            }
             Work::Open(choice) => {
                 self.open(choice).await;
                 Ok(())
             }
-            Work::Trust(yes) => crate::trust::answer(self, yes).await,
+            Work::Trust(yes) => {
+                if let Some(ask) = self.trust.take() {
+                    let action =
+                        crate::trust::answer(ask, yes, &self.engine, &mut self.front.screen);
+                    if let Some(action) = action {
+                        self.apply(action).await?;
+                    }
+                }
+                if let Some(prompt) = self.pending_prompt.take() {
+                    self.front.submit_text(&prompt);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Carries out what a command or the trust answer asked for.
+    async fn apply(&mut self, action: Action) -> Result<(), TuiError> {
+        match action {
+            Action::Open(choice) => {
+                self.open(choice).await;
+                Ok(())
+            }
+            Action::Reopen { choice, note } => {
+                match self.factory.open(choice) {
+                    Ok(opened) => {
+                        self.replace_engine(opened).await;
+                        self.front.screen.note(&note, Tone::Dim);
+                    }
+                    Err(err) => self.front.screen.note(&err, Tone::Error),
+                }
+                Ok(())
+            }
+            Action::Job(job) => self.run_job(job).await,
+            Action::Prompt(text) => self.prompt_turn(&text, &[]).await,
         }
     }
 
     /// Runs a turn for `text` with its `@path` attachments and the
     /// pending `!command` outputs.
-    pub(crate) async fn prompt_turn(
-        &mut self,
-        text: &str,
-        mentions: &[PathBuf],
-    ) -> Result<(), TuiError> {
+    async fn prompt_turn(&mut self, text: &str, mentions: &[PathBuf]) -> Result<(), TuiError> {
         let policy = self.engine.policy();
         let (files, refused): (Vec<_>, Vec<_>) = attachable(mentions, &self.front.cwd)
             .into_iter()
@@ -424,7 +267,7 @@ impl App {
     }
 
     /// Replaces the session (`/clear`, `/resume`, `/continue`).
-    pub(crate) async fn open(&mut self, choice: SessionChoice) {
+    async fn open(&mut self, choice: SessionChoice) {
         let resuming = matches!(choice, SessionChoice::Resume(_));
         match self.factory.open(choice) {
             Ok(opened) => {
@@ -434,7 +277,7 @@ impl App {
                 self.replace_engine(opened).await;
                 let id = self.engine.session_id().to_string();
                 if resuming {
-                    crate::commands::recap(self);
+                    crate::commands::recap(&self.engine, &mut self.front.screen);
                     self.front
                         .screen
                         .note(&format!("Resumed session {id}"), Tone::Dim);
@@ -449,7 +292,7 @@ impl App {
     }
 
     /// Swaps in `opened` (the old session's close runs first).
-    pub(crate) async fn replace_engine(&mut self, opened: OpenedSession) {
+    async fn replace_engine(&mut self, opened: OpenedSession) {
         if let Some(close) = self.on_close.take() {
             close();
         }
@@ -461,7 +304,7 @@ impl App {
         *self.front.screen.status_mut() = status;
     }
 
-    pub(crate) async fn run_job(&mut self, job: Job) -> Result<(), TuiError> {
+    async fn run_job(&mut self, job: Job) -> Result<(), TuiError> {
         let abort: AbortHandle = self.engine.abort_handle();
         let policy = self.engine.policy();
         let cwd = self.front.cwd.clone();
@@ -536,13 +379,6 @@ impl App {
         front.screen.status_mut().cost_usd = engine.total_cost_usd();
         Ok(())
     }
-}
-
-/// A job for [`App::run_job`].
-pub(crate) enum Job {
-    Turn(String),
-    Compact(Option<String>),
-    Shell(String),
 }
 
 fn finish_item(front: &mut Front, context: &mut Vec<String>, item: Done) {

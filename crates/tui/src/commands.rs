@@ -1,16 +1,29 @@
 //! Slash commands. Each runs when nothing else runs, with the engine at
-//! hand ([`App`]); what it reports goes to the scrollback. `/compact`,
+//! hand ([`Ctx`]); what it reports goes to the scrollback, and what needs
+//! the app (a job, a turn, another session) comes back as an [`Action`]
+//! the app applies. `/compact`,
 //! `/init` and custom commands run as jobs (Esc interrupts them);
 //! `/clear`, `/resume` and `/continue` swap the session through the CLI's
 //! factory. An unknown name gets one line.
 
+use orbit_composer::custom::CustomCommand;
+use orbit_engine::QueryEngine;
 use orbit_protocol::{ContentBlock, Role};
 
-use crate::SessionChoice;
-use crate::TuiError;
-use crate::app::{App, Job, status_of};
-use crate::screen::{Picker, PickerKind, Tone};
+use crate::action::{Action, Job};
+use crate::screen::{Picker, PickerKind, Screen, Tone};
+use crate::status::status_of;
 use crate::wrap::truncate;
+use crate::{McpStatus, SessionChoice};
+
+/// What a command works with: the engine, the screen, the custom commands
+/// and the MCP status.
+pub(crate) struct Ctx<'a> {
+    pub(crate) engine: &'a mut QueryEngine,
+    pub(crate) screen: &'a mut Screen,
+    pub(crate) custom: &'a [CustomCommand],
+    pub(crate) mcp: Option<&'a McpStatus>,
+}
 
 /// Built-in commands and their one-line descriptions.
 pub(crate) const BUILTIN: &[(&str, &str)] = &[
@@ -55,45 +68,48 @@ const PICKER_MAX_SESSIONS: usize = 30;
 /// Messages of a resumed session shown again.
 const RECAP_MESSAGES: usize = 4;
 
-/// Runs `/name args`.
-pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), TuiError> {
+/// Runs `/name args`; what is left for the app to do.
+pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
     let shown = if args.is_empty() {
         format!("/{name}")
     } else {
         format!("/{name} {args}")
     };
-    app.front.screen.user_prompt(&shown);
-    let screen = &mut app.front.screen;
+    let Ctx {
+        engine,
+        screen,
+        custom,
+        mcp,
+    } = app;
+    screen.user_prompt(&shown);
     match name {
         "help" => {
             for (n, d) in BUILTIN {
                 screen.note(&format!("  /{n:<12} {d}"), Tone::Plain);
             }
-            for c in &app.custom {
+            for c in custom {
                 let d = truncate(&c.description, 60);
                 screen.note(&format!("  /{:<12} {d} (custom)", c.name), Tone::Plain);
             }
             screen.note(KEYS_HELP, Tone::Dim);
         }
-        "clear" => app.open(SessionChoice::New).await,
+        "clear" => return Some(Action::Open(SessionChoice::New)),
         "compact" => {
             let instructions = (!args.is_empty()).then(|| args.to_string());
-            return app.run_job(Job::Compact(instructions)).await;
+            return Some(Action::Job(Job::Compact(instructions)));
         }
-        "resume" if !args.is_empty() => app.open(SessionChoice::Resume(args.to_string())).await,
+        "resume" if !args.is_empty() => {
+            return Some(Action::Open(SessionChoice::Resume(args.to_string())));
+        }
         "resume" | "continue" => {
-            let sessions = other_sessions(app);
+            let sessions = other_sessions(engine);
             match (name, sessions.first()) {
-                (_, None) => app
-                    .front
-                    .screen
-                    .note("No other session in this project.", Tone::Dim),
+                (_, None) => screen.note("No other session in this project.", Tone::Dim),
                 ("continue", Some((id, _))) => {
-                    let id = id.clone();
-                    app.open(SessionChoice::Resume(id)).await;
+                    return Some(Action::Open(SessionChoice::Resume(id.clone())));
                 }
                 _ => {
-                    app.front.screen.picker = Some(Picker {
+                    screen.picker = Some(Picker {
                         title: "Resume a session (↑/↓, Enter; Esc cancels)".to_string(),
                         items: sessions,
                         selected: 0,
@@ -103,12 +119,12 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
             }
         }
         "cost" => {
-            let usage = app.engine.session().usage();
+            let usage = engine.session().usage();
             screen.note(
                 &format!(
                     "Session cost: ${:.4} · {} model calls · tokens: {} in, {} out, {} cache read, {} cache write",
-                    app.engine.total_cost_usd(),
-                    app.engine.session().turns(),
+                    engine.total_cost_usd(),
+                    engine.session().turns(),
                     usage.input_tokens,
                     usage.output_tokens,
                     usage.cache_read_input_tokens,
@@ -119,27 +135,24 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
         }
         "model" if args.is_empty() => {
             screen.note(
-                &format!(
-                    "Model: {} (/model NAME switches)",
-                    app.engine.config().model
-                ),
+                &format!("Model: {} (/model NAME switches)", engine.config().model),
                 Tone::Plain,
             );
         }
         "model" => {
-            app.engine.set_model(args.to_string());
+            engine.set_model(args.to_string());
             // The new model's window; the context used stays what it was.
             let used = screen.status_mut().context_tokens;
-            *screen.status_mut() = crate::app::status_of(&app.engine);
+            *screen.status_mut() = status_of(engine);
             screen.status_mut().context_tokens = used;
             screen.note(
                 &format!("Model set to {args} for the next requests"),
                 Tone::Plain,
             );
         }
-        "permissions" => permissions(app, args),
+        "permissions" => permissions(engine, screen, args),
         "mcp" => {
-            let lines = app.mcp.as_ref().map(|status| status()).unwrap_or_default();
+            let lines = mcp.map(|status| status()).unwrap_or_default();
             if lines.is_empty() {
                 screen.note(
                     "No MCP servers configured (.mcp.json, --mcp-config).",
@@ -150,13 +163,13 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
                 screen.note(&format!("  {line}"), Tone::Plain);
             }
         }
-        "init" => return app.prompt_turn(INIT_PROMPT, &[]).await,
+        "init" => return Some(Action::Prompt(INIT_PROMPT.to_string())),
         "status" => {
-            let s = status_of(&app.engine);
+            let s = status_of(engine);
             screen.note(
                 &format!(
                     "Session {} · model {} · cwd {} · mode {} · ${:.4}",
-                    app.engine.session_id(),
+                    engine.session_id(),
                     s.model,
                     s.cwd,
                     s.mode.as_str(),
@@ -165,29 +178,24 @@ pub(crate) async fn run(app: &mut App, name: &str, args: &str) -> Result<(), Tui
                 Tone::Plain,
             );
         }
-        other => match app.custom.iter().find(|c| c.name == other) {
-            Some(command) => {
-                let prompt = command.expand(args);
-                return app.prompt_turn(&prompt, &[]).await;
-            }
+        other => match custom.iter().find(|c| c.name == other) {
+            Some(command) => return Some(Action::Prompt(command.expand(args))),
             None => screen.note(
                 &format!("Unknown command /{other} (see /help)"),
                 Tone::Error,
             ),
         },
     }
-    Ok(())
+    None
 }
 
 /// `/permissions [allow|deny|ask RULE]`.
-fn permissions(app: &mut App, args: &str) {
-    let policy = app.engine.policy();
-    let screen = &mut app.front.screen;
+fn permissions(engine: &QueryEngine, screen: &mut Screen, args: &str) {
+    let policy = engine.policy();
     if let Some(rule) = args.strip_prefix("allow ").map(str::trim) {
         match policy.add_session_rule(rule) {
             Ok(()) => {
-                let file = app
-                    .engine
+                let file = engine
                     .config()
                     .cwd
                     .join(orbit_permissions::LOCAL_RULES_FILE);
@@ -213,7 +221,7 @@ fn permissions(app: &mut App, args: &str) {
         screen.note("Usage: /permissions [allow RULE]", Tone::Error);
         return;
     }
-    let config = &app.engine.config().permissions;
+    let config = &engine.config().permissions;
     screen.note(
         &format!("Mode: {} (Shift-Tab cycles)", policy.mode().as_str()),
         Tone::Plain,
@@ -237,13 +245,13 @@ fn permissions(app: &mut App, args: &str) {
 }
 
 /// This project's sessions other than the open one: (id, label), newest first.
-fn other_sessions(app: &App) -> Vec<(String, String)> {
-    let config = app.engine.config();
+fn other_sessions(engine: &QueryEngine) -> Vec<(String, String)> {
+    let config = engine.config();
     let cwd = config
         .cwd
         .canonicalize()
         .unwrap_or_else(|_| config.cwd.clone());
-    let current = app.engine.session_id();
+    let current = engine.session_id();
     let list = orbit_session::list_project(&config.data_dir, &cwd).unwrap_or_default();
     list.into_iter()
         .filter(|s| s.session_id != current)
@@ -261,8 +269,8 @@ fn other_sessions(app: &App) -> Vec<(String, String)> {
 }
 
 /// The last messages of a resumed session, shown again.
-pub(crate) fn recap(app: &mut App) {
-    let messages = app.engine.messages();
+pub(crate) fn recap(engine: &QueryEngine, screen: &mut Screen) {
+    let messages = engine.messages();
     let start = messages.len().saturating_sub(RECAP_MESSAGES);
     let mut lines: Vec<(String, bool)> = Vec::new();
     for message in &messages[start..] {
@@ -275,9 +283,9 @@ pub(crate) fn recap(app: &mut App) {
     }
     for (text, user) in lines {
         if user {
-            app.front.screen.user_prompt(&text);
+            screen.user_prompt(&text);
         } else {
-            app.front.screen.note(&text, Tone::Plain);
+            screen.note(&text, Tone::Plain);
         }
     }
 }

@@ -14,11 +14,13 @@
 //! the engine through the CLI's [`SessionFactory`].
 #![deny(missing_docs)]
 
+mod action;
 mod answer;
 mod app;
 mod commands;
 mod dialog;
 mod diff;
+mod front;
 mod highlight;
 mod markdown;
 pub mod sanitize;

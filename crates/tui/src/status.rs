@@ -1,8 +1,10 @@
 //! The status line under the input box: model, cwd, context used, session
 //! cost and permission mode, shortened to fit the width (the cwd goes
 //! first, then the model). The model name and cwd are shown terminal-safe
-//! (a directory name can hold control characters).
+//! (a directory name can hold control characters). [`status_of`] reads
+//! the facts from the engine.
 
+use orbit_engine::QueryEngine;
 use orbit_permissions::PermissionMode;
 use ratatui::text::{Line, Span};
 
@@ -25,6 +27,24 @@ pub struct StatusInfo {
     pub context_window: u64,
     /// Cost of the session so far, in US dollars.
     pub cost_usd: f64,
+}
+
+/// The status line's facts of `engine`'s session.
+pub(crate) fn status_of(engine: &QueryEngine) -> StatusInfo {
+    let config = engine.config();
+    StatusInfo {
+        model: config.model.clone(),
+        cwd: config.cwd.display().to_string(),
+        mode: engine.policy().mode(),
+        context_tokens: 0,
+        // The window compaction works with: the configured one, else the
+        // engine's table for the model (8,192 for the local model).
+        context_window: config
+            .compact
+            .context_window
+            .unwrap_or_else(|| orbit_engine::context_window_tokens(&config.model)),
+        cost_usd: engine.total_cost_usd(),
+    }
 }
 
 /// The one status row at `width`.

@@ -8,11 +8,12 @@
 
 use std::path::PathBuf;
 
+use orbit_engine::QueryEngine;
 use orbit_session::transcript_path;
 
-use crate::app::{App, Work};
-use crate::screen::{Picker, PickerKind, Tone};
-use crate::{SessionChoice, TuiError};
+use crate::SessionChoice;
+use crate::action::{Action, Work};
+use crate::screen::{Picker, PickerKind, Screen, Tone};
 
 /// The question for an untrusted folder (see the module docs).
 pub struct TrustAsk {
@@ -47,53 +48,43 @@ pub(crate) fn picker(ask: &TrustAsk) -> Picker {
     }
 }
 
-/// The picker's answer: trust (and reopen the session) or go on untrusted;
-/// then the waiting first prompt.
-pub(crate) async fn answer(app: &mut App, yes: bool) -> Result<(), TuiError> {
-    if let Some(ask) = app.trust.take() {
-        let what = ask.would_enable.join("; ");
-        if !yes {
-            app.front.screen.note(
-                &format!("Not trusted: {what} stay off (`orbit trust` trusts it later)."),
-                Tone::Dim,
-            );
-        } else {
-            match (ask.trust)() {
-                Ok(()) => {
-                    // The same session, reopened with the folder trusted.
-                    let config = app.engine.config();
-                    let root = config
-                        .cwd
-                        .canonicalize()
-                        .unwrap_or_else(|_| config.cwd.clone());
-                    let id = app.engine.session_id().to_string();
-                    let choice = if transcript_path(&config.data_dir, &root, &id).is_file() {
-                        SessionChoice::Resume(id)
-                    } else {
-                        SessionChoice::New
-                    };
-                    match app.factory.open(choice) {
-                        Ok(opened) => {
-                            app.replace_engine(opened).await;
-                            app.front.screen.note(
-                                &format!("Trusted {}: {what} now apply.", ask.dir.display()),
-                                Tone::Dim,
-                            );
-                        }
-                        Err(err) => app.front.screen.note(&err, Tone::Error),
-                    }
-                }
-                Err(err) => app
-                    .front
-                    .screen
-                    .note(&format!("Could not trust the folder: {err}"), Tone::Error),
-            }
-        }
+/// The picker's answer: trusting records the folder and asks the app to
+/// reopen the same session so the settings apply; no (or a failure) is a
+/// note. The app then submits the waiting first prompt.
+pub(crate) fn answer(
+    ask: TrustAsk,
+    yes: bool,
+    engine: &QueryEngine,
+    screen: &mut Screen,
+) -> Option<Action> {
+    let what = ask.would_enable.join("; ");
+    if !yes {
+        screen.note(
+            &format!("Not trusted: {what} stay off (`orbit trust` trusts it later)."),
+            Tone::Dim,
+        );
+        return None;
     }
-    if let Some(prompt) = app.pending_prompt.take() {
-        app.front.submit_text(&prompt);
+    if let Err(err) = (ask.trust)() {
+        screen.note(&format!("Could not trust the folder: {err}"), Tone::Error);
+        return None;
     }
-    Ok(())
+    // The same session, reopened with the folder trusted.
+    let config = engine.config();
+    let root = config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone());
+    let id = engine.session_id().to_string();
+    let choice = if transcript_path(&config.data_dir, &root, &id).is_file() {
+        SessionChoice::Resume(id)
+    } else {
+        SessionChoice::New
+    };
+    Some(Action::Reopen {
+        choice,
+        note: format!("Trusted {}: {what} now apply.", ask.dir.display()),
+    })
 }
 
 /// The work a picker answer gives.
