@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::SessionChoice;
+use crate::session::SessionChoice;
 
 /// Something to do when nothing runs.
 pub(crate) enum Work {

@@ -19,13 +19,12 @@ use crate::action::{Action, Job, Work};
 use crate::dialog::ApprovalInbox;
 use crate::front::Front;
 use crate::screen::{Screen, Tone};
+use crate::session::{McpStatus, OpenedSession, SessionChoice, SessionFactory};
 use crate::status::status_of;
 use crate::submit::{ShellRun, attachable, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
-use crate::{
-    ExitInfo, McpStatus, OpenedSession, SessionChoice, SessionFactory, TuiError, TuiOptions,
-};
+use crate::trust::TrustAsk;
 use orbit_composer::custom::{CustomCommand, load_custom_commands};
 
 /// Engine events handled before the next frame is drawn (coalescing).
@@ -33,6 +32,39 @@ const EVENTS_PER_FRAME_MAX: usize = 256;
 /// Shortest time between two frames of streamed output, in milliseconds
 /// (keys and other events are drawn at once).
 const FRAME_INTERVAL_MS: u64 = 16;
+
+/// How the UI is set up.
+pub struct TuiOptions {
+    /// A first prompt to submit at once (`orbit "PROMPT"`).
+    pub initial_prompt: Option<String>,
+    /// Where the engine's asks arrive (the other half of [`crate::approver`]).
+    pub inbox: ApprovalInbox,
+    /// Builds the sessions `/clear` and `/resume` switch to.
+    pub sessions: Box<dyn SessionFactory>,
+    /// Where submitted prompts are remembered (the composer's history).
+    pub history_file: Option<PathBuf>,
+    /// The home directory (user custom commands); None: project ones only.
+    pub home: Option<PathBuf>,
+    /// False when `NO_COLOR` is set.
+    pub color: bool,
+    /// "Trust this folder?", asked once at start; None: nothing to ask.
+    pub trust: Option<TrustAsk>,
+}
+
+/// How the UI ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// The session that was open at the end (`orbit --resume <id>`).
+    pub session_id: String,
+}
+
+/// What can stop the UI.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal could not be set up, read or written.
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+}
 
 /// A running job's stream items.
 enum Done {
@@ -55,7 +87,7 @@ struct App {
     events: EventStream,
     term: Term,
     /// The folder trust question, until answered.
-    trust: Option<crate::trust::TrustAsk>,
+    trust: Option<TrustAsk>,
     /// The first prompt, waiting for the trust answer.
     pending_prompt: Option<String>,
     /// Woken when the `@` file index is ready (the next draw shows it).

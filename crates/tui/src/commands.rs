@@ -12,9 +12,9 @@ use orbit_protocol::{ContentBlock, Role};
 
 use crate::action::{Action, Job};
 use crate::screen::{Picker, PickerKind, Screen, Tone};
+use crate::session::{McpStatus, SessionChoice};
 use crate::status::status_of;
 use crate::wrap::truncate;
-use crate::{McpStatus, SessionChoice};
 
 /// What a command works with: the engine, the screen, the custom commands
 /// and the MCP status.

@@ -12,9 +12,9 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use orbit_composer::{ComposerEvent, Submission};
 use orbit_permissions::{PermissionMode, Policy};
 
-use crate::SessionChoice;
 use crate::action::Work;
 use crate::screen::{PickerKind, Screen, Tone};
+use crate::session::SessionChoice;
 use crate::submit::append_note;
 
 /// Two Ctrl-C within this long (on an empty input) exit.

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use orbit_engine::QueryEngine;
 use orbit_session::transcript_path;
 
-use crate::SessionChoice;
 use crate::action::{Action, Work};
 use crate::screen::{Picker, PickerKind, Screen, Tone};
+use crate::session::SessionChoice;
 
 /// The question for an untrusted folder (see the module docs).
 pub struct TrustAsk {

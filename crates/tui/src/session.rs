@@ -1,0 +1,35 @@
+//! The sessions the UI runs and how it gets another: an [`OpenedSession`]
+//! (engine, `/mcp` status, close hook) and the CLI's [`SessionFactory`]
+//! that opens a [`SessionChoice`] for `/clear`, `/resume` and `/continue`.
+//! A leaf: the app, the commands and the trust question all name these.
+
+use orbit_engine::QueryEngine;
+
+/// The MCP servers' status, one printable line each (`/mcp`).
+pub type McpStatus = Box<dyn Fn() -> Vec<String> + Send>;
+
+/// A session the UI runs: its engine and what `/mcp` shows.
+pub struct OpenedSession {
+    /// The engine (new or resumed).
+    pub engine: QueryEngine,
+    /// The MCP servers' status; None when none is configured.
+    pub mcp: Option<McpStatus>,
+    /// Run when the UI leaves this session (exit, `/clear`, `/resume`):
+    /// e.g. kill its background shells.
+    pub on_close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+/// Which session `/clear`, `/resume` and `/continue` open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new, empty session.
+    New,
+    /// The session with this id (this project's).
+    Resume(String),
+}
+
+/// Builds sessions the way the CLI does (same flags, same approver).
+pub trait SessionFactory {
+    /// Opens `choice`; the error is shown to the person.
+    fn open(&mut self, choice: SessionChoice) -> Result<OpenedSession, String>;
+}
