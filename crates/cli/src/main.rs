@@ -221,7 +221,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         std::io::stderr(),
     )
     .with_partial_messages(args.sdk.include_partial_messages)
-    .with_max_output_tokens(u64::from(engine.config().max_tokens));
+    .with_max_output_tokens(u64::from(engine.config().max_tokens))
+    .with_context_window(engine.config().compact.context_window);
     let mut write_failed = false;
     if !stdout.is_closed()
         && let Err(err) = writer.init(init)

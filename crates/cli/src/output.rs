@@ -73,6 +73,14 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         }
     }
 
+    /// The session's window if set, reported in `modelUsage`.
+    pub fn with_context_window(self, tokens: Option<u64>) -> Self {
+        match self {
+            Self::Sdk(w) => Self::Sdk(w.with_context_window(tokens)),
+            text => text,
+        }
+    }
+
     /// The first line of a stream-json run.
     pub fn init(&mut self, info: InitInfo) -> io::Result<()> {
         EventSink::init(self, info)

@@ -25,8 +25,6 @@ use orbit_tool::ToolDetail;
 use serde_json::{Map, Value, json};
 
 use crate::tool_result::{Finished, structured};
-/// The context window `modelUsage` reports, in tokens.
-const MODEL_CONTEXT_WINDOW_TOKENS: u64 = 200_000;
 
 /// A tool call seen on an `assistant` line.
 struct Call {
@@ -46,6 +44,10 @@ pub struct SdkTracker {
     models: Vec<(String, Usage)>,
     /// `max_tokens` of the requests (`modelUsage.maxOutputTokens`).
     pub max_output_tokens: u64,
+    /// The session's window when set (`ORBIT_CONTEXT_WINDOW`), in tokens;
+    /// None = the model catalog's window of each model. Either way what
+    /// `get_context_usage` reports (`modelUsage.contextWindow`).
+    pub context_window_tokens: Option<u64>,
 }
 
 impl SdkTracker {
@@ -112,6 +114,9 @@ impl SdkTracker {
         self.models
             .iter()
             .map(|(model, u)| {
+                let window = self
+                    .context_window_tokens
+                    .unwrap_or_else(|| orbit_model::catalog::context_window_tokens(model));
                 let entry = json!({
                     "inputTokens": u.input_tokens,
                     "outputTokens": u.output_tokens,
@@ -119,7 +124,7 @@ impl SdkTracker {
                     "cacheCreationInputTokens": u.cache_creation_input_tokens,
                     "webSearchRequests": 0,
                     "costUSD": orbit_model::pricing::cost_usd(model, u),
-                    "contextWindow": MODEL_CONTEXT_WINDOW_TOKENS,
+                    "contextWindow": window,
                     "maxOutputTokens": self.max_output_tokens,
                 });
                 (model.clone(), entry)

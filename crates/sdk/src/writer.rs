@@ -128,6 +128,13 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
         self
     }
 
+    /// The session's window if set (`ORBIT_CONTEXT_WINDOW`), reported in
+    /// `modelUsage` (else the model catalog's window of each model).
+    pub fn with_context_window(mut self, tokens: Option<u64>) -> Self {
+        self.tracker.context_window_tokens = tokens;
+        self
+    }
+
     fn stream(&self) -> bool {
         self.format == JsonFormat::StreamJson
     }
