@@ -7,7 +7,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::settings::{Settings, SettingsSource};
+use crate::error::ConfigError;
+use crate::origin::SettingsSource;
+use crate::settings::Settings;
 use crate::vars;
 
 /// Variables read before any settings file (the data directory locates the
@@ -195,4 +197,16 @@ impl Env {
 /// and what was expected; the caller then uses its default.
 pub(crate) fn warn_invalid(name: &str, value: &str, expected: &str) {
     tracing::warn!("ignoring invalid {name}={value:?} (expected {expected}; using the default)");
+}
+
+/// orbit's data directory: `$ORBIT_HOME` when set (non-empty), else
+/// `$HOME/.orbit`, else an error. The only place this rule lives; the
+/// directory is created lazily by whoever writes there.
+pub fn data_dir(env: &Env) -> Result<PathBuf, ConfigError> {
+    if let Some(dir) = env.path(vars::ORBIT_HOME) {
+        return Ok(dir);
+    }
+    env.path(vars::HOME)
+        .map(|home| home.join(".orbit"))
+        .ok_or(ConfigError::NoDataDir)
 }

@@ -23,10 +23,12 @@ use orbit_hooks::HookSet;
 use orbit_model::catalog;
 use orbit_permissions::PermissionMode;
 
+use crate::env::{Env, data_dir};
+use crate::error::ConfigError;
+use crate::origin::{Origin, Sourced};
 use crate::settings::{PermissionSettings, Settings, settings_path};
 use crate::trust::{Skipped, trust_reason, untrusted_view};
 use crate::vars::{self, *};
-use crate::{ConfigError, Env, Origin, Sourced, data_dir};
 
 /// Model of the anthropic provider when nothing sets one (the model
 /// catalog's).
@@ -161,7 +163,7 @@ pub struct Config {
     /// The hooks of every applied settings file, highest precedence first.
     pub hooks: HookSet,
     /// The OS sandbox for shell commands.
-    pub sandbox: crate::SandboxSettings,
+    pub sandbox: crate::sandbox::SandboxSettings,
 }
 
 impl Config {

@@ -14,8 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::origin::{Origin, Sourced};
 use crate::settings::{Settings, settings_path};
-use crate::{Origin, Sourced};
 
 /// The resolved sandbox configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

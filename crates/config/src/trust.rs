@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::env::Env;
+use crate::error::ConfigError;
 use crate::settings::{Settings, SettingsFile};
-use crate::{ConfigError, Env, vars};
+use crate::vars;
 
 /// The trust store's file name inside the data directory.
 pub const TRUST_FILE: &str = "trusted-folders.json";

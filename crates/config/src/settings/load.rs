@@ -23,7 +23,9 @@ use orbit_permissions::PermissionRule;
 use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, UntrustedError, read_untrusted};
 
 use super::{FileSettings, Settings, SettingsFile, SettingsSource};
-use crate::{ConfigError, Env, data_dir, vars};
+use crate::env::{Env, data_dir};
+use crate::error::ConfigError;
+use crate::vars;
 
 /// Managed (policy) settings, orbit's first.
 pub(crate) const MANAGED_PATHS: [&str; 2] = [

@@ -27,74 +27,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::{Origin, Sourced};
+use crate::origin::{Origin, Sourced};
+
+pub use crate::origin::SettingsSource;
 
 pub use sandbox_section::{SandboxNetworkSection, SandboxSection};
 
 pub use load::{SettingSources, SettingsLocations};
-
-/// Where a settings file comes from, highest precedence first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SettingsSource {
-    /// Administrator policy: `/etc/orbit/managed-settings.json`,
-    /// `/etc/claude-code/managed-settings.json`. Always loaded.
-    Managed,
-    /// `--settings FILE` or `--settings '{…json…}'`. Always loaded.
-    Flag,
-    /// Personal, per project, not committed: `.orbit/settings.local.json`,
-    /// `.claude/settings.local.json`.
-    Local,
-    /// Shared with the project: `.orbit/settings.json`, `.claude/settings.json`.
-    Project,
-    /// Personal: `$ORBIT_HOME/settings.json`, `~/.claude/settings.json`.
-    User,
-}
-
-impl SettingsSource {
-    /// Every source, highest precedence first.
-    pub const ALL: [SettingsSource; 5] = [
-        SettingsSource::Managed,
-        SettingsSource::Flag,
-        SettingsSource::Local,
-        SettingsSource::Project,
-        SettingsSource::User,
-    ];
-
-    /// orbit's name (`managed`, `flag`, `local`, `project`, `user`), as in
-    /// `--setting-sources`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SettingsSource::Managed => "managed",
-            SettingsSource::Flag => "flag",
-            SettingsSource::Local => "local",
-            SettingsSource::Project => "project",
-            SettingsSource::User => "user",
-        }
-    }
-
-    /// Claude Code's name (`policySettings`, `flagSettings`, …).
-    pub fn claude_code_name(self) -> &'static str {
-        match self {
-            SettingsSource::Managed => "policySettings",
-            SettingsSource::Flag => "flagSettings",
-            SettingsSource::Local => "localSettings",
-            SettingsSource::Project => "projectSettings",
-            SettingsSource::User => "userSettings",
-        }
-    }
-
-    /// Whether files of this source live in the project directory (and so
-    /// come with whatever repository is checked out).
-    pub fn is_in_project(self) -> bool {
-        matches!(self, SettingsSource::Local | SettingsSource::Project)
-    }
-}
-
-impl fmt::Display for SettingsSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The keys orbit reads from one settings file. Unknown keys are ignored
 /// here (they stay in [`SettingsFile::raw`]).
