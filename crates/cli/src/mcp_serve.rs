@@ -59,7 +59,7 @@ pub fn run(
         },
     )?;
     let mut spec = SessionSpec::new(cwd, config.data_dir.clone(), config.env.clone());
-    spec.tools = tools;
+    spec.tools = Some(tools);
     spec.permissions = permissions;
     // The settings' hooks (PreToolUse, PostToolUse, …) see served calls too.
     spec.hooks = config.hooks.clone();

@@ -169,7 +169,7 @@ pub fn prepare_with(
         deny_paths: instruction_deny_paths(&config),
     };
     spec.log = Box::new(|line| crate::term_safe::eprintln_safe!("orbit: warning: {line}"));
-    spec.tools = tools;
+    spec.tools = Some(tools);
     spec.permissions = permissions;
     spec.rules_file = Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE));
     spec.approver = approver;

@@ -340,7 +340,7 @@ impl AgentBuilder {
         spec.resume = resume;
         spec.fork = self.fork;
         spec.persist = self.persist;
-        spec.tools = self.tools;
+        spec.tools = Some(self.tools);
         spec.permissions = self.permissions;
         spec.approver = self.approver;
         spec.mcp_servers = mcp_servers;

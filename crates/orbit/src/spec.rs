@@ -73,8 +73,9 @@ pub struct SessionSpec {
     pub fork: bool,
     /// Record the session in its transcript.
     pub persist: bool,
-    /// The tools (before the profile filters them and MCP adds its own).
-    pub tools: ToolRegistry,
+    /// The tools (before the profile filters them and MCP adds its own);
+    /// None = orbit's built-in tools.
+    pub tools: Option<ToolRegistry>,
     /// Permission mode and rules.
     pub permissions: PermissionConfig,
     /// Where "always allow" answers are saved; None = this session only.
@@ -143,7 +144,7 @@ impl SessionSpec {
             resume: None,
             fork: false,
             persist: true,
-            tools: orbit_tools::builtin::default_tools(),
+            tools: None,
             permissions,
             rules_file: None,
             approver: None,
@@ -174,7 +175,11 @@ impl SessionSpec {
             .take()
             .unwrap_or_else(|| crate::agent::default_model(&provider, local));
         let profile = self.profile.unwrap_or_else(|| ModelProfile::new(local));
-        profile.retain_tools(&mut self.tools);
+        let mut tools = self
+            .tools
+            .take()
+            .unwrap_or_else(orbit_tools::builtin::default_tools);
+        profile.retain_tools(&mut tools);
         let system_prompt = self.system_prompt(profile);
         let turns_done = self.resume.as_ref().map_or(0, |loaded| loaded.turns);
         let session_id = match (self.session_id.take(), &self.resume) {
@@ -182,15 +187,15 @@ impl SessionSpec {
             (None, Some(loaded)) if !self.fork => loaded.header.session_id.clone(),
             _ => uuid::Uuid::new_v4().to_string(),
         };
-        let mcp = self.start_mcp(&session_id)?;
-        let tool_names = self.tools.names();
+        let mcp = self.start_mcp(&session_id, &mut tools)?;
+        let tool_names = tools.names();
         let mut config = self.engine_config(session_id);
         config.model = model;
         config.system_prompt = system_prompt;
         profile.configure(&mut config, self.overrides, turns_done);
         let engine = match self.resume {
-            Some(loaded) => QueryEngine::resume(config, client, self.tools, loaded),
-            None => QueryEngine::new(config, client, self.tools),
+            Some(loaded) => QueryEngine::resume(config, client, tools, loaded),
+            None => QueryEngine::new(config, client, tools),
         };
         secure(
             engine.tool_context(),
@@ -214,7 +219,10 @@ impl SessionSpec {
             .session_id
             .take()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let tools = std::mem::take(&mut self.tools);
+        let tools = self
+            .tools
+            .take()
+            .unwrap_or_else(orbit_tools::builtin::default_tools);
         let config = self.engine_config(session_id);
         let runner = ToolRunner::new(&config, tools);
         secure(
@@ -276,7 +284,11 @@ impl SessionSpec {
 
     /// Starts the MCP servers (None without any); their tools join the
     /// registry as they arrive.
-    fn start_mcp(&mut self, session_id: &str) -> Result<Option<Arc<McpManager>>, Error> {
+    fn start_mcp(
+        &mut self,
+        session_id: &str,
+        tools: &mut ToolRegistry,
+    ) -> Result<Option<Arc<McpManager>>, Error> {
         if self.mcp_servers.is_empty() {
             return Ok(None);
         }
@@ -286,7 +298,7 @@ impl SessionSpec {
         let mut options = crate::mcp::options(&self.env, &self.data_dir, &self.cwd, session_id);
         options.sdk_bridge = self.sdk_bridge.take();
         let manager = McpManager::start(std::mem::take(&mut self.mcp_servers), options);
-        self.tools.add_source(manager.clone());
+        tools.add_source(manager.clone());
         Ok(Some(manager))
     }
 }
