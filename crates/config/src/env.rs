@@ -9,7 +9,6 @@ use std::str::FromStr;
 
 use crate::error::ConfigError;
 use crate::origin::SettingsSource;
-use crate::settings::Settings;
 use crate::vars;
 
 /// Variables read before any settings file (the data directory locates the
@@ -145,33 +144,30 @@ impl Env {
         }
     }
 
-    /// This environment with the `env` maps of `settings` applied: managed
-    /// settings override the process environment; every other source only
-    /// fills variables the process environment leaves unset (flags > env >
-    /// settings files). Among settings files the higher-precedence one wins.
-    /// Variables needed before settings are read ([`PROCESS_ONLY`]) are
-    /// not taken from settings, nor [`NOT_FROM_PROJECT`] from project and
-    /// local settings (a warning says so).
-    pub fn with_settings(&self, settings: &Settings) -> Env {
+    /// This environment with settings files' `env` maps applied, highest
+    /// precedence first: (source, how the file is named, its `env` map).
+    /// The rules are [`Env::with_settings`]'s.
+    pub(crate) fn with_env_maps<'a>(
+        &self,
+        maps: impl IntoIterator<Item = (SettingsSource, &'a str, &'a BTreeMap<String, String>)>,
+    ) -> Env {
         let mut vars = self.vars.clone();
         let mut managed = BTreeSet::new();
-        for file in settings.files() {
-            for (name, value) in &file.values.env {
+        for (source, origin, env) in maps {
+            for (name, value) in env {
                 if PROCESS_ONLY.contains(&name.as_str()) {
                     tracing::warn!(
-                        "ignoring env.{name} in {}: {name} is read before settings files",
-                        file.origin
+                        "ignoring env.{name} in {origin}: {name} is read before settings files"
                     );
                     continue;
                 }
-                if file.source.is_in_project() && NOT_FROM_PROJECT.contains(&name.as_str()) {
+                if source.is_in_project() && NOT_FROM_PROJECT.contains(&name.as_str()) {
                     tracing::warn!(
-                        "ignoring env.{name} in {}: project settings cannot set it (set it in the environment or user settings)",
-                        file.origin
+                        "ignoring env.{name} in {origin}: project settings cannot set it (set it in the environment or user settings)"
                     );
                     continue;
                 }
-                let take = if file.source == SettingsSource::Managed {
+                let take = if source == SettingsSource::Managed {
                     managed.insert(name.clone())
                 } else {
                     vars.get(name)

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
+use crate::env::Env;
 use crate::origin::{Origin, Sourced};
 
 pub use crate::origin::SettingsSource;
@@ -231,6 +232,24 @@ impl Settings {
             let value = pick(&file.values)?.trim();
             (!value.is_empty()).then(|| Sourced::new(value.to_string(), file.value_origin()))
         })
+    }
+}
+
+impl Env {
+    /// This environment with the `env` maps of `settings` applied: managed
+    /// settings override the process environment; every other source only
+    /// fills variables the process environment leaves unset (flags > env >
+    /// settings files). Among settings files the higher-precedence one wins.
+    /// Variables needed before settings are read ([`crate::PROCESS_ONLY`]) are
+    /// not taken from settings, nor [`crate::NOT_FROM_PROJECT`] from project and
+    /// local settings (a warning says so).
+    pub fn with_settings(&self, settings: &Settings) -> Env {
+        self.with_env_maps(
+            settings
+                .files()
+                .iter()
+                .map(|f| (f.source, f.origin.as_str(), &f.values.env)),
+        )
     }
 }
 
