@@ -199,4 +199,3 @@ pub fn raw_stream_event(event: &StreamEvent) -> Option<Value> {
 fn delta(index: usize, kind: &str, key: &str, text: &str) -> Value {
     json!({"type": "content_block_delta", "index": index, "delta": {"type": kind, key: text}})
 }
-

@@ -29,9 +29,7 @@ mod writer;
 
 use std::path::PathBuf;
 
-pub use listing::{
-    SessionSummary, civil_from_days, find_anywhere, latest, list_all, list_project,
-};
+pub use listing::{SessionSummary, civil_from_days, find_anywhere, latest, list_all, list_project};
 pub use paths::{file_component, is_valid_session_id, project_dir, project_slug, transcript_path};
 pub use reader::{LoadedSession, Repair, load};
 pub use record::{

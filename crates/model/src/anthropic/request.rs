@@ -13,7 +13,6 @@ use serde_json::{Map, Value, json};
 use crate::ModelRequest;
 use crate::prefix::PrefixCache;
 
-
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
 }

@@ -19,7 +19,6 @@ use crate::prefix::PrefixCache;
 pub(super) const IMAGE_DROPPED_NOTE: &str =
     "[image omitted: this provider cannot receive images in tool results]";
 
-
 /// First allocation of a request body, in bytes; it grows with the history.
 const BODY_CAPACITY_BYTES: usize = 16 * 1024;
 

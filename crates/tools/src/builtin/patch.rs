@@ -56,7 +56,10 @@ mod tests {
         let hunks = structured_patch("one\ntwo\nthree\nfour\n", "one\ntwo\nTHREE\nfour\n");
         assert_eq!(hunks.len(), 1);
         assert_eq!((hunks[0].old_start, hunks[0].old_lines), (1, 4));
-        assert_eq!(hunks[0].lines, [" one", " two", "-three", "+THREE", " four"]);
+        assert_eq!(
+            hunks[0].lines,
+            [" one", " two", "-three", "+THREE", " four"]
+        );
         let old: String = (1..=12).map(|n| format!("line {n}\n")).collect();
         let new = old.replace("line 2\n", "line two\n") + "line 13\n";
         assert_eq!(structured_patch(&old, &new).len(), 2);

@@ -220,7 +220,10 @@ fn a_large_file_is_never_read_whole() {
     assert!(!answer.is_error, "{answer:?}");
     match answer.detail {
         Some(orbit_tool::ToolDetail::Write(change)) => {
-            assert_eq!(change.original, None, "an original over the cap is not carried");
+            assert_eq!(
+                change.original, None,
+                "an original over the cap is not carried"
+            );
             assert!(change.structured_patch.is_empty());
         }
         other => panic!("{other:?}"),
