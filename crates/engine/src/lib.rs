@@ -39,6 +39,7 @@ mod context_usage;
 mod deferred;
 mod engine;
 mod executor;
+mod gate;
 mod hooks;
 mod messages;
 mod orchestrator;
@@ -48,6 +49,7 @@ mod recorder;
 mod recovery;
 mod results;
 mod runner;
+mod runtime;
 mod session;
 mod structured;
 

@@ -43,14 +43,14 @@
 //! through the result pipeline. A panic anywhere in step 2 ends the task;
 //! the executor turns the `JoinError` into an error result (this needs
 //! `panic = "unwind"`; with `panic = "abort"` a tool panic ends the process).
+//!
+//! What every call shares is `runtime::ToolRuntime`; the permission gate
+//! (policy, hooks' vote, PermissionRequest hooks, approver) is `gate`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use orbit_hooks::{HookEvent, PermissionVote};
-use orbit_permissions::{
-    PermissionDecision, PermissionRequest, Policy, persist_allow_rule, suggested_rule,
-};
 use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
 use orbit_tool::validation::{
     no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
@@ -61,97 +61,11 @@ use orbit_tool::{
 };
 use serde_json::{Value, json};
 
-use crate::approve::{Approval, ApprovalRequest, SharedApprover};
-use crate::hooks::HookPoints;
+use crate::gate::{denied_by_rules, permit};
 use crate::readiness;
-use crate::results::{ToolResultStorage, process_tool_result};
+use crate::results::process_tool_result;
+pub(crate) use crate::runtime::ToolRuntime;
 use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error, tool_not_ready_error};
-
-/// Everything a tool call needs, shared by all calls of a session.
-#[derive(Debug)]
-pub(crate) struct ToolRuntime {
-    /// The tools the model may call.
-    pub(crate) tools: ToolRegistry,
-    /// Session context handed to every tool call.
-    pub(crate) context: ToolUseContext,
-    /// Permission mode and rules, compiled for the project root.
-    pub(crate) permissions: Arc<Policy>,
-    /// Who answers asks; None = headless (an ask is a denial).
-    pub(crate) approver: Option<SharedApprover>,
-    /// Where "always allow" answers are persisted (None: this session only).
-    pub(crate) rules_file: Option<std::path::PathBuf>,
-    /// Where oversized results are persisted.
-    pub(crate) storage: ToolResultStorage,
-    /// X2: at most this many tools execute at once (≥ 1).
-    pub(crate) max_concurrency: usize,
-    /// P1: every call the permission gate refused, recorded when it is
-    /// refused, so no path (retry, abort, error) can drop one. The query
-    /// loop takes them for the run's result.
-    pub(crate) denials: std::sync::Mutex<Vec<PermissionDenial>>,
-    /// The session's hooks (PreToolUse, PermissionRequest, Notification,
-    /// PostToolUse, PostToolUseFailure are consulted here).
-    pub(crate) hooks: HookPoints,
-}
-
-impl ToolRuntime {
-    /// The runtime of a session configured by `config`: its policy
-    /// compiled for the (canonical) project root `context` was made for (a rule that
-    /// does not compile is logged), searches filtered by the read deny
-    /// rules, results persisted under the session's directory, the hooks
-    /// told `transcript` (empty when there is none).
-    pub(crate) fn new(
-        config: &crate::EngineConfig,
-        tools: ToolRegistry,
-        mut context: ToolUseContext,
-        transcript: std::path::PathBuf,
-    ) -> Self {
-        let project_root = context.project_root.clone();
-        let policy = Arc::new(Policy::new(&config.permissions, &project_root));
-        for err in policy.errors() {
-            tracing::error!(%err, "a permission rule does not compile; it allows nothing and a deny or ask rule covers its whole tool");
-        }
-        // Searches leave out what read deny rules cover (and Bash lists
-        // what git tracks only when such rules exist).
-        if policy.has_read_deny_rules() {
-            let filter = Arc::clone(&policy);
-            context.set_read_filter(move |path| filter.is_read_denied(path));
-        }
-        let storage = ToolResultStorage::new(&config.data_dir, &project_root, &config.session_id);
-        let hooks = HookPoints::new(
-            config.hooks.clone(),
-            &config.session_id,
-            transcript,
-            &project_root,
-            config.permissions.mode.as_str(),
-        );
-        Self {
-            tools,
-            context,
-            permissions: policy,
-            approver: config.approver.clone(),
-            rules_file: config.rules_file.clone(),
-            storage,
-            max_concurrency: config.max_tool_use_concurrency.max(1),
-            denials: std::sync::Mutex::new(Vec::new()),
-            hooks,
-        }
-    }
-
-    fn record_denial(&self, denial: PermissionDenial) {
-        match self.denials.lock() {
-            Ok(mut denials) => denials.push(denial),
-            Err(poisoned) => poisoned.into_inner().push(denial),
-        }
-    }
-
-    /// The denials recorded since the last call, in the order they happened.
-    pub(crate) fn take_denials(&self) -> Vec<PermissionDenial> {
-        match self.denials.lock() {
-            Ok(mut denials) => std::mem::take(&mut *denials),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
-    }
-}
 
 /// What step 2 starts from.
 pub(crate) enum Staged {
@@ -490,29 +404,6 @@ async fn reprepare(
     Ok(prepared)
 }
 
-/// A deny rule (or the mode) covering a replacement input's facts.
-fn denied_by_rules(runtime: &ToolRuntime, name: &str, facts: &CallFacts) -> Option<String> {
-    match decide(runtime, name, facts) {
-        PermissionDecision::Deny { reason } => Some(reason),
-        _ => None,
-    }
-}
-
-/// The policy's decision for one call's facts.
-fn decide(runtime: &ToolRuntime, name: &str, facts: &CallFacts) -> PermissionDecision {
-    let ctx = &runtime.context;
-    let cwd = ctx.cwd();
-    let mut roots = vec![orbit_tool::workspace::canonical_project_root(ctx)];
-    roots.extend(ctx.allowed_directories());
-    let request = PermissionRequest {
-        tool_name: name,
-        facts,
-        cwd: &cwd,
-        roots: &roots,
-    };
-    runtime.permissions.decide(&request)
-}
-
 fn hook_denied(name: &str) -> String {
     format!("A PreToolUse hook denied this {name} call.")
 }
@@ -540,90 +431,4 @@ async fn post_tool_use(
     let mut notes: Vec<String> = verdict.block.into_iter().collect();
     notes.extend(verdict.additional_context);
     (!notes.is_empty()).then(|| format!("{event} hook: {}", notes.join("\n")))
-}
-
-/// The permission gate for one call: the policy's decision with the
-/// PreToolUse hooks' vote (see the module docs), an ask put to the
-/// PermissionRequest hooks, then the approver (or denied when there is
-/// none). `Err` holds the reason the model is told; `Ok(Some(input))` an
-/// approver's replacement input.
-async fn permit(
-    runtime: &ToolRuntime,
-    name: &str,
-    facts: &CallFacts,
-    id: &str,
-    input: &Value,
-    hook_vote: Option<(PermissionVote, String)>,
-) -> Result<Option<Value>, String> {
-    let reason = match (decide(runtime, name, facts), hook_vote) {
-        // A deny rule (or the mode) beats any hook.
-        (PermissionDecision::Deny { reason }, _) => return Err(reason),
-        (_, Some((PermissionVote::Allow, _))) => return Ok(None),
-        (PermissionDecision::Allow, Some((PermissionVote::Ask, why))) => {
-            if why.is_empty() {
-                format!("A PreToolUse hook asks before this {name} call.")
-            } else {
-                why
-            }
-        }
-        (PermissionDecision::Allow, _) => return Ok(None),
-        (PermissionDecision::Ask { reason }, _) => reason,
-    };
-    if runtime.hooks.active(HookEvent::PermissionRequest) {
-        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id});
-        let verdict = runtime
-            .hooks
-            .run(HookEvent::PermissionRequest, Some(name), fields)
-            .await;
-        match verdict.permission {
-            Some((PermissionVote::Allow, _)) => return Ok(None),
-            Some((PermissionVote::Deny, why)) => {
-                return Err(if why.is_empty() { reason } else { why });
-            }
-            _ => {}
-        }
-    }
-    if runtime.hooks.active(HookEvent::Notification) {
-        let message = format!("orbit needs your permission to use {name}");
-        let fields = json!({"message": message, "notification_type": "permission_prompt"});
-        runtime
-            .hooks
-            .run(HookEvent::Notification, Some("permission_prompt"), fields)
-            .await;
-    }
-    let Some(approver) = &runtime.approver else {
-        return Err(reason);
-    };
-    let ask = ApprovalRequest {
-        tool_name: name.to_string(),
-        tool_use_id: id.to_string(),
-        input: input.clone(),
-        reason: reason.clone(),
-        subject: facts.subject.clone(),
-        suggested_rule: suggested_rule(name, facts),
-    };
-    match approver.0.approve(&ask).await {
-        Approval::Allow => Ok(None),
-        Approval::AllowWithInput { input } => Ok(Some(input)),
-        Approval::AllowAlways { rule } => {
-            remember(runtime, &rule);
-            Ok(None)
-        }
-        Approval::Deny { reason: given } => Err(given.unwrap_or(reason)),
-    }
-}
-
-/// Keeps an "always allow" rule for the session and, when configured, in
-/// the rules file. A rule that does not parse or cannot be saved is logged;
-/// the approved call runs either way.
-fn remember(runtime: &ToolRuntime, rule: &str) {
-    if let Err(err) = runtime.permissions.add_session_rule(rule) {
-        tracing::warn!(%err, "an \"always allow\" answer gave a rule that does not parse");
-        return;
-    }
-    if let Some(path) = &runtime.rules_file
-        && let Err(err) = persist_allow_rule(path, rule)
-    {
-        tracing::warn!(%err, "cannot persist an \"always allow\" rule");
-    }
 }
