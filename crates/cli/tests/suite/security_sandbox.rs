@@ -5,7 +5,7 @@
 //! nothing — and the look-alikes that must still work. Then `orbit sandbox
 //! -- CMD` directly, and the escalation path (`dangerouslyDisableSandbox`).
 //!
-//! Every path of a case lives under `$HOME/.cache/orbit-sandbox-tests/<id>`
+//! Every path of a case lives under `$HOME/.cache/osbx/<id>`
 //! (`ws`, `home`, `outside`): no policy grants it, also when the repo is
 //! cloned under /tmp, and the workspace is not inside the temp dir (which
 //! every mode may write).
@@ -44,9 +44,11 @@ struct World {
 impl World {
     fn new() -> Self {
         let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
+        // Short: `outside/agent.sock` must fit a Unix socket path (108 bytes)
+        // under any HOME.
         let base = real_home
-            .join(".cache/orbit-sandbox-tests")
-            .join(uuid::Uuid::new_v4().to_string());
+            .join(".cache/osbx")
+            .join(&uuid::Uuid::new_v4().simple().to_string()[..12]);
         let home = base.join("home");
         for (path, text) in [
             (".ssh/id_rsa", SECRET),
