@@ -13,6 +13,26 @@
 use std::path::{Path, PathBuf};
 
 use orbit_shell::GitInvocation;
+use orbit_untrusted::{ReadOpts, UntrustedError, read_untrusted};
+
+/// The most of a repository's `.git` file, `commondir` or config file
+/// read; a larger one is refused (and a config then counts as running
+/// programs).
+const GIT_FILE_MAX_BYTES: usize = 1024 * 1024;
+
+/// A file of a repository the command names (hostile input: a FIFO, a
+/// device or a huge file is refused, never read whole or waited on);
+/// `Ok(None)` when absent.
+fn read_repo_file(path: &Path) -> Result<Option<String>, UntrustedError> {
+    match read_untrusted(
+        path,
+        &ReadOpts::user_file(GIT_FILE_MAX_BYTES).refuse_over_cap(),
+    ) {
+        Ok(file) => Ok(Some(file.text())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
 
 /// Config keys (by a part of their name, lower-case) that make git run a
 /// program, and sections that define programs or pull in other files.
@@ -71,7 +91,7 @@ fn discover(dir: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
             return Some((dot_git, Some(d.to_path_buf())));
         }
         if dot_git.is_file() {
-            let text = std::fs::read_to_string(&dot_git).ok()?;
+            let text = read_repo_file(&dot_git).ok()??;
             let target = text.trim().strip_prefix("gitdir:")?.trim().to_string();
             return Some((d.join(target), Some(d.to_path_buf())));
         }
@@ -94,9 +114,9 @@ fn is_bare_repository(dir: &Path) -> bool {
 /// The common directory of a git directory (a linked worktree's gitdir
 /// names it in `commondir`), else the git directory itself.
 pub(super) fn common_dir(git_dir: &Path) -> PathBuf {
-    match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(common) => git_dir.join(common.trim()),
-        Err(_) => git_dir.to_path_buf(),
+    match read_repo_file(&git_dir.join("commondir")) {
+        Ok(Some(common)) => git_dir.join(common.trim()),
+        _ => git_dir.to_path_buf(),
     }
 }
 
@@ -109,15 +129,11 @@ pub(super) fn runs_programs(repo: &Repo) -> bool {
         git_dir.join("config.worktree"),
         common_dir(git_dir).join("config"),
     ];
-    files
-        .iter()
-        .any(|file| match std::fs::read_to_string(file) {
-            Ok(text) => config_runs_programs(&text),
-            Err(e) => !matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ),
-        })
+    files.iter().any(|file| match read_repo_file(file) {
+        Ok(Some(text)) => config_runs_programs(&text),
+        Ok(None) => false,
+        Err(_) => true,
+    })
 }
 
 /// Reads a git config file's section and key names (values are never
@@ -217,5 +233,38 @@ mod tests {
             assert_eq!(repo.git_dir, git_dir, "{command}");
             assert_eq!(runs_programs(&repo), evil, "{command}");
         }
+    }
+
+    /// A repository's config, `.git` file or `commondir` that is a FIFO
+    /// or `/dev/zero` is refused at once (never waited on or read whole):
+    /// a config that cannot be read counts as running programs.
+    #[test]
+    fn hostile_repository_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join(".git/config"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::os::unix::fs::symlink("/dev/zero", root.join(".git/commondir")).unwrap();
+        let started = std::time::Instant::now();
+        let repo = Repo {
+            git_dir: root.join(".git"),
+            work_root: Some(root.clone()),
+        };
+        assert!(runs_programs(&repo));
+        assert_eq!(common_dir(&repo.git_dir), root.join(".git"));
+        let linked = root.join("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(linked.join(".git"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Not a gitdir file: discovery goes on upwards without reading it.
+        assert_eq!(discover(&linked).map(|(d, _)| d), Some(root.join(".git")));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 }
