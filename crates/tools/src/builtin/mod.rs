@@ -8,8 +8,10 @@
 //! `read_facts` of a call that only reads one path) → validate → call, and
 //! last `info`: name, description, search hint, and a result limit where it
 //! differs from the default. `blocking` runs file and search work off the
-//! runtime; `paths` holds the search tools' path rules.
+//! runtime; `atomic_write` puts a file-changing tool's bytes on disk;
+//! `paths` holds the search tools' path rules.
 
+mod atomic_write;
 pub mod bash;
 mod blocking;
 pub mod edit;

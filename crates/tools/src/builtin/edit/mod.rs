@@ -18,7 +18,7 @@
 //! content hash against the plan. A changed file is planned again against
 //! what is on disk now, so the model gets the text a fresh check gives
 //! (mostly T5's "modified since read"). It then writes atomically through
-//! Write's `atomic_write` and records the new state. A call whose cancel
+//! the shared `atomic_write` and records the new state. A call whose cancel
 //! token fired writes nothing (checked before the directories are made and
 //! again just before the rename). The result's detail
 //! ([`ToolDetail::Edit`]) carries the patch from the content the plan read
@@ -39,19 +39,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtin::atomic_write::{WriteError, atomic_write, write_target};
 use crate::builtin::blocking::{with_file_state, write_with_file_state};
 use crate::builtin::patch::structured_patch;
 use crate::builtin::read::model_file::{Refused, read_capped};
-use crate::builtin::write::{WriteError, atomic_write, write_target};
 use crate::context::{CallContext, ToolUseContext};
 use crate::file_state::{FileState, FileStateCache, state_key};
 
 use replace::{Replacement, replace};
 
-/// Largest file Edit reads, in bytes (16 MiB; Claude Code allows 1 GiB,
-/// but an edit holds the old and the new content and the UI diffs them,
-/// and a model-named file must not exhaust memory).
-pub const MAX_EDIT_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest file Edit reads, in bytes (defined beside the atomic write both
+/// file-changing tools share).
+pub use crate::builtin::atomic_write::MAX_EDIT_FILE_BYTES;
 
 /// Claude Code's success texts: one replacement, or all of them.
 pub use orbit_tool::texts::tools::edit::success as success_text;
