@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::compact::{
     Limits, context_window_tokens, fixed_tokens, messages_tokens, request_tokens,
 };
-use crate::engine::EngineConfig;
+use crate::config::EngineConfig;
 use crate::session::Session;
 use orbit_tool::ToolRegistry;
 

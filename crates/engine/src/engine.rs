@@ -1,6 +1,6 @@
-//! [`QueryEngine`]: one session — its configuration, the conversation
-//! history, the result-budget decisions, cost so far and the abort handle —
-//! and [`EngineConfig`], everything that shapes a session.
+//! [`QueryEngine`]: one session — its configuration ([`EngineConfig`],
+//! `crate::config`), the conversation history, the result-budget
+//! decisions, cost so far and the abort handle.
 //!
 //! `submit_message` appends the prompt and runs the query loop
 //! (`query`) as a future that borrows the engine; the returned
@@ -26,7 +26,7 @@ use std::task::{Context, Poll};
 use futures::Stream;
 use futures::stream::BoxStream;
 use orbit_model::{ModelClient, ToolSpec};
-use orbit_permissions::{PermissionConfig, Policy};
+use orbit_permissions::Policy;
 use orbit_protocol::{EngineEvent, Message};
 use orbit_tool::{ToolRegistry, ToolUseContext};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -34,128 +34,14 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use orbit_session::{Header, LoadedSession, transcript_path};
 
 use crate::abort::{AbortHandle, TurnGuard};
-use crate::approve::SharedApprover;
-use crate::compact::{CompactConfig, CompactError, CompactionBoundary};
+use crate::compact::{CompactError, CompactionBoundary};
+use crate::config::EngineConfig;
 use crate::deferred::{DeferredTools, ToolSearchMode, loaded_in};
 use crate::orchestrator::ToolRuntime;
-use crate::query::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
 use crate::recorder::Recorder;
-use crate::results::{ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS};
+use crate::results::ContentReplacementState;
 use crate::session::Session;
-use crate::structured::{
-    DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, StructuredOutput, StructuredOutputSchema,
-    StructuredOutputSlot, StructuredOutputTool,
-};
-
-/// X2: default number of tools executing at once.
-pub const DEFAULT_MAX_TOOL_USE_CONCURRENCY: usize = 10;
-/// Default `max_tokens` of a model call (the model catalog's).
-pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = orbit_model::catalog::DEFAULT_MAX_OUTPUT_TOKENS;
-
-/// Everything that shapes a session.
-#[derive(Debug, Clone)]
-pub struct EngineConfig {
-    /// Model name sent with every request.
-    pub model: String,
-    /// System prompt sent with every request.
-    pub system_prompt: String,
-    /// `max_tokens` of each model call.
-    pub max_tokens: u32,
-    /// Sampling temperature; None = the provider's default.
-    pub temperature: Option<f32>,
-    /// Sampling seed for providers that take one (local models); None = random.
-    pub seed: Option<u64>,
-    /// Extended thinking's token budget for each model call of a turn
-    /// (`--max-thinking-tokens`, `MAX_THINKING_TOKENS`); None = off. The
-    /// thinking blocks the model returns stay in the history unchanged, so
-    /// later requests send them back with their signatures.
-    pub thinking_budget: Option<u32>,
-    /// `--fallback-model`: the model used for the rest of the session once
-    /// the main one is overloaded (529 after the retries); None = none.
-    pub fallback_model: Option<String>,
-    /// At most this many model calls per submitted prompt; None = no limit.
-    pub max_turns: Option<u32>,
-    /// The turn stops once the session's cost reaches this many US dollars (checked after each model call); None = no limit.
-    pub max_budget_usd: Option<f64>,
-    /// Permission mode and rules for tool calls.
-    pub permissions: PermissionConfig,
-    /// X2: `ORBIT_MAX_TOOL_USE_CONCURRENCY`, default 10.
-    pub max_tool_use_concurrency: usize,
-    /// The session's id, reported in events and used for per-session files.
-    pub session_id: String,
-    /// Working directory of the session's tools.
-    pub cwd: PathBuf,
-    /// `$ORBIT_HOME`, default `~/.orbit`.
-    pub data_dir: PathBuf,
-    /// R2: per-message budget over all tool_results of one user message, in chars.
-    pub tool_result_budget_chars: usize,
-    /// Who answers permission asks; None = headless (an ask is a denial).
-    pub approver: Option<SharedApprover>,
-    /// Where "always allow" answers are appended (the CLI: the project's
-    /// `.orbit/settings.local.json`); None = kept for the session only.
-    pub rules_file: Option<PathBuf>,
-    /// When and how the history is compacted (see `crate::compact`).
-    pub compact: CompactConfig,
-    /// `--json-schema`: the run must end with a `StructuredOutput` call
-    /// matching this schema (see `crate::structured`).
-    pub structured_output: Option<StructuredOutputSchema>,
-    /// Attempts at valid structured output before
-    /// `error_max_structured_output_retries` (`MAX_STRUCTURED_OUTPUT_RETRIES`).
-    pub max_structured_output_retries: u32,
-    /// The runaway-loop guard: the same call this many times in a row gets
-    /// a reminder, twice as many ends the run; 0 = off.
-    pub repeated_tool_call_limit: u32,
-    /// Record the session in its transcript (`<data dir>/projects/<cwd
-    /// slug>/<session id>.jsonl`) so it can be resumed. Default false.
-    pub persist_session: bool,
-    /// Checks each reply that would end a prompt and may send a reminder
-    /// instead ([`crate::ReplyCheck`]; the small-model profile's recovery
-    /// turns). Default None: no checks.
-    pub reply_check: Option<Arc<dyn crate::ReplyCheck>>,
-    /// The small-model profile's one tool call per reply
-    /// (`ModelRequest::one_tool_call`): a small model otherwise writes a
-    /// chain of calls in one reply, each guessing the result of the one
-    /// before. Default off.
-    pub one_tool_call_per_reply: bool,
-    /// The session's hooks (`orbit-hooks`); None = no hooks.
-    pub hooks: Option<Arc<orbit_hooks::Hooks>>,
-    /// `ENABLE_TOOL_SEARCH`: when deferrable tools (MCP) are sent by name
-    /// only and loaded with ToolSearch (see `crate::deferred`).
-    pub tool_search: ToolSearchMode,
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        Self {
-            model: String::new(),
-            system_prompt: String::new(),
-            max_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
-            temperature: None,
-            seed: None,
-            thinking_budget: None,
-            fallback_model: None,
-            max_turns: None,
-            max_budget_usd: None,
-            permissions: PermissionConfig::default(),
-            max_tool_use_concurrency: DEFAULT_MAX_TOOL_USE_CONCURRENCY,
-            session_id: String::new(),
-            cwd: PathBuf::from("."),
-            data_dir: PathBuf::from(".orbit"),
-            tool_result_budget_chars: DEFAULT_PER_MESSAGE_BUDGET_CHARS,
-            approver: None,
-            rules_file: None,
-            compact: CompactConfig::default(),
-            structured_output: None,
-            max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
-            repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
-            persist_session: false,
-            reply_check: None,
-            one_tool_call_per_reply: false,
-            hooks: None,
-            tool_search: ToolSearchMode::default(),
-        }
-    }
-}
+use crate::structured::{StructuredOutput, StructuredOutputSlot, StructuredOutputTool};
 
 /// One agent session: its configuration, model client, tools and
 /// [`Session`] state. `submit_message` runs the tool-use loop for a prompt.

@@ -35,6 +35,7 @@ mod abort;
 mod approve;
 mod assemble;
 mod compact;
+mod config;
 mod context_usage;
 mod deferred;
 mod engine;
@@ -55,16 +56,18 @@ mod structured;
 
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
-pub use compact::{CompactConfig, CompactError, CompactionBoundary, context_window_tokens};
+pub use compact::{CompactError, CompactionBoundary, context_window_tokens};
+pub use config::{
+    CompactConfig, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY,
+    DEFAULT_REPEATED_TOOL_CALL_LIMIT, EngineConfig,
+};
 pub use context_usage::ContextUsage;
 pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
-pub use engine::{
-    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY, EngineConfig, QueryEngine,
-};
+pub use engine::QueryEngine;
 pub use executor::StreamingToolExecutor;
 pub use messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE};
 pub use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
-pub use query::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT};
+pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
 pub use results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,
     enforce_tool_result_budget, format_error, format_file_size, generate_preview,

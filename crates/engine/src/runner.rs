@@ -17,7 +17,7 @@ use orbit_protocol::{ToolResultBlock, ToolUseBlock};
 use orbit_tool::{CallContext, ToolRegistry, ToolUseContext};
 use tokio_util::sync::CancellationToken;
 
-use crate::EngineConfig;
+use crate::config::EngineConfig;
 use crate::executor::StreamingToolExecutor;
 use crate::orchestrator::{Prepared, ToolRuntime, prepare, run_tool_use};
 

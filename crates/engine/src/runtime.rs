@@ -11,6 +11,7 @@ use orbit_protocol::PermissionDenial;
 use orbit_tool::{ToolRegistry, ToolUseContext};
 
 use crate::approve::SharedApprover;
+use crate::config::EngineConfig;
 use crate::hooks::HookPoints;
 use crate::results::ToolResultStorage;
 
@@ -47,7 +48,7 @@ impl ToolRuntime {
     /// rules, results persisted under the session's directory, the hooks
     /// told `transcript` (empty when there is none).
     pub(crate) fn new(
-        config: &crate::EngineConfig,
+        config: &EngineConfig,
         tools: ToolRegistry,
         mut context: ToolUseContext,
         transcript: std::path::PathBuf,

@@ -44,7 +44,7 @@ use estimate::BYTES_PER_TOKEN;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::EngineConfig;
+use crate::config::EngineConfig;
 use crate::orchestrator::ToolRuntime;
 use crate::session::Session;
 
@@ -60,20 +60,6 @@ pub use window::context_window_tokens;
 /// compacted history keeps (a longer one, such as a piped file, is cut in
 /// the middle).
 const KEPT_REQUEST_MAX_BYTES: usize = 4_000;
-
-/// A session's compaction settings.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CompactConfig {
-    /// The model's context window in tokens (`ORBIT_CONTEXT_WINDOW`); None
-    /// = [`context_window_tokens`] of the model.
-    pub context_window: Option<u64>,
-    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`: compact at this percentage of the
-    /// usable window, if that is below the default threshold.
-    pub autocompact_pct: Option<f64>,
-    /// No automatic compaction before requests (a prompt-too-long answer
-    /// and `QueryEngine::compact` still compact).
-    pub disable_auto: bool,
-}
 
 /// One compaction, as it is applied to the session and recorded in its
 /// transcript: the history that replaces the old one, and what happened.

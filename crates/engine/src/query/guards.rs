@@ -20,9 +20,6 @@ use serde_json::Value;
 
 use crate::structured::StructuredOutput;
 
-/// Default of `EngineConfig::repeated_tool_call_limit`.
-pub const DEFAULT_REPEATED_TOOL_CALL_LIMIT: u32 = 5;
-
 /// What the runaway-loop guard says after a model call's tool_uses.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum RepeatVerdict {

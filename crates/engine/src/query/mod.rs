@@ -70,7 +70,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::compact::{CompactError, CompactionBoundary, Compactor};
-use crate::engine::EngineConfig;
+use crate::config::EngineConfig;
 use crate::orchestrator::ToolRuntime;
 use crate::recovery::ReplyChecks;
 use crate::session::Session;
@@ -81,7 +81,6 @@ mod guards;
 mod hook_calls;
 mod outcome;
 
-pub use guards::DEFAULT_REPEATED_TOOL_CALL_LIMIT;
 use guards::{RepeatGuard, RepeatVerdict, StructuredGuard, StructuredVerdict};
 use outcome::Outcome;
 
