@@ -1,6 +1,6 @@
 //! `--permission-mode`: how much runs without asking. Parsed from and
 //! printed as Claude Code's CLI strings (`default`, `acceptEdits`, `plan`,
-//! `bypassPermissions`).
+//! `bypassPermissions`, `dontAsk`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,15 +21,19 @@ pub enum PermissionMode {
     Plan,
     /// Everything runs except what a disallow rule denies.
     BypassPermissions,
+    /// Like `Default`, but whatever would ask is denied instead: only what
+    /// a rule or the mode allows runs (Claude Code's `dontAsk`).
+    DontAsk,
 }
 
 impl PermissionMode {
     /// Every mode, in the order the CLI lists them.
-    pub const ALL: [PermissionMode; 4] = [
+    pub const ALL: [PermissionMode; 5] = [
         PermissionMode::Default,
         PermissionMode::AcceptEdits,
         PermissionMode::Plan,
         PermissionMode::BypassPermissions,
+        PermissionMode::DontAsk,
     ];
 
     /// The CLI / stream-json spelling (`permissionMode` of the init line).
@@ -39,6 +43,7 @@ impl PermissionMode {
             PermissionMode::AcceptEdits => "acceptEdits",
             PermissionMode::Plan => "plan",
             PermissionMode::BypassPermissions => "bypassPermissions",
+            PermissionMode::DontAsk => "dontAsk",
         }
     }
 }
@@ -51,7 +56,7 @@ impl fmt::Display for PermissionMode {
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error(
-    "invalid permission mode `{0}` (expected one of: default, acceptEdits, plan, bypassPermissions)"
+    "invalid permission mode `{0}` (expected one of: default, acceptEdits, plan, bypassPermissions, dontAsk)"
 )]
 /// A `--permission-mode` value that names no mode; holds the value.
 pub struct ParseModeError(pub String);
@@ -86,7 +91,7 @@ mod tests {
                 .parse::<PermissionMode>()
                 .unwrap_err()
                 .to_string(),
-            "invalid permission mode `accept-edits` (expected one of: default, acceptEdits, plan, bypassPermissions)"
+            "invalid permission mode `accept-edits` (expected one of: default, acceptEdits, plan, bypassPermissions, dontAsk)"
         );
     }
 }

@@ -24,6 +24,9 @@
 //!    part needs a rule, or a person) nor one that may run a program its
 //!    words do not show (`hidden_programs`);
 //! 8. otherwise ask.
+//!
+//! In `dontAsk` mode every ask of steps 1–8 is a deny (no hook, prompt or
+//! SDK callback is asked), as Claude Code's `dontAsk`.
 
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
@@ -159,6 +162,16 @@ impl Policy {
 
     /// The decision for one call (see the module docs for the order).
     pub fn decide(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        match self.decide_asking(request) {
+            PermissionDecision::Ask { reason } if self.mode() == PermissionMode::DontAsk => {
+                deny(dont_ask(request.tool_name, &reason))
+            }
+            other => other,
+        }
+    }
+
+    /// [`Policy::decide`] before `dontAsk` turns an ask into a deny.
+    fn decide_asking(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
         let name = request.tool_name;
         let facts = request.facts;
         let call = CallView::new(name, facts, request.cwd);
@@ -241,6 +254,13 @@ impl Policy {
 
 fn deny(reason: String) -> PermissionDecision {
     PermissionDecision::Deny { reason }
+}
+
+/// A `dontAsk` denial: Claude Code's sentence, then why it would have asked.
+fn dont_ask(name: &str, why: &str) -> String {
+    format!(
+        "Permission to use {name} has been denied because orbit is running in don't ask mode. {why}"
+    )
 }
 
 fn ask(reason: String) -> PermissionDecision {

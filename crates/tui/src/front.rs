@@ -102,7 +102,9 @@ impl Front {
                 let next = match policy.mode() {
                     PermissionMode::Default => PermissionMode::AcceptEdits,
                     PermissionMode::AcceptEdits => PermissionMode::Plan,
-                    PermissionMode::Plan | PermissionMode::BypassPermissions => {
+                    PermissionMode::Plan
+                    | PermissionMode::BypassPermissions
+                    | PermissionMode::DontAsk => {
                         PermissionMode::Default
                     }
                 };

@@ -226,6 +226,13 @@ fn decision_table() {
         (Default, &["WebFetch(domain:example.com)"], none, none, "WebFetch", Fetch("https://example.com/"), "allow"),
         (Default, &["WebFetch(domain:example.com)"], none, none, "WebFetch", Fetch("https://other.org/"), "ask"),
         (Plan, &["WebFetch"], none, none, "WebFetch", Fetch("https://x.org/"), "allow"),
+        // dontAsk: what would ask is denied; what rules or reads allow runs.
+        (DontAsk, none, none, none, "Read", Read("src/a.rs"), "allow"),
+        (DontAsk, none, none, none, "Read", Read(outside_file), "deny"),
+        (DontAsk, none, none, none, "Bash", Manage("mv draft.md final.md"), "deny"),
+        (DontAsk, &["Bash(touch *)"], none, none, "Bash", Run("touch a"), "allow"),
+        (DontAsk, &["Bash"], none, &["Bash(git push:*)"], "Bash", Run("git push origin"), "deny"),
+        (DontAsk, none, none, none, "WebFetch", Fetch("https://example.com/"), "deny"),
     ];
     for (i, (mode, allow, deny, ask, tool, effect, want)) in table.into_iter().enumerate() {
         let config = cfg(mode, allow, deny, ask);
