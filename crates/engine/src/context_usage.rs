@@ -6,9 +6,7 @@
 
 use serde::Serialize;
 
-use crate::compact::{
-    Limits, context_window_tokens, fixed_tokens, messages_tokens, request_tokens,
-};
+use crate::compact::{Limits, fixed_tokens, messages_tokens, request_tokens};
 use crate::config::EngineConfig;
 use crate::session::Session;
 use orbit_tool::ToolRegistry;
@@ -47,26 +45,15 @@ pub(crate) fn measure(
     session: &Session,
     tools: &ToolRegistry,
 ) -> ContextUsage {
-    let model = session
-        .fallback_model
-        .clone()
-        .unwrap_or_else(|| config.model.clone());
-    let window = config
-        .compact
-        .context_window
-        .unwrap_or_else(|| context_window_tokens(&model));
-    let limits = Limits::new(
-        window,
-        u64::from(config.max_tokens),
-        config.compact.autocompact_pct,
-    );
+    let model = session.model(config).to_string();
+    let limits = Limits::for_model(config, &model);
     let registered = tools.tools();
     let deferrable: Vec<String> = registered
         .iter()
         .filter(|t| t.should_defer())
         .map(|t| t.name().to_string())
         .collect();
-    let specs = crate::query::tool_specs(tools, session);
+    let specs = session.tool_specs(tools);
     let per_tool: Vec<(String, u64, bool)> = specs
         .iter()
         .map(|spec| {

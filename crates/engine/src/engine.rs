@@ -149,7 +149,13 @@ impl QueryEngine {
         context.file_state = Arc::clone(&session.file_state);
         context.todos = Arc::clone(&session.todos);
         let transcript = transcript_path(&config.data_dir, &project_root, &config.session_id);
-        let runtime = Arc::new(ToolRuntime::new(&config, tools, context, transcript));
+        let runtime = Arc::new(ToolRuntime::new(
+            &config,
+            tools,
+            context,
+            transcript,
+            session.denials(),
+        ));
         Self {
             config,
             client,
@@ -259,7 +265,7 @@ impl QueryEngine {
     /// A fallback in use ends: the embedder chose the model.
     pub fn set_model(&mut self, model: String) {
         self.config.model = model;
-        self.session.fallback_model = None;
+        self.session.set_fallback(None);
     }
 
     /// The session's compiled permission policy; its mode can be switched
@@ -282,7 +288,7 @@ impl QueryEngine {
 
     /// The tool specs the next request will carry, in registry order.
     pub fn tool_specs(&self) -> Vec<ToolSpec> {
-        crate::query::tool_specs(&self.runtime.tools, &self.session)
+        self.session.tool_specs(&self.runtime.tools)
     }
 
     /// R2's frozen decisions (persisted by the session store for `--resume`).

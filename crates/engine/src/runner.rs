@@ -18,6 +18,7 @@ use orbit_tool::{CallContext, ToolRegistry, ToolUseContext};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::EngineConfig;
+use crate::denials::Denials;
 use crate::executor::StreamingToolExecutor;
 use crate::orchestrator::{Prepared, ToolRuntime, prepare, run_tool_use};
 
@@ -37,7 +38,7 @@ impl ToolRunner {
             .canonicalize()
             .unwrap_or_else(|_| config.cwd.clone());
         let context = ToolUseContext::new(config.session_id.clone(), root, config.data_dir.clone());
-        let runtime = ToolRuntime::new(config, tools, context, PathBuf::new());
+        let runtime = ToolRuntime::new(config, tools, context, PathBuf::new(), Denials::default());
         Self {
             runtime: Arc::new(runtime),
         }

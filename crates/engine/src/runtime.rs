@@ -1,7 +1,8 @@
 //! [`ToolRuntime`]: what every tool call of a session shares — the tools,
 //! the tool context, the compiled permission policy, the approver, the
-//! rules file, result storage, the concurrency cap, the denials recorded
-//! so far and the hook points. `QueryEngine` and `ToolRunner` build it with
+//! rules file, result storage, the concurrency cap, the handle denials
+//! are recorded in (`crate::denials`, owned by the session) and the hook
+//! points. `QueryEngine` and `ToolRunner` build it with
 //! [`ToolRuntime::new`]; the orchestrator, the gate and the executor read it.
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use orbit_tool::{ToolRegistry, ToolUseContext};
 
 use crate::approve::SharedApprover;
 use crate::config::EngineConfig;
+use crate::denials::Denials;
 use crate::hooks::HookPoints;
 use crate::results::ToolResultStorage;
 
@@ -33,9 +35,8 @@ pub(crate) struct ToolRuntime {
     /// X2: at most this many tools execute at once (≥ 1).
     pub(crate) max_concurrency: usize,
     /// P1: every call the permission gate refused, recorded when it is
-    /// refused, so no path (retry, abort, error) can drop one. The query
-    /// loop takes them for the run's result.
-    pub(crate) denials: std::sync::Mutex<Vec<PermissionDenial>>,
+    /// refused (the session's handle: the session owns the list).
+    denials: Denials,
     /// The session's hooks (PreToolUse, PermissionRequest, Notification,
     /// PostToolUse, PostToolUseFailure are consulted here).
     pub(crate) hooks: HookPoints,
@@ -46,12 +47,14 @@ impl ToolRuntime {
     /// compiled for the (canonical) project root `context` was made for (a rule that
     /// does not compile is logged), searches filtered by the read deny
     /// rules, results persisted under the session's directory, the hooks
-    /// told `transcript` (empty when there is none).
+    /// told `transcript` (empty when there is none), denials recorded in
+    /// `denials`.
     pub(crate) fn new(
         config: &EngineConfig,
         tools: ToolRegistry,
         mut context: ToolUseContext,
         transcript: std::path::PathBuf,
+        denials: Denials,
     ) -> Self {
         let project_root = context.project_root.clone();
         let policy = Arc::new(Policy::new(&config.permissions, &project_root));
@@ -80,23 +83,12 @@ impl ToolRuntime {
             rules_file: config.rules_file.clone(),
             storage,
             max_concurrency: config.max_tool_use_concurrency.max(1),
-            denials: std::sync::Mutex::new(Vec::new()),
+            denials,
             hooks,
         }
     }
 
     pub(crate) fn record_denial(&self, denial: PermissionDenial) {
-        match self.denials.lock() {
-            Ok(mut denials) => denials.push(denial),
-            Err(poisoned) => poisoned.into_inner().push(denial),
-        }
-    }
-
-    /// The denials recorded since the last call, in the order they happened.
-    pub(crate) fn take_denials(&self) -> Vec<PermissionDenial> {
-        match self.denials.lock() {
-            Ok(mut denials) => std::mem::take(&mut *denials),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
+        self.denials.record(denial);
     }
 }

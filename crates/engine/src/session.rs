@@ -17,12 +17,17 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use orbit_protocol::{CompactTrigger, Message, TerminalResult, TodoItem, ToolUseBlock, Usage};
+use orbit_model::ToolSpec;
+use orbit_protocol::{
+    CompactTrigger, Message, PermissionDenial, TerminalResult, TodoItem, ToolUseBlock, Usage,
+};
 use orbit_session::{CompactionRecord, CompactionTrigger, LoadedSession};
-use orbit_tool::FileStateCache;
+use orbit_tool::{FileStateCache, ToolRegistry};
 
 use crate::compact::{CompactionBoundary, ContextAnchor};
-use crate::orchestrator::ToolRuntime;
+use crate::config::EngineConfig;
+use crate::denials::Denials;
+use crate::lock::lock;
 use crate::recorder::{Recorder, Totals};
 use crate::results::{BudgetedView, ContentReplacementState};
 
@@ -41,10 +46,14 @@ pub fn load_transcript(
 pub struct Session {
     pub(crate) messages: Vec<Message>,
     pub(crate) replacement_state: ContentReplacementState,
-    /// Tokens of every model call of the session, voided attempts included.
-    pub(crate) usage: Usage,
+    /// Tokens of every model call of the session, voided attempts included
+    /// (counted by [`Session::add_billed`]).
+    usage: Usage,
     /// Cost of every model call of the session, in US dollars.
-    pub(crate) total_cost_usd: f64,
+    total_cost_usd: f64,
+    /// The calls the permission gate refused in the running prompt (the
+    /// session's `ToolRuntime` records into a clone of this handle).
+    denials: Denials,
     /// Every tool_use id in the history (kept unique, see
     /// [`Session::make_tool_use_id_unique`]).
     tool_use_ids: HashSet<String>,
@@ -60,7 +69,7 @@ pub struct Session {
     pub(crate) context_anchor: Option<ContextAnchor>,
     /// The model in use since the main one was overloaded
     /// (`EngineConfig::fallback_model`); None = the configured model.
-    pub(crate) fallback_model: Option<String>,
+    fallback_model: Option<String>,
     /// Model calls of the session (across resumes).
     turns: u32,
     /// Model calls of the running prompt (0 until its first request).
@@ -99,6 +108,51 @@ impl Session {
     /// `max_turns` counts).
     pub fn turns(&self) -> u32 {
         self.turns
+    }
+
+    /// Counts one model call's billed usage (every attempt, voided ones
+    /// included) and its cost at the prices of the model that answered
+    /// (`answered_by`, when its stream named it, else `asked`, the
+    /// request's): the one place the session's usage and cost grow.
+    pub(crate) fn add_billed(&mut self, answered_by: Option<&str>, asked: &str, usage: &Usage) {
+        let model = answered_by.unwrap_or(asked);
+        self.usage.add(usage);
+        self.total_cost_usd += orbit_model::pricing::cost_usd(model, usage);
+    }
+
+    /// The model requests go to: the fallback once the main model was
+    /// overloaded, else the configured one.
+    pub(crate) fn model<'a>(&'a self, config: &'a EngineConfig) -> &'a str {
+        self.fallback_model.as_deref().unwrap_or(&config.model)
+    }
+
+    /// Whether the fallback model is in use.
+    pub(crate) fn on_fallback(&self) -> bool {
+        self.fallback_model.is_some()
+    }
+
+    /// Sends the following requests to `model` (`None`: the configured
+    /// model again).
+    pub(crate) fn set_fallback(&mut self, model: Option<String>) {
+        self.fallback_model = model;
+    }
+
+    /// The tool specs of its next request, computed per request from
+    /// `tools` (tools enabled or added mid-session are sent from the next
+    /// request on); deferred tools the model has not loaded are named in
+    /// ToolSearch's description instead (`crate::deferred`).
+    pub(crate) fn tool_specs(&self, tools: &ToolRegistry) -> Vec<ToolSpec> {
+        self.deferred.plan(&tools.tools(), tools.is_pending())
+    }
+
+    /// The handle the session's tool calls record denials in.
+    pub(crate) fn denials(&self) -> Denials {
+        self.denials.clone()
+    }
+
+    /// The denials of the running prompt, taken (for its result).
+    pub(crate) fn take_denials(&self) -> Vec<PermissionDenial> {
+        self.denials.take()
     }
 
     /// The state a transcript recorded: history (repaired), frozen budget
@@ -144,7 +198,7 @@ impl Session {
     /// adds nothing but the prompt, so it waits only until the records are
     /// written (a crash of orbit cannot lose them; the sync follows at
     /// once): start-up does not wait for the disk.
-    pub(crate) async fn start_model_call(&mut self, runtime: &ToolRuntime) {
+    pub(crate) async fn start_model_call(&mut self) {
         let totals = self.totals();
         self.turns += 1;
         let first_of_prompt = self.calls_this_prompt == 0;
@@ -154,10 +208,7 @@ impl Session {
         };
         recorder.replacements(&self.replacement_state);
         recorder.totals(totals);
-        match runtime.denials.lock() {
-            Ok(denials) => recorder.denials(&denials),
-            Err(poisoned) => recorder.denials(&poisoned.into_inner()),
-        }
+        self.denials.read(|denials| recorder.denials(denials));
         recorder.sync(!first_of_prompt).await;
     }
 
@@ -213,10 +264,7 @@ impl Session {
 
     /// The current todo list.
     pub fn todos(&self) -> Vec<TodoItem> {
-        match self.todos.lock() {
-            Ok(todos) => todos.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        lock(&self.todos).clone()
     }
 
     /// Gives a tool_use a fresh id when its id is empty or was already used

@@ -9,8 +9,9 @@
 //! (`ModelError::is_prompt_too_long`); and an embedder asks for it with
 //! `QueryEngine::compact`.
 //!
-//! How (`Compactor::compact`): the request view of the history plus the
-//! summary instructions (`orbit_tool::texts::compact`), shrunk so the
+//! How (`Compactor::compact`): the request that was, or would have been,
+//! sent (built by the loop's one request builder, `crate::request`) with
+//! the summary instructions (`orbit_tool::texts::compact`), shrunk so the
 //! summary request itself fits the window less the summary's output
 //! (`shrink`) → one model call (`summary`) → the new history
 //! (`rebuild`): one user message holding the summary, and the pending
@@ -23,9 +24,12 @@
 //! and nothing waits on anything: no deadlock, no lost session. An
 //! interrupt leaves the history as it was.
 //!
-//! The new history reaches the session through ONE method,
-//! `Session::apply_compaction`, as a [`CompactionBoundary`] (what the
-//! transcript records), and the loop reports an
+//! The compactor knows no session: it returns a [`Compacted`] (what the
+//! summary call was billed, and the boundary or why there is none). ONE
+//! path applies it, for the loop and for `QueryEngine::compact` alike
+//! (`query::compaction`): the bill goes to `Session::add_billed`, the new
+//! history to `Session::apply_compaction` as a [`CompactionBoundary`] (what
+//! the transcript records), and the loop reports an
 //! `EngineEvent::CompactBoundary`.
 
 mod estimate;
@@ -33,8 +37,6 @@ mod rebuild;
 mod shrink;
 mod summary;
 mod window;
-
-use std::sync::Arc;
 
 use orbit_model::{ModelClient, ModelRequest};
 use orbit_protocol::{CompactTrigger, Message, Usage};
@@ -45,14 +47,12 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::EngineConfig;
-use crate::orchestrator::ToolRuntime;
-use crate::session::Session;
 
 pub(crate) use estimate::{ContextAnchor, request_tokens};
 pub(crate) use estimate::{fixed_tokens, messages_tokens};
 use rebuild::{cut_middle, summary_history};
 use shrink::shrink_to_fit;
-use summary::{SummaryFailure, request_summary, summary_messages};
+use summary::{SummaryFailure, request_summary, summary_messages, summary_request};
 pub(crate) use window::Limits;
 pub use window::context_window_tokens;
 
@@ -90,33 +90,28 @@ pub enum CompactError {
     Interrupted,
 }
 
-/// A compaction ready to apply, and what its model call cost.
+/// What one compaction produced: its bill, and the boundary to apply.
 pub(crate) struct Compacted {
-    pub(crate) boundary: CompactionBoundary,
-    /// Usage of the summary call (every attempt).
+    /// Usage of the summary call (every attempt; none when nothing was
+    /// asked), counted whatever the outcome.
     pub(crate) usage: Usage,
+    /// The model that answered, when its stream named it.
+    pub(crate) model: Option<String>,
+    /// The compaction ready to apply, or why there is none.
+    pub(crate) boundary: Result<CompactionBoundary, CompactError>,
 }
 
 /// What compaction borrows from the engine.
 pub(crate) struct Compactor<'a> {
     pub(crate) config: &'a EngineConfig,
     pub(crate) client: &'a dyn ModelClient,
-    pub(crate) runtime: &'a ToolRuntime,
     pub(crate) cancel: &'a CancellationToken,
 }
 
 impl Compactor<'_> {
-    /// The session's budgets.
+    /// The session's budgets (the configured model's window).
     pub(crate) fn limits(&self) -> Limits {
-        let compact = &self.config.compact;
-        let window = compact
-            .context_window
-            .unwrap_or_else(|| context_window_tokens(&self.config.model));
-        Limits::new(
-            window,
-            u64::from(self.config.max_tokens),
-            compact.autocompact_pct,
-        )
+        Limits::for_model(self.config, &self.config.model)
     }
 
     /// The request's estimated tokens, when it passes the automatic
@@ -133,23 +128,32 @@ impl Compactor<'_> {
         (tokens > self.limits().threshold).then_some(tokens)
     }
 
-    /// Compacts `view` (the history as the next request would send it):
-    /// a summary, else the fallback. `current_request` is the prompt of
-    /// the run that compacts in its middle (None between runs): the
-    /// summary request quotes it and the new history keeps it verbatim.
-    /// Counts the summary call's usage and cost in the session; does not
-    /// apply the result. See the module docs.
+    /// Compacts `turn`'s history (`turn`: the request that was, or would
+    /// have been, sent; `anchor`: the session's usage anchor): a summary,
+    /// else the fallback. `current_request` is the prompt of the run that
+    /// compacts in its middle (None between runs): the summary request
+    /// quotes it and the new history keeps it verbatim. Applies nothing and
+    /// counts nothing: the caller does both (see the module docs).
     pub(crate) async fn compact(
         &self,
-        session: &mut Session,
+        turn: &ModelRequest,
+        anchor: Option<ContextAnchor>,
         trigger: CompactTrigger,
         instructions: Option<&str>,
         current_request: Option<&str>,
-        view: &[Message],
-    ) -> Result<Compacted, CompactError> {
-        if view.is_empty() {
-            return Err(CompactError::Empty);
+    ) -> Compacted {
+        let compacted = |boundary| Compacted {
+            usage: Usage::default(),
+            model: None,
+            boundary,
+        };
+        if turn.messages.is_empty() {
+            return compacted(Err(CompactError::Empty));
         }
+        // Compaction rewrites the messages; it runs rarely, so this copy
+        // is not per request.
+        let view: Vec<Message> = turn.messages.iter().map(|m| Message::clone(m)).collect();
+        let view = view.as_slice();
         // A blank prompt counts as none.
         let current_request = current_request
             .map(str::trim)
@@ -160,34 +164,21 @@ impl Compactor<'_> {
                 request
             });
         let limits = self.limits();
-        let system = &self.config.system_prompt;
-        let tools = crate::query::tool_specs(&self.runtime.tools, session);
-        let pre_tokens = request_tokens(system, &tools, view, session.context_anchor);
-        let fixed = fixed_tokens(system, &tools);
+        let pre_tokens = request_tokens(&turn.system, &turn.tools, view, anchor);
+        let fixed = fixed_tokens(&turn.system, &turn.tools);
         let messages = summary_messages(
             view,
             compact_instructions(instructions, current_request.as_deref()),
             fixed,
             limits.summary_input_budget(),
         );
-        let request = ModelRequest {
-            model: session
-                .fallback_model
-                .clone()
-                .unwrap_or_else(|| self.config.model.clone()),
-            system: system.clone(),
-            messages: messages.into_iter().map(Arc::new).collect(),
-            tools,
-            max_tokens: u32::try_from(limits.summary_output).unwrap_or(u32::MAX),
-            temperature: self.config.temperature,
-            seed: self.config.seed,
-            thinking_budget: None,
-            one_tool_call: false,
-        };
+        let request = summary_request(turn, messages, limits.summary_output);
         let answer = request_summary(self.client, &request, self.cancel).await;
-        let model = answer.model.as_deref().unwrap_or(&self.config.model);
-        session.usage.add(&answer.billed_usage);
-        session.total_cost_usd += orbit_model::pricing::cost_usd(model, &answer.billed_usage);
+        let billed = |boundary| Compacted {
+            usage: answer.billed_usage,
+            model: answer.model.clone(),
+            boundary,
+        };
         let (trigger, summary, mut messages) = match answer.summary {
             Ok(summary) => {
                 let messages = summary_history(
@@ -198,7 +189,7 @@ impl Compactor<'_> {
                 );
                 (trigger, Some(summary), messages)
             }
-            Err(SummaryFailure::Interrupted) => return Err(CompactError::Interrupted),
+            Err(SummaryFailure::Interrupted) => return billed(Err(CompactError::Interrupted)),
             Err(SummaryFailure::Failed(why)) => {
                 tracing::warn!(
                     %why,
@@ -218,16 +209,13 @@ impl Compactor<'_> {
             ?shrunk,
             "compacted the conversation"
         );
-        Ok(Compacted {
-            boundary: CompactionBoundary {
-                trigger,
-                pre_tokens,
-                post_tokens,
-                summary,
-                messages,
-            },
-            usage: answer.billed_usage,
-        })
+        billed(Ok(CompactionBoundary {
+            trigger,
+            pre_tokens,
+            post_tokens,
+            summary,
+            messages,
+        }))
     }
 }
 

@@ -1,8 +1,11 @@
 //! The summary request: the conversation as the next request would send it
-//! (same system prompt and tools, so a provider's prompt cache still hits),
+//! (derived from that request, [`summary_request`]: same model, system
+//! prompt and tools, so a provider's prompt cache still hits),
 //! the instructions appended as the last user message, shrunk to fit the
 //! window less the summary's output; then its streamed answer, read
 //! through the same [`MessageAssembler`] as any model call.
+
+use std::sync::Arc;
 
 use futures::StreamExt;
 use orbit_model::{ModelClient, ModelError, ModelRequest};
@@ -29,6 +32,23 @@ pub(crate) struct SummaryAnswer {
     pub(crate) model: Option<String>,
     /// The summary text, or why there is none.
     pub(crate) summary: Result<String, SummaryFailure>,
+}
+
+/// The summary request derived from `turn` (the request the loop built):
+/// everything as `turn` sends it but the messages, `max_tokens` of
+/// output, no extended thinking and no one-call limit.
+pub(crate) fn summary_request(
+    turn: &ModelRequest,
+    messages: Vec<Message>,
+    max_tokens: u64,
+) -> ModelRequest {
+    ModelRequest {
+        messages: messages.into_iter().map(Arc::new).collect(),
+        max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
+        thinking_budget: None,
+        one_tool_call: false,
+        ..turn.clone()
+    }
 }
 
 /// The summary request's messages: `view` plus `instructions` as the last

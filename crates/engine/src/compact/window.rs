@@ -11,6 +11,8 @@
 //! gives `floor(usable × pct / 100)`, and like Claude Code's it can only
 //! lower the default threshold.
 
+use crate::config::EngineConfig;
+
 /// Output tokens reserved for the summary (Claude Code's 20,000).
 pub(crate) const SUMMARY_OUTPUT_RESERVE_TOKENS: u64 = 20_000;
 
@@ -53,6 +55,21 @@ impl Limits {
             summary_output,
             threshold: threshold.max(1),
         }
+    }
+
+    /// The limits of requests to `model` under `config`: its window
+    /// (`CompactConfig::context_window`, else the catalog's), `max_tokens`
+    /// and the percentage override.
+    pub(crate) fn for_model(config: &EngineConfig, model: &str) -> Self {
+        let compact = &config.compact;
+        let window = compact
+            .context_window
+            .unwrap_or_else(|| context_window_tokens(model));
+        Self::new(
+            window,
+            u64::from(config.max_tokens),
+            compact.autocompact_pct,
+        )
     }
 
     /// What the input of the summary request may take: the window less the

@@ -110,15 +110,6 @@ impl QueryLoop<'_> {
         }
     }
 
-    /// The model requests go to: the fallback once the main model was
-    /// overloaded, else the configured one.
-    pub(super) fn model(&self) -> &str {
-        self.session
-            .fallback_model
-            .as_deref()
-            .unwrap_or(&self.config.model)
-    }
-
     /// Switches to the fallback model when `error` says the main model is
     /// overloaded (after the client's retries) and a fallback is configured
     /// and not in use yet; announces it. Whether it switched.
@@ -126,11 +117,11 @@ impl QueryLoop<'_> {
         let Some(fallback) = self.config.fallback_model.as_ref() else {
             return false;
         };
-        if !error.is_overloaded() || self.session.fallback_model.is_some() {
+        if !error.is_overloaded() || self.session.on_fallback() {
             return false;
         }
         tracing::warn!(%error, %fallback, "main model overloaded: switching to the fallback model");
-        self.session.fallback_model = Some(fallback.clone());
+        self.session.set_fallback(Some(fallback.clone()));
         self.emit(EngineEvent::ModelFallback {
             original_model: self.config.model.clone(),
             fallback_model: fallback.clone(),
@@ -205,11 +196,12 @@ impl QueryLoop<'_> {
     }
 
     fn record_usage(&mut self, assistant: &AssembledMessage, request_model: &str) {
-        let model = assistant.model.as_deref().unwrap_or(request_model);
         self.usage.add(&assistant.billed_usage);
-        self.session.usage.add(&assistant.billed_usage);
-        self.session.total_cost_usd +=
-            orbit_model::pricing::cost_usd(model, &assistant.billed_usage);
+        self.session.add_billed(
+            assistant.model.as_deref(),
+            request_model,
+            &assistant.billed_usage,
+        );
         if assistant.stop_reason.is_some() {
             self.stop_reason = assistant.stop_reason.clone();
         }
@@ -224,7 +216,7 @@ impl QueryLoop<'_> {
             model: assistant
                 .model
                 .clone()
-                .unwrap_or_else(|| self.model().to_string()),
+                .unwrap_or_else(|| self.session.model(self.config).to_string()),
             stop_reason: assistant.stop_reason.clone(),
             usage: assistant.usage,
         });
@@ -282,10 +274,6 @@ impl QueryLoop<'_> {
     }
 
     pub(super) fn append_user(&mut self, message: Message) {
-        self.session.push_message(message.clone());
-        self.emit(EngineEvent::UserMessage {
-            uuid: uuid::Uuid::new_v4().to_string(),
-            message,
-        });
+        super::append_user(self.session, Some(&self.tx), message);
     }
 }

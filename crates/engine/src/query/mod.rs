@@ -59,9 +59,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orbit_model::{ModelClient, ModelRequest, ToolSpec};
-use orbit_protocol::{CompactTrigger, EngineEvent, Message, PermissionDenial, Usage};
-use orbit_tool::ToolRegistry;
+use orbit_model::{ModelClient, ModelRequest};
+use orbit_protocol::{EngineEvent, Message, PermissionDenial, Usage};
 use orbit_tool::texts::engine::{
     MAX_TOKENS_CONTINUE_MESSAGE, STRUCTURED_OUTPUT_REQUIRED_REMINDER, repeated_tool_call_reminder,
 };
@@ -69,18 +68,20 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::compact::{CompactError, CompactionBoundary, Compactor};
 use crate::config::EngineConfig;
-use crate::orchestrator::ToolRuntime;
 use crate::recovery::ReplyChecks;
+use crate::request::next_request;
+use crate::runtime::ToolRuntime;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
 
 mod call;
+mod compaction;
 mod guards;
 mod hook_calls;
 mod outcome;
 
+pub(crate) use compaction::compact_now;
 use guards::{RepeatGuard, RepeatVerdict, StructuredGuard, StructuredVerdict};
 use outcome::Outcome;
 
@@ -116,14 +117,6 @@ pub(crate) struct QueryParts<'a> {
     pub(crate) session_start: Option<&'static str>,
 }
 
-/// The tool specs of a request, computed per request from the registry
-/// (tools enabled or added mid-session are sent from the next request on);
-/// deferred tools the model has not loaded are named in ToolSearch's
-/// description instead (`crate::deferred`).
-pub(crate) fn tool_specs(tools: &ToolRegistry, session: &Session) -> Vec<ToolSpec> {
-    session.deferred.plan(&tools.tools(), tools.is_pending())
-}
-
 /// Runs one `submit_message`: the loop, then the terminal result event.
 pub(crate) async fn run_query(
     parts: QueryParts<'_>,
@@ -135,7 +128,7 @@ pub(crate) async fn run_query(
     let mut query = QueryLoop::new(parts, cancel, tx);
     let end = query.run(prompt).await;
     query.runtime.hooks.end_turn();
-    query.denials = query.runtime.take_denials();
+    query.denials = query.session.take_denials();
     let result = query.terminal_result(end);
     query.session.record_result(&result).await;
     query.emit(EngineEvent::Result(result));
@@ -144,65 +137,6 @@ pub(crate) async fn run_query(
 /// Hook reports of this turn go to its event channel.
 fn query_hooks_begin(parts: &QueryParts<'_>, tx: &UnboundedSender<EngineEvent>) {
     parts.runtime.hooks.begin_turn(tx.clone());
-}
-
-/// `QueryEngine::compact`: compacts the history now and applies it.
-pub(crate) async fn compact_now(
-    parts: QueryParts<'_>,
-    instructions: Option<&str>,
-    cancel: &CancellationToken,
-) -> Result<CompactionBoundary, CompactError> {
-    let QueryParts {
-        config,
-        client,
-        runtime,
-        session,
-        ..
-    } = parts;
-    let view = owned(&budgeted_view(config, runtime, session).await);
-    let compactor = Compactor {
-        config,
-        client,
-        runtime,
-        cancel,
-    };
-    hook_calls::pre_compact(runtime, CompactTrigger::Manual, instructions).await;
-    let compacted = compactor
-        .compact(session, CompactTrigger::Manual, instructions, None, &view)
-        .await?;
-    session.apply_compaction(compacted.boundary.clone());
-    if let Some(context) = hook_calls::after_compact(runtime).await {
-        session.push_message(Message::user_text(context));
-    }
-    session.sync_transcript().await;
-    Ok(compacted.boundary)
-}
-
-/// The history as a request sends it: R2's budgeted view, sharing the
-/// messages of the previous request's view that did not change.
-async fn budgeted_view(
-    config: &EngineConfig,
-    runtime: &ToolRuntime,
-    session: &mut Session,
-) -> Vec<Arc<Message>> {
-    let never_persisted = &session.never_persisted_ids;
-    let skip = |id: &str| never_persisted.contains(id);
-    session
-        .view
-        .update(
-            &session.messages,
-            &mut session.replacement_state,
-            config.tool_result_budget_chars,
-            &runtime.storage,
-            &skip,
-        )
-        .await
-}
-
-/// A view's messages as values, for compaction (which rewrites them; it
-/// runs rarely, so this copy is not per request).
-fn owned(view: &[Arc<Message>]) -> Vec<Message> {
-    view.iter().map(|m| Message::clone(m)).collect()
 }
 
 struct QueryLoop<'a> {
@@ -305,18 +239,15 @@ impl QueryLoop<'_> {
                 return Outcome::MaxTurns(max);
             }
             let mut request = self.build_request().await;
-            if let Some(tokens) = self
-                .compactor()
-                .over_threshold(&request, self.session.context_anchor)
-            {
+            if let Some(tokens) = self.over_threshold(&request) {
                 tracing::debug!(tokens, "the next request passes the threshold: compacting");
-                if let Err(outcome) = self.compact(&request.messages).await {
+                if let Err(outcome) = self.compact(&request).await {
                     return outcome;
                 }
                 request = self.build_request().await;
             }
             // The transcript is on disk before the request leaves.
-            self.session.start_model_call(self.runtime).await;
+            self.session.start_model_call().await;
             self.num_turns += 1;
             self.emit(EngineEvent::RequestStart {
                 turn: self.num_turns,
@@ -332,7 +263,7 @@ impl QueryLoop<'_> {
                     compacted_for_too_long = true;
                     // The refused request was not a turn.
                     self.num_turns -= 1;
-                    if let Err(outcome) = self.compact(&request.messages).await {
+                    if let Err(outcome) = self.compact(&request).await {
                         return outcome;
                     }
                     continue;
@@ -347,7 +278,7 @@ impl QueryLoop<'_> {
             };
             compacted_for_too_long = false;
             if let Some(max) = self.config.max_budget_usd
-                && self.session.total_cost_usd >= max
+                && self.session.total_cost_usd() >= max
             {
                 return Outcome::MaxBudget(max);
             }
@@ -457,69 +388,24 @@ impl QueryLoop<'_> {
         }
     }
 
-    fn compactor(&self) -> Compactor<'_> {
-        Compactor {
-            config: self.config,
-            client: self.client,
-            runtime: self.runtime,
-            cancel: &self.cancel,
-        }
-    }
-
-    /// Compacts `view` (the request that was, or would have been, sent),
-    /// applies it, and reports the boundary. Err: how the run ends (an
-    /// interrupt; the history is then unchanged).
-    async fn compact(&mut self, view: &[Arc<Message>]) -> Result<(), Outcome> {
-        let view = owned(view);
-        let compactor = Compactor {
-            config: self.config,
-            client: self.client,
-            runtime: self.runtime,
-            cancel: &self.cancel,
-        };
-        hook_calls::pre_compact(self.runtime, CompactTrigger::Auto, None).await;
-        let compacted = compactor
-            .compact(
-                self.session,
-                CompactTrigger::Auto,
-                None,
-                Some(&self.request),
-                &view,
-            )
-            .await;
-        match compacted {
-            Ok(compacted) => {
-                self.usage.add(&compacted.usage);
-                let boundary = compacted.boundary;
-                self.emit(EngineEvent::CompactBoundary {
-                    trigger: boundary.trigger,
-                    pre_tokens: boundary.pre_tokens,
-                    post_tokens: boundary.post_tokens,
-                });
-                self.session.apply_compaction(boundary);
-                if let Some(context) = hook_calls::after_compact(self.runtime).await {
-                    self.append_user(Message::user_text(context));
-                }
-                Ok(())
-            }
-            Err(CompactError::Interrupted) => Err(Outcome::Interrupted),
-            // Nothing to compact: send the request as it is.
-            Err(CompactError::Empty) => Ok(()),
-        }
-    }
-
     async fn build_request(&mut self) -> ModelRequest {
-        let messages = budgeted_view(self.config, self.runtime, self.session).await;
-        ModelRequest {
-            model: self.model().to_string(),
-            system: self.config.system_prompt.clone(),
-            messages,
-            tools: tool_specs(&self.runtime.tools, self.session),
-            max_tokens: self.config.max_tokens,
-            temperature: self.config.temperature,
-            seed: self.config.seed,
-            thinking_budget: self.config.thinking_budget,
-            one_tool_call: self.config.one_tool_call_per_reply,
-        }
+        next_request(self.config, self.runtime, self.session).await
+    }
+}
+
+/// Appends a user message to the history and reports it to the run
+/// listening on `events`, if any.
+fn append_user(
+    session: &mut Session,
+    events: Option<&UnboundedSender<EngineEvent>>,
+    message: Message,
+) {
+    session.push_message(message.clone());
+    if let Some(tx) = events {
+        // The receiver is gone only when the embedder dropped the run.
+        let _ = tx.send(EngineEvent::UserMessage {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            message,
+        });
     }
 }

@@ -86,7 +86,7 @@ impl QueryLoop<'_> {
             num_turns: self.num_turns,
             duration_ms: millis(self.started.elapsed()),
             duration_api_ms: millis(self.api_time),
-            total_cost_usd: self.session.total_cost_usd,
+            total_cost_usd: self.session.total_cost_usd(),
             usage: self.usage,
             result: if success {
                 self.answer.clone()
