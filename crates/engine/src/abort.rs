@@ -71,10 +71,7 @@ impl AbortHandle {
     }
 
     fn lock(&self) -> MutexGuard<'_, Slot> {
-        match self.slot.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::lock::lock(&self.slot)
     }
 }
 

@@ -282,7 +282,7 @@ impl QueryEngine {
 
     /// How full the context window is, by category (an SDK's
     /// `get_context_usage`).
-    pub fn context_usage(&self) -> crate::ContextUsage {
+    pub fn context_usage(&self) -> crate::context_usage::ContextUsage {
         crate::context_usage::measure(&self.config, &self.session, &self.runtime.tools)
     }
 

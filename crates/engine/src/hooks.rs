@@ -15,6 +15,8 @@ use orbit_protocol::{EngineEvent, HookRunOutcome};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::lock::lock;
+
 /// The hooks of a session and where their reports go (the default: none).
 #[derive(Debug, Default)]
 pub(crate) struct HookPoints {
@@ -25,10 +27,6 @@ pub(crate) struct HookPoints {
     sink: Mutex<Option<UnboundedSender<EngineEvent>>>,
     /// A hook answered `continue: false`: the reason.
     stop: Mutex<Option<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl HookPoints {

@@ -7,9 +7,11 @@
 //!
 //! Data flow of one turn (DESIGN §1), one module per step:
 //! `engine` (`submit_message`) → `query` (the loop: request, stream,
-//! limits, pairing) → `assemble` (assistant message from stream events) →
+//! limits, pairing; each request built by `request`, compaction applied by
+//! `query::compaction`) → `assemble` (assistant message from stream events) →
 //! `executor` (each completed tool_use starts at once, X3–X5) →
-//! `orchestrator` (validate → permission → call → result pipeline) →
+//! `prepare` (lookup, schema, parse) → `orchestrator` (validate →
+//! permission → call → result pipeline) →
 //! `results` (R1–R4 per result, R2 budget per request) → next request or a
 //! terminal result. Hooks (`orbit-hooks`) are consulted through one handle,
 //! `hooks::HookPoints`, by the orchestrator (tool calls) and the loop (prompt,
@@ -17,6 +19,9 @@
 //! start rule; `abort` is the L5 signal; `recovery` asks the profile's
 //! `ReplyCheck` before a reply ends a prompt; `messages` holds the engine's own texts;
 //! `deferred` decides which tools a request carries in full (ToolSearch).
+//!
+//! `config` (what shapes a session) is a leaf; no module imports one that
+//! imports it back.
 //!
 //! Persistence: with `EngineConfig::persist_session`, the [`Session`]
 //! records every change to its transcript (`recorder`, over
@@ -46,6 +51,7 @@ mod hooks;
 mod lock;
 mod messages;
 mod orchestrator;
+mod prepare;
 mod query;
 mod readiness;
 mod recorder;

@@ -44,113 +44,29 @@
 //! the executor turns the `JoinError` into an error result (this needs
 //! `panic = "unwind"`; with `panic = "abort"` a tool panic ends the process).
 //!
-//! What every call shares is `runtime::ToolRuntime`; the permission gate
-//! (policy, hooks' vote, PermissionRequest hooks, approver) is `gate`.
+//! Step 1 is `prepare` (its own module; `readiness` runs it again for a
+//! tool that was not ready). What every call shares is
+//! `runtime::ToolRuntime`; the permission gate (policy, hooks' vote,
+//! PermissionRequest hooks, approver) is `gate`.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use orbit_hooks::{HookEvent, PermissionVote};
 use orbit_protocol::{PermissionDenial, ToolResultBlock, ToolUseBlock};
-use orbit_tool::validation::{
-    no_such_tool_error, unparsable_input_error, validate_tool_input, wrap_tool_use_error,
-};
+use orbit_tool::validation::wrap_tool_use_error;
 use orbit_tool::{
-    CallContext, CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall,
-    ToolError, ToolOutput, ToolRegistry, ToolUseContext, apply_cwd_policy,
+    CallContext, INTERRUPT_MESSAGE_FOR_TOOL_USE, ResultLimit, Tool, ToolCall, ToolOutput,
+    apply_cwd_policy,
 };
 use serde_json::{Value, json};
 
 use crate::gate::{denied_by_rules, permit};
+use crate::prepare::refusal_text;
+pub(crate) use crate::prepare::{Prepared, Staged, prepare};
 use crate::readiness;
 use crate::results::process_tool_result;
 pub(crate) use crate::runtime::ToolRuntime;
-use orbit_tool::texts::engine::{PARSE_PANICKED_DETAIL, tool_fatal_error, tool_not_ready_error};
-
-/// What step 2 starts from.
-pub(crate) enum Staged {
-    /// The parsed call.
-    Call(Box<dyn ToolCall>),
-    /// The tool is not ready yet: await it at most this long, then run
-    /// step 1 again.
-    AwaitReady(std::time::Duration),
-}
-
-/// A tool_use after the synchronous checks of step 1.
-pub(crate) enum Prepared {
-    /// Ready to run: the parsed call (taken when it starts) and its facts.
-    Ready {
-        /// The tool to run.
-        tool: Arc<dyn Tool>,
-        /// The parsed call (or the wait for the tool); `None` once taken.
-        call: Option<Staged>,
-        /// What the call declared it will do.
-        facts: CallFacts,
-    },
-    /// Never runs; answered with this `is_error` text.
-    Rejected(String),
-}
-
-impl std::fmt::Debug for Prepared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Prepared::Ready { tool, facts, .. } => f
-                .debug_struct("Ready")
-                .field("tool", &tool.name())
-                .field("facts", facts)
-                .finish(),
-            Prepared::Rejected(text) => f.debug_tuple("Rejected").field(text).finish(),
-        }
-    }
-}
-
-/// Step 1 for one tool_use. `invalid_input` is the raw text when the
-/// streamed input did not parse as JSON.
-pub(crate) fn prepare(
-    tools: &ToolRegistry,
-    block: &ToolUseBlock,
-    invalid_input: Option<&str>,
-    ctx: &ToolUseContext,
-) -> Prepared {
-    let Some(tool) = tools.find(&block.name) else {
-        return Prepared::Rejected(no_such_tool_error(&block.name));
-    };
-    if let Some(raw) = invalid_input {
-        return Prepared::Rejected(unparsable_input_error(tool.name(), raw));
-    }
-    if let Readiness::NotYet { within } = tool.readiness() {
-        return Prepared::Ready {
-            facts: CallFacts::about(tool.name()),
-            tool,
-            call: Some(Staged::AwaitReady(within)),
-        };
-    }
-    let input = match validate_tool_input(tool.as_ref(), &block.input) {
-        Ok(input) => input,
-        Err(text) => return Prepared::Rejected(text),
-    };
-    match catch_unwind(AssertUnwindSafe(|| tool.parse(input, ctx))) {
-        Ok(Ok(call)) => Prepared::Ready {
-            facts: call.facts().clone(),
-            tool,
-            call: Some(Staged::Call(call)),
-        },
-        Ok(Err(error)) => Prepared::Rejected(refusal_text(tool.name(), error)),
-        Err(_) => Prepared::Rejected(tool_fatal_error(tool.name(), PARSE_PANICKED_DETAIL)),
-    }
-}
-
-/// The text of a refused call: a refusal the model can act on is wrapped in
-/// `<tool_use_error>`; a fatal error names the tool.
-fn refusal_text(tool_name: &str, error: ToolError) -> String {
-    match error {
-        ToolError::RespondToModel(text) => wrap_tool_use_error(&text),
-        ToolError::Fatal(text) => {
-            tracing::error!(tool = tool_name, error = %text, "tool failed");
-            tool_fatal_error(tool_name, &text)
-        }
-    }
-}
+use orbit_tool::texts::engine::tool_not_ready_error;
 
 /// What one call produced.
 #[derive(Debug, Clone)]

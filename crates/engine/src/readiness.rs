@@ -15,7 +15,8 @@ use orbit_tool::validation::wrap_tool_use_error;
 use orbit_tool::{CallContext, NotReady, Tool, ToolCall};
 use serde_json::Value;
 
-use crate::orchestrator::{Prepared, Staged, ToolRuntime, prepare};
+use crate::prepare::{Prepared, Staged, prepare};
+use crate::runtime::ToolRuntime;
 
 /// The ready tool and its parsed call, or the text the model is told (the
 /// tool never became ready, its input is invalid, the call was cancelled).

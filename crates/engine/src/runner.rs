@@ -20,7 +20,9 @@ use tokio_util::sync::CancellationToken;
 use crate::config::EngineConfig;
 use crate::denials::Denials;
 use crate::executor::StreamingToolExecutor;
-use crate::orchestrator::{Prepared, ToolRuntime, prepare, run_tool_use};
+use crate::orchestrator::run_tool_use;
+use crate::prepare::{Prepared, prepare};
+use crate::runtime::ToolRuntime;
 
 /// The tools of a session, run one call at a time.
 pub struct ToolRunner {

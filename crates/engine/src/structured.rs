@@ -26,6 +26,8 @@ use orbit_tool::{
 };
 use serde_json::Value;
 
+use crate::lock::lock;
+
 /// Default attempts at valid structured output (Claude Code's
 /// `MAX_STRUCTURED_OUTPUT_RETRIES`).
 pub const DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES: u32 = 5;
@@ -94,18 +96,12 @@ pub(crate) struct StructuredOutputSlot(Arc<Mutex<Option<Value>>>);
 
 impl StructuredOutputSlot {
     fn put(&self, value: Value) {
-        match self.0.lock() {
-            Ok(mut slot) => *slot = Some(value),
-            Err(poisoned) => *poisoned.into_inner() = Some(value),
-        }
+        *lock(&self.0) = Some(value);
     }
 
     /// The value a valid call left, taken (the next run starts empty).
     pub(crate) fn take(&self) -> Option<Value> {
-        match self.0.lock() {
-            Ok(mut slot) => slot.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
+        lock(&self.0).take()
     }
 }
 
