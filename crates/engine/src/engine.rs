@@ -116,10 +116,7 @@ impl QueryEngine {
         // Deferred tools: ToolSearch searches every other tool; what earlier
         // searches loaded (a resume: before the last compaction boundary,
         // then in the history since) is loaded again.
-        let window = config
-            .compact
-            .context_window
-            .unwrap_or_else(|| crate::compact::context_window_tokens(&config.model));
+        let window = crate::compact::window_tokens(&config, &config.model);
         let carried = session.deferred.loaded();
         session.deferred = DeferredTools::new(config.tool_search, window);
         session.deferred.load(carried);

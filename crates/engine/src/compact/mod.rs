@@ -53,8 +53,8 @@ pub(crate) use estimate::{fixed_tokens, messages_tokens};
 use rebuild::{cut_middle, summary_history};
 use shrink::shrink_to_fit;
 use summary::{SummaryFailure, request_summary, summary_messages, summary_request};
-pub(crate) use window::Limits;
 pub use window::context_window_tokens;
+pub(crate) use window::{Limits, window_tokens};
 
 /// The most of the current request the summary request quotes and the
 /// compacted history keeps (a longer one, such as a piped file, is cut in

@@ -23,6 +23,15 @@ pub(crate) const AUTOCOMPACT_BUFFER_TOKENS: u64 = 13_000;
 /// fallback for a model it does not know).
 pub use orbit_model::catalog::context_window_tokens;
 
+/// The context window of requests to `model` under `config`, in tokens:
+/// `CompactConfig::context_window` when set, else the catalog's.
+pub(crate) fn window_tokens(config: &EngineConfig, model: &str) -> u64 {
+    config
+        .compact
+        .context_window
+        .unwrap_or_else(|| context_window_tokens(model))
+}
+
 /// The budgets of one session's requests, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Limits {
@@ -61,14 +70,10 @@ impl Limits {
     /// (`CompactConfig::context_window`, else the catalog's), `max_tokens`
     /// and the percentage override.
     pub(crate) fn for_model(config: &EngineConfig, model: &str) -> Self {
-        let compact = &config.compact;
-        let window = compact
-            .context_window
-            .unwrap_or_else(|| context_window_tokens(model));
         Self::new(
-            window,
+            window_tokens(config, model),
             u64::from(config.max_tokens),
-            compact.autocompact_pct,
+            config.compact.autocompact_pct,
         )
     }
 
