@@ -1,9 +1,10 @@
 //! The query loop (DESIGN §2: L1–L3, L4's `max_tokens` continuation and
 //! prompt-too-long recovery, L5).
 //!
-//! Per model call: check limits → build the request (system prompt, the R2
-//! budgeted view of the history, tool specs) → compact first if it would
-//! pass the window's threshold (`crate::compact`) → `RequestStart` → send
+//! Per model call: check limits → build the request (`crate::request`:
+//! model, system prompt, the R2 budgeted view of the history, tool specs)
+//! → compact first if it would pass the window's threshold (`compaction`,
+//! over `crate::compact`) → `RequestStart` → send
 //! it ([`QueryLoop::model_call`], in `call`) → stream. Each
 //! `StreamEvent` is forwarded as `EngineEvent::Stream`; completed blocks go
 //! to the [`MessageAssembler`], completed tool_uses at once to the
