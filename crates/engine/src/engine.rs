@@ -272,6 +272,11 @@ impl QueryEngine {
         Arc::clone(&self.runtime.permissions)
     }
 
+    /// The runtime the session's tool calls share (`crate::grants`).
+    pub(crate) fn runtime_arc(&self) -> &Arc<ToolRuntime> {
+        &self.runtime
+    }
+
     /// The tools of the session.
     pub fn tools(&self) -> &ToolRegistry {
         &self.runtime.tools

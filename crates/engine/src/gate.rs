@@ -38,7 +38,14 @@ pub(crate) fn decide(runtime: &ToolRuntime, name: &str, facts: &CallFacts) -> Pe
         cwd: &cwd,
         roots: &roots,
     };
-    runtime.permissions.decide(&request)
+    match runtime.permissions.decide(&request) {
+        // A prompt's scoped grant (a command's `allowed-tools`) only turns
+        // an ask into an allow; see `crate::grants`.
+        PermissionDecision::Ask { .. } if runtime.grants.allows(&runtime.permissions, &request) => {
+            PermissionDecision::Allow
+        }
+        decision => decision,
+    }
 }
 
 /// The permission gate for one call: the policy's decision with the

@@ -40,6 +40,8 @@ pub(crate) struct ToolRuntime {
     /// The session's hooks (PreToolUse, PermissionRequest, Notification,
     /// PostToolUse, PostToolUseFailure are consulted here).
     pub(crate) hooks: HookPoints,
+    /// Allow rules granted for one prompt (`crate::grants`).
+    pub(crate) grants: crate::grants::GrantScopes,
 }
 
 impl ToolRuntime {
@@ -85,6 +87,7 @@ impl ToolRuntime {
             max_concurrency: config.max_tool_use_concurrency.max(1),
             denials,
             hooks,
+            grants: crate::grants::GrantScopes::default(),
         }
     }
 
