@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use orbit_composer::custom::{CustomCommand, load_custom_commands};
+use orbit_composer::custom::{CustomCommand, Scope, load_custom_commands};
 use orbit_composer::{Composer, ComposerConfig, ComposerEvent, Submission};
 
 use super::support::{feed, screen, text_with_cursor};
@@ -90,6 +90,8 @@ fn expand_fills_arguments() {
         description: String::new(),
         body: body.into(),
         source: "x.md".into(),
+        scope: Scope::Project,
+        front: Default::default(),
     };
     // (body, args, prompt)
     let cases: &[(&str, &str, &str)] = &[
@@ -99,19 +101,21 @@ fn expand_fills_arguments() {
             "Review src/lib.rs now",
         ),
         ("Review $ARGUMENTS now", "", "Review  now"),
+        // `$N` is 0-based and a missing one stays as written, as Claude
+        // Code 2.1.332 fills them.
         (
-            "Deploy to $1 with tag $2.",
+            "Deploy to $0 with tag $1.",
             "staging v1.2",
             "Deploy to staging with tag v1.2.",
         ),
-        ("Only $2 and $3", "a b", "Only b and "),
-        ("$1$ARGUMENTS", "a b", "aa b"),
-        ("Costs $5 and $ dollars $0", "x", "Costs  and $ dollars $0"),
+        ("Only $1 and $2", "a b", "Only b and $2"),
+        ("$0$ARGUMENTS", "a b", "aa b"),
+        ("Costs $5 and $ dollars $0", "x", "Costs $5 and $ dollars x"),
         ("Explain the code.\n", "", "Explain the code.\n"),
         (
             "Explain the code.\n",
             "in detail",
-            "Explain the code.\n\nARGUMENTS: in detail",
+            "Explain the code.\n\n\nARGUMENTS: in detail",
         ),
     ];
     for (body, args, expected) in cases {

@@ -1,0 +1,156 @@
+//! Front matter of a command file: a leading `---` … `---` block of simple
+//! YAML (`key: value`, values optionally quoted; `allowed-tools` also as a
+//! YAML list or `[a, b]`). Unknown keys are ignored.
+
+/// The keys orbit reads from a command's front matter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrontMatter {
+    /// `description:` — shown in the completion popup and the help list.
+    pub description: Option<String>,
+    /// `argument-hint:` — what the command expects, shown after its name.
+    pub argument_hint: Option<String>,
+    /// `allowed-tools:` — allow rules granted while the command's prompt runs.
+    pub allowed_tools: Vec<String>,
+    /// `model:` — the model for the command's prompt.
+    pub model: Option<String>,
+}
+
+/// Splits `---\n…\n---` front matter from the body.
+pub(crate) fn split_front_matter(content: &str) -> (Option<&str>, &str) {
+    let Some(rest) = content
+        .strip_prefix("---\n")
+        .or_else(|| content.strip_prefix("---\r\n"))
+    else {
+        return (None, content);
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let body = &rest[offset + line.len()..];
+            return (Some(&rest[..offset]), body.trim_start_matches(['\r', '\n']));
+        }
+        offset += line.len();
+    }
+    (None, content)
+}
+
+impl FrontMatter {
+    /// Reads the keys orbit knows from the front matter text.
+    pub fn parse(front: &str) -> Self {
+        let lines: Vec<&str> = front.lines().collect();
+        Self {
+            description: field(&lines, "description"),
+            argument_hint: field(&lines, "argument-hint"),
+            allowed_tools: list_field(&lines, "allowed-tools"),
+            model: field(&lines, "model"),
+        }
+    }
+}
+
+/// The raw value after `key:` on a top-level line, and the line's index.
+fn raw<'a>(lines: &[&'a str], key: &str) -> Option<(usize, &'a str)> {
+    lines.iter().enumerate().find_map(|(i, line)| {
+        let value = line.strip_prefix(key)?.trim_start().strip_prefix(':')?;
+        Some((i, value.trim()))
+    })
+}
+
+fn unquote(value: &str) -> &str {
+    value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(value)
+}
+
+/// A scalar `key: value`, unquoted; None when missing or empty.
+fn field(lines: &[&str], key: &str) -> Option<String> {
+    let (_, value) = raw(lines, key)?;
+    let value = unquote(value).trim();
+    (!value.is_empty()).then(|| value.to_string())
+}
+
+/// A list: `key: A, B(x, y)` (split on commas outside parentheses),
+/// `key: [A, B]`, or `key:` followed by `- A` lines.
+fn list_field(lines: &[&str], key: &str) -> Vec<String> {
+    let Some((at, value)) = raw(lines, key) else {
+        return Vec::new();
+    };
+    if value.is_empty() {
+        return lines[at + 1..]
+            .iter()
+            .map_while(|l| {
+                l.trim_start()
+                    .strip_prefix("- ")
+                    .or_else(|| (l.trim() == "-").then_some(""))
+            })
+            .map(|item| unquote(item.trim()).trim().to_string())
+            .filter(|item| !item.is_empty())
+            .collect();
+    }
+    let value = value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value);
+    split_top_level(value)
+        .into_iter()
+        .map(|item| unquote(item.trim()).trim().to_string())
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+/// Splits on commas not inside parentheses (`Bash(git add:*), Read`).
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_four_keys_in_their_forms() {
+        let front = "description: \"Review a file\"\nargument-hint: [file]\nallowed-tools: Bash(git add:*), Bash(git status:*), Read\nmodel: haiku\nother: x";
+        let f = FrontMatter::parse(front);
+        assert_eq!(f.description.as_deref(), Some("Review a file"));
+        assert_eq!(f.argument_hint.as_deref(), Some("[file]"));
+        assert_eq!(
+            f.allowed_tools,
+            ["Bash(git add:*)", "Bash(git status:*)", "Read"]
+        );
+        assert_eq!(f.model.as_deref(), Some("haiku"));
+        let listed = FrontMatter::parse("allowed-tools:\n  - Bash(echo:*)\n  - 'Read'\nmodel: x");
+        assert_eq!(listed.allowed_tools, ["Bash(echo:*)", "Read"]);
+        let flow = FrontMatter::parse("allowed-tools: [Bash(echo:*), Read]");
+        assert_eq!(flow.allowed_tools, ["Bash(echo:*)", "Read"]);
+        assert_eq!(FrontMatter::parse("model:"), FrontMatter::default());
+    }
+
+    #[test]
+    fn splits_front_matter_from_the_body() {
+        let (front, body) = split_front_matter("---\nmodel: x\n---\n\nBody\n");
+        assert_eq!(front, Some("model: x\n"));
+        assert_eq!(body, "Body\n");
+        assert_eq!(split_front_matter("No front\n"), (None, "No front\n"));
+        assert_eq!(
+            split_front_matter("---\nunclosed\n"),
+            (None, "---\nunclosed\n")
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! One submitted text to the prompt the model sees: [`prepare_prompt`], the
+//! one function `-p`, the SDK and the interactive UI call.
+//!
+//! Data flow: [`split_invocation`] reads `/name args`; a name that is no
+//! custom command leaves the text as it is (Claude Code 2.1.332 sends an
+//! unknown `/name` on as a plain prompt too). For a command: its
+//! `allowed-tools` open a grant scope on the engine (`QueryEngine::
+//! grant_scope`, the policy orchestrator's one scoped-grant mechanism),
+//! the arguments are filled (`expand`), `!`cmd`` and `@file` are inlined
+//! (`inline`, through the permission gate with the grant already in
+//! force), and the prompt is built as Claude Code builds it: the file
+//! attachments, the `<command-message>`/`<command-name>`/`<command-args>`
+//! lines, the body. The [`PromptPlan`] carries the grant and the model;
+//! the caller switches the model ([`PromptPlan::apply_model`]), runs the
+//! turn, then [`PromptPlan::finish`] restores the model and ends the grant.
+//!
+//! A project command in an untrusted folder gets neither `allowed-tools`
+//! nor `model` (one note line); a refused `!`/`@` refuses the prompt
+//! ([`Refusal`], one line, nothing sent).
+
+use std::path::{Path, PathBuf};
+
+use orbit_engine::{GrantScope, QueryEngine};
+use orbit_protocol::{ResultSubtype, TerminalResult};
+
+use crate::discover::{CommandSet, CommandSources, Scope};
+use crate::inline::inline;
+
+/// What a submitted text becomes.
+#[derive(Debug)]
+pub struct PromptPlan {
+    /// The prompt to submit.
+    pub prompt: String,
+    /// The custom command it came from (None: the text as typed).
+    pub command: Option<String>,
+    /// The model for this prompt (the command's `model`, alias resolved).
+    pub model: Option<String>,
+    /// Lines for the user (stderr headless): what was ignored and why.
+    pub notes: Vec<String>,
+    /// The command's `allowed-tools`, in force while this plan lives.
+    grant: Option<GrantScope>,
+}
+
+/// A command whose `!`cmd`` or `@file` was refused: nothing is sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("/{command}: {reason} (the prompt was not sent)")]
+pub struct Refusal {
+    /// The command's name.
+    pub command: String,
+    /// Which pattern was refused and why.
+    pub reason: String,
+    /// The plan's notes so far (print them before the refusal).
+    pub notes: Vec<String>,
+}
+
+impl Refusal {
+    /// The run's result for a refused prompt: an error result whose one
+    /// error line is this refusal (`orbit: error: …` in text output).
+    pub fn to_result(&self) -> TerminalResult {
+        TerminalResult {
+            subtype: ResultSubtype::ErrorDuringExecution,
+            num_turns: 0,
+            duration_ms: 0,
+            duration_api_ms: 0,
+            total_cost_usd: 0.0,
+            usage: Default::default(),
+            result: String::new(),
+            stop_reason: None,
+            permission_denials: Vec::new(),
+            errors: vec![self.to_string()],
+            interrupted: false,
+            structured_output: None,
+        }
+    }
+}
+
+impl PromptPlan {
+    /// The text submitted as it is.
+    pub fn plain(text: String) -> Self {
+        Self {
+            prompt: text,
+            command: None,
+            model: None,
+            notes: Vec::new(),
+            grant: None,
+        }
+    }
+
+    /// Switches the engine to the plan's model; returns the model to
+    /// restore with [`Self::finish`] (None when the plan has no model).
+    pub fn apply_model(&self, engine: &mut QueryEngine) -> Option<String> {
+        let model = self.model.clone()?;
+        let previous = engine.config().model.clone();
+        if previous == model {
+            return None;
+        }
+        engine.set_model(model);
+        Some(previous)
+    }
+
+    /// After the prompt's turn: the model `previous` back, the grant ended.
+    pub fn finish(self, engine: &mut QueryEngine, previous: Option<String>) {
+        if let Some(previous) = previous {
+            engine.set_model(previous);
+        }
+        drop(self.grant);
+    }
+}
+
+/// A session's commands with what expanding them needs: the one value a
+/// front end (`-p`, the SDK, the interactive UI) keeps.
+#[derive(Debug, Clone, Default)]
+pub struct PromptExpander {
+    /// The commands found at start.
+    pub commands: CommandSet,
+    /// Whether the project folder is trusted.
+    pub trusted: bool,
+    /// The home directory (`@~/…`).
+    pub home: Option<PathBuf>,
+}
+
+impl PromptExpander {
+    /// Loads the commands of `sources`; `trusted` as the folder is.
+    pub fn load(sources: &CommandSources, trusted: bool) -> Self {
+        Self {
+            commands: CommandSet::load(sources),
+            trusted,
+            home: sources.home.clone(),
+        }
+    }
+
+    /// [`prepare_prompt`] with this expander's commands, trust and home.
+    pub async fn plan(&self, engine: &QueryEngine, text: &str) -> Result<PromptPlan, Refusal> {
+        prepare_prompt(
+            engine,
+            &self.commands,
+            text,
+            self.trusted,
+            self.home.as_deref(),
+        )
+        .await
+    }
+}
+
+/// `/name args` → `(name, args)`; None when the text is no slash command
+/// (no leading `/`, an empty name, or a path such as `/usr/bin/env`).
+pub fn split_invocation(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim_start().strip_prefix('/')?;
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let name = &rest[..end];
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    Some((name, rest[end..].trim()))
+}
+
+/// The prompt for `text` (module docs). `trusted`: whether the project
+/// folder is trusted; `home` resolves `@~/…`.
+pub async fn prepare_prompt(
+    engine: &QueryEngine,
+    commands: &CommandSet,
+    text: &str,
+    trusted: bool,
+    home: Option<&Path>,
+) -> Result<PromptPlan, Refusal> {
+    let Some((name, args)) = split_invocation(text) else {
+        return Ok(PromptPlan::plain(text.to_string()));
+    };
+    let Some(command) = commands.find(name) else {
+        return Ok(PromptPlan::plain(text.to_string()));
+    };
+    let mut notes = Vec::new();
+    let front = &command.front;
+    let honoured = trusted || command.scope == Scope::User;
+    if !honoured && (!front.allowed_tools.is_empty() || front.model.is_some()) {
+        notes.push(format!(
+            "/{name}: this folder is not trusted, so the project command's allowed-tools and model are ignored (orbit trust to trust it)"
+        ));
+    }
+    let grant = (honoured && !front.allowed_tools.is_empty()).then(|| {
+        let grant = engine.grant_scope(&front.allowed_tools);
+        for err in grant.errors() {
+            notes.push(format!("/{name}: allowed-tools rule ignored: {err}"));
+        }
+        grant
+    });
+    let model = front
+        .model
+        .as_deref()
+        .filter(|_| honoured)
+        .map(|m| orbit_model::catalog::resolve_alias(m).to_string());
+    let body = command.expand(args);
+    let cwd = engine.tool_context().cwd();
+    let inlined = inline(engine, &body, &cwd, home)
+        .await
+        .map_err(|reason| Refusal {
+            command: name.to_string(),
+            reason,
+            notes: notes.clone(),
+        })?;
+    let mut blocks = inlined.attachments;
+    blocks.push(format!(
+        "<command-message>{name}</command-message>\n<command-name>/{name}</command-name>\n<command-args>{args}</command-args>\n"
+    ));
+    blocks.push(inlined.body);
+    Ok(PromptPlan {
+        prompt: blocks.join("\n"),
+        command: Some(name.to_string()),
+        model,
+        notes,
+        grant,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_slash_invocations() {
+        assert_eq!(split_invocation("/review a b"), Some(("review", "a b")));
+        assert_eq!(split_invocation("  /sub:deep\n x"), Some(("sub:deep", "x")));
+        assert_eq!(split_invocation("/usr/bin/env x"), None);
+        assert_eq!(split_invocation("/ x"), None);
+        assert_eq!(split_invocation("review"), None);
+    }
+}

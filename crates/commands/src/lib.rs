@@ -1,0 +1,39 @@
+//! Custom slash commands, the same way everywhere: `orbit -p "/name args"`,
+//! the SDK's user messages and the interactive UI all go through
+//! [`prepare_prompt`].
+//!
+//! Data flow:
+//! 1. `discover` finds the command files — the user's (`$CLAUDE_CONFIG_DIR`
+//!    or `~/.claude`, then `~/.orbit`, `commands/**.md`) and the project's
+//!    (`.claude/commands/**.md`, then `.orbit/commands/**.md`; a later
+//!    directory wins a name clash; `sub/name.md` is `/sub:name`) — and reads
+//!    each through `orbit_untrusted` (regular files only, capped, a project
+//!    link may not leave the project): a [`CommandSet`].
+//! 2. `front` reads the front matter: `description`, `argument-hint`,
+//!    `allowed-tools`, `model`.
+//! 3. `expand` fills `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (0-based, as
+//!    Claude Code 2.1.332 does).
+//! 4. `invoke` ([`prepare_prompt`]) opens the command's grant scope (its
+//!    `allowed-tools`, for this prompt only, through the engine's one
+//!    scoped-grant mechanism), then `inline` runs each `!`cmd`` as a `Bash`
+//!    call and each `@file` as a `Read` call through the engine's
+//!    permission gate; a refused one refuses the whole prompt
+//!    ([`Refusal`]: one line, nothing sent).
+//!
+//! A project's commands in an untrusted folder keep their text but get no
+//! `allowed-tools` and no `model` (one note line says so).
+
+#![deny(missing_docs)]
+
+mod discover;
+mod expand;
+mod front;
+mod inline;
+mod invoke;
+
+pub use discover::{
+    COMMAND_FILE_MAX_BYTES, CommandSet, CommandSources, CustomCommand, Scope, load_custom_commands,
+};
+pub use expand::{expand_arguments, split_arguments};
+pub use front::FrontMatter;
+pub use invoke::{PromptExpander, PromptPlan, Refusal, prepare_prompt, split_invocation};
