@@ -191,6 +191,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let setup::Prepared {
         mut engine,
         init,
+        commands,
         default_max_turns,
         mcp,
         ..
@@ -241,6 +242,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             replay_user_messages: args.sdk.replay_user_messages,
             agents,
             mcp: mcp.clone(),
+            commands: &commands,
         })
         .await;
         engine.end_session("other").await;
@@ -254,7 +256,24 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         "submitting the prompt"
     );
     let mut exit_code = None;
-    let mut events = engine.submit_message(prompt);
+    // `/name args` of a custom command expands (orbit-commands); a refused
+    // `!`cmd`` or `@file` is one error line and nothing is sent.
+    let plan = match commands.plan(&engine, &prompt).await {
+        Ok(plan) => plan,
+        Err(refusal) => {
+            for note in &refusal.notes {
+                eprintln_safe!("orbit: note: {note}");
+            }
+            let code = writer.event(&EngineEvent::Result(refusal.to_result()));
+            engine.end_session("other").await;
+            return Ok(code.ok().flatten().map_or(EXIT_ERROR, |c| u8::try_from(c).unwrap_or(EXIT_ERROR)));
+        }
+    };
+    for note in &plan.notes {
+        eprintln_safe!("orbit: note: {note}");
+    }
+    let previous_model = plan.apply_model(&mut engine);
+    let mut events = engine.submit_message(plan.prompt.clone());
     while let Some(event) = events.next().await {
         if stdout.is_closed() {
             // Drain: the engine still ends the turn cleanly (tools cancelled,
@@ -273,6 +292,7 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         }
     }
     drop(events);
+    plan.finish(&mut engine, previous_model);
     // SessionEnd hooks, after the result was written.
     engine.end_session("other").await;
     tracing::debug!(?exit_code, stdout_closed = stdout.is_closed(), "run ended");

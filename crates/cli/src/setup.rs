@@ -21,6 +21,8 @@ pub struct Prepared {
     pub engine: QueryEngine,
     /// What `system/init` reports (stream-json) and a status line shows.
     pub init: InitInfo,
+    /// The custom slash commands `-p` and the SDK's prompts expand.
+    pub commands: orbit_commands::PromptExpander,
     /// The small-model profile's turn limit when no `--max-turns` was given.
     pub default_max_turns: Option<u32>,
     /// The MCP servers' manager, kept alive for the session.
@@ -209,7 +211,9 @@ pub fn prepare_with(
         mcp,
         tool_names,
     } = spec.build()?;
+    let commands = slash_commands(&config, &cwd);
     let init = InitInfo {
+        slash_commands: commands.commands.names(),
         cwd: cwd.display().to_string(),
         tools: tool_names,
         model,
@@ -224,12 +228,31 @@ pub fn prepare_with(
             .collect(),
     };
     Ok(Prepared {
+        commands,
         engine,
         init,
         default_max_turns,
         mcp,
         trust_skipped: config.trust_skipped.clone(),
     })
+}
+
+/// The session's custom slash commands (user: `CLAUDE_CONFIG_DIR` or
+/// `~/.claude`, and `~/.orbit`; the project's), one warning per refused file.
+fn slash_commands(
+    config: &orbit_config::Config,
+    cwd: &std::path::Path,
+) -> orbit_commands::PromptExpander {
+    let sources = orbit_commands::CommandSources {
+        project_root: cwd.to_path_buf(),
+        home: config.env.path(orbit_config::vars::HOME),
+        claude_config_dir: config.env.path("CLAUDE_CONFIG_DIR"),
+    };
+    let expander = orbit_commands::PromptExpander::load(&sources, config.project_trusted);
+    for warning in &expander.commands.warnings {
+        crate::term_safe::eprintln_safe!("orbit: warning: {warning}");
+    }
+    expander
 }
 
 /// The thinking budget and the fallback model. Thinking is an Anthropic

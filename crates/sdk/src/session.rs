@@ -55,6 +55,9 @@ pub struct Parts<'a> {
     pub agents: Vec<String>,
     /// The session's MCP servers, for `mcp_status`.
     pub mcp: Option<Arc<orbit_mcp::McpManager>>,
+    /// The custom slash commands a user message may invoke (`/name args`
+    /// expands as in `-p` and the interactive UI).
+    pub commands: &'a orbit_commands::PromptExpander,
 }
 
 /// Session-wide state the control requests change.
@@ -83,6 +86,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         replay_user_messages,
         agents,
         mcp,
+        commands,
     } = parts;
     let mut state = State {
         abort: engine.abort_handle(),
@@ -118,7 +122,29 @@ pub async fn run(parts: Parts<'_>) -> u8 {
             }
         };
         state.turn_running = true;
-        let mut events = engine.submit_message(prompt);
+        // A custom command expands here (orbit-commands); a refused `!`
+        // or `@` ends this prompt with an error result, nothing sent.
+        let plan = match commands.plan(engine, &prompt).await {
+            Ok(plan) => plan,
+            Err(refusal) => {
+                state.turn_running = false;
+                for note in &refusal.notes {
+                    eprintln!("orbit: note: {note}");
+                }
+                let result = EngineEvent::Result(refusal.to_result());
+                if !stdout.is_closed()
+                    && let Ok(Some(code)) = writer.event(&result)
+                {
+                    exit_code = u8::try_from(code).unwrap_or(1);
+                }
+                continue;
+            }
+        };
+        for note in &plan.notes {
+            eprintln!("orbit: note: {note}");
+        }
+        let previous_model = plan.apply_model(engine);
+        let mut events = engine.submit_message(plan.prompt.clone());
         loop {
             tokio::select! {
                 event = events.next() => {
@@ -144,6 +170,8 @@ pub async fn run(parts: Parts<'_>) -> u8 {
                 },
             }
         }
+        drop(events);
+        plan.finish(engine, previous_model);
         state.turn_running = false;
         if stdout.is_closed() {
             break;

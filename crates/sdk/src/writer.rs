@@ -46,6 +46,8 @@ pub struct InitInfo {
     pub mcp_servers: Vec<orbit_mcp::ServerStatus>,
     /// The agents `--agents` defines.
     pub agents: Vec<String>,
+    /// The custom slash commands (`orbit-commands`), by name.
+    pub slash_commands: Vec<String>,
 }
 
 /// A writer of one run's output, whatever its format.
@@ -362,7 +364,7 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
             output_style: "default".to_string(),
             claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
             orbit_version: env!("CARGO_PKG_VERSION").to_string(),
-            slash_commands: Vec::new(),
+            slash_commands: info.slash_commands,
             agents: info.agents,
             skills: Vec::new(),
             plugins: Vec::new(),

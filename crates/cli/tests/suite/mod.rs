@@ -48,6 +48,7 @@ mod small_model;
 mod startup_errors;
 mod stdin_prompt;
 mod stdout_closed;
+mod slash_commands;
 mod structured_output;
 mod system_prompt;
 mod terminal_output;

@@ -1,0 +1,272 @@
+//! Custom slash commands outside the interactive UI (issue 31, "Commands
+//! everywhere"): `orbit -p "/name args"` and the SDK's user messages expand
+//! `.claude/commands/*.md` through `orbit-commands` as Claude Code 2.1.332
+//! does — front matter, `$ARGUMENTS`/`$N`, `!`cmd`` output and `@file`
+//! attachments, `allowed-tools` granted for that prompt only, `model` for
+//! that prompt; an untrusted folder's commands get neither; hostile
+//! command files do not stop orbit; `init` lists the commands.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
+
+use super::common::{Scratch, orbit, orbit_process, run, wait_within};
+
+/// A run that must end well within the suite's timeout (a FIFO would hang).
+const RUN_LIMIT: Duration = Duration::from_secs(20);
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// Every text of the first request's last user message, joined.
+fn sent_text(body: &Value) -> String {
+    body::last_message_texts(body).join("\n")
+}
+
+const REVIEW: &str = "---\n\
+description: Review a file\n\
+argument-hint: [file]\n\
+allowed-tools: Bash(touch:*), Bash(echo:*)\n\
+model: haiku\n\
+---\n\
+Review $ARGUMENTS first=$0 second=$1 third=$2\n\
+Shell: !`touch made-by-command && echo touched-it`\n\
+File: @notes.txt\n";
+
+#[test]
+fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
+    let scratch = Scratch::new();
+    write(&scratch.path(), ".claude/commands/review.md", REVIEW);
+    scratch.write("notes.txt", "NOTES-CONTENT-31\n");
+    let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/review src/lib.rs extra", "--trust-project"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.trim(), "reviewed");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 1);
+    let text = sent_text(&bodies[0]);
+    for needle in [
+        "<command-name>/review</command-name>",
+        "<command-args>src/lib.rs extra</command-args>",
+        "Review src/lib.rs extra first=src/lib.rs second=extra third=$2",
+        "Shell: touched-it",
+        "File: @notes.txt",
+        "Called the Read tool with the following input:",
+        "NOTES-CONTENT-31",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing from {text}");
+    }
+    // `allowed-tools` let the `!` command write (a headless ask is a denial).
+    assert!(scratch.path().join("made-by-command").exists());
+    // `model: haiku` for this prompt.
+    let model = bodies[0]["model"].as_str().unwrap_or_default();
+    assert!(model.contains("haiku"), "{model}");
+}
+
+#[test]
+fn an_unknown_slash_name_is_sent_as_typed() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/nosuch thing"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(sent_text(&server.bodies()[0]), "/nosuch thing");
+}
+
+#[test]
+fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
+    let scratch = Scratch::new();
+    write(
+        &scratch.path(),
+        ".claude/commands/deny.md",
+        "Run: !`touch made-by-deny`\n",
+    );
+    let server = FakeAnthropic::start(vec![Reply::text("never")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/deny", "--trust-project"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with(
+            "orbit: error: /deny: shell command permission check failed for pattern \"!`touch made-by-deny`\""
+        ) && lines[0].ends_with("(the prompt was not sent)"),
+        "{}",
+        out.stderr
+    );
+    assert!(server.requests().is_empty());
+    assert!(!scratch.path().join("made-by-deny").exists());
+}
+
+#[test]
+fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
+    let scratch = Scratch::new();
+    write(&scratch.path(), ".claude/commands/review.md", REVIEW);
+    write(
+        &scratch.path(),
+        ".claude/commands/fast.md",
+        "---\nmodel: haiku\nallowed-tools: Bash(touch:*)\n---\nSay hi.\n",
+    );
+    // The `!` command needs the grant it no longer gets: refused.
+    let server = FakeAnthropic::start(vec![Reply::text("never")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/review x"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let notes = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("not trusted"))
+        .count();
+    assert_eq!(notes, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("permission check failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(server.requests().is_empty());
+    assert!(!scratch.path().join("made-by-command").exists());
+    // Without `!`: sent, with the session's model, one note line.
+    let server = FakeAnthropic::start(vec![Reply::text("hi")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/fast"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("/fast: this folder is not trusted"),
+        "{}",
+        out.stderr
+    );
+    let model = server.bodies()[0]["model"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!model.contains("haiku"), "{model}");
+}
+
+/// Two SDK user messages: the command's `allowed-tools` let the model's
+/// `touch` run during its own prompt, and are gone for the next prompt.
+#[test]
+fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
+    let scratch = Scratch::new();
+    write(
+        &scratch.path(),
+        ".claude/commands/grant.md",
+        "---\nallowed-tools: Bash(touch:*)\n---\nTouch the files.\n",
+    );
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch during-grant"})),
+        Reply::text("first done"),
+        Reply::tool_use("toolu_2", "Bash", json!({"command": "touch after-grant"})),
+        Reply::text("second done"),
+    ]);
+    let mut child = orbit_process(&scratch, &server.env())
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--trust-project",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for prompt in ["/grant", "touch another file"] {
+        let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let status = wait_within(&mut child, RUN_LIMIT);
+    let stdout = super::common::drain(child.stdout.take());
+    assert!(status.success(), "{status}: {stdout}");
+    assert!(scratch.path().join("during-grant").exists(), "{stdout}");
+    assert!(!scratch.path().join("after-grant").exists(), "{stdout}");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert!(sent_text(&bodies[0]).contains("Touch the files."));
+    let denied = super::common::tool_results_text(&bodies[3]);
+    assert!(
+        denied.to_lowercase().contains("permission") || denied.contains("approval"),
+        "{denied}"
+    );
+    let init: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(init["slash_commands"], json!(["grant"]));
+}
+
+#[test]
+fn a_fifo_command_file_does_not_hang_and_is_named_once() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.join("fifo.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let mut child = orbit_process(&scratch, &server.env())
+        .args(["-p", "/fifo x"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_within(&mut child, RUN_LIMIT);
+    let stderr = super::common::drain(child.stderr.take());
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("fifo.md")).count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(sent_text(&server.bodies()[0]), "/fifo x");
+}
+
+#[test]
+fn init_lists_user_and_namespaced_project_commands() {
+    let scratch = Scratch::new();
+    let claude_dir = scratch.home().join("claude-config");
+    write(&claude_dir, "commands/standup.md", "Write my standup.\n");
+    // Not read: CLAUDE_CONFIG_DIR replaces ~/.claude.
+    write(&scratch.home(), ".claude/commands/ignored.md", "x\n");
+    write(
+        &scratch.path(),
+        ".claude/commands/frontend/component.md",
+        "Make $0.\n",
+    );
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let mut env = server.env();
+    env.push(("CLAUDE_CONFIG_DIR".into(), claude_dir.display().to_string()));
+    let mut cmd = super::common::orbit_with_env(&scratch, &env);
+    cmd.args([
+        "-p",
+        "/frontend:component Button",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let init = out.lines().into_iter().next().unwrap();
+    assert_eq!(
+        init["slash_commands"],
+        json!(["frontend:component", "standup"])
+    );
+    assert!(sent_text(&server.bodies()[0]).contains("Make Button."));
+}
