@@ -28,6 +28,7 @@ mod provider;
 mod sandbox;
 mod scrub;
 mod sdk_args;
+mod sdk_init;
 mod sessions;
 mod setup;
 mod signals;
@@ -40,7 +41,6 @@ use std::io::ErrorKind;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::Parser;
 use clap::error::ErrorKind as ClapErrorKind;
 use futures::StreamExt;
 use orbit_config::Env;
@@ -85,8 +85,14 @@ fn main() -> ExitCode {
     if let Some(code) = mcp_cmd::maybe_run_subcommand(&env) {
         return code;
     }
-    let args = match Args::try_parse() {
-        Ok(args) => args,
+    // An SDK session skips options orbit does not know, one note each.
+    let args = match sdk_args::parse_args(std::env::args_os()) {
+        Ok((args, skipped)) => {
+            for note in skipped {
+                eprintln_safe!("{note}");
+            }
+            args
+        }
         Err(err) => return clap_exit(&err),
     };
     let log_options = logging::LogOptions {
@@ -148,7 +154,7 @@ fn clap_exit(err: &clap::Error) -> ExitCode {
     }
 }
 
-async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
+async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     orbit_model::tls::ensure_crypto_provider();
     // No -p and no SDK input: the interactive terminal UI.
     if args.print.is_none() && !args.sdk.stream_input() {
@@ -180,8 +186,17 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
     let mut extras = setup::SdkExtras::default();
     let mut first = None;
+    let mut not_honoured: Vec<String> =
+        args.sdk.not_honoured().iter().map(|f| f.to_string()).collect();
     if let Some(rx) = incoming.as_mut() {
         let shake = orbit_sdk::handshake(&control, rx, &args.sdk.agent_names()?).await?;
+        if let Some(request) = &shake.request {
+            sdk_init::fold(&mut args, request);
+        }
+        for note in sdk_init::notes(&shake.not_honoured) {
+            eprintln_safe!("{note}");
+        }
+        not_honoured.extend(shake.not_honoured.iter().map(|n| format!("initialize.{n}")));
         first = shake.first;
         extras.hooks = shake.hooks;
         extras.callbacks = shake.callbacks;
@@ -223,7 +238,8 @@ async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
     )
     .with_partial_messages(args.sdk.include_partial_messages)
     .with_max_output_tokens(u64::from(engine.config().max_tokens))
-    .with_context_window(engine.config().compact.context_window);
+    .with_context_window(engine.config().compact.context_window)
+    .with_not_honoured(not_honoured);
     let mut write_failed = false;
     if !stdout.is_closed()
         && let Err(err) = writer.init(init)

@@ -81,6 +81,14 @@ impl<W: Write, E: Write> OutputWriter<W, E> {
         }
     }
 
+    /// The SDK's options orbit does not honour, listed in `system/init`.
+    pub fn with_not_honoured(self, names: Vec<String>) -> Self {
+        match self {
+            Self::Sdk(w) => Self::Sdk(w.with_not_honoured(names)),
+            text => text,
+        }
+    }
+
     /// The first line of a stream-json run.
     pub fn init(&mut self, info: InitInfo) -> io::Result<()> {
         EventSink::init(self, info)

@@ -5,7 +5,9 @@
 //! `orbit: note: …` line on stderr each ([`SdkArgs::notes`]) and change
 //! nothing.
 
-use clap::{Args, ValueEnum};
+use clap::{Args as ClapArgs, Parser as _, ValueEnum};
+
+use crate::args::Args;
 
 /// The API's smallest `budget_tokens`.
 pub const MIN_THINKING_BUDGET: u32 = 1024;
@@ -23,7 +25,7 @@ pub enum InputFormat {
 }
 
 /// The SDK's flags (flattened into [`crate::args::Args`]).
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, ClapArgs)]
 pub struct SdkArgs {
     /// Input format: `text` (default) or `stream-json` (user messages and
     /// control requests as JSON lines on stdin; a multi-turn session).
@@ -49,15 +51,10 @@ pub struct SdkArgs {
     /// so none can be invoked (a note says so).
     #[arg(long = "agents", value_name = "JSON")]
     pub agents: Option<String>,
-    /// Accepted; hook events are not emitted yet.
-    #[arg(long = "include-hook-events", hide = true)]
+    /// stream-json: also emit `hook_started` / `hook_response` lines for
+    /// every command hook run (Claude Code's shapes).
+    #[arg(long = "include-hook-events")]
     pub include_hook_events: bool,
-    /// Accepted; the built-in tool set is used.
-    #[arg(long = "tools", value_name = "LIST", hide = true)]
-    pub tools: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "system-prompt-file", value_name = "PATH", hide = true)]
-    pub system_prompt_file: Option<String>,
     /// Accepted, not honoured yet.
     #[arg(long = "task-budget", value_name = "N", hide = true)]
     pub task_budget: Option<String>,
@@ -66,8 +63,9 @@ pub struct SdkArgs {
     /// `system` `model_fallback` line says when. Must differ from `--model`.
     #[arg(long = "fallback-model", value_name = "M")]
     pub fallback_model: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "betas", value_name = "LIST", hide = true)]
+    /// More `anthropic-beta` values (comma-separated) for the Anthropic
+    /// provider, after `ANTHROPIC_BETAS`.
+    #[arg(long = "betas", value_name = "LIST")]
     pub betas: Option<String>,
     /// Accepted, not honoured yet.
     #[arg(long = "resume-session-at", value_name = "ID", hide = true)]
@@ -92,9 +90,47 @@ pub struct SdkArgs {
     /// Accepted, not honoured yet.
     #[arg(long = "thinking-display", value_name = "MODE", hide = true)]
     pub thinking_display: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "effort", value_name = "LEVEL", hide = true)]
+    /// Reasoning effort sent as `output_config.effort` (Anthropic provider):
+    /// low, medium, high, xhigh, max or auto; `CLAUDE_CODE_EFFORT_LEVEL`
+    /// wins, as in Claude Code.
+    #[arg(long = "effort", value_name = "LEVEL")]
     pub effort: Option<String>,
+    /// Lets the session use `bypassPermissions` (the TypeScript SDK passes
+    /// it with that mode); orbit does not gate the mode behind it.
+    #[arg(long = "allow-dangerously-skip-permissions", hide = true)]
+    pub allow_dangerously_skip_permissions: bool,
+    /// The SDK sends fields in `initialize` and waits for its answer; orbit
+    /// always reads `initialize` first in an SDK session.
+    #[arg(long = "await-initialize", hide = true)]
+    pub await_initialize: bool,
+    /// Which fields come in `initialize` (orbit reads them all anyway).
+    #[arg(long = "initialize-fields", value_name = "LIST", hide = true)]
+    pub initialize_fields: Option<String>,
+    /// `none`: nobody answers permission asks (an ask is a denial; the SDK's
+    /// `canUseTool` is never called); `host` (default): the SDK does.
+    #[arg(long = "permission-prompts", value_name = "WHO", hide = true)]
+    pub permission_prompts: Option<String>,
+    /// Accepted, not honoured yet (the main thread's agent).
+    #[arg(long = "agent", value_name = "NAME", hide = true)]
+    pub agent: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "channels", value_name = "NAME", hide = true)]
+    pub channels: Vec<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "project-config-root", value_name = "DIR", hide = true)]
+    pub project_config_root: Option<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "plugin-dir-no-mcp", value_name = "DIR", hide = true)]
+    pub plugin_dir_no_mcp: Vec<String>,
+    /// Accepted, not honoured yet.
+    #[arg(long = "managed-settings", value_name = "JSON", hide = true)]
+    pub managed_settings: Option<String>,
+    /// Accepted, not honoured yet (the managed settings come in `initialize`).
+    #[arg(long = "managed-settings-in-initialize", hide = true)]
+    pub managed_settings_in_initialize: bool,
+    /// Accepted, not honoured yet.
+    #[arg(long = "workload", value_name = "NAME", hide = true)]
+    pub workload: Option<String>,
 }
 
 impl SdkArgs {
@@ -108,12 +144,18 @@ impl SdkArgs {
     pub fn prompt_tool(&self) -> Option<&str> {
         self.permission_prompt_tool
             .as_deref()
-            .filter(|name| *name != "stdio")
+            .filter(|name| *name != "stdio" && !self.nobody_answers())
     }
 
-    /// Whether asks go to the SDK's `can_use_tool` callback.
+    /// Whether asks go to the SDK's `can_use_tool` callback (not with
+    /// `--permission-prompts none`: then an ask is a denial).
     pub fn asks_over_stdio(&self) -> bool {
-        self.permission_prompt_tool.as_deref() == Some("stdio")
+        self.permission_prompt_tool.as_deref() == Some("stdio") && !self.nobody_answers()
+    }
+
+    /// `--permission-prompts none`: no one answers permission asks.
+    pub fn nobody_answers(&self) -> bool {
+        self.permission_prompts.as_deref() == Some("none")
     }
 
     /// The agent names `--agents` defines (a JSON object keyed by name).
@@ -153,27 +195,41 @@ impl SdkArgs {
         }
     }
 
-    /// One note per flag given that orbit accepts but does not honour yet.
-    pub fn notes(&self) -> Vec<String> {
+    /// The flags given that orbit accepts but does not honour yet.
+    pub fn not_honoured(&self) -> Vec<&'static str> {
         let adaptive = self.thinking.as_deref().is_some_and(|m| m != "disabled");
-        let given: [(&str, bool); 12] = [
-            ("--include-hook-events", self.include_hook_events),
-            ("--tools", self.tools.is_some()),
-            ("--system-prompt-file", self.system_prompt_file.is_some()),
+        let given: [(&str, bool); 14] = [
             ("--task-budget", self.task_budget.is_some()),
-            ("--betas", self.betas.is_some()),
             ("--resume-session-at", self.resume_session_at.is_some()),
             ("--resume-drops-turn", self.resume_drops_turn.is_some()),
             ("--session-mirror", self.session_mirror),
             ("--plugin-dir", !self.plugin_dir.is_empty()),
             ("--thinking", adaptive),
             ("--thinking-display", self.thinking_display.is_some()),
-            ("--effort", self.effort.is_some()),
+            ("--agent", self.agent.is_some()),
+            ("--channels", !self.channels.is_empty()),
+            ("--project-config-root", self.project_config_root.is_some()),
+            ("--plugin-dir-no-mcp", !self.plugin_dir_no_mcp.is_empty()),
+            ("--managed-settings", self.managed_settings.is_some()),
+            (
+                "--managed-settings-in-initialize",
+                self.managed_settings_in_initialize,
+            ),
+            ("--workload", self.workload.is_some()),
         ];
-        let mut notes: Vec<String> = given
+        given
             .iter()
             .filter(|(_, on)| *on)
-            .map(|(flag, _)| format!("orbit: note: {flag} is accepted but not honoured yet"))
+            .map(|(flag, _)| *flag)
+            .collect()
+    }
+
+    /// One note per flag given that orbit accepts but does not honour yet.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .not_honoured()
+            .iter()
+            .map(|flag| format!("orbit: note: {flag} is accepted but not honoured yet"))
             .collect();
         if self.agents.is_some() {
             notes.push(
@@ -183,6 +239,70 @@ impl SdkArgs {
         }
         notes
     }
+}
+
+/// How many unknown options one SDK command line may carry before orbit
+/// stops skipping them (a guard against a loop, not a real limit).
+const MAX_SKIPPED_OPTIONS: usize = 64;
+
+/// Parses orbit's command line. In an SDK session (`--input-format
+/// stream-json`) an option orbit does not know is skipped with one note on
+/// stderr instead of ending the run: a newer SDK adds options before orbit
+/// knows them. `--flag=value` is one argument; a bare `--flag` also takes
+/// the next argument when that does not start with `-` (an SDK session has
+/// no positional prompt). Elsewhere an unknown option stays an error.
+pub fn parse_args<I, T>(argv: I) -> Result<(Args, Vec<String>), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+    let sdk = is_sdk_session(&argv);
+    let mut notes = Vec::new();
+    loop {
+        let err = match Args::try_parse_from(&argv) {
+            Ok(args) => return Ok((args, notes)),
+            Err(err) => err,
+        };
+        if !sdk
+            || err.kind() != clap::error::ErrorKind::UnknownArgument
+            || notes.len() >= MAX_SKIPPED_OPTIONS
+        {
+            return Err(err);
+        }
+        let Some(clap::error::ContextValue::String(unknown)) =
+            err.get(clap::error::ContextKind::InvalidArg)
+        else {
+            return Err(err);
+        };
+        let name = unknown.split('=').next().unwrap_or_default().to_string();
+        let Some(at) = argv.iter().skip(1).position(|a| {
+            a.to_str()
+                .is_some_and(|a| a == name || a.starts_with(&format!("{name}=")))
+        }) else {
+            return Err(err);
+        };
+        let at = at + 1;
+        let bare = argv[at].to_str().is_some_and(|a| !a.contains('='));
+        let takes_next = bare
+            && argv
+                .get(at + 1)
+                .and_then(|next| next.to_str())
+                .is_some_and(|next| !next.starts_with('-'));
+        argv.drain(at..at + 1 + usize::from(takes_next));
+        notes.push(format!(
+            "orbit: note: {name} is not an orbit option; ignored (an SDK session goes on without it)"
+        ));
+    }
+}
+
+/// Whether the command line starts an SDK session (`--input-format
+/// stream-json`, either spelling).
+fn is_sdk_session(argv: &[std::ffi::OsString]) -> bool {
+    argv.iter().enumerate().any(|(i, a)| {
+        a == "--input-format=stream-json"
+            || (a == "--input-format" && argv.get(i + 1).is_some_and(|v| v == "stream-json"))
+    })
 }
 
 #[cfg(test)]
@@ -257,11 +377,45 @@ mod tests {
         let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
         assert!(args.sdk.stream_input());
         assert!(args.sdk.asks_over_stdio());
-        assert_eq!(args.sdk.notes().len(), 11, "{:?}", args.sdk.notes());
+        assert_eq!(args.sdk.notes().len(), 6, "{:?}", args.sdk.notes());
         // `--thinking adaptive` is only noted; the explicit budget is honoured.
         assert_eq!(args.sdk.thinking_budget(None).ok(), Some(Some(4000)));
         let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
         assert!(!plain.sdk.stream_input() && plain.sdk.notes().is_empty());
+    }
+
+    /// In an SDK session an unknown option is skipped with one note (its
+    /// value too: `--flag=value`, or `--flag value` when the value does
+    /// not start with `-`); elsewhere it stays an error.
+    #[test]
+    fn an_sdk_session_skips_options_orbit_does_not_know() {
+        let argv = [
+            "orbit",
+            "--output-format",
+            "stream-json",
+            "--new-flag",
+            "its value",
+            "--bare-new-flag",
+            "--other-new=1",
+            "--verbose",
+            "--input-format=stream-json",
+            "--allow-dangerously-skip-permissions",
+            "--await-initialize",
+            "--permission-prompts=none",
+            "--permission-prompt-tool=stdio",
+        ];
+        let (args, notes) = super::parse_args(argv).unwrap_or_else(|e| panic!("{e}"));
+        assert!(args.verbose && args.sdk.stream_input());
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(
+            notes[0].contains("--new-flag is not an orbit option"),
+            "{notes:?}"
+        );
+        assert!(notes[2].contains("--other-new "), "{notes:?}");
+        // `--permission-prompts none`: nobody answers, so asks are denials.
+        assert!(!args.sdk.asks_over_stdio());
+        let plain = super::parse_args(["orbit", "-p", "x", "--new-flag"]);
+        assert!(plain.is_err());
     }
 
     #[test]

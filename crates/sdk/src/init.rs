@@ -37,6 +37,13 @@ pub struct Handshake {
     pub agents: Vec<String>,
     /// `sdk` MCP servers run in the SDK, over the control protocol.
     pub sdk_bridge: SharedBridge,
+    /// The whole `initialize` request (None without one): the front end
+    /// folds its system prompt, MCP servers, settings, denied tools and
+    /// directories into the session's options.
+    pub request: Option<InitializeRequest>,
+    /// The request's fields orbit does not honour, by name (each reported
+    /// once on stderr and in `system/init`).
+    pub not_honoured: Vec<String>,
 }
 
 /// Why the handshake failed.
@@ -61,6 +68,8 @@ pub async fn handshake(
         callbacks: None,
         agents: Vec::new(),
         sdk_bridge: SharedBridge(Arc::new(control.clone())),
+        request: None,
+        not_honoured: Vec::new(),
     };
     let initialize = match &first {
         Some(Incoming::Request { id, request }) => match ControlRequest::parse(request) {
@@ -78,10 +87,48 @@ pub async fn handshake(
     handshake.agents = agent_names(&request);
     let mut agents = flag_agents.to_vec();
     agents.extend(handshake.agents.iter().cloned());
+    handshake.not_honoured = not_honoured(&request);
     // Answered now: the SDK sends its prompt meanwhile set-up runs.
     let _ = respond(&id, Ok(answer(&request, &agents)));
+    handshake.request = Some(request);
     Ok(handshake)
 }
+
+/// The request's fields (non-null) orbit does not honour yet, by their
+/// wire names: every field it has no use for, and the hook matchers'
+/// options orbit does not apply.
+pub fn not_honoured(request: &InitializeRequest) -> Vec<String> {
+    let mut names: Vec<String> = request
+        .other
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, _)| name.clone())
+        .collect();
+    let matchers = request
+        .hooks
+        .iter()
+        .flat_map(|events| events.values())
+        .filter_map(Value::as_array)
+        .flatten();
+    for matcher in matchers {
+        for option in UNAPPLIED_MATCHER_OPTIONS {
+            let name = format!("hooks.{option}");
+            if matcher.get(option).is_some_and(|v| !v.is_null()) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Options of the TypeScript SDK's hook matchers orbit does not apply.
+const UNAPPLIED_MATCHER_OPTIONS: [&str; 5] = [
+    "onFailure",
+    "contextOnly",
+    "replacedByFrame",
+    "observesOnly",
+    "whenUnanswered",
+];
 
 /// The request's hooks as a hook set of callbacks (empty when none).
 pub fn sdk_hooks(request: &InitializeRequest) -> Result<HookSet, HookConfigError> {
@@ -127,6 +174,26 @@ pub fn answer(request: &InitializeRequest, agents: &[String]) -> Value {
     });
     if request.hooks.is_some() {
         answer["hooks_applied"] = json!(true);
+    }
+    // Fields the SDK sent here instead of on the command line: orbit
+    // applies them (the front end folds them into the session's options),
+    // and the TypeScript SDK ends the session unless each is confirmed.
+    let applied = [
+        ("mcp_servers_applied", request.mcp_servers.is_some()),
+        ("settings_applied", request.settings.is_some()),
+        (
+            "disallowed_tools_applied",
+            request.disallowed_tools.is_some(),
+        ),
+        (
+            "additional_directories_applied",
+            request.additional_directories.is_some(),
+        ),
+    ];
+    for (key, sent) in applied {
+        if sent {
+            answer[key] = json!(true);
+        }
     }
     answer
 }

@@ -33,7 +33,10 @@ mod writer;
 
 pub use context::{ContextSnapshot, mcp_status};
 pub use control::{Control, Incoming, SdkApprover, decision, respond, write_line};
-pub use init::{Handshake, HandshakeError, answer as initialize_answer, handshake};
+pub use init::{
+    Handshake, HandshakeError, answer as initialize_answer, handshake,
+    not_honoured as initialize_not_honoured,
+};
 pub use lines::{SdkTracker, raw_stream_event, result_text, terminal_reason};
 pub use message::{ControlRequest, ControlResponse, InboundLine, OutgoingRequest};
 pub use notices::{LineFilter, Notices, fallback_note, one_line};

@@ -85,8 +85,10 @@ impl ControlRequest {
     }
 }
 
-/// The `initialize` request's fields orbit takes.
+/// The `initialize` request: the fields orbit takes, and the rest kept by
+/// name (`other`) so each can be reported once.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InitializeRequest {
     /// Per hook event, its matchers (`{"PreToolUse": [HookMatcher…]}`).
     #[serde(default)]
@@ -94,6 +96,43 @@ pub struct InitializeRequest {
     /// Agent definitions, by name.
     #[serde(default)]
     pub agents: Option<Map<String, Value>>,
+    /// The system prompt replacing orbit's: a string or, from the
+    /// TypeScript SDK, a list of strings (`[""]` when the program set none,
+    /// as the Python SDK's `--system-prompt ""`).
+    #[serde(default)]
+    pub system_prompt: Option<Value>,
+    /// Text appended to the system prompt (the `claude_code` preset's
+    /// `append`).
+    #[serde(default)]
+    pub append_system_prompt: Option<String>,
+    /// The TypeScript SDK's in-process MCP servers, by name (reached over
+    /// `mcp_message` like the Python SDK's `{"type": "sdk"}` servers).
+    #[serde(default)]
+    pub sdk_mcp_servers: Option<Vec<String>>,
+    /// Their handshake results, captured by the SDK (an optimisation: orbit
+    /// does the handshake over the control channel, which the SDK keeps
+    /// answering).
+    #[serde(default)]
+    pub sdk_mcp_server_manifests: Option<Value>,
+    /// The other MCP servers (`{"name": {"type": "stdio", …}}`), which the
+    /// TypeScript SDK sends here rather than in `--mcp-config`.
+    #[serde(default)]
+    pub mcp_servers: Option<Map<String, Value>>,
+    /// Settings (as `--settings`), with `settingsDelivery: 'initialize'`.
+    #[serde(default)]
+    pub settings: Option<Value>,
+    /// Denied tools (as `--disallowedTools`).
+    #[serde(default)]
+    pub disallowed_tools: Option<Vec<String>>,
+    /// More directories (as `--add-dir`).
+    #[serde(default)]
+    pub additional_directories: Option<Vec<String>>,
+    /// The output schema, also given as `--json-schema`.
+    #[serde(default)]
+    pub json_schema: Option<Value>,
+    /// Every other field, by name.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
 }
 
 /// One matcher of the SDK's hook config.

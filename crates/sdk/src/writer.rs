@@ -78,6 +78,9 @@ pub struct StreamWriter<W: Write, E: Write> {
     /// `--include-partial-messages`: `stream_event` lines.
     partial: bool,
     tracker: SdkTracker,
+    /// Options of the SDK orbit accepts but does not honour, listed in
+    /// `system/init` as `orbit_not_honoured`.
+    not_honoured: Vec<String>,
 }
 
 /// `{"type":"system","subtype":"tool_progress",…}`: live output of a running
@@ -115,7 +118,16 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
             notices,
             partial: false,
             tracker: SdkTracker::default(),
+            not_honoured: Vec::new(),
         }
+    }
+
+    /// The SDK's options orbit accepts but does not honour (flags such as
+    /// `--effort`, `initialize` fields such as `initialize.title`): the
+    /// `system/init` line lists them as `orbit_not_honoured`.
+    pub fn with_not_honoured(mut self, names: Vec<String>) -> Self {
+        self.not_honoured = names;
+        self
     }
 
     /// Emits `stream_event` lines (stream-json only).
@@ -370,7 +382,12 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
             plugins: Vec::new(),
             uuid: new_uuid(),
         });
-        self.line(&line)
+        if self.not_honoured.is_empty() {
+            return self.line(&line);
+        }
+        let mut value = serde_json::to_value(&line).map_err(io::Error::other)?;
+        value["orbit_not_honoured"] = serde_json::json!(self.not_honoured);
+        self.line(&value)
     }
 
     fn event(&mut self, event: &EngineEvent) -> io::Result<Option<i32>> {

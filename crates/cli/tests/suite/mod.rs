@@ -34,6 +34,7 @@ mod resume;
 mod sandbox_private;
 pub mod sdk;
 mod sdk_models;
+mod sdk_options;
 mod sdk_output;
 mod sdk_status;
 mod sdk_tool_results;

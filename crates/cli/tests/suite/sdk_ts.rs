@@ -22,7 +22,7 @@ type Runner = fn(&str, &Scratch, &FakeAnthropic) -> Printed;
 const SDKS: [(&str, Runner); 2] = [("python", sdk), ("typescript", ts)];
 
 /// The TypeScript SDK's ES module.
-fn sdk_module() -> String {
+pub(super) fn sdk_module() -> String {
     let prefix = std::env::var_os("ORBIT_MCP_NPM_PREFIX")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
