@@ -91,6 +91,10 @@ pub struct EngineConfig {
     /// `ENABLE_TOOL_SEARCH`: when deferrable tools (MCP) are sent by name
     /// only and loaded with ToolSearch (see `crate::deferred`).
     pub tool_search: ToolSearchMode,
+    /// Adds text to a finished call's result (`crate::ResultAttachments`;
+    /// orbit's nested memory files). Default None: results as the tools
+    /// made them.
+    pub result_attachments: Option<Arc<dyn crate::ResultAttachments>>,
 }
 
 impl Default for EngineConfig {
@@ -122,6 +126,7 @@ impl Default for EngineConfig {
             one_tool_call_per_reply: false,
             hooks: None,
             tool_search: ToolSearchMode::default(),
+            result_attachments: None,
         }
     }
 }

@@ -19,6 +19,8 @@
 //! start rule; `abort` is the L5 signal; `recovery` asks the profile's
 //! `ReplyCheck` before a reply ends a prompt; `messages` holds the engine's own texts;
 //! `deferred` decides which tools a request carries in full (ToolSearch).
+//! `attachments` lets the embedder add text to a finished call's result
+//! (`EngineConfig::result_attachments`: orbit's nested memory files).
 //!
 //! `config` (what shapes a session) is a leaf; no module imports one that
 //! imports it back.
@@ -39,6 +41,7 @@
 mod abort;
 mod approve;
 mod assemble;
+mod attachments;
 mod compact;
 mod config;
 mod context_usage;
@@ -66,6 +69,7 @@ mod structured;
 
 pub use abort::AbortHandle;
 pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
+pub use attachments::{ResultAttachments, ResultFacts};
 pub use compact::{CompactError, CompactionBoundary, context_window_tokens};
 pub use config::{
     CompactConfig, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY,

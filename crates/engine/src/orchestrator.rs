@@ -174,6 +174,7 @@ pub(crate) async fn run_tool_use(
     if call.cancel.is_cancelled() {
         return ToolCallOutcome::cancelled(&id);
     }
+    let attach = crate::attachments::Pending::take(runtime.attachments.as_ref(), prepared.facts());
     let mut output = match prepared.call(&runtime.context, &call).await {
         Ok(output) => output,
         Err(error) => {
@@ -201,7 +202,8 @@ pub(crate) async fn run_tool_use(
         ResultLimit::NeverPersist => usize::MAX,
     };
     let detail = output.detail.take().map(|d| d.to_value());
-    let result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
+    let mut result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
+    attach.apply(&name, tool_failed, &mut result);
     ToolCallOutcome {
         result,
         tool_failed,

@@ -40,6 +40,8 @@ pub(crate) struct ToolRuntime {
     /// The session's hooks (PreToolUse, PermissionRequest, Notification,
     /// PostToolUse, PostToolUseFailure are consulted here).
     pub(crate) hooks: HookPoints,
+    /// Adds text to finished calls' results (`crate::attachments`).
+    pub(crate) attachments: Option<Arc<dyn crate::ResultAttachments>>,
     /// Allow rules granted for one prompt (`crate::grants`).
     pub(crate) grants: crate::grants::GrantScopes,
 }
@@ -88,6 +90,7 @@ impl ToolRuntime {
             denials,
             hooks,
             grants: crate::grants::GrantScopes::default(),
+            attachments: config.result_attachments.clone(),
         }
     }
 
