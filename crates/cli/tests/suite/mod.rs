@@ -29,6 +29,7 @@ mod model_alias;
 mod model_paths;
 mod openai_provider;
 mod own_files;
+mod parallel_bash;
 mod permissions;
 mod resume;
 mod sandbox_private;

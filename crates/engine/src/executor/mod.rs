@@ -20,10 +20,13 @@
 //! all its calls in a row and gets the same batches.
 //!
 //! Sibling abort (X5): a batch is the set of tools that executed together
-//! (it begins when a tool starts while nothing executes). When a Bash call of
-//! a batch returns an error, the batch's other running Bash calls are
+//! (it begins when a tool starts while nothing executes). When a call whose
+//! facts say `failure_cancels_siblings` (Bash's) returns an error, the
+//! batch's other running calls with that fact that are not read-only are
 //! cancelled and answered with `Cancelled: parallel tool call Bash(…) errored`;
-//! other tools and later batches go on.
+//! read-only calls (every concurrent Bash call, since Bash is
+//! concurrency-safe only when read-only) keep their own real results, as
+//! in Claude Code 2.1.332. Other tools and later batches go on.
 //!
 //! Progress a tool reports on its `CallContext` becomes
 //! `EngineEvent::ToolProgress` (`{"type":"output","output":…}` for output

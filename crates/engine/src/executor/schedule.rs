@@ -166,8 +166,11 @@ impl StreamingToolExecutor {
     }
 
     /// X5: cancels the running calls of tool `failed`'s batch that share its
-    /// fact `failure_cancels_siblings` (shell commands of one batch often
-    /// depend on each other; independent tools go on).
+    /// fact `failure_cancels_siblings` and may have a side effect (shell
+    /// commands of one batch often depend on each other; independent tools
+    /// go on). A read-only sibling is never cancelled, as in Claude Code
+    /// 2.1.332: it changes nothing, so stopping it saves nothing and would
+    /// hide its real result (an `ls` error text) from the model.
     fn abort_siblings(&mut self, failed: usize) {
         let batch = self.tools[failed].batch;
         let failed_tool = &self.tools[failed];
@@ -182,6 +185,7 @@ impl StreamingToolExecutor {
                 && t.status == ToolStatus::Executing
                 && t.forced_result.is_none()
                 && t.cancels_siblings()
+                && t.may_have_side_effects()
             {
                 t.forced_result = Some(ToolResultBlock::text(&t.block.id, text.as_str(), true));
                 t.cancel.cancel();

@@ -190,8 +190,8 @@ async fn results_keep_tool_use_order_when_completion_order_is_reversed() {
 }
 
 /// A test-only tool named "Bash": `false` fails after 100 ms, anything else
-/// sleeps `ms` (or until cancelled). Concurrency-safe, like read-only Bash,
-/// and its failure cancels siblings, like Bash's.
+/// sleeps `ms` (or until cancelled). Concurrency-safe and read-only, like
+/// read-only Bash, and its failure cancels siblings, like Bash's.
 fn fake_bash(log: &Log) -> TestTool {
     let log = log.clone();
     TestTool::new("Bash", move |input: Value, call| {
@@ -211,8 +211,46 @@ fn fake_bash(log: &Log) -> TestTool {
     .cancels_siblings()
 }
 
+/// X5: a read-only sibling of a failing Bash call is never cancelled (as in
+/// Claude Code 2.1.332): each call of the batch keeps its own result.
 #[tokio::test]
-async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
+async fn read_only_siblings_of_a_failing_bash_call_keep_their_own_results() {
+    let log = Log::default();
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(turn_of(&[
+            (
+                "toolu_1",
+                "Bash",
+                json!({"command": "sleep 0.4", "ms": 400}),
+            ),
+            ("toolu_2", "Bash", json!({"command": "false"})),
+            (
+                "toolu_3",
+                "Bash",
+                json!({"command": "sleep 0.2", "ms": 200}),
+            ),
+        ])),
+        Reply::text("ok"),
+    ]);
+    let mut engine = temp_engine(&server, vec![fake_bash(&log).arc()]);
+    let events = run(&mut engine, "go").await;
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+    assert_eq!(
+        last_said(engine.messages()),
+        vec![
+            ("ran sleep 0.4".to_string(), false),
+            ("Exit code 1".to_string(), true),
+            ("ran sleep 0.2".to_string(), false),
+        ]
+    );
+    log.assert_has(&["end:toolu_1", "end:toolu_3"]);
+}
+
+/// X5: what sibling abort still applies to — a concurrency-safe call that
+/// is not read-only (a tool may declare so) and shares the fact
+/// `failure_cancels_siblings`.
+#[tokio::test]
+async fn a_failing_bash_call_cancels_only_its_running_siblings_with_side_effects() {
     let log = Log::default();
     let server = FakeAnthropic::start(vec![
         Reply::turn(turn_of(&[
@@ -229,7 +267,7 @@ async fn a_failing_bash_call_cancels_only_its_running_bash_siblings() {
         Reply::text("ok"),
     ]);
     let tools = vec![
-        fake_bash(&log).arc(),
+        fake_bash(&log).writes().arc(),
         sleeper("Slow", &log).arc(),
         sleeper("Seq", &log).unsafe_().arc(),
     ];

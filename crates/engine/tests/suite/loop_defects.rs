@@ -98,9 +98,10 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
         ("toolu_ok", "Bash", json!({"command": "echo ok"})),
     ]);
     let server = FakeAnthropic::start(vec![Reply::turn(calls), Reply::text("done")]);
-    // A test tool named "Bash" whose failure cancels siblings: `false`
-    // fails after 30 ms (the sibling is running by then); the other call
-    // finishes at 100 ms, whatever its token says.
+    // A test tool named "Bash" whose failure cancels siblings that may
+    // have side effects (it declares it does): `false` fails after 30 ms
+    // (the sibling is running by then); the other call finishes at 100 ms,
+    // whatever its token says.
     let tool = TestTool::new("Bash", |input: Value, _call| async move {
         if input["command"] == "false" {
             tokio::time::sleep(Duration::from_millis(30)).await;
@@ -110,7 +111,8 @@ async fn a_failing_call_never_cancels_a_sibling_that_already_finished() {
             ToolOutput::text("ok")
         }
     })
-    .cancels_siblings();
+    .cancels_siblings()
+    .writes();
     let mut engine = temp_engine(&server, vec![tool.arc()]);
     let events = run(&mut engine, "go").await;
     assert_eq!(result(&events).subtype, ResultSubtype::Success);
