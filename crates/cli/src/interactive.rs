@@ -101,6 +101,7 @@ impl Factory {
             engine: prepared.engine,
             mcp,
             on_close: Some(Box::new(on_close)),
+            commands: prepared.commands,
         };
         Ok((opened, prepared.trust_skipped))
     }

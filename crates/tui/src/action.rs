@@ -40,4 +40,9 @@ pub(crate) enum Action {
     Job(Job),
     /// Runs a turn for this prompt (no attachments).
     Prompt(String),
+    /// Runs a custom command (`/name args` as typed) through
+    /// `orbit_commands::prepare_prompt`: its `!`/`@` inlined through the
+    /// permission gate (asks answered here), its `allowed-tools` and
+    /// `model` for that turn only.
+    Command(String),
 }

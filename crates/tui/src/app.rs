@@ -25,7 +25,8 @@ use crate::submit::{ShellRun, attachable, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
 use crate::trust::TrustAsk;
-use orbit_composer::custom::{CustomCommand, load_custom_commands};
+use orbit_commands::PromptExpander;
+use orbit_composer::custom::CustomCommand;
 
 /// Engine events handled before the next frame is drawn (coalescing).
 const EVENTS_PER_FRAME_MAX: usize = 256;
@@ -81,6 +82,8 @@ struct App {
     on_close: Option<Box<dyn FnOnce() + Send>>,
     factory: Box<dyn SessionFactory>,
     custom: Vec<CustomCommand>,
+    /// Expands custom commands (`orbit-commands`).
+    expander: PromptExpander,
     /// `!command` outputs the next prompt carries.
     context: Vec<String>,
     inbox: ApprovalInbox,
@@ -99,10 +102,11 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         engine,
         mcp,
         on_close,
+        commands: expander,
     } = session;
     let cwd = engine.config().cwd.clone();
     let theme = Theme::new(options.color);
-    let custom = load_custom_commands(&cwd, options.home.as_deref());
+    let custom = expander.commands.commands().to_vec();
     let mut commands: Vec<(String, String)> = crate::commands::BUILTIN
         .iter()
         .map(|(n, d)| ((*n).to_string(), (*d).to_string()))
@@ -141,6 +145,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         on_close,
         factory: options.sessions,
         custom,
+        expander,
         context: Vec::new(),
         inbox: options.inbox,
         events: EventStream::new(),
@@ -272,7 +277,57 @@ impl App {
             }
             Action::Job(job) => self.run_job(job).await,
             Action::Prompt(text) => self.prompt_turn(&text, &[]).await,
+            Action::Command(text) => self.command_turn(&text).await,
         }
+    }
+
+    /// A custom command's turn: expanded (asks of its `!`/`@` calls
+    /// answered meanwhile), its model and grant for this turn only; a
+    /// refusal is one error note and nothing is sent.
+    async fn command_turn(&mut self, text: &str) -> Result<(), TuiError> {
+        let policy = self.engine.policy();
+        let planned = {
+            let App {
+                front,
+                engine,
+                expander,
+                inbox,
+                events,
+                term,
+                ..
+            } = self;
+            let planning = expander.plan(engine, text);
+            tokio::pin!(planning);
+            loop {
+                term.draw(&mut front.screen)?;
+                tokio::select! {
+                    planned = &mut planning => break planned,
+                    Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
+                    event = events.next() => match event {
+                        Some(Ok(event)) => front.on_terminal(event, &policy),
+                        Some(Err(err)) => return Err(err.into()),
+                        None => front.exit = true,
+                    },
+                }
+            }
+        };
+        let plan = match planned {
+            Ok(plan) => plan,
+            Err(refusal) => {
+                for note in &refusal.notes {
+                    self.front.screen.note(note, Tone::Error);
+                }
+                self.front.screen.note(&refusal.to_string(), Tone::Error);
+                return Ok(());
+            }
+        };
+        for note in &plan.notes {
+            self.front.screen.note(note, Tone::Error);
+        }
+        let previous_model = plan.apply_model(&mut self.engine);
+        let result = self.prompt_turn(&plan.prompt, &[]).await;
+        plan.finish(&mut self.engine, previous_model);
+        result
     }
 
     /// Runs a turn for `text` with its `@path` attachments and the
@@ -331,6 +386,7 @@ impl App {
         self.engine = opened.engine;
         self.mcp = opened.mcp;
         self.on_close = opened.on_close;
+        self.expander = opened.commands;
         self.context.clear();
         let status = status_of(&self.engine);
         *self.front.screen.status_mut() = status;

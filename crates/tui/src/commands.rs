@@ -179,7 +179,9 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
             );
         }
         other => match custom.iter().find(|c| c.name == other) {
-            Some(command) => return Some(Action::Prompt(command.expand(args))),
+            Some(command) => {
+                return Some(Action::Command(format!("/{} {args}", command.name)));
+            }
             None => screen.note(
                 &format!("Unknown command /{other} (see /help)"),
                 Tone::Error,

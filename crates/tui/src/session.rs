@@ -17,6 +17,9 @@ pub struct OpenedSession {
     /// Run when the UI leaves this session (exit, `/clear`, `/resume`):
     /// e.g. kill its background shells.
     pub on_close: Option<Box<dyn FnOnce() + Send>>,
+    /// The custom slash commands, with the folder's trust (`orbit-commands`:
+    /// the expansion `-p` and the SDK use too).
+    pub commands: orbit_commands::PromptExpander,
 }
 
 /// Which session `/clear`, `/resume` and `/continue` open.

@@ -260,6 +260,27 @@ fn permission_dialog_allow_then_deny_with_a_reason() {
     );
 }
 
+/// A custom command's `!`cmd`` in the UI goes through the same gate as a
+/// model's call: the person is asked, and the output is in the prompt.
+#[test]
+fn a_custom_commands_shell_pattern_asks_then_inlines_its_output() {
+    let scratch = Scratch::new();
+    std::fs::create_dir_all(scratch.path().join(".claude/commands")).unwrap();
+    scratch.write(
+        ".claude/commands/mk.md",
+        "Made: !`touch from-command.txt && echo made-$0`\n",
+    );
+    let server = FakeAnthropic::start(vec![Reply::text("Seen it.")]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    pane.submit("/mk it");
+    pane.wait_for("Allow Bash(");
+    pane.keys(&["1"]);
+    pane.wait_for("Seen it.");
+    assert!(scratch.path().join("from-command.txt").is_file());
+    let prompt = first_user_text(&server.bodies()[0]);
+    assert!(prompt.contains("Made: made-it"), "{prompt}");
+}
+
 #[test]
 fn esc_stops_a_running_bash_call_within_seconds() {
     let (scratch, server, pane) = open(
