@@ -289,6 +289,7 @@ impl Args {
     /// `--allowedTools` values split into single rules.
     pub fn allowed_tool_rules(&self) -> Vec<String> {
         self.allowed_tools
+            effort: self.sdk.effort.clone(),
             .iter()
             .flat_map(|v| parse_rule_list(v))
             .collect()

@@ -9,14 +9,23 @@
 //! `ANTHROPIC_API_KEY` (`x-api-key`) or `ANTHROPIC_AUTH_TOKEN`
 //! (`Authorization: Bearer`), plus the retry and idle-timeout knobs. Without
 //! a credential the run stops before any request with one line saying what
-//! to set.
+//! to set. The request shape Claude Code sends (thinking, effort, context
+//! management, betas, custom headers, prompt caching) is provider-level:
+//! [`request_shape`] fills the Anthropic client's `RequestShape` from the
+//! resolved configuration and the flags; the OpenAI-compatible and local
+//! providers keep their own defaults and say once what they ignore
+//! ([`ignored_note`]).
 
 use std::sync::Arc;
 
 use anyhow::bail;
 use orbit_config::{Config, ProviderKind, vars};
 use orbit_model::ModelClient;
-use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
+use orbit_model::anthropic::{
+    AnthropicClient, AnthropicConfig, RequestShape, ThinkingDisplay, split_betas,
+};
+
+use crate::args::{Args, OutputFormat};
 
 /// A base URL must be http(s) with a host; anything else fails before any request.
 fn check_base_url(url: &str) -> anyhow::Result<()> {
@@ -31,13 +40,87 @@ fn check_base_url(url: &str) -> anyhow::Result<()> {
     }
 }
 
-/// Builds the provider `config` chose.
-pub fn select_provider(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
+/// Builds the provider `config` chose; `args` give the request flags
+/// (`--effort`, `--betas`, thinking, the output format).
+pub fn select_provider(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
+    if let Some(note) = ignored_note(config, args) {
+        crate::term_safe::eprintln_safe!("{note}");
+    }
     match config.provider.value {
-        ProviderKind::Anthropic => anthropic_client(config),
+        ProviderKind::Anthropic => anthropic_client(config, args),
         ProviderKind::Openai => openai_client(config),
         ProviderKind::Local => crate::local::local_client(config),
     }
+}
+
+/// The Anthropic request settings a non-Anthropic provider ignores, in one
+/// line (None when none is set or the provider is Anthropic).
+pub fn ignored_note(config: &Config, args: &Args) -> Option<String> {
+    if config.provider.value == ProviderKind::Anthropic {
+        return None;
+    }
+    let env = |name: &'static str| config.env.is_set(name).then_some(name);
+    let flag = |name: &'static str, given: bool| given.then_some(name);
+    let ignored: Vec<&str> = [
+        flag("--effort", args.sdk.effort.is_some()),
+        env(vars::CLAUDE_CODE_EFFORT_LEVEL),
+        flag("--betas", args.sdk.betas.is_some()),
+        env(vars::ANTHROPIC_BETAS),
+        env(vars::ANTHROPIC_CUSTOM_HEADERS),
+        env(vars::DISABLE_PROMPT_CACHING),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "orbit: note: the {} provider ignores {} (Anthropic API settings)",
+            config.provider.value.name(),
+            ignored.join(", ")
+        )
+    })
+}
+
+/// Whether the flags or `MAX_THINKING_TOKENS` turn thinking off
+/// (`--thinking disabled`, a budget of 0), or settings
+/// `alwaysThinkingEnabled: false` does.
+fn thinking_off(config: &Config, args: &Args) -> bool {
+    let zero = |text: &str| text.trim().parse::<u32>().ok() == Some(0);
+    !config.thinking_enabled
+        || args.sdk.thinking.as_deref() == Some("disabled")
+        || args.sdk.max_thinking_tokens == Some(0)
+        || (args.sdk.max_thinking_tokens.is_none()
+            && config.env.get(vars::MAX_THINKING_TOKENS).is_some_and(zero))
+}
+
+/// The Anthropic client's request settings: the environment's (betas,
+/// prompt caching) as `AnthropicConfig::from_lookup` read them, then the
+/// resolved effort, thinking on/off, `--betas`, and `updates` thinking
+/// display where thinking is shown (stream-json output, the terminal UI),
+/// else `omitted` (as Claude Code's `-p`).
+pub fn request_shape(config: &Config, args: &Args, from_env: RequestShape) -> RequestShape {
+    let mut shape = from_env;
+    shape.effort = config.effort.as_ref().map(|e| e.value);
+    shape.thinking = !thinking_off(config, args);
+    let shown = args.output_format == OutputFormat::StreamJson
+        || (args.print.is_none() && !args.sdk.stream_input());
+    shape.thinking_display = if shown {
+        ThinkingDisplay::Updates
+    } else {
+        ThinkingDisplay::Omitted
+    };
+    for beta in args
+        .sdk
+        .betas
+        .as_deref()
+        .map(split_betas)
+        .unwrap_or_default()
+    {
+        if !shape.betas.contains(&beta) {
+            shape.betas.push(beta);
+        }
+    }
+    shape
 }
 
 /// An OpenAI-compatible chat-completions client (`OPENAI_BASE_URL`,
@@ -65,8 +148,9 @@ pub fn effective_model(config: &Config) -> String {
 }
 
 /// The Anthropic Messages API client.
-fn anthropic_client(config: &Config) -> anyhow::Result<Arc<dyn ModelClient>> {
-    let client_config = AnthropicConfig::from_lookup(config.env.lookup());
+fn anthropic_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
+    let mut client_config = AnthropicConfig::from_lookup(config.env.lookup());
+    client_config.shape = request_shape(config, args, client_config.shape);
     if client_config.api_key.is_none() && client_config.auth_token.is_none() {
         bail!(
             "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to use the Anthropic API"
@@ -90,7 +174,7 @@ mod tests {
             assert_eq!(resolve_model_alias(alias), id);
             assert!(orbit_model::pricing::model_price(id).is_some(), "{id}");
         }
-        assert_eq!(resolve_model_alias("Opus"), "claude-opus-4-6");
+        assert_eq!(resolve_model_alias("Opus"), "claude-opus-5-5");
         assert_eq!(resolve_model_alias("claude-3-5-haiku"), "claude-3-5-haiku");
     }
 

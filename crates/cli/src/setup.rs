@@ -123,7 +123,7 @@ pub fn prepare_with(
     let (config, settings) = configure::load(args, env, &cwd)?;
     let added_dirs = configure::additional_dirs(&config)?;
     let session = sessions::plan(args, &config.data_dir, &cwd)?;
-    let client = provider::select_provider(&config)?;
+    let client = provider::select_provider(&config, args)?;
     // The small-model profile (on for local, ORBIT_SMALL_MODEL decides):
     // a lean prompt and few tools (prompt size is latency there), a
     // default turn limit and recovery turns.
@@ -162,7 +162,8 @@ pub fn prepare_with(
     // flags win.
     spec.overrides = ProfileOverrides {
         max_turns: args.max_turns,
-        max_tokens: args.max_tokens,
+        // `CLAUDE_CODE_MAX_OUTPUT_TOKENS` below `--max-tokens`.
+        max_tokens: args.max_tokens.or(config.max_output_tokens),
     };
     spec.prompt = PromptSpec {
         replace: args.system_prompt.clone(),

@@ -33,6 +33,7 @@
 mod env;
 mod error;
 mod origin;
+mod model_choice;
 mod resolve;
 mod sandbox;
 mod settings;

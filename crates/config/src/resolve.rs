@@ -4,7 +4,8 @@
 //! |---|---|
 //! | data dir | `ORBIT_HOME` > `$HOME/.orbit` ([`crate::data_dir`]) |
 //! | provider | `--provider` > `ORBIT_PROVIDER` > credentials in the env (Anthropic's, then OpenAI's) > `provider` in settings > local |
-//! | model | `--model` > `ANTHROPIC_MODEL` / `OPENAI_MODEL` > `model` in settings > default (none for local) |
+//! | model | `--model` > `ANTHROPIC_MODEL` / `OPENAI_MODEL` > `model` in settings > default (none for local); Anthropic aliases as Claude Code resolves them ([`crate::model_choice`]) |
+//! | effort, thinking, small fast model, output limit | [`crate::model_choice`]; `CLAUDE_CODE_MAX_OUTPUT_TOKENS` |
 //! | permission mode | `--permission-mode` > `permissions.defaultMode` in settings > `default` |
 //! | directories | `--add-dir`, then every file's `permissions.additionalDirectories` |
 //! | limits | env only (`ORBIT_MAX_TOOL_USE_CONCURRENCY`, …) > the engine's defaults |
@@ -25,6 +26,7 @@ use orbit_permissions::PermissionMode;
 
 use crate::env::{Env, data_dir};
 use crate::error::ConfigError;
+use crate::model_choice;
 use crate::origin::{Origin, Sourced};
 use crate::settings::{PermissionSettings, Settings, settings_path};
 use crate::trust::{Skipped, trust_reason, untrusted_view};
@@ -33,6 +35,8 @@ use crate::vars::{self, *};
 /// Model of the anthropic provider when nothing sets one (the model
 /// catalog's).
 pub const DEFAULT_MODEL: &str = catalog::default_model(catalog::Provider::Anthropic);
+/// The alias the anthropic provider's default model is (Claude Code's).
+const DEFAULT_MODEL_ALIAS: &str = "default";
 /// Model of the openai provider when nothing sets one (the model catalog's).
 pub const DEFAULT_OPENAI_MODEL: &str = catalog::default_model(catalog::Provider::OpenAi);
 
@@ -41,7 +45,8 @@ pub const DEFAULT_OPENAI_MODEL: &str = catalog::default_model(catalog::Provider:
 /// catalog's.
 pub const MODEL_ALIASES: [(&str, &str); catalog::ALIASES.len()] = catalog::ALIASES;
 
-/// The model id for an alias (ASCII case-insensitive); other names as given.
+/// The model id for an alias (ASCII case-insensitive) as the catalog has it
+/// (no `ANTHROPIC_DEFAULT_*_MODEL` override); other names as given.
 pub fn resolve_model_alias(model: &str) -> &str {
     catalog::resolve_alias(model)
 }
@@ -110,6 +115,8 @@ pub struct Overrides {
     pub cwd: PathBuf,
     /// `--trust-project`: the project's settings apply in full.
     pub trust_project: bool,
+    /// `--effort`, as given.
+    pub effort: Option<String>,
 }
 
 /// The one typed configuration of a run.
@@ -164,6 +171,15 @@ pub struct Config {
     pub hooks: HookSet,
     /// The OS sandbox for shell commands.
     pub sandbox: crate::sandbox::SandboxSettings,
+    /// The effort level (anthropic provider); None = the model's default.
+    pub effort: Option<Sourced<orbit_model::catalog::EffortChoice>>,
+    /// Thinking on (`alwaysThinkingEnabled` in settings turns it off).
+    pub thinking_enabled: bool,
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS`: `max_tokens` of every request.
+    pub max_output_tokens: Option<u32>,
+    /// The model of side requests (anthropic: `ANTHROPIC_SMALL_FAST_MODEL`,
+    /// …); None for the other providers. orbit sends no side requests yet.
+    pub small_fast_model: Option<String>,
 }
 
 impl Config {
@@ -195,8 +211,18 @@ impl Config {
         let hooks = hooks_of(settings)?;
         let env = env.with_settings(settings);
         let provider = resolve_provider(overrides, &env, settings)?;
-        let model = resolve_model(provider.value, overrides, &env, settings);
         let permission_mode = resolve_permission_mode(overrides, settings);
+        let plan_mode = permission_mode.value == PermissionMode::Plan;
+        let model = resolve_model(provider.value, overrides, &env, settings, plan_mode);
+        let anthropic = provider.value == ProviderKind::Anthropic;
+        let effort = model.as_ref().filter(|_| anthropic).and_then(|m| {
+            model_choice::effort(overrides.effort.as_deref(), &env, settings, &m.value)
+        });
+        let thinking_enabled = model_choice::thinking_enabled(settings);
+        let max_output_tokens = env
+            .positive(CLAUDE_CODE_MAX_OUTPUT_TOKENS)
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let small_fast_model = anthropic.then(|| model_choice::small_fast_model(&env));
         let permissions = settings.permissions();
         let home = env.path(vars::HOME);
         let mut additional_directories: Vec<_> = overrides
@@ -252,6 +278,10 @@ impl Config {
             trust_skipped,
             hooks,
             sandbox,
+            effort,
+            thinking_enabled,
+            max_output_tokens,
+            small_fast_model,
         })
     }
 
@@ -324,6 +354,7 @@ fn resolve_model(
     overrides: &Overrides,
     env: &Env,
     settings: &Settings,
+    plan_mode: bool,
 ) -> Option<Sourced<String>> {
     let (variable, default) = match provider {
         ProviderKind::Anthropic => (ANTHROPIC_MODEL, DEFAULT_MODEL),
@@ -342,9 +373,17 @@ fn resolve_model(
                 .map(|m| Sourced::new(m.trim().to_string(), Origin::Env(variable)))
         })
         .or_else(|| settings.model())
-        .unwrap_or_else(|| Sourced::new(default.to_string(), Origin::Default));
+        .unwrap_or_else(|| {
+            // Claude Code's default is the alias `default` (Opus, or
+            // `ANTHROPIC_DEFAULT_OPUS_MODEL`).
+            let default = match provider {
+                ProviderKind::Anthropic => DEFAULT_MODEL_ALIAS,
+                _ => default,
+            };
+            Sourced::new(default.to_string(), Origin::Default)
+        });
     if provider == ProviderKind::Anthropic {
-        model.value = resolve_model_alias(&model.value).to_string();
+        model.value = model_choice::anthropic_model(&model.value, env, plan_mode);
     }
     Some(model)
 }

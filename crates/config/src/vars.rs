@@ -28,6 +28,25 @@ pub const ANTHROPIC_MODEL: &str = "ANTHROPIC_MODEL";
 /// OpenAI API key (`Authorization: Bearer`).
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 /// OpenAI-compatible base URL, with `/v1`.
+/// The model the `opus` alias (and `best`, `default`, `opusplan` in plan
+/// mode) names.
+pub const ANTHROPIC_DEFAULT_OPUS_MODEL: &str = "ANTHROPIC_DEFAULT_OPUS_MODEL";
+/// The model the `sonnet` alias (and `opusplan`) names.
+pub const ANTHROPIC_DEFAULT_SONNET_MODEL: &str = "ANTHROPIC_DEFAULT_SONNET_MODEL";
+/// The model the `haiku` alias names (and the small fast model).
+pub const ANTHROPIC_DEFAULT_HAIKU_MODEL: &str = "ANTHROPIC_DEFAULT_HAIKU_MODEL";
+/// The model of side requests (Claude Code's haiku).
+pub const ANTHROPIC_SMALL_FAST_MODEL: &str = "ANTHROPIC_SMALL_FAST_MODEL";
+/// `max_tokens` of every request (capped at the model's limit).
+pub const CLAUDE_CODE_MAX_OUTPUT_TOKENS: &str = "CLAUDE_CODE_MAX_OUTPUT_TOKENS";
+/// Reasoning effort (`output_config.effort`); wins over `--effort`.
+pub const CLAUDE_CODE_EFFORT_LEVEL: &str = "CLAUDE_CODE_EFFORT_LEVEL";
+/// More `anthropic-beta` values, comma-separated.
+pub const ANTHROPIC_BETAS: &str = "ANTHROPIC_BETAS";
+/// More request headers, one `Name: value` per line.
+pub const ANTHROPIC_CUSTOM_HEADERS: &str = "ANTHROPIC_CUSTOM_HEADERS";
+/// A true value sends no prompt-cache markers.
+pub const DISABLE_PROMPT_CACHING: &str = "DISABLE_PROMPT_CACHING";
 pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Model of the OpenAI provider (below `--model`).
 pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
@@ -133,7 +152,43 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ANTHROPIC_MODEL,
-        meaning: "Model of the anthropic provider (below `--model`, above `model` in settings; default `claude-sonnet-4-5`).",
+        meaning: "Model of the anthropic provider (below `--model`, above `model` in settings; default `claude-opus-5-5`). Claude Code's aliases work: `opus`, `sonnet`, `haiku`, `fable`, `best`, `default`, `opusplan`, with or without `[1m]`.",
+    },
+    EnvVar {
+        name: ANTHROPIC_DEFAULT_OPUS_MODEL,
+        meaning: "The model the `opus` alias names, and `best`, `default`, the default model, and `opusplan` in plan mode (default: the alias table's), as in Claude Code.",
+    },
+    EnvVar {
+        name: ANTHROPIC_DEFAULT_SONNET_MODEL,
+        meaning: "The model the `sonnet` alias names, and `opusplan` outside plan mode (default: the alias table's), as in Claude Code.",
+    },
+    EnvVar {
+        name: ANTHROPIC_DEFAULT_HAIKU_MODEL,
+        meaning: "The model the `haiku` alias names (default: the alias table's), and the small fast model unless `ANTHROPIC_SMALL_FAST_MODEL` is set.",
+    },
+    EnvVar {
+        name: ANTHROPIC_SMALL_FAST_MODEL,
+        meaning: "Claude Code's model for side requests (aliases resolve). orbit makes no side requests (WebFetch hands the page to the session's model), so it is resolved and checked but sent nowhere.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_MAX_OUTPUT_TOKENS,
+        meaning: "`max_tokens` of every request (default: the model's own, as Claude Code sends it), capped at the model's output limit; `--max-tokens` wins.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_EFFORT_LEVEL,
+        meaning: "Reasoning effort sent as `output_config.effort`: `low`, `medium`, `high`, `xhigh`, `max` (stepped down to what the model takes), or `auto` (none sent). As in Claude Code it wins over `--effort` and settings `effortLevel`; default: the model's (`medium` for Claude 5.5 models).",
+    },
+    EnvVar {
+        name: ANTHROPIC_BETAS,
+        meaning: "More `anthropic-beta` values, comma-separated, after orbit's own (`claude-code-20250219` and one per feature a request uses); `--betas` adds more.",
+    },
+    EnvVar {
+        name: ANTHROPIC_CUSTOM_HEADERS,
+        meaning: "More headers for every Anthropic request, one `Name: value` per line (an `anthropic-beta` there joins the betas).",
+    },
+    EnvVar {
+        name: DISABLE_PROMPT_CACHING,
+        meaning: "`1`/`true`: no `cache_control` markers in Anthropic requests (the system prompt and newest message are marked by default).",
     },
     EnvVar {
         name: OPENAI_API_KEY,
@@ -193,7 +248,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ORBIT_CONTEXT_WINDOW,
-        meaning: "The model's context window in tokens, for automatic compaction (default: orbit's table by model name, e.g. 200000 for Claude models, 8192 for the local model).",
+        meaning: "The model's context window in tokens, for automatic compaction (default: orbit's table by model name, e.g. 1000000 for Claude models, 8192 for the local model; 200000 for Claude 4.6 and older).",
     },
     EnvVar {
         name: CLAUDE_AUTOCOMPACT_PCT_OVERRIDE,

@@ -124,8 +124,20 @@ impl Transport {
     /// One call: `body` sent on every attempt, `decoder` reading every
     /// response.
     pub(crate) fn stream<D: WireDecoder>(self: &Arc<Self>, body: Bytes, decoder: D) -> EventStream {
+        self.stream_with(body, HeaderMap::new(), decoder)
+    }
+
+    /// [`Self::stream`] with `headers` added to the client's for this call
+    /// (the Anthropic client's per-model `anthropic-beta`).
+    pub(crate) fn stream_with<D: WireDecoder>(
+        self: &Arc<Self>,
+        body: Bytes,
+        headers: HeaderMap,
+        decoder: D,
+    ) -> EventStream {
         let driver = Driver {
             transport: Arc::clone(self),
+            headers,
             body,
             decoder,
             retries: 0,
@@ -155,6 +167,8 @@ enum Phase {
 /// Everything one call needs; owned by the returned stream.
 struct Driver<D> {
     transport: Arc<Transport>,
+    /// This call's headers, besides the client's.
+    headers: HeaderMap,
     body: Bytes,
     decoder: D,
     retries: u32,
@@ -177,7 +191,7 @@ impl<D: WireDecoder> Driver<D> {
                 }
                 Phase::Connect => {
                     self.transport.drain.wait().await;
-                    match attempt::send::<D>(&self.transport, &self.body).await {
+                    match attempt::send::<D>(&self.transport, &self.headers, &self.body).await {
                         Ok(body) => {
                             self.decoder.reset();
                             self.phase = Phase::Streaming(body);

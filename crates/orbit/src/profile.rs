@@ -14,9 +14,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use orbit_engine::{
-    DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REPEATED_TOOL_CALL_LIMIT, EngineConfig, ReplyCheck,
-};
+use orbit_engine::{DEFAULT_REPEATED_TOOL_CALL_LIMIT, EngineConfig, ReplyCheck};
 use orbit_tool::ToolRegistry;
 
 use orbit_profile::{SMALL, SmallModelReplyCheck};
@@ -79,10 +77,12 @@ impl ModelProfile {
         config.max_turns = explicit.max_turns.or(self
             .small
             .then(|| turns_done.saturating_add(SMALL.max_turns_per_run)));
+        // The default profile: the model's default output limit (Claude
+        // Code's per-model `max_tokens`), from the catalog.
         config.max_tokens = explicit.max_tokens.unwrap_or(if self.small {
             SMALL.max_output_tokens
         } else {
-            DEFAULT_MAX_OUTPUT_TOKENS
+            orbit_model::catalog::default_output_tokens(&config.model)
         });
         config.reply_check = self
             .small
@@ -120,7 +120,7 @@ mod tests {
                 false,
                 ProfileOverrides::default(),
                 7,
-                (None, DEFAULT_MAX_OUTPUT_TOKENS, false),
+                (None, orbit_engine::DEFAULT_MAX_OUTPUT_TOKENS, false),
             ),
             (
                 true,

@@ -4,6 +4,7 @@ mod common;
 
 mod data_dir;
 mod env_values;
+mod model_choice;
 mod precedence;
 mod readme;
 mod settings_files;

@@ -59,7 +59,7 @@ fn model_flag_then_env_then_each_settings_source_then_default() {
         .unwrap();
     assert_eq!(
         (model.value.as_str(), model.origin),
-        ("claude-sonnet-4-5", Origin::Default)
+        ("claude-opus-5-5", Origin::Default)
     );
 }
 
@@ -73,7 +73,7 @@ fn model_aliases_resolve_for_anthropic_only_and_local_has_no_model() {
     let model = |kind| resolve(&with(kind), &env(&[]), &s).model.map(|m| m.value);
     assert_eq!(
         model(ProviderKind::Anthropic).as_deref(),
-        Some("claude-opus-4-6")
+        Some("claude-opus-5-5")
     );
     assert_eq!(model(ProviderKind::Openai).as_deref(), Some("opus"));
     assert_eq!(model(ProviderKind::Local), None);

@@ -11,11 +11,22 @@
 //! Configuration comes from [`AnthropicConfig`]; [`AnthropicConfig::from_env`]
 //! reads `ANTHROPIC_API_KEY` (→ `x-api-key`), `ANTHROPIC_AUTH_TOKEN`
 //! (→ `Authorization: Bearer`), `ANTHROPIC_BASE_URL`, `ORBIT_MAX_RETRIES`,
-//! `ORBIT_RETRY_BASE_DELAY_MS` and `ORBIT_IDLE_TIMEOUT_MS`.
+//! `ORBIT_RETRY_BASE_DELAY_MS` and `ORBIT_IDLE_TIMEOUT_MS`, and Claude
+//! Code's request variables: `ANTHROPIC_BETAS` (more `anthropic-beta`
+//! values), `ANTHROPIC_CUSTOM_HEADERS` (`Name: value` lines),
+//! `DISABLE_PROMPT_CACHING` and `CLAUDE_CODE_EFFORT_LEVEL`. What a request
+//! carries per model (thinking, effort, context management, betas) is
+//! [`RequestShape`] applied to the model's catalog row (`shape`).
 
 mod request;
+mod shape;
 mod sse;
 mod wire;
+
+pub use shape::{
+    CLAUDE_CODE_BETA, CONTEXT_1M_BETA, RequestShape, ThinkingDisplay, parse_custom_headers,
+    split_betas,
+};
 
 use std::sync::Arc;
 
@@ -37,6 +48,21 @@ pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 90_000;
 /// Env var overriding [`AnthropicConfig::idle_timeout_ms`].
 pub const ENV_IDLE_TIMEOUT_MS: &str = "ORBIT_IDLE_TIMEOUT_MS";
+/// Env var: more `anthropic-beta` values, comma-separated.
+pub const ENV_BETAS: &str = "ANTHROPIC_BETAS";
+/// Env var: more headers, one `Name: value` per line.
+pub const ENV_CUSTOM_HEADERS: &str = "ANTHROPIC_CUSTOM_HEADERS";
+/// Env var: a true value (`1`, `true`, `yes`, `on`) sends no `cache_control`.
+pub const ENV_DISABLE_PROMPT_CACHING: &str = "DISABLE_PROMPT_CACHING";
+/// Env var: the effort level (`low` … `max`, `auto`).
+pub const ENV_EFFORT_LEVEL: &str = "CLAUDE_CODE_EFFORT_LEVEL";
+
+/// Whether an environment value is true as Claude Code reads it.
+pub fn env_truthy(value: &str) -> bool {
+    ["1", "true", "yes", "on"]
+        .iter()
+        .any(|t| value.trim().eq_ignore_ascii_case(t))
+}
 
 /// How to reach the API.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +77,10 @@ pub struct AnthropicConfig {
     pub retry: RetryConfig,
     /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,
-    /// More headers for every request (e.g. `anthropic-beta`).
+    /// More headers for every request (`ANTHROPIC_CUSTOM_HEADERS`).
     pub extra_headers: Vec<(String, String)>,
+    /// Thinking, effort, prompt caching and betas of every request.
+    pub shape: RequestShape,
 }
 
 impl Default for AnthropicConfig {
@@ -64,6 +92,7 @@ impl Default for AnthropicConfig {
             retry: RetryConfig::default(),
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             extra_headers: Vec::new(),
+            shape: RequestShape::default(),
         }
     }
 }
@@ -78,7 +107,15 @@ impl AnthropicConfig {
             auth_token: get("ANTHROPIC_AUTH_TOKEN"),
             retry: RetryConfig::from_lookup(&lookup),
             idle_timeout_ms: crate::idle_timeout_from(&lookup, DEFAULT_IDLE_TIMEOUT_MS),
-            ..Self::default()
+            extra_headers: get(ENV_CUSTOM_HEADERS)
+                .map(|text| parse_custom_headers(&text))
+                .unwrap_or_default(),
+            shape: RequestShape {
+                effort: get(ENV_EFFORT_LEVEL).and_then(|v| crate::catalog::EffortChoice::parse(&v)),
+                prompt_caching: !get(ENV_DISABLE_PROMPT_CACHING).is_some_and(|v| env_truthy(&v)),
+                betas: get(ENV_BETAS).map(|v| split_betas(&v)).unwrap_or_default(),
+                ..RequestShape::default()
+            },
         }
     }
 
@@ -127,10 +164,22 @@ impl AnthropicClient {
         if let Some(token) = &config.auth_token {
             add("authorization", &format!("Bearer {token}"))?;
         }
+        // A custom `anthropic-beta` joins each request's own betas.
+        let mut extra_betas = Vec::new();
         for (name, value) in &config.extra_headers {
-            add(name, value)?;
+            if name.trim().eq_ignore_ascii_case("anthropic-beta") {
+                extra_betas.extend(split_betas(value));
+            } else {
+                add(name, value)?;
+            }
         }
         let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
+        let mut config = config;
+        for beta in extra_betas {
+            if !config.shape.betas.contains(&beta) {
+                config.shape.betas.push(beta);
+            }
+        }
         Ok(Self {
             config,
             transport,
@@ -146,10 +195,16 @@ impl AnthropicClient {
 
 impl ModelClient for AnthropicClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        match request::build_body(request, &self.sent) {
-            Ok(body) => self
-                .transport
-                .stream(Bytes::from(body), sse::Assembler::new()),
+        let plan = shape::Plan::of(request, &self.config.shape);
+        let mut headers = HeaderMap::new();
+        if let Err(e) = header(&mut headers, "anthropic-beta", &plan.beta_header()) {
+            return driver::failed(e);
+        }
+        match request::build_body(request, &plan, &self.sent) {
+            Ok(body) => {
+                self.transport
+                    .stream_with(Bytes::from(body), headers, sse::Assembler::new())
+            }
             Err(e) => driver::failed(ModelError::Config(format!(
                 "cannot serialize the request: {e}"
             ))),

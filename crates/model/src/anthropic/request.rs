@@ -6,10 +6,14 @@
 //! prefix from the cache and writes its own. The marker is added to the
 //! serialized body only; the engine's history is never touched, so earlier
 //! messages serialize to the same bytes on every request (R2) — which is
-//! what lets the client reuse their bytes ([`PrefixCache`]).
+//! what lets the client reuse their bytes ([`PrefixCache`]). With
+//! `DISABLE_PROMPT_CACHING` ([`super::RequestShape::prompt_caching`] off)
+//! no marker is sent. Model id, `max_tokens`, thinking, effort and context
+//! management come from the request's [`Plan`] (`super::shape`).
 
 use serde_json::{Map, Value, json};
 
+use super::shape::Plan;
 use crate::ModelRequest;
 use crate::prefix::PrefixCache;
 
@@ -38,30 +42,33 @@ fn cacheable(block: &Map<String, Value>) -> bool {
 /// The bytes are those of the equivalent `Value` (same keys, same order).
 pub(super) fn build_body(
     request: &ModelRequest,
+    plan: &Plan,
     cache: &PrefixCache,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    let max_tokens = if request.max_tokens == 0 {
-        crate::catalog::CLIENT_DEFAULT_MAX_TOKENS
-    } else {
-        request.max_tokens
-    };
-    let thinking = thinking_budget(request.thinking_budget, max_tokens);
     let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
     out.extend_from_slice(b"{\"model\":");
-    serde_json::to_writer(&mut out, &request.model)?;
+    serde_json::to_writer(&mut out, &plan.model)?;
     out.extend_from_slice(b",\"max_tokens\":");
-    serde_json::to_writer(&mut out, &max_tokens)?;
-    if let Some(budget) = thinking {
+    serde_json::to_writer(&mut out, &plan.max_tokens)?;
+    if let Some(thinking) = &plan.thinking {
         out.extend_from_slice(b",\"thinking\":");
-        serde_json::to_writer(
-            &mut out,
-            &json!({"type": "enabled", "budget_tokens": budget}),
-        )?;
+        serde_json::to_writer(&mut out, thinking)?;
+    }
+    if plan.context_management {
+        out.extend_from_slice(b",\"context_management\":");
+        serde_json::to_writer(&mut out, &super::shape::context_management())?;
+    }
+    if let Some(effort) = plan.effort {
+        out.extend_from_slice(b",\"output_config\":");
+        serde_json::to_writer(&mut out, &json!({"effort": effort.as_str()}))?;
     }
     if !request.system.is_empty() {
         out.extend_from_slice(b",\"system\":");
-        let system =
-            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
+        let system = if plan.prompt_caching {
+            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}])
+        } else {
+            json!([{"type": "text", "text": request.system}])
+        };
         serde_json::to_writer(&mut out, &system)?;
     }
     out.extend_from_slice(b",\"messages\":[");
@@ -72,7 +79,9 @@ pub(super) fn build_body(
             Ok(())
         })?;
         let mut newest = serde_json::to_value(newest.as_ref())?;
-        mark_newest_message(&mut newest);
+        if plan.prompt_caching {
+            mark_newest_message(&mut newest);
+        }
         serde_json::to_writer(&mut out, &newest)?;
     }
     out.push(b']');
@@ -81,7 +90,7 @@ pub(super) fn build_body(
         serde_json::to_writer(&mut out, &request.tools)?;
     }
     // The API takes no temperature with thinking on.
-    if let Some(t) = request.temperature.filter(|_| thinking.is_none()) {
+    if let Some(t) = request.temperature.filter(|_| plan.thinking.is_none()) {
         // Via the shortest decimal form: 0.7f32 as f64 would be 0.699999988….
         let t: f64 = t.to_string().parse().unwrap_or(f64::from(t));
         out.extend_from_slice(b",\"temperature\":");
@@ -89,15 +98,6 @@ pub(super) fn build_body(
     }
     out.extend_from_slice(b",\"stream\":true}");
     Ok(out)
-}
-
-/// The `budget_tokens` to send: the API needs `max_tokens > budget_tokens`,
-/// so the budget is capped at `max_tokens - 1` (as Claude Code does); None
-/// when thinking is off (no budget, or 0).
-fn thinking_budget(budget: Option<u32>, max_tokens: u32) -> Option<u32> {
-    budget
-        .filter(|b| *b > 0)
-        .map(|b| b.min(max_tokens.saturating_sub(1)))
 }
 
 /// First allocation of a request body, in bytes; it grows with the history.
@@ -125,8 +125,13 @@ mod tests {
     use super::*;
     use orbit_protocol::{ContentBlock, Message};
 
+    fn encode(request: &ModelRequest, cache: &PrefixCache) -> Vec<u8> {
+        let plan = Plan::of(request, &super::super::RequestShape::default());
+        build_body(request, &plan, cache).unwrap_or_default()
+    }
+
     fn body_of(request: &ModelRequest) -> Value {
-        let bytes = build_body(request, &PrefixCache::default()).unwrap_or_default();
+        let bytes = encode(request, &PrefixCache::default());
         serde_json::from_slice(&bytes).unwrap_or_default()
     }
 
@@ -215,9 +220,8 @@ mod tests {
             ..Default::default()
         };
         let cache = PrefixCache::default();
-        let body = |request: &ModelRequest| {
-            String::from_utf8(build_body(request, &cache).unwrap_or_default()).unwrap_or_default()
-        };
+        let body =
+            |request: &ModelRequest| String::from_utf8(encode(request, &cache)).unwrap_or_default();
         assert_eq!(body(&request), expected(&request));
         // The next request shares the three: the newest of before is now
         // sent without its marker, from the cache's bytes for the first two.

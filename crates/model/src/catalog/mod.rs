@@ -30,15 +30,20 @@
 //! server runs).
 
 mod anthropic;
+mod effort;
 mod local;
 mod openai;
 
 use orbit_protocol::Usage;
 
+pub use anthropic::{ClaudeLine, OPUSPLAN};
+pub use effort::{Effort, EffortChoice, EffortSupport};
 pub use local::{LOCAL_CONTEXT_WINDOW_TOKENS, LOCAL_MODEL_ID};
 
-/// orbit's default `max_tokens` for a model call (Claude Code's 32,000),
-/// whatever the model: the engine's `EngineConfig::max_tokens` starts here.
+/// orbit's `max_tokens` for a model the catalog does not know (Claude
+/// Code's 32,000): the engine's `EngineConfig::max_tokens` starts here;
+/// a session sets its model's [`ModelFacts::default_output_tokens`]
+/// ([`default_output_tokens`]).
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
 
 /// The `max_tokens` a client sends when a [`crate::ModelRequest`] leaves it
@@ -86,50 +91,92 @@ pub enum Thinking {
     None,
     /// `thinking: {type: enabled, budget_tokens}`.
     Budget,
-    /// `thinking: {type: adaptive}` (the model picks its budget), and a
-    /// budget as well.
+    /// `thinking: {type: adaptive}` (the model picks its budget); a budget
+    /// asked for is not sent (Claude Code 2.1.332 sends adaptive thinking
+    /// whatever `MAX_THINKING_TOKENS` says).
     Adaptive,
 }
 
-/// A model's price per million tokens, in US dollars. Long-context (>200k)
-/// surcharges are not modelled.
+/// A model's price per million tokens, in US dollars, as Claude Code
+/// 2.1.332's own table has it (`total_cost_usd` is the same for the same
+/// usage). Long-context (>200k) surcharges of 4.x models are not modelled;
+/// a price with [`Self::long_prompt`] switches to that price for a request
+/// whose prompt (input + cache writes + cache reads) is above its
+/// threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pricing {
     /// Price of a million input tokens, in US dollars.
     pub input_per_mtok_usd: f64,
     /// Price of a million output tokens, in US dollars.
     pub output_per_mtok_usd: f64,
+    /// Price of a million tokens written to the prompt cache (5-minute
+    /// TTL), in US dollars.
+    pub cache_write_5m_per_mtok_usd: f64,
+    /// Price of a million tokens read from the prompt cache, in US dollars.
+    pub cache_read_per_mtok_usd: f64,
+    /// The price of a request whose prompt is above this many tokens.
+    pub long_prompt: Option<(u64, &'static Pricing)>,
 }
 
 impl Pricing {
-    /// A price of `input` and `output` US dollars per million tokens.
+    /// A price of `input` and `output` US dollars per million tokens, cache
+    /// writes at [`CACHE_WRITE_5M_MULTIPLIER`] and reads at
+    /// [`CACHE_READ_MULTIPLIER`] times the input price.
     pub const fn new(input: f64, output: f64) -> Self {
         Self {
             input_per_mtok_usd: input,
             output_per_mtok_usd: output,
+            cache_write_5m_per_mtok_usd: input * CACHE_WRITE_5M_MULTIPLIER,
+            cache_read_per_mtok_usd: input * CACHE_READ_MULTIPLIER,
+            long_prompt: None,
         }
+    }
+
+    /// This price with cache reads at `read` US dollars per million tokens.
+    pub const fn cache_read(mut self, read: f64) -> Self {
+        self.cache_read_per_mtok_usd = read;
+        self
+    }
+
+    /// This price with cache writes at `write` US dollars per million tokens.
+    pub const fn cache_write(mut self, write: f64) -> Self {
+        self.cache_write_5m_per_mtok_usd = write;
+        self
+    }
+
+    /// This price, and `long` for a request whose prompt is above
+    /// `above_tokens`.
+    pub const fn long_prompt(mut self, above_tokens: u64, long: &'static Pricing) -> Self {
+        self.long_prompt = Some((above_tokens, long));
+        self
     }
 
     /// Price of a million tokens written to the prompt cache (5-minute
     /// TTL), in US dollars.
     pub fn cache_write_5m_per_mtok_usd(&self) -> f64 {
-        self.input_per_mtok_usd * CACHE_WRITE_5M_MULTIPLIER
+        self.cache_write_5m_per_mtok_usd
     }
 
     /// Price of a million tokens read from the prompt cache, in US dollars.
     pub fn cache_read_per_mtok_usd(&self) -> f64 {
-        self.input_per_mtok_usd * CACHE_READ_MULTIPLIER
+        self.cache_read_per_mtok_usd
     }
 
-    /// What `usage` costs at this price, in US dollars.
+    /// What `usage` (one request's) costs at this price, in US dollars.
     pub fn cost_usd(&self, usage: &Usage) -> f64 {
-        let input = usage.input_tokens as f64 * self.input_per_mtok_usd;
-        let output = usage.output_tokens as f64 * self.output_per_mtok_usd;
-        let cache_write = usage.cache_creation_input_tokens as f64
-            * self.input_per_mtok_usd
-            * CACHE_WRITE_5M_MULTIPLIER;
-        let cache_read =
-            usage.cache_read_input_tokens as f64 * self.input_per_mtok_usd * CACHE_READ_MULTIPLIER;
+        let prompt_tokens = usage
+            .input_tokens
+            .saturating_add(usage.cache_creation_input_tokens)
+            .saturating_add(usage.cache_read_input_tokens);
+        let price = match self.long_prompt {
+            Some((above, long)) if prompt_tokens > above => long,
+            _ => self,
+        };
+        let input = usage.input_tokens as f64 * price.input_per_mtok_usd;
+        let output = usage.output_tokens as f64 * price.output_per_mtok_usd;
+        let cache_write =
+            usage.cache_creation_input_tokens as f64 * price.cache_write_5m_per_mtok_usd;
+        let cache_read = usage.cache_read_input_tokens as f64 * price.cache_read_per_mtok_usd;
         (input + output + cache_write + cache_read) / TOKENS_PER_MTOK
     }
 }
@@ -144,8 +191,12 @@ pub struct ModelFacts {
     /// The whole context window, in tokens.
     pub context_window_tokens: u64,
     /// The most output tokens one reply may have (the provider's limit;
-    /// orbit asks for [`DEFAULT_MAX_OUTPUT_TOKENS`] unless told otherwise).
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` and `--max-tokens` are capped here).
     pub max_output_tokens: u32,
+    /// The `max_tokens` a request asks for unless told otherwise (Claude
+    /// Code's per-model default: 128,000 for Opus 5.5, 32,000 for Sonnet
+    /// 4.5).
+    pub default_output_tokens: u32,
     /// The price; None when orbit does not price the model (cost 0).
     pub pricing: Option<Pricing>,
     /// Extended thinking the model supports.
@@ -153,6 +204,12 @@ pub struct ModelFacts {
     /// Whether the model takes a reasoning-effort setting (Anthropic's
     /// `effort`, OpenAI's `reasoning_effort`).
     pub effort: bool,
+    /// The Anthropic `output_config.effort` levels the model takes and its
+    /// default; None = the request carries no effort.
+    pub effort_levels: Option<EffortSupport>,
+    /// Whether the Anthropic request carries Claude Code's
+    /// `context_management` edits (clearing old thinking) when thinking is on.
+    pub context_management: bool,
     /// Whether the model takes images.
     pub images: bool,
 }
@@ -163,9 +220,12 @@ pub const FALLBACK: ModelFacts = ModelFacts {
     aliases: &[],
     context_window_tokens: FALLBACK_CONTEXT_WINDOW_TOKENS,
     max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    default_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
     pricing: None,
     thinking: Thinking::None,
     effort: false,
+    effort_levels: None,
+    context_management: false,
     images: false,
 };
 
@@ -330,14 +390,43 @@ pub const ALIASES: [(&str, &str); alias_count()] = {
     out
 };
 
-/// The model id an alias names (trimmed, ASCII case-insensitive); any
-/// other name is returned as given.
+/// The model id an alias names (trimmed, ASCII case-insensitive, a
+/// trailing [`LONG_CONTEXT_MARKER`] ignored: `sonnet[1m]` is Sonnet 5.5,
+/// whose window is 1M anyway); any other name is returned as given.
 pub fn resolve_alias(name: &str) -> &str {
     let trimmed = name.trim();
+    let bare = strip_long_context(trimmed);
     ALIASES
         .iter()
-        .find(|(alias, _)| trimmed.eq_ignore_ascii_case(alias))
+        .find(|(alias, _)| bare.eq_ignore_ascii_case(alias))
         .map_or(name, |(_, id)| id)
+}
+
+/// `name` without a trailing [`LONG_CONTEXT_MARKER`] (any case).
+pub fn strip_long_context(name: &str) -> &str {
+    let at = name.len().saturating_sub(LONG_CONTEXT_MARKER.len());
+    match name.get(at..) {
+        Some(tail) if tail.eq_ignore_ascii_case(LONG_CONTEXT_MARKER) => &name[..at],
+        _ => name,
+    }
+}
+
+/// The Claude line an alias names (`opus`, `best` and `default` → Opus,
+/// `sonnet` and `opusplan` → Sonnet, …), for the
+/// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL` overrides; None for a
+/// name that is no alias.
+pub fn alias_line(name: &str) -> Option<ClaudeLine> {
+    let id = resolve_alias(name);
+    if id == name {
+        return None;
+    }
+    anthropic::parse(id).map(|(line, _)| line)
+}
+
+/// The `max_tokens` a request for `model` asks for unless told otherwise
+/// ([`ModelFacts::default_output_tokens`]).
+pub fn default_output_tokens(model: &str) -> u32 {
+    lookup(model).facts.default_output_tokens
 }
 
 /// What a provider uses when nothing else is set.

@@ -45,6 +45,7 @@ impl From<ModelError> for Failure {
 /// Sends the request; a 2xx SSE response becomes an event stream.
 pub(super) async fn send<D: WireDecoder>(
     transport: &Transport,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<SseBody, Failure> {
     let url = &transport.endpoint.url;
@@ -52,6 +53,7 @@ pub(super) async fn send<D: WireDecoder>(
         .http
         .post(url)
         .headers(transport.headers.clone())
+        .headers(headers.clone())
         .body(body.clone())
         .send();
     let idle = transport.idle_timeout;

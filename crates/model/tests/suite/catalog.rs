@@ -43,10 +43,27 @@ fn every_alias_resolves_to_a_model_of_the_table() {
         assert_eq!(by_id.matched, Matched::Id, "{id}");
         assert_eq!(by_id.facts, by_alias.facts);
     }
-    // Today's aliases, unchanged.
-    assert_eq!(catalog::resolve_alias("sonnet"), "claude-sonnet-4-5");
-    assert_eq!(catalog::resolve_alias("Opus"), "claude-opus-4-6");
-    assert_eq!(catalog::resolve_alias("haiku"), "claude-haiku-4-5");
+    // Claude Code 2.1.332's aliases (its `--model` handling), as it
+    // resolved them against a fake server.
+    for (alias, id) in [
+        ("sonnet", "claude-sonnet-5-5"),
+        ("Opus", "claude-opus-5-5"),
+        ("haiku", "claude-haiku-5-5"),
+        ("best", "claude-opus-5-5"),
+        ("default", "claude-opus-5-5"),
+        ("opusplan", "claude-sonnet-5-5"),
+        ("fable", "claude-fable-5-2"),
+        ("sonnet[1m]", "claude-sonnet-5-5"),
+        ("opus[1M]", "claude-opus-5-5"),
+    ] {
+        assert_eq!(catalog::resolve_alias(alias), id, "{alias}");
+    }
+    assert_eq!(catalog::alias_line("best"), Some(catalog::ClaudeLine::Opus));
+    assert_eq!(
+        catalog::alias_line("opusplan"),
+        Some(catalog::ClaudeLine::Sonnet)
+    );
+    assert_eq!(catalog::alias_line("claude-opus-4-6"), None);
     // Other names are returned as given.
     assert_eq!(
         catalog::resolve_alias("claude-3-5-haiku"),
@@ -140,7 +157,9 @@ fn dated_prefixed_and_newer_ids_find_their_family() {
         ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
         ("anthropic/claude-opus-4.5", "claude-opus-4-5"),
         ("claude-opus-4-20250514", "claude-opus-4-0"),
-        ("claude-opus-4-7", "claude-opus-4-6"),
+        ("claude-opus-4-9", "claude-opus-4-8"),
+        ("claude-opus-4-7-20260101", "claude-opus-4-7"),
+        ("claude-sonnet-5-5-20260601", "claude-sonnet-5-5"),
         ("claude-opus-4-2", "claude-opus-4-1"),
         ("claude-3-5-haiku-20241022", "claude-3-5-haiku"),
         ("claude-3-7-sonnet-latest", "claude-3-7-sonnet"),
@@ -225,7 +244,7 @@ fn cost_counts_every_kind_of_token() {
 fn provider_defaults_and_small_fast_models() {
     assert_eq!(
         catalog::default_model(Provider::Anthropic),
-        "claude-sonnet-4-5"
+        "claude-opus-5-5"
     );
     assert_eq!(catalog::default_model(Provider::OpenAi), "gpt-4.1");
     assert_eq!(catalog::default_model(Provider::Local), LOCAL_MODEL_ID);
@@ -260,10 +279,133 @@ fn capabilities() {
     let opus = catalog::facts("claude-opus-4-6");
     assert_eq!(opus.thinking, Thinking::Adaptive);
     assert!(opus.effort && opus.images);
-    assert_eq!(catalog::facts("sonnet").thinking, Thinking::Budget);
+    assert_eq!(
+        catalog::facts("claude-sonnet-4-5").thinking,
+        Thinking::Budget
+    );
+    assert_eq!(catalog::facts("sonnet").thinking, Thinking::Adaptive);
     assert_eq!(catalog::facts("claude-3-5-haiku").thinking, Thinking::None);
     assert!(catalog::facts("gpt-4.1").images);
     assert!(!catalog::facts(LOCAL_MODEL_ID).images);
     assert_eq!(catalog::DEFAULT_MAX_OUTPUT_TOKENS, 32_000);
     assert_eq!(catalog::CLIENT_DEFAULT_MAX_TOKENS, 8_192);
+}
+
+/// Today's models as Claude Code 2.1.332 reported them in its result line
+/// (`modelUsage.<id>.contextWindow` / `maxOutputTokens`) and sent them
+/// (`max_tokens`, `thinking`, `output_config.effort`) against a fake server.
+#[test]
+fn todays_models_as_claude_code_has_them() {
+    use catalog::Effort;
+    // (id, window, default max_tokens, thinking, default effort)
+    let cases = [
+        (
+            "claude-opus-5-5",
+            1_000_000,
+            128_000,
+            Thinking::Adaptive,
+            Some(Effort::Medium),
+        ),
+        (
+            "claude-sonnet-5-5",
+            1_000_000,
+            128_000,
+            Thinking::Adaptive,
+            Some(Effort::Medium),
+        ),
+        (
+            "claude-haiku-5-5",
+            1_000_000,
+            128_000,
+            Thinking::Adaptive,
+            Some(Effort::Medium),
+        ),
+        (
+            "claude-fable-5-2",
+            1_000_000,
+            128_000,
+            Thinking::Adaptive,
+            Some(Effort::Medium),
+        ),
+        (
+            "claude-opus-4-7",
+            1_000_000,
+            64_000,
+            Thinking::Adaptive,
+            Some(Effort::XHigh),
+        ),
+        (
+            "claude-opus-4-6",
+            200_000,
+            64_000,
+            Thinking::Adaptive,
+            Some(Effort::High),
+        ),
+        (
+            "claude-sonnet-4-6",
+            200_000,
+            32_000,
+            Thinking::Adaptive,
+            Some(Effort::High),
+        ),
+        (
+            "claude-opus-4-5",
+            200_000,
+            32_000,
+            Thinking::Budget,
+            Some(Effort::High),
+        ),
+        ("claude-sonnet-4-5", 200_000, 32_000, Thinking::Budget, None),
+        ("claude-haiku-4-5", 200_000, 32_000, Thinking::Budget, None),
+    ];
+    for (id, window, max_tokens, thinking, effort) in cases {
+        let facts = catalog::facts(id);
+        assert_eq!(facts.context_window_tokens, window, "{id}");
+        assert_eq!(facts.default_output_tokens, max_tokens, "{id}");
+        assert_eq!(catalog::default_output_tokens(id), max_tokens, "{id}");
+        assert_eq!(facts.thinking, thinking, "{id}");
+        assert_eq!(facts.effort_levels.map(|e| e.default), effort, "{id}");
+    }
+    // CLAUDE_CODE_MAX_OUTPUT_TOKENS=200000 was capped at 128,000 on Opus 5.5.
+    assert_eq!(catalog::facts("opus").max_output_tokens, 128_000);
+    assert_eq!(
+        catalog::facts("claude-sonnet-4-5").max_output_tokens,
+        64_000
+    );
+}
+
+/// `total_cost_usd` as Claude Code 2.1.332 printed it for one request of
+/// this usage (input, output, cache write, cache read) against a fake
+/// server.
+#[test]
+fn cost_is_claude_codes_for_the_same_usage() {
+    let cases = [
+        ("claude-opus-5-5", usage(10, 1, 0, 0), 0.00006),
+        ("claude-sonnet-5-5", usage(10, 1, 0, 0), 0.00003),
+        ("claude-haiku-5-5", usage(10, 1, 0, 0), 0.0000015),
+        ("claude-fable-5-2", usage(10, 1, 0, 0), 0.00012),
+        ("claude-opus-4-6", usage(10, 1, 0, 0), 0.000075),
+        ("claude-haiku-5-5", usage(1_000, 500, 2_000, 30_000), 0.0009),
+        ("claude-opus-5-5", usage(1_000, 500, 2_000, 30_000), 0.03),
+        ("claude-sonnet-5-5", usage(1_000, 500, 2_000, 30_000), 0.015),
+        ("claude-opus-4-6", usage(1_000, 500, 2_000, 30_000), 0.045),
+        ("claude-haiku-4-5", usage(1_000, 500, 2_000, 30_000), 0.009),
+        // Haiku 5.5 above 100,000 prompt tokens: its long-prompt price.
+        ("claude-haiku-5-5", usage(95_000, 500, 2_000, 4_000), 0.0502),
+        ("claude-opus-5-5", usage(95_000, 500, 2_000, 4_000), 0.4008),
+        (
+            "claude-sonnet-5-5",
+            usage(95_000, 500, 2_000, 4_000),
+            0.2004,
+        ),
+        ("claude-opus-4-6", usage(95_000, 500, 2_000, 4_000), 0.502),
+        ("claude-haiku-4-5", usage(95_000, 500, 2_000, 4_000), 0.1004),
+        ("claude-haiku-5-5", usage(150_000, 500, 0, 0), 0.07625),
+        ("claude-opus-5-5", usage(150_000, 500, 0, 0), 0.61),
+        ("claude-sonnet-5-5", usage(150_000, 500, 0, 0), 0.305),
+    ];
+    for (model, usage, want) in cases {
+        let got = catalog::cost_usd(model, &usage);
+        assert!(close(got, want), "{model} {usage:?}: {got} != {want}");
+    }
 }

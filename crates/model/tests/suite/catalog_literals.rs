@@ -48,7 +48,7 @@ const ALLOWED: [(&str, &str, &str); 4] = [
     ),
     (
         "config/src/vars.rs",
-        "claude-sonnet",
+        "claude-opus",
         "help text of ANTHROPIC_MODEL naming the default (checked against the catalog below)",
     ),
     (

@@ -31,9 +31,12 @@ async fn api_key_headers_and_endpoint() {
     assert_eq!(req.header("authorization"), None);
     assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(req.header("content-type"), Some("application/json"));
-    assert_eq!(
-        req.header("anthropic-beta"),
-        Some("fine-grained-tool-streaming-2025-05-14")
+    // Claude Code's beta first, then the custom header's.
+    let betas = req.header("anthropic-beta").unwrap_or_default();
+    assert!(
+        betas.starts_with("claude-code-20250219,")
+            && betas.ends_with(",fine-grained-tool-streaming-2025-05-14"),
+        "{betas}"
     );
     assert!(
         req.header("user-agent")
