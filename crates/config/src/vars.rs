@@ -110,6 +110,8 @@ pub const ORBIT_CONTEXT_WINDOW: &str = "ORBIT_CONTEXT_WINDOW";
 pub const CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
 /// Claude Code's: attempts at valid `--json-schema` output before giving up.
 pub const MAX_STRUCTURED_OUTPUT_RETRIES: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
+/// The managed policy memory file (default `/etc/claude-code/CLAUDE.md`).
+pub const ORBIT_MANAGED_MEMORY_PATH: &str = "ORBIT_MANAGED_MEMORY_PATH";
 
 /// One environment variable orbit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +259,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: MAX_STRUCTURED_OUTPUT_RETRIES,
         meaning: "`--json-schema`: attempts at valid structured output before `error_max_structured_output_retries` (default 5).",
+    },
+    EnvVar {
+        name: ORBIT_MANAGED_MEMORY_PATH,
+        meaning: "The managed policy memory file, loaded first into the system prompt (default `/etc/claude-code/CLAUDE.md`, as Claude Code on Linux).",
     },
     EnvVar {
         name: MCP_TIMEOUT,

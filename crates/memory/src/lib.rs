@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 pub use imports::{Import, imports};
 pub use load::load;
-pub use nested::NestedMemory;
+pub use nested::{NestedMemory, SharedDeny, SharedWarn};
 pub use sources::{MANAGED_MEMORY_PATH, Sources, project_root};
 
 /// Largest part of one memory file that is sent, in bytes.
@@ -197,10 +197,11 @@ pub fn label(path: &Path, cwd: &Path, home: Option<&Path>) -> String {
 }
 
 /// A list of the memory files a session loaded (start and nested), shared
-/// by the session's parts that show it (`/memory`, the SDK's `init`).
-#[derive(Debug, Default)]
+/// by the session's parts that show it (`/memory`, the SDK's `init`): its
+/// clones share one list.
+#[derive(Debug, Clone, Default)]
 pub struct LoadedMemory {
-    files: std::sync::Mutex<Vec<(PathBuf, String)>>,
+    files: std::sync::Arc<std::sync::Mutex<Vec<(PathBuf, String)>>>,
 }
 
 /// The key of [`LoadedMemory`] among a tool context's extensions.

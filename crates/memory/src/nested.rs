@@ -30,7 +30,7 @@ pub struct NestedMemory {
     deny: SharedDeny,
     warn: SharedWarn,
     caps: Caps,
-    loaded: Arc<LoadedMemory>,
+    loaded: LoadedMemory,
     state: Mutex<State>,
 }
 
@@ -59,7 +59,7 @@ impl NestedMemory {
         trusted: bool,
         deny: SharedDeny,
         warn: SharedWarn,
-        loaded: Arc<LoadedMemory>,
+        loaded: LoadedMemory,
     ) -> Self {
         let seen = loaded
             .files()

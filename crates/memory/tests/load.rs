@@ -247,7 +247,7 @@ fn nested_memory_is_sent_once_per_folder_and_file() {
     t.write("work/proj/sub/deeper/x.txt", "x");
     let sources = t.sources();
     let (memory, _) = run(&sources, false, Caps::default());
-    let loaded = Arc::new(LoadedMemory::default());
+    let loaded = LoadedMemory::default();
     for f in &memory.files {
         loaded.push(f.path.clone(), f.label.clone());
     }
@@ -258,7 +258,7 @@ fn nested_memory_is_sent_once_per_folder_and_file() {
         false,
         Arc::new(|_: &Path| false),
         Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())),
-        Arc::clone(&loaded),
+        loaded.clone(),
     );
     assert_eq!(nested.for_read(&sources.cwd.join("top.txt")), None);
     let first = nested

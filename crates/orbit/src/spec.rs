@@ -23,14 +23,14 @@ use orbit_engine::{EngineConfig, QueryEngine, SharedApprover, ToolRunner};
 use orbit_hooks::{HookCallbacks, HookSet, Hooks};
 use orbit_mcp::sdk_transport::SharedBridge;
 use orbit_mcp::{McpManager, ServerConfig};
-use orbit_permissions::{PermissionConfig, PermissionMode, Policy};
+use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, ToolRegistry, ToolUseContext};
 
 use crate::Error;
 use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
-use crate::system_prompt::InstructionAccess;
+use crate::system_prompt::{InstructionAccess, SessionMemory};
 
 /// How the system prompt is made: orbit's (with the project's instruction
 /// files) unless replaced, plus an appended text.
@@ -180,7 +180,7 @@ impl SessionSpec {
             .take()
             .unwrap_or_else(orbit_tools::builtin::default_tools);
         profile.retain_tools(&mut tools);
-        let system_prompt = self.system_prompt(profile);
+        let (system_prompt, memory) = self.system_prompt(profile);
         let turns_done = self.resume.as_ref().map_or(0, |loaded| loaded.turns);
         let session_id = match (self.session_id.take(), &self.resume) {
             (Some(id), _) => id,
@@ -192,11 +192,13 @@ impl SessionSpec {
         let mut config = self.engine_config(session_id);
         config.model = model;
         config.system_prompt = system_prompt;
+        config.result_attachments = memory.attachments.clone();
         profile.configure(&mut config, self.overrides, turns_done);
         let engine = match self.resume {
             Some(loaded) => QueryEngine::resume(config, client, tools, loaded),
             None => QueryEngine::new(config, client, tools),
         };
+        memory.share(engine.tool_context());
         secure(
             engine.tool_context(),
             &self.env,
@@ -254,32 +256,36 @@ impl SessionSpec {
         }
     }
 
-    /// The profile's system prompt; instruction files are read as the
-    /// folder's trust and the Read deny rules allow.
-    fn system_prompt(&mut self, profile: ModelProfile) -> String {
-        let policy = Policy::new(&self.permissions, &self.cwd);
-        let mut denied = self.prompt.deny_paths.clone();
-        // Targets are canonical: compare with the canonical form too.
-        let canonical: Vec<_> = denied
-            .iter()
-            .filter_map(|p| p.canonicalize().ok())
-            .collect();
-        denied.extend(canonical);
-        let deny = |target: &Path| {
-            policy.is_read_denied(target) || denied.iter().any(|d| target.starts_with(d))
-        };
+    /// The profile's system prompt and the session's memory; memory files
+    /// are read as the folder's trust and the Read deny rules allow.
+    fn system_prompt(&mut self, profile: ModelProfile) -> (String, SessionMemory) {
+        let deny = crate::system_prompt::memory_deny(
+            &self.permissions,
+            &self.cwd,
+            &self.prompt.deny_paths,
+        );
+        let sources = crate::system_prompt::memory_sources(&self.env, &self.cwd);
+        let loaded = orbit_memory::LoadedMemory::default();
         let log = &mut self.log;
         let mut warn = |line: &str| log(line);
-        profile.system_prompt(
+        let prompt = profile.system_prompt(
             &self.cwd,
             self.prompt.replace.as_deref(),
             self.prompt.append.as_deref(),
             &mut InstructionAccess {
                 trusted: self.prompt.trusted,
-                deny: &deny,
+                deny: &*deny,
                 warn: &mut warn,
+                sources: Some(&sources),
+                loaded: Some(&loaded),
             },
-        )
+        );
+        let nested = self
+            .prompt
+            .replace
+            .is_none()
+            .then_some((sources, self.prompt.trusted, deny));
+        (prompt, SessionMemory::new(loaded, nested))
     }
 
     /// Starts the MCP servers (None without any); their tools join the

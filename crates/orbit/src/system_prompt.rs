@@ -4,20 +4,30 @@
 //! Built once per run from cheap facts only: an identity and behaviour
 //! paragraph, brief tool guidance (tool descriptions carry the details),
 //! environment facts (cwd, platform, OS version, today's date, git or not) and
-//! the project's CLAUDE.md / AGENTS.md (bounded). `--system-prompt` replaces
+//! the memory files (`orbit_memory`: managed, user, parent folders, the
+//! project's CLAUDE.md family and AGENTS.md, with their `@path` imports;
+//! bounded). `--system-prompt` replaces
 //! the default; `--append-system-prompt` is added after either. The small-model
 //! profile's prompt ([`build_local`]) takes its text from `orbit-profile`
 //! (`assets/small-prompt.md`) and adds the same environment facts, shorter.
 //!
-//! The instruction files come with the project, so they are read through
-//! `orbit_untrusted` as [`InstructionAccess`] says: a regular file only, at
-//! most [`MAX_INSTRUCTION_FILE_BYTES`] read, a link out of the project only
-//! in a trusted folder, never a target the deny predicate refuses; a
-//! skipped file is one warning line.
+//! The instruction files come with the project, so `orbit_memory` reads
+//! them through `orbit_untrusted` as [`InstructionAccess`] says: a regular
+//! file only, at most `orbit_memory::MEMORY_FILE_MAX_BYTES` of each and
+//! `orbit_memory::MEMORY_TOTAL_MAX_BYTES` of all, a link or import out of
+//! the project only from a user file or in a trusted folder, never a target
+//! the deny predicate refuses; a skipped file is one warning line. The
+//! files loaded are recorded in [`InstructionAccess::loaded`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use orbit_config::Env;
+use orbit_engine::{ResultAttachments, ResultFacts};
+use orbit_memory::{Access, Caps, LoadedMemory, NestedMemory, SharedDeny, Sources};
+use orbit_permissions::{PermissionConfig, Policy};
 use orbit_profile::{SMALL, SMALL_PROMPT};
+use orbit_tool::ToolUseContext;
 use orbit_untrusted::{ReadOpts, read_untrusted};
 
 /// How the project's instruction files may be read, and where a skipped
@@ -30,6 +40,11 @@ pub struct InstructionAccess<'a> {
     pub deny: &'a dyn Fn(&Path) -> bool,
     /// Receives `skipped CLAUDE.md: …` for a file that was not read.
     pub warn: &'a mut dyn FnMut(&str),
+    /// Where the memory files are; None = the working directory and its
+    /// parents only (no user or managed file).
+    pub sources: Option<&'a Sources>,
+    /// Receives every memory file loaded.
+    pub loaded: Option<&'a LoadedMemory>,
 }
 
 impl InstructionAccess<'_> {
@@ -41,19 +56,19 @@ impl InstructionAccess<'_> {
             trusted: false,
             deny: &|_| false,
             warn: &mut ignore,
+            sources: None,
+            loaded: None,
         })
     }
 }
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Largest part of one instruction file (CLAUDE.md, AGENTS.md) that is sent.
-pub const MAX_INSTRUCTION_FILE_BYTES: usize = 40 * 1024;
+/// The small-model profile's total of memory files, in bytes (four of its
+/// per-file cut: every 1k prompt tokens costs a local model ≈ 10 s).
+pub const LOCAL_MEMORY_TOTAL_BYTES: usize = 4 * SMALL.max_instruction_file_bytes;
 
 /// Most of the kernel release string read.
 const OS_RELEASE_MAX_BYTES: usize = 256;
-
-/// Instruction files read from the project root, in this order.
-pub const INSTRUCTION_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
 
 const IDENTITY: &str = "You are orbit, a coding agent running in the user's terminal. \
 You help with software engineering tasks: reading and changing code, running commands, \
@@ -107,12 +122,7 @@ pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String 
         out.push_str(&format!("OS version: {version}\n"));
     }
     out.push_str(&format!("Today's date: {}\n", today_utc()));
-    for name in INSTRUCTION_FILES {
-        if let Some(section) = instruction_file(cwd, name, access) {
-            out.push('\n');
-            out.push_str(&section);
-        }
-    }
+    out.push_str(&memory(cwd, Caps::default(), access));
     out
 }
 
@@ -134,8 +144,9 @@ pub fn build_local(
 /// The local profile's default prompt: the profile's text
 /// ([`SMALL_PROMPT`]: identity, how-tos and worked examples, before the
 /// working directory so it stays in llama.cpp's cached prefix), cwd,
-/// platform, and the start of CLAUDE.md / AGENTS.md (at most
-/// `SMALL.max_instruction_file_bytes` of each).
+/// platform, and the memory files (at most
+/// `SMALL.max_instruction_file_bytes` of each, [`LOCAL_MEMORY_TOTAL_BYTES`]
+/// of all, cuts stated).
 pub fn local_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
     let mut out = String::with_capacity(SMALL_PROMPT.len() + 1024);
     out.push_str(SMALL_PROMPT);
@@ -144,17 +155,135 @@ pub fn local_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String {
         cwd.display(),
         std::env::consts::OS
     ));
-    for name in INSTRUCTION_FILES {
-        if let Some(section) = instruction_file(cwd, name, access) {
-            let mut cut = section.len().min(SMALL.max_instruction_file_bytes);
-            while !section.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.push('\n');
-            out.push_str(&section[..cut]);
+    let caps = Caps {
+        file_bytes: SMALL.max_instruction_file_bytes,
+        total_bytes: LOCAL_MEMORY_TOTAL_BYTES,
+    };
+    out.push_str(&memory(cwd, caps, access));
+    out
+}
+
+/// The memory files' sections for a session in `cwd` (each after a blank
+/// line), read as `access` allows and recorded in `access.loaded`.
+fn memory(cwd: &Path, caps: Caps, access: &mut InstructionAccess<'_>) -> String {
+    let sources = match access.sources {
+        Some(sources) => Sources {
+            cwd: cwd.to_path_buf(),
+            ..sources.clone()
+        },
+        None => Sources::project_only(cwd),
+    };
+    let memory = orbit_memory::load(
+        &sources,
+        caps,
+        &mut Access {
+            trusted: access.trusted,
+            deny: access.deny,
+            warn: &mut *access.warn,
+        },
+    );
+    if let Some(loaded) = access.loaded {
+        for file in &memory.files {
+            loaded.push(file.path.clone(), file.label.clone());
         }
     }
-    out
+    orbit_memory::render(&memory)
+}
+
+/// Where a session's memory files are: the home folder, Claude Code's
+/// user folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) and the managed
+/// policy file (`$ORBIT_MANAGED_MEMORY_PATH`, else
+/// [`orbit_memory::MANAGED_MEMORY_PATH`]).
+pub(crate) fn memory_sources(env: &Env, cwd: &Path) -> Sources {
+    let home = env.path(orbit_config::vars::HOME);
+    // Claude Code's variable (named here as orbit-commands names it).
+    let claude_dir = env
+        .path("CLAUDE_CONFIG_DIR")
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let managed = env
+        .path(orbit_config::vars::ORBIT_MANAGED_MEMORY_PATH)
+        .unwrap_or_else(|| PathBuf::from(orbit_memory::MANAGED_MEMORY_PATH));
+    Sources {
+        cwd: cwd.to_path_buf(),
+        home,
+        claude_dir,
+        managed: Some(managed),
+    }
+}
+
+/// The targets no memory file may be read from: what the Read deny rules
+/// cover, and everything under `deny_paths` (the sandbox's deny list).
+pub(crate) fn memory_deny(
+    permissions: &PermissionConfig,
+    cwd: &Path,
+    deny_paths: &[PathBuf],
+) -> SharedDeny {
+    let policy = Policy::new(permissions, cwd);
+    let mut denied = deny_paths.to_vec();
+    // Targets are canonical: compare with the canonical form too.
+    let canonical: Vec<_> = denied
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    denied.extend(canonical);
+    Arc::new(move |target: &Path| {
+        policy.is_read_denied(target) || denied.iter().any(|d| target.starts_with(d))
+    })
+}
+
+/// A session's memory after its prompt was built: the files loaded (kept
+/// among the tool context's extensions for `/memory` and the SDK's
+/// `init`) and the nested files' hook on Read results.
+pub(crate) struct SessionMemory {
+    /// The files loaded so far (nested ones join as they are sent).
+    pub(crate) loaded: LoadedMemory,
+    /// The engine's hook for subfolders' files; None when the prompt was
+    /// replaced (no memory at all).
+    pub(crate) attachments: Option<Arc<dyn ResultAttachments>>,
+}
+
+impl SessionMemory {
+    /// The memory of a session whose prompt loaded `loaded`; with
+    /// `nested`, subfolders' files are sent on Read as `access` allows.
+    pub(crate) fn new(loaded: LoadedMemory, nested: Option<(Sources, bool, SharedDeny)>) -> Self {
+        let attachments = nested.map(|(sources, trusted, deny)| {
+            let warn = Arc::new(|line: &str| eprintln!("orbit: warning: {line}"));
+            let nested = NestedMemory::new(sources, trusted, deny, warn, loaded.clone());
+            Arc::new(NestedMemoryOnRead(nested)) as Arc<dyn ResultAttachments>
+        });
+        Self {
+            loaded,
+            attachments,
+        }
+    }
+
+    /// Makes the loaded files readable from `context`
+    /// ([`orbit_memory::LOADED_MEMORY_KEY`]).
+    pub(crate) fn share(&self, context: &ToolUseContext) {
+        let loaded = self.loaded.clone();
+        context.extension(orbit_memory::LOADED_MEMORY_KEY, move || loaded);
+    }
+}
+
+/// The name of the tool whose results get a subfolder's memory files.
+const READ_TOOL: &str = "Read";
+
+/// Claude Code's nested memory: a successful Read of a file in a subfolder
+/// gets that folder's (and those above it, below the working directory)
+/// memory files as `<system-reminder>` blocks, each file once.
+#[derive(Debug)]
+struct NestedMemoryOnRead(NestedMemory);
+
+impl ResultAttachments for NestedMemoryOnRead {
+    fn attach(&self, facts: &ResultFacts<'_>) -> Option<String> {
+        if facts.tool_name != READ_TOOL || facts.is_error {
+            return None;
+        }
+        let [file] = facts.reads else {
+            return None;
+        };
+        self.0.for_read(file)
+    }
 }
 
 /// Whether `dir` or one of its ancestors holds `.git` (a few stat calls, no walk).
@@ -184,41 +313,6 @@ pub(crate) fn today_utc() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// `# NAME (project instructions)` + the file's text, cut at
-/// [`MAX_INSTRUCTION_FILE_BYTES`] with a note; None when absent, empty or
-/// refused (then one warning line through `access.warn`).
-fn instruction_file(dir: &Path, name: &str, access: &mut InstructionAccess<'_>) -> Option<String> {
-    let opts = ReadOpts::in_project(dir, MAX_INSTRUCTION_FILE_BYTES)
-        .follow_links_out(access.trusted)
-        .deny(access.deny);
-    let file = match read_untrusted(&dir.join(name), &opts) {
-        Ok(file) => file,
-        Err(err) if err.is_not_found() => return None,
-        Err(err) => {
-            (access.warn)(&format!("skipped {name}: {err}"));
-            return None;
-        }
-    };
-    let text = file.text();
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    let mut section =
-        format!("# {name} (project instructions from the working directory; follow them)\n");
-    section.push_str(text);
-    if file.truncated {
-        let total = file.size;
-        let cut = file.bytes.len();
-        section.push_str(&format!(
-            "\n[{name} truncated: showing the first {cut} of {total} bytes]\n"
-        ));
-    } else {
-        section.push('\n');
-    }
-    Some(section)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -227,7 +321,9 @@ mod tests {
     /// The local profile's whole prompt, byte for byte (fixed cwd, no
     /// instruction files; then with a CLAUDE.md longer than the local cut
     /// and an appended prompt): moving the prompt's text must not change
-    /// one byte the model sees.
+    /// one byte the model sees. (The memory hierarchy changed the second on
+    /// purpose: CLAUDE.md is cut at the local cap with a stated line, the
+    /// heading no longer counted against it.)
     #[test]
     fn the_local_prompt_is_unchanged() {
         let cwd = Path::new("/nonexistent-orbit-dir/project");
@@ -246,7 +342,7 @@ mod tests {
         // insta forgives line-end whitespace; the bytes must match exactly.
         assert_eq!(
             (fingerprint(&plain), fingerprint(&with_files)),
-            ((4865, 2092073773641460634), (6987, 872375429513311103))
+            ((4865, 2092073773641460634), (7122, 2289194278125420245))
         );
     }
 
