@@ -49,8 +49,8 @@ fn instruction_deny_paths(config: &orbit_config::Config) -> Vec<std::path::PathB
 
 /// The engine settings the spec does not own: thinking, fallback model,
 /// budgets, compaction, structured output, and the environment's X2
-/// concurrency cap, R2 result budget, tool search and retry count (else
-/// the engine's defaults).
+/// concurrency cap, R2 result budget and retry count (else the engine's
+/// defaults).
 fn tuning(
     args: &Args,
     config: &orbit_config::Config,
@@ -72,14 +72,7 @@ fn tuning(
     if let Some(n) = config.tool_result_budget_chars {
         engine_config.tool_result_budget_chars = n;
     }
-    if let Some(value) = config.env.get(orbit_config::vars::ENABLE_TOOL_SEARCH) {
-        match orbit_engine::ToolSearchMode::parse(value) {
-            Some(mode) => engine_config.tool_search = mode,
-            None => eprintln!(
-                "orbit: warning: ENABLE_TOOL_SEARCH={value} is not true, false, auto or auto:N; using auto"
-            ),
-        }
-    }
+    // ENABLE_TOOL_SEARCH: the spec decides (with the profile's default).
     if let Some(n) = config.max_structured_output_retries {
         engine_config.max_structured_output_retries = u32::try_from(n).unwrap_or(u32::MAX);
     }

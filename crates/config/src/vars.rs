@@ -282,6 +282,6 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ENABLE_TOOL_SEARCH,
-        meaning: "Deferred MCP tools with ToolSearch: `true` always, `false` never, `auto` (default) when MCP tool definitions would take more than 10% of the context window, `auto:N` for N%.",
+        meaning: "Deferred MCP tools with ToolSearch: `true` always (default, as Claude Code), `false` never, `auto` when MCP tool definitions would take more than 10% of the context window (the small-model profile's default), `auto:N` for N%.",
     },
 ];

@@ -1,8 +1,11 @@
-//! Deferred tools and `ToolSearch`: when the definitions of the tools that
-//! may be deferred ([`Tool::should_defer`] and not [`Tool::always_load`]:
-//! MCP tools) would take more than a share of the context window, the
-//! request carries only their names — one short block in the `ToolSearch`
-//! tool's description — and the model loads full definitions with
+//! Deferred tools and `ToolSearch`: the tools that may be deferred
+//! ([`Tool::should_defer`] and not [`Tool::always_load`]: MCP tools) are
+//! deferred by default, as Claude Code 2.1.332 does (the small-model
+//! profile defers them only past a share of its small window): the
+//! request carries only their names — one compact block in the
+//! `ToolSearch` tool's description, an MCP server's tools on one line
+//! after their shared `mcp__SERVER__` prefix — and the model loads full
+//! definitions with
 //! `ToolSearch` (keywords, or `select:NAME,NAME`). Loaded tools are sent
 //! in `tools` from the next request on and stay for the session (the
 //! prompt prefix stays stable for caching); a resume finds them again in
@@ -13,9 +16,10 @@
 //! While MCP servers are still connecting, `ToolSearch` is offered too (its
 //! description says so) and a search waits for them.
 //!
-//! The engine decides (`ENABLE_TOOL_SEARCH`: on, off, or auto at a
-//! percentage, default 10%); tools only declare whether they may be
-//! deferred. A deferred tool the model calls without loading it still runs.
+//! The engine decides (`ENABLE_TOOL_SEARCH`: on — the default —, off, or
+//! auto at a percentage, 10% unless given); tools only declare whether
+//! they may be deferred. A deferred tool the model calls without loading
+//! it still runs.
 //!
 //! Data flow: `tool_specs` (per request) → `DeferredTools::plan` → the
 //! specs of every tool but the unloaded deferred ones, and `ToolSearch`
@@ -37,7 +41,8 @@ use serde::Deserialize;
 
 /// The tool's name, as the model calls it.
 pub const TOOL_SEARCH_NAME: &str = "ToolSearch";
-/// Auto mode's default: defer when deferrable definitions pass this
+/// Auto mode's threshold unless one is given (`auto`, and the small-model
+/// profile's default): defer when deferrable definitions pass this
 /// percentage of the context window.
 pub(crate) const TOOL_SEARCH_DEFAULT_PCT: f64 = 10.0;
 /// Chars per token when sizing definitions against the window: JSON
@@ -51,7 +56,8 @@ const LOADED_PREFIX: &str = "Loaded tools: ";
 
 const TOOL_SEARCH_DESCRIPTION: &str = "Loads the full definitions of deferred tools so they can be called. \
 Query by keywords (matched against names and descriptions) or load exact tools with `select:NAME,NAME`. \
-Loaded tools can be called from the next turn on. Deferred tools (names only):";
+Loaded tools can be called from the next turn on. Deferred tools (names only; \
+`mcp__SERVER__: a, b` lists the tools `mcp__SERVER__a` and `mcp__SERVER__b`):";
 
 /// The last line of a result: small models otherwise answer from the
 /// definitions instead of calling the tool.
@@ -62,7 +68,8 @@ const STILL_CONNECTING: &str = "(more MCP tools are connecting: a search waits f
 /// `ENABLE_TOOL_SEARCH`: when deferrable tools are deferred.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ToolSearchMode {
-    /// Always (when there is a deferrable tool).
+    /// Always (when there is a deferrable tool): the default, as in Claude
+    /// Code 2.1.332.
     On,
     /// Never: every tool is sent in full.
     Off,
@@ -72,18 +79,30 @@ pub enum ToolSearchMode {
 
 impl Default for ToolSearchMode {
     fn default() -> Self {
-        ToolSearchMode::Auto(TOOL_SEARCH_DEFAULT_PCT)
+        ToolSearchMode::On
     }
 }
 
 impl ToolSearchMode {
+    /// Auto at the default threshold (10% of the window).
+    pub fn auto() -> Self {
+        ToolSearchMode::Auto(TOOL_SEARCH_DEFAULT_PCT)
+    }
+
+    /// The mode when `ENABLE_TOOL_SEARCH` is not set: on, except for the
+    /// small-model profile (`small`), whose few tools and small window
+    /// keep the auto threshold.
+    pub fn profile_default(small: bool) -> Self {
+        if small { Self::auto() } else { Self::On }
+    }
+
     /// `true`/`1` → on, `false`/`0` → off, `auto` → auto at 10%, `auto:N` →
     /// auto at N%; None for anything else.
     pub fn parse(value: &str) -> Option<Self> {
         match value.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "on" => Some(Self::On),
             "false" | "0" | "off" => Some(Self::Off),
-            "auto" => Some(Self::default()),
+            "auto" => Some(Self::auto()),
             other => other
                 .strip_prefix("auto:")
                 .and_then(|n| n.parse::<f64>().ok())
@@ -186,14 +205,48 @@ impl DeferredTools {
         }
         if let Some(search) = search.filter(|_| offer_search) {
             let mut spec = spec(search.as_ref());
+            let mut list = compact_names(&names);
             if pending {
-                names.push(STILL_CONNECTING);
+                list.push(STILL_CONNECTING.to_string());
             }
-            spec.description = format!("{TOOL_SEARCH_DESCRIPTION}\n{}", names.join("\n"));
+            spec.description = format!("{TOOL_SEARCH_DESCRIPTION}\n{}", list.join("\n"));
             specs.push(spec);
         }
         specs
     }
+}
+
+/// The deferred names as the request lists them, compact: the tools of one
+/// MCP server on one line after their shared prefix
+/// (`mcp__SERVER__: a, b`, in first-seen order), any other name on a line
+/// of its own. 156 tools of 12 servers take about 3 KB instead of 5.
+fn compact_names(names: &[&str]) -> Vec<String> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for name in names {
+        match mcp_prefix(name) {
+            Some((prefix, tool)) => match groups.iter_mut().find(|(p, _)| *p == prefix) {
+                Some((_, tools)) => tools.push(tool),
+                None => groups.push((prefix, vec![tool])),
+            },
+            None => groups.push((name, Vec::new())),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(head, tools)| match tools.as_slice() {
+            [] => head.to_string(),
+            _ => format!("{head}: {}", tools.join(", ")),
+        })
+        .collect()
+}
+
+/// `mcp__SERVER__TOOL` split after its server prefix: (`mcp__SERVER__`,
+/// `TOOL`); None for a name without one.
+fn mcp_prefix(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let end = "mcp__".len() + rest.find("__")? + "__".len();
+    let tool = &name[end..];
+    (!tool.is_empty()).then(|| (&name[..end], tool))
 }
 
 /// A tool's spec as a request carries it.
@@ -288,14 +341,15 @@ impl TypedTool for ToolSearchTool {
     }
 }
 
-/// The tools `query` finds: `select:A,B` by exact name (in that order),
-/// else by keywords — each term found in the name scores 2, in the
-/// description 1; best first, ties in registry order.
+/// The tools `query` finds: `select:A,B` by exact name (in that order; a
+/// bare MCP tool name such as `echo` selects the one server's tool of that
+/// name when only one has it), else by keywords — each term found in the
+/// name scores 2, in the description 1; best first, ties in registry order.
 pub(crate) fn search(tools: &[Arc<dyn Tool>], query: &str, max: usize) -> Vec<Arc<dyn Tool>> {
     if let Some(names) = query.trim().strip_prefix("select:") {
         return names
             .split(',')
-            .filter_map(|n| tools.iter().find(|t| t.name() == n.trim()).cloned())
+            .filter_map(|n| select(tools, n.trim()))
             .collect();
     }
     let terms: Vec<String> = query
@@ -326,6 +380,21 @@ pub(crate) fn search(tools: &[Arc<dyn Tool>], query: &str, max: usize) -> Vec<Ar
         .take(max)
         .map(|(_, i)| Arc::clone(&tools[i]))
         .collect()
+}
+
+/// The tool named `name`, else the only MCP tool whose name after its
+/// server prefix is `name`.
+fn select(tools: &[Arc<dyn Tool>], name: &str) -> Option<Arc<dyn Tool>> {
+    if let Some(tool) = tools.iter().find(|t| t.name() == name) {
+        return Some(Arc::clone(tool));
+    }
+    let mut by_tool = tools
+        .iter()
+        .filter(|t| mcp_prefix(t.name()).is_some_and(|(_, tool)| tool == name));
+    match (by_tool.next(), by_tool.next()) {
+        (Some(tool), None) => Some(Arc::clone(tool)),
+        _ => None,
+    }
 }
 
 /// The tools earlier `ToolSearch` calls of `history` loaded (the first
@@ -363,5 +432,49 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_mcp_servers_tools_share_one_line() {
+        let names = [
+            "mcp__a__echo",
+            "mcp__b__echo",
+            "mcp__a__get-sum",
+            "Plain",
+            "mcp__x",
+        ];
+        assert_eq!(
+            compact_names(&names),
+            [
+                "mcp__a__: echo, get-sum",
+                "mcp__b__: echo",
+                "Plain",
+                "mcp__x"
+            ]
+        );
+        assert_eq!(mcp_prefix("mcp__srv__t__u"), Some(("mcp__srv__", "t__u")));
+        assert_eq!(mcp_prefix("mcp__srv__"), None);
+    }
+
+    #[test]
+    fn the_default_defers_except_for_the_small_profile() {
+        assert_eq!(ToolSearchMode::default(), ToolSearchMode::On);
+        assert_eq!(
+            ToolSearchMode::profile_default(true),
+            ToolSearchMode::Auto(TOOL_SEARCH_DEFAULT_PCT)
+        );
+        assert_eq!(ToolSearchMode::profile_default(false), ToolSearchMode::On);
+        assert_eq!(ToolSearchMode::parse("auto"), Some(ToolSearchMode::auto()));
+        assert_eq!(
+            ToolSearchMode::parse("auto:5"),
+            Some(ToolSearchMode::Auto(5.0))
+        );
+        assert_eq!(ToolSearchMode::parse("false"), Some(ToolSearchMode::Off));
+        assert_eq!(ToolSearchMode::parse("maybe"), None);
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use orbit_config::Env;
-use orbit_engine::{EngineConfig, QueryEngine, SharedApprover, ToolRunner};
+use orbit_engine::{EngineConfig, QueryEngine, SharedApprover, ToolRunner, ToolSearchMode};
 use orbit_hooks::{HookCallbacks, HookSet, Hooks};
 use orbit_mcp::sdk_transport::SharedBridge;
 use orbit_mcp::{McpManager, ServerConfig};
@@ -194,6 +194,7 @@ impl SessionSpec {
         config.system_prompt = system_prompt;
         config.result_attachments = memory.attachments.clone();
         profile.configure(&mut config, self.overrides, turns_done);
+        self.tool_search(&mut config, profile);
         let engine = match self.resume {
             Some(loaded) => QueryEngine::resume(config, client, tools, loaded),
             None => QueryEngine::new(config, client, tools),
@@ -234,6 +235,30 @@ impl SessionSpec {
             self.added_dirs,
         );
         runner
+    }
+
+    /// Deferral (DESIGN §10): `ENABLE_TOOL_SEARCH` when set; else MCP
+    /// tools are deferred (tuning's default, as in Claude Code 2.1.332),
+    /// except for the small-model profile, which defers them only past the
+    /// auto threshold of its small window.
+    fn tool_search(&mut self, config: &mut EngineConfig, profile: ModelProfile) {
+        let var = orbit_config::vars::ENABLE_TOOL_SEARCH;
+        let set = self.env.get(var).map(|value| {
+            let mode = ToolSearchMode::parse(value);
+            if mode.is_none() {
+                (self.log)(&format!(
+                    "{var}={value} is not true, false, auto or auto:N; using the default"
+                ));
+            }
+            mode
+        });
+        match set.flatten() {
+            Some(mode) => config.tool_search = mode,
+            None if profile == ModelProfile::new(true) => {
+                config.tool_search = ToolSearchMode::profile_default(true);
+            }
+            None => {}
+        }
     }
 
     /// The engine settings the spec owns, over `tuning`.

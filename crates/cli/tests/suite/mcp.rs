@@ -157,17 +157,21 @@ fn server_everything_tools_answer_through_the_pipeline() {
             ),
         ]
     );
-    // The tools joined the request after the server connected.
+    // The tools joined the request after the server connected: deferred
+    // (the default, DESIGN §10), by name in ToolSearch's description.
     let last = server.requests().pop().unwrap();
-    let names: Vec<String> = last.body["tools"]
+    let search = last.body["tools"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
+        .find(|t| t["name"] == "ToolSearch")
+        .cloned()
+        .unwrap_or_default();
+    let description = search["description"].as_str().unwrap_or_default();
     assert!(
-        names.iter().any(|n| n == "mcp__everything__echo"),
-        "{names:?}"
+        description.contains("\nmcp__everything__: echo, "),
+        "{}",
+        last.body["tools"]
     );
 }
 

@@ -20,6 +20,7 @@ mod local_resume;
 mod local_tasks;
 mod logging;
 mod max_turns;
+mod mcp_deferred;
 mod memory;
 mod mcp;
 mod mcp_commands;
