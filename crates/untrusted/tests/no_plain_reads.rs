@@ -11,6 +11,10 @@ use std::path::Path;
 const LOADERS: &[(&str, &str)] = &[
     ("crates/orbit/src/system_prompt.rs", "CLAUDE.md, AGENTS.md"),
     (
+        "crates/memory/src/load.rs",
+        "the memory hierarchy and its @imports",
+    ),
+    (
         "crates/config/src/settings/load.rs",
         "settings files, --settings",
     ),
