@@ -16,6 +16,7 @@
 
 mod args;
 mod configure;
+mod hook_events;
 mod hooks_cmd;
 mod interactive;
 mod local;
@@ -95,10 +96,23 @@ fn main() -> ExitCode {
         }
         Err(err) => return clap_exit(&err),
     };
+    // `-d FILTER` (Claude Code's categories) stands for an env-filter;
+    // ORBIT_LOG wins over it.
+    let debug_filter = match args.debug_filter() {
+        Ok(filter) => filter,
+        Err(name) => {
+            eprintln_safe!(
+                "orbit: error: --debug: `{name}` is not a category (api, hooks, mcp, permissions, tools, sandbox, session, config, engine, sdk) nor an orbit crate"
+            );
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
     let log_options = logging::LogOptions {
-        debug: args.debug,
+        debug: args.debug.is_some(),
         debug_file: args.debug_file.as_deref(),
-        filter: env.get(orbit_config::vars::ORBIT_LOG),
+        filter: env
+            .get(orbit_config::vars::ORBIT_LOG)
+            .or(debug_filter.as_deref()),
     };
     if let Err(err) = logging::init(log_options) {
         eprintln_safe!("orbit: error: {}", one_line(&format!("{err:#}")));

@@ -2,9 +2,14 @@
 //!
 //! Sources, highest precedence first (a name defined twice keeps the
 //! first): `--mcp-config FILE|JSON` (repeatable), `mcpServers` of the
-//! local settings (`.orbit/settings.local.json`), the project's
-//! `.mcp.json`, `mcpServers` of the user settings (`$ORBIT_HOME/settings.json`).
-//! `--strict-mcp-config` keeps only the flag's servers.
+//! local settings (`.orbit/settings.local.json`), Claude Code's local scope
+//! (`projects["<git root or cwd>"].mcpServers` of `~/.claude.json`, what
+//! `claude mcp add` writes), the project's `.mcp.json`, `mcpServers` of the
+//! user settings (`$ORBIT_HOME/settings.json`), Claude Code's user scope
+//! (top-level `mcpServers` of `~/.claude.json`; `$CLAUDE_CONFIG_DIR/.claude.json`
+//! when set, see `orbit_config::claude_code`). `--strict-mcp-config` keeps
+//! only the flag's servers. Claude Code's file is the user's own, not the
+//! repository's: its servers need no trusted folder.
 //!
 //! A `.mcp.json` comes with the repository, so its servers start only when
 //! the user approved them in settings the repository does not carry
@@ -48,15 +53,20 @@ pub fn servers(
         add(flag_servers(value)?);
     }
     if !args.strict_mcp_config {
+        let claude = claude_code_servers(&config.env, cwd);
         // A cloned repository cannot start programs by itself: its
         // `.mcp.json` and its local settings' servers need a trusted folder
         // (issue 13; the configuration's trust line names a skipped
         // `.mcp.json`) and then, for `.mcp.json`, an approval.
         if config.project_trusted {
             add(settings_servers(settings, SettingsSource::Local));
+        }
+        add(claude.local);
+        if config.project_trusted {
             add(project_servers(settings, cwd)?);
         }
         add(settings_servers(settings, SettingsSource::User));
+        add(claude.user);
     }
     let lookup = config.env.lookup();
     Ok(all
@@ -92,6 +102,51 @@ fn flag_servers(value: &str) -> anyhow::Result<Vec<(String, ServerConfig)>> {
             .text()
     };
     orbit_mcp::parse_servers_text(&text).with_context(|| format!("--mcp-config {value}"))
+}
+
+/// The MCP servers of Claude Code's global file, by scope.
+#[derive(Debug, Default)]
+pub struct ClaudeCodeServers {
+    /// The file they came from (None: no such file).
+    pub path: Option<std::path::PathBuf>,
+    /// `projects["<project key>"].mcpServers`: `claude mcp add` (local scope).
+    pub local: Vec<(String, ServerConfig)>,
+    /// Top-level `mcpServers`: `claude mcp add --scope user`.
+    pub user: Vec<(String, ServerConfig)>,
+}
+
+/// Claude Code's servers for the project at `cwd`; a file that cannot be
+/// read or parsed, or a bad entry, is one warning line and no servers.
+pub fn claude_code_servers(env: &orbit_config::Env, cwd: &Path) -> ClaudeCodeServers {
+    let file = match orbit_config::claude_code::ClaudeJson::load(env, cwd) {
+        Ok(Some(file)) => file,
+        Ok(None) => return ClaudeCodeServers::default(),
+        Err(err) => {
+            eprintln_safe!("orbit: warning: skipped Claude Code's MCP servers: {err}");
+            return ClaudeCodeServers::default();
+        }
+    };
+    let parse = |servers: &Option<Value>, scope: &str| -> Vec<(String, ServerConfig)> {
+        let Some(servers) = servers else {
+            return Vec::new();
+        };
+        let doc = serde_json::json!({ "mcpServers": servers });
+        match orbit_mcp::parse_servers(&doc) {
+            Ok(list) => list,
+            Err(err) => {
+                eprintln_safe!(
+                    "orbit: warning: {} ({scope} scope): mcpServers: {err}",
+                    file.path.display()
+                );
+                Vec::new()
+            }
+        }
+    };
+    ClaudeCodeServers {
+        local: parse(&file.local_servers, "local"),
+        user: parse(&file.user_servers, "user"),
+        path: Some(file.path.clone()),
+    }
 }
 
 /// `mcpServers` of the settings files of one source; a bad entry is a warning.

@@ -5,6 +5,10 @@
 //! servers start only once approved, see [`crate::mcp`]), `user` →
 //! `$ORBIT_HOME/settings.json`. Each edit reads the file (or `{}`), changes
 //! `mcpServers.NAME` and writes it back pretty-printed; other keys stay.
+//! `list` and `get` also show the servers of Claude Code's `~/.claude.json`
+//! (its local and user scopes, which orbit starts too), each with its
+//! scope and file; orbit never edits that file (`remove` says to use
+//! `claude mcp remove`).
 //! `serve` runs orbit's built-in tools as an MCP server on stdio
 //! ([`crate::mcp_serve`]).
 
@@ -136,31 +140,30 @@ fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
             add(env, &cwd, scope, &name, &server)
         }
         McpCommand::List => {
-            let mut any = false;
-            for scope in [Scope::Local, Scope::Project, Scope::User] {
-                for (name, server) in servers_of(&file_of(env, &cwd, scope)?)? {
-                    any = true;
-                    println_safe!("{name}: {} ({})", describe(&server), scope_name(scope));
-                }
+            let all = listed(env, &cwd)?;
+            for server in &all {
+                println_safe!(
+                    "{}: {} ({}: {})",
+                    server.name,
+                    describe(&server.config),
+                    server.scope,
+                    server.file.display()
+                );
             }
-            if !any {
+            if all.is_empty() {
                 println_safe!("No MCP servers configured. Add one with `orbit mcp add`.");
             }
             Ok(())
         }
         McpCommand::Get { name } => {
-            for scope in [Scope::Local, Scope::Project, Scope::User] {
-                if let Some((_, server)) = servers_of(&file_of(env, &cwd, scope)?)?
-                    .into_iter()
-                    .find(|(n, _)| *n == name)
-                {
-                    println_safe!("{name}:\n  Scope: {}", scope_name(scope));
-                    println_safe!("  Type: {}", server.kind());
-                    println_safe!("  {}", describe(&server));
-                    return Ok(());
-                }
-            }
-            bail!("no MCP server named {name}")
+            let Some(server) = listed(env, &cwd)?.into_iter().find(|s| s.name == name) else {
+                bail!("no MCP server named {name}")
+            };
+            println_safe!("{name}:\n  Scope: {}", server.scope);
+            println_safe!("  File: {}", server.file.display());
+            println_safe!("  Type: {}", server.config.kind());
+            println_safe!("  {}", describe(&server.config));
+            Ok(())
         }
         McpCommand::Remove { scope, name } => {
             let scopes = match scope {
@@ -184,6 +187,16 @@ fn run(command: McpCommand, env: &Env) -> anyhow::Result<()> {
                     );
                     return Ok(());
                 }
+            }
+            if let Some(server) = listed(env, &cwd)?
+                .into_iter()
+                .find(|s| s.name == name && s.scope.starts_with("Claude Code"))
+            {
+                bail!(
+                    "MCP server {name} is in Claude Code's {} ({}): orbit does not edit that file; remove it with `claude mcp remove {name}`",
+                    server.scope.trim_start_matches("Claude Code "),
+                    server.file.display()
+                );
             }
             bail!("no MCP server named {name}")
         }
@@ -274,6 +287,42 @@ fn servers_of(path: &Path) -> anyhow::Result<Vec<(String, ServerConfig)>> {
         return Ok(Vec::new());
     }
     orbit_mcp::parse_servers(&doc).with_context(|| format!("{}", path.display()))
+}
+
+/// One configured server as `list` and `get` show it.
+struct Listed {
+    name: String,
+    config: ServerConfig,
+    /// `local config`, `Claude Code user config`, …
+    scope: String,
+    file: PathBuf,
+}
+
+/// Every configured server, in the order a session weighs them
+/// ([`crate::mcp`]): orbit's local, Claude Code's local, the project's,
+/// orbit's user, Claude Code's user scope.
+fn listed(env: &Env, cwd: &Path) -> anyhow::Result<Vec<Listed>> {
+    let mut out = Vec::new();
+    let mut push = |list: Vec<(String, ServerConfig)>, scope: &str, file: &Path| {
+        out.extend(list.into_iter().map(|(name, config)| Listed {
+            name,
+            config,
+            scope: scope.to_string(),
+            file: file.to_path_buf(),
+        }));
+    };
+    let canonical = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let claude = crate::mcp::claude_code_servers(env, &canonical);
+    let claude_file = claude.path.clone().unwrap_or_default();
+    let file = file_of(env, cwd, Scope::Local)?;
+    push(servers_of(&file)?, scope_name(Scope::Local), &file);
+    push(claude.local, "Claude Code local config", &claude_file);
+    let file = file_of(env, cwd, Scope::Project)?;
+    push(servers_of(&file)?, scope_name(Scope::Project), &file);
+    let file = file_of(env, cwd, Scope::User)?;
+    push(servers_of(&file)?, scope_name(Scope::User), &file);
+    push(claude.user, "Claude Code user config", &claude_file);
+    Ok(out)
 }
 
 fn describe(server: &ServerConfig) -> String {

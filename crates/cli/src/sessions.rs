@@ -9,6 +9,11 @@
 //! id the run uses with the state to resume. `main` builds the engine from
 //! it. `orbit sessions` is dispatched before the normal flags are parsed
 //! ([`maybe_run_subcommand`]).
+//!
+//! Named sessions (`-n/--name NAME`, Claude Code's): the name is kept in
+//! `<session id>.name` beside the transcript (one line, written when the
+//! run starts); `--resume NAME` takes the newest session of this directory
+//! with that name, and `orbit sessions` shows it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -55,7 +60,10 @@ pub fn plan(args: &Args, data_dir: &Path, cwd: &Path) -> anyhow::Result<SessionP
         }
     }
     let resume = match (&args.resume, args.continue_session) {
-        (Some(id), _) => Some(load(&find_session(data_dir, cwd, id)?, id)?),
+        (Some(id), _) => {
+            let path = find_session(data_dir, cwd, id)?;
+            Some(load(&path, id)?)
+        }
         (None, true) => {
             let Some(id) = latest(data_dir, cwd)? else {
                 bail!(
@@ -73,6 +81,9 @@ pub fn plan(args: &Args, data_dir: &Path, cwd: &Path) -> anyhow::Result<SessionP
         (_, Some(id)) => id.to_ascii_lowercase(),
         _ => uuid::Uuid::new_v4().to_string(),
     };
+    if let Some(name) = args.name.as_ref().filter(|_| !args.no_session_persistence) {
+        save_name(data_dir, cwd, &session_id, name)?;
+    }
     Ok(SessionPlan {
         session_id,
         resume,
@@ -89,10 +100,56 @@ fn check_uuid(flag: &str, id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The transcript of `id` in this directory's project; a clear error when
-/// it is elsewhere or nowhere.
+/// The file holding a session's name (`-n/--name`), beside its transcript.
+fn name_path(data_dir: &Path, cwd: &Path, session_id: &str) -> PathBuf {
+    transcript_path(data_dir, cwd, session_id).with_extension(NAME_EXTENSION)
+}
+
+/// The extension of a session's name file.
+const NAME_EXTENSION: &str = "name";
+/// The longest session name kept.
+const NAME_MAX_CHARS: usize = 200;
+
+/// Names the session (`-n NAME`): one line beside its transcript.
+fn save_name(data_dir: &Path, cwd: &Path, session_id: &str, name: &str) -> anyhow::Result<()> {
+    let name = name.trim();
+    if name.is_empty() || name.contains(['\n', '\r']) || name.chars().count() > NAME_MAX_CHARS {
+        bail!("--name: a session name is one line of 1 to {NAME_MAX_CHARS} characters");
+    }
+    let path = name_path(data_dir, cwd, session_id);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+    }
+    std::fs::write(&path, format!("{name}\n")).with_context(|| format!("{}", path.display()))
+}
+
+/// A session's name from its name file, if it was given one.
+fn read_name(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let name = text.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The newest session of this directory named `name`.
+fn find_named(data_dir: &Path, cwd: &Path, name: &str) -> anyhow::Result<Option<String>> {
+    Ok(list_project(data_dir, cwd)?
+        .into_iter()
+        .find(|s| read_name(&s.path.with_extension(NAME_EXTENSION)).as_deref() == Some(name.trim()))
+        .map(|s| s.session_id))
+}
+
+/// The transcript of `id` (or of the newest session named so) in this
+/// directory's project; a clear error when it is elsewhere or nowhere.
 fn find_session(data_dir: &Path, cwd: &Path, id: &str) -> anyhow::Result<PathBuf> {
-    check_uuid("--resume", id)?;
+    if !is_valid_session_id(id) {
+        return match find_named(data_dir, cwd, id)? {
+            Some(found) => Ok(transcript_path(data_dir, cwd, &found)),
+            None => bail!(
+                "--resume: no session named `{id}` in {} and `{id}` is not a session id (`orbit sessions` lists this directory's sessions and their names)",
+                cwd.display()
+            ),
+        };
+    }
     let id = id.to_ascii_lowercase();
     let path = transcript_path(data_dir, cwd, &id);
     if path.is_file() {
@@ -159,8 +216,16 @@ fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
     } else {
         list_project(&data_dir, &cwd)?
     };
+    let names: Vec<Option<String>> = sessions
+        .iter()
+        .map(|s| read_name(&s.path.with_extension(NAME_EXTENSION)))
+        .collect();
     if args.json {
-        let rows: Vec<serde_json::Value> = sessions.iter().map(json_row).collect();
+        let rows: Vec<serde_json::Value> = sessions
+            .iter()
+            .zip(&names)
+            .map(|(s, name)| json_row(s, name.as_deref()))
+            .collect();
         println!("{}", serde_json::Value::Array(rows));
         return Ok(());
     }
@@ -171,15 +236,16 @@ fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    for line in table(&sessions, args.all) {
+    for line in table(&sessions, &names, args.all) {
         crate::term_safe::println_safe!("{line}");
     }
     Ok(())
 }
 
-fn json_row(s: &SessionSummary) -> serde_json::Value {
+fn json_row(s: &SessionSummary, name: Option<&str>) -> serde_json::Value {
     serde_json::json!({
         "session_id": s.session_id,
+        "name": name,
         "cwd": s.cwd,
         "first_prompt": s.first_prompt,
         "last_activity": utc_timestamp(s.last_activity),
@@ -189,8 +255,9 @@ fn json_row(s: &SessionSummary) -> serde_json::Value {
     })
 }
 
-/// One header line and one line per session; the prompt last (it varies).
-fn table(sessions: &[SessionSummary], with_cwd: bool) -> Vec<String> {
+/// One header line and one line per session; the prompt last (it varies),
+/// after the session's name in brackets when it has one.
+fn table(sessions: &[SessionSummary], names: &[Option<String>], with_cwd: bool) -> Vec<String> {
     let mut lines = vec![format!(
         "{:<36}  {:<20}  {:>5}  {:>9}  {}",
         "SESSION",
@@ -203,8 +270,12 @@ fn table(sessions: &[SessionSummary], with_cwd: bool) -> Vec<String> {
             "FIRST PROMPT"
         }
     )];
-    for s in sessions {
+    for (s, name) in sessions.iter().zip(names) {
         let prompt: String = s.first_prompt.chars().take(80).collect();
+        let prompt = match name {
+            Some(name) => format!("[{name}] {prompt}"),
+            None => prompt,
+        };
         let place = if with_cwd {
             format!("{}  ", s.cwd)
         } else {

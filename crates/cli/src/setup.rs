@@ -138,6 +138,7 @@ pub fn prepare_with(
     );
 
     let mut tools = orbit_tools::builtin::default_tools();
+    crate::args::select_tools(args, &mut tools);
     let permissions =
         configure::permissions(args, &config, &cwd, |name| tools.find(name).is_some())?;
     let disallowed = args.disallowed_tool_rules();
@@ -147,6 +148,8 @@ pub fn prepare_with(
 
     let session_id = session.session_id.clone();
     let mut spec = SessionSpec::new(cwd.clone(), config.data_dir.clone(), config.env.clone());
+    // The settings files' `env` reaches Bash, hooks and MCP servers.
+    spec.tool_env = config.env.added_over(env);
     spec.provider = Some(orbit::Provider::Client(client));
     spec.model = Some(model.clone());
     spec.profile = Some(ModelProfile::new(small_profile));
@@ -158,9 +161,10 @@ pub fn prepare_with(
         // `CLAUDE_CODE_MAX_OUTPUT_TOKENS` below `--max-tokens`.
         max_tokens: args.max_tokens.or(config.max_output_tokens),
     };
+    let (replace, append) = args.system_prompt_texts()?;
     spec.prompt = PromptSpec {
-        replace: args.system_prompt.clone(),
-        append: args.append_system_prompt.clone(),
+        replace,
+        append,
         trusted: config.project_trusted,
         deny_paths: instruction_deny_paths(&config),
     };
@@ -172,6 +176,7 @@ pub fn prepare_with(
     spec.hooks = config.hooks.clone();
     spec.hooks.extend(sdk.hooks);
     spec.hook_callbacks = sdk.callbacks;
+    spec.hook_observer = crate::hook_events::observer(args, &session.session_id);
     // MCP servers connect in the background: the first request does not
     // wait for them; their tools join the requests after they arrive.
     spec.mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;

@@ -98,7 +98,7 @@ mod tests {
         let ctx = ToolUseContext::new("s", dir.path().to_path_buf(), dir.path().join("data"));
         let pid_file = dir.path().join("bg.pid");
         BackgroundShells::of(&ctx)
-            .spawn("echo $$ > bg.pid; sleep 30", dir.path(), &[], None)
+            .spawn("echo $$ > bg.pid; sleep 30", dir.path(), &[], &[], None)
             .unwrap();
         let started = Instant::now();
         let bg = loop {

@@ -13,7 +13,12 @@ use crate::vars;
 
 /// Variables read before any settings file (the data directory locates the
 /// user settings; logging starts first): only the process environment sets them.
-pub const PROCESS_ONLY: [&str; 3] = [vars::ORBIT_HOME, vars::HOME, vars::ORBIT_LOG];
+pub const PROCESS_ONLY: [&str; 4] = [
+    vars::ORBIT_HOME,
+    vars::HOME,
+    vars::ORBIT_LOG,
+    vars::CLAUDE_CONFIG_DIR,
+];
 
 /// Variables the `env` of project and local settings (files that come
 /// with a checked-out repository) can never set, trusted folder or not:
@@ -180,6 +185,17 @@ impl Env {
             }
         }
         Env { vars }
+    }
+
+    /// The variables this environment sets that `base` does not, or sets
+    /// to another value: what the settings files' `env` added to the
+    /// process environment (handed to the processes tools start).
+    pub fn added_over(&self, base: &Env) -> Vec<(String, OsString)> {
+        self.vars
+            .iter()
+            .filter(|(name, value)| base.vars.get(*name) != Some(*value))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect()
     }
 
     /// The variables and their values (for spawning children with exactly

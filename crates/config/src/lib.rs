@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod claude_code;
 mod env;
 mod error;
 mod origin;

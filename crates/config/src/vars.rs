@@ -15,6 +15,9 @@ pub const ORBIT_HOME: &str = "ORBIT_HOME";
 pub const HOME: &str = "HOME";
 /// Log filter in env-filter syntax. Process only (logging starts first).
 pub const ORBIT_LOG: &str = "ORBIT_LOG";
+/// Claude Code's configuration directory (default `~/.claude`; its global
+/// file then is `$CLAUDE_CONFIG_DIR/.claude.json`). Process only.
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// The provider: `anthropic`, `openai` or `local`.
 pub const ORBIT_PROVIDER: &str = "ORBIT_PROVIDER";
 /// Anthropic API key (`x-api-key`).
@@ -131,6 +134,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: HOME,
         meaning: "Home directory: the default data directory and `~/.claude/settings.json`. Process environment only.",
+    },
+    EnvVar {
+        name: CLAUDE_CONFIG_DIR,
+        meaning: "Claude Code's configuration directory, read as Claude Code reads it: `settings.json` there instead of `~/.claude/settings.json`, and MCP servers from `$CLAUDE_CONFIG_DIR/.claude.json` instead of `~/.claude.json`. Process environment only.",
     },
     EnvVar {
         name: ORBIT_LOG,

@@ -99,8 +99,21 @@ fn vote(text: &str) -> Option<PermissionVote> {
 }
 
 impl HookVerdict {
-    /// Adds one run of `hook` for `event`.
+    /// Adds one run of `hook` for `event` (its report gets a new id).
     pub fn add(&mut self, event: HookEvent, hook_name: String, hook: &HookCommand, run: HookRun) {
+        let hook_id = uuid::Uuid::new_v4().to_string();
+        self.add_run(event, hook_id, hook_name, hook, run);
+    }
+
+    /// [`Self::add`] with the run's id (the one a `hook_started` line gave).
+    pub fn add_run(
+        &mut self,
+        event: HookEvent,
+        hook_id: String,
+        hook_name: String,
+        hook: &HookCommand,
+        run: HookRun,
+    ) {
         let label = format!("{hook_name} hook `{}`", hook.command);
         let mut outcome = HookRunOutcome::Success;
         let mut output = String::new();
@@ -161,7 +174,7 @@ impl HookVerdict {
             self.errors.push(format!("{label} {output}"));
         }
         self.reports.push(HookReport {
-            hook_id: uuid::Uuid::new_v4().to_string(),
+            hook_id,
             hook_name,
             hook_event: event.name().to_string(),
             command: hook.command.clone(),

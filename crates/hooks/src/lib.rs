@@ -24,6 +24,26 @@ pub mod runner;
 use std::path::{Path, PathBuf};
 
 pub use callback::HookCallbacks;
+
+/// Told when each command hook starts (the CLI's `--include-hook-events`
+/// writes Claude Code's `hook_started` line from it). `hook_id` is the
+/// one the run's report carries ([`HookVerdict`]'s `hook_response`);
+/// `hook_name` is `Event` or `Event:subject` (`PreToolUse:Bash`), as Claude
+/// Code names it.
+pub trait HookObserver: Send + Sync {
+    /// A command hook is starting.
+    fn started(&self, hook_id: &str, hook_name: &str, event: HookEvent);
+}
+
+/// A shared [`HookObserver`] (Debug for [`Hooks`]).
+#[derive(Clone)]
+struct Observer(std::sync::Arc<dyn HookObserver>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HookObserver")
+    }
+}
 pub use config::{
     HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
 };
@@ -39,6 +59,8 @@ pub struct Hooks {
     set: HookSet,
     project_dir: PathBuf,
     callbacks: Option<Callbacks>,
+    env: std::sync::Arc<Vec<(String, std::ffi::OsString)>>,
+    observer: Option<Observer>,
 }
 
 impl Hooks {
@@ -48,7 +70,22 @@ impl Hooks {
             set,
             project_dir: project_dir.into(),
             callbacks: None,
+            env: std::sync::Arc::default(),
+            observer: None,
         }
+    }
+
+    /// `observer` is told when each command hook starts and ends.
+    pub fn with_observer(mut self, observer: std::sync::Arc<dyn HookObserver>) -> Self {
+        self.observer = Some(Observer(observer));
+        self
+    }
+
+    /// Command hooks run with these variables added to their environment
+    /// (the settings files' `env`, as Claude Code gives it to hooks).
+    pub fn with_env(mut self, vars: Vec<(String, std::ffi::OsString)>) -> Self {
+        self.env = std::sync::Arc::new(vars);
+        self
     }
 
     /// Callback hooks (type `callback`) run through `callbacks`.
@@ -97,19 +134,32 @@ impl Hooks {
         }
         let bytes = serde_json::to_vec(&input).unwrap_or_default();
         let input = std::sync::Arc::new(input);
+        let name = match subject {
+            Some(subject) if event.has_matcher() => format!("{event}:{subject}"),
+            _ => event.name().to_string(),
+        };
         let mut set = tokio::task::JoinSet::new();
         for (i, hook) in hooks.iter().enumerate() {
             let hook = hook.clone();
             let bytes = bytes.clone();
             let dir = self.project_dir.clone();
             let callbacks = self.callbacks.clone();
+            let env = std::sync::Arc::clone(&self.env);
+            let observer = self.observer.clone();
+            let hook_name = name.clone();
             let input = std::sync::Arc::clone(&input);
+            let hook_id = uuid::Uuid::new_v4().to_string();
             set.spawn(async move {
                 let run = match &hook.callback {
                     Some(id) => callback::run_callback(callbacks.as_ref(), &hook, id, &input).await,
-                    None => runner::run_command(&hook, &bytes, &dir).await,
+                    None => {
+                        if let Some(Observer(o)) = &observer {
+                            o.started(&hook_id, &hook_name, event);
+                        }
+                        runner::run_command(&hook, &bytes, &dir, &env).await
+                    }
                 };
-                (i, run)
+                (i, hook_id, run)
             });
         }
         let mut runs = Vec::with_capacity(hooks.len());
@@ -119,13 +169,9 @@ impl Hooks {
                 Err(err) => tracing::error!(%err, "a hook task failed"),
             }
         }
-        runs.sort_by_key(|(i, _)| *i);
-        let name = match subject {
-            Some(subject) if event.has_matcher() => format!("{event}:{subject}"),
-            _ => event.name().to_string(),
-        };
-        for (i, run) in runs {
-            verdict.add(event, name.clone(), &hooks[i], run);
+        runs.sort_by_key(|(i, _, _)| *i);
+        for (i, hook_id, run) in runs {
+            verdict.add_run(event, hook_id, name.clone(), &hooks[i], run);
         }
         verdict
     }

@@ -61,9 +61,16 @@ impl HookRun {
     }
 }
 
-/// Runs `hook` with `input` on stdin in `project_dir`.
-pub async fn run_command(hook: &HookCommand, input: &[u8], project_dir: &Path) -> HookRun {
+/// Runs `hook` with `input` on stdin in `project_dir`, `env` added to
+/// orbit's environment.
+pub async fn run_command(
+    hook: &HookCommand,
+    input: &[u8],
+    project_dir: &Path,
+    env: &[(String, std::ffi::OsString)],
+) -> HookRun {
     let mut cmd = Command::new("sh");
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
     cmd.arg("-c")
         .arg(&hook.command)
         .current_dir(project_dir)

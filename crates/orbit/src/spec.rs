@@ -64,6 +64,11 @@ pub struct SessionSpec {
     /// The session's environment: which variables the tools never see and
     /// which local hosts WebFetch may reach are decided from it.
     pub env: Env,
+    /// Variables added to the environment of every process the session
+    /// starts — Bash, hooks, stdio MCP servers (a server's own `env` wins):
+    /// the settings files' `env`, as Claude Code gives it. The hidden
+    /// secrets ([`orbit_config::tool_env_hidden`]) are left out.
+    pub tool_env: Vec<(String, std::ffi::OsString)>,
     /// The session's id; None = the resumed session's (unless forked), else
     /// a new UUID.
     pub session_id: Option<String>,
@@ -86,6 +91,8 @@ pub struct SessionSpec {
     pub hooks: HookSet,
     /// Who runs hooks of type `callback` (an SDK's control protocol).
     pub hook_callbacks: Option<Arc<dyn HookCallbacks>>,
+    /// Told when each command hook starts (`--include-hook-events`).
+    pub hook_observer: Option<Arc<dyn orbit_hooks::HookObserver>>,
     /// MCP servers, expanded; started by `build` (they connect in the
     /// background), so `build` must run inside a tokio runtime with servers.
     pub mcp_servers: Vec<(String, ServerConfig)>,
@@ -140,6 +147,7 @@ impl SessionSpec {
             added_dirs: Vec::new(),
             data_dir,
             env,
+            tool_env: Vec::new(),
             session_id: None,
             resume: None,
             fork: false,
@@ -150,6 +158,7 @@ impl SessionSpec {
             approver: None,
             hooks: HookSet::default(),
             hook_callbacks: None,
+            hook_observer: None,
             mcp_servers: Vec::new(),
             sdk_bridge: None,
             launcher: None,
@@ -206,6 +215,7 @@ impl SessionSpec {
             self.launcher,
             self.added_dirs,
         );
+        engine.tool_context().set_env_vars(self.tool_env);
         Ok(BuiltSession {
             engine,
             mcp,
@@ -234,6 +244,7 @@ impl SessionSpec {
             self.launcher,
             self.added_dirs,
         );
+        runner.tool_context().set_env_vars(self.tool_env);
         runner
     }
 
@@ -263,10 +274,13 @@ impl SessionSpec {
 
     /// The engine settings the spec owns, over `tuning`.
     fn engine_config(&mut self, session_id: String) -> EngineConfig {
+        self.tool_env = visible_env(&self.env, std::mem::take(&mut self.tool_env));
         let hooks = session_hooks(
             std::mem::take(&mut self.hooks),
             self.hook_callbacks.take(),
             &self.cwd,
+            self.tool_env.clone(),
+            self.hook_observer.take(),
         );
         EngineConfig {
             permissions: std::mem::take(&mut self.permissions),
@@ -328,6 +342,17 @@ impl SessionSpec {
         }
         let mut options = crate::mcp::options(&self.env, &self.data_dir, &self.cwd, session_id);
         options.sdk_bridge = self.sdk_bridge.take();
+        // A stdio server's own `env` wins over the settings' `env`.
+        let added = visible_env(&self.env, self.tool_env.clone());
+        for (_, server) in &mut self.mcp_servers {
+            if let ServerConfig::Stdio { env, .. } = server {
+                for (name, value) in &added {
+                    if let Some(value) = value.to_str() {
+                        env.entry(name.clone()).or_insert_with(|| value.to_string());
+                    }
+                }
+            }
+        }
         let manager = McpManager::start(std::mem::take(&mut self.mcp_servers), options);
         tools.add_source(manager.clone());
         Ok(Some(manager))
@@ -355,17 +380,33 @@ fn secure(
     }
 }
 
+/// `vars` without the secrets tools never see.
+fn visible_env(
+    env: &Env,
+    vars: Vec<(String, std::ffi::OsString)>,
+) -> Vec<(String, std::ffi::OsString)> {
+    let hidden = orbit_config::tool_env_hidden(env);
+    vars.into_iter()
+        .filter(|(name, _)| !hidden.contains(name))
+        .collect()
+}
+
 /// The hooks of a session (None: no hooks), `callbacks` running the
-/// `callback` ones.
+/// `callback` ones, command hooks with `env` added.
 fn session_hooks(
     set: HookSet,
     callbacks: Option<Arc<dyn HookCallbacks>>,
     cwd: &Path,
+    env: Vec<(String, std::ffi::OsString)>,
+    observer: Option<Arc<dyn orbit_hooks::HookObserver>>,
 ) -> Option<Arc<Hooks>> {
     if set.is_empty() {
         return None;
     }
-    let hooks = Hooks::new(set, cwd);
+    let mut hooks = Hooks::new(set, cwd).with_env(env);
+    if let Some(observer) = observer {
+        hooks = hooks.with_observer(observer);
+    }
     Some(Arc::new(match callbacks {
         Some(callbacks) => hooks.with_callbacks(callbacks),
         None => hooks,

@@ -67,6 +67,7 @@ pub struct ToolUseContext {
     allowed_dirs: Arc<Mutex<Vec<PathBuf>>>,
     /// Environment variables removed from the processes tools start.
     hidden_env: Arc<Mutex<Vec<String>>>,
+    set_env: Arc<Mutex<Vec<(String, std::ffi::OsString)>>>,
     read_filter: Option<ReadFilter>,
     launcher: Arc<Mutex<Option<CommandLauncher>>>,
 }
@@ -84,6 +85,7 @@ impl ToolUseContext {
             extensions: Arc::new(Mutex::new(Vec::new())),
             allowed_dirs: Arc::new(Mutex::new(Vec::new())),
             hidden_env: Arc::new(Mutex::new(Vec::new())),
+            set_env: Arc::new(Mutex::new(Vec::new())),
             read_filter: None,
             launcher: Arc::new(Mutex::new(None)),
         }
@@ -111,6 +113,19 @@ impl ToolUseContext {
     /// The launcher set with [`Self::set_launcher`].
     pub fn launcher(&self) -> Option<CommandLauncher> {
         lock(&self.launcher).clone()
+    }
+
+    /// Adds these variables to the environment of every process a tool
+    /// starts (the settings files' `env`, as Claude Code gives it to Bash);
+    /// [`Self::hide_env_vars`] still wins over them. Shared by every clone
+    /// of this context; replaces earlier calls.
+    pub fn set_env_vars(&self, vars: Vec<(String, std::ffi::OsString)>) {
+        *lock(&self.set_env) = vars;
+    }
+
+    /// The variables given to [`Self::set_env_vars`].
+    pub fn env_vars(&self) -> Vec<(String, std::ffi::OsString)> {
+        lock(&self.set_env).clone()
     }
 
     /// The variables given to [`Self::hide_env_vars`].

@@ -58,12 +58,12 @@ fn mcp_subcommands_edit_each_scope() {
         json!({"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}})
     );
     assert_eq!(
-        run(&["list"]),
-        "fs: npx -y server /tmp (local config)\npy: python3 s.py (project config)\nweb: http://127.0.0.1:9/mcp (http) (user config)\n"
+        scratch.redact(&run(&["list"])),
+        "fs: npx -y server /tmp (local config: [CWD]/.orbit/settings.local.json)\npy: python3 s.py (project config: [CWD]/.mcp.json)\nweb: http://127.0.0.1:9/mcp (http) (user config: [HOME]/.orbit/settings.json)\n"
     );
     assert_eq!(
-        run(&["get", "web"]),
-        "web:\n  Scope: user config\n  Type: http\n  http://127.0.0.1:9/mcp (http)\n"
+        scratch.redact(&run(&["get", "web"])),
+        "web:\n  Scope: user config\n  File: [HOME]/.orbit/settings.json\n  Type: http\n  http://127.0.0.1:9/mcp (http)\n"
     );
     run(&["remove", "fs"]);
     assert!(!run(&["list"]).contains("fs:"));

@@ -25,7 +25,6 @@ use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, UntrustedError, read_untr
 use super::{FileSettings, Settings, SettingsFile, SettingsSource};
 use crate::env::{Env, data_dir};
 use crate::error::ConfigError;
-use crate::vars;
 
 /// Managed (policy) settings, orbit's first.
 pub(crate) const MANAGED_PATHS: [&str; 2] = [
@@ -39,8 +38,9 @@ pub(crate) const LOCAL_FILES: [&str; 2] =
 pub(crate) const PROJECT_FILES: [&str; 2] = [".orbit/settings.json", ".claude/settings.json"];
 /// User settings file name inside the data directory.
 pub(crate) const USER_FILE: &str = "settings.json";
-/// Claude Code's user settings, relative to the home directory.
-pub(crate) const CLAUDE_USER_FILE: &str = ".claude/settings.json";
+/// Claude Code's user settings, inside its configuration directory
+/// (`~/.claude`, or `$CLAUDE_CONFIG_DIR`).
+pub(crate) const CLAUDE_USER_SETTINGS: &str = "settings.json";
 
 /// The candidate files of each source, orbit's own before Claude Code's
 /// (the first of a source wins over the second).
@@ -59,12 +59,14 @@ pub struct SettingsLocations {
 impl SettingsLocations {
     /// The standard places for a session in `project_dir`: see
     /// `MANAGED_PATHS`, `LOCAL_FILES`, `PROJECT_FILES`, and the user's
-    /// `<data dir>/settings.json` and `$HOME/.claude/settings.json`.
+    /// `<data dir>/settings.json` and Claude Code's `settings.json`
+    /// (`$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`).
     /// Errors only when there is no data directory ([`data_dir`]).
     pub fn standard(env: &Env, project_dir: &Path) -> Result<Self, ConfigError> {
         let mut user = vec![data_dir(env)?.join(USER_FILE)];
-        if let Some(home) = env.path(vars::HOME) {
-            user.push(home.join(CLAUDE_USER_FILE));
+        // Claude Code's: `~/.claude/settings.json`, or in $CLAUDE_CONFIG_DIR.
+        if let Some(dir) = crate::claude_code::claude_config_dir(env) {
+            user.push(dir.join(CLAUDE_USER_SETTINGS));
         }
         Ok(Self {
             managed: MANAGED_PATHS.iter().map(PathBuf::from).collect(),

@@ -178,7 +178,7 @@ fn bad_or_unsafe_default_modes_warn_and_fall_through() {
             S::Project,
             r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
         ),
-        (S::Local, r#"{"permissions": {"defaultMode": "dontAsk"}}"#),
+        (S::Local, r#"{"permissions": {"defaultMode": "yolo"}}"#),
         (
             S::User,
             r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
@@ -188,7 +188,7 @@ fn bad_or_unsafe_default_modes_warn_and_fall_through() {
     assert_eq!(config.permission_mode.value, PermissionMode::AcceptEdits);
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].contains("local.json") && warnings[0].contains("dontAsk"),
+        warnings[0].contains("local.json") && warnings[0].contains("yolo"),
         "{warnings:?}"
     );
     assert!(
@@ -202,6 +202,10 @@ fn bad_or_unsafe_default_modes_warn_and_fall_through() {
     )]);
     let mode = resolve(&overrides(), &env(&[]), &s).permission_mode.value;
     assert_eq!(mode, PermissionMode::BypassPermissions);
+    // Claude Code's dontAsk is a mode, from any settings file.
+    let s = settings(&[(S::Project, r#"{"permissions": {"defaultMode": "dontAsk"}}"#)]);
+    let mode = resolve(&overrides(), &env(&[]), &s).permission_mode.value;
+    assert_eq!(mode, PermissionMode::DontAsk);
 }
 
 #[test]

@@ -167,9 +167,11 @@ impl BackgroundShells {
         command: &str,
         cwd: &Path,
         hidden_env: &[String],
+        set_env: &[(String, std::ffi::OsString)],
         launcher: Option<&orbit_tool::CommandLauncher>,
     ) -> Result<Arc<BackgroundShell>, SpawnError> {
-        let mut child = shell_command(command, cwd, Stdio::null(), hidden_env, launcher).spawn()?;
+        let mut child =
+            shell_command(command, cwd, Stdio::null(), hidden_env, set_env, launcher).spawn()?;
         let pgid = child.id().ok_or(SpawnError::NoPid)?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(SpawnError::NoPid);

@@ -1,7 +1,9 @@
 //! The environment of the processes Bash starts: orbit's own (the process
 //! environment) minus the secrets the session hides
 //! ([`orbit_tool::ToolUseContext::hide_env_vars`]: API keys and tokens, so
-//! `printenv` or `env` cannot hand them to the model), plus
+//! `printenv` or `env` cannot hand them to the model), plus the settings
+//! files' `env` ([`orbit_tool::ToolUseContext::set_env_vars`]; a hidden
+//! name stays hidden), plus
 //! `process::BASH_EXTRA_ENV` and git configuration that takes away
 //! the repository's ways to run a program during a read
 //! ([`GIT_NEUTRALISED_CONFIG`]).
@@ -10,6 +12,8 @@
 //! `GIT_CONFIG_VALUE_n`: command-line scope, above every config file, and
 //! inherited by the git processes git itself starts (submodules). Entries
 //! already in the environment are kept and ours are appended, so they win.
+
+use std::ffi::OsString;
 
 use tokio::process::Command;
 
@@ -29,7 +33,8 @@ pub const GIT_NEUTRALISED_CONFIG: &[(&str, &str)] = &[
 ];
 
 /// Applies the environment described in the module docs to `cmd`.
-pub fn apply_tool_env(cmd: &mut Command, hidden: &[String]) {
+pub fn apply_tool_env(cmd: &mut Command, hidden: &[String], set: &[(String, OsString)]) {
+    cmd.envs(set.iter().map(|(k, v)| (k, v)));
     for name in hidden {
         cmd.env_remove(name);
     }

@@ -249,6 +249,7 @@ impl TypedTool for BashTool {
                 &input.command,
                 &cwd,
                 &ctx.hidden_env_vars(),
+                &ctx.env_vars(),
                 input.launcher(ctx).as_ref(),
             );
             let output = match spawned {
@@ -277,6 +278,7 @@ impl TypedTool for BashTool {
             &call.cancel,
             &progress,
             &ctx.hidden_env_vars(),
+            &ctx.env_vars(),
             launcher.as_ref(),
         )
         .await;

@@ -68,6 +68,7 @@ pub(crate) fn shell_command(
     cwd: &Path,
     stdin: Stdio,
     hidden: &[String],
+    set_env: &[(String, std::ffi::OsString)],
     launcher: Option<&CommandLauncher>,
 ) -> Command {
     let mut cmd = match launcher {
@@ -89,7 +90,7 @@ pub(crate) fn shell_command(
     for (k, v) in BASH_EXTRA_ENV {
         cmd.env(k, v);
     }
-    super::environment::apply_tool_env(&mut cmd, hidden);
+    super::environment::apply_tool_env(&mut cmd, hidden, set_env);
     cmd
 }
 
@@ -184,9 +185,10 @@ pub(crate) async fn run_foreground(
     cancel: &CancellationToken,
     progress: &(dyn Fn(String) + Sync),
     hidden_env: &[String],
+    set_env: &[(String, std::ffi::OsString)],
     launcher: Option<&CommandLauncher>,
 ) -> Result<RunResult, SpawnError> {
-    let mut child = shell_command(script, cwd, stdin, hidden_env, launcher).spawn()?;
+    let mut child = shell_command(script, cwd, stdin, hidden_env, set_env, launcher).spawn()?;
     let pgid = child.id().ok_or(SpawnError::NoPid)?;
     let group = ProcessGroup::new(pgid as i32);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
