@@ -465,9 +465,4 @@ impl Agent {
     pub fn mcp_servers(&self) -> Vec<ServerStatus> {
         self.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default()
     }
-
-    /// The engine underneath, for what this facade does not cover.
-    pub fn engine(&mut self) -> &mut QueryEngine {
-        &mut self.engine
-    }
 }

@@ -15,7 +15,9 @@
 //! The pieces, each a crate of its own that this one re-exports:
 //! - [`Agent`] / [`AgentBuilder`]: provider ([`Provider`]), tools,
 //!   permission policy, system prompt (with the project's CLAUDE.md /
-//!   AGENTS.md, see [`system_prompt`]), working directory.
+//!   AGENTS.md), working directory. What the agent does not cover (the
+//!   engine's own calls, as the CLI makes them) starts from a
+//!   [`SessionSpec`]: its `build` yields the [`QueryEngine`] itself.
 //! - [`Agent::run`] streams [`EngineEvent`]s and ends with one
 //!   [`EngineEvent::Result`] ([`TerminalResult`]); [`Agent::ask`] waits for
 //!   it; [`Agent::abort_handle`] interrupts a turn.
@@ -75,7 +77,7 @@ pub mod mcp;
 pub mod profile;
 pub mod provider;
 mod spec;
-pub mod system_prompt;
+mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
 pub use orbit_config::Env;
