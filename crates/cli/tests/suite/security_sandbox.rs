@@ -2,8 +2,10 @@
 //! the real `orbit` binary (fake Anthropic server), each asserting that the
 //! forbidden effect did NOT happen — a file outside is absent or unchanged,
 //! a secret is not in the tool_result, a listener the test owns received
-//! nothing — and the look-alikes that must still work. Then `orbit sandbox
-//! -- CMD` directly, and the escalation path (`dangerouslyDisableSandbox`).
+//! nothing — and the look-alikes that must still work. The escalation path
+//! (`dangerouslyDisableSandbox`), `orbit sandbox -- CMD` directly and the
+//! allowed-domains proxy are in `security_sandbox_escalation`, over this
+//! module's [`World`] and [`run_bash`].
 //!
 //! Every path of a case lives under `$HOME/.cache/osbx/<id>`
 //! (`ws`, `home`, `outside`): no policy grants it, also when the repo is
@@ -25,7 +27,7 @@ use serde_json::{Value, json};
 use super::common::{Outcome, assert_no_failures, orbit_at, run, tool_results_text};
 
 /// What the deny-listed files hold; it must never reach the model.
-const SECRET: &str = "TOPSECRET-7a1c";
+pub(super) const SECRET: &str = "TOPSECRET-7a1c";
 /// What the file outside the workspace holds; it must stay so.
 const ORIGINAL: &str = "ORIGINAL";
 /// How long to wait for effects of detached processes (setsid, nohup,
@@ -34,7 +36,7 @@ const DETACHED_SETTLE_MS: u64 = 700;
 
 /// A workspace (under the temp dir) and, outside every writable root, a
 /// home with the deny-listed files and an `outside` dir with a victim file.
-struct World {
+pub(super) struct World {
     base: PathBuf,
     tcp: TcpListener,
     udp: UdpSocket,
@@ -42,7 +44,7 @@ struct World {
 }
 
 impl World {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
         // Short: `outside/agent.sock` must fit a Unix socket path (108 bytes)
         // under any HOME.
@@ -102,13 +104,13 @@ impl World {
     fn home(&self) -> PathBuf {
         self.base.join("home")
     }
-    fn outside(&self) -> PathBuf {
+    pub(super) fn outside(&self) -> PathBuf {
         self.base.join("outside")
     }
 
     /// `text` with {OUT}, {HOME}, {WS}, {UP} (the workspace's way up to
     /// `/` as `../..`), {PORT}, {UDP} filled in.
-    fn fill(&self, text: &str) -> String {
+    pub(super) fn fill(&self, text: &str) -> String {
         let ws = self.ws();
         let up = vec![".."; ws.components().count() - 1].join("/");
         text.replace("{OUT}", &self.outside().display().to_string())
@@ -121,7 +123,7 @@ impl World {
 
     /// `orbit` with a clean environment: PATH, the test HOME, rustup's
     /// toolchains (for `cargo`), and `env`.
-    fn orbit(&self, env: &[(String, String)]) -> Command {
+    pub(super) fn orbit(&self, env: &[(String, String)]) -> Command {
         let mut cmd = orbit_at(&self.ws(), &self.home(), env);
         cmd.timeout(Duration::from_secs(120));
         if let Some(rustup) = std::env::var_os("RUSTUP_HOME")
@@ -133,7 +135,7 @@ impl World {
     }
 
     /// Whether a listener the test owns got anything.
-    fn listeners_touched(&self) -> Option<&'static str> {
+    pub(super) fn listeners_touched(&self) -> Option<&'static str> {
         if self.tcp.accept().is_ok() {
             return Some("tcp");
         }
@@ -155,13 +157,13 @@ impl Drop for World {
 }
 
 /// One Bash call by the scripted model, then "done".
-struct BashRun {
-    out: Outcome,
+pub(super) struct BashRun {
+    pub(super) out: Outcome,
     /// The tool_result text the model received.
-    said: String,
+    pub(super) said: String,
 }
 
-fn run_bash(world: &World, input: Value, flags: &[&str]) -> BashRun {
+pub(super) fn run_bash(world: &World, input: Value, flags: &[&str]) -> BashRun {
     run_bash_calls(world, vec![input], flags)
 }
 
@@ -241,7 +243,7 @@ const fn case(name: &'static str, command: &'static str, expect: &'static [Expec
 use Expect::*;
 
 const VICTIM: &str = "{OUT}/victim.txt";
-const NEW: &str = "{OUT}/new.txt";
+pub(super) const NEW: &str = "{OUT}/new.txt";
 
 #[rustfmt::skip]
 const ESCAPES: &[Case] = &[
@@ -428,146 +430,4 @@ fn escape_corpus_is_stopped_by_the_kernel() {
 #[test]
 fn look_alikes_still_work_in_the_sandbox() {
     check_all(LOOK_ALIKES);
-}
-
-/// Python's write outside the workspace: the analysis cannot see the path.
-const PY_WRITE_OUTSIDE: &str = "python3 -c \"open('{OUT}/new.txt', 'w').write('x')\"";
-
-/// In the default permission mode the sandbox is on without being asked
-/// for, and a blocked command's result tells the model how to escalate.
-#[test]
-fn a_blocked_command_tells_the_model_how_to_escalate() {
-    let world = World::new();
-    let input = json!({ "command": world.fill(PY_WRITE_OUTSIDE) });
-    let run = run_bash(&world, input, &["--allowedTools", "Bash(python3:*)"]);
-    assert!(
-        run.said.contains("dangerouslyDisableSandbox"),
-        "{}",
-        run.said
-    );
-    assert!(run.said.contains("Read-only file system"), "{}", run.said);
-    assert!(!world.outside().join("new.txt").exists());
-}
-
-/// `dangerouslyDisableSandbox` needs a rule or a person: a read-only
-/// command, auto-approved inside the sandbox, is denied outside it when
-/// headless; an allow rule for the command lets the unsandboxed run
-/// happen (and its write outside succeeds).
-#[test]
-fn unsandboxed_runs_need_an_allow_rule() {
-    let allow_python: &[&str] = &["--allowedTools", "Bash(python3:*)"];
-    let cases: &[(&str, bool, &[&str], bool)] = &[
-        ("ls", true, &[], false),
-        ("ls", true, &["--permission-mode", "acceptEdits"], false),
-        ("ls", false, &[], true),
-        (PY_WRITE_OUTSIDE, true, allow_python, true),
-        (PY_WRITE_OUTSIDE, false, allow_python, true),
-    ];
-    for &(command, unsandboxed, flags, allowed) in cases {
-        let world = World::new();
-        let input =
-            json!({ "command": world.fill(command), "dangerouslyDisableSandbox": unsandboxed });
-        let run = run_bash(&world, input, flags);
-        let what = format!(
-            "{command} unsandboxed={unsandboxed} {flags:?}: {}",
-            run.said
-        );
-        assert_eq!(run.out.code, 0, "{}", run.out.stderr);
-        let denials = run.out.result()["permission_denials"]
-            .as_array()
-            .map_or(0, Vec::len);
-        assert_eq!(denials, usize::from(!allowed), "{what}");
-        if !allowed {
-            assert!(run.said.contains("outside the sandbox"), "{what}");
-        }
-        if command == PY_WRITE_OUTSIDE {
-            // Written only when it ran outside the sandbox.
-            assert_eq!(
-                world.outside().join("new.txt").exists(),
-                unsandboxed,
-                "{what}"
-            );
-        }
-    }
-}
-
-/// `orbit sandbox [policy] -- CMD` by itself: the effect (absent / present
-/// file, connection, secret in stdout) and the exit status.
-#[test]
-fn the_helper_applies_its_policy_directly() {
-    struct Direct {
-        args: &'static [&'static str],
-        /// The file (template) that must exist afterwards (None: `NEW` must not).
-        creates: Option<&'static str>,
-        connects: bool,
-        secret_in_stdout: bool,
-        success: bool,
-    }
-    #[rustfmt::skip]
-    let cases = [
-        Direct { args: &["--", "sh", "-c", "echo x > {OUT}/new.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
-        Direct { args: &["--", "sh", "-c", "echo x > made.txt"], creates: Some("{WS}/made.txt"), connects: false, secret_in_stdout: false, success: true },
-        Direct { args: &["--mode", "read-only", "--", "sh", "-c", "echo x > made.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
-        Direct { args: &[ "--writable", "{OUT}", "--", "sh", "-c", "echo x > {OUT}/new.txt", ], creates: Some(NEW), connects: false, secret_in_stdout: false, success: true },
-        Direct { args: &[ "--mode", "danger-full-access", "--", "sh", "-c", "echo x > {OUT}/new.txt", ], creates: Some(NEW), connects: false, secret_in_stdout: false, success: true },
-        // A denied file reads as empty (`/dev/null` is mounted over it).
-        Direct { args: &[ "--deny-read", "{OUT}/private.txt", "--", "cat", "{OUT}/private.txt", ], creates: None, connects: false, secret_in_stdout: false, success: true },
-        Direct { args: &["--deny-read", "{OUT}", "--", "cat", "{OUT}/private.txt"], creates: None, connects: false, secret_in_stdout: false, success: false },
-        Direct { args: &["--", "cat", "{OUT}/private.txt"], creates: None, connects: false, secret_in_stdout: true, success: true },
-        Direct { args: &[ "--network", "on", "--", "bash", "-c", "echo hi > /dev/tcp/127.0.0.1/{PORT}", ], creates: None, connects: true, secret_in_stdout: false, success: true },
-        Direct { args: &["--", "bash", "-c", "echo hi > /dev/tcp/127.0.0.1/{PORT}"], creates: None, connects: false, secret_in_stdout: false, success: false },
-        Direct { args: &["--bogus", "--", "true"], creates: None, connects: false, secret_in_stdout: false, success: false },
-        Direct { args: &["--", "no-such-program-orbit"], creates: None, connects: false, secret_in_stdout: false, success: false },
-    ];
-    for case in cases {
-        let world = World::new();
-        let args: Vec<String> = case.args.iter().map(|a| world.fill(a)).collect();
-        let mut cmd = world.orbit(&[]);
-        cmd.arg("sandbox").args(&args);
-        let out = run(cmd);
-        let what = format!("{args:?}: {} {}", out.code, out.stderr);
-        assert_eq!(out.code == 0, case.success, "{what}");
-        match case.creates {
-            Some(t) => assert!(Path::new(&world.fill(t)).exists(), "{what}"),
-            None => assert!(!Path::new(&world.fill(NEW)).exists(), "{what}"),
-        }
-        assert_eq!(
-            world.listeners_touched() == Some("tcp"),
-            case.connects,
-            "{what}"
-        );
-        assert_eq!(out.stdout.contains(SECRET), case.secret_in_stdout, "{what}");
-    }
-}
-
-/// `sandbox.network.allowedDomains`: an allowed host is reached through
-/// orbit's proxy (the test's listener stands in for it); another host gets
-/// the proxy's 403, and a client that bypasses the proxy is stopped by
-/// Landlock (only the proxy's port may be connected to).
-#[test]
-fn allowed_domains_pass_only_through_the_proxy() {
-    let settings = r#"{"sandbox":{"network":{"allowedDomains":["localhost"]}}}"#;
-    let flags = ["--allowedTools", "Bash", "--settings", settings];
-    let cases: &[(&str, bool)] = &[
-        ("curl -sS -m 1 http://localhost:{PORT}/allowed", true),
-        ("curl -sS -m 1 http://127.0.0.1:{PORT}/not-listed", false),
-        (
-            "curl --noproxy '*' -sS -m 1 http://localhost:{PORT}/direct",
-            false,
-        ),
-        (
-            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {PORT}))\"",
-            false,
-        ),
-    ];
-    for &(command, reaches) in cases {
-        let world = World::new();
-        let run = run_bash(&world, json!({ "command": world.fill(command) }), &flags);
-        assert_eq!(run.out.code, 0, "{}", run.out.stderr);
-        let touched = world.listeners_touched();
-        assert_eq!(touched == Some("tcp"), reaches, "{command}: {}", run.said);
-        if command.contains("not-listed") {
-            assert!(run.said.contains("allowedDomains"), "{}", run.said);
-        }
-    }
 }
