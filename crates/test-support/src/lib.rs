@@ -13,6 +13,8 @@
 //! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
 //!   `llama-server` is a script of the test's.
 //! - [`process`]: the live members of a process group (`/proc`).
+//! - [`files`]: hostile files for a test's temp dir (a FIFO, a large
+//!   sparse text file).
 //! - [`body`]: assertions over captured request bodies
 //!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
 //!
@@ -40,6 +42,7 @@
 pub mod anthropic;
 pub mod body;
 pub mod fake;
+pub mod files;
 pub mod http;
 pub mod local;
 pub mod openai;

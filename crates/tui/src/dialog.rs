@@ -244,11 +244,7 @@ mod tests {
     fn a_dialog_about_a_fifo_or_device_opens_at_once_without_a_diff() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&fifo);
         for path in [fifo.display().to_string(), "/dev/zero".to_string()] {
             for input in [
                 json!({"file_path": path, "old_string": "a", "new_string": "b"}),

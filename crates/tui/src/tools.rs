@@ -232,11 +232,7 @@ pub(crate) mod tests {
     fn edit_previews_never_block_on_or_read_whole_hostile_paths() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&fifo);
         let big = dir.path().join("big.txt");
         std::fs::File::create(&big)
             .unwrap()

@@ -52,11 +52,7 @@ fn plant(project: &Path, rel: &str, kind: Hostile, outside: &Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     match kind {
         Hostile::Fifo => {
-            let status = std::process::Command::new("mkfifo")
-                .arg(&path)
-                .status()
-                .unwrap();
-            assert!(status.success());
+            orbit_test_support::files::mkfifo(&path);
         }
         Hostile::DevZero => symlink("/dev/zero", &path).unwrap(),
         Hostile::LinkOut => symlink(outside, &path).unwrap(),

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use orbit_test_support::files::{large_text_file, mkfifo};
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
@@ -48,22 +49,6 @@ fn orbit(scratch: &Scratch, server: Option<&FakeAnthropic>) -> Command {
         .current_dir(scratch.path())
         .timeout(RUN_LIMIT);
     cmd
-}
-
-fn mkfifo(path: &Path) {
-    let made = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(made.success());
-}
-
-/// A file of `len` bytes that reads as text: 16 KiB of lines, then a
-/// sparse tail (no disk used).
-fn large_text_file(path: &Path, len: u64) {
-    std::fs::write(path, "text line\n".repeat(1640)).unwrap();
-    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-    file.set_len(len).unwrap();
 }
 
 /// No ESC, BEL or C1 control reached `text`.

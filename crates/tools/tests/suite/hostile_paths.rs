@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use orbit_test_support::files::{large_text_file, mkfifo};
 use orbit_tool::{ToolError, ToolUseContext};
 use orbit_tools::builtin::edit::MAX_EDIT_FILE_BYTES;
 use serde_json::{Value, json};
@@ -61,22 +62,6 @@ fn answer_within_limit(ctx: &ToolUseContext, tool: &'static str, input: Value) -
         Ok(answer) => answer,
         Err(_) => panic!("{tool} did not answer within {CALL_LIMIT:?}"),
     }
-}
-
-fn mkfifo(path: &Path) {
-    let made = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(made.success());
-}
-
-/// A file of `len` bytes that reads as text (16 KiB of lines, then a
-/// sparse tail of zeros that uses no disk).
-fn large_file(path: &Path, len: u64) {
-    fs::write(path, "text line\n".repeat(1640)).unwrap();
-    let file = fs::OpenOptions::new().write(true).open(path).unwrap();
-    file.set_len(len).unwrap();
 }
 
 fn read_input(path: &Path) -> Value {
@@ -182,7 +167,7 @@ fn dev_stdin_is_refused_unless_it_is_a_regular_file() {
 fn a_large_file_is_never_read_whole() {
     let (_d, ctx, root) = session();
     let big = root.join("big.txt");
-    large_file(&big, LARGE_FILE_BYTES);
+    large_text_file(&big, LARGE_FILE_BYTES);
 
     let answer = answer_within_limit(&ctx, "Read", read_input(&big));
     assert!(answer.is_error);

@@ -115,11 +115,7 @@ async fn what_is_not_a_file() {
     let (_d, ctx) = session();
     let cwd = ctx.cwd();
     fs::create_dir(cwd.join("adir")).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(cwd.join("pipe"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    orbit_test_support::files::mkfifo(&cwd.join("pipe"));
     let table = [
         (
             "nope.txt",

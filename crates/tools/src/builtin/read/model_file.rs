@@ -104,11 +104,7 @@ mod tests {
     fn kinds_are_told_apart_before_anything_is_opened() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&fifo);
         assert!(matches!(open(&fifo), Err(Refused::Special("a FIFO"))));
         assert!(matches!(
             open(Path::new("/dev/zero")),

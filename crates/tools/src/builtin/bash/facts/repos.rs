@@ -243,11 +243,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join(".git")).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(root.join(".git/config"))
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&root.join(".git/config"));
         std::os::unix::fs::symlink("/dev/zero", root.join(".git/commondir")).unwrap();
         let started = std::time::Instant::now();
         let repo = Repo {
@@ -258,11 +254,7 @@ mod tests {
         assert_eq!(common_dir(&repo.git_dir), root.join(".git"));
         let linked = root.join("linked");
         std::fs::create_dir_all(&linked).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(linked.join(".git"))
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&linked.join(".git"));
         // Not a gitdir file: discovery goes on upwards without reading it.
         assert_eq!(discover(&linked).map(|(d, _)| d), Some(root.join(".git")));
         assert!(started.elapsed() < std::time::Duration::from_secs(2));

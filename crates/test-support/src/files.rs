@@ -1,0 +1,33 @@
+//! Hostile files for tests of code that must not block on or read whole
+//! what a model or a repository names: a FIFO ([`mkfifo`]) and a large text
+//! file that takes no disk ([`large_text_file`]). A test makes them in its
+//! own temp dir, then hands the path to the code under test.
+
+use std::path::Path;
+
+/// Makes a FIFO at `path` (the `mkfifo` program); panics when it cannot.
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(
+        matches!(&made, Ok(status) if status.success()),
+        "mkfifo {}: {made:?}",
+        path.display()
+    );
+}
+
+/// How many `text line\n` lines [`large_text_file`] writes before its
+/// sparse tail (16,400 bytes).
+const TEXT_HEAD_LINES: usize = 1640;
+
+/// A file of `len_bytes` bytes at `path` that reads as text: 16 KiB of
+/// lines, then a sparse tail of zeros that uses no disk. Panics on an I/O
+/// error.
+pub fn large_text_file(path: &Path, len_bytes: u64) {
+    let made = std::fs::write(path, "text line\n".repeat(TEXT_HEAD_LINES)).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .set_len(len_bytes)
+    });
+    assert!(made.is_ok(), "large file {}: {made:?}", path.display());
+}
