@@ -9,11 +9,12 @@ use super::common::{Scratch, orbit, orbit_with_env, run};
 #[test]
 fn model_aliases_resolve_to_model_ids_in_the_request() {
     let cases: [(&[&str], Option<&str>, &str); 6] = [
-        (&["--model", "sonnet"], None, "claude-sonnet-4-5"),
-        (&["--model", "opus"], None, "claude-opus-4-6"),
-        (&["--model", "haiku"], None, "claude-haiku-4-5"),
-        (&[], Some("haiku"), "claude-haiku-4-5"),
-        (&[], Some("opus"), "claude-opus-4-6"),
+        // Claude Code 2.1.332's ids for its aliases.
+        (&["--model", "sonnet"], None, "claude-sonnet-5-5"),
+        (&["--model", "opus"], None, "claude-opus-5-5"),
+        (&["--model", "haiku"], None, "claude-haiku-5-5"),
+        (&[], Some("haiku"), "claude-haiku-5-5"),
+        (&[], Some("opus"), "claude-opus-5-5"),
         // Full ids pass through unchanged.
         (
             &["--model", "claude-3-5-haiku-20241022"],
