@@ -103,8 +103,7 @@ pub(crate) async fn inline(
 pub(crate) fn mentions(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut prev_space = true;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in text.char_indices() {
         if c == '@' && prev_space {
             let after = &text[i + 1..];
             let path = if let Some(quoted) = after.strip_prefix('"') {
