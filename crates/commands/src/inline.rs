@@ -2,7 +2,7 @@
 //!
 //! Data flow: [`inline`] first replaces every `!`cmd`` with the output of
 //! `cmd`, run as a `Bash` call through the engine's orchestrator
-//! (`QueryEngine::run_prompt_tool`: hooks, the permission gate — the
+//! ([`PromptSession::run_tool`]; the engine's `QueryEngine::run_prompt_tool`: hooks, the permission gate — the
 //! command's scoped `allowed-tools` grant included, the approver in the UI,
 //! a denial headless — the sandbox, the result pipeline); then every
 //! `@path` naming a regular file is read with a `Read` call the same way
@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use orbit_engine::{PromptToolOutcome, QueryEngine};
+use crate::session::{PromptSession, ToolRun};
 use serde_json::json;
 
 /// The body with `!` output in place and the `@file` attachments.
@@ -27,8 +27,8 @@ pub(crate) struct Inlined {
 
 /// Runs the body's `!`cmd``s and reads its `@file`s (module docs); `Err`
 /// is the refusal line (without the command's name).
-pub(crate) async fn inline(
-    engine: &QueryEngine,
+pub(crate) async fn inline<S: PromptSession + ?Sized>(
+    engine: &S,
     body: &str,
     cwd: &Path,
     home: Option<&Path>,
@@ -43,12 +43,9 @@ pub(crate) async fn inline(
         out.push_str(&rest[..at]);
         let command = &after[..end];
         let pattern = &rest[at..at + 2 + end + 1];
-        match engine
-            .run_prompt_tool("Bash", json!({"command": command}))
-            .await
-        {
-            PromptToolOutcome::Ran { text, .. } => out.push_str(text.trim_end()),
-            PromptToolOutcome::Denied(why) | PromptToolOutcome::Unavailable(why) => {
+        match engine.run_tool("Bash", json!({"command": command})).await {
+            ToolRun::Ran { text, .. } => out.push_str(text.trim_end()),
+            ToolRun::Denied(why) | ToolRun::Unavailable(why) => {
                 return Err(format!(
                     "shell command permission check failed for pattern \"{pattern}\": {}",
                     one_line(&why)
@@ -68,8 +65,8 @@ pub(crate) async fn inline(
         }
         let file_path = path.display().to_string();
         let input = json!({"file_path": file_path});
-        match engine.run_prompt_tool("Read", input.clone()).await {
-            PromptToolOutcome::Ran {
+        match engine.run_tool("Read", input.clone()).await {
+            ToolRun::Ran {
                 text,
                 is_error: false,
             } => {
@@ -82,8 +79,8 @@ pub(crate) async fn inline(
             }
             // The tool ran and failed (unreadable, too large): the mention
             // stays text, as for a missing file.
-            PromptToolOutcome::Ran { .. } => {}
-            PromptToolOutcome::Denied(why) | PromptToolOutcome::Unavailable(why) => {
+            ToolRun::Ran { .. } => {}
+            ToolRun::Denied(why) | ToolRun::Unavailable(why) => {
                 return Err(format!(
                     "Read permission check failed for \"@{mention}\": {}",
                     one_line(&why)

@@ -4,8 +4,9 @@
 //! Data flow: [`split_invocation`] reads `/name args`; a name that is no
 //! custom command leaves the text as it is (Claude Code 2.1.332 sends an
 //! unknown `/name` on as a plain prompt too). For a command: its
-//! `allowed-tools` open a grant scope on the engine (`QueryEngine::
-//! grant_scope`, the policy orchestrator's one scoped-grant mechanism),
+//! `allowed-tools` open a grant on the session ([`PromptSession::grant`]:
+//! the engine's `QueryEngine::grant_scope`, the policy orchestrator's one
+//! scoped-grant mechanism),
 //! the arguments are filled (`expand`), `!`cmd`` and `@file` are inlined
 //! (`inline`, through the permission gate with the grant already in
 //! force), and the prompt is built as Claude Code builds it: the file
@@ -20,11 +21,11 @@
 
 use std::path::{Path, PathBuf};
 
-use orbit_engine::{GrantScope, QueryEngine};
 use orbit_protocol::{ResultSubtype, TerminalResult};
 
 use crate::discover::{CommandSet, CommandSources, Scope};
 use crate::inline::inline;
+use crate::session::{Grant, PromptSession};
 
 /// What a submitted text becomes.
 #[derive(Debug)]
@@ -33,12 +34,13 @@ pub struct PromptPlan {
     pub prompt: String,
     /// The custom command it came from (None: the text as typed).
     pub command: Option<String>,
-    /// The model for this prompt (the command's `model`, alias resolved).
+    /// The model for this prompt (the command's `model`, as written; the
+    /// session resolves an alias).
     pub model: Option<String>,
     /// Lines for the user (stderr headless): what was ignored and why.
     pub notes: Vec<String>,
     /// The command's `allowed-tools`, in force while this plan lives.
-    grant: Option<GrantScope>,
+    grant: Option<Grant>,
 }
 
 /// A command whose `!`cmd`` or `@file` was refused: nothing is sent.
@@ -88,20 +90,20 @@ impl PromptPlan {
 
     /// Switches the engine to the plan's model; returns the model to
     /// restore with [`Self::finish`] (None when the plan has no model).
-    pub fn apply_model(&self, engine: &mut QueryEngine) -> Option<String> {
-        let model = self.model.clone()?;
-        let previous = engine.config().model.clone();
-        if previous == model {
+    pub fn apply_model<S: PromptSession + ?Sized>(&self, engine: &mut S) -> Option<String> {
+        let model = self.model.as_deref()?;
+        let previous = engine.model();
+        engine.set_model(model);
+        if engine.model() == previous {
             return None;
         }
-        engine.set_model(model);
         Some(previous)
     }
 
     /// After the prompt's turn: the model `previous` back, the grant ended.
-    pub fn finish(self, engine: &mut QueryEngine, previous: Option<String>) {
+    pub fn finish<S: PromptSession + ?Sized>(self, engine: &mut S, previous: Option<String>) {
         if let Some(previous) = previous {
-            engine.set_model(previous);
+            engine.set_model(&previous);
         }
         drop(self.grant);
     }
@@ -130,7 +132,11 @@ impl PromptExpander {
     }
 
     /// [`prepare_prompt`] with this expander's commands, trust and home.
-    pub async fn plan(&self, engine: &QueryEngine, text: &str) -> Result<PromptPlan, Refusal> {
+    pub async fn plan<S: PromptSession + ?Sized>(
+        &self,
+        engine: &S,
+        text: &str,
+    ) -> Result<PromptPlan, Refusal> {
         prepare_prompt(
             engine,
             &self.commands,
@@ -156,8 +162,8 @@ pub fn split_invocation(text: &str) -> Option<(&str, &str)> {
 
 /// The prompt for `text` (module docs). `trusted`: whether the project
 /// folder is trusted; `home` resolves `@~/…`.
-pub async fn prepare_prompt(
-    engine: &QueryEngine,
+pub async fn prepare_prompt<S: PromptSession + ?Sized>(
+    engine: &S,
     commands: &CommandSet,
     text: &str,
     trusted: bool,
@@ -178,19 +184,15 @@ pub async fn prepare_prompt(
         ));
     }
     let grant = (honoured && !front.allowed_tools.is_empty()).then(|| {
-        let grant = engine.grant_scope(&front.allowed_tools);
-        for err in grant.errors() {
+        let grant = engine.grant(&front.allowed_tools);
+        for err in &grant.errors {
             notes.push(format!("/{name}: allowed-tools rule ignored: {err}"));
         }
         grant
     });
-    let model = front
-        .model
-        .as_deref()
-        .filter(|_| honoured)
-        .map(|m| orbit_model::catalog::resolve_alias(m).to_string());
+    let model = front.model.clone().filter(|_| honoured);
     let body = command.expand(args);
-    let cwd = engine.tool_context().cwd();
+    let cwd = engine.cwd();
     let inlined = inline(engine, &body, &cwd, home)
         .await
         .map_err(|reason| Refusal {

@@ -13,9 +13,11 @@
 //!    `allowed-tools`, `model`.
 //! 3. `expand` fills `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (0-based, as
 //!    Claude Code 2.1.332 does).
-//! 4. `invoke` ([`prepare_prompt`]) opens the command's grant scope (its
+//! 4. `invoke` ([`prepare_prompt`]) opens the command's grant (its
 //!    `allowed-tools`, for this prompt only, through the engine's one
-//!    scoped-grant mechanism), then `inline` runs each `!`cmd`` as a `Bash`
+//!    scoped-grant mechanism, reached through [`PromptSession`], which
+//!    `orbit-engine` implements for `QueryEngine`: this crate stays below
+//!    the engine), then `inline` runs each `!`cmd`` as a `Bash`
 //!    call and each `@file` as a `Read` call through the engine's
 //!    permission gate; a refused one refuses the whole prompt
 //!    ([`Refusal`]: one line, nothing sent).
@@ -30,6 +32,7 @@ mod expand;
 mod front;
 mod inline;
 mod invoke;
+mod session;
 
 pub use discover::{
     COMMAND_FILE_MAX_BYTES, CommandSet, CommandSources, CustomCommand, Scope, load_custom_commands,
@@ -37,3 +40,4 @@ pub use discover::{
 pub use expand::{expand_arguments, split_arguments};
 pub use front::FrontMatter;
 pub use invoke::{PromptExpander, PromptPlan, Refusal, prepare_prompt, split_invocation};
+pub use session::{Grant, PromptSession, ToolRun};

@@ -186,3 +186,47 @@ impl QueryEngine {
         PromptToolOutcome::Ran { text, is_error }
     }
 }
+
+/// How custom slash commands (`orbit-commands`) reach this session: its
+/// grants, its orchestrator, its cwd and model.
+impl orbit_commands::PromptSession for QueryEngine {
+    fn grant(&self, rules: &[String]) -> orbit_commands::Grant {
+        let scope = self.grant_scope(rules);
+        let errors = scope.errors().iter().map(ToString::to_string).collect();
+        orbit_commands::Grant {
+            guard: Box::new(scope),
+            errors,
+        }
+    }
+
+    fn run_tool<'a>(
+        &'a self,
+        name: &'a str,
+        input: Value,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = orbit_commands::ToolRun> + 'a>> {
+        Box::pin(async move {
+            match self.run_prompt_tool(name, input).await {
+                PromptToolOutcome::Denied(why) => orbit_commands::ToolRun::Denied(why),
+                PromptToolOutcome::Unavailable(why) => orbit_commands::ToolRun::Unavailable(why),
+                PromptToolOutcome::Ran { text, is_error } => {
+                    orbit_commands::ToolRun::Ran { text, is_error }
+                }
+            }
+        })
+    }
+
+    fn cwd(&self) -> std::path::PathBuf {
+        self.tool_context().cwd()
+    }
+
+    fn model(&self) -> String {
+        self.config().model.clone()
+    }
+
+    fn set_model(&mut self, model: &str) {
+        let model = orbit_model::catalog::resolve_alias(model).to_string();
+        if model != self.config().model {
+            QueryEngine::set_model(self, model);
+        }
+    }
+}
