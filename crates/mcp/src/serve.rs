@@ -2,8 +2,9 @@
 //! over stdio (rmcp's server side). The host (the CLI, over the engine's
 //! orchestrator) decides what a call may do; this module only speaks the
 //! protocol: `tools/list` from [`ToolHost::tools`], `tools/call` to
-//! [`ToolHost::call`], a client's `notifications/cancelled` to the call's
-//! cancel token.
+//! [`ToolHost::call`] (an unknown tool is a JSON-RPC error, as Claude
+//! Code's), a client's `notifications/cancelled` to the call's cancel
+//! token. The capabilities say `tools.listChanged`, as Claude Code's do.
 
 use std::sync::Arc;
 
@@ -66,7 +67,8 @@ impl ServerHandler for Handler {
     fn get_info(&self) -> ServerInfo {
         let info = json!({
             "protocolVersion": "2025-06-18",
-            "capabilities": {"tools": {}},
+            // As Claude Code's `mcp serve`: clients may re-list the tools.
+            "capabilities": {"tools": {"listChanged": true}},
             "serverInfo": {"name": "orbit", "version": env!("CARGO_PKG_VERSION")},
         });
         serde_json::from_value(info)
@@ -100,6 +102,12 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // An unknown tool is a JSON-RPC error (Claude Code's code and
+        // words), not a tool result.
+        if !self.host.tools().iter().any(|t| t.name == request.name) {
+            let message = format!("Tool {} not found", request.name);
+            return Err(ErrorData::internal_error(message, None));
+        }
         let input = Value::Object(request.arguments.unwrap_or_default());
         let (text, is_error) = self
             .host

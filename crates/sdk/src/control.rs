@@ -148,12 +148,44 @@ pub fn respond(id: &str, answer: Result<Value, String>) -> std::io::Result<()> {
 #[async_trait]
 impl orbit_hooks::HookCallbacks for Control {
     async fn call(&self, id: &str, input: &Value) -> Result<Value, String> {
-        self.request(OutgoingRequest::HookCallback {
-            callback_id: id.to_string(),
-            input: input.clone(),
-            tool_use_id: input.get("tool_use_id").cloned(),
-        })
-        .await
+        let answer = self
+            .request(OutgoingRequest::HookCallback {
+                callback_id: id.to_string(),
+                input: input.clone(),
+                tool_use_id: input.get("tool_use_id").cloned(),
+            })
+            .await?;
+        checked_hook_answer(input, answer)
+    }
+}
+
+/// What the model is told when a PreToolUse callback's answer is refused
+/// (Claude Code's words).
+const PRE_TOOL_USE_HOOK_FAILED: &str = "PreToolUse hook failed with an unexpected error. \
+     The tool call was not executed; other configured hooks may not have completed.";
+
+/// Refuses an answer whose `hookSpecificOutput.hookEventName` names
+/// another event than the hook's, as Claude Code does: a PreToolUse call
+/// is then not run (a deny with Claude Code's text), any other event's
+/// hook counts as failed.
+fn checked_hook_answer(input: &Value, answer: Value) -> Result<Value, String> {
+    let event = input.get("hook_event_name").and_then(Value::as_str);
+    let named = answer
+        .get("hookSpecificOutput")
+        .and_then(|o| o.get("hookEventName"))
+        .and_then(Value::as_str);
+    match (event, named) {
+        (Some("PreToolUse"), Some(named)) if named != "PreToolUse" => Ok(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": PRE_TOOL_USE_HOOK_FAILED,
+            }
+        })),
+        (Some(event), Some(named)) if named != event => Err(format!(
+            "the hook callback answered for {named}, not for {event}: refused"
+        )),
+        _ => Ok(answer),
     }
 }
 
@@ -192,7 +224,7 @@ impl Approver for SdkApprover {
             input: ask.input.clone(),
             tool_use_id: ask.tool_use_id.clone(),
             decision_reason: ask.reason.clone(),
-            permission_suggestions: Vec::new(),
+            permission_suggestions: crate::suggestions::for_ask(ask),
         };
         let answer = match self.control.request(request).await {
             Ok(answer) => answer,
@@ -214,7 +246,11 @@ pub fn decision(ask: &ApprovalRequest, answer: &Value, abort: Option<&AbortHandl
             Some(updated) if !updated.is_null() && updated != ask.input => {
                 Approval::AllowWithInput { input: updated }
             }
-            _ => Approval::Allow,
+            // An allow rule picked from the suggestions: allowed from now on.
+            _ => match crate::suggestions::chosen_rule(answer) {
+                Some(rule) => Approval::AllowAlways { rule },
+                None => Approval::Allow,
+            },
         },
         Ok(PermissionAnswer::Deny { message, interrupt }) => {
             if interrupt == Some(true)
@@ -232,5 +268,26 @@ pub fn decision(ask: &ApprovalRequest, answer: &Value, abort: Option<&AbortHandl
                 answer.get("behavior").and_then(Value::as_str)
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer naming another event is refused: a PreToolUse one becomes
+    /// a deny, any other an error; a matching or unnamed one passes.
+    #[test]
+    fn a_hook_answer_for_another_event_is_refused() {
+        let pre = json!({"hook_event_name": "PreToolUse"});
+        let wrong = json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+            "permissionDecision": "allow"}});
+        let refused = checked_hook_answer(&pre, wrong.clone()).unwrap_or_default();
+        assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+        let post = json!({"hook_event_name": "Stop"});
+        assert!(checked_hook_answer(&post, wrong).is_err());
+        let right = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse"}});
+        assert_eq!(checked_hook_answer(&pre, right.clone()), Ok(right));
+        assert_eq!(checked_hook_answer(&pre, json!({})), Ok(json!({})));
     }
 }

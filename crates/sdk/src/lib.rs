@@ -28,6 +28,7 @@ pub mod message;
 mod notices;
 mod prompt_tool;
 mod session;
+mod suggestions;
 mod tool_result;
 mod writer;
 

@@ -95,6 +95,13 @@ impl SdkTracker {
             })
     }
 
+    /// Whether the call is an MCP tool's (`mcp__SERVER__TOOL`).
+    pub fn is_mcp_call(&self, tool_use_id: &str) -> bool {
+        self.calls
+            .get(tool_use_id)
+            .is_some_and(|c| c.name.starts_with("mcp__"))
+    }
+
     /// The `tool_use_result` for one result block (the call is forgotten).
     pub fn tool_use_result(&mut self, result: &ToolResultBlock) -> Option<Value> {
         let detail = self.details.remove(&result.tool_use_id);

@@ -267,7 +267,8 @@ pub enum OutgoingRequest {
         tool_use_id: String,
         /// Why the call was not allowed outright.
         decision_reason: String,
-        /// Rules the SDK could offer (none yet).
+        /// Permission updates the SDK's callback may pick (Claude Code's
+        /// `PermissionUpdate` shapes, see `crate::suggestions`).
         permission_suggestions: Vec<Value>,
     },
     /// Run one of the SDK's hook callbacks.

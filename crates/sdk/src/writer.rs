@@ -22,7 +22,10 @@ use orbit_protocol::sdk::{
     CompactMetadata, SdkApiMessage, SdkConversationMessage, SdkMessage, SdkResult, SdkStreamEvent,
     SdkSystem, SdkToolProgress,
 };
-use orbit_protocol::{ContentBlock, EngineEvent, Message, StreamEvent, TerminalResult};
+use orbit_protocol::{
+    ContentBlock, EngineEvent, Message, StreamEvent, TerminalResult, ToolResultContent,
+    ToolResultContentBlock,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -201,13 +204,26 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
             return self.line(&line);
         }
         for (i, result) in results.into_iter().enumerate() {
+            // An MCP tool's result is content blocks, in the message and
+            // as `tool_use_result` (as Claude Code sends it).
+            let mcp =
+                self.tracker.is_mcp_call(&result.tool_use_id) && result.is_error != Some(true);
+            let mut result = result.clone();
+            if mcp && let ToolResultContent::Text(text) = &result.content {
+                result.content = ToolResultContent::Blocks(vec![ToolResultContentBlock::Text {
+                    text: text.clone(),
+                }]);
+            }
             let part = Message {
                 role: message.role,
                 content: vec![ContentBlock::ToolResult(result.clone())],
             };
             let id = if i == 0 { uuid.to_string() } else { new_uuid() };
             let mut line = self.conversation(user_api_message(&part), &id);
-            line.tool_use_result = self.tracker.tool_use_result(result);
+            line.tool_use_result = self.tracker.tool_use_result(&result);
+            if mcp {
+                line.tool_use_result = serde_json::to_value(&result.content).ok();
+            }
             self.line(&SdkMessage::User(line))?;
         }
         Ok(())
@@ -433,7 +449,7 @@ pub fn to_sdk_result(result: &TerminalResult, session_id: &str) -> SdkResult {
         duration_ms: result.duration_ms,
         duration_api_ms: result.duration_api_ms,
         num_turns: result.num_turns,
-        result: (!result.subtype.is_error()).then(|| result.result.clone()),
+        result: (!result.subtype.is_error()).then(|| result_field(result)),
         stop_reason: result.stop_reason.clone(),
         session_id: session_id.to_string(),
         total_cost_usd: result.total_cost_usd,
@@ -444,6 +460,15 @@ pub fn to_sdk_result(result: &TerminalResult, session_id: &str) -> SdkResult {
         terminal_reason: Some(terminal_reason(result).to_string()),
         model_usage: serde_json::Map::new(),
         uuid: new_uuid(),
+    }
+}
+
+/// The result's text; with structured output, the value as compact JSON
+/// (what Claude Code puts there).
+fn result_field(result: &TerminalResult) -> String {
+    match &result.structured_output {
+        Some(value) => serde_json::to_string(value).unwrap_or_else(|_| result.result.clone()),
+        None => result.result.clone(),
     }
 }
 

@@ -41,6 +41,7 @@ mod permissions;
 mod resume;
 mod sandbox_private;
 pub mod sdk;
+mod sdk_mcp_serve;
 mod sdk_models;
 mod sdk_options;
 mod sdk_output;

@@ -298,6 +298,75 @@ fn an_in_process_mcp_server_of_the_typescript_sdk_answers_the_model() {
     assert_eq!(results[0].text, "2+40=42");
     assert!(!results[0].is_error);
     assert_eq!(messages(&printed, "result")[0]["result"], "it is 42");
+    // The result reached the program as content blocks (as Claude Code
+    // sends an MCP tool's result).
+    let users = messages(&printed, "user");
+    let blocks = json!([{"type": "text", "text": "2+40=42"}]);
+    assert_eq!(
+        users[0]["message"]["content"][0]["content"], blocks,
+        "{users:?}"
+    );
+    assert_eq!(users[0]["tool_use_result"], blocks);
+}
+
+#[test]
+fn can_use_tool_gets_suggestions_and_a_picked_rule_allows_the_next_call() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch one.txt"})),
+        Reply::tool_use("toolu_2", "Bash", json!({"command": "touch one.txt"})),
+        Reply::text("ran twice"),
+    ]);
+    let printed = ts("suggestions", &scratch, &server, &[]);
+    let asked = printed.of_kind("asked");
+    // Asked once: the rule picked from the suggestions allowed the second.
+    assert_eq!(asked.len(), 1, "{asked:?} {}", printed.stderr);
+    let offered = &asked[0]["suggestions"][0];
+    assert_eq!(offered["type"], "addRules", "{asked:?}");
+    assert_eq!(offered["behavior"], "allow");
+    assert_eq!(offered["rules"][0]["toolName"], "Bash");
+    assert_eq!(offered["rules"][0]["ruleContent"], "touch one.txt");
+    assert!(scratch.path().join("one.txt").exists());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(!body::tool_results(&requests[2].body)[0].is_error);
+}
+
+#[test]
+fn a_hook_answer_for_another_event_is_refused_and_the_call_not_run() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo ran > ran.txt"})),
+        Reply::text("done"),
+    ]);
+    let printed = ts("hook_wrong_name", &scratch, &server, &[]);
+    assert_eq!(messages(&printed, "result").len(), 1, "{}", printed.stderr);
+    assert!(
+        !scratch.path().join("ran.txt").exists(),
+        "{}",
+        printed.stderr
+    );
+    let told = body::tool_results(&server.requests()[1].body);
+    assert!(
+        told[0].text.contains("PreToolUse hook failed"),
+        "{}",
+        told[0].text
+    );
+}
+
+#[test]
+fn a_structured_output_result_carries_the_json_as_its_text() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::tool_use(
+        "toolu_out",
+        "StructuredOutput",
+        json!({"answer": 42}),
+    )]);
+    let printed = ts("structured", &scratch, &server, &[]);
+    let result = messages(&printed, "result");
+    assert_eq!(result.len(), 1, "{}", printed.stderr);
+    assert_eq!(result[0]["structured_output"], json!({"answer": 42}));
+    assert_eq!(result[0]["result"], r#"{"answer":42}"#);
 }
 
 #[test]
