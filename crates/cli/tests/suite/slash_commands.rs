@@ -109,6 +109,32 @@ fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
     assert!(!scratch.path().join("made-by-deny").exists());
 }
 
+/// `@file` is a Read call through the gate: a file outside the workspace
+/// asks, and headless that is a refusal of the whole prompt.
+#[test]
+fn a_file_outside_the_workspace_refuses_the_prompt() {
+    let scratch = Scratch::new();
+    std::fs::write(scratch.home().join("secret.txt"), "SECRET-31\n").unwrap();
+    write(
+        &scratch.path(),
+        ".claude/commands/peek.md",
+        "Look at @~/secret.txt and @/dev/zero\n",
+    );
+    let server = FakeAnthropic::start(vec![Reply::text("never")]);
+    let mut cmd = orbit(&scratch, &server);
+    cmd.args(["-p", "/peek", "--trust-project"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("/peek: Read permission check failed for \"@~/secret.txt\""),
+        "{}",
+        out.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
 #[test]
 fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     let scratch = Scratch::new();
