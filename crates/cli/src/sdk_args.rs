@@ -259,6 +259,13 @@ where
     let mut argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
     let sdk = is_sdk_session(&argv);
     let mut notes = Vec::new();
+    if sdk && replace_auto_mode(&mut argv) {
+        notes.push(
+            "orbit: note: --permission-mode auto (Claude Code's classifier) is not available in orbit; \
+             using default, where asks go to the SDK's callback"
+                .to_string(),
+        );
+    }
     loop {
         let err = match Args::try_parse_from(&argv) {
             Ok(args) => return Ok((args, notes)),
@@ -294,6 +301,22 @@ where
             "orbit: note: {name} is not an orbit option; ignored (an SDK session goes on without it)"
         ));
     }
+}
+
+/// The SDKs' `auto` permission mode, which orbit does not have, becomes
+/// `default`; whether there was one.
+fn replace_auto_mode(argv: &mut [std::ffi::OsString]) -> bool {
+    let mut replaced = false;
+    for i in 1..argv.len() {
+        if argv[i] == "--permission-mode=auto" {
+            argv[i] = "--permission-mode=default".into();
+            replaced = true;
+        } else if argv[i] == "auto" && argv[i - 1] == "--permission-mode" {
+            argv[i] = "default".into();
+            replaced = true;
+        }
+    }
+    replaced
 }
 
 /// Whether the command line starts an SDK session (`--input-format
@@ -377,7 +400,14 @@ mod tests {
         let args = Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
         assert!(args.sdk.stream_input());
         assert!(args.sdk.asks_over_stdio());
-        assert_eq!(args.sdk.notes().len(), 6, "{:?}", args.sdk.notes());
+        // One note per flag not honoured (which ones changes as orbit
+        // grows; --task-budget is one today).
+        let notes = args.sdk.notes();
+        assert_eq!(notes.len(), args.sdk.not_honoured().len(), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("--task-budget")),
+            "{notes:?}"
+        );
         // `--thinking adaptive` is only noted; the explicit budget is honoured.
         assert_eq!(args.sdk.thinking_budget(None).ok(), Some(Some(4000)));
         let plain = Args::try_parse_from(["orbit", "-p", "x"]).unwrap_or_else(|e| panic!("{e}"));
@@ -403,15 +433,21 @@ mod tests {
             "--await-initialize",
             "--permission-prompts=none",
             "--permission-prompt-tool=stdio",
+            "--permission-mode=auto",
         ];
         let (args, notes) = super::parse_args(argv).unwrap_or_else(|e| panic!("{e}"));
         assert!(args.verbose && args.sdk.stream_input());
-        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes[0].contains("--permission-mode auto"), "{notes:?}");
         assert!(
-            notes[0].contains("--new-flag is not an orbit option"),
+            notes[1].contains("--new-flag is not an orbit option"),
             "{notes:?}"
         );
-        assert!(notes[2].contains("--other-new "), "{notes:?}");
+        assert!(notes[3].contains("--other-new "), "{notes:?}");
+        assert_eq!(
+            args.permission_mode,
+            Some(crate::args::PermissionModeArg::Default)
+        );
         // `--permission-prompts none`: nobody answers, so asks are denials.
         assert!(!args.sdk.asks_over_stdio());
         let plain = super::parse_args(["orbit", "-p", "x", "--new-flag"]);

@@ -132,7 +132,7 @@ mod tests {
             args.mcp_config,
             [
                 r#"{"mcpServers":{"calc":{"type":"sdk"}}}"#,
-                r#"{"mcpServers":{"fs":{"command":"fs-server","type":"stdio"}}}"#,
+                r#"{"mcpServers":{"fs":{"type":"stdio","command":"fs-server"}}}"#,
             ]
         );
         assert_eq!(args.settings.as_deref(), Some(r#"{"model":"opus"}"#));
