@@ -324,7 +324,6 @@ impl Args {
         })
     }
 
-    /// `--allowedTools` values split into single rules.
     /// The env-filter `-d FILTER` stands for (None: no `-d`, or `-d`
     /// without categories): Claude Code's categories (`hooks,mcp`, or
     /// `!hooks,!mcp` for all but those) mapped to orbit's crates, which
@@ -404,6 +403,7 @@ impl Args {
     }
 
     pub fn allowed_tool_rules(&self) -> Vec<String> {
+    /// `--allowedTools` values split into single rules.
         self.allowed_tools
             effort: self.sdk.effort.clone(),
             .iter()
@@ -429,8 +429,9 @@ pub fn select_tools(args: &Args, tools: &mut orbit_tool::ToolRegistry) {
     let Some(names) = args.tool_selection() else {
         return;
     };
+    let disallowed = args.disallowed_tool_rules();
     for name in &names {
-        if tools.find(name).is_none() {
+        if tools.find(name).is_none() && !disallowed.contains(name) {
             crate::term_safe::eprintln_safe!(
                 "orbit: warning: --tools names `{name}`, which is not a tool orbit has"
             );

@@ -138,13 +138,15 @@ pub fn prepare_with(
     );
 
     let mut tools = orbit_tools::builtin::default_tools();
-    crate::args::select_tools(args, &mut tools);
     let permissions =
         configure::permissions(args, &config, &cwd, |name| tools.find(name).is_some())?;
     let disallowed = args.disallowed_tool_rules();
     // A bare tool name in --disallowedTools hides the tool from the model
     // entirely (as Claude Code does); rules with a specifier stay rules.
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
+    // `--tools`: only the built-ins it names are offered (after the rules
+    // were checked against every built-in).
+    crate::args::select_tools(args, &mut tools);
 
     let session_id = session.session_id.clone();
     let mut spec = SessionSpec::new(cwd.clone(), config.data_dir.clone(), config.env.clone());

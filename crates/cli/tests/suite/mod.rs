@@ -3,7 +3,7 @@
 mod bash_timeout;
 mod catalog_models;
 mod claude_code_request;
-mod claude_code_request;
+mod claude_config;
 mod claude_flags;
 mod common;
 mod crash;
