@@ -227,6 +227,16 @@ pub fn prepare_with(
             .into_iter()
             .chain(sdk.agents)
             .collect(),
+        memory_paths: engine
+            .tool_context()
+            .extension(
+                orbit_memory::LOADED_MEMORY_KEY,
+                orbit_memory::LoadedMemory::default,
+            )
+            .files()
+            .iter()
+            .map(|(path, _)| path.display().to_string())
+            .collect(),
     };
     Ok(Prepared {
         commands,

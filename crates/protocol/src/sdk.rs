@@ -65,6 +65,11 @@ pub enum SdkSystem {
         skills: Vec<String>,
         /// Plugins loaded (orbit has none).
         plugins: Vec<Value>,
+        /// The memory files the session loaded, as `{"files": [paths]}`.
+        /// Claude Code's object names its auto-memory folders instead
+        /// (`auto`, `team`), which orbit does not have.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        memory_paths: Option<Value>,
         /// This line's id.
         uuid: String,
     },

@@ -51,6 +51,8 @@ pub struct InitInfo {
     pub agents: Vec<String>,
     /// The custom slash commands (`orbit-commands`), by name.
     pub slash_commands: Vec<String>,
+    /// The memory files the session loaded (CLAUDE.md and the rest).
+    pub memory_paths: Vec<String>,
 }
 
 /// A writer of one run's output, whatever its format.
@@ -396,6 +398,7 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
             agents: info.agents,
             skills: Vec::new(),
             plugins: Vec::new(),
+            memory_paths: Some(serde_json::json!({"files": info.memory_paths})),
             uuid: new_uuid(),
         });
         if self.not_honoured.is_empty() {

@@ -45,4 +45,7 @@ pub(crate) enum Action {
     /// permission gate (asks answered here), its `allowed-tools` and
     /// `model` for that turn only.
     Command(String),
+    /// Gives the terminal to `$VISUAL` / `$EDITOR` on this file
+    /// (`/memory N`), then takes it back.
+    Edit(PathBuf),
 }

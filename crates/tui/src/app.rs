@@ -278,7 +278,32 @@ impl App {
             Action::Job(job) => self.run_job(job).await,
             Action::Prompt(text) => self.prompt_turn(&text, &[]).await,
             Action::Command(text) => self.command_turn(&text).await,
+            Action::Edit(path) => self.edit(&path),
         }
+    }
+
+    /// `/memory N`: the terminal given to the editor on `path` (the event
+    /// reader stopped, so no key goes astray), then the UI started again.
+    fn edit(&mut self, path: &std::path::Path) -> Result<(), TuiError> {
+        drop(std::mem::replace(&mut self.events, EventStream::new()));
+        // Dropping the reader wakes crossterm's poll; a wake nobody took
+        // would end the next poll at once (the cursor query of
+        // `Term::start`): take it here.
+        let _ = crossterm::event::poll(Duration::ZERO);
+        self.term.restore()?;
+        let edited = crate::commands::open_in_editor(path);
+        self.term = Term::start()?;
+        match edited {
+            Ok(()) => self.front.screen.note(
+                &format!(
+                    "Edited {} (sessions started from now on read it; /clear starts one)",
+                    path.display()
+                ),
+                Tone::Dim,
+            ),
+            Err(err) => self.front.screen.note(&err, Tone::Error),
+        }
+        Ok(())
     }
 
     /// A custom command's turn: expanded (asks of its `!`/`@` calls

@@ -4,7 +4,10 @@
 //! the app applies. `/compact`,
 //! `/init` and custom commands run as jobs (Esc interrupts them);
 //! `/clear`, `/resume` and `/continue` swap the session through the CLI's
-//! factory. An unknown name gets one line.
+//! factory; `/memory` lists the session's memory files
+//! (`orbit_memory::LoadedMemory` among the tool context's extensions) and
+//! `/memory N` hands one to the editor ([`Action::Edit`]). An unknown name
+//! gets one line.
 
 use orbit_composer::custom::CustomCommand;
 use orbit_engine::QueryEngine;
@@ -48,6 +51,10 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
         "Show the mode and rules; /permissions allow RULE adds a rule",
     ),
     ("mcp", "Show the MCP servers and their status"),
+    (
+        "memory",
+        "List the memory files loaded; /memory N opens one in $EDITOR",
+    ),
     (
         "init",
         "Ask the model to write a CLAUDE.md for this project",
@@ -164,6 +171,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
             }
         }
         "init" => return Some(Action::Prompt(INIT_PROMPT.to_string())),
+        "memory" => return memory(engine, screen, args),
         "status" => {
             let s = status_of(engine);
             screen.note(
@@ -189,6 +197,70 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         },
     }
     None
+}
+
+/// `/memory`: the memory files the session loaded (numbered); `/memory N`
+/// opens the Nth in the editor.
+fn memory(engine: &QueryEngine, screen: &mut Screen, args: &str) -> Option<Action> {
+    let files = engine
+        .tool_context()
+        .extension(
+            orbit_memory::LOADED_MEMORY_KEY,
+            orbit_memory::LoadedMemory::default,
+        )
+        .files();
+    if args.is_empty() {
+        if files.is_empty() {
+            screen.note(
+                "No memory file loaded (CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md, CLAUDE.local.md, ~/.claude/CLAUDE.md, AGENTS.md).",
+                Tone::Dim,
+            );
+        }
+        for (n, (path, label)) in files.iter().enumerate() {
+            screen.note(
+                &format!("  {}. {label}  ({})", n + 1, path.display()),
+                Tone::Plain,
+            );
+        }
+        if !files.is_empty() {
+            screen.note("/memory N opens one in $EDITOR.", Tone::Dim);
+        }
+        return None;
+    }
+    let chosen = args
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| files.get(i));
+    match chosen {
+        Some((path, _)) => Some(Action::Edit(path.clone())),
+        None => {
+            screen.note(&format!("No memory file {args} (see /memory)"), Tone::Error);
+            None
+        }
+    }
+}
+
+/// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `path` (through `sh`, so
+/// an editor with arguments such as `code -w` works) and waits for it.
+pub(crate) fn open_in_editor(path: &std::path::Path) -> Result<(), String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "vi".to_string());
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(path)
+        .status()
+        .map_err(|err| format!("Could not start {editor}: {err}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{editor} ended with {status}"))
+    }
 }
 
 /// `/permissions [allow|deny|ask RULE]`.

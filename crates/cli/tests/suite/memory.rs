@@ -260,3 +260,24 @@ fn a_subfolders_claude_md_comes_with_the_first_read_there_only() {
         assert_eq!(plain(&before), plain(&after[..before.len()]));
     }
 }
+
+#[test]
+fn the_init_line_lists_the_memory_files_loaded() {
+    let scratch = Scratch::new();
+    let user = put(&scratch.home(), ".claude/CLAUDE.md", "USER-31 @~/extra.md");
+    let extra = put(&scratch.home(), "extra.md", "EXTRA-31");
+    let project = scratch.write("CLAUDE.md", "PROJECT-31");
+    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
+    let out = orbit_in(&scratch, &scratch.path(), &server, &[], "hi");
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let init = out
+        .lines()
+        .into_iter()
+        .find(|l| l["type"] == "system" && l["subtype"] == "init")
+        .expect("an init line");
+    assert_eq!(
+        init["memory_paths"],
+        json!({"files": [s(&user), s(&extra), s(&project)]}),
+        "{init}"
+    );
+}

@@ -513,3 +513,33 @@ fn untrusted_folder_is_asked_about_once() {
         assert_eq!(screen.contains("Trust this folder?"), !yes, "{screen}");
     }
 }
+
+#[test]
+fn memory_lists_the_loaded_files_and_opens_one_in_the_editor() {
+    let scratch = Scratch::new();
+    scratch.write("CLAUDE.md", "project memory\n");
+    std::fs::create_dir_all(scratch.home().join(".claude")).unwrap();
+    std::fs::write(scratch.home().join(".claude/CLAUDE.md"), "user memory\n").unwrap();
+    let editor = scratch.home().join("editor.sh");
+    std::fs::write(&editor, "#!/bin/sh\necho EDITED-BY-31 >> \"$1\"\n").unwrap();
+    let made = Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let server = FakeAnthropic::start(vec![]);
+    let mut env = server.env();
+    env.push(("EDITOR".to_string(), editor.display().to_string()));
+    let pane = Pane::start(&scratch, &env, &[]);
+    pane.submit("/memory");
+    pane.wait_for("1. ~/.claude/CLAUDE.md");
+    pane.wait_for("2. CLAUDE.md");
+    pane.submit("/memory 2");
+    pane.wait_for("Edited ");
+    let text = std::fs::read_to_string(scratch.path().join("CLAUDE.md")).unwrap();
+    assert_eq!(text, "project memory\nEDITED-BY-31\n");
+    pane.submit("/memory 9");
+    pane.wait_for("No memory file 9");
+    pane.exit();
+}
