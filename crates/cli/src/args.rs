@@ -190,7 +190,7 @@ pub struct Args {
 
     /// Resume the session with this id (a UUID; `orbit sessions` lists
     /// them) or this name (given with `--name`).
-    #[arg(short = 'r', long = "resume", value_name = "ID|NAME")]
+    #[arg(short = 'r', long = "resume", value_name = "ID")]
     pub resume: Option<String>,
 
     /// A name for this session (`orbit sessions` shows it; `--resume NAME`

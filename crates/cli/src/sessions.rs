@@ -145,7 +145,7 @@ fn find_session(data_dir: &Path, cwd: &Path, id: &str) -> anyhow::Result<PathBuf
         return match find_named(data_dir, cwd, id)? {
             Some(found) => Ok(transcript_path(data_dir, cwd, &found)),
             None => bail!(
-                "--resume: no session named `{id}` in {} and `{id}` is not a session id (`orbit sessions` lists this directory's sessions and their names)",
+                "--resume: `{id}` is not a session id (a UUID such as 123e4567-e89b-12d3-a456-426614174000) nor the name of a session in {} (`orbit sessions` lists this directory's sessions and their names)",
                 cwd.display()
             ),
         };

@@ -315,7 +315,9 @@ fn named_sessions_resume_by_name() {
     );
     let mut cmd = orbit(&scratch, &server);
     cmd.args(["--resume", "nobody", "-p", "x"]);
-    run(cmd).assert_error_containing("no session named `nobody`");
+    run(cmd).assert_error_containing(
+        "--resume: `nobody` is not a session id (a UUID such as 123e4567-e89b-12d3-a456-426614174000) nor the name of a session in",
+    );
 }
 
 #[test]
