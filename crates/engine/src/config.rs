@@ -94,7 +94,7 @@ pub struct EngineConfig {
     /// Adds text to a finished call's result (`crate::ResultAttachments`;
     /// orbit's nested memory files). Default None: results as the tools
     /// made them.
-    pub result_attachments: Option<Arc<dyn crate::ResultAttachments>>,
+    pub result_attachments: Option<Arc<dyn crate::attachments::ResultAttachments>>,
 }
 
 impl Default for EngineConfig {

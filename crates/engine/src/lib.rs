@@ -56,6 +56,7 @@ mod lock;
 mod messages;
 mod orchestrator;
 mod prepare;
+mod prompt_session;
 mod query;
 mod readiness;
 mod recorder;
@@ -79,9 +80,10 @@ pub use context_usage::ContextUsage;
 pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
 pub use engine::QueryEngine;
 pub use executor::StreamingToolExecutor;
-pub use grants::{GrantScope, PromptToolOutcome};
+pub use grants::GrantScope;
 pub use messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE};
 pub use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
+pub use prompt_session::PromptToolOutcome;
 pub use query::MAX_OUTPUT_TOKENS_RECOVERY_LIMIT;
 pub use results::{
     ContentReplacementState, DEFAULT_PER_MESSAGE_BUDGET_CHARS, ToolResultStorage,

@@ -59,6 +59,7 @@ use orbit_tool::{
     apply_cwd_policy,
 };
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::gate::{denied_by_rules, permit};
 use crate::prepare::refusal_text;
@@ -210,6 +211,27 @@ pub(crate) async fn run_tool_use(
         completed,
         detail,
     }
+}
+
+/// Steps 1 and 2 for one call that no model message carries (`orbit mcp
+/// serve`'s calls, a prompt's own `!cmd` / `@file`). `Err`: the call never
+/// ran — the text step 1 refused it with (None: it had no call to run).
+pub(crate) async fn run_single(
+    runtime: &ToolRuntime,
+    call: ToolUseBlock,
+    cancel: CancellationToken,
+) -> Result<ToolCallOutcome, Option<String>> {
+    let (tool, staged) = match prepare(&runtime.tools, &call, None, &runtime.context) {
+        Prepared::Ready {
+            tool,
+            call: Some(staged),
+            ..
+        } => (tool, staged),
+        Prepared::Ready { call: None, .. } => return Err(None),
+        Prepared::Rejected(text) => return Err(Some(text)),
+    };
+    let context = CallContext::new(call.id.clone(), cancel, None);
+    Ok(run_tool_use(runtime, tool, staged, call.input, context).await)
 }
 
 /// A refused call, recorded as a permission denial.

@@ -14,14 +14,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use orbit_protocol::{ToolResultBlock, ToolUseBlock};
-use orbit_tool::{CallContext, ToolRegistry, ToolUseContext};
+use orbit_tool::{ToolRegistry, ToolUseContext};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::EngineConfig;
 use crate::denials::Denials;
 use crate::executor::StreamingToolExecutor;
-use crate::orchestrator::run_tool_use;
-use crate::prepare::{Prepared, prepare};
+use crate::orchestrator::run_single;
 use crate::runtime::ToolRuntime;
 
 /// The tools of a session, run one call at a time.
@@ -62,22 +61,11 @@ impl ToolRunner {
     /// the permission gate (headless unless the config has an approver)
     /// and the result pipeline.
     pub async fn run_one(&self, call: ToolUseBlock, cancel: CancellationToken) -> ToolResultBlock {
-        let runtime = &self.runtime;
-        let (tool, staged) = match prepare(&runtime.tools, &call, None, &runtime.context) {
-            Prepared::Ready {
-                tool,
-                call: Some(staged),
-                ..
-            } => (tool, staged),
-            Prepared::Ready { call: None, .. } => {
-                return ToolResultBlock::text(&call.id, String::new(), true);
-            }
-            Prepared::Rejected(text) => return ToolResultBlock::text(&call.id, text, true),
-        };
-        let context = CallContext::new(call.id.clone(), cancel, None);
-        run_tool_use(runtime, tool, staged, call.input, context)
-            .await
-            .result
+        let id = call.id.clone();
+        match run_single(&self.runtime, call, cancel).await {
+            Ok(outcome) => outcome.result,
+            Err(text) => ToolResultBlock::text(&id, text.unwrap_or_default(), true),
+        }
     }
 
     /// An executor over this runner's tools (X1–X5), for running a whole

@@ -14,6 +14,7 @@ use orbit_tool::{ToolRegistry, ToolUseContext};
 use crate::approve::SharedApprover;
 use crate::config::EngineConfig;
 use crate::denials::Denials;
+use crate::grants::GrantScopes;
 use crate::hooks::HookPoints;
 use crate::results::ToolResultStorage;
 
@@ -41,9 +42,9 @@ pub(crate) struct ToolRuntime {
     /// PostToolUse, PostToolUseFailure are consulted here).
     pub(crate) hooks: HookPoints,
     /// Adds text to finished calls' results (`crate::attachments`).
-    pub(crate) attachments: Option<Arc<dyn crate::ResultAttachments>>,
+    pub(crate) attachments: Option<Arc<dyn crate::attachments::ResultAttachments>>,
     /// Allow rules granted for one prompt (`crate::grants`).
-    pub(crate) grants: crate::grants::GrantScopes,
+    pub(crate) grants: Arc<GrantScopes>,
 }
 
 impl ToolRuntime {
@@ -89,7 +90,7 @@ impl ToolRuntime {
             max_concurrency: config.max_tool_use_concurrency.max(1),
             denials,
             hooks,
-            grants: crate::grants::GrantScopes::default(),
+            grants: Arc::default(),
             attachments: config.result_attachments.clone(),
         }
     }
