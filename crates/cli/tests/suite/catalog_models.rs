@@ -5,16 +5,14 @@
 //! in the same session — before the catalog it was 200,000 for every
 //! model.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 use std::time::Duration;
 
 use orbit_test_support::{
     Completion, DEFAULT_MODEL, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, Turn,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::common::{Scratch, orbit_process, orbit_with_env, run, wait_within};
+use super::common::{Scratch, StreamJsonChild, orbit_with_env, run, wait_within};
 
 /// The model the fake OpenAI server reports (orbit asks for gpt-4.1).
 const OPENAI_REPLY_MODEL: &str = "gpt-4.1-mini";
@@ -22,53 +20,20 @@ const OPENAI_REPLY_MODEL: &str = "gpt-4.1-mini";
 /// How long one SDK session of these tests may take.
 const SESSION_LIMIT: Duration = Duration::from_secs(60);
 
-/// Reads lines until one satisfies `want`; panics at EOF.
-fn read_until(lines: &mut impl Iterator<Item = String>, want: impl Fn(&Value) -> bool) -> Value {
-    for line in lines {
-        let value: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{line}"));
-        if want(&value) {
-            return value;
-        }
-    }
-    panic!("stdout ended first");
-}
-
 /// One SDK session over stdin (`env`, `extra` flags): a prompt, then
 /// `get_context_usage`. Returns the result line and the usage answer.
 fn turn_then_context_usage(env: &[(String, String)], extra: &[&str]) -> (Value, Value) {
     let scratch = Scratch::new();
-    let mut child = orbit_process(&scratch, env)
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("orbit starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map_while(Result::ok);
-    let mut send = |line: Value| writeln!(stdin, "{line}").and_then(|()| stdin.flush());
-    send(json!({"type": "user", "message": {"role": "user", "content": "hi"}})).unwrap();
-    let result = read_until(&mut lines, |v| v["type"] == "result");
-    send(json!({"type": "control_request", "request_id": "u",
-        "request": {"subtype": "get_context_usage"}}))
-    .unwrap();
-    let answer = read_until(&mut lines, |v| {
-        v["type"] == "control_response" && v["response"]["request_id"] == "u"
-    });
-    drop(stdin);
-    let status = wait_within(&mut child, SESSION_LIMIT);
+    let mut sdk = StreamJsonChild::spawn(&scratch, env, extra);
+    sdk.send_user("hi");
+    let result = sdk.read_until(|v| v["type"] == "result");
+    sdk.send_control("u", "get_context_usage");
+    let answer = sdk.response_to("u");
+    sdk.close();
+    let status = wait_within(&mut sdk.child, SESSION_LIMIT);
     assert!(status.success(), "{status}");
-    assert_eq!(answer["response"]["subtype"], "success", "{answer}");
-    (result, answer["response"]["response"].clone())
+    assert_eq!(answer["subtype"], "success", "{answer}");
+    (result, answer["response"].clone())
 }
 
 /// `modelUsage.<model>.contextWindow` of a result line.
@@ -114,9 +79,15 @@ fn openai_json_result_reports_the_models_window() {
 #[test]
 fn anthropic_model_usage_and_get_context_usage_agree() {
     let reply = || Reply::turn(Turn::new().text("hello").usage(1_000, 10));
-    // The catalog's Claude window.
+    // The catalog's window of the default model (Opus 5.5: 1M, as Claude
+    // Code 2.1.332 reports it in modelUsage.contextWindow).
     let server = FakeAnthropic::start(vec![reply()]);
     let (result, usage) = turn_then_context_usage(&server.env(), &[]);
+    assert_eq!(usage["rawMaxTokens"], 1_000_000, "{usage}");
+    assert_eq!(usage_window(&result, DEFAULT_MODEL), 1_000_000, "{result}");
+    // A pinned 4.x model: its 200k window.
+    let server = FakeAnthropic::start(vec![reply()]);
+    let (result, usage) = turn_then_context_usage(&server.env(), &["--model", "claude-sonnet-4-5"]);
     assert_eq!(usage["rawMaxTokens"], 200_000, "{usage}");
     assert_eq!(usage_window(&result, DEFAULT_MODEL), 200_000, "{result}");
     // ORBIT_CONTEXT_WINDOW: the window of this session, in both.

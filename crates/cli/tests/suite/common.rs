@@ -291,3 +291,150 @@ pub fn drain(pipe: Option<impl std::io::Read>) -> String {
 pub fn s(path: &Path) -> String {
     path.display().to_string()
 }
+
+/// A fake model that calls Bash with each input in turn (ids `toolu_0`,
+/// `toolu_1`, …), one call per turn, then answers "done".
+pub fn bash_inputs_then_done(inputs: impl IntoIterator<Item = Value>) -> FakeAnthropic {
+    let mut replies: Vec<Reply> = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, input)| Reply::tool_use(format!("toolu_{i}"), "Bash", input))
+        .collect();
+    replies.push(Reply::text("done"));
+    FakeAnthropic::start(replies)
+}
+
+/// What the model was told of its first call: the tool_result text of the
+/// server's second request ("" when there was none).
+pub fn first_call_results(server: &FakeAnthropic) -> String {
+    server
+        .requests()
+        .get(1)
+        .map(|r| tool_results_text(&r.body))
+        .unwrap_or_default()
+}
+
+/// What the model was told of each call in turn: the tool_result text of
+/// every request after the first.
+pub fn call_results(server: &FakeAnthropic) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .skip(1)
+        .map(|r| tool_results_text(&r.body))
+        .collect()
+}
+
+/// Reads JSON lines until one satisfies `want`; panics at EOF.
+pub fn read_until(
+    lines: &mut impl Iterator<Item = String>,
+    want: impl Fn(&Value) -> bool,
+) -> Value {
+    for line in lines {
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{line}"));
+        if want(&value) {
+            return value;
+        }
+    }
+    panic!("stdout ended first");
+}
+
+/// `orbit --input-format stream-json --output-format stream-json --verbose
+/// EXTRA…` (stderr discarded) with its stdin to write lines to and its
+/// stdout as lines, for tests that speak the SDK protocol raw.
+pub struct StreamJsonChild {
+    /// The process (wait for it after [`StreamJsonChild::close`]).
+    pub child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: Box<dyn Iterator<Item = String>>,
+}
+
+impl StreamJsonChild {
+    /// Starts it in `scratch` with only `env` (besides PATH and the homes).
+    pub fn spawn(scratch: &Scratch, env: &[(String, String)], extra: &[&str]) -> Self {
+        use std::io::BufRead as _;
+        use std::process::Stdio;
+        let mut child = orbit_process(scratch, env)
+            .args(["--input-format", "stream-json"])
+            .args(["--output-format", "stream-json", "--verbose"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("orbit starts");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let lines = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok);
+        Self {
+            child,
+            stdin,
+            lines: Box::new(lines),
+        }
+    }
+
+    /// Writes one line (`line` as JSON) to orbit's stdin.
+    pub fn send(&mut self, line: &Value) {
+        use std::io::Write as _;
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .unwrap();
+    }
+
+    /// Sends a user message with `text`.
+    pub fn send_user(&mut self, text: &str) {
+        self.send(
+            &serde_json::json!({"type": "user", "message": {"role": "user", "content": text}}),
+        );
+    }
+
+    /// Sends a control request `subtype` (no other fields) with `id`.
+    pub fn send_control(&mut self, id: &str, subtype: &str) {
+        self.send(
+            &serde_json::json!({"type": "control_request", "request_id": id,
+            "request": {"subtype": subtype}}),
+        );
+    }
+
+    /// Reads stdout lines until one satisfies `want` (see [`read_until`]).
+    pub fn read_until(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+        read_until(&mut self.lines, want)
+    }
+
+    /// Reads until the `control_response` to `id`; returns its `response`.
+    pub fn response_to(&mut self, id: &str) -> Value {
+        self.read_until(|v| v["type"] == "control_response" && v["response"]["request_id"] == id)["response"]
+            .clone()
+    }
+
+    /// Closes orbit's stdin (the end of input).
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+}
+
+/// `tmux -u -L SOCKET ARGS` (-u: UTF-8 whatever the test's locale, CI may
+/// have none), asserted to succeed; its stdout.
+pub fn tmux(socket: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new("tmux")
+        .arg("-u")
+        .arg("-L")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("tmux must be installed (ci/provision installs it)");
+    assert!(
+        out.status.success(),
+        "tmux {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `word` quoted for a POSIX shell.
+pub fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}

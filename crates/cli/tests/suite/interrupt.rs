@@ -5,7 +5,7 @@
 //! `run_in_background` shell outlives orbit.
 
 use std::io::Read;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use orbit_test_support::FakeAnthropic;
 use orbit_test_support::process::live_members_of_group;
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, bash_calls, blocks, kind};
+use super::common::{Outcome, Scratch, bash_calls, blocks, kind, orbit_process};
 
 /// Longest acceptable time from SIGINT to process exit.
 const EXIT_AFTER_SIGINT_MAX: Duration = Duration::from_millis(200);
@@ -96,13 +96,7 @@ pub(super) fn spawn_orbit_with(
     prompt: &str,
     extra: &[&str],
 ) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_orbit"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.home())
-        .env("ORBIT_HOME", scratch.home().join(".orbit"))
-        .envs(server.env())
-        .current_dir(scratch.path())
+    orbit_process(scratch, &server.env())
         .args([
             "-p",
             prompt,

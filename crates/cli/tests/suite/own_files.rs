@@ -18,10 +18,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Outcome, orbit_at, run, tool_results_text};
+use super::common::{Outcome, bash_inputs_then_done, call_results, orbit_at, run};
 
 /// A run that hangs on the report would pass this; a healthy one takes
 /// well under it.
@@ -96,13 +95,7 @@ fn run_calls(
     flags: &[&str],
     wrap: impl FnOnce(&Path, Vec<String>) -> Command,
 ) -> Calls {
-    let mut replies: Vec<Reply> = commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Reply::tool_use(format!("toolu_{i}"), "Bash", json!({ "command": c })))
-        .collect();
-    replies.push(Reply::text("done"));
-    let server = FakeAnthropic::start(replies);
+    let server = bash_inputs_then_done(commands.iter().map(|c| json!({ "command": c })));
     let mut args: Vec<String> = ["-p", "go", "--output-format", "stream-json"]
         .iter()
         .map(|s| s.to_string())
@@ -116,12 +109,7 @@ fn run_calls(
     let started = Instant::now();
     let out = run(cmd);
     let took = started.elapsed();
-    let said = server
-        .requests()
-        .iter()
-        .skip(1)
-        .map(|r| tool_results_text(&r.body))
-        .collect();
+    let said = call_results(&server);
     Calls { out, said, took }
 }
 

@@ -21,10 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use assert_cmd::Command;
-use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Outcome, assert_no_failures, run, tool_results_text};
+use super::common::{Outcome, assert_no_failures, bash_inputs_then_done, call_results, run};
 
 /// What a file outside every writable root holds; it must stay so.
 const ORIGINAL: &str = "ORIGINAL";
@@ -123,13 +122,7 @@ impl World {
     /// Runs one `orbit -p` whose model makes `commands` as Bash calls in
     /// turn; returns the outcome and each call's result text.
     fn run(&self, commands: &[String], flags: &[String]) -> (Outcome, Vec<String>) {
-        let mut replies: Vec<Reply> = commands
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Reply::tool_use(format!("toolu_{i}"), "Bash", json!({ "command": c })))
-            .collect();
-        replies.push(Reply::text("done"));
-        let server = FakeAnthropic::start(replies);
+        let server = bash_inputs_then_done(commands.iter().map(|c| json!({ "command": c })));
         let bin = std::env::var_os("ORBIT_TEST_BIN")
             .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_orbit")), PathBuf::from);
         let path = format!(
@@ -148,13 +141,7 @@ impl World {
             .args(["-p", "go", "--output-format", "stream-json"])
             .args(flags);
         let out = run(cmd);
-        let results = server
-            .requests()
-            .iter()
-            .skip(1)
-            .map(|r| tool_results_text(&r.body))
-            .collect();
-        (out, results)
+        (out, call_results(&server))
     }
 }
 

@@ -3,39 +3,17 @@
 //! `ContextUsageResponse`), through raw control requests on the real
 //! binary's stdin and through the Python SDK's `ClaudeSDKClient`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::common::{Scratch, orbit_process};
+use super::common::{Scratch, StreamJsonChild};
 use super::mcp::{config, py_stdio};
 use super::sdk::sdk;
 
 /// How long the MCP server may take to connect.
 const CONNECT_LIMIT: Duration = Duration::from_secs(30);
-
-fn control(id: &str, subtype: &str) -> String {
-    json!({"type": "control_request", "request_id": id, "request": {"subtype": subtype}})
-        .to_string()
-}
-
-/// Reads lines until one satisfies `want`; panics at EOF.
-fn read_until(lines: &mut impl Iterator<Item = String>, want: impl Fn(&Value) -> bool) -> Value {
-    for line in lines {
-        let value: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{line}"));
-        if want(&value) {
-            return value;
-        }
-    }
-    panic!("stdout ended first");
-}
-
-fn response_to(id: &str) -> impl Fn(&Value) -> bool + '_ {
-    move |v| v["type"] == "control_response" && v["response"]["request_id"] == id
-}
 
 #[test]
 fn raw_control_requests_get_mcp_status_and_context_usage() {
@@ -44,27 +22,10 @@ fn raw_control_requests_get_mcp_status_and_context_usage() {
         Turn::new().text("hello there").usage(1_234, 56),
     )]);
     let mcp = config(&[("py", py_stdio(json!({"SECRET_FOR_TEST": "hidden"})))]);
-    let mut child = orbit_process(&scratch, &server.env())
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-        ])
-        .args(["--verbose", "--mcp-config", &mcp])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("orbit starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map_while(Result::ok);
-    let mut send = |line: String| writeln!(stdin, "{line}").and_then(|()| stdin.flush());
+    let mut sdk = StreamJsonChild::spawn(&scratch, &server.env(), &["--mcp-config", &mcp]);
     // Before any turn: the estimate, by category.
-    send(control("c0", "get_context_usage")).unwrap();
-    let before = read_until(&mut lines, response_to("c0"))["response"]["response"].clone();
+    sdk.send_control("c0", "get_context_usage");
+    let before = sdk.response_to("c0")["response"].clone();
     let names: Vec<&str> = before["categories"]
         .as_array()
         .unwrap()
@@ -74,17 +35,17 @@ fn raw_control_requests_get_mcp_status_and_context_usage() {
     assert_eq!(names[..2], ["System prompt", "System tools"], "{before}");
     assert!(names.contains(&"Messages") && names.contains(&"Free space"));
     assert!(before["categories"][0]["tokens"].as_u64().unwrap() > 0);
-    assert_eq!(before["rawMaxTokens"], 200_000);
+    // The default model's window (Opus 5.5: 1M).
+    assert_eq!(before["rawMaxTokens"], 1_000_000);
     assert!(
         before["systemTools"].as_array().unwrap().len() > 3,
         "{before}"
     );
-    send(json!({"type": "user", "message": {"role": "user", "content": "hi"}}).to_string())
-        .unwrap();
-    read_until(&mut lines, |v| v["type"] == "result");
+    sdk.send_user("hi");
+    sdk.read_until(|v| v["type"] == "result");
     // After the turn: the API's count of the context.
-    send(control("c1", "get_context_usage")).unwrap();
-    let after = read_until(&mut lines, response_to("c1"))["response"].clone();
+    sdk.send_control("c1", "get_context_usage");
+    let after = sdk.response_to("c1");
     assert_eq!(after["subtype"], "success", "{after}");
     let usage = &after["response"];
     assert_eq!(usage["totalTokens"], 1_234 + 56, "{usage}");
@@ -92,13 +53,14 @@ fn raw_control_requests_get_mcp_status_and_context_usage() {
         usage["model"].as_str().unwrap().starts_with("claude"),
         "{usage}"
     );
-    assert!(usage["percentage"].as_f64().unwrap() > 0.6, "{usage}");
+    // 1,290 of 1M tokens.
+    assert!(usage["percentage"].as_f64().unwrap() > 0.12, "{usage}");
     assert_eq!(usage["isAutoCompactEnabled"], true);
     // mcp_status: polled until the server has connected.
     let started = Instant::now();
     let status = loop {
-        send(control("m", "mcp_status")).unwrap();
-        let answer = read_until(&mut lines, response_to("m"))["response"]["response"].clone();
+        sdk.send_control("m", "mcp_status");
+        let answer = sdk.response_to("m")["response"].clone();
         let servers = answer["mcpServers"].as_array().unwrap().clone();
         assert_eq!(servers.len(), 1, "{answer}");
         if servers[0]["status"] != "pending" || started.elapsed() > CONNECT_LIMIT {
@@ -115,8 +77,8 @@ fn raw_control_requests_get_mcp_status_and_context_usage() {
     assert!(tools.iter().all(|t| t["name"].is_string()
         && !t["name"].as_str().unwrap().starts_with("mcp__")
         && t["annotations"]["readOnly"].is_boolean()));
-    drop(stdin);
-    let code = child.wait().unwrap();
+    sdk.close();
+    let code = sdk.child.wait().unwrap();
     assert!(code.success(), "{code}");
 }
 

@@ -16,7 +16,9 @@ use std::path::Path;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, assert_no_failures, orbit_with_env, run, tool_results_text};
+use super::common::{
+    Outcome, Scratch, assert_no_failures, first_call_results, orbit_with_env, run,
+};
 
 const SECRET: &str = "SECRET-COMMITTED-KEY";
 const ENV_SECRET: &str = "ENV-UNTRACKED-SECRET";
@@ -253,11 +255,7 @@ fn run_case(scratch: &Scratch, case: &Case, mode: Mode) -> Run {
         cmd.args(["--sandbox", "workspace-write"]);
     }
     let out = run(cmd);
-    let said = server
-        .requests()
-        .get(1)
-        .map(|r| tool_results_text(&r.body))
-        .unwrap_or_default();
+    let said = first_call_results(&server);
     Run { out, said }
 }
 

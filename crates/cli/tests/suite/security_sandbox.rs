@@ -21,10 +21,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assert_cmd::Command;
-use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, assert_no_failures, orbit_at, run, tool_results_text};
+use super::common::{
+    Outcome, assert_no_failures, bash_inputs_then_done, first_call_results, orbit_at, run,
+};
 
 /// What the deny-listed files hold; it must never reach the model.
 pub(super) const SECRET: &str = "TOPSECRET-7a1c";
@@ -169,13 +170,7 @@ pub(super) fn run_bash(world: &World, input: Value, flags: &[&str]) -> BashRun {
 
 /// Bash calls in consecutive turns; `said` is the first call's result.
 fn run_bash_calls(world: &World, inputs: Vec<Value>, flags: &[&str]) -> BashRun {
-    let mut replies: Vec<Reply> = inputs
-        .into_iter()
-        .enumerate()
-        .map(|(i, input)| Reply::tool_use(format!("toolu_{i}"), "Bash", input))
-        .collect();
-    replies.push(Reply::text("done"));
-    let server = FakeAnthropic::start(replies);
+    let server = bash_inputs_then_done(inputs);
     // orbit holds the secret as its API key: /proc/<orbit>/environ must
     // stay closed to the command.
     let mut env = server.env();
@@ -184,11 +179,7 @@ fn run_bash_calls(world: &World, inputs: Vec<Value>, flags: &[&str]) -> BashRun 
     cmd.args(["-p", "go", "--output-format", "stream-json"])
         .args(flags);
     let out = run(cmd);
-    let said = server
-        .requests()
-        .get(1)
-        .map(|r| tool_results_text(&r.body))
-        .unwrap_or_default();
+    let said = first_call_results(&server);
     BashRun { out, said }
 }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
-use super::common::{Scratch, orbit, run, tool_results_text};
+use super::common::{Scratch, orbit, run, sh_quote, tmux, tool_results_text};
 
 /// OSC 52 (write "hi" to the clipboard), a title change, a screen clear.
 const HOSTILE: &str = "\x1b]52;c;aGk=\x07\x1b]0;PWNED-TITLE\x07\x1b[2J";
@@ -150,23 +150,6 @@ fn error_lines_on_stderr_show_control_sequences_visibly() {
     );
 }
 
-/// `tmux -L SOCKET ARGS`, asserted to succeed; its stdout.
-fn tmux(socket: &str, args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .arg("-u")
-        .arg("-L")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("tmux must be installed (ci/provision installs it)");
-    assert!(
-        out.status.success(),
-        "tmux {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Kills its tmux session when the test ends (its server then exits).
 struct Session(String);
 
@@ -176,10 +159,6 @@ impl Drop for Session {
             .args(["-L", &self.0, "kill-session", "-t", &self.0])
             .output();
     }
-}
-
-fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 #[test]
@@ -209,8 +188,12 @@ fn tui_leaves_the_pane_title_and_clipboard_alone() {
     let go = format!("{name}-go");
     let line = format!(
         "tmux wait-for {}; {}; echo \"[orbit exited $?]\"; sleep 600",
-        quote(&go),
-        words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+        sh_quote(&go),
+        words
+            .iter()
+            .map(|w| sh_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let cwd = scratch.path().display().to_string();
     tmux(

@@ -14,7 +14,7 @@ use orbit_test_support::process::live_members_of_group;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, first_user_text, tool_results_text};
+use super::common::{Scratch, first_user_text, sh_quote, tmux, tool_results_text};
 
 /// How long a screen may take to show what a test waits for.
 const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
@@ -62,7 +62,7 @@ impl Pane {
             "{}; echo \"[orbit exited $?]\"; sleep 600",
             command
                 .iter()
-                .map(|w| quote(w))
+                .map(|w| sh_quote(w))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -86,20 +86,7 @@ impl Pane {
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        // -u: UTF-8 whatever the test's locale (CI may have none).
-        let out = Command::new("tmux")
-            .arg("-u")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux must be installed (ci/provision installs it)");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        tmux(&self.socket, args)
     }
 
     /// The pane's text, scrollback included.
@@ -180,10 +167,6 @@ fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
     let server = FakeAnthropic::start(replies);
     let pane = Pane::start(&scratch, &server.env(), args);
     (scratch, server, pane)
-}
-
-fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// A short token unique to this scratch dir (tmux names must be unique
