@@ -103,6 +103,18 @@ pub(crate) fn wrap_with_cwd_trap(command: &str) -> String {
 mod tests {
     use super::*;
 
+    /// `bash -c COMMAND` wrapped with the cwd trap, its stdin the report's
+    /// pipe; its output.
+    async fn wrapped_bash(command: &str, stdin: Stdio) -> std::process::Output {
+        tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(wrap_with_cwd_trap(command))
+            .stdin(stdin)
+            .output()
+            .await
+            .unwrap()
+    }
+
     #[test]
     fn reports_parse_without_their_newline() {
         assert_eq!(parse_report(b"/tmp/x\n".to_vec()), Some("/tmp/x".into()));
@@ -124,13 +136,7 @@ mod tests {
             shell_quote(&target.to_string_lossy())
         );
         let (report, stdin) = CwdReport::new().unwrap();
-        let out = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(wrap_with_cwd_trap(&command))
-            .stdin(stdin)
-            .output()
-            .await
-            .unwrap();
+        let out = wrapped_bash(&command, stdin).await;
         assert_eq!(String::from_utf8_lossy(&out.stdout), "read=1\n");
         let started = std::time::Instant::now();
         assert_eq!(report.take(), Some(target.to_string_lossy().into_owned()));
@@ -141,15 +147,12 @@ mod tests {
     #[tokio::test]
     async fn oversized_report_is_dropped() {
         let (report, stdin) = CwdReport::new().unwrap();
-        let out = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(wrap_with_cwd_trap(
-                "head -c 20000 /dev/zero | tr '\\0' a >&\"$__orbit_cwd_fd\"",
-            ))
-            .stdin(stdin)
-            .status()
-            .await
-            .unwrap();
+        let out = wrapped_bash(
+            "head -c 20000 /dev/zero | tr '\\0' a >&\"$__orbit_cwd_fd\"",
+            stdin,
+        )
+        .await
+        .status;
         assert!(out.success());
         assert_eq!(report.take(), None);
     }
@@ -166,25 +169,15 @@ mod tests {
             shell_quote(&file.to_string_lossy())
         );
         let (report, stdin) = CwdReport::new().unwrap();
-        let status = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(wrap_with_cwd_trap(&command))
-            .stdin(stdin)
-            .status()
-            .await
-            .unwrap();
+        let status = wrapped_bash(&command, stdin).await.status;
         assert!(status.success());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
         assert_eq!(report.take(), None);
 
         let (report, stdin) = CwdReport::new().unwrap();
-        let status = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(wrap_with_cwd_trap("set -u; unset __orbit_cwd_fd; exit 3"))
-            .stdin(stdin)
-            .status()
+        let status = wrapped_bash("set -u; unset __orbit_cwd_fd; exit 3", stdin)
             .await
-            .unwrap();
+            .status;
         assert_eq!(status.code(), Some(3));
         assert_eq!(report.take(), None);
     }
