@@ -28,6 +28,9 @@ const BIG_FILE_BYTES: u64 = 100 * 1024 * 1024;
 const PROJECT_FILES: &[&str] = &[
     "CLAUDE.md",
     "AGENTS.md",
+    "CLAUDE.local.md",
+    ".claude/CLAUDE.md",
+    ".claude/rules/style.md",
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".orbit/settings.json",
