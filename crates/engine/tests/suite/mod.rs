@@ -5,6 +5,7 @@ mod store;
 mod support;
 
 mod abort;
+mod attachments;
 mod builtin_tools;
 mod builtin_tools_files;
 mod builtin_tools_search;
