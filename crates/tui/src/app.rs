@@ -28,6 +28,9 @@ use crate::trust::TrustAsk;
 use orbit_commands::PromptExpander;
 use orbit_composer::custom::CustomCommand;
 
+mod command_turn;
+use command_turn::popup_description;
+
 /// Engine events handled before the next frame is drawn (coalescing).
 const EVENTS_PER_FRAME_MAX: usize = 256;
 /// Shortest time between two frames of streamed output, in milliseconds
@@ -114,7 +117,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     commands.extend(
         custom
             .iter()
-            .map(|c| (c.name.clone(), c.description.clone())),
+            .map(|c| (c.name.clone(), popup_description(c))),
     );
     let composer = ComposerConfig {
         history_file: options.history_file.clone(),
@@ -304,55 +307,6 @@ impl App {
             Err(err) => self.front.screen.note(&err, Tone::Error),
         }
         Ok(())
-    }
-
-    /// A custom command's turn: expanded (asks of its `!`/`@` calls
-    /// answered meanwhile), its model and grant for this turn only; a
-    /// refusal is one error note and nothing is sent.
-    async fn command_turn(&mut self, text: &str) -> Result<(), TuiError> {
-        let policy = self.engine.policy();
-        let planned = {
-            let App {
-                front,
-                engine,
-                expander,
-                inbox,
-                events,
-                term,
-                ..
-            } = self;
-            let planning = expander.plan(engine, text);
-            tokio::pin!(planning);
-            loop {
-                term.draw(&mut front.screen)?;
-                tokio::select! {
-                    planned = &mut planning => break planned,
-                    Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
-                    event = events.next() => match event {
-                        Some(Ok(event)) => front.on_terminal(event, &policy),
-                        Some(Err(err)) => return Err(err.into()),
-                        None => front.exit = true,
-                    },
-                }
-            }
-        };
-        let plan = match planned {
-            Ok(plan) => plan,
-            Err(refusal) => {
-                for note in &refusal.notes {
-                    self.front.screen.note(note, Tone::Error);
-                }
-                self.front.screen.note(&refusal.to_string(), Tone::Error);
-                return Ok(());
-            }
-        };
-        for note in &plan.notes {
-            self.front.screen.note(note, Tone::Error);
-        }
-        let previous_model = plan.apply_model(&mut self.engine);
-        let result = self.prompt_turn(&plan.prompt, &[]).await;
-        plan.finish(&mut self.engine, previous_model);
-        result
     }
 
     /// Runs a turn for `text` with its `@path` attachments and the
