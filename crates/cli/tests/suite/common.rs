@@ -434,6 +434,29 @@ pub fn tmux(socket: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The shell line (words quoted) that runs `orbit ARGS…` in a tmux pane
+/// with a clean environment: PATH, the scratch homes, a 256-colour UTF-8
+/// terminal, and `env`.
+pub fn pane_command(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> String {
+    let mut words = vec![
+        "env".to_string(),
+        "-i".to_string(),
+        format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+        format!("HOME={}", scratch.home().display()),
+        format!("ORBIT_HOME={}", scratch.home().join(".orbit").display()),
+        "TERM=xterm-256color".to_string(),
+        "LANG=C.UTF-8".to_string(),
+    ];
+    words.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    words.push(env!("CARGO_BIN_EXE_orbit").to_string());
+    words.extend(args.iter().map(|a| (*a).to_string()));
+    words
+        .iter()
+        .map(|w| sh_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `word` quoted for a POSIX shell.
 pub fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))

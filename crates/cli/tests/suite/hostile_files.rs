@@ -5,7 +5,6 @@
 //! and stays small. Each run is watched from outside: the fake server sees
 //! the first request, `/proc/<pid>/status` gives the peak RSS.
 
-use std::io::Read;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -13,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply, body};
 
-use super::common::{Scratch, assert_no_failures, orbit_process, wait_within};
+use super::common::{Scratch, assert_no_failures, drain, orbit_process, wait_within};
 
 /// The acceptance: the first request reaches the server within this.
 const START_LIMIT: Duration = Duration::from_secs(2);
@@ -120,13 +119,7 @@ fn watch_start(scratch: &Scratch, extra: &[&str]) -> Result<Start, String> {
     peak = peak.max(vm_kib(pid, "VmHWM:").unwrap_or(0));
     let _ = child.kill();
     let _ = child.wait();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = drain(child.stderr.take());
     match outcome {
         Ok(waited) => Ok(Start {
             waited,
@@ -143,13 +136,7 @@ fn run_to_end(scratch: &Scratch, extra: &[&str]) -> (String, String) {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut child = spawn(scratch, &server, extra);
     let status = wait_within(&mut child, EXIT_LIMIT);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = drain(child.stderr.take());
     assert!(status.success(), "{status}; stderr: {stderr}");
     let requests = server.requests();
     assert_eq!(requests.len(), 1, "stderr: {stderr}");

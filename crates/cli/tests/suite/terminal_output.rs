@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
-use super::common::{Scratch, orbit, run, sh_quote, tmux, tool_results_text};
+use super::common::{Scratch, orbit, pane_command, run, sh_quote, tmux, tool_results_text};
 
 /// OSC 52 (write "hi" to the clipboard), a title change, a screen clear.
 const HOSTILE: &str = "\x1b]52;c;aGk=\x07\x1b]0;PWNED-TITLE\x07\x1b[2J";
@@ -170,18 +170,6 @@ fn tui_leaves_the_pane_title_and_clipboard_alone() {
         std::process::id(),
         NEXT_PANE.fetch_add(1, Ordering::Relaxed)
     );
-    let mut words = vec![
-        "env".to_string(),
-        "-i".to_string(),
-        format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-        format!("HOME={}", scratch.home().display()),
-        format!("ORBIT_HOME={}", scratch.home().join(".orbit").display()),
-        "TERM=xterm-256color".to_string(),
-        "LANG=C.UTF-8".to_string(),
-    ];
-    words.extend(server.env().iter().map(|(k, v)| format!("{k}={v}")));
-    words.push(env!("CARGO_BIN_EXE_orbit").to_string());
-    words.extend(["--permission-mode", "bypassPermissions", "go"].map(String::from));
     // The pane waits for a signal before orbit starts, so the title is set
     // and OSC 52 is accepted from the pane (a leaked sequence would show in
     // `pane_title` / `list-buffers`) before orbit prints anything.
@@ -189,11 +177,11 @@ fn tui_leaves_the_pane_title_and_clipboard_alone() {
     let line = format!(
         "tmux wait-for {}; {}; echo \"[orbit exited $?]\"; sleep 600",
         sh_quote(&go),
-        words
-            .iter()
-            .map(|w| sh_quote(w))
-            .collect::<Vec<_>>()
-            .join(" ")
+        pane_command(
+            &scratch,
+            &server.env(),
+            &["--permission-mode", "bypassPermissions", "go"]
+        )
     );
     let cwd = scratch.path().display().to_string();
     tmux(

@@ -14,7 +14,7 @@ use orbit_test_support::process::live_members_of_group;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, first_user_text, sh_quote, tmux, tool_results_text};
+use super::common::{Scratch, first_user_text, pane_command, tmux, tool_results_text};
 
 /// How long a screen may take to show what a test waits for.
 const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
@@ -46,25 +46,9 @@ impl Pane {
             socket: unique.clone(),
             name: unique,
         };
-        let mut command = vec![
-            "env".to_string(),
-            "-i".to_string(),
-            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-            format!("HOME={}", scratch.home().display()),
-            format!("ORBIT_HOME={}", scratch.home().join(".orbit").display()),
-            "TERM=xterm-256color".to_string(),
-            "LANG=C.UTF-8".to_string(),
-        ];
-        command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        command.push(env!("CARGO_BIN_EXE_orbit").to_string());
-        command.extend(args.iter().map(|a| (*a).to_string()));
         let line = format!(
             "{}; echo \"[orbit exited $?]\"; sleep 600",
-            command
-                .iter()
-                .map(|w| sh_quote(w))
-                .collect::<Vec<_>>()
-                .join(" ")
+            pane_command(scratch, env, args)
         );
         let cwd = scratch.path().display().to_string();
         pane.tmux(&[
