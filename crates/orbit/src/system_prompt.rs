@@ -196,10 +196,7 @@ fn memory(cwd: &Path, caps: Caps, access: &mut InstructionAccess<'_>) -> String 
 /// [`orbit_memory::MANAGED_MEMORY_PATH`]).
 pub(crate) fn memory_sources(env: &Env, cwd: &Path) -> Sources {
     let home = env.path(orbit_config::vars::HOME);
-    // Claude Code's variable (named here as orbit-commands names it).
-    let claude_dir = env
-        .path("CLAUDE_CONFIG_DIR")
-        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let claude_dir = orbit_config::claude_code::claude_config_dir(env);
     let managed = env
         .path(orbit_config::vars::ORBIT_MANAGED_MEMORY_PATH)
         .unwrap_or_else(|| PathBuf::from(orbit_memory::MANAGED_MEMORY_PATH));
