@@ -159,6 +159,11 @@ impl orbit_hooks::HookCallbacks for Control {
     }
 }
 
+/// Claude Code's words for an answer naming another event.
+fn wrong_event_text(expected: &str, got: &str) -> String {
+    format!("Hook returned incorrect event name: expected '{expected}' but got '{got}'")
+}
+
 /// What the model is told when a PreToolUse callback's answer is refused
 /// (Claude Code's words).
 const PRE_TOOL_USE_HOOK_FAILED: &str = "PreToolUse hook failed with an unexpected error. \
@@ -166,8 +171,9 @@ const PRE_TOOL_USE_HOOK_FAILED: &str = "PreToolUse hook failed with an unexpecte
 
 /// Refuses an answer whose `hookSpecificOutput.hookEventName` names
 /// another event than the hook's, as Claude Code does: a PreToolUse call
-/// is then not run (a deny with Claude Code's text), any other event's
-/// hook counts as failed.
+/// is then not run (a deny with Claude Code's text), a UserPromptSubmit
+/// prompt is not sent (Claude Code ends the session there; orbit blocks
+/// only that prompt), any other event's hook counts as failed.
 fn checked_hook_answer(input: &Value, answer: Value) -> Result<Value, String> {
     let event = input.get("hook_event_name").and_then(Value::as_str);
     let named = answer
@@ -182,9 +188,11 @@ fn checked_hook_answer(input: &Value, answer: Value) -> Result<Value, String> {
                 "permissionDecisionReason": PRE_TOOL_USE_HOOK_FAILED,
             }
         })),
-        (Some(event), Some(named)) if named != event => Err(format!(
-            "the hook callback answered for {named}, not for {event}: refused"
-        )),
+        (Some("UserPromptSubmit"), Some(named)) if named != "UserPromptSubmit" => Ok(json!({
+            "decision": "block",
+            "reason": wrong_event_text("UserPromptSubmit", named),
+        })),
+        (Some(event), Some(named)) if named != event => Err(wrong_event_text(event, named)),
         _ => Ok(answer),
     }
 }
@@ -284,6 +292,9 @@ mod tests {
             "permissionDecision": "allow"}});
         let refused = checked_hook_answer(&pre, wrong.clone()).unwrap_or_default();
         assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+        let prompt = json!({"hook_event_name": "UserPromptSubmit"});
+        let blocked = checked_hook_answer(&prompt, wrong.clone()).unwrap_or_default();
+        assert_eq!(blocked["decision"], "block");
         let post = json!({"hook_event_name": "Stop"});
         assert!(checked_hook_answer(&post, wrong).is_err());
         let right = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse"}});

@@ -9,7 +9,8 @@
 //! policy's mode for the calls still to come; `set_model` applies from the
 //! next turn; `mcp_status` and `get_context_usage` answer from the MCP
 //! manager and a context snapshot, [`crate::context`]) and user
-//! messages queue for the next turn. The session ends
+//! messages queue for the next turn (several queued ones make one prompt,
+//! one per line, as Claude Code merges them). The session ends
 //! when stdin closes and the queue is empty; the exit code is the last
 //! turn's (0 when none ran).
 
@@ -75,6 +76,24 @@ struct State {
     context: ContextSnapshot,
 }
 
+/// The next turn's prompt: the messages that queued while a turn ran go
+/// together, one per line, as Claude Code sends them (one user message);
+/// a custom command (`/name`) keeps its own turn.
+fn next_prompt(queue: &mut VecDeque<String>) -> Option<String> {
+    let first = queue.pop_front()?;
+    if first.starts_with('/') {
+        return Some(first);
+    }
+    let mut prompt = first;
+    while queue.front().is_some_and(|next| !next.starts_with('/')) {
+        if let Some(next) = queue.pop_front() {
+            prompt.push('\n');
+            prompt.push_str(&next);
+        }
+    }
+    Some(prompt)
+}
+
 /// Runs turns until stdin closes; returns the exit code.
 pub async fn run(parts: Parts<'_>) -> u8 {
     let Parts {
@@ -110,7 +129,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
             engine.set_model(model);
         }
         state.context.measure(&engine.context_usage());
-        let prompt = match state.queue.pop_front() {
+        let prompt = match next_prompt(&mut state.queue) {
             Some(prompt) => prompt,
             None if !open => break,
             None => {
@@ -259,4 +278,22 @@ fn user_text(message: &Value) -> Option<String> {
         .filter_map(|block| block.get("text").and_then(Value::as_str))
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prompts queued during a turn go as one, a command keeps its turn.
+    #[test]
+    fn queued_prompts_merge_into_one_turn() {
+        let mut queue: VecDeque<String> = ["first", "second", "/greet Bob", "third"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(next_prompt(&mut queue).as_deref(), Some("first\nsecond"));
+        assert_eq!(next_prompt(&mut queue).as_deref(), Some("/greet Bob"));
+        assert_eq!(next_prompt(&mut queue).as_deref(), Some("third"));
+        assert_eq!(next_prompt(&mut queue), None);
+    }
 }

@@ -7,8 +7,9 @@
 //! changes it fails here first) and show orbit runs it.
 
 use std::path::Path;
+use std::time::Duration;
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::Scratch;
@@ -412,6 +413,23 @@ fn the_typescript_system_prompt_string_and_preset_append_reach_the_model() {
             "{scenario}: {system}"
         );
     }
+}
+
+#[test]
+fn prompts_queued_during_a_turn_go_to_the_model_as_one_message() {
+    let scratch = Scratch::new();
+    // The first answer is slow, so the next two prompts wait for it.
+    let slow = Turn::new()
+        .text("first")
+        .event_delay(Duration::from_millis(500));
+    let server = FakeAnthropic::start(vec![Reply::turn(slow), Reply::text("both")]);
+    let printed = ts("queued", &scratch, &server, &[]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{}", printed.stderr);
+    assert_eq!(body::last_message_texts(&requests[1].body), ["two\nthree"]);
+    let results = messages(&printed, "result");
+    assert_eq!(results.len(), 2, "{}", printed.stderr);
+    assert_eq!(results[1]["result"], "both");
 }
 
 #[test]
