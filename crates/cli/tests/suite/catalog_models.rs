@@ -80,11 +80,15 @@ fn openai_json_result_reports_the_models_window() {
 fn anthropic_model_usage_and_get_context_usage_agree() {
     let reply = || Reply::turn(Turn::new().text("hello").usage(1_000, 10));
     // The catalog's window of the default model (Opus 5.5: 1M, as Claude
-    // Code 2.1.332 reports it in modelUsage.contextWindow).
-    let server = FakeAnthropic::start(vec![reply()]);
+    // Code 2.1.332 reports it in modelUsage.contextWindow), answered as
+    // that model.
+    let opus = "claude-opus-5-5";
+    let server = FakeAnthropic::start(vec![Reply::turn(
+        Turn::new().model(opus).text("hello").usage(1_000, 10),
+    )]);
     let (result, usage) = turn_then_context_usage(&server.env(), &[]);
     assert_eq!(usage["rawMaxTokens"], 1_000_000, "{usage}");
-    assert_eq!(usage_window(&result, DEFAULT_MODEL), 1_000_000, "{result}");
+    assert_eq!(usage_window(&result, opus), 1_000_000, "{result}");
     // A pinned 4.x model: its 200k window.
     let server = FakeAnthropic::start(vec![reply()]);
     let (result, usage) = turn_then_context_usage(&server.env(), &["--model", "claude-sonnet-4-5"]);

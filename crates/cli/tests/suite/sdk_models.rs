@@ -12,6 +12,9 @@ use super::common::{Scratch, run_stream_json, run_stream_json_with_env};
 use super::sdk::sdk;
 
 const THINKING: &str = "The file list first.";
+/// A model with budget thinking (an adaptive one, like the default Opus
+/// 5.5, is sent no budget, as Claude Code does).
+const BUDGET_MODEL: &str = "claude-sonnet-4-5";
 const SIGNATURE: &str = "EqQBCkgIARABGAIiQLsig";
 
 /// A thinking block and a Bash call, then the answer.
@@ -35,6 +38,8 @@ fn max_thinking_tokens_enables_thinking_and_the_block_goes_back_signed() {
         &server,
         "list",
         &[
+            "--model",
+            BUDGET_MODEL,
             "--max-thinking-tokens",
             "2048",
             "--permission-mode",
@@ -45,9 +50,10 @@ fn max_thinking_tokens_enables_thinking_and_the_block_goes_back_signed() {
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     for request in &requests {
+        // stream-json shows thinking: Claude Code's `display: updates`.
         assert_eq!(
             request.body["thinking"],
-            json!({"type": "enabled", "budget_tokens": 2048})
+            json!({"type": "enabled", "budget_tokens": 2048, "display": "updates"})
         );
         assert!(request.body["max_tokens"].as_u64().unwrap() > 2048);
     }
@@ -78,10 +84,16 @@ fn the_environment_budget_applies_and_a_budget_below_the_minimum_is_refused() {
     let server = FakeAnthropic::start(vec![Reply::text("a"), Reply::text("b")]);
     let mut env = server.env();
     env.push(("MAX_THINKING_TOKENS".into(), "3000".into()));
-    let out = run_stream_json_with_env(&scratch, &env, "hi", &[]);
+    let model = ["--model", BUDGET_MODEL];
+    let out = run_stream_json_with_env(&scratch, &env, "hi", &model);
     assert_eq!(out.code, 0, "{}", out.stderr);
     // The flag wins over the environment; 0 turns thinking off.
-    let off = run_stream_json_with_env(&scratch, &env, "hi", &["--max-thinking-tokens", "0"]);
+    let off = run_stream_json_with_env(
+        &scratch,
+        &env,
+        "hi",
+        &["--model", BUDGET_MODEL, "--max-thinking-tokens", "0"],
+    );
     assert_eq!(off.code, 0, "{}", off.stderr);
     let requests = server.requests();
     assert_eq!(requests[0].body["thinking"]["budget_tokens"], 3000);

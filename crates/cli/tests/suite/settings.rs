@@ -49,7 +49,7 @@ fn project_settings_set_model_and_mode_below_flags_and_env() {
     );
     let (out, model) = run_with(&scratch, &[], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(model, "claude-haiku-4-5");
+    assert_eq!(model, "claude-haiku-5-5");
     assert_eq!(out.lines()[0]["permissionMode"], "acceptEdits");
     // orbit's own project file wins over Claude Code's.
     write(
@@ -57,10 +57,10 @@ fn project_settings_set_model_and_mode_below_flags_and_env() {
         r#"{"model": "sonnet"}"#,
     );
     let (_, model) = run_with(&scratch, &[], &[]);
-    assert_eq!(model, "claude-sonnet-4-5");
+    assert_eq!(model, "claude-sonnet-5-5");
     // The environment, then the flags, win over settings.
     let (_, model) = run_with(&scratch, &[], &[("ANTHROPIC_MODEL", "opus")]);
-    assert_eq!(model, "claude-opus-4-6");
+    assert_eq!(model, "claude-opus-5-5");
     let (out, model) = run_with(
         &scratch,
         &["--model", "claude-3-5-haiku", "--permission-mode", "plan"],
@@ -79,7 +79,7 @@ fn settings_flag_and_user_settings_env() {
     );
     let (out, model) = run_with(&scratch, &["--settings", r#"{"model": "opus"}"#], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(model, "claude-opus-4-6");
+    assert_eq!(model, "claude-opus-5-5");
     // The user's settings `env` fills what the environment leaves unset.
     let scratch = Scratch::new();
     write(
@@ -88,7 +88,7 @@ fn settings_flag_and_user_settings_env() {
     );
     let (out, model) = run_with(&scratch, &[], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(model, "claude-haiku-4-5");
+    assert_eq!(model, "claude-haiku-5-5");
 }
 
 #[test]
