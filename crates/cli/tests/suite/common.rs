@@ -461,3 +461,78 @@ pub fn pane_command(scratch: &Scratch, env: &[(String, String)], args: &[&str]) 
 pub fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
+
+/// `orbit mcp serve` (in a scratch dir, clean environment) driven by a raw
+/// MCP client over stdio: newline-delimited JSON-RPC.
+pub struct McpServeClient {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl McpServeClient {
+    /// Starts the server in `scratch` (stderr discarded).
+    pub fn start(scratch: &Scratch) -> Self {
+        use std::process::Stdio;
+        let mut child = orbit_process(scratch, &[])
+            .args(["mcp", "serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Writes one message.
+    pub fn send(&mut self, message: &Value) {
+        use std::io::Write as _;
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Reads messages until the one answering request `id`.
+    pub fn answer(&mut self, id: u64) -> Value {
+        use std::io::BufRead as _;
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed"
+            );
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == serde_json::json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// The `initialize` handshake (request id 1) and the `initialized`
+    /// notification; returns the answer to `initialize`.
+    pub fn initialize(&mut self) -> Value {
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"}
+            }}),
+        );
+        let answer = self.answer(1);
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer
+    }
+
+    /// Ends the input; the server must exit within 20 s.
+    pub fn finish(mut self) {
+        self.stdin = None;
+        wait_within(&mut self.child, Duration::from_secs(20));
+    }
+}
