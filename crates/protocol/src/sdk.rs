@@ -30,6 +30,9 @@ pub enum SdkMessage {
 }
 
 /// A `system` line, tagged by `subtype`.
+// `Init` is the large one: a value is built once per output line and
+// written at once, never kept in bulk, so its size costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum SdkSystem {
