@@ -24,7 +24,8 @@ const LOADERS: &[(&str, &str)] = &[
         "orbit mcp: settings, .mcp.json",
     ),
     ("crates/orbit/src/mcp.rs", "AgentBuilder::mcp_config files"),
-    ("crates/composer/src/custom.rs", ".claude/commands/*.md"),
+    ("crates/commands/src/discover.rs", ".claude/commands/**.md"),
+    ("crates/commands/src/inline.rs", "@file in a command (a Read call)"),
     ("crates/cli/src/configure.rs", "--json-schema"),
     (
         "crates/tui/src/submit.rs",
