@@ -457,6 +457,17 @@ pub fn pane_command(scratch: &Scratch, env: &[(String, String)], args: &[&str]) 
         .join(" ")
 }
 
+/// A detached 100x30 tmux session `name` on the server `socket` (no tmux
+/// configuration read) whose one pane runs the shell `line` in `cwd`.
+pub fn tmux_new_pane(socket: &str, name: &str, cwd: &Path, line: &str) {
+    let cwd = cwd.display().to_string();
+    let size = ["-x", "100", "-y", "30"];
+    let mut args = vec!["-f", "/dev/null", "new-session", "-d", "-s", name];
+    args.extend(size);
+    args.extend(["-c", &cwd, line]);
+    tmux(socket, &args);
+}
+
 /// `word` quoted for a POSIX shell.
 pub fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))

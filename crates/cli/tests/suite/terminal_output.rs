@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
-use super::common::{Scratch, orbit, pane_command, run, sh_quote, tmux, tool_results_text};
+use super::common::{
+    Scratch, orbit, pane_command, run, sh_quote, tmux, tmux_new_pane, tool_results_text,
+};
 
 /// OSC 52 (write "hi" to the clipboard), a title change, a screen clear.
 const HOSTILE: &str = "\x1b]52;c;aGk=\x07\x1b]0;PWNED-TITLE\x07\x1b[2J";
@@ -183,25 +185,7 @@ fn tui_leaves_the_pane_title_and_clipboard_alone() {
             &["--permission-mode", "bypassPermissions", "go"]
         )
     );
-    let cwd = scratch.path().display().to_string();
-    tmux(
-        &name,
-        &[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-c",
-            &cwd,
-            &line,
-        ],
-    );
+    tmux_new_pane(&name, &name, &scratch.path(), &line);
     let session = Session(name.clone());
     tmux(&name, &["set-option", "-s", "set-clipboard", "on"]);
     tmux(&name, &["set-option", "-s", "escape-time", "0"]);

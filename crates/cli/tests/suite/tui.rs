@@ -14,7 +14,9 @@ use orbit_test_support::process::live_members_of_group;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, first_user_text, pane_command, tmux, tool_results_text};
+use super::common::{
+    Scratch, first_user_text, pane_command, tmux, tmux_new_pane, tool_results_text,
+};
 
 /// How long a screen may take to show what a test waits for.
 const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
@@ -50,20 +52,7 @@ impl Pane {
             "{}; echo \"[orbit exited $?]\"; sleep 600",
             pane_command(scratch, env, args)
         );
-        let cwd = scratch.path().display().to_string();
-        pane.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            &pane.name,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-c",
-            &cwd,
-            &line,
-        ]);
+        tmux_new_pane(&pane.socket, &pane.name, &scratch.path(), &line);
         pane.tmux(&["set-option", "-s", "escape-time", "0"]);
         pane.wait_for("ctx ");
         pane
