@@ -66,21 +66,16 @@ const AFTER_LOADING: &str = "These tools are now available: call the one that fi
 const STILL_CONNECTING: &str = "(more MCP tools are connecting: a search waits for them)";
 
 /// `ENABLE_TOOL_SEARCH`: when deferrable tools are deferred.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum ToolSearchMode {
     /// Always (when there is a deferrable tool): the default, as in Claude
     /// Code 2.1.332.
+    #[default]
     On,
     /// Never: every tool is sent in full.
     Off,
     /// When deferrable definitions pass this percentage of the window.
     Auto(f64),
-}
-
-impl Default for ToolSearchMode {
-    fn default() -> Self {
-        ToolSearchMode::On
-    }
 }
 
 impl ToolSearchMode {
