@@ -12,6 +12,9 @@ use orbit_permissions::PermissionMode;
 
 use super::common::{env, overrides, resolve, settings};
 
+/// Environment variables of one case.
+type Vars<'a> = &'a [(&'a str, &'a str)];
+
 fn anthropic() -> Overrides {
     Overrides {
         provider: Some(ProviderKind::Anthropic),
@@ -30,7 +33,7 @@ fn aliases_overrides_and_opusplan() {
         ..anthropic()
     };
     // (model flag, env, expected id)
-    let cases: [(&str, &[(&str, &str)], &str); 10] = [
+    let cases: [(&str, Vars, &str); 10] = [
         ("opus", &[], "claude-opus-5-5"),
         ("sonnet", &[], "claude-sonnet-5-5"),
         ("haiku", &[], "claude-haiku-5-5"),
