@@ -15,6 +15,10 @@ use crate::imports::{Import, imports};
 use crate::sources::{Candidate, Root};
 use crate::{Access, Caps, Kind, MAX_IMPORT_DEPTH, Memory, MemoryFile, Sources, label};
 
+/// Files left out by the total cap that the prompt's line names (the rest
+/// are counted).
+const LEFT_OUT_NAMED: usize = 10;
+
 /// Every memory file of `sources`, in prompt order.
 pub fn load(sources: &Sources, caps: Caps, access: &mut Access<'_>) -> Memory {
     let mut loader = Loader::new(sources, caps, access);
@@ -75,9 +79,15 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
 
     pub(crate) fn finish(self) -> Memory {
         let over_total = (!self.left_out.is_empty()).then(|| {
+            let mut names = self.left_out[..self.left_out.len().min(LEFT_OUT_NAMED)].join(", ");
+            if self.left_out.len() > LEFT_OUT_NAMED {
+                names.push_str(&format!(
+                    " and {} more",
+                    self.left_out.len() - LEFT_OUT_NAMED
+                ));
+            }
             format!(
-                "[memory files left out: {} (over the {} KiB total cap)]",
-                self.left_out.join(", "),
+                "[memory files left out: {names} (over the {} KiB total cap)]",
                 self.caps.total_bytes / 1024
             )
         });
@@ -124,6 +134,17 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
         if self.seen.contains(&target) {
             return;
         }
+        if self.total_bytes >= self.caps.total_bytes {
+            // Not read at all: one line for the first, the rest counted.
+            if self.left_out.is_empty() {
+                self.warn(&skipped(&format!(
+                    "the memory files' {} KiB total cap is reached (later files are left out too)",
+                    self.caps.total_bytes / 1024
+                )));
+            }
+            self.left_out.push(name);
+            return;
+        }
         let follow_out = self.access.trusted || candidate.root == Root::User;
         if let (Some(_), Root::Project(root)) = (&import, &candidate.root)
             && !follow_out
@@ -156,14 +177,6 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
             return;
         }
         let remaining = self.caps.total_bytes.saturating_sub(self.total_bytes);
-        if remaining == 0 {
-            self.warn(&skipped(&format!(
-                "the memory files' {} KiB total cap is reached",
-                self.caps.total_bytes / 1024
-            )));
-            self.left_out.push(name);
-            return;
-        }
         let mut cut = None;
         let mut text = text.to_string();
         if read.truncated {

@@ -279,3 +279,28 @@ fn nested_memory_is_sent_once_per_folder_and_file() {
     assert_eq!(loaded.files().len(), 3);
     assert!(warned.lock().unwrap().is_empty());
 }
+
+#[test]
+fn past_the_total_cap_nothing_more_is_read_and_one_line_is_said() {
+    let t = Tree::new();
+    let mut words = String::new();
+    for n in 0..40 {
+        t.write(&format!("work/proj/f{n:02}.md"), &"z".repeat(100));
+        words.push_str(&format!("@f{n:02}.md "));
+    }
+    t.write("work/proj/CLAUDE.md", &words);
+    let caps = Caps {
+        file_bytes: 1024,
+        total_bytes: 1024,
+    };
+    let (memory, warnings) = run(&t.sources(), false, caps);
+    let total: usize = memory.files.iter().map(|f| f.text.len()).sum();
+    assert_eq!(total, 1024);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("total cap is reached"), "{warnings:?}");
+    let line = memory.over_total.unwrap();
+    assert!(
+        line.ends_with(" and 22 more (over the 1 KiB total cap)]"),
+        "{line}"
+    );
+}
