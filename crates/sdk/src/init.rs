@@ -7,7 +7,11 @@
 //! `initialize` request, its hooks become hooks of type `callback` (parsed
 //! by `orbit-hooks` like any settings file, [`sdk_hooks`]) that run through
 //! [`Control`]'s `hook_callback` requests, its agents join the `--agents`
-//! ones, and it is answered at once ([`answer`]): the SDK waits for that
+//! ones, the request itself goes back to the front end (which folds its
+//! system prompt, MCP servers, settings, denied tools and directories into
+//! the session's options), the fields orbit does not honour are listed
+//! ([`not_honoured`]), and it is answered at once ([`answer`], confirming
+//! the fields applied: `mcp_servers_applied`, …): the SDK waits for that
 //! before it sends a prompt, so the engine's set-up (a local model server
 //! starting, MCP servers connecting) overlaps with the SDK's next step.
 //! Any other first line is handed back for the session loop.

@@ -6,7 +6,9 @@
 //! Data flow of an SDK session (`--input-format stream-json`): the
 //! binary starts [`Control::spawn_reader`] on stdin → [`handshake`] takes
 //! the SDK's `initialize` (its hooks, agents and MCP bridge go into the
-//! session's set-up) → the engine is built → [`run_session`] runs turns
+//! session's set-up; the whole request goes back to the binary, which
+//! folds its system prompt, MCP servers, settings, denied tools and
+//! directories into the flags they stand for) → the engine is built → [`run_session`] runs turns
 //! from user messages and answers [`ControlRequest`]s meanwhile, every
 //! engine event going to a [`StreamWriter`]. orbit's own requests to the
 //! SDK ([`OutgoingRequest`]: `can_use_tool` through [`SdkApprover`],
@@ -18,7 +20,8 @@
 //! `writer` (json and stream-json), `lines` and `tool_result` (the fields
 //! Claude Code's readers take beyond orbit's events, from the tools'
 //! [`orbit_tool::ToolDetail`] facts), `notices` (stderr lines for a
-//! person), `prompt_tool` (`--permission-prompt-tool NAME`).
+//! person), `prompt_tool` (`--permission-prompt-tool NAME`), `suggestions`
+//! (`can_use_tool`'s permission suggestions and the rule an answer picks).
 
 mod context;
 mod control;
