@@ -259,7 +259,11 @@ fn slash_commands(
         home: config.env.path(orbit_config::vars::HOME),
         claude_config_dir: config.env.path("CLAUDE_CONFIG_DIR"),
     };
-    let expander = orbit_commands::PromptExpander::load(&sources, config.project_trusted);
+    let mut expander = orbit_commands::PromptExpander::load(&sources, config.project_trusted);
+    if config.provider.value != ProviderKind::Anthropic {
+        let why = format!("the provider is {}", config.provider.value.name());
+        expander = expander.ignoring_models(why);
+    }
     for warning in &expander.commands.warnings {
         crate::term_safe::eprintln_safe!("orbit: warning: {warning}");
     }

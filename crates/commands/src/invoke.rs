@@ -119,6 +119,10 @@ pub struct PromptExpander {
     pub trusted: bool,
     /// The home directory (`@~/…`).
     pub home: Option<PathBuf>,
+    /// Why a command's `model` cannot apply in this session (a provider
+    /// other than Anthropic's: Claude Code's commands name Claude models);
+    /// None: it applies.
+    pub model_ignored: Option<String>,
 }
 
 impl PromptExpander {
@@ -128,6 +132,16 @@ impl PromptExpander {
             commands: CommandSet::load(sources),
             trusted,
             home: sources.home.clone(),
+            model_ignored: None,
+        }
+    }
+
+    /// With commands' `model` ignored for `why` (one note when a command
+    /// sets one).
+    pub fn ignoring_models(self, why: impl Into<String>) -> Self {
+        Self {
+            model_ignored: Some(why.into()),
+            ..self
         }
     }
 
@@ -137,14 +151,22 @@ impl PromptExpander {
         engine: &S,
         text: &str,
     ) -> Result<PromptPlan, Refusal> {
-        prepare_prompt(
+        let mut plan = prepare_prompt(
             engine,
             &self.commands,
             text,
             self.trusted,
             self.home.as_deref(),
         )
-        .await
+        .await?;
+        if let Some(why) = &self.model_ignored
+            && let Some(model) = plan.model.take()
+        {
+            let name = plan.command.as_deref().unwrap_or_default();
+            plan.notes
+                .push(format!("/{name}: model {model} ignored: {why}"));
+        }
+        Ok(plan)
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, orbit, orbit_process, run, wait_within};
@@ -172,6 +172,37 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("/fast: this folder is not trusted"),
+        "{}",
+        out.stderr
+    );
+    let model = server.bodies()[0]["model"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!model.contains("haiku"), "{model}");
+}
+
+/// A Claude model named by a command cannot serve another provider's
+/// session: ignored with one note, the session's model is used.
+#[test]
+fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
+    let scratch = Scratch::new();
+    write(
+        &scratch.home(),
+        ".claude/commands/fast.md",
+        "---\nmodel: haiku\n---\nSay hi.\n",
+    );
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text("hi").usage(4, 1),
+    )]);
+    let mut cmd = super::common::orbit_with_env(&scratch, &server.env());
+    cmd.args(["-p", "/fast"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let notes: Vec<&str> = out.stderr.lines().filter(|l| l.contains("/fast")).collect();
+    assert_eq!(
+        notes,
+        ["orbit: note: /fast: model haiku ignored: the provider is openai"],
         "{}",
         out.stderr
     );
