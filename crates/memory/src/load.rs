@@ -15,6 +15,9 @@ use crate::imports::{Import, imports};
 use crate::sources::{Candidate, Root};
 use crate::{Access, Caps, Kind, MAX_IMPORT_DEPTH, Memory, MemoryFile, Sources, label};
 
+/// Skip lines given per load; the rest are counted in one line.
+const MAX_WARNINGS: usize = 20;
+
 /// Files left out by the total cap that the prompt's line names (the rest
 /// are counted).
 const LEFT_OUT_NAMED: usize = 10;
@@ -38,6 +41,8 @@ pub(crate) struct Loader<'s, 'a, 'b> {
     seen: HashSet<PathBuf>,
     total_bytes: usize,
     left_out: Vec<String>,
+    /// Warning lines given so far.
+    warned: usize,
 }
 
 /// The import being followed: who imports it, the chain above it.
@@ -57,6 +62,7 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
             seen: HashSet::new(),
             total_bytes: 0,
             left_out: Vec::new(),
+            warned: 0,
         }
     }
 
@@ -78,6 +84,12 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
     }
 
     pub(crate) fn finish(self) -> Memory {
+        if self.warned > MAX_WARNINGS {
+            let more = self.warned - MAX_WARNINGS;
+            (self.access.warn)(&format!(
+                "skipped {more} more memory files or imports (not listed)"
+            ));
+        }
         let over_total = (!self.left_out.is_empty()).then(|| {
             let mut names = self.left_out[..self.left_out.len().min(LEFT_OUT_NAMED)].join(", ");
             if self.left_out.len() > LEFT_OUT_NAMED {
@@ -101,8 +113,14 @@ impl<'s, 'a, 'b> Loader<'s, 'a, 'b> {
         label(path, &self.sources.cwd, self.sources.home.as_deref())
     }
 
+    /// One line per skip, the first [`MAX_WARNINGS`] of them (a file
+    /// full of missing imports must not flood stderr); `finish` counts the
+    /// rest.
     fn warn(&mut self, line: &str) {
-        (self.access.warn)(line);
+        self.warned += 1;
+        if self.warned <= MAX_WARNINGS {
+            (self.access.warn)(line);
+        }
     }
 
     /// Reads `candidate` (imported as `import` says) and its imports.

@@ -304,3 +304,16 @@ fn past_the_total_cap_nothing_more_is_read_and_one_line_is_said() {
         "{line}"
     );
 }
+
+#[test]
+fn a_flood_of_missing_imports_is_twenty_lines_and_a_count() {
+    let t = Tree::new();
+    let words: String = (0..100).map(|n| format!("@missing{n}.md ")).collect();
+    t.write("work/proj/CLAUDE.md", &words);
+    let (_, warnings) = run(&t.sources(), false, Caps::default());
+    assert_eq!(warnings.len(), 21, "{warnings:?}");
+    assert_eq!(
+        warnings[20],
+        "skipped 80 more memory files or imports (not listed)"
+    );
+}
