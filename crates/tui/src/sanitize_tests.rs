@@ -2,72 +2,28 @@ use proptest::prelude::*;
 
 use super::*;
 
-/// Whole-text cases: (input, Terminal output, Cells output).
-const CASES: &[(&str, &str, &str)] = &[
-    ("plain text", "plain text", "plain text"),
-    ("a\tb\nc", "a\tb\nc", "a\tb\nc"),
-    ("one\r\ntwo", "one\r\ntwo", "one\ntwo"),
-    ("secret\rpublic", "secret␍public", "secret␍public"),
-    ("end\r", "end␍", "end␍"),
-    // OSC 52 clipboard write, title changes, hyperlinks.
-    ("\x1b]52;c;aGk=\x07", "␛]52;c;aGk=␇", "␛]52;c;aGk=␇"),
-    ("\x1b]0;x\x07", "␛]0;x␇", "␛]0;x␇"),
-    ("\x1b]2;x\x1b\\", "␛]2;x␛\\", "␛]2;x␛\\"),
-    (
-        "\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\",
-        "␛]8;;http://e␛\\link␛]8;;␛\\",
-        "␛]8;;http://e␛\\link␛]8;;␛\\",
-    ),
-    // Screen clear, cursor moves, private modes, keyboard modes.
-    ("\x1b[2J", "␛[2J", "␛[2J"),
-    (
-        "\x1b[H\x1b[10;5H\x1b[3A",
-        "␛[H␛[10;5H␛[3A",
-        "␛[H␛[10;5H␛[3A",
-    ),
-    ("\x1b[?1049h", "␛[?1049h", "␛[?1049h"),
-    ("\x1b[>4;2m", "␛[>4;2m", "␛[>4;2m"),
-    ("\x1b[1 m", "␛[1 m", "␛[1 m"),
-    // DCS, APC, PM, SOS, a bare ESC, ESC c (full reset).
-    ("\x1bP1$r\x1b\\", "␛P1$r␛\\", "␛P1$r␛\\"),
-    (
-        "\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\",
-        "␛_apc␛\\␛^pm␛\\␛Xsos␛\\",
-        "␛_apc␛\\␛^pm␛\\␛Xsos␛\\",
-    ),
-    ("a\x1b", "a␛", "a␛"),
-    ("\x1bc", "␛c", "␛c"),
-    ("\x1b\x1b[31mx", "␛\x1b[31mx\x1b[0m", "␛x"),
-    // C1 controls: 8-bit CSI, OSC, NEL.
-    ("\u{9b}2J", "␛[2J", "␛[2J"),
-    ("\u{9d}0;x\u{9c}", "␛]0;x␛\\", "␛]0;x␛\\"),
-    ("\u{85}", "␛E", "␛E"),
-    // Other C0 bytes and DEL.
-    ("\x00\x07\x08\x0b\x0c\x7f", "␀␇␈␋␌␡", "␀␇␈␋␌␡"),
-    // Colour kept (Terminal) or removed (Cells); conceal dropped.
-    ("\x1b[31mred\x1b[0m", "\x1b[31mred\x1b[0m", "red"),
-    ("\x1b[1;38;5;208mx\x1b[m", "\x1b[1;38;5;208mx\x1b[m", "x"),
-    ("\x1b[8mhidden\x1b[0m", "hidden\x1b[0m", "hidden"),
-    ("\x1b[1;8;31mx\x1b[0m", "\x1b[1;31mx\x1b[0m", "x"),
-    ("\x1b[008mx", "x", "x"),
-    ("\x1b[8:1mx", "x", "x"),
-    ("\x1b[28mx", "\x1b[28mx\x1b[0m", "x"),
-    // Colour 8 is a colour, not conceal.
-    ("\x1b[38;5;8mx\x1b[0m", "\x1b[38;5;8mx\x1b[0m", "x"),
-    ("\x1b[38;2;8;8;8mx\x1b[0m", "\x1b[38;2;8;8;8mx\x1b[0m", "x"),
-    ("\x1b[38:5:8mx\x1b[0m", "\x1b[38:5:8mx\x1b[0m", "x"),
-    // A huge parameter some terminal could wrap to 8 is dropped.
-    ("\x1b[4294967304mx", "x", "x"),
-    // Colour left on is reset at the end.
-    ("\x1b[31mred", "\x1b[31mred\x1b[0m", "red"),
-    // Unicode text is untouched.
-    ("héllo ✻ 日本 ¢", "héllo ✻ 日本 ¢", "héllo ✻ 日本 ¢"),
-];
+/// Whole-text cases (input, Terminal output, Cells output), in groups by
+/// what they try; kept as data in `sanitize_cases.json`.
+const CASES_JSON: &str = include_str!("sanitize_cases.json");
+
+/// Every case of [`CASES_JSON`] (each group's `about` says what its
+/// cases try).
+#[allow(clippy::unwrap_used)]
+fn cases() -> Vec<(String, String, String)> {
+    let groups: Vec<serde_json::Value> = serde_json::from_str(CASES_JSON).unwrap();
+    groups
+        .iter()
+        .flat_map(|group| group["cases"].as_array().unwrap().clone())
+        .map(|case| serde_json::from_value(case).unwrap())
+        .collect()
+}
 
 #[test]
 fn whole_text_table() {
+    let cases = cases();
+    assert!(cases.len() >= 36, "the table lost cases: {}", cases.len());
     let mut failures = Vec::new();
-    for (input, terminal, cells) in CASES {
+    for (input, terminal, cells) in &cases {
         for (mode, want) in [(Mode::Terminal, terminal), (Mode::Cells, cells)] {
             let got = sanitize(input, mode);
             if got != *want {
@@ -92,7 +48,7 @@ fn streamed(pieces: &[&str], mode: Mode) -> String {
 #[test]
 fn every_split_of_every_case_gives_the_whole_text_result() {
     let mut failures = Vec::new();
-    for (input, _, _) in CASES {
+    for (input, _, _) in &cases() {
         let cuts: Vec<usize> = (0..=input.len())
             .filter(|i| input.is_char_boundary(*i))
             .collect();
