@@ -293,7 +293,8 @@ fn model_options(
         .fallback_model
         .as_deref()
         .map(|name| match config.provider.value {
-            ProviderKind::Anthropic => orbit_config::resolve_model_alias(name).to_string(),
+            // Aliases as in `--model`, `ANTHROPIC_DEFAULT_*_MODEL` included.
+            ProviderKind::Anthropic => config.model_id(name),
             _ => name.to_string(),
         });
     if fallback.as_deref() == Some(model) {

@@ -285,6 +285,21 @@ impl Config {
         })
     }
 
+    /// `name` as this run's provider names models: for anthropic an alias
+    /// resolves as in `--model` (the `ANTHROPIC_DEFAULT_*_MODEL` overrides,
+    /// `opusplan` by the permission mode); other providers take it as given
+    /// (trimmed). For `--fallback-model`.
+    pub fn model_id(&self, name: &str) -> String {
+        match self.provider.value {
+            ProviderKind::Anthropic => model_choice::anthropic_model(
+                name,
+                &self.env,
+                self.permission_mode.value == PermissionMode::Plan,
+            ),
+            _ => name.trim().to_string(),
+        }
+    }
+
     /// What the init line reports as `apiKeySource` (Claude Code's
     /// spelling): the first credential variable set, else `none`.
     pub fn api_key_source(&self) -> &'static str {

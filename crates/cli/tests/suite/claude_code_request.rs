@@ -312,3 +312,36 @@ fn the_openai_provider_says_once_what_it_ignores() {
         "{body}"
     );
 }
+
+#[test]
+fn the_fallback_model_resolves_aliases_like_model_and_gets_its_own_shape() {
+    let scratch = Scratch::new();
+    // The main model is overloaded; the fallback (`haiku`, pinned to Haiku
+    // 4.5 by ANTHROPIC_DEFAULT_HAIKU_MODEL) answers.
+    let server = FakeAnthropic::start(vec![Reply::text("from the fallback")]);
+    server.respond_with(|_, body| (body["model"] == "claude-opus-5-5").then(Reply::overloaded));
+    let mut vars = server.env();
+    vars.push(("ORBIT_MAX_RETRIES".into(), "0".into()));
+    vars.push((
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL".into(),
+        "claude-haiku-4-5".into(),
+    ));
+    let mut cmd = orbit_with_env(&scratch, &vars);
+    cmd.args(["-p", "hi", "--fallback-model", "haiku"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bodies = server.bodies();
+    let last = bodies.last().unwrap();
+    assert_eq!(bodies[0]["model"], "claude-opus-5-5");
+    // Capped at Haiku 4.5's limit, with its budget thinking (no effort).
+    assert_eq!(
+        shape(last),
+        json!({
+            "model": "claude-haiku-4-5", "max_tokens": 64_000,
+            "thinking": {"budget_tokens": 63_999, "type": "enabled", "display": "omitted"},
+            "output_config": null,
+            "context_management": {"edits": [{"type": CLEAR_THINKING, "keep": "all"}]},
+        }),
+        "{last}"
+    );
+}
