@@ -73,9 +73,13 @@ pub struct ModelRequest {
     /// Sampling seed, for providers that take one (OpenAI-compatible servers,
     /// llama.cpp); ignored by the others.
     pub seed: Option<u64>,
-    /// Extended thinking's token budget (`--max-thinking-tokens`): the
-    /// Anthropic client sends `thinking: {type: enabled, budget_tokens}`;
-    /// None or 0 = no thinking. Other providers ignore it.
+    /// Extended thinking's token budget asked for (`--max-thinking-tokens`,
+    /// `MAX_THINKING_TOKENS`). The Anthropic client sends it to models with
+    /// budget thinking (`thinking: {type: enabled, budget_tokens}`); None or
+    /// 0 = the model's default there (a budget of `max_tokens - 1`, as
+    /// Claude Code), and models with adaptive thinking get
+    /// `{type: adaptive}` whatever it says; whether thinking is on at all is
+    /// the client's `RequestShape::thinking`. Other providers ignore it.
     pub thinking_budget: Option<u32>,
     /// At most one tool call per reply (the small-model profile): the
     /// OpenAI client sends `parallel_tool_calls: false` and ends the reply

@@ -16,7 +16,7 @@
 //!    dated, `anthropic/…`-prefixed and Bedrock / Vertex spellings such as
 //!    `us.anthropic.claude-sonnet-4-5-20250929-v1:0`) resolves to the
 //!    entry of its line (opus / sonnet / haiku) with the highest version
-//!    not above the id's (`claude-opus-4-7` → Opus 4.6's facts,
+//!    not above the id's (`claude-opus-4-9` → Opus 4.8's facts,
 //!    `claude-opus-4-2` → Opus 4.1's), else the line's oldest; other
 //!    claude ids get the generic Claude entry; any other id is matched by
 //!    the first family pattern it contains (`gpt-4.1-mini` → `gpt-4.1`),
