@@ -16,6 +16,7 @@
 
 mod args;
 mod configure;
+mod flag_values;
 mod hook_events;
 mod hooks_cmd;
 mod interactive;

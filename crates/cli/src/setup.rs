@@ -146,7 +146,7 @@ pub fn prepare_with(
     tools.retain(|t| !disallowed.iter().any(|rule| rule == t.name()));
     // `--tools`: only the built-ins it names are offered (after the rules
     // were checked against every built-in).
-    crate::args::select_tools(args, &mut tools);
+    crate::flag_values::select_tools(args, &mut tools);
 
     let session_id = session.session_id.clone();
     let mut spec = SessionSpec::new(cwd.clone(), config.data_dir.clone(), config.env.clone());
