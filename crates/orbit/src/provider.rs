@@ -3,6 +3,14 @@
 //! does without flags: an Anthropic key → the Anthropic API, else an OpenAI
 //! key → an OpenAI-compatible API, else the local model (set up on first
 //! use, see `orbit-local`).
+//!
+//! The Anthropic provider sends Claude Code 2.1.332's request shape
+//! (`orbit_model::anthropic::RequestShape`): each model's thinking,
+//! effort and context management from the catalog, plus what the
+//! environment sets (`CLAUDE_CODE_EFFORT_LEVEL`, `ANTHROPIC_BETAS`,
+//! `ANTHROPIC_CUSTOM_HEADERS`, `DISABLE_PROMPT_CACHING`); set
+//! `AnthropicConfig::shape` to change it. The OpenAI-compatible and local
+//! providers keep their own request defaults.
 
 use std::path::Path;
 use std::sync::Arc;
