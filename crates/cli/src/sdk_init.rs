@@ -99,7 +99,7 @@ mod tests {
 
     fn request(body: Value) -> InitializeRequest {
         match ControlRequest::parse(&body) {
-            ControlRequest::Initialize(init) => init,
+            ControlRequest::Initialize(init) => *init,
             other => panic!("{other:?}"),
         }
     }

@@ -65,6 +65,17 @@ pub async fn handshake(
     incoming: &mut UnboundedReceiver<Incoming>,
     flag_agents: &[String],
 ) -> Result<Handshake, HandshakeError> {
+    handshake_with_commands(control, incoming, flag_agents, Vec::new()).await
+}
+
+/// [`handshake`], with the session's custom slash commands
+/// ([`command_entries`]) as the answer's `commands`.
+pub async fn handshake_with_commands(
+    control: &Control,
+    incoming: &mut UnboundedReceiver<Incoming>,
+    flag_agents: &[String],
+    commands: Vec<Value>,
+) -> Result<Handshake, HandshakeError> {
     let first = incoming.recv().await;
     let mut handshake = Handshake {
         first: None,
@@ -93,9 +104,32 @@ pub async fn handshake(
     agents.extend(handshake.agents.iter().cloned());
     handshake.not_honoured = not_honoured(&request);
     // Answered now: the SDK sends its prompt meanwhile set-up runs.
-    let _ = respond(&id, Ok(answer(&request, &agents)));
-    handshake.request = Some(request);
+    let mut answered = answer(&request, &agents);
+    answered["commands"] = Value::Array(commands);
+    let _ = respond(&id, Ok(answered));
+    handshake.request = Some(*request);
     Ok(handshake)
+}
+
+/// The `initialize` answer's `commands`, as Claude Code 2.1.332 lists
+/// custom commands there: `name`, `description` with `(project)` or
+/// `(user)` after it, `argumentHint` (empty when none).
+pub fn command_entries(commands: &orbit_commands::CommandSet) -> Vec<Value> {
+    commands
+        .commands()
+        .iter()
+        .map(|c| {
+            let scope = match c.scope {
+                orbit_commands::Scope::Project => "project",
+                orbit_commands::Scope::User => "user",
+            };
+            json!({
+                "name": c.name,
+                "description": format!("{} ({scope})", c.description),
+                "argumentHint": c.front.argument_hint.clone().unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// The request's fields (non-null) orbit does not honour yet, by their
@@ -218,7 +252,7 @@ mod tests {
 
     fn init(body: Value) -> InitializeRequest {
         match ControlRequest::parse(&body) {
-            ControlRequest::Initialize(init) => init,
+            ControlRequest::Initialize(init) => *init,
             other => panic!("{other:?}"),
         }
     }

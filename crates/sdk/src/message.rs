@@ -29,7 +29,7 @@ const KNOWN_SUBTYPES: &[&str] = &[
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum ControlRequest {
     /// The handshake: the SDK's hooks and agents.
-    Initialize(InitializeRequest),
+    Initialize(Box<InitializeRequest>),
     /// Stop the running turn.
     Interrupt {},
     /// Switch the permission mode for the calls still to come.
@@ -338,7 +338,7 @@ mod tests {
         let cases = [
             (
                 json!({"subtype": "initialize", "hooks": null}),
-                ControlRequest::Initialize(InitializeRequest::default()),
+                ControlRequest::Initialize(Box::default()),
             ),
             (
                 json!({"subtype": "interrupt"}),

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::common::Scratch;
 use super::mcp::{py_script, python};
 use super::sdk::Printed;
-use super::sdk_options::{messages, py, ts};
+use super::sdk_options::{Runner, messages, py, ts};
 
 /// The session id both argv programs give.
 const SESSION_ID: &str = "6f1c2b9e-3c3a-4c55-9d7e-0b6f0e6a1d2c";
@@ -35,9 +35,7 @@ fn recorder(dir: &Path, log: &Path) -> String {
 
 /// Runs an argv scenario; returns the argv the SDK gave (with the
 /// scratch paths as `{cwd}` and `{dir}`), what it printed, and the server.
-fn argv_run(
-    run: fn(&str, &Scratch, &FakeAnthropic, &[(&str, String)]) -> Printed,
-) -> (Vec<String>, Printed, FakeAnthropic) {
+fn argv_run(run: Runner) -> (Vec<String>, Printed, FakeAnthropic) {
     let scratch = Scratch::new();
     let tools = tempfile::tempdir().unwrap();
     let extra = scratch.home().join("extra");

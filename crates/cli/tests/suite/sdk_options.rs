@@ -300,4 +300,4 @@ fn the_tools_option_of_both_sdks_restricts_the_tool_set() {
 }
 
 /// A runner of one SDK's option scenarios.
-type Runner = fn(&str, &Scratch, &FakeAnthropic, &[(&str, String)]) -> Printed;
+pub(super) type Runner = fn(&str, &Scratch, &FakeAnthropic, &[(&str, String)]) -> Printed;
