@@ -3,6 +3,7 @@
 mod bash_timeout;
 mod catalog_models;
 mod claude_code_request;
+mod clients;
 mod claude_config;
 mod claude_flags;
 mod common;

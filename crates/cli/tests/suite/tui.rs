@@ -5,134 +5,18 @@
 //! socket and session name; the session is killed by name when the test
 //! ends (the server then exits by itself). Without tmux these tests fail.
 
-use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use orbit_test_support::process::live_members_of_group;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{
-    Scratch, first_user_text, pane_command, tmux, tmux_new_pane, tool_results_text,
-};
+use super::clients::{Pane, SCREEN_TIMEOUT};
+use super::common::{Scratch, first_user_text, tool_results_text};
 
-/// How long a screen may take to show what a test waits for.
-const SCREEN_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest an Esc may take to stop a running `sleep 30`.
 const ESC_STOP_MAX: Duration = Duration::from_secs(5);
-
-/// Numbers the panes of this process.
-static NEXT_PANE: AtomicUsize = AtomicUsize::new(0);
-
-/// One orbit in one tmux pane.
-struct Pane {
-    socket: String,
-    name: String,
-}
-
-impl Pane {
-    /// Starts `orbit ARGS` in `scratch` with only PATH, HOME, ORBIT_HOME,
-    /// TERM and `env` set; the pane stays after orbit exits.
-    fn start(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> Self {
-        // A new tmux server per pane: a name reused right after a
-        // kill-session could reach the server while it exits.
-        let unique = format!(
-            "orbit-tui-{}-{}-{}",
-            std::process::id(),
-            uuid_like(&scratch.path()),
-            NEXT_PANE.fetch_add(1, Ordering::Relaxed)
-        );
-        let pane = Pane {
-            socket: unique.clone(),
-            name: unique,
-        };
-        let line = format!(
-            "{}; echo \"[orbit exited $?]\"; sleep 600",
-            pane_command(scratch, env, args)
-        );
-        tmux_new_pane(&pane.socket, &pane.name, &scratch.path(), &line);
-        pane.tmux(&["set-option", "-s", "escape-time", "0"]);
-        pane.wait_for("ctx ");
-        pane
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        tmux(&self.socket, args)
-    }
-
-    /// The pane's text, scrollback included.
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-J", "-S", "-2000", "-t", &self.name])
-    }
-
-    /// The visible rows only.
-    fn visible(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", &self.name])
-    }
-
-    /// Waits until the screen contains `needle`; returns the screen.
-    fn wait_for(&self, needle: &str) -> String {
-        self.wait_until(needle, |s| s.contains(needle))
-    }
-
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            assert!(
-                started.elapsed() < SCREEN_TIMEOUT,
-                "waited {SCREEN_TIMEOUT:?} for {what:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Types `text` literally, then Enter.
-    fn submit(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", &self.name, "-l", text]);
-        self.keys(&["Enter"]);
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", &self.name];
-        args.extend(keys);
-        self.tmux(&args);
-    }
-
-    /// Waits until no job runs (the live region shows no "Working").
-    fn wait_idle(&self) {
-        self.wait_until("an idle UI", |_| !self.visible().contains("✻ Working"));
-    }
-
-    /// Ctrl-D when idle, then the exit line; returns the session id it names.
-    fn exit(&self) -> String {
-        self.wait_idle();
-        self.keys(&["C-d"]);
-        let screen = self.wait_for("[orbit exited 0]");
-        let line = screen
-            .lines()
-            .find(|l| l.contains("orbit --resume "))
-            .unwrap_or_else(|| panic!("no resume line:\n{screen}"));
-        line.rsplit(' ')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string()
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-session", "-t", &self.name])
-            .output();
-    }
-}
 
 /// A scratch project, a server with `replies` and orbit (with `args`) in a pane.
 fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
@@ -140,14 +24,6 @@ fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
     let server = FakeAnthropic::start(replies);
     let pane = Pane::start(&scratch, &server.env(), args);
     (scratch, server, pane)
-}
-
-/// A short token unique to this scratch dir (tmux names must be unique
-/// per test; the dir's name already is).
-fn uuid_like(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().replace(['.', ':'], "_"))
-        .unwrap_or_default()
 }
 
 #[test]
