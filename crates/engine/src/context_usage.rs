@@ -24,6 +24,9 @@ pub struct ContextUsage {
     pub mcp_tools_tokens: u64,
     /// Every tool sent (name, tokens, deferrable), in request order.
     pub tools: Vec<(String, u64, bool)>,
+    /// Deferred tools not sent (name, tokens their definition would take):
+    /// only their names reach the model, in ToolSearch's description.
+    pub deferred_tools: Vec<(String, u64)>,
     /// The history.
     pub messages_tokens: u64,
     /// What the next request holds (the API's count of the last one plus
@@ -61,6 +64,17 @@ pub(crate) fn measure(
             (spec.name.clone(), tokens, deferrable.contains(&spec.name))
         })
         .collect();
+    let deferred_tools = registered
+        .iter()
+        .filter(|t| t.should_defer() && !specs.iter().any(|s| s.name == t.name()))
+        .map(|t| {
+            let spec = crate::deferred::spec(t.as_ref());
+            (
+                spec.name.clone(),
+                fixed_tokens("", std::slice::from_ref(&spec)),
+            )
+        })
+        .collect();
     let tokens_where = |deferred: bool| {
         per_tool
             .iter()
@@ -82,6 +96,7 @@ pub(crate) fn measure(
         system_tools_tokens: tokens_where(false),
         mcp_tools_tokens: tokens_where(true),
         tools: per_tool,
+        deferred_tools,
         messages_tokens: history,
         total_tokens,
         raw_max_tokens: limits.window,

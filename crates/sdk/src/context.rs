@@ -104,6 +104,15 @@ fn response(usage: &ContextUsage) -> Value {
             })
             .collect()
     };
+    let mut mcp_tools = tools(true);
+    // Deferred (not sent; ToolSearch loads them), as Claude Code reports them.
+    mcp_tools.extend(usage.deferred_tools.iter().map(|(name, tokens)| {
+        let server = name
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split_once("__"))
+            .map_or("", |(server, _)| server);
+        json!({"name": name, "serverName": server, "tokens": tokens, "isLoaded": false})
+    }));
     json!({
         "categories": categories,
         "totalTokens": usage.total_tokens,
@@ -114,7 +123,7 @@ fn response(usage: &ContextUsage) -> Value {
         "isAutoCompactEnabled": usage.auto_compact_enabled,
         "autoCompactThreshold": usage.auto_compact_threshold,
         "memoryFiles": [],
-        "mcpTools": tools(true),
+        "mcpTools": mcp_tools,
         "systemTools": tools(false),
         "agents": [],
         "gridRows": [],

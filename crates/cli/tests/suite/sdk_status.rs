@@ -109,4 +109,6 @@ fn the_python_sdk_reads_mcp_status_and_context_usage() {
     let add = add.unwrap_or_else(|| panic!("{usage}"));
     assert_eq!(add["serverName"], "calc");
     assert!(add["tokens"].as_u64().unwrap() > 0);
+    // Deferred by default (DESIGN §10): listed, not loaded.
+    assert_eq!(add["isLoaded"], false, "{usage}");
 }
