@@ -87,6 +87,7 @@ impl Sources {
             }
         }
         let project = project_root(&self.cwd);
+        let in_git = project.join(".git").exists();
         // The top folder first, `/` itself left out (as Claude Code).
         let mut dirs: Vec<&Path> = self
             .cwd
@@ -95,14 +96,19 @@ impl Sources {
             .collect();
         dirs.reverse();
         for dir in &dirs {
+            // Folders above a repository are the user's (a clone does not
+            // reach them): their links and imports are followed like a
+            // user file's. Without a repository, a parent folder may be
+            // part of what was downloaded: its files stay inside it.
             let root = if dir.starts_with(&project) {
-                project.clone()
+                Root::Project(project.clone())
+            } else if in_git {
+                Root::User
             } else {
-                dir.to_path_buf()
+                Root::Project(dir.to_path_buf())
             };
             let here = *dir == self.cwd.as_path();
             let checked_in = if here { Kind::Project } else { Kind::Parent };
-            let root = Root::Project(root);
             for file in folder_files(dir) {
                 let kind = if file.ends_with("CLAUDE.local.md") {
                     Kind::Local
@@ -222,5 +228,8 @@ mod tests {
         let parent = all.iter().find(|c| c.path == top.join("repo/CLAUDE.md"));
         assert_eq!(parent.unwrap().kind, Kind::Parent);
         assert_eq!(parent.unwrap().root, Root::Project(top.join("repo")));
+        // Above the repository: the user's folders.
+        let above = all.iter().find(|c| c.path == top.join("CLAUDE.md"));
+        assert_eq!(above.unwrap().root, Root::User);
     }
 }

@@ -317,3 +317,22 @@ fn a_flood_of_missing_imports_is_twenty_lines_and_a_count() {
         "skipped 80 more memory files or imports (not listed)"
     );
 }
+
+#[test]
+fn above_a_repository_the_parent_folders_are_the_users_without_one_they_are_not() {
+    let t = Tree::new();
+    t.write("dotfiles/work.md", "DOTFILES-WORK");
+    t.write("work/proj/CLAUDE.md", "PROJECT");
+    std::os::unix::fs::symlink(t.top.join("dotfiles/work.md"), t.top.join("work/CLAUDE.md"))
+        .unwrap();
+    // No repository: work/ may be part of a download; its link stays out.
+    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    assert_eq!(texts(&memory), ["PROJECT"]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("outside the project"), "{warnings:?}");
+    // work/proj is a repository: work/ is the user's folder.
+    std::fs::create_dir_all(t.top.join("work/proj/.git")).unwrap();
+    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    assert_eq!(texts(&memory), ["DOTFILES-WORK", "PROJECT"]);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
