@@ -204,7 +204,10 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     let mut not_honoured: Vec<String> =
         args.sdk.not_honoured().iter().map(|f| f.to_string()).collect();
     if let Some(rx) = incoming.as_mut() {
-        let shake = orbit_sdk::handshake(&control, rx, &args.sdk.agent_names()?).await?;
+        let commands = setup::initialize_commands(&args, &env);
+        let shake =
+            orbit_sdk::handshake_with_commands(&control, rx, &args.sdk.agent_names()?, commands)
+                .await?;
         if let Some(request) = &shake.request {
             sdk_init::fold(&mut args, request);
         }

@@ -248,6 +248,21 @@ pub fn prepare_with(
     })
 }
 
+/// The custom slash commands for the SDK's `initialize` answer, read
+/// before the session is set up (no warnings: the session's set-up gives
+/// them).
+pub fn initialize_commands(args: &Args, env: &Env) -> Vec<serde_json::Value> {
+    let Ok(cwd) = crate::configure::session_cwd(args) else {
+        return Vec::new();
+    };
+    let sources = orbit_commands::CommandSources {
+        project_root: cwd,
+        home: env.path(orbit_config::vars::HOME),
+        claude_config_dir: env.path("CLAUDE_CONFIG_DIR"),
+    };
+    orbit_sdk::command_entries(&orbit_commands::CommandSet::load(&sources))
+}
+
 /// The session's custom slash commands (user: `CLAUDE_CONFIG_DIR` or
 /// `~/.claude`, and `~/.orbit`; the project's), one warning per refused file.
 fn slash_commands(

@@ -38,8 +38,8 @@ mod writer;
 pub use context::{ContextSnapshot, mcp_status};
 pub use control::{Control, Incoming, SdkApprover, decision, respond, write_line};
 pub use init::{
-    Handshake, HandshakeError, answer as initialize_answer, handshake,
-    not_honoured as initialize_not_honoured,
+    Handshake, HandshakeError, answer as initialize_answer, command_entries, handshake,
+    handshake_with_commands, not_honoured as initialize_not_honoured,
 };
 pub use lines::{SdkTracker, raw_stream_event, result_text, terminal_reason};
 pub use message::{ControlRequest, ControlResponse, InboundLine, OutgoingRequest};

@@ -244,6 +244,9 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    let initialize = json!({"type": "control_request", "request_id": "init_1",
+        "request": {"subtype": "initialize"}});
+    writeln!(stdin, "{initialize}").unwrap();
     for prompt in ["/grant", "touch another file"] {
         let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
         writeln!(stdin, "{line}").unwrap();
@@ -262,7 +265,20 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
         denied.to_lowercase().contains("permission") || denied.contains("approval"),
         "{denied}"
     );
-    let init: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The `initialize` answer lists the commands as Claude Code does.
+    let answer = lines
+        .iter()
+        .find(|l| l["type"] == "control_response")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        answer["response"]["response"]["commands"],
+        json!([{"name": "grant", "description": "Touch the files. (project)", "argumentHint": ""}])
+    );
+    let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(init["slash_commands"], json!(["grant"]));
 }
 
