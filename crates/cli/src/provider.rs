@@ -68,6 +68,7 @@ pub fn ignored_note(config: &Config, args: &Args) -> Option<String> {
         env(vars::ANTHROPIC_BETAS),
         env(vars::ANTHROPIC_CUSTOM_HEADERS),
         env(vars::DISABLE_PROMPT_CACHING),
+        env(vars::CLAUDE_CODE_MAX_OUTPUT_TOKENS),
     ]
     .into_iter()
     .flatten()

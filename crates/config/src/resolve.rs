@@ -175,7 +175,8 @@ pub struct Config {
     pub effort: Option<Sourced<orbit_model::catalog::EffortChoice>>,
     /// Thinking on (`alwaysThinkingEnabled` in settings turns it off).
     pub thinking_enabled: bool,
-    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS`: `max_tokens` of every request.
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS`: `max_tokens` of every request
+    /// (anthropic provider only; None for the others).
     pub max_output_tokens: Option<u32>,
     /// The model of side requests (anthropic: `ANTHROPIC_SMALL_FAST_MODEL`,
     /// …); None for the other providers. orbit sends no side requests yet.
@@ -219,8 +220,11 @@ impl Config {
             model_choice::effort(overrides.effort.as_deref(), &env, settings, &m.value)
         });
         let thinking_enabled = model_choice::thinking_enabled(settings);
+        // Claude Code's variable: the anthropic provider's requests only
+        // (the other providers keep their own reply caps).
         let max_output_tokens = env
             .positive(CLAUDE_CODE_MAX_OUTPUT_TOKENS)
+            .filter(|_| anthropic)
             .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
         let small_fast_model = anthropic.then(|| model_choice::small_fast_model(&env));
         let permissions = settings.permissions();

@@ -289,6 +289,7 @@ fn the_openai_provider_says_once_what_it_ignores() {
     )]);
     let mut vars = server.env();
     vars.push(("ANTHROPIC_BETAS".into(), "foo-beta-1".into()));
+    vars.push(("CLAUDE_CODE_MAX_OUTPUT_TOKENS".into(), "64000".into()));
     let mut cmd = orbit_with_env(&scratch, &vars);
     cmd.args(["-p", "hi", "--effort", "high"]);
     let out = run(cmd);
@@ -301,12 +302,15 @@ fn the_openai_provider_says_once_what_it_ignores() {
     assert_eq!(
         notes,
         [
-            "orbit: note: the openai provider ignores --effort, ANTHROPIC_BETAS (Anthropic API settings)"
+            "orbit: note: the openai provider ignores --effort, ANTHROPIC_BETAS, \
+             CLAUDE_CODE_MAX_OUTPUT_TOKENS (Anthropic API settings)"
         ],
         "{}",
         out.stderr
     );
     let body = &server.requests()[0].body;
+    // orbit's own reply cap for OpenAI models, not the Anthropic variable's.
+    assert_eq!(body["max_tokens"], 32_000, "{body}");
     assert!(
         body.get("output_config").is_none() && body.get("reasoning_effort").is_none(),
         "{body}"
