@@ -250,7 +250,9 @@ const MAX_SKIPPED_OPTIONS: usize = 64;
 /// stderr instead of ending the run: a newer SDK adds options before orbit
 /// knows them. `--flag=value` is one argument; a bare `--flag` also takes
 /// the next argument when that does not start with `-` (an SDK session has
-/// no positional prompt). Elsewhere an unknown option stays an error.
+/// no positional prompt). An option close to a known one (clap suggests
+/// it) is a typo and stays an error; so does any unknown option outside an
+/// SDK session.
 pub fn parse_args<I, T>(argv: I) -> Result<(Args, Vec<String>), clap::Error>
 where
     I: IntoIterator<Item = T>,
@@ -271,8 +273,12 @@ where
             Ok(args) => return Ok((args, notes)),
             Err(err) => err,
         };
+        // An option close to one orbit knows is a typo, not a newer SDK's
+        // option: it stays an error (a misspelt `--disallowedTools` must
+        // not run without its denials).
         if !sdk
             || err.kind() != clap::error::ErrorKind::UnknownArgument
+            || err.get(clap::error::ContextKind::SuggestedArg).is_some()
             || notes.len() >= MAX_SKIPPED_OPTIONS
         {
             return Err(err);
@@ -452,6 +458,13 @@ mod tests {
         assert!(!args.sdk.asks_over_stdio());
         let plain = super::parse_args(["orbit", "-p", "x", "--new-flag"]);
         assert!(plain.is_err());
+        // A misspelt known option stays an error in an SDK session too.
+        let typo = super::parse_args([
+            "orbit",
+            "--input-format=stream-json",
+            "--disalowedTools=Bash",
+        ]);
+        assert!(typo.is_err(), "{typo:?}");
     }
 
     #[test]
