@@ -181,7 +181,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: CLAUDE_CODE_MAX_OUTPUT_TOKENS,
-        meaning: "`max_tokens` of every request (default: the model's own, as Claude Code sends it), capped at the model's output limit; `--max-tokens` wins.",
+        meaning: "`max_tokens` of every Anthropic request (default: the model's own, as Claude Code sends it), capped at the model's output limit; `--max-tokens` wins. The openai and local providers ignore it (one note).",
     },
     EnvVar {
         name: CLAUDE_CODE_EFFORT_LEVEL,
