@@ -328,3 +328,17 @@ pub fn call_results(server: &FakeAnthropic) -> Vec<String> {
         .map(|r| tool_results_text(&r.body))
         .collect()
 }
+
+/// `git ARGS` in `dir` as a test's own setup step (committer `t`, `HOME`
+/// = `home`, no system config), asserted to succeed.
+pub fn git_in(dir: &Path, home: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}

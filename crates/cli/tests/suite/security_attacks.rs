@@ -17,7 +17,7 @@ use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
 use super::common::{
-    Outcome, Scratch, assert_no_failures, first_call_results, orbit_with_env, run,
+    Outcome, Scratch, assert_no_failures, first_call_results, git_in, orbit_with_env, run,
 };
 
 const SECRET: &str = "SECRET-COMMITTED-KEY";
@@ -191,17 +191,7 @@ fn project() -> Scratch {
         &format!("#!/bin/sh\ntouch '{}/PWNED'\n", root.display()),
     );
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(&root)
-            .env("HOME", scratch.home())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    };
+    let git = |args: &[&str]| git_in(&root, &scratch.home(), args);
     git(&["init", "-q"]);
     git(&[
         "add",

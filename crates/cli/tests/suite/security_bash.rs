@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit_with_env, run, tool_results_text};
+use super::common::{Outcome, Scratch, git_in, orbit_with_env, run, tool_results_text};
 
 /// The key orbit is started with; no tool may hand it to the model.
 const SECRET_KEY: &str = "sk-ant-test-SECRET-4242";
@@ -33,16 +33,7 @@ fn project(git_config: &[(&str, &str)]) -> Scratch {
     for exe in [&hook, &ls] {
         std::fs::set_permissions(exe, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(&root)
-            .env("HOME", scratch.home())
-            .output()
-            .unwrap();
-        assert!(status.status.success(), "git {args:?}: {status:?}");
-    };
+    let git = |args: &[&str]| git_in(&root, &scratch.home(), args);
     git(&["init", "-q"]);
     git(&["add", "notes.txt", "data.txt", "src"]);
     git(&["commit", "-qm", "first commit"]);

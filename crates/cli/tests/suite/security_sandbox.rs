@@ -24,7 +24,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 
 use super::common::{
-    Outcome, assert_no_failures, bash_inputs_then_done, first_call_results, orbit_at, run,
+    Outcome, assert_no_failures, bash_inputs_then_done, first_call_results, git_in, orbit_at, run,
 };
 
 /// What the deny-listed files hold; it must never reach the model.
@@ -71,17 +71,7 @@ impl World {
         std::fs::write(outside.join("private.txt"), SECRET).unwrap();
         let w = base.join("ws");
         std::fs::create_dir_all(&w).unwrap();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(&w)
-                .env("HOME", &home)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
-        git(&["init", "-q"]);
+        git_in(&w, &home, &["init", "-q"]);
         std::fs::create_dir_all(w.join(".claude")).unwrap();
         std::fs::write(w.join(".claude/settings.json"), "{}").unwrap();
         std::fs::create_dir_all(w.join("mnt")).unwrap();

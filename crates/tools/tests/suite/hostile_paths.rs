@@ -197,10 +197,7 @@ fn a_large_file_is_never_read_whole() {
             f.write_all(line.as_bytes()).unwrap();
         }
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(read_window(&ctx, &big_text));
+    block_on(read_window(&ctx, &big_text));
     let answer = answer_within_limit(&ctx, "Write", write_input(&big_text));
     assert!(!answer.is_error, "{answer:?}");
     match answer.detail {
@@ -214,6 +211,15 @@ fn a_large_file_is_never_read_whole() {
         other => panic!("{other:?}"),
     }
     assert_eq!(fs::read_to_string(&big_text).unwrap(), "new");
+}
+
+/// Runs `job` to its end on a runtime of its own (the tests here are
+/// synchronous: each tool call gets its own thread and time limit).
+fn block_on<F: std::future::Future>(job: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(job)
 }
 
 /// Reads the first line of `path` (the session has then read it).
@@ -235,10 +241,7 @@ fn normal_files_are_unaffected() {
     let (_d, ctx, root) = session();
     let file = root.join("a.txt");
     fs::write(&file, "a\n").unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(read_path(&ctx, &file));
+    block_on(read_path(&ctx, &file));
     let answer = answer_within_limit(&ctx, "Edit", edit_input(&file));
     assert!(!answer.is_error, "{answer:?}");
     assert_eq!(fs::read_to_string(&file).unwrap(), "b\n");
