@@ -175,10 +175,13 @@ fn mcp_agent_calls_a_real_mcp_server_from_a_config_file() {
     assert_eq!(stdout, format!("py: connected\n{ANSWER}\n"));
     let bodies = server.bodies();
     assert_eq!(body::tool_results(&bodies[1])[0].text, "2+3=5");
-    // Once connected, its tools are offered by name.
+    // Once connected, its tools are offered by name: deferred (the default,
+    // as Claude Code's), listed in ToolSearch's description.
+    let tools = bodies[1]["tools"].as_array().unwrap();
+    let search = tools.iter().find(|t| t["name"] == "ToolSearch");
+    let description = search.and_then(|t| t["description"].as_str());
     assert!(
-        body::tool_names(&bodies[1])
-            .iter()
-            .any(|n| n == "mcp__py__add")
+        description.is_some_and(|d| d.contains("\nmcp__py__: add, ")),
+        "{tools:?}"
     );
 }
