@@ -40,7 +40,7 @@ impl FrontMatter {
         let lines: Vec<&str> = front.lines().collect();
         Self {
             description: field(&lines, "description"),
-            argument_hint: field(&lines, "argument-hint"),
+            argument_hint: hint_field(&lines),
             allowed_tools: list_field(&lines, "allowed-tools"),
             model: field(&lines, "model"),
         }
@@ -68,6 +68,18 @@ fn field(lines: &[&str], key: &str) -> Option<String> {
     let (_, value) = raw(lines, key)?;
     let value = unquote(value).trim();
     (!value.is_empty()).then(|| value.to_string())
+}
+
+/// `argument-hint:` as Claude Code 2.1.332 reads it: YAML, so an unquoted
+/// `[file]` is a one-item list and shows as `file` (items joined with
+/// `,`, as JavaScript prints an array); a quoted value stays as written.
+fn hint_field(lines: &[&str]) -> Option<String> {
+    let (_, value) = raw(lines, "argument-hint")?;
+    if value.starts_with('[') && value.ends_with(']') {
+        let items = list_field(lines, "argument-hint");
+        return (!items.is_empty()).then(|| items.join(","));
+    }
+    field(lines, "argument-hint")
 }
 
 /// A list: `key: A, B(x, y)` (split on commas outside parentheses),
@@ -129,7 +141,9 @@ mod tests {
         let front = "description: \"Review a file\"\nargument-hint: [file]\nallowed-tools: Bash(git add:*), Bash(git status:*), Read\nmodel: haiku\nother: x";
         let f = FrontMatter::parse(front);
         assert_eq!(f.description.as_deref(), Some("Review a file"));
-        assert_eq!(f.argument_hint.as_deref(), Some("[file]"));
+        assert_eq!(f.argument_hint.as_deref(), Some("file"));
+        let quoted = FrontMatter::parse("argument-hint: \"[file] [line]\"");
+        assert_eq!(quoted.argument_hint.as_deref(), Some("[file] [line]"));
         assert_eq!(
             f.allowed_tools,
             ["Bash(git add:*)", "Bash(git status:*)", "Read"]
