@@ -1,9 +1,10 @@
 //! Hostile files for tests of code that must not block on or read whole
-//! what a model or a repository names: a FIFO ([`mkfifo`]) and a large text
-//! file that takes no disk ([`large_text_file`]). A test makes them in its
-//! own temp dir, then hands the path to the code under test.
+//! what a model or a repository names: a FIFO ([`mkfifo`], or [`temp_fifo`]
+//! in a temp dir of its own) and a large text file that takes no disk
+//! ([`large_text_file`]). A test makes them in its own temp dir, then hands
+//! the path to the code under test.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Makes a FIFO at `path` (the `mkfifo` program); panics when it cannot.
 pub fn mkfifo(path: &Path) {
@@ -13,6 +14,17 @@ pub fn mkfifo(path: &Path) {
         "mkfifo {}: {made:?}",
         path.display()
     );
+}
+
+/// A FIFO `pipe` in a new temp dir (removed when the returned dir drops).
+pub fn temp_fifo() -> (tempfile::TempDir, PathBuf) {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("cannot make a temp dir: {e}"),
+    };
+    let fifo = dir.path().join("pipe");
+    mkfifo(&fifo);
+    (dir, fifo)
 }
 
 /// How many `text line\n` lines [`large_text_file`] writes before its

@@ -242,9 +242,7 @@ mod tests {
     #[test]
     #[allow(clippy::unwrap_used)]
     fn a_dialog_about_a_fifo_or_device_opens_at_once_without_a_diff() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        orbit_test_support::files::mkfifo(&fifo);
+        let (_dir, fifo) = orbit_test_support::files::temp_fifo();
         for path in [fifo.display().to_string(), "/dev/zero".to_string()] {
             for input in [
                 json!({"file_path": path, "old_string": "a", "new_string": "b"}),

@@ -230,9 +230,7 @@ pub(crate) mod tests {
     #[test]
     #[allow(clippy::unwrap_used)]
     fn edit_previews_never_block_on_or_read_whole_hostile_paths() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        orbit_test_support::files::mkfifo(&fifo);
+        let (dir, fifo) = orbit_test_support::files::temp_fifo();
         let big = dir.path().join("big.txt");
         std::fs::File::create(&big)
             .unwrap()

@@ -102,9 +102,7 @@ mod tests {
 
     #[test]
     fn kinds_are_told_apart_before_anything_is_opened() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        orbit_test_support::files::mkfifo(&fifo);
+        let (dir, fifo) = orbit_test_support::files::temp_fifo();
         assert!(matches!(open(&fifo), Err(Refused::Special("a FIFO"))));
         assert!(matches!(
             open(Path::new("/dev/zero")),
