@@ -102,6 +102,8 @@ pub const SECRET_ENV_VARS: &[&str] = &[
     OPENAI_API_KEY,
     CLAUDE_CODE_OAUTH_TOKEN,
     AWS_BEARER_TOKEN_BEDROCK,
+    // Gateway credentials travel as custom headers.
+    ANTHROPIC_CUSTOM_HEADERS,
 ];
 
 /// Endings that make an `ORBIT_*` variable a secret.
@@ -249,7 +251,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ORBIT_TOOLS_SEE_SECRETS,
-        meaning: "`1`/`true`: Bash (and later MCP servers) keep `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `OPENAI_API_KEY`, `CLAUDE_CODE_OAUTH_TOKEN`, `AWS_BEARER_TOKEN_BEDROCK` and `ORBIT_*_KEY/_TOKEN/_SECRET/_PASSWORD` in their environment (default: removed). Not settable by project or local settings.",
+        meaning: "`1`/`true`: Bash (and later MCP servers) keep `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `OPENAI_API_KEY`, `CLAUDE_CODE_OAUTH_TOKEN`, `AWS_BEARER_TOKEN_BEDROCK`, `ANTHROPIC_CUSTOM_HEADERS` and `ORBIT_*_KEY/_TOKEN/_SECRET/_PASSWORD` in their environment (default: removed). Not settable by project or local settings.",
     },
     EnvVar {
         name: ORBIT_WEBFETCH_ALLOW_HOSTS,

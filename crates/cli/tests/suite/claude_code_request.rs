@@ -349,3 +349,28 @@ fn the_fallback_model_resolves_aliases_like_model_and_gets_its_own_shape() {
         "{last}"
     );
 }
+
+#[test]
+fn custom_headers_are_a_secret_bash_does_not_see() {
+    // Gateway credentials travel in ANTHROPIC_CUSTOM_HEADERS: the request
+    // carries them, the processes tools start do not.
+    let scratch = Scratch::new();
+    let command = json!({"command": "echo \"headers=[$ANTHROPIC_CUSTOM_HEADERS]\""});
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", command),
+        Reply::text("done"),
+    ]);
+    let mut vars = server.env();
+    vars.push((
+        "ANTHROPIC_CUSTOM_HEADERS".into(),
+        "X-Gateway-Key: gw-secret-1".into(),
+    ));
+    let mut cmd = orbit_with_env(&scratch, &vars);
+    cmd.args(["-p", "hi", "--permission-mode", "bypassPermissions"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let requests = server.requests();
+    assert_eq!(requests[0].header("x-gateway-key"), Some("gw-secret-1"));
+    let results = orbit_test_support::body::tool_result_texts(&requests[1].body);
+    assert_eq!(results, ["headers=[]"], "{results:?}");
+}
