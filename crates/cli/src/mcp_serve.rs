@@ -59,6 +59,8 @@ pub fn run(
         },
     )?;
     let mut spec = SessionSpec::new(cwd, config.data_dir.clone(), config.env.clone());
+    // The settings files' `env` reaches Bash and hooks, as in a session.
+    spec.tool_env = config.env.added_over(env);
     spec.tools = Some(tools);
     spec.permissions = permissions;
     // The settings' hooks (PreToolUse, PostToolUse, …) see served calls too.

@@ -78,21 +78,32 @@ fn mcp_subcommands_edit_each_scope() {
 /// `orbit mcp serve` used by an MCP client (orbit itself, as a user would
 /// configure it): a read-only call runs, a Bash call is refused by the
 /// serving side's headless permission gate, and `--allowedTools` on
-/// `serve` lets it run.
+/// `serve` lets it run — with the settings' `env` (the entry blanks the
+/// variable, so only the serving side's own settings can fill it).
 #[test]
 fn orbit_serves_its_tools_over_mcp() {
     for (serve_args, bash_runs) in [(vec![], false), (vec!["--allowedTools", "Bash"], true)] {
         let scratch = Scratch::new();
         let file = scratch.write("hello.txt", "hello from a file\n");
+        std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
+        std::fs::write(
+            scratch.home().join(".orbit/settings.json"),
+            r#"{"env": {"SERVE_FOO": "bar"}}"#,
+        )
+        .unwrap();
         let mut args = vec!["mcp".to_string(), "serve".to_string()];
         args.extend(serve_args.iter().map(|s| s.to_string()));
-        let entry = json!({"command": env!("CARGO_BIN_EXE_orbit"), "args": args});
+        let entry =
+            json!({"command": env!("CARGO_BIN_EXE_orbit"), "args": args, "env": {"SERVE_FOO": ""}});
         let server = calls(&[
             (
                 "mcp__orbit__Read",
                 json!({"file_path": file.display().to_string()}),
             ),
-            ("mcp__orbit__Bash", json!({"command": "echo ran > ran.txt"})),
+            (
+                "mcp__orbit__Bash",
+                json!({"command": "echo ran=$SERVE_FOO > ran.txt"}),
+            ),
         ]);
         // The client side allows the server's tools; the serving side decides.
         run_with(
@@ -112,6 +123,12 @@ fn orbit_serves_its_tools_over_mcp() {
             bash_runs,
             "{serve_args:?}: {got:?}"
         );
+        if bash_runs {
+            assert_eq!(
+                std::fs::read_to_string(scratch.path().join("ran.txt")).unwrap(),
+                "ran=bar\n"
+            );
+        }
         if !bash_runs {
             assert_eq!(
                 got[1],
