@@ -98,13 +98,25 @@ fn opus_sonnet_haiku_and_the_default_are_sent_as_claude_code_sends_them() {
     }
 }
 
+/// One pinned-model case: args, env, then the expected model,
+/// `max_tokens`, `thinking`, `output_config`, `context_management`.
+type Pinned = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    u32,
+    Value,
+    Value,
+    Value,
+);
+
 #[test]
 fn pinned_older_models_keep_their_own_shape() {
     let none = Value::Null;
     let budget = |b: u32| json!({"budget_tokens": b, "type": "enabled", "display": "omitted"});
     let clear = json!({"edits": [{"type": CLEAR_THINKING, "keep": "all"}]});
     // (args, env, model, max_tokens, thinking, effort, context management)
-    let cases: [(&[&str], &[(&str, &str)], &str, u32, Value, Value, Value); 5] = [
+    let cases: [Pinned; 5] = [
         (
             &["--model", "claude-sonnet-4-5"],
             &[],
