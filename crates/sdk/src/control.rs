@@ -53,6 +53,9 @@ pub struct Control {
     /// The engine's abort handle (set once the engine exists): a denial
     /// with `interrupt` ends the turn.
     abort: Arc<Mutex<Option<AbortHandle>>>,
+    /// The TypeScript SDK's captured MCP handshakes (`initialize`'s
+    /// `sdkMcpServerManifests`), answered without a round trip.
+    pub(crate) manifests: crate::manifests::Manifests,
 }
 
 impl Control {
@@ -206,6 +209,9 @@ impl orbit_mcp::sdk_transport::SdkMcpBridge for Control {
         message: Value,
     ) -> futures::future::BoxFuture<'a, Result<Value, String>> {
         Box::pin(async move {
+            if let Some(reply) = self.manifests.answer(server, &message) {
+                return Ok(reply);
+            }
             let request = OutgoingRequest::McpMessage {
                 server_name: server.to_string(),
                 message,

@@ -103,9 +103,16 @@ pub async fn handshake_with_commands(
     let mut agents = flag_agents.to_vec();
     agents.extend(handshake.agents.iter().cloned());
     handshake.not_honoured = not_honoured(&request);
+    let names = request.sdk_mcp_servers.clone().unwrap_or_default();
+    let parked = control
+        .manifests
+        .park(request.sdk_mcp_server_manifests.as_ref(), &names);
     // Answered now: the SDK sends its prompt meanwhile set-up runs.
     let mut answered = answer(&request, &agents);
     answered["commands"] = Value::Array(commands);
+    if !parked.is_empty() {
+        answered["sdk_mcp_manifests_parked"] = Value::Object(parked);
+    }
     let _ = respond(&id, Ok(answered));
     handshake.request = Some(*request);
     Ok(handshake)

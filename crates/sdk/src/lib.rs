@@ -20,13 +20,15 @@
 //! `writer` (json and stream-json), `lines` and `tool_result` (the fields
 //! Claude Code's readers take beyond orbit's events, from the tools'
 //! [`orbit_tool::ToolDetail`] facts), `notices` (stderr lines for a
-//! person), `prompt_tool` (`--permission-prompt-tool NAME`), `suggestions`
+//! person), `prompt_tool` (`--permission-prompt-tool NAME`), `manifests`
+//! (the TypeScript SDK's captured MCP handshakes), `suggestions`
 //! (`can_use_tool`'s permission suggestions and the rule an answer picks).
 
 mod context;
 mod control;
 mod init;
 mod lines;
+mod manifests;
 pub mod message;
 mod notices;
 mod prompt_tool;

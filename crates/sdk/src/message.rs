@@ -109,9 +109,9 @@ pub struct InitializeRequest {
     /// `mcp_message` like the Python SDK's `{"type": "sdk"}` servers).
     #[serde(default)]
     pub sdk_mcp_servers: Option<Vec<String>>,
-    /// Their handshake results, captured by the SDK (an optimisation: orbit
-    /// does the handshake over the control channel, which the SDK keeps
-    /// answering).
+    /// Their handshake results, captured by the SDK: the first
+    /// `initialize` and `tools/list` of each are answered from them
+    /// (`crate::manifests`), without a control round trip.
     #[serde(default)]
     pub sdk_mcp_server_manifests: Option<Value>,
     /// The other MCP servers (`{"name": {"type": "stdio", …}}`), which the
