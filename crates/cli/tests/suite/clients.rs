@@ -6,12 +6,22 @@
 //! interactive UI in a pane a test types into and reads. Each starts orbit with `common`'s clean environment.
 
 use std::path::Path;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::common::{Scratch, orbit_process, wait_within};
+
+/// Starts `cmd` with its stdin and stdout piped and its stderr `stderr`.
+pub fn spawn_piped(cmd: &mut std::process::Command, stderr: Stdio) -> std::process::Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("orbit starts")
+}
 
 /// Reads JSON lines until one satisfies `want`; panics at EOF.
 pub fn read_until(
@@ -41,16 +51,11 @@ impl StreamJsonChild {
     /// Starts it in `scratch` with only `env` (besides PATH and the homes).
     pub fn spawn(scratch: &Scratch, env: &[(String, String)], extra: &[&str]) -> Self {
         use std::io::BufRead as _;
-        use std::process::Stdio;
-        let mut child = orbit_process(scratch, env)
-            .args(["--input-format", "stream-json"])
+        let mut cmd = orbit_process(scratch, env);
+        cmd.args(["--input-format", "stream-json"])
             .args(["--output-format", "stream-json", "--verbose"])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("orbit starts");
+            .args(extra);
+        let mut child = spawn_piped(&mut cmd, Stdio::null());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let lines = std::io::BufReader::new(stdout)
@@ -172,14 +177,9 @@ pub struct McpServeClient {
 impl McpServeClient {
     /// Starts the server in `scratch` (stderr discarded).
     pub fn start(scratch: &Scratch) -> Self {
-        use std::process::Stdio;
-        let mut child = orbit_process(scratch, &[])
-            .args(["mcp", "serve"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut cmd = orbit_process(scratch, &[]);
+        cmd.args(["mcp", "serve"]);
+        let mut child = spawn_piped(&mut cmd, Stdio::null());
         let stdin = child.stdin.take();
         let stdout = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
         Self {

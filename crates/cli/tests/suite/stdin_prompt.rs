@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply};
 
-use super::common::{Scratch, drain, first_user_text, orbit, orbit_process, run, wait_within};
+use super::common::{
+    Scratch, drain, first_user_text, orbit, orbit_process, run, spawn_piped, wait_within,
+};
 
 #[test]
 fn piped_stdin_is_appended_to_the_prompt_after_a_newline() {
@@ -57,13 +59,9 @@ fn an_open_pipe_without_data_does_not_hang_the_run() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let started = Instant::now();
-    let mut child = orbit_process(&scratch, &server.env())
-        .args(["-p", "just this"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cmd = orbit_process(&scratch, &server.env());
+    cmd.args(["-p", "just this"]);
+    let mut child = spawn_piped(&mut cmd, Stdio::piped());
     // Held open, never written, until orbit has exited.
     let held_stdin = child.stdin.take();
     let status = wait_within(&mut child, Duration::from_secs(30));
