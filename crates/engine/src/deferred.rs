@@ -55,7 +55,7 @@ const DEFAULT_MAX_RESULTS: usize = 5;
 const LOADED_PREFIX: &str = "Loaded tools: ";
 
 const TOOL_SEARCH_DESCRIPTION: &str = "Loads the full definitions of deferred tools so they can be called. \
-Query by keywords (matched against names and descriptions) or load exact tools with `select:NAME,NAME`. \
+Query by keywords (matched against names and descriptions; `+word` requires the word in the name) or load exact tools with `select:NAME,NAME`. \
 Loaded tools can be called from the next turn on. Deferred tools (names only; \
 `mcp__SERVER__: a, b` lists the tools `mcp__SERVER__a` and `mcp__SERVER__b`):";
 
@@ -339,7 +339,8 @@ impl TypedTool for ToolSearchTool {
 /// The tools `query` finds: `select:A,B` by exact name (in that order; a
 /// bare MCP tool name such as `echo` selects the one server's tool of that
 /// name when only one has it), else by keywords — each term found in the
-/// name scores 2, in the description 1; best first, ties in registry order.
+/// name scores 2, in the description 1, a `+word` must be in the name;
+/// best first, ties in registry order.
 pub(crate) fn search(tools: &[Arc<dyn Tool>], query: &str, max: usize) -> Vec<Arc<dyn Tool>> {
     if let Some(names) = query.trim().strip_prefix("select:") {
         return names
@@ -347,10 +348,18 @@ pub(crate) fn search(tools: &[Arc<dyn Tool>], query: &str, max: usize) -> Vec<Ar
             .filter_map(|n| select(tools, n.trim()))
             .collect();
     }
-    let terms: Vec<String> = query
+    let words: Vec<String> = query
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .map(str::to_lowercase)
+        .collect();
+    // `+word`: the word must be in the name (Claude Code's form); it
+    // scores like any other term.
+    let required: Vec<&str> = words.iter().filter_map(|w| w.strip_prefix('+')).collect();
+    let terms: Vec<&str> = words
+        .iter()
+        .map(|w| w.trim_start_matches('+'))
+        .filter(|t| !t.is_empty())
         .collect();
     let mut scored: Vec<(usize, usize)> = tools
         .iter()
@@ -358,11 +367,13 @@ pub(crate) fn search(tools: &[Arc<dyn Tool>], query: &str, max: usize) -> Vec<Ar
         .map(|(i, t)| {
             let name = t.name().to_lowercase();
             let description = t.description().to_lowercase();
+            if !required.iter().all(|word| name.contains(word)) {
+                return (0, i);
+            }
             let score = terms
                 .iter()
                 .map(|term| {
-                    2 * usize::from(name.contains(term.as_str()))
-                        + usize::from(description.contains(term.as_str()))
+                    2 * usize::from(name.contains(term)) + usize::from(description.contains(term))
                 })
                 .sum();
             (score, i)

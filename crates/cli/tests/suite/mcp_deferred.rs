@@ -63,6 +63,11 @@ fn twelve_servers_are_deferred_and_a_found_tool_is_called() {
             "mcp__everything_07__echo",
             json!({"message": "hello mcp 4410"}),
         ),
+        // `+word`: the word must be in the name.
+        (
+            "ToolSearch",
+            json!({"query": "+sum everything_03", "max_results": 1}),
+        ),
     ]);
     run_with(&scratch, &server, &mcp, &[]);
     let requests = server.requests();
@@ -102,6 +107,12 @@ fn twelve_servers_are_deferred_and_a_found_tool_is_called() {
         "{got:?}"
     );
     assert_eq!(got[2], ("Echo: hello mcp 4410".to_string(), false));
+    assert!(
+        got[3]
+            .0
+            .starts_with("Loaded tools: mcp__everything_03__get-sum\n"),
+        "{got:?}"
+    );
     // Loaded from the next request on; the other servers' echo stays deferred.
     let names = tool_names(&requests[3].body);
     assert!(names.contains(&"mcp__everything_07__echo".to_string()));
