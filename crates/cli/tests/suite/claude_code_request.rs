@@ -116,7 +116,7 @@ fn pinned_older_models_keep_their_own_shape() {
     let budget = |b: u32| json!({"budget_tokens": b, "type": "enabled", "display": "omitted"});
     let clear = json!({"edits": [{"type": CLEAR_THINKING, "keep": "all"}]});
     // (args, env, model, max_tokens, thinking, effort, context management)
-    let cases: [Pinned; 5] = [
+    let cases: [Pinned; 6] = [
         (
             &["--model", "claude-sonnet-4-5"],
             &[],
@@ -153,6 +153,16 @@ fn pinned_older_models_keep_their_own_shape() {
             none.clone(),
             json!({"effort": "high"}),
             none.clone(),
+        ),
+        // Opus 5.5 refuses thinking off: Claude Code still sends adaptive.
+        (
+            &["--thinking", "disabled"],
+            &[],
+            "claude-opus-5-5",
+            128_000,
+            json!({"type": "adaptive", "display": "omitted"}),
+            json!({"effort": "medium"}),
+            clear.clone(),
         ),
         // `[1m]`: the id without it, and the 1M beta.
         (

@@ -12,7 +12,8 @@
 //! - thinking: `{"type": "adaptive", "display": D}` for models with
 //!   adaptive thinking (a budget asked for is not sent), else
 //!   `{"budget_tokens": B, "type": "enabled", "display": D}` with B the
-//!   budget asked for or `max_tokens - 1`; none when turned off;
+//!   budget asked for or `max_tokens - 1`; none when turned off (except
+//!   for models that refuse it: the 5.5 models keep adaptive thinking);
 //! - `context_management: {"edits": [{"type": "clear_thinking_20251015",
 //!   "keep": "all"}]}` when thinking is on and the model takes it;
 //! - `output_config: {"effort": L}` for models with effort levels (L
@@ -123,7 +124,9 @@ impl Plan {
         let display = shape.thinking_display.as_str();
         let asked = request.thinking_budget.filter(|b| *b > 0);
         let thinking = match facts.thinking {
-            _ if !shape.thinking => None,
+            // Off, unless the model refuses that (Claude Code then still
+            // sends adaptive thinking).
+            _ if !shape.thinking && !facts.thinking_required => None,
             Thinking::Adaptive => Some(json!({"type": "adaptive", "display": display})),
             Thinking::Budget => asked
                 .or_else(|| max_tokens.checked_sub(1))
@@ -267,6 +270,13 @@ mod tests {
             (p.thinking, p.context_management, p.effort),
             (None, false, Some(Effort::High))
         );
+        // Opus 5.5 refuses thinking off: still adaptive.
+        let p = plan("claude-opus-5-5", 128_000, None, &off);
+        assert_eq!(
+            p.thinking,
+            Some(json!({"type": "adaptive", "display": "omitted"}))
+        );
+        assert!(p.context_management);
         // An unknown model: nothing but an explicit budget.
         let p = plan("my-model", 1_000, None, &shape);
         assert_eq!((p.thinking, p.effort, p.max_tokens), (None, None, 1_000));

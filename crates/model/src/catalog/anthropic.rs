@@ -168,6 +168,7 @@ const OTHER_CLAUDE: Entry = Entry {
         default_output_tokens: 4_096,
         pricing: None,
         thinking: NoThinking,
+        thinking_required: false,
         effort: false,
         effort_levels: None,
         context_management: false,
@@ -175,6 +176,38 @@ const OTHER_CLAUDE: Entry = Entry {
     },
     family: Family::OtherClaude,
 };
+
+/// The models whose thinking cannot be turned off (Claude Code's
+/// `rejects_disabled_thinking`).
+const THINKING_REQUIRED: [&str; 8] = [
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-fable-5-2",
+    "claude-fable-5-1",
+    "claude-fable-5",
+    "claude-mythos-5-2",
+    "claude-mythos-5-1",
+];
+
+/// Whether `id` is in `ids` (a const fn: the table is built at compile time).
+const fn listed(ids: &[&str], id: &str) -> bool {
+    let mut i = 0;
+    while i < ids.len() {
+        let (a, b) = (ids[i].as_bytes(), id.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
 
 /// One row as an entry; every Claude model takes images.
 const fn entry(row: Row) -> Entry {
@@ -188,6 +221,7 @@ const fn entry(row: Row) -> Entry {
             default_output_tokens: output.0,
             pricing: Some(pricing),
             thinking,
+            thinking_required: listed(&THINKING_REQUIRED, id),
             effort: effort.is_some(),
             effort_levels: effort,
             context_management: context,

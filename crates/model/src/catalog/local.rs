@@ -30,6 +30,7 @@ const fn open(
             default_output_tokens: super::DEFAULT_MAX_OUTPUT_TOKENS,
             pricing: None,
             thinking: Thinking::None,
+            thinking_required: false,
             effort: false,
             effort_levels: None,
             context_management: false,

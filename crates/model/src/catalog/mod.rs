@@ -201,6 +201,10 @@ pub struct ModelFacts {
     pub pricing: Option<Pricing>,
     /// Extended thinking the model supports.
     pub thinking: Thinking,
+    /// Whether the model refuses thinking turned off (Claude Code's
+    /// `rejects_disabled_thinking`): its requests carry thinking even with
+    /// `--thinking disabled`.
+    pub thinking_required: bool,
     /// Whether the model takes a reasoning-effort setting (Anthropic's
     /// `effort`, OpenAI's `reasoning_effort`).
     pub effort: bool,
@@ -223,6 +227,7 @@ pub const FALLBACK: ModelFacts = ModelFacts {
     default_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
     pricing: None,
     thinking: Thinking::None,
+    thinking_required: false,
     effort: false,
     effort_levels: None,
     context_management: false,

@@ -25,6 +25,7 @@ const fn openai(
             default_output_tokens: super::DEFAULT_MAX_OUTPUT_TOKENS,
             pricing: None,
             thinking: Thinking::None,
+            thinking_required: false,
             effort,
             effort_levels: None,
             context_management: false,
