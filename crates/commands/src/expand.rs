@@ -124,6 +124,16 @@ mod tests {
                 "Review src/lib.rs now",
             ),
             ("Review $ARGUMENTS now", "", "Review  now"),
+            // `$N` is 0-based and a missing one stays as written, as Claude
+            // Code 2.1.332 fills them.
+            (
+                "Deploy to $0 with tag $1.",
+                "staging v1.2",
+                "Deploy to staging with tag v1.2.",
+            ),
+            ("Only $1 and $2", "a b", "Only b and $2"),
+            ("$0$ARGUMENTS", "a b", "aa b"),
+            ("Costs $5 and $ dollars $0", "x", "Costs $5 and $ dollars x"),
             ("Costs $5 and $ dollars", "x", "Costs $5 and $ dollars"),
             ("$ARGUMENTS[7]", "x", "$ARGUMENTS[7]"),
             ("Explain.\n", "", "Explain.\n"),

@@ -83,48 +83,23 @@ fn commands_load_from_both_dirs_with_the_project_winning() {
     assert_eq!(names, ["frontend:component", "plain", "review"]);
 }
 
+/// The expansion itself is `orbit_commands::expand_arguments` (its table
+/// of placeholder cases lives there); a command loaded here expands
+/// through it.
 #[test]
 fn expand_fills_arguments() {
-    let command = |body: &str| CustomCommand {
+    let command = CustomCommand {
         name: "x".into(),
         description: String::new(),
-        body: body.into(),
+        body: "Deploy to $0 with tag $1.".into(),
         source: "x.md".into(),
         scope: Scope::Project,
         front: Default::default(),
     };
-    // (body, args, prompt)
-    let cases: &[(&str, &str, &str)] = &[
-        (
-            "Review $ARGUMENTS now",
-            "src/lib.rs",
-            "Review src/lib.rs now",
-        ),
-        ("Review $ARGUMENTS now", "", "Review  now"),
-        // `$N` is 0-based and a missing one stays as written, as Claude
-        // Code 2.1.332 fills them.
-        (
-            "Deploy to $0 with tag $1.",
-            "staging v1.2",
-            "Deploy to staging with tag v1.2.",
-        ),
-        ("Only $1 and $2", "a b", "Only b and $2"),
-        ("$0$ARGUMENTS", "a b", "aa b"),
-        ("Costs $5 and $ dollars $0", "x", "Costs $5 and $ dollars x"),
-        ("Explain the code.\n", "", "Explain the code.\n"),
-        (
-            "Explain the code.\n",
-            "in detail",
-            "Explain the code.\n\n\nARGUMENTS: in detail",
-        ),
-    ];
-    for (body, args, expected) in cases {
-        assert_eq!(
-            command(body).expand(args),
-            *expected,
-            "{body:?} with {args:?}"
-        );
-    }
+    assert_eq!(
+        command.expand("staging v1.2"),
+        "Deploy to staging with tag v1.2."
+    );
 }
 
 #[test]
