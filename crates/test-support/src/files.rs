@@ -1,10 +1,23 @@
-//! Hostile files for tests of code that must not block on or read whole
-//! what a model or a repository names: a FIFO ([`mkfifo`], or [`temp_fifo`]
-//! in a temp dir of its own) and a large text file that takes no disk
-//! ([`large_text_file`]). A test makes them in its own temp dir, then hands
-//! the path to the code under test.
+//! Files a test sets up in its own temp dir before it hands the path to the
+//! code under test: plain ones anywhere below a root ([`put`]), and hostile
+//! ones for code that must not block on or read whole what a model or a
+//! repository names: a FIFO ([`mkfifo`], or [`temp_fifo`] in a temp dir of
+//! its own) and a large text file that takes no disk ([`large_text_file`]).
 
 use std::path::{Path, PathBuf};
+
+/// Writes `text` at `root/rel`, making the folders on the way; the path.
+/// Panics on an I/O error.
+pub fn put(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let path = root.join(rel);
+    let made = match path.parent() {
+        Some(dir) => std::fs::create_dir_all(dir),
+        None => Ok(()),
+    }
+    .and_then(|()| std::fs::write(&path, text));
+    assert!(made.is_ok(), "write {}: {made:?}", path.display());
+    path
+}
 
 /// Makes a FIFO at `path` (the `mkfifo` program); panics when it cannot.
 pub fn mkfifo(path: &Path) {

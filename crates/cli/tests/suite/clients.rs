@@ -23,6 +23,26 @@ pub fn spawn_piped(cmd: &mut std::process::Command, stderr: Stdio) -> std::proce
         .expect("orbit starts")
 }
 
+/// Starts `cmd` headless: stdin closed, stdout `stdout`, stderr piped.
+pub fn spawn_headless(cmd: &mut std::process::Command, stdout: Stdio) -> std::process::Child {
+    cmd.stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("orbit starts")
+}
+
+/// Runs `cmd` headless with stdout discarded, for at most `limit`: its
+/// exit status and its stderr.
+pub fn run_for_stderr(
+    cmd: &mut std::process::Command,
+    limit: Duration,
+) -> (std::process::ExitStatus, String) {
+    let mut child = spawn_headless(cmd, Stdio::null());
+    let status = wait_within(&mut child, limit);
+    (status, super::common::drain(child.stderr.take()))
+}
+
 /// Reads JSON lines until one satisfies `want`; panics at EOF.
 pub fn read_until(
     lines: &mut impl Iterator<Item = String>,
@@ -106,6 +126,18 @@ impl StreamJsonChild {
     /// Closes orbit's stdin (the end of input).
     pub fn close(&mut self) {
         self.stdin = None;
+    }
+
+    /// Closes stdin and waits up to `limit` for orbit to end: its status
+    /// and the stdout lines not read yet, as JSON.
+    pub fn finish(mut self, limit: Duration) -> (std::process::ExitStatus, Vec<Value>) {
+        self.close();
+        let status = wait_within(&mut self.child, limit);
+        let rest = self
+            .lines
+            .map(|l| serde_json::from_str(&l).unwrap_or_else(|_| panic!("{l}")))
+            .collect();
+        (status, rest)
     }
 }
 

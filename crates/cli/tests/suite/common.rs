@@ -10,7 +10,8 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 pub use super::clients::{
-    McpServeClient, StreamJsonChild, pane_command, sh_quote, spawn_piped, tmux, tmux_new_pane,
+    McpServeClient, StreamJsonChild, pane_command, run_for_stderr, sh_quote, spawn_headless,
+    spawn_piped, tmux, tmux_new_pane,
 };
 
 /// Upper bound for one orbit run in these tests.

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply, body};
 
-use super::common::{Scratch, assert_no_failures, drain, orbit_process, wait_within};
+use super::common::{
+    Scratch, assert_no_failures, drain, orbit_process, spawn_headless, wait_within,
+};
 
 /// The acceptance: the first request reaches the server within this.
 const START_LIMIT: Duration = Duration::from_secs(2);
@@ -67,14 +69,12 @@ fn plant(project: &Path, rel: &str, kind: Hostile, outside: &Path) {
 
 /// `orbit -p hi` in the scratch project with `extra` flags, stderr piped.
 fn spawn(scratch: &Scratch, server: &FakeAnthropic, extra: &[&str]) -> Child {
-    orbit_process(scratch, &server.env())
-        .args(["-p", "hi"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    spawn_headless(
+        orbit_process(scratch, &server.env())
+            .args(["-p", "hi"])
+            .args(extra),
+        Stdio::null(),
+    )
 }
 
 /// A `Vm…:` value of `/proc/<pid>/status`, in KiB.
@@ -145,10 +145,7 @@ fn run_to_end(scratch: &Scratch, extra: &[&str]) -> (String, String) {
 
 /// A fake secret at `home/rel`, returned with its path.
 fn secret(home: &Path, rel: &str, text: &str) -> PathBuf {
-    let path = home.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
+    orbit_test_support::files::put(home, rel, text)
 }
 
 #[test]

@@ -15,7 +15,7 @@ use orbit_test_support::FakeAnthropic;
 use orbit_test_support::process::live_members_of_group;
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, bash_calls, blocks, kind, orbit_process};
+use super::common::{Outcome, Scratch, bash_calls, blocks, kind, orbit_process, spawn_headless};
 
 /// Longest acceptable time from SIGINT to process exit.
 const EXIT_AFTER_SIGINT_MAX: Duration = Duration::from_millis(200);
@@ -96,21 +96,11 @@ pub(super) fn spawn_orbit_with(
     prompt: &str,
     extra: &[&str],
 ) -> std::process::Child {
-    orbit_process(scratch, &server.env())
-        .args([
-            "-p",
-            prompt,
-            "--output-format",
-            "stream-json",
-            "--allowedTools",
-            "Bash",
-        ])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    let mut cmd = orbit_process(scratch, &server.env());
+    cmd.args(["-p", prompt, "--output-format", "stream-json"])
+        .args(["--allowedTools", "Bash"])
+        .args(extra);
+    spawn_headless(&mut cmd, Stdio::piped())
 }
 
 /// Waits (on a thread) for `child`, a signalled orbit, to exit: its status

@@ -7,25 +7,17 @@
 //! appended to the first Read there.
 
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::Duration;
 
+use orbit_test_support::files::{mkfifo, put};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
 
-use super::common::{Scratch, drain, orbit_at, run, s, wait_within};
+use super::common::{Scratch, orbit_at, run, run_for_stderr, s};
 
 /// A run with hostile imports ends within this (a FIFO read would hang).
 const EXIT_LIMIT: Duration = Duration::from_secs(20);
-
-/// Writes `text` at `root/rel`, creating folders.
-fn put(root: &Path, rel: &str, text: &str) -> PathBuf {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 /// `orbit -p PROMPT` in `cwd` (HOME = the scratch home) against `server`;
 /// the outcome.
@@ -163,12 +155,7 @@ fn an_import_cycle_and_a_missing_import_each_give_one_warning_line() {
 fn hostile_imports_are_refused_with_one_line_each_and_no_hang() {
     let scratch = Scratch::new();
     let secret = put(&scratch.home(), "notes/secret.md", "FAKE-SECRET-31");
-    let fifo = scratch.path().join("fifo.md");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    mkfifo(&scratch.path().join("fifo.md"));
     symlink(&secret, scratch.path().join("link.md")).unwrap();
     symlink("/dev/zero", scratch.path().join("zero.md")).unwrap();
     scratch.write(
@@ -176,15 +163,10 @@ fn hostile_imports_are_refused_with_one_line_each_and_no_hang() {
         "RULES-31 @fifo.md @link.md @zero.md @/dev/zero @~/notes/secret.md",
     );
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut child = super::common::orbit_process(&scratch, &server.env())
-        .args(["-p", "hi"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = wait_within(&mut child, EXIT_LIMIT);
-    let stderr = drain(child.stderr.take());
+    let (status, stderr) = run_for_stderr(
+        super::common::orbit_process(&scratch, &server.env()).args(["-p", "hi"]),
+        EXIT_LIMIT,
+    );
     assert!(status.success(), "{status}: {stderr}");
     let system = body::system_text(&server.requests()[0].body);
     assert!(system.contains("RULES-31"), "{system}");
@@ -228,11 +210,11 @@ fn a_subfolders_claude_md_comes_with_the_first_read_there_only() {
     assert!(system.contains("TOP-MEMORY-31"), "{system}");
     assert!(!system.contains("SUB-MEMORY-31"), "{system}");
     let last_result = |i: usize| body::tool_result_texts(&requests[i].body).pop().unwrap();
-    assert!(
-        !last_result(1).contains("system-reminder"),
-        "{}",
-        last_result(1)
-    );
+    // The second Read in a folder (and the Read at the top) carries none.
+    for i in [1, 3] {
+        let plain = last_result(i);
+        assert!(!plain.contains("system-reminder"), "{plain}");
+    }
     let with_sub = last_result(2);
     assert!(with_sub.contains("alpha"), "{with_sub}");
     let reminder = format!(
@@ -241,11 +223,6 @@ fn a_subfolders_claude_md_comes_with_the_first_read_there_only() {
     );
     assert!(with_sub.contains(&reminder), "{with_sub}");
     assert!(!with_sub.contains("DEEPER-MEMORY-31"), "{with_sub}");
-    assert!(
-        !last_result(3).contains("system-reminder"),
-        "{}",
-        last_result(3)
-    );
     let with_deeper = last_result(4);
     assert!(with_deeper.contains("DEEPER-MEMORY-31"), "{with_deeper}");
     assert!(!with_deeper.contains("SUB-MEMORY-31"), "{with_deeper}");

@@ -6,28 +6,25 @@
 //! that prompt; an untrusted folder's commands get neither; hostile
 //! command files do not stop orbit; `init` lists the commands.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use orbit_test_support::files::{mkfifo, put};
 use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit, orbit_process, run, wait_within};
+use super::common::{Scratch, StreamJsonChild, orbit, orbit_process, run, run_for_stderr};
 
 /// A run that must end well within the suite's timeout (a FIFO would hang).
 const RUN_LIMIT: Duration = Duration::from_secs(20);
 
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
 /// Every text of the first request's last user message, joined.
 fn sent_text(body: &Value) -> String {
     body::last_message_texts(body).join("\n")
+}
+
+/// The model a request body asked for ("" when none).
+fn sent_model(body: &Value) -> String {
+    body["model"].as_str().unwrap_or_default().to_string()
 }
 
 const REVIEW: &str = "---\n\
@@ -43,7 +40,7 @@ File: @notes.txt\n";
 #[test]
 fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
     let scratch = Scratch::new();
-    write(&scratch.path(), ".claude/commands/review.md", REVIEW);
+    put(&scratch.path(), ".claude/commands/review.md", REVIEW);
     scratch.write("notes.txt", "NOTES-CONTENT-31\n");
     let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
     let mut cmd = orbit(&scratch, &server);
@@ -68,7 +65,7 @@ fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
     // `allowed-tools` let the `!` command write (a headless ask is a denial).
     assert!(scratch.path().join("made-by-command").exists());
     // `model: haiku` for this prompt.
-    let model = bodies[0]["model"].as_str().unwrap_or_default();
+    let model = sent_model(&bodies[0]);
     assert!(model.contains("haiku"), "{model}");
 }
 
@@ -86,7 +83,7 @@ fn an_unknown_slash_name_is_sent_as_typed() {
 #[test]
 fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
     let scratch = Scratch::new();
-    write(
+    put(
         &scratch.path(),
         ".claude/commands/deny.md",
         "Run: !`touch made-by-deny`\n",
@@ -115,7 +112,7 @@ fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
 fn a_file_outside_the_workspace_refuses_the_prompt() {
     let scratch = Scratch::new();
     std::fs::write(scratch.home().join("secret.txt"), "SECRET-31\n").unwrap();
-    write(
+    put(
         &scratch.path(),
         ".claude/commands/peek.md",
         "Look at @~/secret.txt and @/dev/zero\n",
@@ -138,8 +135,8 @@ fn a_file_outside_the_workspace_refuses_the_prompt() {
 #[test]
 fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     let scratch = Scratch::new();
-    write(&scratch.path(), ".claude/commands/review.md", REVIEW);
-    write(
+    put(&scratch.path(), ".claude/commands/review.md", REVIEW);
+    put(
         &scratch.path(),
         ".claude/commands/fast.md",
         "---\nmodel: haiku\nallowed-tools: Bash(touch:*)\n---\nSay hi.\n",
@@ -175,10 +172,7 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
         "{}",
         out.stderr
     );
-    let model = server.bodies()[0]["model"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let model = sent_model(&server.bodies()[0]);
     assert!(!model.contains("haiku"), "{model}");
 }
 
@@ -187,7 +181,7 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
 #[test]
 fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
     let scratch = Scratch::new();
-    write(
+    put(
         &scratch.home(),
         ".claude/commands/fast.md",
         "---\nmodel: haiku\n---\nSay hi.\n",
@@ -206,10 +200,7 @@ fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
         "{}",
         out.stderr
     );
-    let model = server.bodies()[0]["model"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let model = sent_model(&server.bodies()[0]);
     assert!(!model.contains("haiku"), "{model}");
 }
 
@@ -218,7 +209,7 @@ fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
 #[test]
 fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
     let scratch = Scratch::new();
-    write(
+    put(
         &scratch.path(),
         ".claude/commands/grant.md",
         "---\nallowed-tools: Bash(touch:*)\n---\nTouch the files.\n",
@@ -229,31 +220,13 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
         Reply::tool_use("toolu_2", "Bash", json!({"command": "touch after-grant"})),
         Reply::text("second done"),
     ]);
-    let mut child = orbit_process(&scratch, &server.env())
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--trust-project",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let initialize = json!({"type": "control_request", "request_id": "init_1",
-        "request": {"subtype": "initialize"}});
-    writeln!(stdin, "{initialize}").unwrap();
+    let mut client = StreamJsonChild::spawn(&scratch, &server.env(), &["--trust-project"]);
+    client.send_control("init_1", "initialize");
     for prompt in ["/grant", "touch another file"] {
-        let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
-        writeln!(stdin, "{line}").unwrap();
+        client.send_user(prompt);
     }
-    drop(stdin);
-    let status = wait_within(&mut child, RUN_LIMIT);
-    let stdout = super::common::drain(child.stdout.take());
+    let (status, lines) = client.finish(RUN_LIMIT);
+    let stdout = format!("{lines:#?}");
     assert!(status.success(), "{status}: {stdout}");
     assert!(scratch.path().join("during-grant").exists(), "{stdout}");
     assert!(!scratch.path().join("after-grant").exists(), "{stdout}");
@@ -265,10 +238,6 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
         denied.to_lowercase().contains("permission") || denied.contains("approval"),
         "{denied}"
     );
-    let lines: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     // The `initialize` answer lists the commands as Claude Code does.
     let answer = lines
         .iter()
@@ -287,21 +256,12 @@ fn a_fifo_command_file_does_not_hang_and_is_named_once() {
     let scratch = Scratch::new();
     let dir = scratch.path().join(".claude/commands");
     std::fs::create_dir_all(&dir).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(dir.join("fifo.md"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    mkfifo(&dir.join("fifo.md"));
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut child = orbit_process(&scratch, &server.env())
-        .args(["-p", "/fifo x"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = wait_within(&mut child, RUN_LIMIT);
-    let stderr = super::common::drain(child.stderr.take());
+    let (status, stderr) = run_for_stderr(
+        orbit_process(&scratch, &server.env()).args(["-p", "/fifo x"]),
+        RUN_LIMIT,
+    );
     assert!(status.success(), "{stderr}");
     assert_eq!(
         stderr.lines().filter(|l| l.contains("fifo.md")).count(),
@@ -315,10 +275,10 @@ fn a_fifo_command_file_does_not_hang_and_is_named_once() {
 fn init_lists_user_and_namespaced_project_commands() {
     let scratch = Scratch::new();
     let claude_dir = scratch.home().join("claude-config");
-    write(&claude_dir, "commands/standup.md", "Write my standup.\n");
+    put(&claude_dir, "commands/standup.md", "Write my standup.\n");
     // Not read: CLAUDE_CONFIG_DIR replaces ~/.claude.
-    write(&scratch.home(), ".claude/commands/ignored.md", "x\n");
-    write(
+    put(&scratch.home(), ".claude/commands/ignored.md", "x\n");
+    put(
         &scratch.path(),
         ".claude/commands/frontend/component.md",
         "Make $0.\n",
