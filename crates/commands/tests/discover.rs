@@ -7,16 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::symlink;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use orbit_commands::{CommandSet, CommandSources, Scope};
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use orbit_test_support::files::{mkfifo, put};
 
 #[test]
 fn hostile_command_files_are_skipped_with_one_warning_each() {
@@ -25,29 +19,25 @@ fn hostile_command_files_are_skipped_with_one_warning_each() {
     let claude = tempfile::tempdir().unwrap();
     let p = project.path();
     let commands = p.join(".claude/commands");
-    write(
+    put(
         p,
         ".claude/commands/ok.md",
         "---\nargument-hint: [file]\n---\nFine $0.\n",
     );
-    write(p, ".claude/commands/sub/deep.md", "Deep.\n");
-    write(p, ".orbit/commands/ok.md", "Orbit's wins.\n");
-    let status = std::process::Command::new("mkfifo")
-        .arg(commands.join("fifo.md"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    put(p, ".claude/commands/sub/deep.md", "Deep.\n");
+    put(p, ".orbit/commands/ok.md", "Orbit's wins.\n");
+    mkfifo(&commands.join("fifo.md"));
     symlink("/dev/zero", commands.join("zero.md")).unwrap();
-    write(home.path(), "secret.md", "SECRET\n");
+    put(home.path(), "secret.md", "SECRET\n");
     symlink(home.path().join("secret.md"), commands.join("out.md")).unwrap();
     std::fs::File::create(commands.join("big.md"))
         .unwrap()
         .set_len(100 * 1024 * 1024)
         .unwrap();
     symlink("/", commands.join("root")).unwrap();
-    write(claude.path(), "commands/standup.md", "Standup.\n");
-    write(home.path(), ".claude/commands/ignored.md", "Not read.\n");
-    write(home.path(), ".orbit/commands/mine.md", "Mine.\n");
+    put(claude.path(), "commands/standup.md", "Standup.\n");
+    put(home.path(), ".claude/commands/ignored.md", "Not read.\n");
+    put(home.path(), ".orbit/commands/mine.md", "Mine.\n");
     let sources = CommandSources {
         project_root: p.to_path_buf(),
         home: Some(home.path().to_path_buf()),

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use orbit_memory::{Access, Caps, LoadedMemory, Memory, NestedMemory, Sources, load, render};
+use orbit_test_support::files::{mkfifo, put};
 
 struct Tree {
     _tmp: tempfile::TempDir,
@@ -22,10 +23,7 @@ impl Tree {
     }
 
     fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.top.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
+        put(&self.top, rel, text)
     }
 
     fn sources(&self) -> Sources {
@@ -35,6 +33,11 @@ impl Tree {
             claude_dir: Some(self.top.join("home/.claude")),
             managed: Some(self.top.join("etc/CLAUDE.md")),
         }
+    }
+
+    /// The hierarchy of [`Tree::sources`] under the default caps.
+    fn load(&self, trusted: bool) -> (Memory, Vec<String>) {
+        run(&self.sources(), trusted, Caps::default())
     }
 }
 
@@ -79,7 +82,7 @@ fn the_whole_hierarchy_in_claude_codes_order() {
     t.write("work/proj/.claude/rules/a.md", "RULE-A");
     t.write("work/proj/CLAUDE.local.md", "LOCAL");
     t.write("work/proj/AGENTS.md", "AGENTS @imp.md");
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     assert_eq!(
         texts(&memory),
         [
@@ -125,7 +128,7 @@ fn a_cycle_and_a_too_deep_chain_each_give_one_line() {
     t.write("work/proj/CLAUDE.md", "@a.md");
     t.write("work/proj/a.md", "A @b.md");
     t.write("work/proj/b.md", "B @a.md @CLAUDE.md");
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     assert_eq!(texts(&memory), ["@a.md", "A @b.md", "B @a.md @CLAUDE.md"]);
     assert_eq!(
         warnings,
@@ -143,7 +146,7 @@ fn a_cycle_and_a_too_deep_chain_each_give_one_line() {
             &format!("D{n} @d{}.md", n + 1),
         );
     }
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     assert_eq!(memory.files.len(), 6, "{:?}", texts(&memory));
     assert_eq!(
         warnings,
@@ -170,7 +173,7 @@ fn imports_out_of_an_untrusted_project_are_refused_but_user_files_may() {
     t.write("work/proj/.claude/CLAUDE.md", "@link.md");
     t.write("home/shared.md", "SHARED");
     t.write("home/.claude/CLAUDE.md", "@~/shared.md");
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     let loaded = texts(&memory);
     assert!(loaded.contains(&"SHARED".to_string()), "{loaded:?}");
     assert!(!loaded.iter().any(|t| t.contains("OUTSIDE")), "{loaded:?}");
@@ -183,7 +186,7 @@ fn imports_out_of_an_untrusted_project_are_refused_but_user_files_may() {
     assert!(warnings[2].contains("outside the project"), "{warnings:?}");
 
     // Trusted: followed, but never to a denied target.
-    let (memory, warnings) = run(&t.sources(), true, Caps::default());
+    let (memory, warnings) = t.load(true);
     assert!(texts(&memory).contains(&"OUTSIDE".to_string()));
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
@@ -197,15 +200,11 @@ fn hostile_imports_are_one_line_each_and_never_block() {
     let t = Tree::new();
     let fifo = t.top.join("work/proj/fifo.md");
     std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
-    let ok = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    mkfifo(&fifo);
     symlink("/dev/zero", t.top.join("work/proj/zero.md")).unwrap();
     t.write("work/proj/CLAUDE.md", "@fifo.md @zero.md @/dev/zero");
     for trusted in [false, true] {
-        let (memory, warnings) = run(&t.sources(), trusted, Caps::default());
+        let (memory, warnings) = t.load(trusted);
         assert_eq!(memory.files.len(), 1);
         assert_eq!(warnings.len(), 3, "{warnings:?}");
         assert!(warnings[0].contains("a FIFO"), "{warnings:?}");
@@ -310,7 +309,7 @@ fn a_flood_of_missing_imports_is_twenty_lines_and_a_count() {
     let t = Tree::new();
     let words: String = (0..100).map(|n| format!("@missing{n}.md ")).collect();
     t.write("work/proj/CLAUDE.md", &words);
-    let (_, warnings) = run(&t.sources(), false, Caps::default());
+    let (_, warnings) = t.load(false);
     assert_eq!(warnings.len(), 21, "{warnings:?}");
     assert_eq!(
         warnings[20],
@@ -326,13 +325,13 @@ fn above_a_repository_the_parent_folders_are_the_users_without_one_they_are_not(
     std::os::unix::fs::symlink(t.top.join("dotfiles/work.md"), t.top.join("work/CLAUDE.md"))
         .unwrap();
     // No repository: work/ may be part of a download; its link stays out.
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     assert_eq!(texts(&memory), ["PROJECT"]);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("outside the project"), "{warnings:?}");
     // work/proj is a repository: work/ is the user's folder.
     std::fs::create_dir_all(t.top.join("work/proj/.git")).unwrap();
-    let (memory, warnings) = run(&t.sources(), false, Caps::default());
+    let (memory, warnings) = t.load(false);
     assert_eq!(texts(&memory), ["DOTFILES-WORK", "PROJECT"]);
     assert!(warnings.is_empty(), "{warnings:?}");
 }
