@@ -152,6 +152,13 @@ pub fn orbit(scratch: &Scratch, server: &FakeAnthropic) -> Command {
     orbit_with_env(scratch, &server.env())
 }
 
+/// `orbit ARGS…` pointed at `server`, run to its end.
+pub fn run_orbit(scratch: &Scratch, server: &FakeAnthropic, args: &[&str]) -> Outcome {
+    let mut cmd = orbit(scratch, server);
+    cmd.args(args);
+    run(cmd)
+}
+
 /// What a finished run printed.
 pub struct Outcome {
     pub code: i32,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, orbit, orbit_with_env, run, run_stream_json};
+use super::common::{Outcome, Scratch, orbit_with_env, run, run_orbit, run_stream_json};
 
 /// Bound of the connection-refused run (retries with backoff included).
 const UNREACHABLE_RUN_LIMIT: Duration = Duration::from_secs(240);
@@ -134,9 +134,7 @@ fn unauthorized_in_text_format_prints_only_the_error_line() {
         "authentication_error",
         "invalid x-api-key",
     )]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "hi"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "hi"]);
     assert_eq!(out.code, 1);
     assert_eq!(out.stdout, "");
     assert_eq!(out.stderr.lines().count(), 1, "stderr: {}", out.stderr);

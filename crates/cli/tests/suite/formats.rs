@@ -3,15 +3,13 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::Value;
 
-use super::common::{Scratch, kind, orbit, run};
+use super::common::{Scratch, kind, orbit, run, run_orbit};
 
 #[test]
 fn text_format_prints_the_final_answer() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("The answer is 42.")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "question"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "question"]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     assert_eq!(out.stdout, "The answer is 42.\n");
     assert_eq!(out.stderr, "");
@@ -21,9 +19,11 @@ fn text_format_prints_the_final_answer() {
 fn json_format_prints_one_result_object() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::turn(Turn::new().text("done").usage(10, 5))]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "question", "--output-format", "json"]);
-    let out = run(cmd);
+    let out = run_orbit(
+        &scratch,
+        &server,
+        &["-p", "question", "--output-format", "json"],
+    );
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
     let result: Value = serde_json::from_str(out.stdout.trim()).unwrap();

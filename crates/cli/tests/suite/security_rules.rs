@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, assert_no_failures, orbit, run, run_answered};
+use super::common::{Outcome, Scratch, assert_no_failures, orbit, run, run_answered, run_orbit};
 
 /// What the project and home hold before each case.
 const FIXTURE: &[(&str, &str)] = &[
@@ -450,9 +450,7 @@ fn a_rule_that_does_not_parse_stops_orbit_with_its_place() {
     let file = scratch.path().join(".orbit/settings.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, "{\"permissions\": {\n  \"deny\": [\"Bash(rm:*\"]}}").unwrap();
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "hi"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "hi"]);
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stderr.trim(),
@@ -462,9 +460,11 @@ fn a_rule_that_does_not_parse_stops_orbit_with_its_place() {
         )
     );
     std::fs::remove_file(&file).unwrap();
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "hi", "--disallowedTools", "Read(./x"]);
-    let out = run(cmd);
+    let out = run_orbit(
+        &scratch,
+        &server,
+        &["-p", "hi", "--disallowedTools", "Read(./x"],
+    );
     assert_eq!(out.code, 1);
     assert!(
         out.stderr.contains("--disallowedTools") && out.stderr.contains("`Read(./x` at char 8"),

@@ -12,7 +12,9 @@ use orbit_test_support::files::{mkfifo, put};
 use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, StreamJsonChild, orbit, orbit_process, run, run_for_stderr};
+use super::common::{
+    Outcome, Scratch, StreamJsonChild, orbit_process, run, run_for_stderr, run_orbit,
+};
 
 /// A run that must end well within the suite's timeout (a FIFO would hang).
 const RUN_LIMIT: Duration = Duration::from_secs(20);
@@ -25,6 +27,14 @@ fn sent_text(body: &Value) -> String {
 /// The model a request body asked for ("" when none).
 fn sent_model(body: &Value) -> String {
     body["model"].as_str().unwrap_or_default().to_string()
+}
+
+/// The run succeeded and its request asked for the session's model, not
+/// the command's `haiku`.
+fn assert_ran_with_the_session_model(out: &Outcome, body: &Value) {
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let model = sent_model(body);
+    assert!(!model.contains("haiku"), "{model}");
 }
 
 const REVIEW: &str = "---\n\
@@ -43,9 +53,11 @@ fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
     put(&scratch.path(), ".claude/commands/review.md", REVIEW);
     scratch.write("notes.txt", "NOTES-CONTENT-31\n");
     let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/review src/lib.rs extra", "--trust-project"]);
-    let out = run(cmd);
+    let out = run_orbit(
+        &scratch,
+        &server,
+        &["-p", "/review src/lib.rs extra", "--trust-project"],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout.trim(), "reviewed");
     let bodies = server.bodies();
@@ -73,9 +85,7 @@ fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
 fn an_unknown_slash_name_is_sent_as_typed() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/nosuch thing"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "/nosuch thing"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(sent_text(&server.bodies()[0]), "/nosuch thing");
 }
@@ -89,9 +99,7 @@ fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
         "Run: !`touch made-by-deny`\n",
     );
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/deny", "--trust-project"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "/deny", "--trust-project"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
@@ -118,9 +126,7 @@ fn a_file_outside_the_workspace_refuses_the_prompt() {
         "Look at @~/secret.txt and @/dev/zero\n",
     );
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/peek", "--trust-project"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "/peek", "--trust-project"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(
@@ -143,9 +149,7 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     );
     // The `!` command needs the grant it no longer gets: refused.
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/review x"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "/review x"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let notes = out
         .stderr
@@ -162,18 +166,14 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     assert!(!scratch.path().join("made-by-command").exists());
     // Without `!`: sent, with the session's model, one note line.
     let server = FakeAnthropic::start(vec![Reply::text("hi")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "/fast"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_orbit(&scratch, &server, &["-p", "/fast"]);
+    assert_ran_with_the_session_model(&out, &server.bodies()[0]);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("/fast: this folder is not trusted"),
         "{}",
         out.stderr
     );
-    let model = sent_model(&server.bodies()[0]);
-    assert!(!model.contains("haiku"), "{model}");
 }
 
 /// A Claude model named by a command cannot serve another provider's
@@ -192,7 +192,7 @@ fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
     let mut cmd = super::common::orbit_with_env(&scratch, &server.env());
     cmd.args(["-p", "/fast"]);
     let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_ran_with_the_session_model(&out, &server.bodies()[0]);
     let notes: Vec<&str> = out.stderr.lines().filter(|l| l.contains("/fast")).collect();
     assert_eq!(
         notes,
@@ -200,8 +200,6 @@ fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
         "{}",
         out.stderr
     );
-    let model = sent_model(&server.bodies()[0]);
-    assert!(!model.contains("haiku"), "{model}");
 }
 
 /// Two SDK user messages: the command's `allowed-tools` let the model's

@@ -13,7 +13,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
 use super::common::{
-    Scratch, orbit, pane_command, run, sh_quote, tmux, tmux_new_pane, tool_results_text,
+    Scratch, orbit, pane_command, run, run_orbit, sh_quote, tmux, tmux_new_pane, tool_results_text,
 };
 
 /// OSC 52 (write "hi" to the clipboard), a title change, a screen clear.
@@ -139,9 +139,7 @@ fn error_lines_on_stderr_show_control_sequences_visibly() {
         "invalid_request_error",
         "bad \x1b]0;PWNED-TITLE\x07 request \u{9b}2J",
     )]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args(["-p", "go", "--output-format", "text"]);
-    let out = run(cmd);
+    let out = run_orbit(&scratch, &server, &["-p", "go", "--output-format", "text"]);
     assert_eq!(out.code, 1, "stderr: {}", out.stderr);
     let wrong = raw_controls(&out.stderr);
     assert!(wrong.is_empty(), "raw controls on stderr: {wrong:?}");
