@@ -103,6 +103,33 @@ fn accept_edits_lets_an_edit_run_unasked() {
 }
 
 #[test]
+fn settings_denied_tools_and_directories_sent_in_initialize_apply() {
+    let scratch = Scratch::new();
+    let extra = tempfile::tempdir().unwrap();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_t", "Bash", json!({"command": "touch allowed.txt"})),
+        Reply::text("touched"),
+    ]);
+    let env = [("ORBIT_EXTRA_DIR", extra.path().display().to_string())];
+    let printed = ts("initialize_delivery", &scratch, &server, &env);
+    // The SDK ends the session unless orbit confirms each field applied.
+    assert_eq!(
+        messages(&printed, "result")[0]["result"],
+        "touched",
+        "{}",
+        printed.stderr
+    );
+    // The settings' allow rule let the command run without an ask.
+    assert!(
+        scratch.path().join("allowed.txt").exists(),
+        "{}",
+        printed.stderr
+    );
+    let tools = body::tool_names(&server.requests()[0].body);
+    assert!(!tools.contains(&"Write".to_string()), "{tools:?}");
+}
+
+#[test]
 fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
     let scratch = Scratch::new();
     let target = scratch.path().join("bypassed.txt");
