@@ -196,6 +196,17 @@ impl Outcome {
         assert_eq!(self.stderr.trim(), line);
     }
 
+    /// The run failed (exit 1) with one stderr line, an `orbit: error: `
+    /// line that says `needle`; that line.
+    pub fn one_error_line(&self, needle: &str) -> &str {
+        assert_eq!(self.code, 1, "stderr: {}", self.stderr);
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "stderr: {}", self.stderr);
+        assert!(lines[0].starts_with("orbit: error: "), "{}", self.stderr);
+        assert!(lines[0].contains(needle), "no {needle:?} in {}", self.stderr);
+        lines[0]
+    }
+
     /// The run failed (exit 1) and stderr says `needle`.
     pub fn assert_error_containing(&self, needle: &str) {
         assert_eq!(self.code, 1, "stderr: {}", self.stderr);

@@ -100,15 +100,12 @@ fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
     );
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
     let out = run_orbit(&scratch, &server, &["-p", "/deny", "--trust-project"]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    let line = out.one_error_line("(the prompt was not sent)");
     assert!(
-        lines[0].starts_with(
+        line.starts_with(
             "orbit: error: /deny: shell command permission check failed for pattern \"!`touch made-by-deny`\""
-        ) && lines[0].ends_with("(the prompt was not sent)"),
-        "{}",
-        out.stderr
+        ) && line.ends_with("(the prompt was not sent)"),
+        "{line}"
     );
     assert!(server.requests().is_empty());
     assert!(!scratch.path().join("made-by-deny").exists());
@@ -127,14 +124,7 @@ fn a_file_outside_the_workspace_refuses_the_prompt() {
     );
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
     let out = run_orbit(&scratch, &server, &["-p", "/peek", "--trust-project"]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("/peek: Read permission check failed for \"@~/secret.txt\""),
-        "{}",
-        out.stderr
-    );
+    out.one_error_line("/peek: Read permission check failed for \"@~/secret.txt\"");
     assert!(server.requests().is_empty());
 }
 

@@ -4,15 +4,8 @@
 use super::common::{Scratch, orbit_with_env, run};
 
 fn assert_one_error_line(out: &super::common::Outcome, needle: &str) {
-    assert_eq!(out.code, 1, "stderr: {}", out.stderr);
     assert_eq!(out.stdout, "");
-    assert_eq!(out.stderr.lines().count(), 1, "stderr: {}", out.stderr);
-    assert!(out.stderr.starts_with("orbit: error: "), "{}", out.stderr);
-    assert!(
-        out.stderr.contains(needle),
-        "missing {needle:?} in {}",
-        out.stderr
-    );
+    out.one_error_line(needle);
 }
 
 #[test]
