@@ -236,20 +236,30 @@ mod tests {
             all_failed: true,
             loaded_tools: false,
         });
-        assert_eq!(
-            remind("The string was not found in the file.", true, failed, 0),
-            reminder(RECOVERY_AFTER_ERROR, true)
-        );
-        // The engine drops the step once a reminder followed it.
-        assert_eq!(remind("The task is done.", true, None, 1), None);
         let loaded = Some(StepFacts {
             all_failed: false,
             loaded_tools: true,
         });
-        assert_eq!(
-            remind("The timetable says 12:30.", true, loaded, 0),
-            reminder(RECOVERY_AFTER_LOAD, false)
-        );
-        assert_eq!(remind("Done: the file is updated.", true, None, 0), None);
+        // (reply, the step's facts, reminders already sent, the reminder)
+        let cases = [
+            (
+                "The string was not found in the file.",
+                failed,
+                0,
+                reminder(RECOVERY_AFTER_ERROR, true),
+            ),
+            // The engine drops the step once a reminder followed it.
+            ("The task is done.", None, 1, None),
+            (
+                "The timetable says 12:30.",
+                loaded,
+                0,
+                reminder(RECOVERY_AFTER_LOAD, false),
+            ),
+            ("Done: the file is updated.", None, 0, None),
+        ];
+        for (reply, step, sent, want) in cases {
+            assert_eq!(remind(reply, true, step, sent), want, "{reply:?}");
+        }
     }
 }
