@@ -90,42 +90,41 @@ fn an_unknown_slash_name_is_sent_as_typed() {
     assert_eq!(sent_text(&server.bodies()[0]), "/nosuch thing");
 }
 
+/// A command whose expansion the gate refuses is not sent: one error line
+/// names the pattern. A `!` command is a Bash call; an `@file` is a Read
+/// call, and one outside the workspace asks, which headless is a refusal.
 #[test]
-fn a_refused_shell_command_refuses_the_prompt_with_one_line() {
-    let scratch = Scratch::new();
-    put(
-        &scratch.path(),
-        ".claude/commands/deny.md",
-        "Run: !`touch made-by-deny`\n",
-    );
-    let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let out = run_orbit(&scratch, &server, &["-p", "/deny", "--trust-project"]);
-    let line = out.one_error_line("(the prompt was not sent)");
-    assert!(
-        line.starts_with(
-            "orbit: error: /deny: shell command permission check failed for pattern \"!`touch made-by-deny`\""
-        ) && line.ends_with("(the prompt was not sent)"),
-        "{line}"
-    );
-    assert!(server.requests().is_empty());
-    assert!(!scratch.path().join("made-by-deny").exists());
-}
-
-/// `@file` is a Read call through the gate: a file outside the workspace
-/// asks, and headless that is a refusal of the whole prompt.
-#[test]
-fn a_file_outside_the_workspace_refuses_the_prompt() {
-    let scratch = Scratch::new();
-    std::fs::write(scratch.home().join("secret.txt"), "SECRET-31\n").unwrap();
-    put(
-        &scratch.path(),
-        ".claude/commands/peek.md",
-        "Look at @~/secret.txt and @/dev/zero\n",
-    );
-    let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let out = run_orbit(&scratch, &server, &["-p", "/peek", "--trust-project"]);
-    out.one_error_line("/peek: Read permission check failed for \"@~/secret.txt\"");
-    assert!(server.requests().is_empty());
+fn a_refused_shell_command_or_file_refuses_the_prompt_with_one_line() {
+    // (command, its file, how the error line starts)
+    let cases = [
+        (
+            "deny",
+            "Run: !`touch made-by-deny`\n",
+            "orbit: error: /deny: shell command permission check failed for pattern \"!`touch made-by-deny`\"",
+        ),
+        (
+            "peek",
+            "Look at @~/secret.txt and @/dev/zero\n",
+            "orbit: error: /peek: Read permission check failed for \"@~/secret.txt\"",
+        ),
+    ];
+    for (name, text, start) in cases {
+        let scratch = Scratch::new();
+        std::fs::write(scratch.home().join("secret.txt"), "SECRET-31\n").unwrap();
+        put(
+            &scratch.path(),
+            &format!(".claude/commands/{name}.md"),
+            text,
+        );
+        let server = FakeAnthropic::start(vec![Reply::text("never")]);
+        let prompt = format!("/{name}");
+        let out = run_orbit(&scratch, &server, &["-p", &prompt, "--trust-project"]);
+        let line = out.one_error_line("(the prompt was not sent)");
+        assert!(line.starts_with(start), "{line}");
+        assert!(line.ends_with("(the prompt was not sent)"), "{line}");
+        assert!(server.requests().is_empty(), "{name}");
+        assert!(!scratch.path().join("made-by-deny").exists());
+    }
 }
 
 #[test]
