@@ -45,13 +45,17 @@ fn rule_value(rule: &str) -> Value {
     }
 }
 
-/// The first allow rule an answer's `updatedPermissions` adds, in rule
-/// syntax (`Bash(npm test:*)`); None when it adds none.
+/// The first allow rule an answer's `updatedPermissions` adds to a
+/// settings file, in rule syntax (`Bash(npm test:*)`); None when it adds
+/// none. orbit's "always allow" keeps the rule for the session and writes
+/// it to the local rules file, so a rule meant for the `session` only is
+/// not taken (that call runs; the next like it asks again).
 pub fn chosen_rule(answer: &Value) -> Option<String> {
     let updates = answer.get("updatedPermissions")?.as_array()?;
     updates
         .iter()
         .filter(|u| u["type"] == "addRules" && u["behavior"] == "allow")
+        .filter(|u| u["destination"] != "session")
         .flat_map(|u| u["rules"].as_array().into_iter().flatten())
         .find_map(|rule| {
             let tool = rule.get("toolName")?.as_str()?;
@@ -93,8 +97,11 @@ mod tests {
         let answer = json!({"behavior": "allow", "updatedPermissions": bash});
         assert_eq!(chosen_rule(&answer).as_deref(), Some("Bash(npm test:*)"));
         let bare = json!({"updatedPermissions": [{"type": "addRules", "behavior": "allow",
-            "rules": [{"toolName": "mcp__calc__add"}]}]});
+            "rules": [{"toolName": "mcp__calc__add"}], "destination": "localSettings"}]});
         assert_eq!(chosen_rule(&bare).as_deref(), Some("mcp__calc__add"));
+        let session = json!({"updatedPermissions": [{"type": "addRules", "behavior": "allow",
+            "rules": [{"toolName": "Bash"}], "destination": "session"}]});
+        assert_eq!(chosen_rule(&session), None);
         assert_eq!(chosen_rule(&json!({"behavior": "allow"})), None);
     }
 }
