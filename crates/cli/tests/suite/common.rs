@@ -203,7 +203,11 @@ impl Outcome {
         let lines: Vec<&str> = self.stderr.lines().collect();
         assert_eq!(lines.len(), 1, "stderr: {}", self.stderr);
         assert!(lines[0].starts_with("orbit: error: "), "{}", self.stderr);
-        assert!(lines[0].contains(needle), "no {needle:?} in {}", self.stderr);
+        assert!(
+            lines[0].contains(needle),
+            "no {needle:?} in {}",
+            self.stderr
+        );
         lines[0]
     }
 
@@ -308,6 +312,11 @@ pub fn drain(pipe: Option<impl std::io::Read>) -> String {
         .read_to_string(&mut text)
         .unwrap();
     text
+}
+
+/// The lines of `text` (a run's stderr, a log) that contain `needle`.
+pub fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
 }
 
 /// `path` as a string (for tool inputs).

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, run_stream_json};
+use super::common::{Outcome, Scratch, lines_with, run_stream_json};
 
 /// A scratch project whose user settings declare hooks, with a hooks
 /// directory for scripts and a log directory they write to.
@@ -117,9 +117,8 @@ fn hook_lines(out: &Outcome) -> Vec<Value> {
 
 /// The stderr lines that are about hooks.
 fn hook_warnings(out: &Outcome) -> Vec<String> {
-    out.stderr
-        .lines()
-        .filter(|l| l.contains("hook"))
+    lines_with(&out.stderr, "hook")
+        .into_iter()
         .map(str::to_string)
         .collect()
 }

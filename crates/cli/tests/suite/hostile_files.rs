@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 
 use super::common::{
-    Scratch, assert_no_failures, drain, orbit_process, spawn_headless, wait_within,
+    Scratch, assert_no_failures, drain, lines_with, orbit_process, spawn_headless, wait_within,
 };
 
 /// The acceptance: the first request reaches the server within this.
@@ -159,10 +159,7 @@ fn an_instruction_file_linked_out_of_an_untrusted_project_is_not_sent() {
     assert!(!system.contains("FAKE-PRIVATE-KEY-29"), "{system}");
     assert!(!system.contains("FAKE-NOTES-29"), "{system}");
     for name in ["CLAUDE.md", "AGENTS.md"] {
-        let lines: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.contains(&format!("skipped {name}")))
-            .collect();
+        let lines = lines_with(&stderr, &format!("skipped {name}"));
         assert_eq!(lines.len(), 1, "{stderr}");
         assert!(lines[0].contains("outside the project"), "{stderr}");
     }
@@ -227,7 +224,7 @@ fn fifo_and_dev_zero_instruction_and_settings_files_do_not_stop_orbit() {
             continue;
         }
         let (_, stderr) = run_to_end(&scratch, &[]);
-        let warnings = stderr.lines().filter(|l| l.contains(rel)).count();
+        let warnings = lines_with(&stderr, rel).len();
         if warnings != 1 {
             failures.push(format!("{rel} as {kind:?}: {warnings} warnings: {stderr}"));
         }
@@ -261,7 +258,7 @@ fn every_project_file_replaced_by_a_hostile_one_still_starts_fast_and_small() {
                 match watch_start(&scratch, trust) {
                     Err(why) => failures.push(format!("{label}: {why}")),
                     Ok(start) => {
-                        let warnings = start.stderr.lines().filter(|l| l.contains(rel)).count();
+                        let warnings = lines_with(&start.stderr, rel).len();
                         if warnings > 1 {
                             failures
                                 .push(format!("{label}: {warnings} warnings: {}", start.stderr));

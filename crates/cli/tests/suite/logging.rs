@@ -5,7 +5,7 @@
 
 use orbit_test_support::{FakeAnthropic, Reply};
 
-use super::common::{Outcome, Scratch, orbit, run};
+use super::common::{Outcome, Scratch, lines_with, orbit, run};
 
 /// An env value orbit cannot parse (the engine warns and uses its default).
 const BAD_ENV: (&str, &str) = ("ORBIT_TOOL_RESULT_BUDGET_CHARS", "lots");
@@ -21,7 +21,7 @@ fn run_with(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Outcome,
 }
 
 fn debug_lines(text: &str) -> usize {
-    text.lines().filter(|l| l.contains(" DEBUG ")).count()
+    lines_with(text, " DEBUG ").len()
 }
 
 #[test]

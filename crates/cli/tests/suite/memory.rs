@@ -14,7 +14,7 @@ use orbit_test_support::files::{mkfifo, put};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
 
-use super::common::{Scratch, orbit_at, run, run_for_stderr, s};
+use super::common::{Scratch, lines_with, orbit_at, run, run_for_stderr, s};
 
 /// A run with hostile imports ends within this (a FIFO read would hang).
 const EXIT_LIMIT: Duration = Duration::from_secs(20);
@@ -121,10 +121,6 @@ fn the_whole_hierarchy_reaches_the_system_prompt_in_order() {
 }
 
 /// The stderr lines that contain `needle`.
-fn lines_with<'a>(stderr: &'a str, needle: &str) -> Vec<&'a str> {
-    stderr.lines().filter(|l| l.contains(needle)).collect()
-}
-
 #[test]
 fn an_import_cycle_and_a_missing_import_each_give_one_warning_line() {
     let scratch = Scratch::new();

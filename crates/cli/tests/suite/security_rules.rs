@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::Value;
 
-use super::common::{Outcome, Scratch, assert_no_failures, orbit, run, run_answered, run_orbit};
+use super::common::{
+    Outcome, Scratch, assert_no_failures, lines_with, orbit, run, run_answered, run_orbit,
+};
 
 /// What the project and home hold before each case.
 const FIXTURE: &[(&str, &str)] = &[
@@ -428,13 +430,8 @@ fn unknown_tools_in_rule_flags_are_a_warning_and_mcp_names_are_exempt() {
         ],
     );
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
-    let warnings: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("warning"))
-        .collect();
     assert_eq!(
-        warnings,
+        lines_with(&out.stderr, "warning"),
         [
             "orbit: warning: --allowedTools names `Raed`, which is not a tool orbit has",
             "orbit: warning: --disallowedTools names `Frobnicate`, which is not a tool orbit has",

@@ -13,7 +13,7 @@ use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Rep
 use serde_json::{Value, json};
 
 use super::common::{
-    Outcome, Scratch, StreamJsonChild, orbit_process, run, run_for_stderr, run_orbit,
+    Outcome, Scratch, StreamJsonChild, lines_with, orbit_process, run, run_for_stderr, run_orbit,
 };
 
 /// A run that must end well within the suite's timeout (a FIFO would hang).
@@ -140,12 +140,8 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     let server = FakeAnthropic::start(vec![Reply::text("never")]);
     let out = run_orbit(&scratch, &server, &["-p", "/review x"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    let notes = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("not trusted"))
-        .count();
-    assert_eq!(notes, 1, "{}", out.stderr);
+    let notes = lines_with(&out.stderr, "not trusted");
+    assert_eq!(notes.len(), 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("permission check failed"),
         "{}",
@@ -182,9 +178,8 @@ fn a_commands_model_is_ignored_with_one_note_for_another_provider() {
     cmd.args(["-p", "/fast"]);
     let out = run(cmd);
     assert_ran_with_the_session_model(&out, &server.bodies()[0]);
-    let notes: Vec<&str> = out.stderr.lines().filter(|l| l.contains("/fast")).collect();
     assert_eq!(
-        notes,
+        lines_with(&out.stderr, "/fast"),
         ["orbit: note: /fast: model haiku ignored: the provider is openai"],
         "{}",
         out.stderr
@@ -250,11 +245,7 @@ fn a_fifo_command_file_does_not_hang_and_is_named_once() {
         RUN_LIMIT,
     );
     assert!(status.success(), "{stderr}");
-    assert_eq!(
-        stderr.lines().filter(|l| l.contains("fifo.md")).count(),
-        1,
-        "{stderr}"
-    );
+    assert_eq!(lines_with(&stderr, "fifo.md").len(), 1, "{stderr}");
     assert_eq!(sent_text(&server.bodies()[0]), "/fifo x");
 }
 
