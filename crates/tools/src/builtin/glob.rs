@@ -10,7 +10,6 @@
 //! outside it).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -26,7 +25,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::blocking::cancellable_search;
 use crate::builtin::paths::{
-    display_path, normalize, optional_path, read_facts, require_dir, search_root,
+    Found, display_path, modified, normalize, optional_path, read_facts, require_dir, search_root,
+    walked_file,
 };
 
 /// At most this many paths are returned (Claude Code's limit).
@@ -100,7 +100,7 @@ pub(crate) fn glob_files(
     if !root.is_dir() {
         return Ok(Vec::new());
     }
-    let found: Mutex<Vec<(PathBuf, SystemTime)>> = Mutex::new(Vec::new());
+    let found: Found<(PathBuf, SystemTime)> = Found::new();
     WalkBuilder::new(&root)
         .hidden(true)
         .require_git(false)
@@ -115,34 +115,20 @@ pub(crate) fn glob_files(
                 if cancel.is_cancelled() {
                     return WalkState::Quit;
                 }
-                let Ok(entry) = entry else {
+                let Some(entry) = walked_file(entry) else {
                     return WalkState::Continue;
                 };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    return WalkState::Continue;
-                }
                 let Ok(rel) = entry.path().strip_prefix(root) else {
                     return WalkState::Continue;
                 };
                 if matcher.is_match(rel) {
-                    let mtime = entry
-                        .metadata()
-                        .ok()
-                        .and_then(|m| m.modified().ok())
-                        .unwrap_or(SystemTime::UNIX_EPOCH);
-                    let mut guard = match found.lock() {
-                        Ok(g) => g,
-                        Err(p) => p.into_inner(),
-                    };
-                    guard.push((entry.into_path(), mtime));
+                    let mtime = modified(&entry);
+                    found.push((entry.into_path(), mtime));
                 }
                 WalkState::Continue
             })
         });
-    Ok(match found.into_inner() {
-        Ok(v) => v,
-        Err(p) => p.into_inner(),
-    })
+    Ok(found.into_vec())
 }
 
 /// Newest first; equal mtimes by path, so the order is deterministic.

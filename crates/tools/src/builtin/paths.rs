@@ -2,9 +2,13 @@
 //! optional `path` input resolved to the directory a search starts from
 //! (`.` and `..` folded), a directory checked before it is walked, a found
 //! path shown relative to the cwd, and the facts of a call that only reads
-//! one path.
+//! one path. The parallel walks of Glob and Grep share the last part: the
+//! regular files among the walked entries ([`walked_file`]), their mtimes
+//! ([`modified`]) and what the walker threads find ([`Found`]).
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 use orbit_tool::texts::tools as tools_texts;
 use orbit_tool::{CallFacts, ToolError, ToolUseContext};
@@ -69,6 +73,50 @@ pub(crate) fn require_dir(dir: &Path, ctx: &ToolUseContext) -> Result<(), ToolEr
         return Err(ToolError::RespondToModel(tools_texts::not_a_directory(dir)));
     }
     Ok(())
+}
+
+/// A walked entry that is a regular file; None for an unreadable entry,
+/// a directory or a special file (the searches skip those).
+pub(crate) fn walked_file(
+    entry: Result<ignore::DirEntry, ignore::Error>,
+) -> Option<ignore::DirEntry> {
+    entry
+        .ok()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+}
+
+/// An entry's modification time (the epoch when unknown), which orders
+/// search results newest first.
+pub(crate) fn modified(entry: &ignore::DirEntry) -> SystemTime {
+    entry
+        .metadata()
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// What the threads of a parallel walk find. A thread that panicked
+/// mid-push leaves the list as it was: the rest is kept.
+pub(crate) struct Found<T>(Mutex<Vec<T>>);
+
+impl<T> Found<T> {
+    pub(crate) fn new() -> Self {
+        Self(Mutex::new(Vec::new()))
+    }
+
+    pub(crate) fn push(&self, item: T) {
+        match self.0.lock() {
+            Ok(mut list) => list.push(item),
+            Err(poisoned) => poisoned.into_inner().push(item),
+        }
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<T> {
+        match self.0.into_inner() {
+            Ok(list) => list,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
 }
 
 /// The facts of a call that only reads `path` (Read, and the searches from

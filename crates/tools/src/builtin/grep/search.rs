@@ -10,7 +10,6 @@
 //! whole. Ordering and the final text are `super::format_output`'s.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::SystemTime;
 
@@ -24,7 +23,7 @@ use orbit_tool::texts::tools::grep as texts;
 use tokio_util::sync::CancellationToken;
 
 use super::OutputMode;
-use crate::builtin::paths::{display_path, normalize};
+use crate::builtin::paths::{Found, display_path, modified, normalize, walked_file};
 
 /// Content-mode lines longer than this (in chars) are cut, like
 /// `rg --max-columns 500 --max-columns-preview`.
@@ -166,7 +165,7 @@ pub(crate) fn run_search(
 ) -> Result<SearchOutcome, String> {
     let matcher = build_matcher(req)?;
     let walker = build_walker(req)?;
-    let hits: Mutex<Vec<FileHit>> = Mutex::new(Vec::new());
+    let hits: Found<FileHit> = Found::new();
     let collected = AtomicUsize::new(0);
     let capped = AtomicBool::new(false);
     walker.build_parallel().run(|| {
@@ -179,12 +178,9 @@ pub(crate) fn run_search(
             if cancel.is_cancelled() || capped.load(Ordering::Relaxed) {
                 return WalkState::Quit;
             }
-            let Ok(entry) = entry else {
+            let Some(entry) = walked_file(entry) else {
                 return WalkState::Continue;
             };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
             let mut sink = FileSink::new(req, entry.path());
             if searcher
                 .search_path(&matcher, entry.path(), &mut sink)
@@ -200,30 +196,17 @@ pub(crate) fn run_search(
             {
                 capped.store(true, Ordering::Relaxed);
             }
-            let mtime = entry
-                .metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .unwrap_or(SystemTime::UNIX_EPOCH);
-            let hit = FileHit {
+            hits.push(FileHit {
                 path: normalize(entry.path()),
                 text: sink.text,
                 count: sink.count,
-                mtime,
-            };
-            match hits.lock() {
-                Ok(mut g) => g.push(hit),
-                Err(p) => p.into_inner().push(hit),
-            }
+                mtime: modified(&entry),
+            });
             WalkState::Continue
         })
     });
-    let hits = match hits.into_inner() {
-        Ok(v) => v,
-        Err(p) => p.into_inner(),
-    };
     Ok(SearchOutcome {
-        hits,
+        hits: hits.into_vec(),
         capped: capped.load(Ordering::Relaxed),
     })
 }
