@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use orbit_protocol::{ImageSource, ToolResultContentBlock};
+use orbit_protocol::{ImageSource, ToolResultContent, ToolResultContentBlock};
 use orbit_tool::{
     CallContext, CallFacts, ResultLimit, Tool, ToolCall, ToolError, ToolOutput, ToolUseContext,
 };
@@ -172,14 +172,7 @@ pub(crate) fn map_result(result: &Value) -> ToolOutput {
     if has_image && !is_error {
         return ToolOutput::blocks(blocks);
     }
-    let text = blocks
-        .iter()
-        .filter_map(|b| match b {
-            ToolResultContentBlock::Text { text } => Some(text.as_str()),
-            ToolResultContentBlock::Image { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = ToolResultContent::Blocks(blocks).as_text();
     if is_error {
         ToolOutput::error(text)
     } else {
@@ -228,7 +221,6 @@ fn map_block(item: &Value) -> ToolResultContentBlock {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use orbit_protocol::ToolResultContent;
     use serde_json::json;
 
     #[test]
