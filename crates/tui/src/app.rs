@@ -177,12 +177,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     }
     let session_id = app.engine.session_id().to_string();
     let config = app.engine.config();
-    let root = config
-        .cwd
-        .canonicalize()
-        .unwrap_or_else(|_| config.cwd.clone());
-    let saved = orbit_session::transcript_path(&config.data_dir, &root, &session_id).is_file();
-    if saved {
+    if crate::session::transcript_saved(&app.engine) {
         println!("Session saved. Continue it with: orbit --resume {session_id}");
     } else if config.persist_session {
         println!("Nothing to save: no prompt was sent in this session.");
@@ -206,11 +201,7 @@ impl App {
             self.term.draw(&mut self.front.screen)?;
             let policy = self.engine.policy();
             tokio::select! {
-                event = self.events.next() => match event {
-                    Some(Ok(event)) => self.front.on_terminal(event, &policy),
-                    Some(Err(err)) => return Err(err.into()),
-                    None => self.front.exit = true,
-                },
+                event = self.events.next() => self.front.on_terminal_item(event, &policy)?,
                 Some(ask) = self.inbox.rx.recv() => {
                     self.front.screen.ask_with_reply(ask.request, ask.reply);
                 }
@@ -431,11 +422,7 @@ impl App {
                         }
                     }
                 }
-                event = events.next() => match event {
-                    Some(Ok(event)) => front.on_terminal(event, &policy),
-                    Some(Err(err)) => return Err(err.into()),
-                    None => front.exit = true,
-                },
+                event = events.next() => front.on_terminal_item(event, &policy)?,
                 Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
                 _ = tick.tick() => {}
             }

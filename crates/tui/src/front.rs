@@ -44,6 +44,21 @@ impl Front {
         }
     }
 
+    /// One item of the terminal's event stream: an event is handled, the
+    /// stream's end exits, a read error is returned.
+    pub(crate) fn on_terminal_item(
+        &mut self,
+        item: Option<std::io::Result<Event>>,
+        policy: &Policy,
+    ) -> std::io::Result<()> {
+        match item {
+            Some(Ok(event)) => self.on_terminal(event, policy),
+            Some(Err(err)) => return Err(err),
+            None => self.exit = true,
+        }
+        Ok(())
+    }
+
     pub(crate) fn on_terminal(&mut self, event: Event, policy: &Policy) {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key, policy),
@@ -104,9 +119,7 @@ impl Front {
                     PermissionMode::AcceptEdits => PermissionMode::Plan,
                     PermissionMode::Plan
                     | PermissionMode::BypassPermissions
-                    | PermissionMode::DontAsk => {
-                        PermissionMode::Default
-                    }
+                    | PermissionMode::DontAsk => PermissionMode::Default,
                 };
                 policy.set_mode(next);
                 self.screen.status_mut().mode = next;

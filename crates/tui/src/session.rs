@@ -36,3 +36,14 @@ pub trait SessionFactory {
     /// Opens `choice`; the error is shown to the person.
     fn open(&mut self, choice: SessionChoice) -> Result<OpenedSession, String>;
 }
+
+/// Whether `engine`'s session has its transcript on disk (under the
+/// project's canonical folder): there is something to resume.
+pub(crate) fn transcript_saved(engine: &QueryEngine) -> bool {
+    let config = engine.config();
+    let root = config
+        .cwd
+        .canonicalize()
+        .unwrap_or_else(|_| config.cwd.clone());
+    orbit_session::transcript_path(&config.data_dir, &root, engine.session_id()).is_file()
+}

@@ -9,11 +9,10 @@
 use std::path::PathBuf;
 
 use orbit_engine::QueryEngine;
-use orbit_session::transcript_path;
 
 use crate::action::{Action, Work};
 use crate::screen::{Picker, PickerKind, Screen, Tone};
-use crate::session::SessionChoice;
+use crate::session::{SessionChoice, transcript_saved};
 
 /// The question for an untrusted folder (see the module docs).
 pub struct TrustAsk {
@@ -70,14 +69,8 @@ pub(crate) fn answer(
         return None;
     }
     // The same session, reopened with the folder trusted.
-    let config = engine.config();
-    let root = config
-        .cwd
-        .canonicalize()
-        .unwrap_or_else(|_| config.cwd.clone());
-    let id = engine.session_id().to_string();
-    let choice = if transcript_path(&config.data_dir, &root, &id).is_file() {
-        SessionChoice::Resume(id)
+    let choice = if transcript_saved(engine) {
+        SessionChoice::Resume(engine.session_id().to_string())
     } else {
         SessionChoice::New
     };

@@ -32,11 +32,7 @@ impl App {
                 tokio::select! {
                     planned = &mut planning => break planned,
                     Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
-                    event = events.next() => match event {
-                        Some(Ok(event)) => front.on_terminal(event, &policy),
-                        Some(Err(err)) => return Err(err.into()),
-                        None => front.exit = true,
-                    },
+                    event = events.next() => front.on_terminal_item(event, &policy)?,
                 }
             }
         };
