@@ -277,6 +277,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
             agents,
             mcp: mcp.clone(),
             commands: &commands,
+            bypass_allowed: sdk_args::bypass_allowed(&args),
         })
         .await;
         engine.end_session("other").await;

@@ -241,6 +241,15 @@ impl SdkArgs {
     }
 }
 
+/// Whether an SDK session may switch to `bypassPermissions` later
+/// (`set_permission_mode`): launched with `--allow-dangerously-skip-permissions`,
+/// `--dangerously-skip-permissions` or `--permission-mode bypassPermissions`.
+pub fn bypass_allowed(args: &Args) -> bool {
+    args.sdk.allow_dangerously_skip_permissions
+        || args.dangerously_skip_permissions
+        || args.permission_mode == Some(crate::args::PermissionModeArg::BypassPermissions)
+}
+
 /// How many unknown options one SDK command line may carry before orbit
 /// stops skipping them (a guard against a loop, not a real limit).
 const MAX_SKIPPED_OPTIONS: usize = 64;

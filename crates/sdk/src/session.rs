@@ -59,6 +59,10 @@ pub struct Parts<'a> {
     /// The custom slash commands a user message may invoke (`/name args`
     /// expands as in `-p` and the interactive UI).
     pub commands: &'a orbit_commands::PromptExpander,
+    /// `set_permission_mode` may switch to `bypassPermissions`: the
+    /// session was launched with `--allow-dangerously-skip-permissions` or
+    /// bypass itself (else refused, as Claude Code does).
+    pub bypass_allowed: bool,
 }
 
 /// Session-wide state the control requests change.
@@ -74,6 +78,8 @@ struct State {
     mcp: Option<Arc<orbit_mcp::McpManager>>,
     /// The `get_context_usage` answer.
     context: ContextSnapshot,
+    /// Whether `set_permission_mode` may switch to bypassPermissions.
+    bypass_allowed: bool,
 }
 
 /// The next turn's prompt: the messages that queued while a turn ran go
@@ -106,6 +112,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         agents,
         mcp,
         commands,
+        bypass_allowed,
     } = parts;
     let mut state = State {
         abort: engine.abort_handle(),
@@ -117,6 +124,8 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         agents,
         mcp,
         context: ContextSnapshot::default(),
+        bypass_allowed: bypass_allowed
+            || engine.policy().mode() == PermissionMode::BypassPermissions,
     };
     state.context.measure(&engine.context_usage());
     let mut exit_code = 0;
@@ -241,6 +250,9 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
             let mode: PermissionMode = mode
                 .parse()
                 .map_err(|_| format!("unknown permission mode {mode:?}"))?;
+            if mode == PermissionMode::BypassPermissions && !state.bypass_allowed {
+                return Err(BYPASS_REFUSED.to_string());
+            }
             state.policy.set_mode(mode);
             Ok(json!({}))
         }
@@ -260,6 +272,12 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
         ControlRequest::Unknown { subtype } => Err(unsupported(&subtype)),
     }
 }
+
+/// Why `set_permission_mode bypassPermissions` is refused (Claude Code's
+/// words, with the SDK's option named).
+const BYPASS_REFUSED: &str = "Cannot set permission mode to bypassPermissions because the session \
+     was not launched with --dangerously-skip-permissions or --allow-dangerously-skip-permissions \
+     (the SDK's allowDangerouslySkipPermissions)";
 
 /// The answer to a request orbit does not carry out yet.
 fn unsupported(subtype: &str) -> String {

@@ -130,6 +130,39 @@ fn settings_denied_tools_and_directories_sent_in_initialize_apply() {
 }
 
 #[test]
+fn switching_to_bypass_needs_the_sdks_safety_flag() {
+    for allow in [false, true] {
+        let scratch = Scratch::new();
+        // The call comes late enough for the mode switch to land first.
+        let call = Turn::new()
+            .tool_use("toolu_t", "Bash", json!({"command": "touch made.txt"}))
+            .event_delay(Duration::from_millis(300));
+        let server = FakeAnthropic::start(vec![Reply::turn(call), Reply::text("done")]);
+        let env: Vec<(&str, String)> = if allow {
+            vec![("ORBIT_ALLOW_BYPASS", "1".to_string())]
+        } else {
+            Vec::new()
+        };
+        let printed = ts("switch_to_bypass", &scratch, &server, &env);
+        let set = printed.of_kind("mode_set");
+        assert_eq!(set.len(), 1, "{}", printed.stderr);
+        let made = scratch.path().join("made.txt").exists();
+        if allow {
+            assert_eq!(set[0]["error"], Value::Null, "{set:?}");
+            assert!(made, "{}", printed.stderr);
+        } else {
+            // Refused as Claude Code refuses it; the call was an ask, denied.
+            let error = set[0]["error"].as_str().unwrap_or_default();
+            assert!(
+                error.contains("Cannot set permission mode to bypassPermissions"),
+                "{error}"
+            );
+            assert!(!made);
+        }
+    }
+}
+
+#[test]
 fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
     let scratch = Scratch::new();
     let target = scratch.path().join("bypassed.txt");
