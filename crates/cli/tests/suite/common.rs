@@ -147,6 +147,32 @@ pub fn first_user_text(body: &Value) -> String {
     }
 }
 
+/// A fresh directory `$HOME/.cache/NAME/<id>`, removed when dropped: for
+/// tests whose paths must lie outside the temp dir (sandbox policies treat
+/// it apart). The id is short, so a Unix socket path below it fits.
+pub struct CacheDir(PathBuf);
+
+impl CacheDir {
+    pub fn new(name: &str) -> Self {
+        let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let path = real_home.join(".cache").join(name).join(&id[..12]);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    /// `rel` below the directory.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for CacheDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `orbit` pointed at `server` (base URL, test key, 1 ms retry backoff).
 pub fn orbit(scratch: &Scratch, server: &FakeAnthropic) -> Command {
     orbit_with_env(scratch, &server.env())

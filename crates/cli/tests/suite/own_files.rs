@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use serde_json::json;
 
-use super::common::{Outcome, bash_inputs_then_done, call_results, orbit_at, run};
+use super::common::{CacheDir, Outcome, bash_inputs_then_done, call_results, orbit_at, run};
 
 /// A run that hangs on the report would pass this; a healthy one takes
 /// well under it.
@@ -47,15 +47,12 @@ sys.exit(code)
 
 /// A workspace, a home and a directory outside every writable root.
 struct World {
-    base: PathBuf,
+    base: CacheDir,
 }
 
 impl World {
     fn new() -> Self {
-        let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
-        let base = real_home
-            .join(".cache/orbit-own-files-tests")
-            .join(uuid::Uuid::new_v4().to_string());
+        let base = CacheDir::new("orbit-own-files-tests");
         for dir in ["ws/sub", "home", "outside"] {
             std::fs::create_dir_all(base.join(dir)).unwrap();
         }
@@ -69,12 +66,6 @@ impl World {
     }
     fn outside(&self) -> PathBuf {
         self.base.join("outside")
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
     }
 }
 

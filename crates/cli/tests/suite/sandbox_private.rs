@@ -23,7 +23,9 @@ use std::time::{Duration, SystemTime};
 use assert_cmd::Command;
 use serde_json::json;
 
-use super::common::{Outcome, assert_no_failures, bash_inputs_then_done, call_results, run};
+use super::common::{
+    CacheDir, Outcome, assert_no_failures, bash_inputs_then_done, call_results, run,
+};
 
 /// What a file outside every writable root holds; it must stay so.
 const ORIGINAL: &str = "ORIGINAL";
@@ -43,17 +45,14 @@ struct World {
     /// The project under the temp dir, or None: `base/ws`.
     tmp_ws: Option<tempfile::TempDir>,
     home: tempfile::TempDir,
-    base: PathBuf,
+    base: CacheDir,
     outside: PathBuf,
 }
 
 impl World {
     /// `ws_in_tmp`: the project lives under `/tmp`.
     fn new(ws_in_tmp: bool) -> Self {
-        let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
-        let base = real_home
-            .join(".cache/orbit-sandbox-private-tests")
-            .join(uuid::Uuid::new_v4().to_string());
+        let base = CacheDir::new("orbit-sandbox-private-tests");
         let outside = base.join("outside");
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::create_dir_all(base.join("ws")).unwrap();
@@ -142,12 +141,6 @@ impl World {
             .args(flags);
         let out = run(cmd);
         (out, call_results(&server))
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
     }
 }
 

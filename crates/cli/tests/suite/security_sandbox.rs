@@ -24,7 +24,8 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 
 use super::common::{
-    Outcome, assert_no_failures, bash_inputs_then_done, first_call_results, git_in, orbit_at, run,
+    CacheDir, Outcome, assert_no_failures, bash_inputs_then_done, first_call_results, git_in,
+    orbit_at, run,
 };
 
 /// What the deny-listed files hold; it must never reach the model.
@@ -38,7 +39,7 @@ const DETACHED_SETTLE_MS: u64 = 700;
 /// A workspace (under the temp dir) and, outside every writable root, a
 /// home with the deny-listed files and an `outside` dir with a victim file.
 pub(super) struct World {
-    base: PathBuf,
+    base: CacheDir,
     tcp: TcpListener,
     udp: UdpSocket,
     unix: UnixListener,
@@ -46,12 +47,9 @@ pub(super) struct World {
 
 impl World {
     pub(super) fn new() -> Self {
-        let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
         // Short: `outside/agent.sock` must fit a Unix socket path (108 bytes)
         // under any HOME.
-        let base = real_home
-            .join(".cache/osbx")
-            .join(&uuid::Uuid::new_v4().simple().to_string()[..12]);
+        let base = CacheDir::new("osbx");
         let home = base.join("home");
         for (path, text) in [
             (".ssh/id_rsa", SECRET),
@@ -61,9 +59,7 @@ impl World {
             (".netrc", SECRET),
             (".bashrc", ORIGINAL),
         ] {
-            let p = home.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
+            orbit_test_support::files::put(&home, path, text);
         }
         let outside = base.join("outside");
         std::fs::create_dir_all(&outside).unwrap();
@@ -138,12 +134,6 @@ impl World {
             return Some("unix");
         }
         None
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
     }
 }
 
