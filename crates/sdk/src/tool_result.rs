@@ -45,8 +45,13 @@ pub(crate) fn structured(call: Finished<'_>) -> Option<Value> {
     } = call;
     match (name, detail) {
         ("Bash", Some(ToolDetail::Bash(bash))) => Some(bash_result(&bash)),
-        // No facts: the engine answered (an interrupt, a refusal) or the
-        // command ran in the background.
+        // A call that never ran (a hook or the permission gate refused
+        // it): the error text, as Claude Code gives it.
+        ("Bash", None) if is_error && text != INTERRUPT_MESSAGE_FOR_TOOL_USE => {
+            Some(Value::String(format!("Error: {text}")))
+        }
+        // No facts: the engine answered (an interrupt) or the command ran
+        // in the background.
         ("Bash", _) => Some(json!({
             "stdout": text,
             "stderr": "",
@@ -72,6 +77,8 @@ pub(crate) fn structured(call: Finished<'_>) -> Option<Value> {
             }
         })),
         ("Edit", _) => Some(edit_result(input, &[])),
+        // Claude Code's StructuredOutput result is its text.
+        ("StructuredOutput", _) => Some(Value::String(text.to_string())),
         _ => None,
     }
 }
@@ -188,6 +195,17 @@ mod tests {
             ),
             Some(json!({"stdout": "out", "stderr": "interrupted system call",
                 "interrupted": false, "isImage": false}))
+        );
+        let refused = finished(
+            "Bash",
+            &input,
+            None,
+            "Permission to use Bash was denied.",
+            true,
+        );
+        assert_eq!(
+            refused,
+            Some(json!("Error: Permission to use Bash was denied."))
         );
         let stopped = finished("Bash", &input, None, INTERRUPT_MESSAGE_FOR_TOOL_USE, true);
         assert_eq!(stopped.map(|v| v["interrupted"].clone()), Some(json!(true)));

@@ -253,6 +253,13 @@ fn a_hook_answer_for_another_event_is_refused_and_the_call_not_run() {
         "{}",
         printed.stderr
     );
+    // The program sees the refusal as Claude Code's error string.
+    let users = messages(&printed, "user");
+    let refused = users[0]["tool_use_result"].as_str().unwrap_or_default();
+    assert!(
+        refused.starts_with("Error: PreToolUse hook failed"),
+        "{users:?}"
+    );
     let told = body::tool_results(&server.requests()[1].body);
     assert!(
         told[0].text.contains("PreToolUse hook failed"),
@@ -274,6 +281,11 @@ fn a_structured_output_result_carries_the_json_as_its_text() {
     assert_eq!(result.len(), 1, "{}", printed.stderr);
     assert_eq!(result[0]["structured_output"], json!({"answer": 42}));
     assert_eq!(result[0]["result"], r#"{"answer":42}"#);
+    let users = messages(&printed, "user");
+    assert_eq!(
+        users[0]["tool_use_result"],
+        "Structured output provided successfully"
+    );
 }
 
 #[test]
