@@ -1,18 +1,10 @@
 //! Custom slash commands from real `.claude/commands` and `.orbit/commands`
 //! directories, their expansion, and the slash popup offering them.
 
-use std::path::Path;
-
 use orbit_composer::custom::{CustomCommand, Scope, load_custom_commands};
 use orbit_composer::{Composer, ComposerConfig, ComposerEvent, Submission};
 
-use super::support::{feed, screen, text_with_cursor};
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use super::support::{feed, screen, text_with_cursor, write};
 
 /// A home and a project with commands in all four directories.
 fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use orbit_composer::{ComposerEvent, Submission};
 
 use super::support::{
-    composer_in, composer_indexing, feed, screen, text_with_cursor, wait_for_index,
+    composer_in, composer_indexing, feed, screen, text_with_cursor, wait_for_index, write,
 };
 
 fn project() -> tempfile::TempDir {
@@ -23,9 +23,7 @@ fn project() -> tempfile::TempDir {
         ".github/workflows/ci.yml",
     ];
     for f in files {
-        let path = dir.path().join(f);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, "x").unwrap();
+        write(dir.path(), f, "x");
     }
     std::fs::write(dir.path().join(".gitignore"), "target/\n*.log\n").unwrap();
     dir

@@ -4,7 +4,7 @@
 use orbit_composer::{Composer, ComposerConfig};
 use ratatui::style::Color;
 
-use super::support::{draw, feed, screen};
+use super::support::{draw, feed, screen, write};
 
 /// A project for the `@` popup and a composer with a few commands.
 fn setup(color: bool) -> (tempfile::TempDir, Composer) {
@@ -17,9 +17,7 @@ fn setup(color: bool) -> (tempfile::TempDir, Composer) {
         "crates/very-long-directory-name-for-truncation/src/main.rs",
         "README.md",
     ] {
-        let path = dir.path().join(f);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, "x").unwrap();
+        write(dir.path(), f, "x");
     }
     let commands = [
         ("help", "Show help"),

@@ -1,4 +1,5 @@
-//! Shared helpers: a key-sequence mini-language and buffer capture.
+//! Shared helpers: project files, a key-sequence mini-language and buffer
+//! capture.
 
 use std::path::Path;
 
@@ -6,6 +7,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use orbit_composer::{Composer, ComposerConfig, ComposerEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+/// Writes `text` at `root/rel`, making the folders on the way.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
 
 /// A composer over `root` with the given built-in commands, no history
 /// file and no custom commands.
