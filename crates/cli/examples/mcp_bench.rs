@@ -41,15 +41,6 @@ const CALLS: usize = 30;
 /// Rounds of the overhead measurement (`MCP_BENCH_ROUNDS` overrides).
 const ROUNDS: usize = 3;
 
-fn python() -> String {
-    std::env::var("ORBIT_MCP_PYTHON").unwrap_or_else(|_| {
-        format!(
-            "{}/.cache/orbit-ci/py/venv/bin/python",
-            std::env::var("HOME").unwrap()
-        )
-    })
-}
-
 fn script() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_server.py").to_string()
 }
@@ -59,7 +50,7 @@ fn mcp_config(servers: usize) -> String {
         .map(|i| {
             (
                 format!("py{i}"),
-                json!({"command": python(), "args": [script(), "stdio"]}),
+                json!({"command": measure::python(), "args": [script(), "stdio"]}),
             )
         })
         .collect();
@@ -69,7 +60,7 @@ fn mcp_config(servers: usize) -> String {
 /// One Python server `py0` behind the timing proxy, logging to `log`.
 fn proxied_config(log: &Path) -> String {
     let me = std::env::current_exe().unwrap();
-    let args = json!(["proxy", log, python(), script(), "stdio"]);
+    let args = json!(["proxy", log, measure::python(), script(), "stdio"]);
     json!({"mcpServers": {"py0": {"command": me, "args": args}}}).to_string()
 }
 

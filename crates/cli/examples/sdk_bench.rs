@@ -12,6 +12,9 @@
 //! Usage: `sdk_bench ORBIT CLAUDE` (see `bench/sdk.sh`). Not a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/measure.rs"]
+mod measure;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -27,15 +30,6 @@ struct Sample {
     one_shot_ms: f64,
     session_ms: f64,
     rss_kib: u64,
-}
-
-fn python() -> String {
-    std::env::var("ORBIT_MCP_PYTHON").unwrap_or_else(|_| {
-        format!(
-            "{}/.cache/orbit-ci/py/venv/bin/python",
-            std::env::var("HOME").unwrap()
-        )
-    })
 }
 
 /// A wrapper the SDK runs as its CLI: the agent under GNU time.
@@ -67,7 +61,7 @@ fn run(agent: &Path, server: &FakeAnthropic, clock: (Instant, SystemTime)) -> Sa
     let (rss_one, rss_session) = (dir.path().join("rss1"), dir.path().join("rss2"));
     let before = server.requests().len();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/sdk_bench.py");
-    let out = Command::new(python())
+    let out = Command::new(measure::python())
         .arg(script)
         .arg(&cli)
         .current_dir(dir.path())

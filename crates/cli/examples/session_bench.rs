@@ -290,10 +290,7 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("--resume-only") {
         return resume_only(&args);
     }
-    let bin: PathBuf = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target/release/orbit"));
+    let bin = measure::orbit_bin();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

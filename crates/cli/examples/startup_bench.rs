@@ -15,7 +15,7 @@
 #[path = "support/measure.rs"]
 mod measure;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -109,10 +109,7 @@ fn three_turn_peak_rss_kib(bin: &Path) -> u64 {
 }
 
 fn main() {
-    let bin: PathBuf = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target/release/orbit"));
+    let bin = measure::orbit_bin();
     assert!(
         bin.exists(),
         "no binary at {} (build with --release)",

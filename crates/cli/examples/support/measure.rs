@@ -1,12 +1,31 @@
-//! What the binary benchmarks share: a command optionally run under GNU
-//! time (peak RSS in KiB written to a report file), the report's reading,
-//! and the `orbit` command line every bench runs against a fake server.
+//! What the binary benchmarks share: the binary to measure and the CI
+//! venv's Python, a command optionally run under GNU time (peak RSS in KiB
+//! written to a report file), the report's reading, and the `orbit`
+//! command line every bench runs against a fake server.
 
 // Each bench includes this file as its own module and uses a part of it.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// The `orbit` binary to measure: the first argument, or the release build.
+pub fn orbit_bin() -> PathBuf {
+    std::env::args_os()
+        .nth(1)
+        .map_or_else(|| PathBuf::from("target/release/orbit"), PathBuf::from)
+}
+
+/// The Python that runs the MCP and SDK fixtures: the CI venv's, or
+/// `ORBIT_MCP_PYTHON`.
+pub fn python() -> String {
+    std::env::var("ORBIT_MCP_PYTHON").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/orbit-ci/py/venv/bin/python",
+            std::env::var("HOME").unwrap()
+        )
+    })
+}
 
 /// GNU time, for the peak RSS of a run.
 pub const GNU_TIME: &str = "/usr/bin/time";
