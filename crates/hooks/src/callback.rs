@@ -46,13 +46,7 @@ pub(crate) async fn run_callback(
     };
     let timeout = Duration::from_millis(hook.timeout_ms);
     match tokio::time::timeout(timeout, callbacks.0.call(id, input)).await {
-        Err(_) => HookRun {
-            exit_code: None,
-            stdout: String::new(),
-            stderr: String::new(),
-            truncated: false,
-            failure: Some(RunFailure::TimedOut(hook.timeout_ms)),
-        },
+        Err(_) => HookRun::failed(RunFailure::TimedOut(hook.timeout_ms)),
         Ok(Err(error)) => failed(error),
         Ok(Ok(answer)) => HookRun {
             exit_code: Some(0),

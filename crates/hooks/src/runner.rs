@@ -50,7 +50,8 @@ pub struct HookRun {
 }
 
 impl HookRun {
-    fn failed(failure: RunFailure) -> Self {
+    /// A run that ended without an exit code, for `failure`.
+    pub(crate) fn failed(failure: RunFailure) -> Self {
         Self {
             exit_code: None,
             stdout: String::new(),
