@@ -25,6 +25,17 @@ pub enum ArgumentCode {
     Unknown,
 }
 
+impl ArgumentCode {
+    /// `scripts` as the code they are: [`ArgumentCode::Nothing`] when none.
+    fn scripts(scripts: Vec<String>) -> Self {
+        if scripts.is_empty() {
+            Self::Nothing
+        } else {
+            Self::Scripts(scripts)
+        }
+    }
+}
+
 /// Builtins that read some arguments as variable names (evaluating a
 /// subscript, `$(…)` in it included) or as arithmetic.
 const NAME_EVALUATING: &[&str] = &[
@@ -130,11 +141,7 @@ fn mapfile(args: &[Option<&str>]) -> ArgumentCode {
         }
         i += 1;
     }
-    if scripts.is_empty() {
-        ArgumentCode::Nothing
-    } else {
-        ArgumentCode::Scripts(scripts)
-    }
+    ArgumentCode::scripts(scripts)
 }
 
 /// `alias [-p] [NAME[=VALUE]…]`: each value is command text.
@@ -150,11 +157,7 @@ fn alias(args: &[Option<&str>]) -> ArgumentCode {
             }
         }
     }
-    if scripts.is_empty() {
-        ArgumentCode::Nothing
-    } else {
-        ArgumentCode::Scripts(scripts)
-    }
+    ArgumentCode::scripts(scripts)
 }
 
 #[cfg(test)]
