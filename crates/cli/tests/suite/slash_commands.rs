@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::common::{
     Outcome, Scratch, StreamJsonChild, lines_with, orbit_process, run, run_for_stderr, run_orbit,
+    run_stream_json_with_env,
 };
 
 /// A run that must end well within the suite's timeout (a FIFO would hang).
@@ -264,15 +265,8 @@ fn init_lists_user_and_namespaced_project_commands() {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut env = server.env();
     env.push(("CLAUDE_CONFIG_DIR".into(), claude_dir.display().to_string()));
-    let mut cmd = super::common::orbit_with_env(&scratch, &env);
-    cmd.args([
-        "-p",
-        "/frontend:component Button",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-    ]);
-    let out = run(cmd);
+    let out =
+        run_stream_json_with_env(&scratch, &env, "/frontend:component Button", &["--verbose"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let init = out.lines().into_iter().next().unwrap();
     assert_eq!(
