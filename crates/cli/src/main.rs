@@ -223,7 +223,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     }
     let setup::Prepared {
         mut engine,
-        init,
+        mut init,
         commands,
         default_max_turns,
         mcp,
@@ -259,6 +259,8 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     .with_context_window(engine.config().compact.context_window)
     .with_not_honoured(not_honoured);
     let mut write_failed = false;
+    // The SDK's in-process MCP servers are connected in `system/init`.
+    sdk_init::settle_sdk_servers(&args, mcp.as_deref(), &mut init.mcp_servers).await;
     if !stdout.is_closed()
         && let Err(err) = writer.init(init)
     {

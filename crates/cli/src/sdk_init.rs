@@ -78,6 +78,58 @@ fn prompt_text(value: &Value) -> Option<String> {
     }
 }
 
+/// How long `system/init` waits for the SDK's in-process MCP servers: their
+/// handshake is local (the TypeScript SDK's captured manifests) or a few
+/// control round trips (the Python SDK's).
+const SDK_SERVERS_WAIT_MS: u64 = 1_000;
+/// How often the wait looks at their state.
+const SDK_SERVERS_POLL_MS: u64 = 5;
+
+/// Waits (at most [`SDK_SERVERS_WAIT_MS`]) until the session's `{"type":
+/// "sdk"}` servers are no longer pending, then refreshes the statuses
+/// `system/init` lists: like Claude Code, the program sees them
+/// `connected` there. Other servers keep connecting in the background.
+pub async fn settle_sdk_servers(
+    args: &Args,
+    mcp: Option<&orbit_mcp::McpManager>,
+    statuses: &mut Vec<orbit_mcp::ServerStatus>,
+) {
+    let Some(mcp) = mcp else { return };
+    let names = sdk_server_names(args);
+    if names.is_empty() {
+        return;
+    }
+    let pending = |mcp: &orbit_mcp::McpManager| {
+        mcp.statuses()
+            .iter()
+            .any(|s| names.contains(&s.name) && s.state == orbit_mcp::ServerState::Pending)
+    };
+    let deadline =
+        tokio::time::Instant::now() + std::time::Duration::from_millis(SDK_SERVERS_WAIT_MS);
+    while pending(mcp) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(SDK_SERVERS_POLL_MS)).await;
+    }
+    *statuses = mcp.statuses();
+}
+
+/// The names of the `{"type": "sdk"}` servers among `--mcp-config`'s
+/// inline JSON (the Python SDK's, and the TypeScript SDK's folded in).
+fn sdk_server_names(args: &Args) -> Vec<String> {
+    args.mcp_config
+        .iter()
+        .filter(|text| text.trim_start().starts_with('{'))
+        .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+        .filter_map(|doc| doc.get("mcpServers").and_then(Value::as_object).cloned())
+        .flat_map(|servers| {
+            servers
+                .into_iter()
+                .filter(|(_, s)| s.get("type").and_then(Value::as_str) == Some("sdk"))
+                .map(|(name, _)| name)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// One stderr note per `initialize` field orbit does not honour.
 pub fn notes(not_honoured: &[String]) -> Vec<String> {
     not_honoured

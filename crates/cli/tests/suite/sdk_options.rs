@@ -199,6 +199,8 @@ fn an_in_process_mcp_server_of_the_typescript_sdk_answers_the_model() {
         "{}",
         printed.stderr
     );
+    // Connected by the time the program sees init, as with Claude Code.
+    assert_eq!(init[0]["mcp_servers"][0]["status"], "connected");
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let results = body::tool_results(&requests[1].body);
