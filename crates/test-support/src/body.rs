@@ -115,6 +115,16 @@ pub fn tool_names(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The definition of the offered tool `name` (its description, input
+/// schema), if offered.
+pub fn tool(body: &Value, name: &str) -> Option<Value> {
+    body["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)
+        .cloned()
+}
+
 /// A copy with every `cache_control` key removed: compare the history of
 /// consecutive requests byte for byte while the cache breakpoint moves.
 pub fn without_cache_control(value: &Value) -> Value {

@@ -37,9 +37,8 @@ fn sigint_during_long_bash_call_exits_130_promptly_and_cleanly() {
 
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
-    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
     let sent = Instant::now();
-    kill(pid, Signal::SIGINT).unwrap();
+    sigint(&child);
     let (status, exited) = exit_within_10s(child, "SIGINT");
     let took = exited - sent;
 
@@ -121,6 +120,13 @@ pub(super) fn exit_within_10s(mut child: Child, after: &str) -> (ExitStatus, Ins
     (status.unwrap(), exited)
 }
 
+/// Sends SIGINT to `child`, which must not be reaped yet (the pid is still
+/// its own).
+pub(super) fn sigint(child: &Child) {
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+    kill(pid, Signal::SIGINT).unwrap();
+}
+
 /// Waits for a command to write a pid into `name` (in the scratch dir).
 pub(super) fn wait_for_pid(scratch: &Scratch, name: &str, child: &mut std::process::Child) -> i32 {
     let marker = scratch.path().join(name);
@@ -190,15 +196,14 @@ fn double_sigint_exits_130_and_leaves_no_background_shell() {
         "background shell runs"
     );
 
-    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
-    kill(pid, Signal::SIGINT).unwrap();
+    sigint(&child);
     // The first SIGINT has been handled once the foreground group is killed.
     assert!(
         group_ends_within(fg, Duration::from_secs(10)),
         "the first SIGINT did not cancel the foreground call"
     );
     // orbit is not reaped yet, so this cannot hit another process.
-    kill(pid, Signal::SIGINT).unwrap();
+    sigint(&child);
     let (status, _) = exit_within_10s(child, "the second SIGINT");
     assert_eq!(status.code(), Some(130));
     assert!(

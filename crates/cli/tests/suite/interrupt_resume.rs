@@ -6,15 +6,13 @@
 
 use std::io::Read;
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use orbit_test_support::process::live_members_of_group;
 use orbit_test_support::{FakeAnthropic, Reply};
 use orbit_tool::texts::engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use serde_json::{Value, json};
 
 use super::common::{Scratch, bash_calls, run_stream_json, tool_results_text};
-use super::interrupt::{exit_within_10s, spawn_orbit_with, wait_for_pid};
+use super::interrupt::{exit_within_10s, sigint, spawn_orbit_with, wait_for_pid};
 
 const TASK: &str =
     "create notes/ with three files a.txt b.txt c.txt holding one, two, three, then list them";
@@ -83,11 +81,7 @@ fn sigint_mid_tool_then_continue_go_on_finishes_the_task() {
     let pgid = wait_for_pid(&scratch, "started.pid", &mut child);
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
-    kill(
-        Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        Signal::SIGINT,
-    )
-    .unwrap();
+    sigint(&child);
     let (status, _) = exit_within_10s(child, "SIGINT");
     let (mut out, mut err) = (String::new(), String::new());
     stdout.read_to_string(&mut out).unwrap();

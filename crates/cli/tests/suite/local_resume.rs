@@ -12,13 +12,11 @@ use std::net::TcpStream;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use orbit_local::{LocalPaths, LocalServer, ServerOptions};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, orbit_process, run};
-use super::interrupt::exit_within_10s;
+use super::interrupt::{exit_within_10s, sigint};
 use super::local_model::{
     describe, lines, local_turn, orbit_local_cmd, real_data_dir, result_line,
 };
@@ -61,11 +59,7 @@ fn local_model_goes_on_after_ctrl_c_mid_tool() {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    kill(
-        Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        Signal::SIGINT,
-    )
-    .unwrap();
+    sigint(&child);
     let (status, _) = exit_within_10s(child, "SIGINT");
     assert_eq!(status.code(), Some(130));
     std::fs::write(scratch.path().join("fast"), "").unwrap();

@@ -160,13 +160,7 @@ fn server_everything_tools_answer_through_the_pipeline() {
     // The tools joined the request after the server connected: deferred
     // (the default, DESIGN §10), by name in ToolSearch's description.
     let last = server.requests().pop().unwrap();
-    let search = last.body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "ToolSearch")
-        .cloned()
-        .unwrap_or_default();
+    let search = body::tool(&last.body, "ToolSearch").unwrap_or_default();
     let description = search["description"].as_str().unwrap_or_default();
     assert!(
         description.contains("\nmcp__everything__: echo, "),

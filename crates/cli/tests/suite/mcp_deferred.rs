@@ -6,7 +6,7 @@
 //! `ENABLE_TOOL_SEARCH=false` sends every definition, and `auto` keeps the
 //! 10% threshold (which 12 servers' schemas do not reach).
 
-use orbit_test_support::body::tool_names;
+use orbit_test_support::body::{self, tool_names};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
@@ -87,12 +87,7 @@ fn twelve_servers_are_deferred_and_a_found_tool_is_called() {
         !names.iter().any(|n| n.starts_with("mcp__")),
         "no MCP schema is sent: {names:?}"
     );
-    let search = connected["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "ToolSearch")
-        .unwrap();
+    let search = body::tool(connected, "ToolSearch").unwrap();
     let description = search["description"].as_str().unwrap();
     for i in 1..=SERVERS {
         let line = format!("\nmcp__everything_{i:02}__: echo, ");

@@ -2,7 +2,7 @@
 //! sent by name only and loaded with ToolSearch, the real local model
 //! finding one, and loaded tools surviving a compaction and a resume.
 
-use orbit_test_support::body::tool_names;
+use orbit_test_support::body::{self, tool_names};
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
@@ -44,12 +44,7 @@ fn tool_search_defers_300_tools_and_loads_them_by_keyword() {
         "{} bytes of tools and system with 300 deferred tools vs {baseline} with none",
         fixed_bytes(connected)
     );
-    let search = connected["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "ToolSearch")
-        .expect("ToolSearch is offered");
+    let search = body::tool(connected, "ToolSearch").expect("ToolSearch is offered");
     let description = search["description"].as_str().unwrap();
     // Compact: the server's tools on one line after their shared prefix.
     assert!(

@@ -99,10 +99,7 @@ fn valid_invalid_then_valid_and_always_invalid() {
         assert_eq!(server.request_count(), case.requests, "{name}");
         // The tool is offered with the schema as its input schema.
         let bodies = server.bodies();
-        let tool = bodies[0]["tools"]
-            .as_array()
-            .and_then(|tools| tools.iter().find(|t| t["name"] == "StructuredOutput"))
-            .cloned();
+        let tool = body::tool(&bodies[0], "StructuredOutput");
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
         assert_eq!(
             tool.map(|t| t["input_schema"].clone()),
