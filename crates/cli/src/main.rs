@@ -31,6 +31,7 @@ mod sandbox;
 mod scrub;
 mod sdk_args;
 mod sdk_init;
+mod sdk_parse;
 mod sessions;
 mod setup;
 mod signals;
@@ -88,7 +89,7 @@ fn main() -> ExitCode {
         return code;
     }
     // An SDK session skips options orbit does not know, one note each.
-    let args = match sdk_args::parse_args(std::env::args_os()) {
+    let args = match sdk_parse::parse_args(std::env::args_os()) {
         Ok((args, skipped)) => {
             for note in skipped {
                 eprintln_safe!("{note}");
@@ -279,7 +280,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
             agents,
             mcp: mcp.clone(),
             commands: &commands,
-            bypass_allowed: sdk_args::bypass_allowed(&args),
+            bypass_allowed: sdk_parse::bypass_allowed(&args),
         })
         .await;
         engine.end_session("other").await;
