@@ -27,6 +27,7 @@ const LOADERS: &[(&str, &str)] = &[
     ("crates/commands/src/discover.rs", ".claude/commands/**.md"),
     ("crates/commands/src/inline.rs", "@file in a command (a Read call)"),
     ("crates/cli/src/configure.rs", "--json-schema"),
+    ("crates/agents/src/load.rs", ".claude/agents/*.md, ~/.claude/agents"),
     (
         "crates/tui/src/submit.rs",
         "@-mentions, the # note memory file",
