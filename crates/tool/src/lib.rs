@@ -20,6 +20,8 @@
 //! - [`texts`]: every text the model can receive (results, errors,
 //!   refusals, denial reasons, tool descriptions), in one home.
 //! - [`workspace`]: where the session's working directory may be.
+//! - [`subagent`]: [`SubagentLauncher`], how the `Agent` tool reaches the
+//!   session assembly to start a subagent.
 //! - [`reply_check`]: the engine's hook on a reply that would end a
 //!   prompt ([`ReplyCheck`]), which a model profile sets.
 
@@ -32,6 +34,7 @@ pub mod file_state;
 pub mod registry;
 pub mod reply_check;
 pub mod schema;
+pub mod subagent;
 pub mod texts;
 pub mod tool;
 pub mod validation;
@@ -43,6 +46,7 @@ pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use schema::input_schema_for;
+pub use subagent::{SubagentLauncher, SubagentReport, SubagentRequest};
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,
     ToolInfo, ToolOutput, ToolReadyFuture, TypedTool, typed,

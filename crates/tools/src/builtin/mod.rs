@@ -11,6 +11,7 @@
 //! runtime; `atomic_write` puts a file-changing tool's bytes on disk;
 //! `paths` holds the search tools' path rules.
 
+pub mod agent;
 mod atomic_write;
 pub mod bash;
 mod blocking;
