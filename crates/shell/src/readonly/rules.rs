@@ -48,6 +48,7 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
     "whoami",
     "uname",
     "seq",
+    "sleep",
     "md5sum",
     "sha1sum",
     "sha256sum",

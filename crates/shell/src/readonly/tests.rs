@@ -51,6 +51,8 @@ fn plain_read_only_commands() {
         "dirname /a/b.txt",
         "realpath .",
         "jq .name package.json",
+        "sleep 5",
+        "sleep 0.5; echo done",
         "ls -la # just listing",
         "",
     ]);
