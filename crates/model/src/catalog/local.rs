@@ -4,7 +4,7 @@
 //! (`-c`) and names the model [`LOCAL_MODEL_ID`], so the window the engine
 //! plans with is the one the server has.
 
-use super::{Entry, Family, ModelFacts, Thinking};
+use super::{Entry, Family};
 
 /// orbit's local model (Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M), as
 /// llama-server reports it and orbit names it.
@@ -22,20 +22,7 @@ const fn open(
     max_output_tokens: u32,
 ) -> Entry {
     Entry {
-        facts: ModelFacts {
-            id,
-            aliases: &[],
-            context_window_tokens: window_tokens,
-            max_output_tokens,
-            default_output_tokens: super::DEFAULT_MAX_OUTPUT_TOKENS,
-            pricing: None,
-            thinking: Thinking::None,
-            thinking_required: false,
-            effort: false,
-            effort_levels: None,
-            context_management: false,
-            images: false,
-        },
+        facts: super::plain(id, window_tokens, max_output_tokens),
         family: Family::Contains(pattern),
     }
 }

@@ -218,21 +218,33 @@ pub struct ModelFacts {
     pub images: bool,
 }
 
+/// The facts of a model known only by its window and output limit: no
+/// aliases, no price, no thinking or effort, no images; a request asks
+/// for [`DEFAULT_MAX_OUTPUT_TOKENS`]. [`FALLBACK`], the open families and
+/// the OpenAI rows start from it.
+const fn plain(id: &'static str, window_tokens: u64, max_output_tokens: u32) -> ModelFacts {
+    ModelFacts {
+        id,
+        aliases: &[],
+        context_window_tokens: window_tokens,
+        max_output_tokens,
+        default_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+        pricing: None,
+        thinking: Thinking::None,
+        thinking_required: false,
+        effort: false,
+        effort_levels: None,
+        context_management: false,
+        images: false,
+    }
+}
+
 /// The facts assumed for a model the catalog does not know.
-pub const FALLBACK: ModelFacts = ModelFacts {
-    id: "",
-    aliases: &[],
-    context_window_tokens: FALLBACK_CONTEXT_WINDOW_TOKENS,
-    max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
-    default_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
-    pricing: None,
-    thinking: Thinking::None,
-    thinking_required: false,
-    effort: false,
-    effort_levels: None,
-    context_management: false,
-    images: false,
-};
+pub const FALLBACK: ModelFacts = plain(
+    "",
+    FALLBACK_CONTEXT_WINDOW_TOKENS,
+    DEFAULT_MAX_OUTPUT_TOKENS,
+);
 
 /// How an id names an entry in the family step of [`lookup`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

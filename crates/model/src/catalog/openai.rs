@@ -3,7 +3,7 @@
 //! (their cost is reported as 0); windows and output limits as OpenAI
 //! documents them.
 
-use super::{Entry, Family, ModelFacts, Thinking};
+use super::{Entry, Family, ModelFacts};
 
 /// The OpenAI provider's model when none is set.
 pub(super) const DEFAULT_MODEL: &str = "gpt-4.1";
@@ -18,18 +18,9 @@ const fn openai(
 ) -> Entry {
     Entry {
         facts: ModelFacts {
-            id,
-            aliases: &[],
-            context_window_tokens: window_tokens,
-            max_output_tokens,
-            default_output_tokens: super::DEFAULT_MAX_OUTPUT_TOKENS,
-            pricing: None,
-            thinking: Thinking::None,
-            thinking_required: false,
             effort,
-            effort_levels: None,
-            context_management: false,
             images: true,
+            ..super::plain(id, window_tokens, max_output_tokens)
         },
         family: Family::Contains(id),
     }
