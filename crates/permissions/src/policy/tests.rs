@@ -83,15 +83,25 @@ fn facts(effect: Effect) -> CallFacts {
 
 /// The decision's kind: "allow", "ask" or "deny".
 fn decide(w: &World, config: &PermissionConfig, tool: &str, effect: Effect) -> &'static str {
+    decide_call(w, config, tool, &facts(effect))
+}
+
+/// The decision's kind for a call of `tool` with `facts`, in `w`'s project
+/// with `w`'s home.
+fn decide_call(
+    w: &World,
+    config: &PermissionConfig,
+    tool: &str,
+    facts: &CallFacts,
+) -> &'static str {
     let mut config = config.clone();
     config.home = Some(w.home.clone());
     let policy = Policy::new(&config, &w.project);
     assert!(policy.errors().is_empty(), "{:?}", policy.errors());
-    let facts = facts(effect);
     let roots = [w.project.clone()];
     let request = PermissionRequest {
         tool_name: tool,
-        facts: &facts,
+        facts,
         cwd: &w.project,
         roots: &roots,
     };

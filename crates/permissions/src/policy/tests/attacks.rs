@@ -13,23 +13,9 @@ fn bash(command: &str) -> CallFacts {
     }
 }
 
+/// The decision's kind for a Bash call with `facts`.
 fn decide_facts(w: &World, config: &PermissionConfig, facts: &CallFacts) -> &'static str {
-    let mut config = config.clone();
-    config.home = Some(w.home.clone());
-    let policy = Policy::new(&config, &w.project);
-    assert!(policy.errors().is_empty(), "{:?}", policy.errors());
-    let roots = [w.project.clone()];
-    let request = PermissionRequest {
-        tool_name: "Bash",
-        facts,
-        cwd: &w.project,
-        roots: &roots,
-    };
-    match policy.decide(&request) {
-        PermissionDecision::Allow => "allow",
-        PermissionDecision::Ask { .. } => "ask",
-        PermissionDecision::Deny { .. } => "deny",
-    }
+    decide_call(w, config, "Bash", facts)
 }
 
 /// Class 7: outside the sandbox a read-only part no longer stands in for a
