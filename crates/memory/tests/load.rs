@@ -60,6 +60,17 @@ fn texts(memory: &Memory) -> Vec<String> {
     memory.files.iter().map(|f| f.text.clone()).collect()
 }
 
+/// Asserts that `prompt` holds `needle`.
+fn assert_in_prompt(prompt: &str, needle: &str) {
+    assert!(prompt.contains(needle), "{needle:?} is not in {prompt}");
+}
+
+/// Asserts that `warnings` is one line and that it holds `needle`.
+fn assert_one_warning(warnings: &[String], needle: &str) {
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(needle), "{warnings:?}");
+}
+
 #[test]
 fn the_whole_hierarchy_in_claude_codes_order() {
     let t = Tree::new();
@@ -106,19 +117,17 @@ fn the_whole_hierarchy_in_claude_codes_order() {
         ["skipped @missing.md (imported by CLAUDE.md): it does not exist"]
     );
     let prompt = render(&memory);
-    assert!(
-        prompt.contains(
-            "\n# CLAUDE.md (project instructions from the working directory; follow them)\nPROJECT"
-        ),
-        "{prompt}"
+    assert_in_prompt(
+        &prompt,
+        "\n# CLAUDE.md (project instructions from the working directory; follow them)\nPROJECT",
     );
-    assert!(
-        prompt.contains("\n# ~/.claude/CLAUDE.md (user's private instructions for all projects; follow them)\nUSER"),
-        "{prompt}"
+    assert_in_prompt(
+        &prompt,
+        "\n# ~/.claude/CLAUDE.md (user's private instructions for all projects; follow them)\nUSER",
     );
-    assert!(
-        prompt.contains("\n# imp.md (imported by CLAUDE.md; follow them)\nIMPORTED"),
-        "{prompt}"
+    assert_in_prompt(
+        &prompt,
+        "\n# imp.md (imported by CLAUDE.md; follow them)\nIMPORTED",
     );
 }
 
@@ -188,11 +197,7 @@ fn imports_out_of_an_untrusted_project_are_refused_but_user_files_may() {
     // Trusted: followed, but never to a denied target.
     let (memory, warnings) = t.load(true);
     assert!(texts(&memory).contains(&"OUTSIDE".to_string()));
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(
-        warnings[0].contains("is denied for reading"),
-        "{warnings:?}"
-    );
+    assert_one_warning(&warnings, "is denied for reading");
 }
 
 #[test]
@@ -295,8 +300,7 @@ fn past_the_total_cap_nothing_more_is_read_and_one_line_is_said() {
     let (memory, warnings) = run(&t.sources(), false, caps);
     let total: usize = memory.files.iter().map(|f| f.text.len()).sum();
     assert_eq!(total, 1024);
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("total cap is reached"), "{warnings:?}");
+    assert_one_warning(&warnings, "total cap is reached");
     let line = memory.over_total.unwrap();
     assert!(
         line.ends_with(" and 22 more (over the 1 KiB total cap)]"),
@@ -327,8 +331,7 @@ fn above_a_repository_the_parent_folders_are_the_users_without_one_they_are_not(
     // No repository: work/ may be part of a download; its link stays out.
     let (memory, warnings) = t.load(false);
     assert_eq!(texts(&memory), ["PROJECT"]);
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("outside the project"), "{warnings:?}");
+    assert_one_warning(&warnings, "outside the project");
     // work/proj is a repository: work/ is the user's folder.
     std::fs::create_dir_all(t.top.join("work/proj/.git")).unwrap();
     let (memory, warnings) = t.load(false);
