@@ -12,18 +12,31 @@ use serde_json::{Value, json};
 
 use super::common::{Outcome, Scratch, orbit_with_env, run};
 
+/// `orbit ARGS` in `scratch` with `server_env` (a fake server's
+/// variables) plus `env`; it must exit 0.
+fn run_ok(
+    scratch: &Scratch,
+    server_env: Vec<(String, String)>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Outcome {
+    let mut vars = server_env;
+    vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let mut cmd = orbit_with_env(scratch, &vars);
+    cmd.args(args);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{args:?} {env:?}: {}", out.stderr);
+    out
+}
+
 /// One `orbit -p hi` run with `args` and `env` (plus the fake server's);
 /// the first request's body, its `anthropic-beta` header and what orbit
 /// printed.
 fn first_request(args: &[&str], env: &[(&str, &str)]) -> (Value, String, Outcome) {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut vars = server.env();
-    vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "hi"]).args(args);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{args:?} {env:?}: {}", out.stderr);
+    let all: Vec<&str> = ["-p", "hi"].iter().chain(args).copied().collect();
+    let out = run_ok(&scratch, server.env(), env, &all);
     let request = server.requests().remove(0);
     let beta = request.header("anthropic-beta").unwrap_or("").to_string();
     (request.body, beta, out)
@@ -49,6 +62,18 @@ fn adaptive(model: &str, max_tokens: u32, display: &str, effort: &str) -> Value 
         "max_tokens": max_tokens,
         "thinking": {"type": "adaptive", "display": display},
         "output_config": {"effort": effort},
+        "context_management": {"edits": [{"type": CLEAR_THINKING, "keep": "all"}]},
+    })
+}
+
+/// Claude Code's request shape for a model with budget thinking (no
+/// effort).
+fn budgeted(model: &str, max_tokens: u32, budget_tokens: u32) -> Value {
+    json!({
+        "model": model,
+        "max_tokens": max_tokens,
+        "thinking": {"budget_tokens": budget_tokens, "type": "enabled", "display": "omitted"},
+        "output_config": null,
         "context_management": {"edits": [{"type": CLEAR_THINKING, "keep": "all"}]},
     })
 }
@@ -98,89 +123,49 @@ fn opus_sonnet_haiku_and_the_default_are_sent_as_claude_code_sends_them() {
     }
 }
 
-/// One pinned-model case: args, env, then the expected model,
-/// `max_tokens`, `thinking`, `output_config`, `context_management`.
-type Pinned = (
-    &'static [&'static str],
-    &'static [(&'static str, &'static str)],
-    &'static str,
-    u32,
-    Value,
-    Value,
-    Value,
-);
-
 #[test]
 fn pinned_older_models_keep_their_own_shape() {
-    let none = Value::Null;
-    let budget = |b: u32| json!({"budget_tokens": b, "type": "enabled", "display": "omitted"});
-    let clear = json!({"edits": [{"type": CLEAR_THINKING, "keep": "all"}]});
-    // (args, env, model, max_tokens, thinking, effort, context management)
-    let cases: [Pinned; 6] = [
+    // (args, env, Claude Code's request shape)
+    let cases: [(&[&str], &[(&str, &str)], Value); 6] = [
         (
             &["--model", "claude-sonnet-4-5"],
             &[],
-            "claude-sonnet-4-5",
-            32_000,
-            budget(31_999),
-            none.clone(),
-            clear.clone(),
+            budgeted("claude-sonnet-4-5", 32_000, 31_999),
         ),
         (
             &["--model", "claude-sonnet-4-5"],
             &[("MAX_THINKING_TOKENS", "4000")],
-            "claude-sonnet-4-5",
-            32_000,
-            budget(4_000),
-            none.clone(),
-            clear.clone(),
+            budgeted("claude-sonnet-4-5", 32_000, 4_000),
         ),
         (
             &["--model", "claude-opus-4-6"],
             &[],
-            "claude-opus-4-6",
-            64_000,
-            json!({"type": "adaptive", "display": "omitted"}),
-            json!({"effort": "high"}),
-            clear.clone(),
+            adaptive("claude-opus-4-6", 64_000, "omitted", "high"),
         ),
         // Thinking off: no thinking, no context management; effort stays.
         (
             &["--model", "claude-opus-4-6", "--thinking", "disabled"],
             &[],
-            "claude-opus-4-6",
-            64_000,
-            none.clone(),
-            json!({"effort": "high"}),
-            none.clone(),
+            json!({
+                "model": "claude-opus-4-6", "max_tokens": 64_000, "thinking": null,
+                "output_config": {"effort": "high"}, "context_management": null,
+            }),
         ),
         // Opus 5.5 refuses thinking off: Claude Code still sends adaptive.
         (
             &["--thinking", "disabled"],
             &[],
-            "claude-opus-5-5",
-            128_000,
-            json!({"type": "adaptive", "display": "omitted"}),
-            json!({"effort": "medium"}),
-            clear.clone(),
+            adaptive("claude-opus-5-5", 128_000, "omitted", "medium"),
         ),
         // `[1m]`: the id without it, and the 1M beta.
         (
             &["--model", "claude-sonnet-4-5[1m]"],
             &[],
-            "claude-sonnet-4-5",
-            32_000,
-            budget(31_999),
-            none.clone(),
-            clear.clone(),
+            budgeted("claude-sonnet-4-5", 32_000, 31_999),
         ),
     ];
-    for (args, env, model, max_tokens, thinking, effort, context) in cases {
+    for (args, env, want) in cases {
         let (body, beta, _) = first_request(args, env);
-        let want = json!({
-            "model": model, "max_tokens": max_tokens, "thinking": thinking,
-            "output_config": effort, "context_management": context,
-        });
         assert_eq!(shape(&body), want, "{args:?} {env:?}");
         let marked = args.iter().any(|a| a.ends_with("[1m]"));
         assert_eq!(beta.contains("context-1m-2025-08-07"), marked, "{beta}");
@@ -254,12 +239,12 @@ fn headers_betas_and_prompt_caching_as_claude_code() {
     ];
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let mut vars = server.env();
-    vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "hi", "--betas", "bar-beta-2"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    run_ok(
+        &scratch,
+        server.env(),
+        &env,
+        &["-p", "hi", "--betas", "bar-beta-2"],
+    );
     let request = server.requests().remove(0);
     assert_eq!(request.header("x-foo"), Some("one"));
     assert_eq!(request.header("x-bar"), Some("two"));
@@ -293,10 +278,8 @@ fn total_cost_is_claude_codes_for_the_same_usage() {
             .usage(input, output)
             .cache_usage(write, read);
         let server = FakeAnthropic::start(vec![Reply::turn(turn)]);
-        let mut cmd = orbit_with_env(&scratch, &server.env());
-        cmd.args(["-p", "hi", "--model", model, "--output-format", "json"]);
-        let out = run(cmd);
-        assert_eq!(out.code, 0, "{}", out.stderr);
+        let args = ["-p", "hi", "--model", model, "--output-format", "json"];
+        let out = run_ok(&scratch, server.env(), &[], &args);
         let result: Value = serde_json::from_str(out.stdout.trim()).unwrap();
         let cost = result["total_cost_usd"].as_f64().unwrap();
         assert!((cost - want).abs() < 1e-9, "{model}: {cost} != {want}");
@@ -309,13 +292,16 @@ fn the_openai_provider_says_once_what_it_ignores() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
         Completion::new().text("ok").usage(10, 1),
     )]);
-    let mut vars = server.env();
-    vars.push(("ANTHROPIC_BETAS".into(), "foo-beta-1".into()));
-    vars.push(("CLAUDE_CODE_MAX_OUTPUT_TOKENS".into(), "64000".into()));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "hi", "--effort", "high"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let env = [
+        ("ANTHROPIC_BETAS", "foo-beta-1"),
+        ("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "64000"),
+    ];
+    let out = run_ok(
+        &scratch,
+        server.env(),
+        &env,
+        &["-p", "hi", "--effort", "high"],
+    );
     let notes: Vec<&str> = out
         .stderr
         .lines()
@@ -346,28 +332,19 @@ fn the_fallback_model_resolves_aliases_like_model_and_gets_its_own_shape() {
     // 4.5 by ANTHROPIC_DEFAULT_HAIKU_MODEL) answers.
     let server = FakeAnthropic::start(vec![Reply::text("from the fallback")]);
     server.respond_with(|_, body| (body["model"] == "claude-opus-5-5").then(Reply::overloaded));
-    let mut vars = server.env();
-    vars.push(("ORBIT_MAX_RETRIES".into(), "0".into()));
-    vars.push((
-        "ANTHROPIC_DEFAULT_HAIKU_MODEL".into(),
-        "claude-haiku-4-5".into(),
-    ));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "hi", "--fallback-model", "haiku"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let env = [
+        ("ORBIT_MAX_RETRIES", "0"),
+        ("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5"),
+    ];
+    let args = ["-p", "hi", "--fallback-model", "haiku"];
+    run_ok(&scratch, server.env(), &env, &args);
     let bodies = server.bodies();
     let last = bodies.last().unwrap();
     assert_eq!(bodies[0]["model"], "claude-opus-5-5");
     // Capped at Haiku 4.5's limit, with its budget thinking (no effort).
     assert_eq!(
         shape(last),
-        json!({
-            "model": "claude-haiku-4-5", "max_tokens": 64_000,
-            "thinking": {"budget_tokens": 63_999, "type": "enabled", "display": "omitted"},
-            "output_config": null,
-            "context_management": {"edits": [{"type": CLEAR_THINKING, "keep": "all"}]},
-        }),
+        budgeted("claude-haiku-4-5", 64_000, 63_999),
         "{last}"
     );
 }
@@ -382,15 +359,9 @@ fn custom_headers_are_a_secret_bash_does_not_see() {
         Reply::tool_use("toolu_1", "Bash", command),
         Reply::text("done"),
     ]);
-    let mut vars = server.env();
-    vars.push((
-        "ANTHROPIC_CUSTOM_HEADERS".into(),
-        "X-Gateway-Key: gw-secret-1".into(),
-    ));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "hi", "--permission-mode", "bypassPermissions"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let env = [("ANTHROPIC_CUSTOM_HEADERS", "X-Gateway-Key: gw-secret-1")];
+    let args = ["-p", "hi", "--permission-mode", "bypassPermissions"];
+    run_ok(&scratch, server.env(), &env, &args);
     let requests = server.requests();
     assert_eq!(requests[0].header("x-gateway-key"), Some("gw-secret-1"));
     let results = orbit_test_support::body::tool_result_texts(&requests[1].body);
