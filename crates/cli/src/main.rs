@@ -14,6 +14,7 @@
 //! exist read (at most 8 opens, see [`configure::load`]).
 //! Errors before the first model call print one `orbit: error: …` line.
 
+mod agents;
 mod args;
 mod configure;
 mod flag_values;

@@ -183,6 +183,7 @@ pub fn prepare_with(
     // wait for them; their tools join the requests after they arrive.
     spec.mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
     spec.sdk_bridge = sdk.sdk_bridge;
+    spec.agents = Some(crate::agents::load(args, &config, &cwd)?);
     let launcher = sandbox::launcher(
         &config,
         &sandbox::SessionPaths {

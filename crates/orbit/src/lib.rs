@@ -77,6 +77,7 @@ pub mod mcp;
 pub mod profile;
 pub mod provider;
 mod spec;
+mod subagent;
 mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
@@ -93,7 +94,9 @@ pub use orbit_tool::{
     ToolRegistry, ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
+pub use orbit_agents::{AgentDefinition, AgentSet, AgentSource, AgentSources, ToolFilter};
 pub use spec::{BuiltSession, PromptSpec, SessionSpec};
+pub use subagent::{MAX_SUBAGENT_DEPTH, SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 
 /// Why an agent could not be built or run. Each variant keeps the error
 /// it comes from as its [`std::error::Error::source`]; print the chain

@@ -115,7 +115,15 @@ pub struct SessionSpec {
     /// Progress lines (the local model's first-use setup) and warnings
     /// (instruction files).
     pub log: Box<dyn FnMut(&str) + Send>,
+    /// The subagent types the `Agent` tool may start; None = no `Agent`
+    /// tool (the small-model profile never offers it).
+    pub agents: Option<orbit_agents::AgentSet>,
+    /// How deep this session is in a chain of subagents (0: a main one).
+    pub agent_depth: u32,
 }
+
+/// The name of the tool that starts subagents.
+pub(crate) const AGENT_TOOL: &str = orbit_tools::builtin::agent::AGENT_TOOL_NAME;
 
 /// What [`SessionSpec::build`] made.
 pub struct BuiltSession {
@@ -167,6 +175,8 @@ impl SessionSpec {
             prompt: PromptSpec::default(),
             tuning: EngineConfig::default(),
             log: Box::new(|line| eprintln!("orbit: {line}")),
+            agents: None,
+            agent_depth: 0,
         }
     }
 
@@ -197,6 +207,8 @@ impl SessionSpec {
             _ => uuid::Uuid::new_v4().to_string(),
         };
         let mcp = self.start_mcp(&session_id, &mut tools)?;
+        let shared = Provider::Client(Arc::clone(&client));
+        self.add_agent_tool(&shared, &model, &session_id, profile, &mut tools);
         let tool_names = tools.names();
         let mut config = self.engine_config(session_id);
         config.model = model;
@@ -246,6 +258,54 @@ impl SessionSpec {
         );
         runner.tool_context().set_env_vars(self.tool_env);
         runner
+    }
+
+    /// Registers the `Agent` tool when the spec has agents and the profile
+    /// offers it; its subagents get the tools as they are now (without
+    /// `Agent`) and the rest of the parent's parts.
+    fn add_agent_tool(
+        &mut self,
+        provider: &Provider,
+        model: &str,
+        session_id: &str,
+        profile: ModelProfile,
+        tools: &mut ToolRegistry,
+    ) {
+        tools.retain(|t| t.name() != AGENT_TOOL);
+        let Some(agents) = self.agents.take() else {
+            return;
+        };
+        if profile == ModelProfile::new(true) {
+            return;
+        }
+        let parent = crate::subagent::ParentParts {
+            provider: provider.clone(),
+            model: model.to_string(),
+            session_id: session_id.to_string(),
+            cwd: self.cwd.clone(),
+            added_dirs: self.added_dirs.clone(),
+            data_dir: self.data_dir.clone(),
+            env: self.env.clone(),
+            tool_env: self.tool_env.clone(),
+            permissions: self.permissions.clone(),
+            rules_file: self.rules_file.clone(),
+            approver: self.approver.clone(),
+            hooks: self.hooks.clone(),
+            hook_callbacks: self.hook_callbacks.clone(),
+            launcher: self.launcher.clone(),
+            profile,
+            tuning: self.tuning.clone(),
+            trusted: self.prompt.trusted,
+            tools: tools.clone(),
+        };
+        let factory = crate::subagent::SubagentFactory {
+            parent,
+            agents,
+            depth: self.agent_depth,
+        };
+        tools.register(orbit_tool::typed(
+            orbit_tools::builtin::agent::AgentTool::new(Arc::new(factory)),
+        ));
     }
 
     /// Deferral (DESIGN §10): `ENABLE_TOOL_SEARCH` when set; else MCP

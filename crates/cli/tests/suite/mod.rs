@@ -63,6 +63,7 @@ mod stdin_prompt;
 mod stdout_closed;
 mod slash_commands;
 mod structured_output;
+mod subagents;
 mod system_prompt;
 mod terminal_output;
 mod trust;
