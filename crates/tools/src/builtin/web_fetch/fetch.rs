@@ -10,8 +10,19 @@
 //! is allowed (`super::guard`: every hop's IP literal is checked, host
 //! names are resolved and checked by the client's resolver, which connects
 //! to the very addresses it checked).
+//!
+//! Proxies: the clients honour `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (as
+//! the model client does). A proxied request is resolved by the proxy, not
+//! by the client's resolver, so every hop's host name is first resolved and
+//! checked here ([`GuardedResolver::check_name`]): a name of a local address,
+//! or one orbit cannot resolve, is refused before anything is sent.
+//!
+//! TLS is lazy: no client exists until the first fetch, and an `http://`
+//! fetch gets a client without a trust store (nothing under `/etc/ssl` is
+//! read); the `https://` client loads the store once, on the first
+//! `https://` fetch.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use orbit_tool::texts::tools::web_fetch as texts;
@@ -64,37 +75,57 @@ pub(crate) enum FetchError {
     Refused(String),
 }
 
-/// An HTTP client configured for WebFetch.
+/// A client built on first use (`Err`: why it could not be built).
+type LazyClient = Arc<OnceLock<Result<reqwest::Client, String>>>;
+
+/// WebFetch's HTTP clients, configured for WebFetch and built on first use:
+/// one without a trust store for `http://`, one with it for `https://`.
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
-    client: reqwest::Client,
+    plain: LazyClient,
+    tls: LazyClient,
     resolver: Arc<GuardedResolver>,
     timeout: Duration,
     max_body_bytes: usize,
 }
 
 impl Fetcher {
+    /// A fetcher; no client is built (and no certificate read) yet.
     pub(crate) fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, FetchError> {
-        // reqwest is built without a default crypto provider; the first
-        // installer wins, later calls are no-ops.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let resolver = Arc::new(GuardedResolver::default());
-        // No proxy: a proxy would resolve the host itself, past the guard.
-        let client = reqwest::Client::builder()
-            .dns_resolver(Arc::clone(&resolver))
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(timeout)
-            .timeout(timeout)
-            .user_agent(USER_AGENT)
-            .build()
-            .map_err(|e| FetchError::Client(e.to_string()))?;
         Ok(Self {
-            client,
-            resolver,
+            plain: LazyClient::default(),
+            tls: LazyClient::default(),
+            resolver: Arc::new(GuardedResolver::default()),
             timeout,
             max_body_bytes,
         })
+    }
+
+    /// The client for a fetch starting at `url` (redirects keep the scheme).
+    fn client(&self, url: &Url) -> Result<&reqwest::Client, FetchError> {
+        let with_tls = url.scheme() == "https" || http_proxy_is_https();
+        let cell = if with_tls { &self.tls } else { &self.plain };
+        cell.get_or_init(|| self.build_client(with_tls))
+            .as_ref()
+            .map_err(|e| FetchError::Client(e.clone()))
+    }
+
+    fn build_client(&self, with_tls: bool) -> Result<reqwest::Client, String> {
+        // reqwest is built without a default crypto provider; the first
+        // installer wins, later calls are no-ops.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let builder = reqwest::Client::builder()
+            .dns_resolver(Arc::clone(&self.resolver))
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(self.timeout)
+            .timeout(self.timeout)
+            .user_agent(USER_AGENT);
+        let builder = if with_tls {
+            builder
+        } else {
+            builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
+        };
+        builder.build().map_err(|e| e.to_string())
     }
 
     /// Fetches `url`; hosts in `allowed_hosts` may be local addresses
@@ -124,8 +155,13 @@ impl Fetcher {
             if let Some(refusal) = check_url_host(&current, allowed_hosts) {
                 return Err(FetchError::Refused(refusal));
             }
+            // A proxy would resolve the name itself: check it here first.
+            self.resolver
+                .check_name(&current)
+                .await
+                .map_err(FetchError::Refused)?;
             let response = self
-                .client
+                .client(&original)?
                 .get(current.clone())
                 .header(reqwest::header::ACCEPT, "text/markdown, text/html, */*")
                 .send()
@@ -203,6 +239,15 @@ impl Fetcher {
             message,
         }
     }
+}
+
+/// Whether plain `http://` requests go through an `https://` proxy (then
+/// even they need the trust store).
+fn http_proxy_is_https() -> bool {
+    ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .any(|v| v.trim().to_ascii_lowercase().starts_with("https://"))
 }
 
 /// Claude Code's rule: same scheme and port, same host ignoring a leading

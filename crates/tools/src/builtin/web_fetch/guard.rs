@@ -156,6 +156,27 @@ impl GuardedResolver {
         }
     }
 
+    /// Resolves and checks `url`'s host name as the client's resolver
+    /// would (IP literals and allowed hosts pass): `Err` is the refusal
+    /// text, also for a name that does not resolve. For requests a proxy
+    /// resolves.
+    pub async fn check_name(&self, url: &Url) -> Result<(), String> {
+        let Some(host) = url.host_str() else {
+            return Ok(());
+        };
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        if bare.parse::<IpAddr>().is_ok() || host_is_allowed(&self.allowed(), host) {
+            return Ok(());
+        }
+        let name: Name = bare.parse().map_err(|_| texts::invalid_url(url.as_str()))?;
+        match self.resolve(name).await {
+            Ok(_) => Ok(()),
+            // A refusal names the host; a failed lookup does not.
+            Err(e) if e.is::<Refused>() => Err(e.to_string()),
+            Err(e) => Err(format!("Cannot resolve {bare}: {e}")),
+        }
+    }
+
     fn allowed(&self) -> Vec<String> {
         match self.allowed.read() {
             Ok(g) => g.clone(),

@@ -1,0 +1,227 @@
+//! Networks (issue 36): the lazy TLS stack (no certificate read for an
+//! `http://` run, seen with strace), and proxies (a recording HTTP proxy on
+//! 127.0.0.1 sees the model's and WebFetch's traffic; WebFetch's address
+//! guard still decides for proxied requests).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::json;
+
+use super::common::{Scratch, orbit_with_env, run, tool_results_text};
+
+/// A forwarding HTTP proxy on 127.0.0.1 that records the first request
+/// line of every connection (absolute-form `GET http://…` or `CONNECT`).
+struct RecordingProxy {
+    port: u16,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl RecordingProxy {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || relay(client, &log));
+            }
+        });
+        Self { port, seen }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// Reads the request head, connects to its target, then copies bytes both
+/// ways (the fake server accepts absolute-form request lines).
+fn relay(client: TcpStream, log: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(client.try_clone().unwrap());
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        head.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let request_line = head.lines().next().unwrap_or_default().to_string();
+    log.lock().unwrap().push(request_line.clone());
+    let mut parts = request_line.split(' ');
+    let method = parts.next().unwrap_or_default();
+    let target = parts.next().unwrap_or_default();
+    let authority = target
+        .strip_prefix("http://")
+        .unwrap_or(target)
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let Ok(mut upstream) = TcpStream::connect(&authority) else {
+        return;
+    };
+    let mut client_write = client;
+    if method == "CONNECT" {
+        let _ = client_write.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n");
+    } else {
+        let _ = upstream.write_all(head.as_bytes());
+    }
+    // What the reader buffered past the head belongs to the upstream.
+    let buffered = reader.buffer().to_vec();
+    let _ = upstream.write_all(&buffered);
+    let mut up_read = upstream.try_clone().unwrap();
+    let mut inner = reader.into_inner();
+    let mut up_write = upstream;
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut inner, &mut up_write);
+    });
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = up_read.read(&mut buf) {
+        if n == 0 || client_write.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+}
+
+/// A local page server answering every GET with `PAGE`.
+const PAGE: &str = "proxied page 7f3a";
+
+fn page_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{PAGE}",
+                PAGE.len()
+            );
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    port
+}
+
+fn webfetch_run(url: &str, env: &[(&str, &str)]) -> (FakeAnthropic, String, i32, String) {
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_1",
+            "WebFetch",
+            json!({"url": url, "prompt": "what is it?"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let scratch = Scratch::new();
+    let mut vars = server.env();
+    vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let mut cmd = orbit_with_env(&scratch, &vars);
+    cmd.args(["-p", "go", "--allowedTools", "WebFetch"]);
+    let out = run(cmd);
+    let said = server
+        .requests()
+        .get(1)
+        .map(|r| tool_results_text(&r.body))
+        .unwrap_or_default();
+    (server, said, out.code, out.stderr)
+}
+
+/// The model's request and an allowed WebFetch both pass through
+/// `HTTP_PROXY`; the page arrives.
+#[test]
+fn model_and_webfetch_traffic_goes_through_the_proxy() {
+    let proxy = RecordingProxy::start();
+    let port = page_server();
+    let url = format!("http://127.0.0.1:{port}/doc");
+    let (server, said, code, stderr) = webfetch_run(
+        &url,
+        &[
+            ("HTTP_PROXY", &proxy.url()),
+            ("ORBIT_WEBFETCH_ALLOW_HOSTS", "127.0.0.1"),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(said.contains(PAGE), "{said}");
+    let seen = proxy.seen();
+    let model = format!("POST {}/v1/messages", server.base_url());
+    assert!(seen.iter().any(|l| l.starts_with(&model)), "{seen:?}");
+    assert!(
+        seen.iter().any(|l| l.starts_with(&format!("GET {url}"))),
+        "{seen:?}"
+    );
+}
+
+/// A host name of a local address is refused before anything reaches the
+/// proxy (which would resolve it past the guard); so is a name that does
+/// not resolve.
+#[test]
+fn webfetch_through_the_proxy_still_refuses_local_names() {
+    let proxy = RecordingProxy::start();
+    let port = page_server();
+    for (url, needle) in [
+        (
+            format!("http://localhost:{port}/secret"),
+            "Refusing to fetch",
+        ),
+        (
+            format!("http://127.0.0.1:{port}/secret"),
+            "Refusing to fetch",
+        ),
+        ("http://no-such-host.invalid/".to_string(), "Cannot resolve"),
+    ] {
+        let (_server, said, code, stderr) = webfetch_run(&url, &[("HTTP_PROXY", &proxy.url())]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(said.contains(needle), "{url}: {said}");
+        assert!(!said.contains(PAGE), "{url}: {said}");
+        let seen = proxy.seen();
+        assert!(
+            !seen.iter().any(|l| l.starts_with("GET ")),
+            "{url}: {seen:?}"
+        );
+    }
+}
+
+/// `strace` of `orbit -p hi` against an `http://` base URL: no file under
+/// /etc/ssl is opened (WebFetch's client is built on the first fetch).
+#[test]
+fn an_http_run_reads_no_certificate() {
+    let server = FakeAnthropic::start(vec![Reply::text("hello")]);
+    let scratch = Scratch::new();
+    let trace = scratch.path().join("strace.txt");
+    let mut cmd = assert_cmd::Command::new("strace");
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .current_dir(scratch.path())
+        .envs(server.env())
+        .args(["-f", "-e", "trace=%file", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_orbit"))
+        .args(["-p", "hi"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("hello"), "{}", out.stdout);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let ssl: Vec<&str> = text.lines().filter(|l| l.contains("/etc/ssl")).collect();
+    assert!(
+        ssl.is_empty(),
+        "{} lines under /etc/ssl:\n{}",
+        ssl.len(),
+        ssl.join("\n")
+    );
+    assert!(text.lines().count() > 5, "strace saw nothing: {text}");
+}
