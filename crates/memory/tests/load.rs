@@ -26,6 +26,13 @@ impl Tree {
         put(&self.top, rel, text)
     }
 
+    /// Writes each `(rel, text)` below the top.
+    fn write_all(&self, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            self.write(rel, text);
+        }
+    }
+
     fn sources(&self) -> Sources {
         Sources {
             cwd: self.top.join("work/proj"),
@@ -75,24 +82,26 @@ fn assert_one_warning(warnings: &[String], needle: &str) {
 fn the_whole_hierarchy_in_claude_codes_order() {
     let t = Tree::new();
     std::fs::create_dir_all(t.top.join("work/proj/.git")).unwrap();
-    t.write("etc/CLAUDE.md", "MANAGED");
-    t.write("home/.claude/CLAUDE.md", "USER @user-import.md");
-    t.write("home/.claude/user-import.md", "USER-IMPORTED");
-    t.write("home/.claude/rules/u.md", "USER-RULE");
-    t.write("work/CLAUDE.md", "PARENT");
-    t.write("work/CLAUDE.local.md", "PARENT-LOCAL");
-    t.write(
-        "work/proj/CLAUDE.md",
-        "PROJECT @imp.md `@span.md`\n```\n@fenced.md\n```\n@missing.md @alice",
-    );
-    t.write("work/proj/imp.md", "IMPORTED");
-    t.write("work/proj/span.md", "SPAN");
-    t.write("work/proj/fenced.md", "FENCED");
-    t.write("work/proj/.claude/CLAUDE.md", "DOT-CLAUDE");
-    t.write("work/proj/.claude/rules/b.md", "RULE-B");
-    t.write("work/proj/.claude/rules/a.md", "RULE-A");
-    t.write("work/proj/CLAUDE.local.md", "LOCAL");
-    t.write("work/proj/AGENTS.md", "AGENTS @imp.md");
+    t.write_all(&[
+        ("etc/CLAUDE.md", "MANAGED"),
+        ("home/.claude/CLAUDE.md", "USER @user-import.md"),
+        ("home/.claude/user-import.md", "USER-IMPORTED"),
+        ("home/.claude/rules/u.md", "USER-RULE"),
+        ("work/CLAUDE.md", "PARENT"),
+        ("work/CLAUDE.local.md", "PARENT-LOCAL"),
+        (
+            "work/proj/CLAUDE.md",
+            "PROJECT @imp.md `@span.md`\n```\n@fenced.md\n```\n@missing.md @alice",
+        ),
+        ("work/proj/imp.md", "IMPORTED"),
+        ("work/proj/span.md", "SPAN"),
+        ("work/proj/fenced.md", "FENCED"),
+        ("work/proj/.claude/CLAUDE.md", "DOT-CLAUDE"),
+        ("work/proj/.claude/rules/b.md", "RULE-B"),
+        ("work/proj/.claude/rules/a.md", "RULE-A"),
+        ("work/proj/CLAUDE.local.md", "LOCAL"),
+        ("work/proj/AGENTS.md", "AGENTS @imp.md"),
+    ]);
     let (memory, warnings) = t.load(false);
     assert_eq!(
         texts(&memory),
@@ -134,9 +143,11 @@ fn the_whole_hierarchy_in_claude_codes_order() {
 #[test]
 fn a_cycle_and_a_too_deep_chain_each_give_one_line() {
     let t = Tree::new();
-    t.write("work/proj/CLAUDE.md", "@a.md");
-    t.write("work/proj/a.md", "A @b.md");
-    t.write("work/proj/b.md", "B @a.md @CLAUDE.md");
+    t.write_all(&[
+        ("work/proj/CLAUDE.md", "@a.md"),
+        ("work/proj/a.md", "A @b.md"),
+        ("work/proj/b.md", "B @a.md @CLAUDE.md"),
+    ]);
     let (memory, warnings) = t.load(false);
     assert_eq!(texts(&memory), ["@a.md", "A @b.md", "B @a.md @CLAUDE.md"]);
     assert_eq!(
@@ -166,8 +177,10 @@ fn a_cycle_and_a_too_deep_chain_each_give_one_line() {
 #[test]
 fn imports_out_of_an_untrusted_project_are_refused_but_user_files_may() {
     let t = Tree::new();
-    t.write("elsewhere/notes.md", "OUTSIDE");
-    t.write("home/secret/key.md", "SECRET");
+    t.write_all(&[
+        ("elsewhere/notes.md", "OUTSIDE"),
+        ("home/secret/key.md", "SECRET"),
+    ]);
     t.write(
         "work/proj/CLAUDE.md",
         "@../../elsewhere/notes.md @~/secret/key.md",
@@ -178,10 +191,12 @@ fn imports_out_of_an_untrusted_project_are_refused_but_user_files_may() {
         t.top.join("work/proj/.claude/link.md"),
     )
     .unwrap();
-    t.write("work/proj/AGENTS.md", "agents");
-    t.write("work/proj/.claude/CLAUDE.md", "@link.md");
-    t.write("home/shared.md", "SHARED");
-    t.write("home/.claude/CLAUDE.md", "@~/shared.md");
+    t.write_all(&[
+        ("work/proj/AGENTS.md", "agents"),
+        ("work/proj/.claude/CLAUDE.md", "@link.md"),
+        ("home/shared.md", "SHARED"),
+        ("home/.claude/CLAUDE.md", "@~/shared.md"),
+    ]);
     let (memory, warnings) = t.load(false);
     let loaded = texts(&memory);
     assert!(loaded.contains(&"SHARED".to_string()), "{loaded:?}");
@@ -219,9 +234,11 @@ fn hostile_imports_are_one_line_each_and_never_block() {
 #[test]
 fn caps_cut_with_a_stated_line() {
     let t = Tree::new();
-    t.write("work/proj/CLAUDE.md", &"x".repeat(300));
-    t.write("work/proj/CLAUDE.local.md", &"y".repeat(300));
-    t.write("work/proj/AGENTS.md", "z");
+    t.write_all(&[
+        ("work/proj/CLAUDE.md", &"x".repeat(300)),
+        ("work/proj/CLAUDE.local.md", &"y".repeat(300)),
+        ("work/proj/AGENTS.md", "z"),
+    ]);
     let caps = Caps {
         file_bytes: 200,
         total_bytes: 350,
@@ -245,10 +262,12 @@ fn caps_cut_with_a_stated_line() {
 #[test]
 fn nested_memory_is_sent_once_per_folder_and_file() {
     let t = Tree::new();
-    t.write("work/proj/CLAUDE.md", "TOP");
-    t.write("work/proj/sub/CLAUDE.md", "SUB @../CLAUDE.md");
-    t.write("work/proj/sub/deeper/CLAUDE.md", "DEEPER");
-    t.write("work/proj/sub/deeper/x.txt", "x");
+    t.write_all(&[
+        ("work/proj/CLAUDE.md", "TOP"),
+        ("work/proj/sub/CLAUDE.md", "SUB @../CLAUDE.md"),
+        ("work/proj/sub/deeper/CLAUDE.md", "DEEPER"),
+        ("work/proj/sub/deeper/x.txt", "x"),
+    ]);
     let sources = t.sources();
     let (memory, _) = run(&sources, false, Caps::default());
     let loaded = LoadedMemory::default();
@@ -324,8 +343,10 @@ fn a_flood_of_missing_imports_is_twenty_lines_and_a_count() {
 #[test]
 fn above_a_repository_the_parent_folders_are_the_users_without_one_they_are_not() {
     let t = Tree::new();
-    t.write("dotfiles/work.md", "DOTFILES-WORK");
-    t.write("work/proj/CLAUDE.md", "PROJECT");
+    t.write_all(&[
+        ("dotfiles/work.md", "DOTFILES-WORK"),
+        ("work/proj/CLAUDE.md", "PROJECT"),
+    ]);
     std::os::unix::fs::symlink(t.top.join("dotfiles/work.md"), t.top.join("work/CLAUDE.md"))
         .unwrap();
     // No repository: work/ may be part of a download; its link stays out.
