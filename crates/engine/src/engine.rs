@@ -145,6 +145,11 @@ impl QueryEngine {
         );
         context.file_state = Arc::clone(&session.file_state);
         context.todos = Arc::clone(&session.todos);
+        // What Read may show the model: image blocks, PDF document blocks.
+        context.set_model_media(orbit_tool::ModelMedia {
+            images: orbit_model::catalog::facts(&config.model).images,
+            documents: client.provider() == "anthropic",
+        });
         let transcript = transcript_path(&config.data_dir, &project_root, &config.session_id);
         let runtime = Arc::new(ToolRuntime::new(
             &config,

@@ -216,7 +216,8 @@ impl ToolResultContent {
                 .iter()
                 .map(|b| match b {
                     ToolResultContentBlock::Text { text } => text.chars().count(),
-                    ToolResultContentBlock::Image { .. } => 0,
+                    ToolResultContentBlock::Image { .. }
+                    | ToolResultContentBlock::Document { .. } => 0,
                 })
                 .sum(),
         }
@@ -230,7 +231,8 @@ impl ToolResultContent {
                 .iter()
                 .filter_map(|b| match b {
                     ToolResultContentBlock::Text { text } => Some(text.as_str()),
-                    ToolResultContentBlock::Image { .. } => None,
+                    ToolResultContentBlock::Image { .. }
+                    | ToolResultContentBlock::Document { .. } => None,
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
@@ -257,6 +259,11 @@ impl ToolResultContent {
     pub fn has_image(&self) -> bool {
         matches!(self, ToolResultContent::Blocks(bs) if bs.iter().any(|b| matches!(b, ToolResultContentBlock::Image { .. })))
     }
+
+    /// Whether any part is a document (a PDF).
+    pub fn has_document(&self) -> bool {
+        matches!(self, ToolResultContent::Blocks(bs) if bs.iter().any(|b| matches!(b, ToolResultContentBlock::Document { .. })))
+    }
 }
 
 /// A block inside tool_result content.
@@ -271,6 +278,12 @@ pub enum ToolResultContentBlock {
     /// An image.
     Image {
         /// Where the image data is.
+        source: ImageSource,
+    },
+    /// A document (a PDF, `media_type` `application/pdf`), as the Messages
+    /// API takes it: `{"type":"document","source":{"type":"base64",…}}`.
+    Document {
+        /// Where the document's bytes are.
         source: ImageSource,
     },
 }

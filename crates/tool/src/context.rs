@@ -45,6 +45,31 @@ pub struct CommandLauncher {
     pub args: Vec<std::ffi::OsString>,
 }
 
+/// What the session's model can be shown besides text, so a tool (Read)
+/// picks the form of its result: an image block or a placeholder, a PDF
+/// `document` block or its text per page. Set by the session assembly
+/// from the model catalog and the provider ([`ToolUseContext::set_model_media`]);
+/// without it a tool assumes the Anthropic Messages API (both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelMedia {
+    /// The model takes image blocks.
+    pub images: bool,
+    /// The provider takes `document` blocks (PDFs).
+    pub documents: bool,
+}
+
+impl Default for ModelMedia {
+    fn default() -> Self {
+        Self {
+            images: true,
+            documents: true,
+        }
+    }
+}
+
+/// Extension key of the session's [`ModelMedia`].
+const MODEL_MEDIA_KEY: &str = "orbit.model_media";
+
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
@@ -185,6 +210,18 @@ impl ToolUseContext {
         } else {
             self.cwd().join(p)
         }
+    }
+
+    /// Sets what the session's model can be shown (see [`ModelMedia`]);
+    /// shared by every clone of this context.
+    pub fn set_model_media(&self, media: ModelMedia) {
+        *lock(&self.extension(MODEL_MEDIA_KEY, || Mutex::new(media))) = media;
+    }
+
+    /// What the session's model can be shown (the Anthropic default when
+    /// never set).
+    pub fn model_media(&self) -> ModelMedia {
+        *lock(&self.extension(MODEL_MEDIA_KEY, || Mutex::new(ModelMedia::default())))
     }
 
     /// Returns the session's instance of `T` under `key`, creating it.

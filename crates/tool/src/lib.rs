@@ -40,7 +40,9 @@ pub mod tool;
 pub mod validation;
 pub mod workspace;
 
-pub use context::{CallContext, CommandLauncher, ReadFilter, ToolProgress, ToolUseContext};
+pub use context::{
+    CallContext, CommandLauncher, ModelMedia, ReadFilter, ToolProgress, ToolUseContext,
+};
 pub use detail::{BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail};
 pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};

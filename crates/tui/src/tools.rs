@@ -135,6 +135,7 @@ pub(crate) fn result_text(result: &ToolResultBlock) -> String {
             .map(|b| match b {
                 ToolResultContentBlock::Text { text } => text.as_str(),
                 ToolResultContentBlock::Image { .. } => "[image]",
+                ToolResultContentBlock::Document { .. } => "[document]",
             })
             .collect::<Vec<_>>()
             .join("\n"),

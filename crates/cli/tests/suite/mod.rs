@@ -23,6 +23,7 @@ mod local_model;
 mod local_profile;
 mod local_resume;
 mod local_tasks;
+mod media_files;
 mod logging;
 mod max_turns;
 mod mcp_deferred;

@@ -83,7 +83,9 @@ fn result_bytes(content: &ToolResultContent) -> u64 {
             .iter()
             .map(|b| match b {
                 ToolResultContentBlock::Text { text } => text.len() as u64,
-                ToolResultContentBlock::Image { .. } => IMAGE_BYTES,
+                ToolResultContentBlock::Image { .. } | ToolResultContentBlock::Document { .. } => {
+                    IMAGE_BYTES
+                }
             })
             .sum(),
     }

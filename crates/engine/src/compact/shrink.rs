@@ -150,7 +150,7 @@ fn result_len(content: &ToolResultContent) -> usize {
             .iter()
             .map(|b| match b {
                 ToolResultContentBlock::Text { text } => text.len(),
-                ToolResultContentBlock::Image { .. } => 0,
+                ToolResultContentBlock::Image { .. } | ToolResultContentBlock::Document { .. } => 0,
             })
             .sum(),
     }

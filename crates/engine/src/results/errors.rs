@@ -44,7 +44,7 @@ pub(crate) fn is_tool_result_content_empty(content: &ToolResultContent) -> bool 
         ToolResultContent::Text(t) => t.trim().is_empty(),
         ToolResultContent::Blocks(blocks) => blocks.iter().all(|b| match b {
             ToolResultContentBlock::Text { text } => text.trim().is_empty(),
-            ToolResultContentBlock::Image { .. } => false,
+            ToolResultContentBlock::Image { .. } | ToolResultContentBlock::Document { .. } => false,
         }),
     }
 }

@@ -19,6 +19,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod ls;
+pub mod notebook;
 mod patch;
 mod paths;
 pub mod read;
@@ -37,6 +38,7 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(typed(read::ReadTool));
     registry.register(typed(write::WriteTool));
     registry.register(typed(edit::EditTool));
+    registry.register(typed(notebook::NotebookEditTool));
     registry.register(typed(bash::BashTool));
     registry.register(typed(bash::BashOutputTool));
     registry.register(typed(bash::KillShellTool));

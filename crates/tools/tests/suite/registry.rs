@@ -16,6 +16,7 @@ fn built_ins_in_order_with_their_result_limits() {
         ("Read", NeverPersist),
         ("Write", PersistOver(100_000)),
         ("Edit", PersistOver(100_000)),
+        ("NotebookEdit", PersistOver(100_000)),
         ("Bash", PersistOver(30_000)),
         ("BashOutput", PersistOver(30_000)),
         ("KillShell", PersistOver(10_000)),

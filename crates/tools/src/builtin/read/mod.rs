@@ -19,16 +19,17 @@
 //! file's line count).
 
 mod detect;
+mod image;
 mod lines;
 pub(crate) mod model_file;
+mod notebook;
+mod pdf;
 
 use std::fs::{self, File};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use base64::Engine as _;
-use orbit_protocol::{ImageSource, ToolResultContentBlock};
 use orbit_tool::texts::tools::{self as tools_texts, read as texts};
 use orbit_tool::{
     CallFacts, ReadDetail, ResultLimit, ToolDetail, ToolError, ToolInfo, ToolOutput, TypedTool,
@@ -74,6 +75,8 @@ pub struct ReadInput {
     pub offset: Option<u64>,
     /// Number of lines to read
     pub limit: Option<u64>,
+    /// Page range for PDF files (e.g. "1-5", "3"); at most 20 pages per read
+    pub pages: Option<String>,
 }
 
 /// The Read tool (stateless; register it with `orbit_tool::typed`).
@@ -86,6 +89,8 @@ pub struct ReadRequest {
     cwd: PathBuf,
     offset: Option<u64>,
     limit: Option<u64>,
+    pages: Option<pdf::PageRange>,
+    media: orbit_tool::ModelMedia,
 }
 
 #[async_trait]
@@ -105,11 +110,17 @@ impl TypedTool for ReadTool {
         input: ReadInput,
         ctx: &ToolUseContext,
     ) -> Result<ReadRequest, ToolError> {
+        let pages = match input.pages.as_deref() {
+            Some(spec) => Some(pdf::parse_pages(spec).map_err(ToolError::RespondToModel)?),
+            None => None,
+        };
         Ok(ReadRequest {
             path: ctx.resolve_path(&input.file_path),
             cwd: ctx.cwd(),
             offset: input.offset,
             limit: input.limit,
+            pages,
+            media: ctx.model_media(),
         })
     }
 
@@ -153,7 +164,38 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
         return ToolOutput::error(tools_texts::cannot_read(path, e));
     }
     if let Some(media_type) = detect::image_media_type(&head) {
-        return read_image(path, file, &meta, media_type, cache);
+        return read_whole(
+            path,
+            file,
+            &meta,
+            image::MAX_IMAGE_FILE_BYTES,
+            true,
+            cache,
+            |bytes| image::read_image_bytes(path, bytes, media_type, req.media.images),
+        );
+    }
+    let ext = detect::extension(path);
+    if head.starts_with(b"%PDF-") || ext == "pdf" {
+        return read_whole(
+            path,
+            file,
+            &meta,
+            pdf::MAX_PDF_BYTES,
+            false,
+            cache,
+            |bytes| pdf::read_pdf(path, bytes, req.pages, req.media.documents),
+        );
+    }
+    if ext == "ipynb" {
+        return read_whole(
+            path,
+            file,
+            &meta,
+            notebook::MAX_NOTEBOOK_BYTES,
+            false,
+            cache,
+            |bytes| notebook::read_notebook(path, bytes, req.media.images),
+        );
     }
     if detect::is_binary(path, &head) {
         return ToolOutput::error(texts::binary_file(&detect::extension(path)));
@@ -237,36 +279,44 @@ fn refusal_text(refused: Refused, req: &ReadRequest) -> String {
     }
 }
 
-/// The image in the already opened `file` (read from its start, at most
-/// [`MAX_IMAGE_BYTES`] even if it grows meanwhile).
-fn read_image(
+/// The whole of the already opened `file` (read from its start, at most
+/// `cap_bytes` even if it grows meanwhile) shown by `show`; the file's
+/// state is recorded when `show` answers without an error.
+fn read_whole(
     path: &Path,
     mut file: File,
     meta: &fs::Metadata,
-    media_type: &str,
+    cap_bytes: u64,
+    is_image: bool,
     cache: &FileStateCache,
+    show: impl FnOnce(&[u8]) -> ToolOutput,
 ) -> ToolOutput {
-    if meta.len() > MAX_IMAGE_BYTES {
-        return ToolOutput::error(texts::image_too_large(meta.len(), MAX_IMAGE_BYTES));
+    let too_large = |size: u64| {
+        if is_image {
+            texts::image_too_large(size, cap_bytes)
+        } else {
+            texts::file_too_large(size, cap_bytes)
+        }
+    };
+    if meta.len() > cap_bytes {
+        return ToolOutput::error(too_large(meta.len()));
     }
     let bytes = match file
         .rewind()
-        .and_then(|()| model_file::read_to_cap(file, MAX_IMAGE_BYTES))
+        .and_then(|()| model_file::read_to_cap(file, cap_bytes))
     {
         Ok(b) => b,
         Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
     let read = bytes.len() as u64;
-    if read > MAX_IMAGE_BYTES {
-        return ToolOutput::error(texts::image_too_large(read, MAX_IMAGE_BYTES));
+    if read > cap_bytes {
+        return ToolOutput::error(too_large(read));
     }
-    cache.record(&state_key(path), FileState::from_content(meta, &bytes));
-    ToolOutput::blocks(vec![ToolResultContentBlock::Image {
-        source: ImageSource::Base64 {
-            media_type: media_type.to_string(),
-            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
-        },
-    }])
+    let out = show(&bytes);
+    if !out.is_error {
+        cache.record(&state_key(path), FileState::from_content(meta, &bytes));
+    }
+    out
 }
 
 #[cfg(test)]
