@@ -24,6 +24,7 @@ use orbit_model::ModelClient;
 use orbit_model::anthropic::{
     AnthropicClient, AnthropicConfig, RequestShape, ThinkingDisplay, split_betas,
 };
+use orbit_model::key_helper::{API_KEY_HELPER_TIMEOUT_MS, API_KEY_HELPER_TTL_MS, ApiKeyHelper};
 
 use crate::args::{Args, OutputFormat};
 
@@ -152,6 +153,31 @@ pub fn effective_model(config: &Config) -> String {
 fn anthropic_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
     let mut client_config = AnthropicConfig::from_lookup(config.env.lookup());
     client_config.shape = request_shape(config, args, client_config.shape);
+    if let Some(url) = config.env.get(vars::ANTHROPIC_BASE_URL) {
+        check_base_url(url.trim())?;
+    }
+    if let Some(helper) = &config.api_key_helper {
+        let ms = |name: &str, default: u64| {
+            config
+                .env
+                .get(name)
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(default)
+        };
+        let helper = ApiKeyHelper::new(
+            helper.value.clone(),
+            ms(
+                vars::CLAUDE_CODE_API_KEY_HELPER_TTL_MS,
+                API_KEY_HELPER_TTL_MS,
+            ),
+            ms(
+                vars::ORBIT_API_KEY_HELPER_TIMEOUT_MS,
+                API_KEY_HELPER_TIMEOUT_MS,
+            ),
+        );
+        let client = AnthropicClient::with_key_helper(client_config, Arc::new(helper))?;
+        return Ok(Arc::new(client));
+    }
     if client_config.api_key.is_none() && client_config.auth_token.is_none() {
         bail!(
             "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to use the Anthropic API"

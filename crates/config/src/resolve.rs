@@ -181,6 +181,10 @@ pub struct Config {
     /// The model of side requests (anthropic: `ANTHROPIC_SMALL_FAST_MODEL`,
     /// …); None for the other providers. orbit sends no side requests yet.
     pub small_fast_model: Option<String>,
+    /// `apiKeyHelper`: the command whose output is the API key, from the
+    /// first settings file that sets it (an untrusted project's files do
+    /// not: `crate::trust::UNTRUSTED_KEYS`).
+    pub api_key_helper: Option<Sourced<String>>,
 }
 
 impl Config {
@@ -227,6 +231,10 @@ impl Config {
             .filter(|_| anthropic)
             .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
         let small_fast_model = anthropic.then(|| model_choice::small_fast_model(&env));
+        let api_key_helper = settings.files().iter().find_map(|file| {
+            let command = file.raw.get("apiKeyHelper")?.as_str()?.trim();
+            (!command.is_empty()).then(|| Sourced::new(command.to_string(), file.value_origin()))
+        });
         let permissions = settings.permissions();
         let home = env.path(vars::HOME);
         let mut additional_directories: Vec<_> = overrides
@@ -286,6 +294,7 @@ impl Config {
             thinking_enabled,
             max_output_tokens,
             small_fast_model,
+            api_key_helper,
         })
     }
 
@@ -307,6 +316,9 @@ impl Config {
     /// What the init line reports as `apiKeySource` (Claude Code's
     /// spelling): the first credential variable set, else `none`.
     pub fn api_key_source(&self) -> &'static str {
+        if self.api_key_helper.is_some() && self.provider.value == ProviderKind::Anthropic {
+            return "apiKeyHelper";
+        }
         [ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY]
             .into_iter()
             .find(|name| self.env.is_set(name))
@@ -364,6 +376,14 @@ fn resolve_provider(
     if let Some(setting) = settings.provider() {
         let kind = ProviderKind::parse(&setting.value, &setting.origin.to_string())?;
         return Ok(Sourced::new(kind, setting.origin));
+    }
+    // An `apiKeyHelper` is an Anthropic credential.
+    if let Some(file) = settings
+        .files()
+        .iter()
+        .find(|file| file.raw.get("apiKeyHelper").is_some_and(|v| v.is_string()))
+    {
+        return Ok(Sourced::new(ProviderKind::Anthropic, file.value_origin()));
     }
     Ok(Sourced::new(ProviderKind::Local, Origin::Default))
 }

@@ -28,9 +28,6 @@ pub const ANTHROPIC_AUTH_TOKEN: &str = "ANTHROPIC_AUTH_TOKEN";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 /// Model of the Anthropic provider (below `--model`).
 pub const ANTHROPIC_MODEL: &str = "ANTHROPIC_MODEL";
-/// OpenAI API key (`Authorization: Bearer`).
-pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
-/// OpenAI-compatible base URL, with `/v1`.
 /// The model the `opus` alias (and `best`, `default`, `opusplan` in plan
 /// mode) names.
 pub const ANTHROPIC_DEFAULT_OPUS_MODEL: &str = "ANTHROPIC_DEFAULT_OPUS_MODEL";
@@ -50,6 +47,9 @@ pub const ANTHROPIC_BETAS: &str = "ANTHROPIC_BETAS";
 pub const ANTHROPIC_CUSTOM_HEADERS: &str = "ANTHROPIC_CUSTOM_HEADERS";
 /// A true value sends no prompt-cache markers.
 pub const DISABLE_PROMPT_CACHING: &str = "DISABLE_PROMPT_CACHING";
+/// OpenAI API key (`Authorization: Bearer`).
+pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+/// OpenAI-compatible base URL, with `/v1`.
 pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Model of the OpenAI provider (below `--model`).
 pub const OPENAI_MODEL: &str = "OPENAI_MODEL";
@@ -75,6 +75,16 @@ pub const ORBIT_MAX_RETRIES: &str = "ORBIT_MAX_RETRIES";
 pub const ORBIT_RETRY_BASE_DELAY_MS: &str = "ORBIT_RETRY_BASE_DELAY_MS";
 /// How long a silent response stream is waited for, in milliseconds.
 pub const ORBIT_IDLE_TIMEOUT_MS: &str = "ORBIT_IDLE_TIMEOUT_MS";
+/// How long an `apiKeyHelper` key is used before the helper runs again, in ms.
+pub const CLAUDE_CODE_API_KEY_HELPER_TTL_MS: &str = "CLAUDE_CODE_API_KEY_HELPER_TTL_MS";
+/// How long one `apiKeyHelper` run may take, in ms.
+pub const ORBIT_API_KEY_HELPER_TIMEOUT_MS: &str = "ORBIT_API_KEY_HELPER_TIMEOUT_MS";
+/// Proxy of `https://` requests (model, MCP HTTP servers, WebFetch). Process only.
+pub const HTTPS_PROXY: &str = "HTTPS_PROXY";
+/// Proxy of `http://` requests. Process only.
+pub const HTTP_PROXY: &str = "HTTP_PROXY";
+/// Hosts reached without the proxy. Process only.
+pub const NO_PROXY: &str = "NO_PROXY";
 /// Concurrency-safe tools running at once.
 pub const ORBIT_MAX_TOOL_USE_CONCURRENCY: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
 /// Claude Code's name for [`ORBIT_MAX_TOOL_USE_CONCURRENCY`] (below it).
@@ -236,6 +246,26 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_IDLE_TIMEOUT_MS,
         meaning: "How long a silent response stream is waited for, in ms (default 90000 anthropic, 300000 openai/local).",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_API_KEY_HELPER_TTL_MS,
+        meaning: "How long the key printed by the `apiKeyHelper` settings command is used before the command runs again, in ms (default 300000, Claude Code's; a 401 also runs it again, once).",
+    },
+    EnvVar {
+        name: ORBIT_API_KEY_HELPER_TIMEOUT_MS,
+        meaning: "How long one run of the `apiKeyHelper` command may take before the call fails with one error line, in ms (default 600000, Claude Code's).",
+    },
+    EnvVar {
+        name: HTTPS_PROXY,
+        meaning: "Proxy for `https://` requests of the model client, MCP HTTP servers and WebFetch (also `https_proxy`, `ALL_PROXY`). WebFetch resolves and checks every host itself before the proxy sees it. Process only.",
+    },
+    EnvVar {
+        name: HTTP_PROXY,
+        meaning: "Proxy for `http://` requests (also `http_proxy`). Process only.",
+    },
+    EnvVar {
+        name: NO_PROXY,
+        meaning: "Comma-separated hosts, domains and CIDRs reached without the proxy (also `no_proxy`). Process only.",
     },
     EnvVar {
         name: ORBIT_MAX_TOOL_USE_CONCURRENCY,

@@ -94,6 +94,8 @@ pub(crate) struct Transport {
     retry: RetryConfig,
     idle_timeout: Duration,
     drain: DrainGate,
+    /// `apiKeyHelper`: the key of every attempt (`x-api-key` and bearer).
+    key_helper: std::sync::OnceLock<Arc<crate::key_helper::ApiKeyHelper>>,
 }
 
 impl Transport {
@@ -114,7 +116,13 @@ impl Transport {
             retry: retry.clone(),
             idle_timeout: Duration::from_millis(idle_timeout_ms),
             drain: DrainGate::default(),
+            key_helper: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Takes every attempt's key from `helper` (set once, before any call).
+    pub(crate) fn set_key_helper(&self, helper: Arc<crate::key_helper::ApiKeyHelper>) {
+        let _ = self.key_helper.set(helper);
     }
 
     fn idle_timeout_ms(&self) -> u64 {
@@ -141,6 +149,7 @@ impl Transport {
             body,
             decoder,
             retries: 0,
+            rekeyed: false,
             phase: Phase::Connect,
             pending: Events::new(),
         };
@@ -172,6 +181,8 @@ struct Driver<D> {
     body: Bytes,
     decoder: D,
     retries: u32,
+    /// A 401 already made the key helper run again.
+    rekeyed: bool,
     phase: Phase,
     pending: Events,
 }
@@ -240,6 +251,16 @@ impl<D: WireDecoder> Driver<D> {
 
     /// Schedules a retry (queueing the `Retry` event) or returns the final error.
     fn fail(&mut self, failure: Failure) -> Option<ModelError> {
+        // A refused helper key: run the helper again and retry once, now.
+        if failure.error.status() == Some(401)
+            && !self.rekeyed
+            && let Some(helper) = self.transport.key_helper.get()
+        {
+            self.rekeyed = true;
+            helper.invalidate();
+            self.phase = Phase::Connect;
+            return None;
+        }
         let retryable = failure
             .should_retry
             .unwrap_or_else(|| failure.error.is_retryable());

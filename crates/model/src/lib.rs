@@ -30,6 +30,7 @@ mod body;
 pub mod catalog;
 mod driver;
 mod error;
+pub mod key_helper;
 pub mod openai;
 mod prefix;
 pub mod pricing;

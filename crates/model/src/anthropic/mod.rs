@@ -149,6 +149,24 @@ impl AnthropicClient {
                 "no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".into(),
             ));
         }
+        Self::build(config)
+    }
+
+    /// A client whose key comes from `helper` (`apiKeyHelper`) before every
+    /// attempt, sent as `x-api-key` and as a bearer token (as Claude Code
+    /// does); a 401 runs the helper again and retries once.
+    pub fn with_key_helper(
+        mut config: AnthropicConfig,
+        helper: Arc<crate::key_helper::ApiKeyHelper>,
+    ) -> Result<Self, ModelError> {
+        config.api_key = None;
+        config.auth_token = None;
+        let client = Self::build(config)?;
+        client.transport.set_key_helper(helper);
+        Ok(client)
+    }
+
+    fn build(config: AnthropicConfig) -> Result<Self, ModelError> {
         let endpoint = config.endpoint();
         reqwest::Url::parse(&endpoint.url).map_err(|e| {
             ModelError::Config(format!("invalid {ENV_BASE_URL} `{}`: {e}", config.base_url))

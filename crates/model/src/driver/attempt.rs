@@ -49,11 +49,19 @@ pub(super) async fn send<D: WireDecoder>(
     body: &Bytes,
 ) -> Result<SseBody, Failure> {
     let url = &transport.endpoint.url;
+    let mut keyed = HeaderMap::new();
+    if let Some(helper) = transport.key_helper.get() {
+        // Claude Code sends the helper's value both ways.
+        let key = helper.key().await?;
+        super::header(&mut keyed, "x-api-key", &key)?;
+        super::header(&mut keyed, "authorization", &format!("Bearer {key}"))?;
+    }
     let send = transport
         .http
         .post(url)
         .headers(transport.headers.clone())
         .headers(headers.clone())
+        .headers(keyed)
         .body(body.clone())
         .send();
     let idle = transport.idle_timeout;
