@@ -1,5 +1,6 @@
 //! One module per area of the `orbit` binary's behaviour.
 
+mod api_key_helper;
 mod bash_timeout;
 mod catalog_models;
 mod claude_code_request;
