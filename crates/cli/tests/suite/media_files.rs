@@ -281,3 +281,57 @@ fn notebook_edit_inserts_replaces_and_deletes_cells_and_nbformat_validates() {
     );
     assert_eq!(cells[1]["execution_count"], Value::Null);
 }
+
+/// Runs orbit with the OpenAI provider and `model` on the scripted calls;
+/// the tool texts of the last request.
+fn run_openai_calls(scratch: &Scratch, model: &str, calls: Vec<(&str, Value)>) -> Vec<String> {
+    use super::small_model::{call, run_openai, text, tool_texts};
+    let mut replies: Vec<_> = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, input))| call(&format!("c{i}"), name, input))
+        .collect();
+    replies.push(text("done"));
+    let server = orbit_test_support::FakeOpenAi::start(replies);
+    let out = run_openai(scratch, &server, None, &["--model", model]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    tool_texts(server.bodies().last().unwrap())
+}
+
+/// With a provider that takes no document blocks the PDF's text comes
+/// page by page; a model without images gets a placeholder line.
+#[test]
+fn other_providers_get_pdf_text_per_page_and_an_image_placeholder() {
+    let scratch = Scratch::new();
+    let path = scratch.path().join("three.pdf");
+    std::fs::write(&path, pdf(3)).unwrap();
+    let texts = run_openai_calls(
+        &scratch,
+        "gpt-4.1",
+        vec![("Read", json!({"file_path": s(&path), "pages": "2-3"}))],
+    );
+    let t = &texts[0];
+    assert!(
+        t.starts_with(&format!(
+            "PDF file read: {} (1.1KB), pages 2-3 of 3 as text:",
+            s(&path)
+        )),
+        "{t}"
+    );
+    assert!(t.contains("--- Page 2 ---\nPage 2 says hello"), "{t}");
+    assert!(t.contains("--- Page 3 ---\nPage 3 says hello"), "{t}");
+    assert!(!t.contains("Page 1 says"), "{t}");
+
+    let png = scratch.path().join("dot.png");
+    std::fs::write(&png, png_bytes()).unwrap();
+    let texts = run_openai_calls(
+        &scratch,
+        "my-model",
+        vec![("Read", json!({"file_path": s(&png)}))],
+    );
+    assert!(
+        texts[0].starts_with(&format!("[Image: {} (image/png, 1x1, ", s(&png))),
+        "{texts:?}"
+    );
+    assert!(texts[0].contains("does not take images"), "{texts:?}");
+}
