@@ -123,10 +123,16 @@ fn opus_sonnet_haiku_and_the_default_are_sent_as_claude_code_sends_them() {
     }
 }
 
+/// One pinned-model case: args, env and Claude Code's request shape.
+type Pinned = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    Value,
+);
+
 #[test]
 fn pinned_older_models_keep_their_own_shape() {
-    // (args, env, Claude Code's request shape)
-    let cases: [(&[&str], &[(&str, &str)], Value); 6] = [
+    let cases: [Pinned; 6] = [
         (
             &["--model", "claude-sonnet-4-5"],
             &[],
