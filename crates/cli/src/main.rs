@@ -221,6 +221,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         extras.hooks = shake.hooks;
         extras.callbacks = shake.callbacks;
         extras.agents = shake.agents;
+        extras.agent_definitions = shake.request.as_ref().and_then(|r| r.agents.clone());
         extras.sdk_bridge = Some(shake.sdk_bridge);
     }
     let setup::Prepared {

@@ -33,6 +33,8 @@ use crate::stdout_watch::StdoutState;
 use {orbit_protocol::Message, serde_json::Value};
 
 /// The writer `--output-format` picked.
+// One per run, never moved in a loop: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum OutputWriter<W: Write, E: Write> {
     /// `text`.
     Text(TextWriter<W, E>),

@@ -44,9 +44,8 @@ pub struct SdkArgs {
     /// stream events as they arrive.
     #[arg(long = "include-partial-messages")]
     pub include_partial_messages: bool,
-    /// Subagent definitions (`{"name": {"description", "prompt", …}}`):
-    /// accepted and listed in `system/init`; orbit has no subagents yet,
-    /// so none can be invoked (a note says so).
+    /// Subagent definitions (`{"name": {"description", "prompt", "tools",
+    /// "model"}}`) the `Agent` tool may start, listed in `system/init`.
     #[arg(long = "agents", value_name = "JSON")]
     pub agents: Option<String>,
     /// stream-json: also emit `hook_started` / `hook_response` lines for
@@ -108,7 +107,8 @@ pub struct SdkArgs {
     /// `canUseTool` is never called); `host` (default): the SDK does.
     #[arg(long = "permission-prompts", value_name = "WHO", hide = true)]
     pub permission_prompts: Option<String>,
-    /// Accepted, not honoured yet (the main thread's agent).
+    /// Runs the main session as this agent (its system prompt, tools and
+    /// model; see `orbit-agents`).
     #[arg(long = "agent", value_name = "NAME", hide = true)]
     pub agent: Option<String>,
     /// Accepted, not honoured yet.
@@ -196,7 +196,7 @@ impl SdkArgs {
     /// The flags given that orbit accepts but does not honour yet.
     pub fn not_honoured(&self) -> Vec<&'static str> {
         let adaptive = self.thinking.as_deref().is_some_and(|m| m != "disabled");
-        let given: [(&str, bool); 14] = [
+        let given: [(&str, bool); 13] = [
             ("--task-budget", self.task_budget.is_some()),
             ("--resume-session-at", self.resume_session_at.is_some()),
             ("--resume-drops-turn", self.resume_drops_turn.is_some()),
@@ -204,7 +204,6 @@ impl SdkArgs {
             ("--plugin-dir", !self.plugin_dir.is_empty()),
             ("--thinking", adaptive),
             ("--thinking-display", self.thinking_display.is_some()),
-            ("--agent", self.agent.is_some()),
             ("--channels", !self.channels.is_empty()),
             ("--project-config-root", self.project_config_root.is_some()),
             ("--plugin-dir-no-mcp", !self.plugin_dir_no_mcp.is_empty()),
@@ -224,17 +223,9 @@ impl SdkArgs {
 
     /// One note per flag given that orbit accepts but does not honour yet.
     pub fn notes(&self) -> Vec<String> {
-        let mut notes: Vec<String> = self
-            .not_honoured()
+        self.not_honoured()
             .iter()
             .map(|flag| format!("orbit: note: {flag} is accepted but not honoured yet"))
-            .collect();
-        if self.agents.is_some() {
-            notes.push(
-                "orbit: note: --agents is accepted, but orbit has no subagents yet: the model cannot invoke them"
-                    .to_string(),
-            );
-        }
-        notes
+            .collect()
     }
 }

@@ -89,6 +89,8 @@ pub struct SdkExtras {
     pub callbacks: Option<std::sync::Arc<dyn orbit_hooks::HookCallbacks>>,
     /// Agent names from `initialize`, listed with `--agents`' in `system/init`.
     pub agents: Vec<String>,
+    /// The agents `initialize` defines (`{"name": {"description", "prompt", …}}`).
+    pub agent_definitions: Option<serde_json::Map<String, serde_json::Value>>,
     /// How this session's `{"type": "sdk"}` MCP servers are reached (the
     /// control protocol), in the MCP manager's options.
     pub sdk_bridge: Option<orbit_mcp::sdk_transport::SharedBridge>,
@@ -183,7 +185,9 @@ pub fn prepare_with(
     // wait for them; their tools join the requests after they arrive.
     spec.mcp_servers = mcp::servers(args, &settings, &config, &cwd)?;
     spec.sdk_bridge = sdk.sdk_bridge;
-    spec.agents = Some(crate::agents::load(args, &config, &cwd)?);
+    let agents = crate::agents::load(args, &config, &cwd, sdk.agent_definitions.as_ref())?;
+    crate::agents::main_agent(args, &agents, &mut spec)?;
+    spec.agents = Some(agents);
     let launcher = sandbox::launcher(
         &config,
         &sandbox::SessionPaths {

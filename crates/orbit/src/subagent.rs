@@ -35,14 +35,7 @@ use crate::profile::ModelProfile;
 use crate::provider::Provider;
 use crate::spec::{PromptSpec, SessionSpec};
 
-/// The key of a subagent's event in its Agent call's progress data:
-/// `{"subagent_event": EngineEvent, "agent_id", "subagent_type"}`.
-pub const SUBAGENT_EVENT_KEY: &str = "subagent_event";
-
-/// The key of a finished subagent's cost in its Agent call's progress
-/// data: `{"subagent_cost_usd": f64, "model", "usage"}` (the result's
-/// `total_cost_usd` includes it).
-pub const SUBAGENT_COST_KEY: &str = "subagent_cost_usd";
+pub use orbit_tool::subagent::{SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 
 /// How deep subagents may nest (a definition that lists `Agent`).
 pub const MAX_SUBAGENT_DEPTH: u32 = 2;

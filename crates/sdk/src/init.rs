@@ -201,12 +201,21 @@ pub fn sdk_hooks(request: &InitializeRequest) -> Result<HookSet, HookConfigError
 }
 
 /// The answer to `initialize`: no slash commands, the `default` output
-/// style, the agents listed (orbit runs none yet); `hooks_applied` when the
+/// style, the agents listed (with the SDK's descriptions); `hooks_applied` when the
 /// request carried hooks (they join the session's hooks).
 pub fn answer(request: &InitializeRequest, agents: &[String]) -> Value {
     let agents: Vec<Value> = agents
         .iter()
-        .map(|name| json!({"name": name, "description": "(orbit has no subagents yet)"}))
+        .map(|name| {
+            let description = request
+                .agents
+                .as_ref()
+                .and_then(|defined| defined.get(name))
+                .and_then(|d| d.get("description"))
+                .cloned()
+                .unwrap_or_default();
+            json!({"name": name, "description": description})
+        })
         .collect();
     let mut answer = json!({
         "commands": [],

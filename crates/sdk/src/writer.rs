@@ -32,6 +32,8 @@ use serde_json::Value;
 use crate::lines::{SdkTracker, raw_stream_event, terminal_reason};
 use crate::notices::{Notices, fallback_note};
 
+mod subagent;
+
 /// What the `system/init` line reports.
 #[derive(Debug, Clone)]
 pub struct InitInfo {
@@ -86,6 +88,8 @@ pub struct StreamWriter<W: Write, E: Write> {
     /// Options of the SDK orbit accepts but does not honour, listed in
     /// `system/init` as `orbit_not_honoured`.
     not_honoured: Vec<String>,
+    /// What the session's subagents cost (in the result's total).
+    subagent_cost_usd: f64,
 }
 
 /// `{"type":"system","subtype":"tool_progress",…}`: live output of a running
@@ -124,6 +128,7 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
             partial: false,
             tracker: SdkTracker::default(),
             not_honoured: Vec::new(),
+            subagent_cost_usd: 0.0,
         }
     }
 
@@ -235,6 +240,7 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
     fn result(&mut self, result: &TerminalResult) -> io::Result<i32> {
         let mut sdk = to_sdk_result(result, &self.session_id);
         sdk.model_usage = self.tracker.model_usage();
+        sdk.total_cost_usd += self.subagent_cost_usd;
         if sdk.is_error {
             self.notices.report_errors(result);
         }
@@ -424,6 +430,9 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
                 original_model,
                 fallback_model,
             } => self.model_fallback(original_model, fallback_model)?,
+            EngineEvent::ToolProgress { tool_use_id, data } if subagent::is_subagent(data) => {
+                self.subagent(tool_use_id, data)?;
+            }
             _ if !self.stream() => {}
             _ => self.stream_event(event)?,
         }

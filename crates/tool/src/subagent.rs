@@ -9,6 +9,16 @@
 
 use crate::context::CallContext;
 
+/// The key of a subagent's event in its Agent call's progress data:
+/// `{"subagent_event": EngineEvent, "agent_id", "subagent_type"}` (the
+/// stream-json writer prints it with `parent_tool_use_id`).
+pub const SUBAGENT_EVENT_KEY: &str = "subagent_event";
+
+/// The key of a finished subagent's cost in its Agent call's progress
+/// data: `{"subagent_cost_usd": f64, "model", "usage"}` (the result's
+/// `total_cost_usd` includes it).
+pub const SUBAGENT_COST_KEY: &str = "subagent_cost_usd";
+
 /// What the model asked the `Agent` tool for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SubagentRequest {

@@ -71,7 +71,7 @@ fn a_full_transcript_has_the_fields_sdk_readers_take() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.contains("no subagents yet"), "{}", out.stderr);
+    assert!(!out.stderr.contains("no subagents yet"), "{}", out.stderr);
     let mut lines = out.lines();
     lines.iter_mut().for_each(redact);
     let text = scratch.redact(&serde_json::to_string_pretty(&lines).unwrap());
