@@ -17,7 +17,7 @@ pub enum HookEvent {
     UserPromptSubmit,
     /// The agent is about to end its answer; may make it go on. No matcher.
     Stop,
-    /// A subagent ended (orbit has no subagents yet: never fired).
+    /// A subagent ended (fired by the `Agent` tool's session, orbit::subagent).
     SubagentStop,
     /// A session started. Matcher: `startup`, `resume`, `clear`, `compact`.
     SessionStart,
