@@ -68,6 +68,9 @@ pub(crate) fn read_pdf(
 ) -> ToolOutput {
     let mut doc = match lopdf::Document::load_mem(bytes) {
         Ok(doc) => doc,
+        // A PDF lopdf cannot parse still goes whole to an API that reads
+        // PDFs itself (as Claude Code sends it, unparsed).
+        Err(_) if documents && pages.is_none() => return document_output(path, bytes, bytes),
         Err(e) => {
             return ToolOutput::error(format!(
                 "Cannot read {}: not a readable PDF ({e})",
@@ -109,20 +112,7 @@ pub(crate) fn read_pdf(
         } else {
             bytes.to_vec()
         };
-        let line = format!(
-            "PDF file read: {} ({})",
-            path.display(),
-            format_size(bytes.len() as u64)
-        );
-        return ToolOutput::blocks(vec![
-            ToolResultContentBlock::Text { text: line },
-            ToolResultContentBlock::Document {
-                source: ImageSource::Base64 {
-                    media_type: "application/pdf".into(),
-                    data: base64::engine::general_purpose::STANDARD.encode(&data),
-                },
-            },
-        ]);
+        return document_output(path, bytes, &data);
     }
     let mut text = format!(
         "PDF file read: {} ({}), pages {}-{} of {total} as text:",
@@ -138,6 +128,25 @@ pub(crate) fn read_pdf(
         text.push_str(&format!("\n\n--- Page {page} ---\n{}", body.trim_end()));
     }
     ToolOutput::text(text)
+}
+
+/// Claude Code's answer: the `PDF file read: PATH (SIZE)` line (the size
+/// of the file) and a `document` block of `data`.
+fn document_output(path: &Path, file: &[u8], data: &[u8]) -> ToolOutput {
+    let line = format!(
+        "PDF file read: {} ({})",
+        path.display(),
+        format_size(file.len() as u64)
+    );
+    ToolOutput::blocks(vec![
+        ToolResultContentBlock::Text { text: line },
+        ToolResultContentBlock::Document {
+            source: ImageSource::Base64 {
+                media_type: "application/pdf".into(),
+                data: base64::engine::general_purpose::STANDARD.encode(data),
+            },
+        },
+    ])
 }
 
 /// The document with only the pages of `range` left, saved anew.
@@ -168,5 +177,16 @@ mod tests {
         assert!(parse_pages("5-2").is_err());
         assert!(parse_pages("a").is_err());
         assert!(parse_pages("1-21").unwrap_err().contains("maximum of 20"));
+    }
+
+    #[test]
+    fn an_unparsed_pdf_still_goes_whole_to_an_api_that_reads_pdfs() {
+        let bytes = b"%PDF-1.7\nnot something lopdf parses";
+        let out = read_pdf(Path::new("x.pdf"), bytes, None, true);
+        assert!(!out.is_error);
+        assert!(out.content.has_document());
+        let out = read_pdf(Path::new("x.pdf"), bytes, None, false);
+        assert!(out.is_error);
+        assert!(out.content.as_text().contains("not a readable PDF"));
     }
 }
