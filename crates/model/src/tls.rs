@@ -5,6 +5,12 @@
 //! installed before the first client is built, or building it panics.
 //! `http_client_builder` does that once and is the only way this crate
 //! (and the OpenAI client) should make a `reqwest::ClientBuilder`.
+//!
+//! Trust store: a client for an `https://` base loads the system store when
+//! it is built (`SSL_CERT_FILE`/`SSL_CERT_DIR` replace it, read by
+//! rustls-native-certs); [`extra_ca_certs`] adds the certificates of
+//! `NODE_EXTRA_CA_CERTS` (as Node does for Claude Code). A client for a
+//! plain `http://` base reads no certificate at all.
 
 use std::sync::Once;
 use std::time::Duration;
@@ -45,7 +51,29 @@ pub(crate) fn http_client_builder_for(base_url: &str) -> reqwest::ClientBuilder 
     if is_plain_http(base_url) {
         builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
     } else {
-        builder
+        builder.tls_certs_merge(extra_ca_certs())
+    }
+}
+
+/// The certificates of the PEM file `NODE_EXTRA_CA_CERTS` names, added to
+/// the trust store of `https://` clients (WebFetch's too). An unreadable or
+/// malformed file is reported once per client and adds nothing.
+pub fn extra_ca_certs() -> Vec<reqwest::Certificate> {
+    let Some(path) = std::env::var_os("NODE_EXTRA_CA_CERTS").filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let loaded = std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|pem| reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| e.to_string()));
+    match loaded {
+        Ok(certs) => certs,
+        Err(e) => {
+            tracing::warn!(
+                "ignoring NODE_EXTRA_CA_CERTS {}: {e}",
+                std::path::Path::new(&path).display()
+            );
+            Vec::new()
+        }
     }
 }
 

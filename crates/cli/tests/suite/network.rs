@@ -225,3 +225,83 @@ fn an_http_run_reads_no_certificate() {
     );
     assert!(text.lines().count() > 5, "strace saw nothing: {text}");
 }
+
+/// A CA and a `localhost` certificate it signed, made with openssl in
+/// `dir`, plus `page.txt` for `openssl s_server -WWW`.
+fn make_certs(dir: &std::path::Path) {
+    let script = r#"set -e
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=orbit-test-ca -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr -subj /CN=localhost 2>/dev/null
+printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > ext
+openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 -extfile ext 2>/dev/null
+printf 'tls page 5c2e' > page.txt
+"#;
+    let status = std::process::Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `openssl s_server` on a free port serving `dir`; killed on drop.
+struct TlsServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl TlsServer {
+    fn start(dir: &std::path::Path) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("openssl")
+            .args([
+                "s_server", "-4", "-quiet", "-WWW", "-cert", "leaf.pem", "-key", "leaf.key",
+            ])
+            .args(["-accept", &port.to_string()])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed().as_secs() < 10, "s_server did not start");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Self { child, port }
+    }
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// WebFetch over TLS to a server whose CA is not in the system store:
+/// refused by default; fetched with `NODE_EXTRA_CA_CERTS` (added to the
+/// store) or `SSL_CERT_FILE` (the store replaced) naming the CA.
+#[test]
+fn extra_and_replaced_trust_stores() {
+    let certs = tempfile::tempdir().unwrap();
+    make_certs(certs.path());
+    let server = TlsServer::start(certs.path());
+    let url = format!("https://localhost:{}/page.txt", server.port);
+    let ca = certs.path().join("ca.pem").display().to_string();
+    let allow = ("ORBIT_WEBFETCH_ALLOW_HOSTS", "localhost");
+    let (_s, said, code, stderr) = webfetch_run(&url, &[allow]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!said.contains("tls page 5c2e"), "{said}");
+    assert!(said.to_lowercase().contains("certificate"), "{said}");
+    for var in ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"] {
+        let (_s, said, code, stderr) = webfetch_run(&url, &[allow, (var, &ca)]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(said.contains("tls page 5c2e"), "{var}: {said}");
+    }
+}
