@@ -85,6 +85,10 @@ pub const HTTPS_PROXY: &str = "HTTPS_PROXY";
 pub const HTTP_PROXY: &str = "HTTP_PROXY";
 /// Hosts reached without the proxy. Process only.
 pub const NO_PROXY: &str = "NO_PROXY";
+/// A PEM file of certificates added to the trust store. Process only.
+pub const NODE_EXTRA_CA_CERTS: &str = "NODE_EXTRA_CA_CERTS";
+/// A PEM file that replaces the system trust store. Process only.
+pub const SSL_CERT_FILE: &str = "SSL_CERT_FILE";
 /// Concurrency-safe tools running at once.
 pub const ORBIT_MAX_TOOL_USE_CONCURRENCY: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
 /// Claude Code's name for [`ORBIT_MAX_TOOL_USE_CONCURRENCY`] (below it).
@@ -266,6 +270,14 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: NO_PROXY,
         meaning: "Comma-separated hosts, domains and CIDRs reached without the proxy (also `no_proxy`). Process only.",
+    },
+    EnvVar {
+        name: NODE_EXTRA_CA_CERTS,
+        meaning: "A PEM file whose certificates are added to the trust store of the model client and WebFetch (as Node does for Claude Code); read when the first `https://` client is built. Process only.",
+    },
+    EnvVar {
+        name: SSL_CERT_FILE,
+        meaning: "A PEM file that replaces the system trust store (`SSL_CERT_DIR`: a directory of them). Process only.",
     },
     EnvVar {
         name: ORBIT_MAX_TOOL_USE_CONCURRENCY,
