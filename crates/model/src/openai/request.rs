@@ -19,6 +19,12 @@ use crate::prefix::PrefixCache;
 pub(super) const IMAGE_DROPPED_NOTE: &str =
     "[image omitted: this provider cannot receive images in tool results]";
 
+/// Appended to a tool message whose result held a PDF `document` block (a
+/// session begun with the Anthropic provider: Read gives other providers
+/// the PDF's text instead).
+pub(super) const DOCUMENT_DROPPED_NOTE: &str =
+    "[PDF document omitted: this provider cannot receive documents; Read it again for its text]";
+
 /// First allocation of a request body, in bytes; it grows with the history.
 const BODY_CAPACITY_BYTES: usize = 16 * 1024;
 
@@ -162,6 +168,12 @@ fn tool_message(result: &ToolResultBlock) -> Value {
         }
         text.push_str(IMAGE_DROPPED_NOTE);
     }
+    if result.content.has_document() {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(DOCUMENT_DROPPED_NOTE);
+    }
     json!({"role": "tool", "tool_call_id": result.tool_use_id, "content": text})
 }
 
@@ -248,5 +260,29 @@ mod tests {
         assert_eq!(body["messages"], json!([]));
         // No tools: no parallel_tool_calls (OpenAI rejects it without tools).
         assert_eq!(body.get("parallel_tool_calls"), None);
+    }
+
+    #[test]
+    fn a_pdf_document_in_a_result_becomes_a_note() {
+        use orbit_protocol::{ToolResultContent, ToolResultContentBlock};
+        let result = ToolResultBlock {
+            tool_use_id: "call_1".into(),
+            content: ToolResultContent::Blocks(vec![
+                ToolResultContentBlock::Text {
+                    text: "PDF file read: a.pdf (1KB)".into(),
+                },
+                ToolResultContentBlock::Document {
+                    source: ImageSource::Base64 {
+                        media_type: "application/pdf".into(),
+                        data: "JVBERi0=".into(),
+                    },
+                },
+            ]),
+            is_error: None,
+        };
+        assert_eq!(
+            tool_message(&result)["content"],
+            format!("PDF file read: a.pdf (1KB)\n{DOCUMENT_DROPPED_NOTE}")
+        );
     }
 }
