@@ -89,6 +89,10 @@ pub const NO_PROXY: &str = "NO_PROXY";
 pub const NODE_EXTRA_CA_CERTS: &str = "NODE_EXTRA_CA_CERTS";
 /// A PEM file that replaces the system trust store. Process only.
 pub const SSL_CERT_FILE: &str = "SSL_CERT_FILE";
+/// Client certificate (PEM) for mutual TLS. Process only.
+pub const CLAUDE_CODE_CLIENT_CERT: &str = "CLAUDE_CODE_CLIENT_CERT";
+/// Its unencrypted private key (PEM). Process only.
+pub const CLAUDE_CODE_CLIENT_KEY: &str = "CLAUDE_CODE_CLIENT_KEY";
 /// Concurrency-safe tools running at once.
 pub const ORBIT_MAX_TOOL_USE_CONCURRENCY: &str = "ORBIT_MAX_TOOL_USE_CONCURRENCY";
 /// Claude Code's name for [`ORBIT_MAX_TOOL_USE_CONCURRENCY`] (below it).
@@ -278,6 +282,14 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: SSL_CERT_FILE,
         meaning: "A PEM file that replaces the system trust store (`SSL_CERT_DIR`: a directory of them). Process only.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_CLIENT_CERT,
+        meaning: "A PEM client certificate for mutual TLS, with `CLAUDE_CODE_CLIENT_KEY` (model client and WebFetch). Process only.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_CLIENT_KEY,
+        meaning: "The client certificate's private key, PEM, unencrypted (`CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` is not supported yet: the pair is then ignored with a warning). Process only.",
     },
     EnvVar {
         name: ORBIT_MAX_TOOL_USE_CONCURRENCY,

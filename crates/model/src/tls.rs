@@ -9,8 +9,10 @@
 //! Trust store: a client for an `https://` base loads the system store when
 //! it is built (`SSL_CERT_FILE`/`SSL_CERT_DIR` replace it, read by
 //! rustls-native-certs); [`extra_ca_certs`] adds the certificates of
-//! `NODE_EXTRA_CA_CERTS` (as Node does for Claude Code). A client for a
-//! plain `http://` base reads no certificate at all.
+//! `NODE_EXTRA_CA_CERTS` (as Node does for Claude Code), and
+//! [`client_identity`] the mutual-TLS certificate of
+//! `CLAUDE_CODE_CLIENT_CERT`/`CLAUDE_CODE_CLIENT_KEY`. A client for a plain
+//! `http://` base reads no certificate at all.
 
 use std::sync::Once;
 use std::time::Duration;
@@ -51,7 +53,7 @@ pub(crate) fn http_client_builder_for(base_url: &str) -> reqwest::ClientBuilder 
     if is_plain_http(base_url) {
         builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
     } else {
-        builder.tls_certs_merge(extra_ca_certs())
+        with_tls_settings(builder)
     }
 }
 
@@ -74,6 +76,49 @@ pub fn extra_ca_certs() -> Vec<reqwest::Certificate> {
             );
             Vec::new()
         }
+    }
+}
+
+/// The client certificate for mutual TLS: the PEM files
+/// `CLAUDE_CODE_CLIENT_CERT` and `CLAUDE_CODE_CLIENT_KEY` (the key
+/// unencrypted: `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` is not supported yet
+/// and says so). None when unset; an unusable pair is reported and unused.
+pub fn client_identity() -> Option<reqwest::Identity> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let (cert, key) = (
+        var("CLAUDE_CODE_CLIENT_CERT")?,
+        var("CLAUDE_CODE_CLIENT_KEY")?,
+    );
+    if var("CLAUDE_CODE_CLIENT_KEY_PASSPHRASE").is_some() {
+        tracing::warn!(
+            "ignoring CLAUDE_CODE_CLIENT_CERT: encrypted client keys (CLAUDE_CODE_CLIENT_KEY_PASSPHRASE) are not supported yet"
+        );
+        return None;
+    }
+    let loaded = std::fs::read(&cert)
+        .and_then(|mut pem| {
+            pem.push(b'\n');
+            pem.extend(std::fs::read(&key)?);
+            Ok(pem)
+        })
+        .map_err(|e| e.to_string())
+        .and_then(|pem| reqwest::Identity::from_pem(&pem).map_err(|e| e.to_string()));
+    match loaded {
+        Ok(identity) => Some(identity),
+        Err(e) => {
+            tracing::warn!("ignoring CLAUDE_CODE_CLIENT_CERT/CLAUDE_CODE_CLIENT_KEY: {e}");
+            None
+        }
+    }
+}
+
+/// `builder` with [`extra_ca_certs`] and [`client_identity`]: what every
+/// `https://` client of orbit gets.
+pub fn with_tls_settings(builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
+    let builder = builder.tls_certs_merge(extra_ca_certs());
+    match client_identity() {
+        Some(identity) => builder.identity(identity),
+        None => builder,
     }
 }
 

@@ -235,6 +235,9 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key 
 printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > ext
 openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 -extfile ext 2>/dev/null
 printf 'tls page 5c2e' > page.txt
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=orbit-client 2>/dev/null
+printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' > cext
+openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2 -extfile cext 2>/dev/null
 "#;
     let status = std::process::Command::new("sh")
         .args(["-c", script])
@@ -251,7 +254,7 @@ struct TlsServer {
 }
 
 impl TlsServer {
-    fn start(dir: &std::path::Path) -> Self {
+    fn start(dir: &std::path::Path, extra: &[&str]) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -262,6 +265,7 @@ impl TlsServer {
                 "s_server", "-4", "-quiet", "-WWW", "-cert", "leaf.pem", "-key", "leaf.key",
             ])
             .args(["-accept", &port.to_string()])
+            .args(extra)
             .current_dir(dir)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -291,7 +295,7 @@ impl Drop for TlsServer {
 fn extra_and_replaced_trust_stores() {
     let certs = tempfile::tempdir().unwrap();
     make_certs(certs.path());
-    let server = TlsServer::start(certs.path());
+    let server = TlsServer::start(certs.path(), &[]);
     let url = format!("https://localhost:{}/page.txt", server.port);
     let ca = certs.path().join("ca.pem").display().to_string();
     let allow = ("ORBIT_WEBFETCH_ALLOW_HOSTS", "localhost");
@@ -304,4 +308,32 @@ fn extra_and_replaced_trust_stores() {
         assert_eq!(code, 0, "{stderr}");
         assert!(said.contains("tls page 5c2e"), "{var}: {said}");
     }
+}
+
+/// A server that requires a client certificate: WebFetch without one
+/// fails the handshake; with `CLAUDE_CODE_CLIENT_CERT`/`_KEY` it gets the
+/// page.
+#[test]
+fn mutual_tls_with_a_client_certificate() {
+    let certs = tempfile::tempdir().unwrap();
+    make_certs(certs.path());
+    let server = TlsServer::start(certs.path(), &["-Verify", "1", "-CAfile", "ca.pem"]);
+    let url = format!("https://localhost:{}/page.txt", server.port);
+    let path = |name: &str| certs.path().join(name).display().to_string();
+    let (ca, cert, key) = (path("ca.pem"), path("client.pem"), path("client.key"));
+    let base = [
+        ("ORBIT_WEBFETCH_ALLOW_HOSTS", "localhost"),
+        ("NODE_EXTRA_CA_CERTS", ca.as_str()),
+    ];
+    let (_s, said, code, stderr) = webfetch_run(&url, &base);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!said.contains("tls page 5c2e"), "{said}");
+    let mut with_cert = base.to_vec();
+    with_cert.extend([
+        ("CLAUDE_CODE_CLIENT_CERT", cert.as_str()),
+        ("CLAUDE_CODE_CLIENT_KEY", key.as_str()),
+    ]);
+    let (_s, said, code, stderr) = webfetch_run(&url, &with_cert);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(said.contains("tls page 5c2e"), "{said}");
 }

@@ -121,7 +121,7 @@ impl Fetcher {
             .timeout(self.timeout)
             .user_agent(USER_AGENT);
         let builder = if with_tls {
-            builder.tls_certs_merge(orbit_model::tls::extra_ca_certs())
+            orbit_model::tls::with_tls_settings(builder)
         } else {
             builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
         };
