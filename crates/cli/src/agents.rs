@@ -36,6 +36,14 @@ pub fn load(
     Ok(set)
 }
 
+/// Whether the session offers the `Agent` tool: unless `--tools` leaves
+/// it out or `--disallowedTools` names it (`Task` is its old name).
+pub fn offered(args: &Args) -> bool {
+    let named = |names: &[String]| names.iter().any(|n| n == "Agent" || n == "Task");
+    let selected = args.tool_selection().is_none_or(|names| named(&names));
+    selected && !named(&args.disallowed_tool_rules())
+}
+
 /// `--agent NAME`: the main session gets the agent's system prompt (unless
 /// `--system-prompt` replaces it), its tools and its model.
 pub fn main_agent(args: &Args, set: &AgentSet, spec: &mut SessionSpec) -> anyhow::Result<()> {

@@ -97,7 +97,8 @@ pub fn select_tools(args: &Args, tools: &mut orbit_tool::ToolRegistry) {
     };
     let disallowed = args.disallowed_tool_rules();
     for name in &names {
-        if tools.find(name).is_none() && !disallowed.contains(name) {
+        let agent = name == "Agent" || name == "Task";
+        if tools.find(name).is_none() && !disallowed.contains(name) && !agent {
             crate::term_safe::eprintln_safe!(
                 "orbit: warning: --tools names `{name}`, which is not a tool orbit has"
             );

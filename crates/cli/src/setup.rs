@@ -187,7 +187,7 @@ pub fn prepare_with(
     spec.sdk_bridge = sdk.sdk_bridge;
     let agents = crate::agents::load(args, &config, &cwd, sdk.agent_definitions.as_ref())?;
     crate::agents::main_agent(args, &agents, &mut spec)?;
-    spec.agents = Some(agents);
+    spec.agents = crate::agents::offered(args).then_some(agents);
     let launcher = sandbox::launcher(
         &config,
         &sandbox::SessionPaths {

@@ -187,6 +187,19 @@ impl HookSet {
         self.entries.extend(other.entries);
     }
 
+    /// The same hooks without those of `events` (a subagent's session:
+    /// no `Stop`, `UserPromptSubmit` or session hooks of its own).
+    pub fn without(&self, events: &[HookEvent]) -> HookSet {
+        HookSet {
+            entries: self
+                .entries
+                .iter()
+                .filter(|e| !events.contains(&e.event))
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Every hook, in order.
     pub fn entries(&self) -> &[HookEntry] {
         &self.entries

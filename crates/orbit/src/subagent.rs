@@ -209,7 +209,14 @@ impl SubagentFactory {
         spec.permissions = parent.permissions;
         spec.rules_file = parent.rules_file;
         spec.approver = parent.approver;
-        spec.hooks = parent.hooks;
+        // The parent's tool hooks apply; its turn and session hooks do not
+        // fire for a subagent (Claude Code fires SubagentStop instead).
+        spec.hooks = parent.hooks.without(&[
+            HookEvent::Stop,
+            HookEvent::UserPromptSubmit,
+            HookEvent::SessionStart,
+            HookEvent::SessionEnd,
+        ]);
         spec.hook_callbacks = parent.hook_callbacks;
         spec.launcher = parent.launcher;
         spec.profile = Some(parent.profile);

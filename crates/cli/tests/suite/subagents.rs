@@ -167,8 +167,10 @@ fn subagent_lines_carry_the_agent_call_id_and_subagent_stop_fires() {
     // One file per hook run: the three subagents end at about the same time.
     let log = scratch.path().join("stops");
     std::fs::create_dir(&log).unwrap();
-    let settings = json!({"hooks": {"SubagentStop": [{"hooks": [{"type": "command",
-        "command": format!("cat > \"$(mktemp -p {})\"", log.display())}]}]}});
+    let parent_stops = scratch.path().join("parent-stops");
+    std::fs::create_dir(&parent_stops).unwrap();
+    let hook = |dir: &std::path::Path| json!([{"hooks": [{"type": "command", "command": format!("cat > \"$(mktemp -p {})\"", dir.display())}]}]);
+    let settings = json!({"hooks": {"SubagentStop": hook(&log), "Stop": hook(&parent_stops)}});
     let settings = scratch.write("settings.json", &settings.to_string());
     let out = run(
         &scratch,
@@ -197,6 +199,8 @@ fn subagent_lines_carry_the_agent_call_id_and_subagent_stop_fires() {
         })
         .collect();
     assert_eq!(stops.len(), 3, "{stops:?}");
+    // Stop is the parent's alone.
+    assert_eq!(std::fs::read_dir(&parent_stops).unwrap().count(), 1);
     let mut types: Vec<&str> = stops
         .iter()
         .map(|s| s["agent_type"].as_str().unwrap())
@@ -247,4 +251,31 @@ fn agent_flag_runs_the_main_session_as_that_agent_and_agents_json_defines_one() 
     assert_eq!(out.code, 0, "{}", out.stderr);
     let description = body::tool(&server.bodies()[1], "Agent").unwrap()["description"].to_string();
     assert!(description.contains("SCOUT-ABOUT"), "{description}");
+}
+
+#[test]
+fn a_failing_subagent_is_an_error_result_and_the_parent_goes_on() {
+    let scratch = scratch();
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(|_, body| {
+        if task_of(body).is_some() {
+            return Some(Reply::api_error(400, "invalid_request_error", "SUB-BROKEN"));
+        }
+        Some(if body::tool_results(body).is_empty() {
+            let input = json!({"description": "one", "prompt": "TASK-1-GO"});
+            Reply::tool_use("toolu_a1", "Agent", input)
+        } else {
+            Reply::text("PARENT-DONE")
+        })
+    });
+    let out = run(&scratch, &server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let results = body::tool_results(server.bodies().last().unwrap());
+    assert!(results[0].is_error, "{}", results[0].text);
+    assert!(
+        results[0].text.contains("SUB-BROKEN"),
+        "{}",
+        results[0].text
+    );
+    assert_eq!(out.result()["result"], "PARENT-DONE");
 }
