@@ -279,3 +279,40 @@ fn a_failing_subagent_is_an_error_result_and_the_parent_goes_on() {
     );
     assert_eq!(out.result()["result"], "PARENT-DONE");
 }
+
+#[test]
+fn interrupting_the_parent_stops_its_subagent_and_the_subagent_s_command() {
+    use super::interrupt::{exit_within_10s, sigint, spawn_orbit_with, wait_for_pid};
+    use orbit_test_support::process::live_members_of_group;
+
+    let scratch = scratch();
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(|_, body| {
+        Some(match task_of(body) {
+            Some(_) => {
+                let sleep = json!({"command": "echo $$ > started.pid; sleep 30", "timeout": 60000});
+                Reply::tool_use("toolu_s1", "Bash", sleep)
+            }
+            None => {
+                let input = json!({"description": "one", "prompt": "TASK-1-GO"});
+                Reply::tool_use("toolu_a1", "Agent", input)
+            }
+        })
+    });
+    let mut child = spawn_orbit_with(&scratch, &server, "delegate", &[]);
+    let pgid = wait_for_pid(&scratch, "started.pid", &mut child);
+    assert!(!live_members_of_group(pgid).is_empty());
+    sigint(&child);
+    let (status, _) = exit_within_10s(child, "SIGINT");
+    assert_eq!(status.code(), Some(130));
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !live_members_of_group(pgid).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        live_members_of_group(pgid),
+        Vec::<i32>::new(),
+        "the subagent's command is gone"
+    );
+    assert_eq!(server.request_count(), 2, "no request after the interrupt");
+}
