@@ -233,10 +233,21 @@ impl SubagentFactory {
         spec.log = Box::new(|line| eprintln!("orbit: warning: subagent: {line}"));
         let mut tools = parent.tools;
         let nests = matches!(&definition.tools, ToolFilter::Only(names) if names.iter().any(|n| n == crate::spec::AGENT_TOOL));
-        match &definition.tools {
-            ToolFilter::All => {}
-            ToolFilter::ReadOnly => tools.retain(|t| t.read_only()),
-            ToolFilter::Only(names) => tools.retain(|t| names.iter().any(|n| n == t.name())),
+        // A restricted set is taken from every tool now (MCP servers'
+        // included), so no tool it does not name arrives later.
+        let keep = |t: &dyn orbit_tool::Tool| match &definition.tools {
+            ToolFilter::All => true,
+            ToolFilter::ReadOnly => t.read_only(),
+            ToolFilter::Only(names) => names.iter().any(|n| n == t.name()),
+        };
+        if definition.tools != ToolFilter::All {
+            let mut only = ToolRegistry::new();
+            for tool in tools.tools() {
+                if keep(tool.as_ref()) {
+                    only.register(tool);
+                }
+            }
+            tools = only;
         }
         spec.tools = Some(tools);
         if nests && self.depth + 1 < MAX_SUBAGENT_DEPTH {
