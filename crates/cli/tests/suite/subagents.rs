@@ -316,3 +316,22 @@ fn interrupting_the_parent_stops_its_subagent_and_the_subagent_s_command() {
     );
     assert_eq!(server.request_count(), 2, "no request after the interrupt");
 }
+
+#[test]
+fn isolation_worktree_is_refused_rather_than_ignored() {
+    let scratch = scratch();
+    let input = json!({"description": "one", "prompt": "TASK-1-GO", "isolation": "worktree"});
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_a1", "Agent", input),
+        Reply::text("PARENT-DONE"),
+    ]);
+    let out = run(&scratch, &server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(server.request_count(), 2, "no subagent ran");
+    let results = body::tool_results(&server.bodies()[1]);
+    assert!(
+        results[0].is_error && results[0].text.contains("isolation"),
+        "{}",
+        results[0].text
+    );
+}

@@ -44,7 +44,7 @@ pub struct AgentInput {
     /// Optional reasoning effort for this agent
     #[serde(default)]
     pub effort: Option<String>,
-    /// Run the agent in the background
+    /// Run the agent in the background (not supported yet: the agent runs in the foreground)
     #[serde(default)]
     pub run_in_background: Option<bool>,
     /// Isolation mode: "worktree" runs the agent in a temporary git worktree
@@ -118,6 +118,11 @@ impl TypedTool for AgentTool {
                     names.join(", ")
                 )));
             }
+        }
+        if let Some(mode) = input.isolation.as_deref().filter(|m| *m != "none") {
+            return Err(ToolError::RespondToModel(format!(
+                "isolation \"{mode}\" is not supported yet: run the agent without isolation"
+            )));
         }
         Ok(SubagentRequest {
             description: input.description,
