@@ -194,6 +194,10 @@ impl SubagentFactory {
     fn spec(&self, definition: &AgentDefinition, request: &SubagentRequest) -> SessionSpec {
         let parent = self.parent.clone();
         let mut spec = SessionSpec::new(parent.cwd, parent.data_dir, parent.env);
+        // Claude model names are for Anthropic's API; another provider
+        // keeps the parent's model (one warning).
+        let anthropic =
+            matches!(&parent.provider, Provider::Client(c) if c.provider() == "anthropic");
         spec.provider = Some(parent.provider);
         let model = request
             .model
@@ -201,7 +205,14 @@ impl SubagentFactory {
             .filter(|m| *m != "inherit")
             .or(definition.model());
         spec.model = Some(match model {
-            Some(name) => orbit_model::catalog::resolve_alias(name).to_string(),
+            Some(name) if anthropic => orbit_model::catalog::resolve_alias(name).to_string(),
+            Some(name) => {
+                eprintln!(
+                    "orbit: warning: subagent {}: model {name} is not available from this provider; using {}",
+                    definition.name, parent.model
+                );
+                parent.model
+            }
             None => parent.model,
         });
         spec.added_dirs = parent.added_dirs;

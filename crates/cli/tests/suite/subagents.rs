@@ -262,7 +262,7 @@ fn a_failing_subagent_is_an_error_result_and_the_parent_goes_on() {
             return Some(Reply::api_error(400, "invalid_request_error", "SUB-BROKEN"));
         }
         Some(if body::tool_results(body).is_empty() {
-            let input = json!({"description": "one", "prompt": "TASK-1-GO"});
+            let input = json!({"description": "one", "prompt": "TASK-1-GO", "model": "haiku"});
             Reply::tool_use("toolu_a1", "Agent", input)
         } else {
             Reply::text("PARENT-DONE")
@@ -270,6 +270,17 @@ fn a_failing_subagent_is_an_error_result_and_the_parent_goes_on() {
     });
     let out = run(&scratch, &server, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
+    // The call's model alias, resolved by the catalog.
+    let sub = server
+        .bodies()
+        .into_iter()
+        .find(|b| task_of(b).is_some())
+        .unwrap();
+    assert!(
+        sub["model"].as_str().unwrap().starts_with("claude-haiku"),
+        "{}",
+        sub["model"]
+    );
     let results = body::tool_results(server.bodies().last().unwrap());
     assert!(results[0].is_error, "{}", results[0].text);
     assert!(
