@@ -19,6 +19,8 @@ pub enum HookEvent {
     Stop,
     /// A subagent ended (fired by the `Agent` tool's session, orbit::subagent).
     SubagentStop,
+    /// A subagent starts (before its first request). No matcher.
+    SubagentStart,
     /// A session started. Matcher: `startup`, `resume`, `clear`, `compact`.
     SessionStart,
     /// The session ends. Matcher: the reason.
@@ -34,13 +36,14 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event.
-    pub const ALL: [HookEvent; 11] = [
+    pub const ALL: [HookEvent; 12] = [
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
         HookEvent::UserPromptSubmit,
         HookEvent::Stop,
         HookEvent::SubagentStop,
+        HookEvent::SubagentStart,
         HookEvent::SessionStart,
         HookEvent::SessionEnd,
         HookEvent::PreCompact,
@@ -57,6 +60,7 @@ impl HookEvent {
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
             HookEvent::Stop => "Stop",
             HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::SubagentStart => "SubagentStart",
             HookEvent::SessionStart => "SessionStart",
             HookEvent::SessionEnd => "SessionEnd",
             HookEvent::PreCompact => "PreCompact",
@@ -74,7 +78,10 @@ impl HookEvent {
     pub fn has_matcher(self) -> bool {
         !matches!(
             self,
-            HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop
+            HookEvent::UserPromptSubmit
+                | HookEvent::Stop
+                | HookEvent::SubagentStop
+                | HookEvent::SubagentStart
         )
     }
 }

@@ -113,6 +113,17 @@ impl SubagentLauncher for SubagentFactory {
                 content: vec![ContentBlock::text(request.prompt.clone())],
             },
         });
+        if let Some(hooks) = &hooks
+            && hooks.has(HookEvent::SubagentStart)
+        {
+            let input = serde_json::json!({
+                "session_id": self.parent.session_id,
+                "cwd": self.parent.cwd,
+                "agent_id": agent_id,
+                "agent_type": definition.name,
+            });
+            hooks.run(HookEvent::SubagentStart, None, input).await;
+        }
         let started = Instant::now();
         let abort = engine.abort_handle();
         let mut report = SubagentReport {

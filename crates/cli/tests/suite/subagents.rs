@@ -170,7 +170,10 @@ fn subagent_lines_carry_the_agent_call_id_and_subagent_stop_fires() {
     let parent_stops = scratch.path().join("parent-stops");
     std::fs::create_dir(&parent_stops).unwrap();
     let hook = |dir: &std::path::Path| json!([{"hooks": [{"type": "command", "command": format!("cat > \"$(mktemp -p {})\"", dir.display())}]}]);
-    let settings = json!({"hooks": {"SubagentStop": hook(&log), "Stop": hook(&parent_stops)}});
+    let starts = scratch.path().join("starts");
+    std::fs::create_dir(&starts).unwrap();
+    let settings = json!({"hooks": {"SubagentStop": hook(&log), "Stop": hook(&parent_stops),
+        "SubagentStart": hook(&starts)}});
     let settings = scratch.write("settings.json", &settings.to_string());
     let out = run(
         &scratch,
@@ -199,6 +202,23 @@ fn subagent_lines_carry_the_agent_call_id_and_subagent_stop_fires() {
         })
         .collect();
     assert_eq!(stops.len(), 3, "{stops:?}");
+    // SubagentStart once per subagent, with its id and type.
+    let started: Vec<Value> = std::fs::read_dir(&starts)
+        .unwrap()
+        .map(|entry| {
+            serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()).unwrap()
+        })
+        .collect();
+    assert_eq!(started.len(), 3, "{started:?}");
+    for start in &started {
+        assert_eq!(start["hook_event_name"], "SubagentStart");
+        assert!(
+            stops
+                .iter()
+                .any(|stop| stop["agent_id"] == start["agent_id"]),
+            "{start}"
+        );
+    }
     // Stop is the parent's alone.
     assert_eq!(std::fs::read_dir(&parent_stops).unwrap().count(), 1);
     let mut types: Vec<&str> = stops
