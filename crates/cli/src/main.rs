@@ -203,8 +203,12 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     let mut incoming = args.sdk.stream_input().then(|| control.spawn_reader());
     let mut extras = setup::SdkExtras::default();
     let mut first = None;
-    let mut not_honoured: Vec<String> =
-        args.sdk.not_honoured().iter().map(|f| f.to_string()).collect();
+    let mut not_honoured: Vec<String> = args
+        .sdk
+        .not_honoured()
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
     if let Some(rx) = incoming.as_mut() {
         let commands = setup::initialize_commands(&args, &env);
         let shake =
@@ -306,7 +310,10 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
             }
             let code = writer.event(&EngineEvent::Result(refusal.to_result()));
             engine.end_session("other").await;
-            return Ok(code.ok().flatten().map_or(EXIT_ERROR, |c| u8::try_from(c).unwrap_or(EXIT_ERROR)));
+            return Ok(code
+                .ok()
+                .flatten()
+                .map_or(EXIT_ERROR, |c| u8::try_from(c).unwrap_or(EXIT_ERROR)));
         }
     };
     for note in &plan.notes {

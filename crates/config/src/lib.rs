@@ -33,8 +33,8 @@
 pub mod claude_code;
 mod env;
 mod error;
-mod origin;
 mod model_choice;
+mod origin;
 mod resolve;
 mod sandbox;
 mod settings;

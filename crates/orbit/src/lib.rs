@@ -81,6 +81,7 @@ mod subagent;
 mod system_prompt;
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
+pub use orbit_agents::{AgentDefinition, AgentSet, AgentSource, AgentSources, ToolFilter};
 pub use orbit_config::Env;
 pub use orbit_engine::{
     AbortHandle, Approval, ApprovalRequest, Approver, CompactError, CompactionBoundary,
@@ -94,7 +95,6 @@ pub use orbit_tool::{
     ToolRegistry, ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
-pub use orbit_agents::{AgentDefinition, AgentSet, AgentSource, AgentSources, ToolFilter};
 pub use spec::{BuiltSession, PromptSpec, SessionSpec};
 pub use subagent::{MAX_SUBAGENT_DEPTH, SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 

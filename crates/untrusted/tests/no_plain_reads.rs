@@ -25,9 +25,15 @@ const LOADERS: &[(&str, &str)] = &[
     ),
     ("crates/orbit/src/mcp.rs", "AgentBuilder::mcp_config files"),
     ("crates/commands/src/discover.rs", ".claude/commands/**.md"),
-    ("crates/commands/src/inline.rs", "@file in a command (a Read call)"),
+    (
+        "crates/commands/src/inline.rs",
+        "@file in a command (a Read call)",
+    ),
     ("crates/cli/src/configure.rs", "--json-schema"),
-    ("crates/agents/src/load.rs", ".claude/agents/*.md, ~/.claude/agents"),
+    (
+        "crates/agents/src/load.rs",
+        ".claude/agents/*.md, ~/.claude/agents",
+    ),
     (
         "crates/tui/src/submit.rs",
         "@-mentions, the # note memory file",
