@@ -187,7 +187,9 @@ pub fn prepare_with(
     spec.sdk_bridge = sdk.sdk_bridge;
     let agents = crate::agents::load(args, &config, &cwd, sdk.agent_definitions.as_ref())?;
     crate::agents::main_agent(args, &agents, &mut spec)?;
-    spec.agents = crate::agents::offered(args).then_some(agents);
+    if crate::agents::offered(args) {
+        spec.offer_agents(agents);
+    }
     let launcher = sandbox::launcher(
         &config,
         &sandbox::SessionPaths {

@@ -74,6 +74,7 @@
 
 mod agent;
 pub mod mcp;
+mod parent;
 pub mod profile;
 pub mod provider;
 mod spec;

@@ -28,6 +28,7 @@ use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, ToolRegistry, ToolUseContext};
 
 use crate::Error;
+use crate::parent::{AgentTools, ParentParts};
 use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
 use crate::system_prompt::{InstructionAccess, SessionMemory};
@@ -115,11 +116,10 @@ pub struct SessionSpec {
     /// Progress lines (the local model's first-use setup) and warnings
     /// (instruction files).
     pub log: Box<dyn FnMut(&str) + Send>,
-    /// The subagent types the `Agent` tool may start; None = no `Agent`
-    /// tool (the small-model profile never offers it).
-    pub agents: Option<orbit_agents::AgentSet>,
-    /// How deep this session is in a chain of subagents (0: a main one).
-    pub agent_depth: u32,
+    /// The subagent types the `Agent` tool may start
+    /// ([`SessionSpec::offer_agents`]); None = no `Agent` tool (the
+    /// small-model profile never offers it).
+    pub(crate) agents: Option<AgentTools>,
 }
 
 /// The name of the tool that starts subagents.
@@ -176,7 +176,6 @@ impl SessionSpec {
             tuning: EngineConfig::default(),
             log: Box::new(|line| eprintln!("orbit: {line}")),
             agents: None,
-            agent_depth: 0,
         }
     }
 
@@ -272,13 +271,13 @@ impl SessionSpec {
         tools: &mut ToolRegistry,
     ) {
         tools.retain(|t| t.name() != AGENT_TOOL);
-        let Some(agents) = self.agents.take() else {
+        let Some(offered) = self.agents.take() else {
             return;
         };
         if profile == ModelProfile::new(true) {
             return;
         }
-        let parent = crate::subagent::ParentParts {
+        let parent = ParentParts {
             provider: provider.clone(),
             model: model.to_string(),
             session_id: session_id.to_string(),
@@ -298,13 +297,9 @@ impl SessionSpec {
             trusted: self.prompt.trusted,
             tools: tools.clone(),
         };
-        let factory = crate::subagent::SubagentFactory {
-            parent,
-            agents,
-            depth: self.agent_depth,
-        };
+        let launcher = (offered.launch)(parent, offered.agents, offered.depth);
         tools.register(orbit_tool::typed(
-            orbit_tools::builtin::agent::AgentTool::new(Arc::new(factory)),
+            orbit_tools::builtin::agent::AgentTool::new(launcher),
         ));
     }
 

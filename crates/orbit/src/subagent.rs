@@ -15,23 +15,18 @@
 //! result becomes the [`SubagentReport`] → the `SubagentStop` hook. The
 //! parent's interrupt (the call's cancel) aborts the subagent's turn.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
 use orbit_agents::{AgentDefinition, AgentSet, ToolFilter, builtin::GENERAL_PURPOSE};
-use orbit_config::Env;
-use orbit_engine::{EngineConfig, SharedApprover};
-use orbit_hooks::{HookCallbacks, HookEvent, HookSet};
-use orbit_permissions::PermissionConfig;
+use orbit_hooks::HookEvent;
 use orbit_protocol::{ContentBlock, EngineEvent, Message, Role};
 use orbit_tool::{
-    CallContext, CommandLauncher, SubagentLauncher, SubagentReport, SubagentRequest, ToolProgress,
-    ToolRegistry,
+    CallContext, SubagentLauncher, SubagentReport, SubagentRequest, ToolProgress, ToolRegistry,
 };
 
-use crate::profile::ModelProfile;
+use crate::parent::{AgentTools, ParentParts};
 use crate::provider::Provider;
 use crate::spec::{PromptSpec, SessionSpec};
 
@@ -39,30 +34,6 @@ pub use orbit_tool::subagent::{SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 
 /// How deep subagents may nest (a definition that lists `Agent`).
 pub const MAX_SUBAGENT_DEPTH: u32 = 2;
-
-/// What a subagent's session is made of, from its parent's spec.
-#[derive(Clone)]
-pub(crate) struct ParentParts {
-    pub(crate) provider: Provider,
-    pub(crate) model: String,
-    pub(crate) session_id: String,
-    pub(crate) cwd: PathBuf,
-    pub(crate) added_dirs: Vec<PathBuf>,
-    pub(crate) data_dir: PathBuf,
-    pub(crate) env: Env,
-    pub(crate) tool_env: Vec<(String, std::ffi::OsString)>,
-    pub(crate) permissions: PermissionConfig,
-    pub(crate) rules_file: Option<PathBuf>,
-    pub(crate) approver: Option<SharedApprover>,
-    pub(crate) hooks: HookSet,
-    pub(crate) hook_callbacks: Option<Arc<dyn HookCallbacks>>,
-    pub(crate) launcher: Option<CommandLauncher>,
-    pub(crate) profile: ModelProfile,
-    pub(crate) tuning: EngineConfig,
-    pub(crate) trusted: bool,
-    /// The parent's tools (MCP included), without `Agent`.
-    pub(crate) tools: ToolRegistry,
-}
 
 /// Starts subagents for a session's `Agent` tool.
 pub(crate) struct SubagentFactory {
@@ -273,11 +244,36 @@ impl SubagentFactory {
         }
         spec.tools = Some(tools);
         if nests && self.depth + 1 < MAX_SUBAGENT_DEPTH {
-            spec.agents = Some(self.agents.clone());
-            spec.agent_depth = self.depth + 1;
+            spec.offer_agents_at(self.agents.clone(), self.depth + 1);
         }
         spec
     }
+}
+
+impl SessionSpec {
+    /// Offers these subagent types through the `Agent` tool (not in the
+    /// small-model profile): each call starts a session built by this same
+    /// spec from the parent's parts.
+    pub fn offer_agents(&mut self, agents: AgentSet) {
+        self.offer_agents_at(agents, 0);
+    }
+
+    fn offer_agents_at(&mut self, agents: AgentSet, depth: u32) {
+        self.agents = Some(AgentTools {
+            agents,
+            depth,
+            launch: launcher,
+        });
+    }
+}
+
+/// The `Agent` tool's launcher for a session with these parts.
+fn launcher(parent: ParentParts, agents: AgentSet, depth: u32) -> Arc<dyn SubagentLauncher> {
+    Arc::new(SubagentFactory {
+        parent,
+        agents,
+        depth,
+    })
 }
 
 /// A short id for a subagent (17 hex digits, as Claude Code's).
