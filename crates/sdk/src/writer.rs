@@ -32,6 +32,7 @@ use serde_json::Value;
 use crate::lines::{SdkTracker, raw_stream_event, terminal_reason};
 use crate::notices::{Notices, fallback_note};
 
+mod assistant;
 mod subagent;
 
 /// What the `system/init` line reports.
@@ -280,26 +281,10 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
                 });
                 self.line(&line)?;
             }
-            EngineEvent::AssistantMessage {
-                uuid,
-                message,
-                message_id,
-                model,
-                stop_reason,
-                usage,
-            } => {
-                self.tracker.assistant(&message.content, model, usage);
-                let api = SdkApiMessage {
-                    id: message_id.clone(),
-                    kind: Some("message".to_string()),
-                    role: message.role,
-                    model: Some(model.clone()),
-                    content: message.content.clone(),
-                    stop_reason: stop_reason.clone(),
-                    usage: Some(*usage),
-                };
-                let line = SdkMessage::Assistant(self.conversation(api, uuid));
-                self.line(&line)?;
+            EngineEvent::AssistantMessage { .. } => {
+                if let Some(line) = self.assistant_line(event) {
+                    self.line(&line)?;
+                }
             }
             EngineEvent::CompactBoundary {
                 trigger,

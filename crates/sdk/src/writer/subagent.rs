@@ -10,7 +10,7 @@
 use std::io::{self, Write};
 
 use orbit_protocol::EngineEvent;
-use orbit_protocol::sdk::{SdkApiMessage, SdkMessage};
+use orbit_protocol::sdk::SdkMessage;
 use orbit_tool::subagent::{SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 use serde_json::Value;
 
@@ -35,26 +35,10 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
             return Ok(());
         };
         let line = match &event {
-            EngineEvent::AssistantMessage {
-                uuid,
-                message,
-                message_id,
-                model,
-                stop_reason,
-                usage,
-            } => {
-                self.tracker.assistant(&message.content, model, usage);
-                let api = SdkApiMessage {
-                    id: message_id.clone(),
-                    kind: Some("message".to_string()),
-                    role: message.role,
-                    model: Some(model.clone()),
-                    content: message.content.clone(),
-                    stop_reason: stop_reason.clone(),
-                    usage: Some(*usage),
-                };
-                SdkMessage::Assistant(self.conversation(api, uuid))
-            }
+            EngineEvent::AssistantMessage { .. } => match self.assistant_line(&event) {
+                Some(line) => line,
+                None => return Ok(()),
+            },
             EngineEvent::UserMessage { uuid, message } => {
                 SdkMessage::User(self.conversation(user_api_message(message), uuid))
             }
