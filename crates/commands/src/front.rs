@@ -15,8 +15,9 @@ pub struct FrontMatter {
     pub model: Option<String>,
 }
 
-/// Splits `---\n…\n---` front matter from the body.
-pub(crate) fn split_front_matter(content: &str) -> (Option<&str>, &str) {
+/// Splits `---\n…\n---` front matter from the body (command and agent
+/// files share the format).
+pub fn split_front_matter(content: &str) -> (Option<&str>, &str) {
     let Some(rest) = content
         .strip_prefix("---\n")
         .or_else(|| content.strip_prefix("---\r\n"))
@@ -45,6 +46,34 @@ impl FrontMatter {
             model: field(&lines, "model"),
         }
     }
+}
+
+/// A scalar `key: value` of front matter text, unquoted; None when missing
+/// or empty (for other files in the same format, such as agent files).
+pub fn front_scalar(front: &str, key: &str) -> Option<String> {
+    field(&front.lines().collect::<Vec<_>>(), key)
+}
+
+/// A list value of front matter text (`A, B`, `[A, B]` or `- A` lines);
+/// None when the key is missing.
+pub fn front_list(front: &str, key: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = front.lines().collect();
+    raw(&lines, key)?;
+    Some(list_field(&lines, key))
+}
+
+/// `A, B` or `[A, "B"]` as items (commas inside parentheses kept).
+pub fn split_list(value: &str) -> Vec<String> {
+    let value = value.trim();
+    let value = value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value);
+    split_top_level(value)
+        .into_iter()
+        .map(|item| unquote(item.trim()).trim().to_string())
+        .filter(|item| !item.is_empty())
+        .collect()
 }
 
 /// The raw value after `key:` on a top-level line, and the line's index.
@@ -100,15 +129,7 @@ fn list_field(lines: &[&str], key: &str) -> Vec<String> {
             .filter(|item| !item.is_empty())
             .collect();
     }
-    let value = value
-        .strip_prefix('[')
-        .and_then(|v| v.strip_suffix(']'))
-        .unwrap_or(value);
-    split_top_level(value)
-        .into_iter()
-        .map(|item| unquote(item.trim()).trim().to_string())
-        .filter(|item| !item.is_empty())
-        .collect()
+    split_list(value)
 }
 
 /// Splits on commas not inside parentheses (`Bash(git add:*), Read`).

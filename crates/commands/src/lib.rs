@@ -38,6 +38,6 @@ pub use discover::{
     COMMAND_FILE_MAX_BYTES, CommandSet, CommandSources, CustomCommand, Scope, load_custom_commands,
 };
 pub use expand::{expand_arguments, split_arguments};
-pub use front::FrontMatter;
+pub use front::{FrontMatter, front_list, front_scalar, split_front_matter, split_list};
 pub use invoke::{PromptExpander, PromptPlan, Refusal, prepare_prompt, split_invocation};
 pub use session::{Grant, PromptSession, ToolRun};
