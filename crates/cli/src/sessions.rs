@@ -123,9 +123,14 @@ fn save_name(data_dir: &Path, cwd: &Path, session_id: &str, name: &str) -> anyho
     std::fs::write(&path, format!("{name}\n")).with_context(|| format!("{}", path.display()))
 }
 
-/// A session's name from its name file, if it was given one.
+/// A name file is one short line; more is not read.
+const NAME_FILE_MAX_BYTES: usize = 4096;
+
+/// A session's name from its name file, if it was given one (read as any
+/// file a command could have replaced: regular file only, capped).
 fn read_name(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let opts = orbit_untrusted::ReadOpts::user_file(NAME_FILE_MAX_BYTES);
+    let text = orbit_untrusted::read_untrusted(path, &opts).ok()?.text();
     let name = text.trim();
     (!name.is_empty()).then(|| name.to_string())
 }
