@@ -63,6 +63,25 @@ pub struct AgentDefinition {
 }
 
 impl AgentDefinition {
+    /// A definition a program makes (source [`AgentSource::Sdk`]): every
+    /// tool of the parent but `Agent`, the parent's model. Narrow it with
+    /// struct update syntax:
+    /// `AgentDefinition { tools: ToolFilter::ReadOnly, ..AgentDefinition::new(..) }`.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        prompt: impl Into<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            prompt: prompt.into(),
+            tools: ToolFilter::All,
+            model: None,
+            source: AgentSource::Sdk,
+        }
+    }
+
     /// The model to run it with: None = the parent's (`inherit` too).
     pub fn model(&self) -> Option<&str> {
         self.model.as_deref().filter(|m| *m != "inherit")

@@ -13,6 +13,11 @@
 //! are started by `build` and connect in the background (see
 //! [`crate::mcp`]).
 //!
+//! Subagents ([`AgentBuilder::agent`], [`AgentBuilder::agents`]) are
+//! offered through the `Agent` tool: each call is a session of its own,
+//! built from this one's parts (see `crate::subagent`); several calls in
+//! one reply run in parallel.
+//!
 //! Sessions are recorded in their transcript by default (as the CLI does);
 //! [`AgentBuilder::resume`], [`AgentBuilder::continue_latest`] and
 //! [`AgentBuilder::fork_session`] go on with an earlier one.
@@ -22,6 +27,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use orbit_agents::{AgentDefinition, AgentSet};
 use orbit_engine::{
     AbortHandle, Approver, CompactError, CompactionBoundary, EngineConfig, QueryEngine,
     SharedApprover, StructuredOutputSchema,
@@ -79,6 +85,8 @@ pub struct AgentBuilder {
     fork: bool,
     launcher: Option<CommandLauncher>,
     mcp: McpSetup,
+    /// The subagent types the `Agent` tool offers; None = no `Agent` tool.
+    agents: Option<AgentSet>,
 }
 
 /// Which earlier session a builder continues.
@@ -114,6 +122,7 @@ impl Default for AgentBuilder {
             fork: false,
             launcher: None,
             mcp: McpSetup::default(),
+            agents: None,
         }
     }
 }
@@ -208,6 +217,41 @@ impl AgentBuilder {
     /// when you trust it.
     pub fn mcp_config(mut self, path: impl Into<PathBuf>) -> Self {
         self.mcp.files.push(path.into());
+        self
+    }
+
+    /// Offers `definition` as a subagent type of the `Agent` tool, beside
+    /// the built-in ones (general-purpose, Explore, Plan); a definition of
+    /// the same name replaces the earlier one. Without any, the agent has
+    /// no `Agent` tool. A subagent runs with this agent's provider,
+    /// permission rules and mode, approver and launcher (never more rights),
+    /// its own history and the definition's prompt, tools and model; the
+    /// model sees only its final answer. Not offered with the small-model
+    /// profile (one call per reply).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), orbit::Error> {
+    /// use orbit::{AgentDefinition, ToolFilter};
+    /// let searcher = AgentDefinition {
+    ///     tools: ToolFilter::Only(vec!["Grep".into(), "Glob".into(), "Read".into()]),
+    ///     ..AgentDefinition::new("searcher", "Finds code", "You search code and report file:line.")
+    /// };
+    /// let mut agent = orbit::Agent::builder().agent(searcher).build()?;
+    /// let result = agent.ask("Use two searcher agents in parallel: ...").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn agent(mut self, definition: AgentDefinition) -> Self {
+        self.agents
+            .get_or_insert_with(AgentSet::builtin)
+            .insert(definition);
+        self
+    }
+
+    /// Offers exactly this set of subagent types (e.g. an
+    /// [`AgentSet::load`] of the user's and project's agent folders, or
+    /// [`AgentSet::builtin`]); later [`Self::agent`] calls add to it.
+    pub fn agents(mut self, agents: AgentSet) -> Self {
+        self.agents = Some(agents);
         self
     }
 
@@ -345,6 +389,9 @@ impl AgentBuilder {
         spec.approver = self.approver;
         spec.mcp_servers = mcp_servers;
         spec.launcher = self.launcher;
+        if let Some(agents) = self.agents {
+            spec.offer_agents(agents);
+        }
         // The library knows no folder trust: links out of the project are
         // not followed; the agent's Read deny rules apply to the targets.
         spec.prompt = PromptSpec {

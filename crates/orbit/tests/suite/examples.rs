@@ -185,3 +185,82 @@ fn mcp_agent_calls_a_real_mcp_server_from_a_config_file() {
         "{tools:?}"
     );
 }
+
+/// `parallel_agents`: the builder's `agent` offers the searcher through the
+/// `Agent` tool; the model's two Agent calls of one reply run at once (both
+/// subagents' first requests reach the server before either's second, each
+/// first reply held 300 ms), each subagent has its own history, the
+/// searcher's prompt and exactly its tools, and the parent's next request
+/// holds only the two final answers.
+#[test]
+fn parallel_agents_runs_two_searchers_at_once() {
+    use orbit_test_support::anthropic::Turn;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
+    // Which question (1 or 2) a subagent's request is about.
+    let question = |body: &Value| -> Option<usize> {
+        let first = body["messages"][0].to_string();
+        if !body::system_text(body).contains("You search the repository") {
+            return None;
+        }
+        (1..=2).find(|n| first.contains(&format!("QUESTION-{n}")))
+    };
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(move |_, body| {
+        let done = !body::tool_results(body).is_empty();
+        let agent = |n: usize| {
+            json!({"description": format!("search {n}"), "prompt": format!("QUESTION-{n}"), "subagent_type": "searcher"})
+        };
+        Some(Reply::turn(match question(body) {
+            None if !done => Turn::new()
+                .tool_use("toolu_a1", "Agent", agent(1))
+                .tool_use("toolu_a2", "Agent", agent(2)),
+            None => Turn::new().text(ANSWER),
+            Some(n) if !done => Turn::new()
+                .tool_use(format!("toolu_g{n}"), "Grep", json!({"pattern": if n == 1 { "alpha" } else { "beta" }}))
+                .delay_before_block(0, std::time::Duration::from_millis(300)),
+            Some(n) => Turn::new().text(format!("FOUND-{n} lib.rs:{n}")),
+        }))
+    });
+    let (code, stdout, stderr) = run_with_args(
+        "parallel_agents",
+        &server,
+        dir.path(),
+        &["QUESTION-1", "QUESTION-2"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), ANSWER);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 6, "parent 2 + 2 subagents × 2");
+    assert!(body::tool_names(&bodies[0]).contains(&"Agent".to_string()));
+    let agent_tool = body::tool(&bodies[0], "Agent").unwrap().to_string();
+    assert!(agent_tool.contains("searcher"), "{agent_tool}");
+    // In parallel: both first requests before any second one.
+    let firsts: Vec<Option<usize>> = bodies[1..3].iter().map(&question).collect();
+    assert!(
+        firsts.contains(&Some(1)) && firsts.contains(&Some(2)),
+        "{firsts:?}"
+    );
+    for n in 1..=2 {
+        let mine: Vec<&Value> = bodies.iter().filter(|b| question(b) == Some(n)).collect();
+        assert_eq!(mine.len(), 2, "question {n}");
+        assert_eq!(body::tool_names(mine[0]), vec!["Read", "Glob", "Grep"]);
+        assert!(!mine[0]["messages"].to_string().contains("Start two"));
+        assert!(body::tool_results(mine[1])[0].text.contains("lib.rs"));
+        assert!(
+            stderr.contains(&format!("[toolu_a{n} searcher] Grep")),
+            "{stderr}"
+        );
+    }
+    let parent = bodies.last().unwrap();
+    assert_eq!(question(parent), None);
+    let results = body::tool_results(parent);
+    assert_eq!(results.len(), 2);
+    for (n, result) in results.iter().enumerate() {
+        assert!(
+            result.text.starts_with(&format!("FOUND-{} lib.rs:", n + 1)),
+            "{}",
+            result.text
+        );
+    }
+}
