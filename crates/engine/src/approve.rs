@@ -64,6 +64,49 @@ pub enum Approval {
 pub trait Approver: Send + Sync {
     /// The answer for `request`.
     async fn approve(&self, request: &ApprovalRequest) -> Approval;
+
+    /// The answer for a call a subagent makes (its session's approver is a
+    /// [`SubagentApprover`] over this one). By default asked as the
+    /// session's own; a prompt names the subagent, an SDK sends its id.
+    async fn approve_for(&self, request: &ApprovalRequest, agent: &AskingAgent) -> Approval {
+        let _ = agent;
+        self.approve(request).await
+    }
+}
+
+/// The subagent a call belongs to, as the person or SDK is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskingAgent {
+    /// Its id (`a` + 16 hex digits, as the SubagentStart hook gives it).
+    pub agent_id: String,
+    /// Its type (`subagent_type`: `Explore`, a project agent's name).
+    pub agent_type: String,
+}
+
+/// A subagent's approver: every ask goes to its parent's approver through
+/// [`Approver::approve_for`], naming the subagent (the innermost one when
+/// subagents nest). None is lost: the parent's approver answers or denies.
+pub struct SubagentApprover {
+    parent: SharedApprover,
+    agent: AskingAgent,
+}
+
+impl SubagentApprover {
+    /// `parent`'s asks made by `agent`, shareable as an engine's approver.
+    pub fn shared(parent: SharedApprover, agent: AskingAgent) -> SharedApprover {
+        SharedApprover(Arc::new(Self { parent, agent }))
+    }
+}
+
+#[async_trait]
+impl Approver for SubagentApprover {
+    async fn approve(&self, request: &ApprovalRequest) -> Approval {
+        self.parent.0.approve_for(request, &self.agent).await
+    }
+
+    async fn approve_for(&self, request: &ApprovalRequest, agent: &AskingAgent) -> Approval {
+        self.parent.0.approve_for(request, agent).await
+    }
 }
 
 /// A shared approver that [`crate::EngineConfig`] can hold (Debug, Clone).

@@ -69,7 +69,9 @@ mod session;
 mod structured;
 
 pub use abort::AbortHandle;
-pub use approve::{Approval, ApprovalRequest, Approver, SharedApprover};
+pub use approve::{
+    Approval, ApprovalRequest, Approver, AskingAgent, SharedApprover, SubagentApprover,
+};
 pub use attachments::{ResultAttachments, ResultFacts};
 pub use compact::{CompactError, CompactionBoundary, context_window_tokens};
 pub use config::{

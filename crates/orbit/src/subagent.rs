@@ -65,7 +65,15 @@ impl SubagentLauncher for SubagentFactory {
             .ok_or_else(|| format!("agent type '{kind}' not found"))?
             .clone();
         let agent_id = short_id();
-        let spec = self.spec(&definition, &request);
+        let mut spec = self.spec(&definition, &request);
+        // Its asks reach the parent's approver naming it.
+        spec.approver = spec.approver.map(|parent| {
+            let agent = orbit_engine::AskingAgent {
+                agent_id: agent_id.clone(),
+                agent_type: definition.name.clone(),
+            };
+            orbit_engine::SubagentApprover::shared(parent, agent)
+        });
         let built = spec.build().map_err(|e| format!("{e}"))?;
         let mut engine = built.engine;
         let model = engine.config().model.clone();

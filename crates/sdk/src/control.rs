@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use orbit_engine::{AbortHandle, Approval, ApprovalRequest, Approver};
+use orbit_engine::{AbortHandle, Approval, ApprovalRequest, Approver, AskingAgent};
 use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -233,12 +233,25 @@ pub struct SdkApprover {
 #[async_trait]
 impl Approver for SdkApprover {
     async fn approve(&self, ask: &ApprovalRequest) -> Approval {
+        self.ask(ask, None).await
+    }
+
+    /// A subagent's ask carries its `agent_id`, as Claude Code's does.
+    async fn approve_for(&self, ask: &ApprovalRequest, agent: &AskingAgent) -> Approval {
+        self.ask(ask, Some(agent.agent_id.clone())).await
+    }
+}
+
+impl SdkApprover {
+    /// One `can_use_tool` request and its answer.
+    async fn ask(&self, ask: &ApprovalRequest, agent_id: Option<String>) -> Approval {
         let request = OutgoingRequest::CanUseTool {
             tool_name: ask.tool_name.clone(),
             input: ask.input.clone(),
             tool_use_id: ask.tool_use_id.clone(),
             decision_reason: ask.reason.clone(),
             permission_suggestions: crate::suggestions::for_ask(ask),
+            agent_id,
         };
         let answer = match self.control.request(request).await {
             Ok(answer) => answer,

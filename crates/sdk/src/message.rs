@@ -270,6 +270,10 @@ pub enum OutgoingRequest {
         /// Permission updates the SDK's callback may pick (Claude Code's
         /// `PermissionUpdate` shapes, see `crate::suggestions`).
         permission_suggestions: Vec<Value>,
+        /// The subagent making the call (Claude Code's `agent_id`); absent
+        /// for the session's own calls.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent_id: Option<String>,
     },
     /// Run one of the SDK's hook callbacks.
     HookCallback {
