@@ -14,6 +14,7 @@
 //! [`GitInvocation::can_print_contents`] calls ask.
 
 use crate::SimpleCommand;
+use crate::options::OptionSet;
 use crate::readonly::command_start_from;
 
 /// One `git` command as git will read its global options.
@@ -343,11 +344,11 @@ impl GitInvocation {
             return true;
         }
         if sub == "diff" {
-            let summary = args().any(|a| a.is_some_and(is_summary_option));
-            return !summary || args().any(|a| a.is_none_or(is_patch_option));
+            let summary = args().any(|a| a.is_some_and(|a| SUMMARY_OPTIONS.matches(a)));
+            return !summary || args().any(|a| a.is_none_or(|a| PATCH_OPTIONS.matches(a)));
         }
         if LOG_SUBCOMMANDS.contains(&sub) {
-            return args().any(|a| a.is_none_or(is_patch_option));
+            return args().any(|a| a.is_none_or(|a| PATCH_OPTIONS.matches(a)));
         }
         if sub == "fsck" {
             return args().any(|a| a.is_none_or(|a| a.starts_with("--lost")));
@@ -358,22 +359,23 @@ impl GitInvocation {
 
 /// A diff/log option that prints file contents (a patch, a pickaxe that
 /// tells whether a string is in a file, a line range's history).
-fn is_patch_option(arg: &str) -> bool {
-    matches!(
-        arg,
-        "-p" | "-u"
-            | "--patch"
-            | "--patch-with-stat"
-            | "--patch-with-raw"
-            | "--cc"
-            | "-c"
-            | "--dd"
-            | "--remerge-diff"
-            | "--binary"
-            | "--full-diff"
-            | "--textconv"
-            | "--ext-diff"
-    ) || [
+const PATCH_OPTIONS: OptionSet = OptionSet {
+    exact: &[
+        "-p",
+        "-u",
+        "--patch",
+        "--patch-with-stat",
+        "--patch-with-raw",
+        "--cc",
+        "-c",
+        "--dd",
+        "--remerge-diff",
+        "--binary",
+        "--full-diff",
+        "--textconv",
+        "--ext-diff",
+    ],
+    prefixes: &[
         "-U",
         "--unified",
         "--word-diff",
@@ -382,27 +384,24 @@ fn is_patch_option(arg: &str) -> bool {
         "-S",
         "-G",
         "--pickaxe",
-    ]
-    .iter()
-    .any(|p| arg.starts_with(p))
-}
+    ],
+};
 
 /// A `diff` option that prints no contents by itself.
-fn is_summary_option(arg: &str) -> bool {
-    matches!(
-        arg,
-        "--numstat"
-            | "--shortstat"
-            | "--name-only"
-            | "--name-status"
-            | "--raw"
-            | "--summary"
-            | "-s"
-            | "--no-patch"
-            | "--quiet"
-    ) || arg.starts_with("--stat")
-        || arg.starts_with("--dirstat")
-}
+const SUMMARY_OPTIONS: OptionSet = OptionSet {
+    exact: &[
+        "--numstat",
+        "--shortstat",
+        "--name-only",
+        "--name-status",
+        "--raw",
+        "--summary",
+        "-s",
+        "--no-patch",
+        "--quiet",
+    ],
+    prefixes: &["--stat", "--dirstat"],
+};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

@@ -38,6 +38,7 @@ mod builtins;
 mod commands;
 mod expansions;
 mod git;
+mod options;
 mod paths;
 mod pattern;
 mod readonly;

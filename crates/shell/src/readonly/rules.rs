@@ -11,6 +11,7 @@
 
 use super::programs::{awk_is_read_only, sed_is_read_only};
 use super::wrappers::{Wrapped, wrapped};
+use crate::options::OptionSet;
 use crate::words::Arg;
 
 /// Commands that cannot write files or run other programs, whatever their
@@ -215,42 +216,49 @@ fn git_is_read_only(args: &[&str]) -> bool {
     }
 }
 
+/// The options of a `git branch` that only lists.
+const BRANCH_LISTING_OPTIONS: OptionSet = OptionSet {
+    exact: &[
+        "-a",
+        "--all",
+        "-r",
+        "--remotes",
+        "-v",
+        "-vv",
+        "--verbose",
+        "--show-current",
+        "--no-color",
+        "--color",
+        "-l",
+        "--list",
+        "--merged",
+        "--no-merged",
+        "--contains",
+        "--no-contains",
+    ],
+    prefixes: &["--format=", "--sort=", "--color="],
+};
+
+/// The options of a `git tag` that only lists.
+const TAG_LISTING_OPTIONS: OptionSet = OptionSet {
+    exact: &["-l", "--list", "--column", "--no-column"],
+    prefixes: &["-n", "--format=", "--sort="],
+};
+
 fn git_branch_is_listing(rest: &[&str]) -> bool {
-    let listing = rest.iter().any(|a| matches!(*a, "-l" | "--list"));
-    rest.iter().all(|a| {
-        matches!(
-            *a,
-            "-a" | "--all"
-                | "-r"
-                | "--remotes"
-                | "-v"
-                | "-vv"
-                | "--verbose"
-                | "--show-current"
-                | "--no-color"
-                | "--color"
-                | "-l"
-                | "--list"
-                | "--merged"
-                | "--no-merged"
-                | "--contains"
-                | "--no-contains"
-        ) || a.starts_with("--format=")
-            || a.starts_with("--sort=")
-            || a.starts_with("--color=")
-            || (listing && !a.starts_with('-'))
-    })
+    is_listing(rest, &BRANCH_LISTING_OPTIONS)
 }
 
 fn git_tag_is_listing(rest: &[&str]) -> bool {
+    is_listing(rest, &TAG_LISTING_OPTIONS)
+}
+
+/// Every argument is a listing option, or a pattern once `-l`/`--list`
+/// made the command list.
+fn is_listing(rest: &[&str], options: &OptionSet) -> bool {
     let listing = rest.iter().any(|a| matches!(*a, "-l" | "--list"));
-    rest.iter().all(|a| {
-        matches!(*a, "-l" | "--list" | "--column" | "--no-column")
-            || a.starts_with("-n")
-            || a.starts_with("--format=")
-            || a.starts_with("--sort=")
-            || (listing && !a.starts_with('-'))
-    })
+    rest.iter()
+        .all(|a| options.matches(a) || (listing && !a.starts_with('-')))
 }
 
 fn git_config_is_get(rest: &[&str]) -> bool {
