@@ -14,6 +14,21 @@ use serde_json::{Value, json};
 use crate::approve::{Approval, ApprovalRequest};
 use crate::runtime::ToolRuntime;
 
+/// PermissionRequest's `permission_suggestions` in Claude Code's shape:
+/// the "always allow" rule the approver would offer, as an `addRules`
+/// update for the local settings.
+fn permission_suggestions(rule: Option<String>) -> Value {
+    let Some(rule) = rule else {
+        return json!([]);
+    };
+    let (tool, content) = match rule.split_once('(') {
+        Some((tool, rest)) => (tool.to_string(), rest.strip_suffix(')').map(str::to_string)),
+        None => (rule, None),
+    };
+    json!([{"type": "addRules", "rules": [{"toolName": tool, "ruleContent": content}],
+        "behavior": "allow", "destination": "localSettings"}])
+}
+
 /// A deny rule (or the mode) covering a replacement input's facts.
 pub(crate) fn denied_by_rules(
     runtime: &ToolRuntime,
@@ -76,7 +91,9 @@ pub(crate) async fn permit(
         (PermissionDecision::Ask { reason }, _) => reason,
     };
     if runtime.hooks.active(HookEvent::PermissionRequest) {
-        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id});
+        let suggestions = permission_suggestions(suggested_rule(name, facts));
+        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id,
+            "permission_suggestions": suggestions});
         let verdict = runtime
             .hooks
             .run(HookEvent::PermissionRequest, Some(name), fields)
@@ -91,7 +108,8 @@ pub(crate) async fn permit(
     }
     if runtime.hooks.active(HookEvent::Notification) {
         let message = format!("orbit needs your permission to use {name}");
-        let fields = json!({"message": message, "notification_type": "permission_prompt"});
+        let fields = json!({"message": message, "title": "Permission needed",
+            "notification_type": "permission_prompt"});
         runtime
             .hooks
             .run(HookEvent::Notification, Some("permission_prompt"), fields)

@@ -361,7 +361,8 @@ async fn post_tool_use(
     let failed = output.is_none_or(|o| o.is_error);
     let (event, fields) = if failed {
         let fields =
-            json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text});
+            json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text,
+                "is_interrupt": false});
         (HookEvent::PostToolUseFailure, fields)
     } else {
         let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "tool_response": text});

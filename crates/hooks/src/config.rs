@@ -10,8 +10,10 @@
 //! Matchers: empty or `*` match everything; names joined by `|` match
 //! exactly; anything else is a regular expression over the whole subject
 //! (`mcp__.*`). `timeout` is in seconds ([`HOOK_DEFAULT_TIMEOUT_MS`] when
-//! absent). Unknown events and hook types other than `command` are skipped
-//! with a warning (a newer Claude Code's settings still load). Type
+//! absent). Every event of Claude Code 2.1.332 is accepted (those orbit
+//! never fires too, see [`HookEvent::fires`]); unknown events and hook
+//! types orbit does not run are skipped with a warning (a newer Claude
+//! Code's settings still load). Type
 //! `callback` (`{"type": "callback", "callback_id": "hook_0"}`) is how the
 //! Claude Agent SDK's hooks arrive: run by the program that registered them.
 //! [`HookSet`] keeps every entry with its file; `matching` gives the
@@ -145,6 +147,11 @@ impl HookSet {
                 tracing::warn!("ignoring hooks.{name} in {origin}: not an event orbit knows");
                 continue;
             };
+            if !event.fires() {
+                // Claude Code's event of a feature orbit lacks: accepted,
+                // never run (the README's event table says so).
+                tracing::debug!("hooks.{name} in {origin}: orbit never fires {name}");
+            }
             let Some(groups) = groups.as_array() else {
                 return Err(err(format!("hooks.{name}"), "expected an array".into()));
             };

@@ -48,7 +48,7 @@ pub use config::{
     HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
 };
 pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
-pub use event::HookEvent;
+pub use event::{HOOK_EVENT_COUNT, HookEvent};
 use serde_json::Value;
 
 use crate::callback::Callbacks;

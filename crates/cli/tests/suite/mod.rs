@@ -16,6 +16,7 @@ mod edit_guards;
 mod faults;
 mod formats;
 mod hooks;
+mod hooks_events;
 mod hooks_session;
 mod hostile_files;
 mod interrupt;

@@ -85,6 +85,8 @@ impl Compaction<'_, '_> {
             });
         }
         session.apply_compaction(boundary.clone());
+        let summary = boundary.summary.as_deref().unwrap_or_default();
+        hook_calls::post_compact(runtime, boundary.trigger, summary).await;
         if let Some(context) = hook_calls::after_compact(runtime).await {
             append_user(session, events, Message::user_text(context));
         }

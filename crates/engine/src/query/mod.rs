@@ -128,6 +128,9 @@ pub(crate) async fn run_query(
     query_hooks_begin(&parts, &tx);
     let mut query = QueryLoop::new(parts, cancel, tx);
     let end = query.run(prompt).await;
+    if let Outcome::ModelError(error) = &end {
+        hook_calls::stop_failure(query.runtime, error, &query.answer).await;
+    }
     query.runtime.hooks.end_turn();
     query.denials = query.session.take_denials();
     let result = query.terminal_result(end);
@@ -292,6 +295,9 @@ impl QueryLoop<'_> {
                 self.answer.clear();
                 continuations = 0;
                 if let Some(end) = self.after_tool_call(&assistant.message) {
+                    return end;
+                }
+                if let Some(end) = self.post_tool_batch(&assistant.message).await {
                     return end;
                 }
                 if let Some(reason) = self.runtime.hooks.take_stop() {

@@ -1,0 +1,187 @@
+//! The hook events added for Claude Code 2.1.332's list, through the
+//! binary with real scripts against the fake server: PostToolBatch (one
+//! run per model message, its context reaching the next request),
+//! StopFailure (an API error ends the turn), PostCompact (the summary),
+//! the fields PostToolUseFailure and PermissionRequest gained, and every
+//! event name of Claude Code accepted without a warning (those orbit never
+//! fires stay silent).
+
+use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
+use serde_json::json;
+
+use super::common::prompt_too_long;
+use super::hooks::Hooked;
+
+#[test]
+fn post_tool_batch_runs_once_per_message_with_every_call() {
+    let h = Hooked::new();
+    let batch = h.logger(
+        "batch",
+        "batch.log",
+        "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolBatch\", \"additionalContext\": \"batch seen\"}}'",
+    );
+    h.hooks(&[("PostToolBatch", "", &batch, None)]);
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(
+            Turn::new()
+                .tool_use("toolu_1", "Bash", json!({"command": "echo one"}))
+                .tool_use("toolu_2", "Bash", json!({"command": "echo two"})),
+        ),
+        Reply::text("done"),
+    ]);
+    let out = h.run(&server, &["--allowedTools", "Bash"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let log = h.logged("batch.log");
+    assert_eq!(log.len(), 1, "one run for the one message: {log:?}");
+    assert_eq!(log[0]["hook_event_name"], "PostToolBatch");
+    let calls = log[0]["tool_calls"].as_array().unwrap();
+    let ids: Vec<_> = calls.iter().map(|c| c["tool_use_id"].clone()).collect();
+    assert_eq!(ids, [json!("toolu_1"), json!("toolu_2")]);
+    assert_eq!(calls[1]["tool_input"]["command"], "echo two");
+    assert!(calls[0]["tool_response"].as_str().unwrap().contains("one"));
+    let second = server.bodies()[1].to_string();
+    assert!(second.contains("batch seen"), "{second}");
+}
+
+#[test]
+fn stop_failure_fires_when_an_api_error_ends_the_turn() {
+    let h = Hooked::new();
+    let failure = h.logger("failure", "failure.log", "exit 0");
+    let stop = h.logger("stop", "stop.log", "exit 0");
+    h.hooks(&[
+        ("StopFailure", "invalid_request", &failure, None),
+        ("Stop", "", &stop, None),
+    ]);
+    let server = FakeAnthropic::start(vec![Reply::api_error(
+        400,
+        "invalid_request_error",
+        "messages: bad shape",
+    )]);
+    let out = h.run(&server, &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let log = h.logged("failure.log");
+    assert_eq!(log.len(), 1, "{}", out.stderr);
+    assert_eq!(log[0]["hook_event_name"], "StopFailure");
+    assert_eq!(log[0]["error"], "invalid_request");
+    assert!(
+        log[0]["error_details"]
+            .as_str()
+            .unwrap()
+            .contains("bad shape")
+    );
+    assert!(h.logged("stop.log").is_empty(), "Stop does not fire");
+
+    // A successful turn: no StopFailure.
+    let server = FakeAnthropic::start(vec![Reply::text("fine")]);
+    let out = h.run(&server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(h.logged("failure.log").len(), 1);
+}
+
+#[test]
+fn post_compact_gets_the_summary() {
+    let h = Hooked::new();
+    let post = h.logger("post", "post.log", "exit 0");
+    h.hooks(&[("PostCompact", "auto", &post, None)]);
+    let server = FakeAnthropic::start(vec![
+        prompt_too_long(),
+        Reply::text("SUMMARY: greet."),
+        Reply::text("hello"),
+    ]);
+    let out = h.run(&server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let log = h.logged("post.log");
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["hook_event_name"], "PostCompact");
+    assert_eq!(log[0]["trigger"], "auto");
+    assert!(
+        log[0]["compact_summary"]
+            .as_str()
+            .unwrap()
+            .contains("SUMMARY: greet.")
+    );
+}
+
+#[test]
+fn failure_and_permission_inputs_carry_claude_code_s_fields() {
+    let h = Hooked::new();
+    let failure = h.logger("failure", "failure.log", "exit 0");
+    let request = h.logger("request", "request.log", "exit 0");
+    h.hooks(&[
+        ("PostToolUseFailure", "Read", &failure, None),
+        ("PermissionRequest", "Bash", &request, None),
+    ]);
+    let missing = h.scratch.path().join("missing.txt").display().to_string();
+    let server = FakeAnthropic::start(vec![
+        Reply::turn(
+            Turn::new()
+                .tool_use("toolu_1", "Read", json!({"file_path": missing}))
+                .tool_use("toolu_2", "Bash", json!({"command": "touch marker"})),
+        ),
+        Reply::text("done"),
+    ]);
+    let out = h.run(&server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let asked = h.logged("request.log");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        asked[0]["permission_suggestions"],
+        json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch marker"}],
+            "behavior": "allow", "destination": "localSettings"}])
+    );
+    // Reading a missing file fails.
+    let failed = h.logged("failure.log");
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["is_interrupt"], false);
+    assert_eq!(failed[0]["tool_use_id"], "toolu_1");
+    assert!(failed[0]["error"].as_str().is_some());
+}
+
+/// Claude Code's events of features orbit lacks.
+const NEVER_FIRED: [&str; 20] = [
+    "UserPromptExpansion",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
+    "SubagentStart",
+];
+
+#[test]
+fn every_claude_code_event_is_accepted_without_a_warning() {
+    let h = Hooked::new();
+    let logger = h.logger("any", "any.log", "exit 0");
+    let entries: Vec<(&str, &str, &str, Option<u64>)> = NEVER_FIRED
+        .iter()
+        .map(|event| (*event, "", logger.as_str(), None))
+        .collect();
+    h.hooks(&entries);
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "echo hi"})),
+        Reply::text("done"),
+    ]);
+    let out = h.run(&server, &["--allowedTools", "Bash"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("ignoring hooks"),
+        "no warning: {}",
+        out.stderr
+    );
+    // None of them fires in a plain session (SubagentStart: no subagent).
+    assert!(h.logged("any.log").is_empty());
+    assert_eq!(body::tool_results(&server.bodies()[1]).len(), 1);
+}
