@@ -28,6 +28,7 @@ mod mcp_cmd;
 mod mcp_serve;
 mod output;
 mod provider;
+mod rewind;
 mod sandbox;
 mod scrub;
 mod sdk_args;
@@ -81,6 +82,9 @@ fn main() -> ExitCode {
         return code;
     }
     if let Some(code) = sessions::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = rewind::maybe_run_subcommand(&env) {
         return code;
     }
     if let Some(code) = hooks_cmd::maybe_run_subcommand(&env) {
@@ -300,6 +304,23 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         "submitting the prompt"
     );
     let mut exit_code = None;
+    // A built-in command (`/cost`, `/compact` …) runs here, no model
+    // request; `/init` becomes its prompt.
+    let prompt = match orbit_commands::local_command(&prompt) {
+        Some(orbit_commands::LocalCommand::Prompt(text)) => text,
+        Some(command) => {
+            for event in engine.run_local_command(&command).await {
+                match writer.event(&event) {
+                    Ok(Some(code)) => exit_code = Some(code),
+                    Ok(None) => {}
+                    Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
+                }
+            }
+            engine.end_session("other").await;
+            return Ok(exit_code.map_or(EXIT_ERROR, |c| u8::try_from(c).unwrap_or(EXIT_ERROR)));
+        }
+        None => prompt,
+    };
     // `/name args` of a custom command expands (orbit-commands); a refused
     // `!`cmd`` or `@file` is one error line and nothing is sent.
     let plan = match commands.plan(&engine, &prompt).await {
@@ -320,25 +341,34 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         eprintln_safe!("orbit: note: {note}");
     }
     let previous_model = plan.apply_model(&mut engine);
-    let mut events = engine.submit_message(plan.prompt.clone());
-    while let Some(event) = events.next().await {
-        if stdout.is_closed() {
-            // Drain: the engine still ends the turn cleanly (tools cancelled,
-            // history paired); nothing of it is printed.
-            continue;
+    let mut prompt = Some(plan.prompt.clone());
+    while let Some(next) = prompt.take() {
+        let mut events = engine.submit_message(next);
+        while let Some(event) = events.next().await {
+            if stdout.is_closed() {
+                // Drain: the engine still ends the turn cleanly (tools cancelled,
+                // history paired); nothing of it is printed.
+                continue;
+            }
+            match writer.event(&event) {
+                Ok(Some(code)) => exit_code = Some(code),
+                Ok(None) => {}
+                Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
+            }
+            if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
+                && result.subtype == ResultSubtype::ErrorMaxTurns
+            {
+                eprintln_safe!("orbit: {}", orbit::profile::max_turns_note(max));
+            }
         }
-        match writer.event(&event) {
-            Ok(Some(code)) => exit_code = Some(code),
-            Ok(None) => {}
-            Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
-        }
-        if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
-            && result.subtype == ResultSubtype::ErrorMaxTurns
-        {
-            eprintln_safe!("orbit: {}", orbit::profile::max_turns_note(max));
+        drop(events);
+        // A background agent still running: the run waits for it, and its
+        // notification is the next message (as Claude Code's `-p` does).
+        if !stdout.is_closed() && !write_failed {
+            let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
+            prompt = tasks.next_notice().await;
         }
     }
-    drop(events);
     plan.finish(&mut engine, previous_model);
     // SessionEnd hooks, after the result was written.
     engine.end_session("other").await;

@@ -156,6 +156,7 @@ pub fn prepare_with(
     spec.tool_env = config.env.added_over(env);
     spec.provider = Some(orbit::Provider::Client(client));
     spec.model = Some(model.clone());
+    spec.small_fast_model = config.small_fast_model.clone();
     spec.profile = Some(ModelProfile::new(small_profile));
     // The profile's reply cap, turn limit (an allowance per run on top of
     // a resumed session's turns), recovery turns and repeat guard; the
@@ -214,16 +215,18 @@ pub fn prepare_with(
         fallback_model,
         structured_output,
     );
+    let commands = slash_commands(&config, &cwd);
+    spec.offer_skills(commands.skills.clone());
     let orbit::BuiltSession {
         engine,
         mcp,
         tool_names,
     } = spec.build()?;
-    let commands = slash_commands(&config, &cwd);
     let init = InitInfo {
-        slash_commands: commands.commands.names(),
+        slash_commands: orbit_commands::with_builtins(commands.commands.names()),
         cwd: cwd.display().to_string(),
         tools: tool_names,
+        skills: commands.skills.names(),
         model,
         permission_mode: config.permission_mode.value.as_str().to_string(),
         api_key_source: config.api_key_source().to_string(),
@@ -286,7 +289,7 @@ fn slash_commands(
         let why = format!("the provider is {}", config.provider.value.name());
         expander = expander.ignoring_models(why);
     }
-    for warning in &expander.commands.warnings {
+    for warning in expander.commands.warnings.iter().chain(&expander.skills.warnings) {
         crate::term_safe::eprintln_safe!("orbit: warning: {warning}");
     }
     expander

@@ -22,18 +22,25 @@
 //!    permission gate; a refused one refuses the whole prompt
 //!    ([`Refusal`]: one line, nothing sent).
 //!
+//! Skills (`skills`: `SKILL.md` folders) share the discovery sources, the
+//! front matter reader, the argument filling and the grant; the `Skill`
+//! tool offers them to the model, `/name` to the user.
+//!
 //! A project's commands in an untrusted folder keep their text but get no
 //! `allowed-tools` and no `model` (one note line says so).
 
 #![deny(missing_docs)]
 
+mod builtin;
 mod discover;
 mod expand;
 mod front;
 mod inline;
 mod invoke;
 mod session;
+pub mod skills;
 
+pub use builtin::{BUILTIN_COMMANDS, BuiltinInfo, INIT_PROMPT, LocalCommand, is_builtin, local_command, with_builtins};
 pub use discover::{
     COMMAND_FILE_MAX_BYTES, CommandSet, CommandSources, CustomCommand, Scope, load_custom_commands,
 };
@@ -41,3 +48,4 @@ pub use expand::{expand_arguments, split_arguments};
 pub use front::{FrontMatter, front_list, front_scalar, split_front_matter, split_list};
 pub use invoke::{PromptExpander, PromptPlan, Refusal, prepare_prompt, split_invocation};
 pub use session::{Grant, PromptSession, ToolRun};
+pub use skills::{SKILL_LISTING_MAX_BYTES, Skill, SkillSet};

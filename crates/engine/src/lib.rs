@@ -21,6 +21,8 @@
 //! `deferred` decides which tools a request carries in full (ToolSearch).
 //! `attachments` lets the embedder add text to a finished call's result
 //! (`EngineConfig::result_attachments`: orbit's nested memory files).
+//! `checkpoint` tells the embedder where a prompt's writing calls begin
+//! (`EngineConfig::checkpoints`: orbit's snapshots for rewind).
 //!
 //! `config` (what shapes a session) is a leaf; no module imports one that
 //! imports it back.
@@ -42,6 +44,7 @@ mod abort;
 mod approve;
 mod assemble;
 mod attachments;
+mod checkpoint;
 mod compact;
 mod config;
 mod context_usage;
@@ -52,6 +55,7 @@ mod executor;
 mod gate;
 mod grants;
 mod hooks;
+mod local_command;
 mod lock;
 mod messages;
 mod orchestrator;
@@ -73,6 +77,7 @@ pub use approve::{
     Approval, ApprovalRequest, Approver, AskingAgent, SharedApprover, SubagentApprover,
 };
 pub use attachments::{ResultAttachments, ResultFacts};
+pub use checkpoint::Checkpoints;
 pub use compact::{CompactError, CompactionBoundary, context_window_tokens};
 pub use config::{
     CompactConfig, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_USE_CONCURRENCY,
@@ -83,6 +88,7 @@ pub use deferred::{TOOL_SEARCH_NAME, ToolSearchMode};
 pub use engine::QueryEngine;
 pub use executor::StreamingToolExecutor;
 pub use grants::GrantScope;
+pub use local_command::SYNTHETIC_MODEL;
 pub use messages::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, MAX_TOKENS_CONTINUE_MESSAGE};
 pub use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use prompt_session::PromptToolOutcome;

@@ -119,12 +119,15 @@ pub async fn handshake_with_commands(
 }
 
 /// The `initialize` answer's `commands`, as Claude Code 2.1.332 lists
-/// custom commands there: `name`, `description` with `(project)` or
-/// `(user)` after it, `argumentHint` (empty when none).
+/// them there: the custom commands (`name`, `description` with `(project)`
+/// or `(user)` after it, `argumentHint`, empty when none) but those a
+/// built-in name shadows, then the built-in ones a headless session runs
+/// (`orbit_commands::BUILTIN_COMMANDS`).
 pub fn command_entries(commands: &orbit_commands::CommandSet) -> Vec<Value> {
-    commands
+    let custom = commands
         .commands()
         .iter()
+        .filter(|c| !orbit_commands::is_builtin(&c.name))
         .map(|c| {
             let scope = match c.scope {
                 orbit_commands::Scope::Project => "project",
@@ -135,8 +138,15 @@ pub fn command_entries(commands: &orbit_commands::CommandSet) -> Vec<Value> {
                 "description": format!("{} ({scope})", c.description),
                 "argumentHint": c.front.argument_hint.clone().unwrap_or_default(),
             })
+        });
+    let builtin = orbit_commands::BUILTIN_COMMANDS.iter().map(|b| {
+        json!({
+            "name": b.name,
+            "description": b.description,
+            "argumentHint": b.argument_hint,
         })
-        .collect()
+    });
+    custom.chain(builtin).collect()
 }
 
 /// The request's fields (non-null) orbit does not honour yet, by their

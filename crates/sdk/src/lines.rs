@@ -65,6 +65,11 @@ impl SdkTracker {
                 );
             }
         }
+        // A built-in command's output is no model call (Claude Code's
+        // `modelUsage` stays empty for it).
+        if model == orbit_engine::SYNTHETIC_MODEL {
+            return;
+        }
         match self.models.iter_mut().find(|(m, _)| m == model) {
             Some((_, total)) => total.add(usage),
             None => self.models.push((model.to_string(), *usage)),

@@ -149,6 +149,22 @@ pub async fn run(parts: Parts<'_>) -> u8 {
                 continue;
             }
         };
+        // A built-in command (`/cost`, `/compact` …) runs here, no model
+        // request; `/init` becomes its prompt.
+        let prompt = match orbit_commands::local_command(&prompt) {
+            Some(orbit_commands::LocalCommand::Prompt(text)) => text,
+            Some(command) => {
+                for event in engine.run_local_command(&command).await {
+                    if !stdout.is_closed()
+                        && let Ok(Some(code)) = writer.event(&event)
+                    {
+                        exit_code = u8::try_from(code).unwrap_or(1);
+                    }
+                }
+                continue;
+            }
+            None => prompt,
+        };
         state.turn_running = true;
         // A custom command expands here (orbit-commands); a refused `!`
         // or `@` ends this prompt with an error result, nothing sent.

@@ -9,6 +9,7 @@
 //! `/memory N` hands one to the editor ([`Action::Edit`]). An unknown name
 //! gets one line.
 
+use orbit_commands::INIT_PROMPT;
 use orbit_composer::custom::CustomCommand;
 use orbit_engine::QueryEngine;
 use orbit_protocol::{ContentBlock, Role};
@@ -68,8 +69,6 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
 
 const KEYS_HELP: &str = "Keys: Enter send · Shift-Enter or \\+Enter new line · Esc interrupt · Ctrl-C clear (twice: exit) · Ctrl-D exit · Shift-Tab permission mode · Ctrl-O full tool output · !cmd shell · #note memory · @path attach";
 
-/// The prompt `/init` sends.
-const INIT_PROMPT: &str = "Please analyze this codebase and create a CLAUDE.md file in the project root for future sessions of a coding agent. Include: the commands to build, lint and test (and to run a single test); the high-level architecture that needs several files to understand; and conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead. Keep it concise; do not list every file.";
 /// Sessions the `/resume` picker lists.
 const PICKER_MAX_SESSIONS: usize = 30;
 /// Messages of a resumed session shown again.

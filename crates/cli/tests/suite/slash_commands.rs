@@ -271,7 +271,16 @@ fn init_lists_user_and_namespaced_project_commands() {
     let init = out.lines().into_iter().next().unwrap();
     assert_eq!(
         init["slash_commands"],
-        json!(["frontend:component", "standup"])
+        json!([
+            "frontend:component",
+            "standup",
+            "compact",
+            "context",
+            "cost",
+            "model",
+            "clear",
+            "init"
+        ])
     );
     assert!(sent_text(&server.bodies()[0]).contains("Make Button."));
 }
