@@ -179,7 +179,8 @@ pub struct Config {
     /// (anthropic provider only; None for the others).
     pub max_output_tokens: Option<u32>,
     /// The model of side requests (anthropic: `ANTHROPIC_SMALL_FAST_MODEL`,
-    /// …); None for the other providers. orbit sends no side requests yet.
+    /// …); None for the other providers (their side requests use the
+    /// session's model: `orbit::side_query`).
     pub small_fast_model: Option<String>,
     /// `apiKeyHelper`: the command whose output is the API key, from the
     /// first settings file that sets it (an untrusted project's files do

@@ -26,6 +26,7 @@
 //! whole message, and how an error body reads.
 
 mod attempt;
+mod json;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -115,6 +115,22 @@ pub trait ModelClient: Send + Sync {
 
     /// Short provider name for logs and the init line (`anthropic`, `openai`).
     fn provider(&self) -> &str;
+
+    /// Sends one request body as given, not streamed, and returns the
+    /// response JSON: the Anthropic client's Messages request with server
+    /// tools (WebSearch's `web_search_20250305`), whose blocks the event
+    /// stream does not carry. Other providers: a [`ModelError::Config`].
+    fn send_json(
+        &self,
+        body: Value,
+    ) -> futures::future::BoxFuture<'static, Result<Value, ModelError>> {
+        let _ = body;
+        let error = ModelError::Config(format!(
+            "the {} provider takes no raw Messages request",
+            self.provider()
+        ));
+        Box::pin(async move { Err(error) })
+    }
 }
 
 /// What the providers' config tests share.

@@ -77,6 +77,7 @@ pub mod mcp;
 mod parent;
 pub mod profile;
 pub mod provider;
+pub mod side_query;
 mod spec;
 mod subagent;
 mod system_prompt;

@@ -116,6 +116,12 @@ pub struct SessionSpec {
     /// Progress lines (the local model's first-use setup) and warnings
     /// (instruction files).
     pub log: Box<dyn FnMut(&str) + Send>,
+    /// The model of the session's side requests (WebFetch's prompt,
+    /// WebSearch, prompt hooks: `orbit_tool::side_query`) for the
+    /// Anthropic provider (the resolved `ANTHROPIC_SMALL_FAST_MODEL`);
+    /// None = the catalog's small fast model (other providers: the
+    /// session's model).
+    pub small_fast_model: Option<String>,
     /// The subagent types the `Agent` tool may start
     /// ([`SessionSpec::offer_agents`]); None = no `Agent` tool (the
     /// small-model profile never offers it).
@@ -175,6 +181,7 @@ impl SessionSpec {
             prompt: PromptSpec::default(),
             tuning: EngineConfig::default(),
             log: Box::new(|line| eprintln!("orbit: {line}")),
+            small_fast_model: None,
             agents: None,
         }
     }
@@ -206,6 +213,11 @@ impl SessionSpec {
             _ => uuid::Uuid::new_v4().to_string(),
         };
         let mcp = self.start_mcp(&session_id, &mut tools)?;
+        let side = crate::side_query::session_side_query(
+            &client,
+            &model,
+            self.small_fast_model.as_deref(),
+        );
         let shared = Provider::Client(Arc::clone(&client));
         self.add_agent_tool(&shared, &model, &session_id, profile, &mut tools);
         let tool_names = tools.names();
@@ -220,6 +232,7 @@ impl SessionSpec {
             None => QueryEngine::new(config, client, tools),
         };
         memory.share(engine.tool_context());
+        orbit_tool::side_query::install(engine.tool_context(), side);
         secure(
             engine.tool_context(),
             &self.env,

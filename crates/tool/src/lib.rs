@@ -22,6 +22,9 @@
 //! - [`workspace`]: where the session's working directory may be.
 //! - [`subagent`]: [`SubagentLauncher`], how the `Agent` tool reaches the
 //!   session assembly to start a subagent.
+//! - [`side_query`]: [`SideQuery`], one model request outside the
+//!   conversation (the session's provider, its small fast model) for tools
+//!   that need one (WebFetch's prompt, WebSearch, prompt hooks).
 //! - [`reply_check`]: the engine's hook on a reply that would end a
 //!   prompt ([`ReplyCheck`]), which a model profile sets.
 
@@ -34,6 +37,7 @@ pub mod file_state;
 pub mod registry;
 pub mod reply_check;
 pub mod schema;
+pub mod side_query;
 pub mod subagent;
 pub mod texts;
 pub mod tool;
@@ -48,6 +52,7 @@ pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use schema::input_schema_for;
+pub use side_query::{SharedSideQuery, SideQuery, SideQueryError};
 pub use subagent::{SubagentLauncher, SubagentReport, SubagentRequest};
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,

@@ -232,6 +232,30 @@ impl ModelClient for AnthropicClient {
     fn provider(&self) -> &str {
         "anthropic"
     }
+
+    /// A Messages request with `stream: false` and the client's betas.
+    fn send_json(
+        &self,
+        mut body: serde_json::Value,
+    ) -> futures::future::BoxFuture<'static, Result<serde_json::Value, ModelError>> {
+        body["stream"] = serde_json::Value::Bool(false);
+        let mut headers = HeaderMap::new();
+        let betas = self.config.shape.betas.join(",");
+        let prepared = header(&mut headers, "accept", "application/json")
+            .and_then(|()| match betas.is_empty() {
+                true => Ok(()),
+                false => header(&mut headers, "anthropic-beta", &betas),
+            })
+            .and_then(|()| {
+                serde_json::to_vec(&body)
+                    .map_err(|e| ModelError::Config(format!("cannot serialize the request: {e}")))
+            });
+        let transport = Arc::clone(&self.transport);
+        Box::pin(async move {
+            let body = Bytes::from(prepared?);
+            transport.post_json::<sse::Assembler>(headers, body).await
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,97 @@
+//! A non-streamed request on a client's transport: [`Transport::post_json`].
+//!
+//! The Anthropic client's one use (`ModelClient::send_json`) is a
+//! Messages request with server tools (WebSearch's web search), whose
+//! `server_tool_use`/`web_search_tool_result` blocks the event stream does
+//! not carry. Same headers, key helper (a 401 runs it again, once), idle
+//! timeout and retry schedule as a streamed call; the answer is the
+//! response's JSON.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use super::{Transport, WireDecoder, millis};
+use crate::ModelError;
+use crate::reach::send_error;
+use crate::retry::parse_retry_after;
+
+impl Transport {
+    /// Posts `body` (with `headers` over the client's) and returns the
+    /// response JSON; error statuses become `D`'s errors, retried as a
+    /// streamed call's are.
+    pub(crate) async fn post_json<D: WireDecoder>(
+        &self,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Value, ModelError> {
+        let (mut retries, mut rekeyed) = (0u32, false);
+        loop {
+            let (error, retry_after) = match self.post_once::<D>(&headers, &body).await {
+                Ok(value) => return Ok(value),
+                Err(failed) => failed,
+            };
+            if error.status() == Some(401)
+                && !rekeyed
+                && let Some(helper) = self.key_helper.get()
+            {
+                rekeyed = true;
+                helper.invalidate();
+                continue;
+            }
+            let schedule = self.retry.for_error(&error);
+            if !error.is_retryable() || retries >= schedule.max_retries {
+                return Err(error.into_final(retries + 1, &self.endpoint));
+            }
+            retries += 1;
+            let delay = schedule.delay(retries, retry_after);
+            tracing::debug!(attempt = retries, delay_ms = millis(delay), %error, "retrying");
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    async fn post_once<D: WireDecoder>(
+        &self,
+        headers: &HeaderMap,
+        body: &Bytes,
+    ) -> Result<Value, (ModelError, Option<Duration>)> {
+        let url = &self.endpoint.url;
+        let mut keyed = HeaderMap::new();
+        if let Some(helper) = self.key_helper.get() {
+            let key = helper.key().await.map_err(|e| (e, None))?;
+            let both = super::header(&mut keyed, "x-api-key", &key).and_then(|()| {
+                super::header(&mut keyed, "authorization", &format!("Bearer {key}"))
+            });
+            both.map_err(|e| (e, None))?;
+        }
+        let send = self
+            .http
+            .post(url)
+            .headers(self.headers.clone())
+            .headers(headers.clone())
+            .headers(keyed)
+            .body(body.clone())
+            .send();
+        let response = match tokio::time::timeout(self.idle_timeout, send).await {
+            Err(_) => return Err((ModelError::IdleTimeout(self.idle_timeout_ms()), None)),
+            Ok(Err(e)) => return Err((send_error(&e, url), None)),
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status();
+        let retry_after = parse_retry_after(response.headers());
+        let text = match tokio::time::timeout(self.idle_timeout, response.text()).await {
+            Err(_) => return Err((ModelError::IdleTimeout(self.idle_timeout_ms()), None)),
+            Ok(Err(e)) => return Err((ModelError::Connection(e.to_string()), None)),
+            Ok(Ok(text)) => text,
+        };
+        if !status.is_success() {
+            return Err((D::api_error(status.as_u16(), &text, url), retry_after));
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            let head = super::attempt::head(&text);
+            (ModelError::Malformed(format!("{e}: {head}")), None)
+        })
+    }
+}
