@@ -87,8 +87,9 @@ impl CommandSources {
         }
     }
 
-    /// The command directories, lowest precedence first.
-    fn dirs(&self) -> Vec<(PathBuf, Scope)> {
+    /// The command directories, lowest precedence first (the skills'
+    /// folders sit beside them).
+    pub(crate) fn dirs(&self) -> Vec<(PathBuf, Scope)> {
         let mut dirs = Vec::new();
         let claude = self
             .claude_config_dir

@@ -26,6 +26,7 @@ use orbit_protocol::{ResultSubtype, TerminalResult};
 use crate::discover::{CommandSet, CommandSources, Scope};
 use crate::inline::inline;
 use crate::session::{Grant, PromptSession};
+use crate::skills::{SkillSet, skill_plan};
 
 /// What a submitted text becomes.
 #[derive(Debug)]
@@ -88,6 +89,22 @@ impl PromptPlan {
         }
     }
 
+    /// A skill's plan (`crate::skills`): its prompt and grant, no model.
+    pub(crate) fn with_grant(
+        prompt: String,
+        command: String,
+        notes: Vec<String>,
+        grant: Option<Grant>,
+    ) -> Self {
+        Self {
+            prompt,
+            command: Some(command),
+            model: None,
+            notes,
+            grant,
+        }
+    }
+
     /// Switches the engine to the plan's model; returns the model to
     /// restore with [`Self::finish`] (None when the plan has no model).
     pub fn apply_model<S: PromptSession + ?Sized>(&self, engine: &mut S) -> Option<String> {
@@ -115,6 +132,8 @@ impl PromptPlan {
 pub struct PromptExpander {
     /// The commands found at start.
     pub commands: CommandSet,
+    /// The skills found at start (`/name` invokes one no command names).
+    pub skills: SkillSet,
     /// Whether the project folder is trusted.
     pub trusted: bool,
     /// The home directory (`@~/…`).
@@ -126,10 +145,12 @@ pub struct PromptExpander {
 }
 
 impl PromptExpander {
-    /// Loads the commands of `sources`; `trusted` as the folder is.
+    /// Loads the commands and skills of `sources`; `trusted` as the
+    /// folder is (an untrusted project's skills are not loaded).
     pub fn load(sources: &CommandSources, trusted: bool) -> Self {
         Self {
             commands: CommandSet::load(sources),
+            skills: SkillSet::load(sources, trusted),
             trusted,
             home: sources.home.clone(),
             model_ignored: None,
@@ -151,6 +172,12 @@ impl PromptExpander {
         engine: &S,
         text: &str,
     ) -> Result<PromptPlan, Refusal> {
+        if let Some((name, args)) = split_invocation(text)
+            && self.commands.find(name).is_none()
+            && let Some(skill) = self.skills.find(name)
+        {
+            return Ok(skill_plan(engine, skill, args));
+        }
         let mut plan = prepare_prompt(
             engine,
             &self.commands,

@@ -158,6 +158,7 @@ impl QueryEngine {
             transcript,
             session.denials(),
         ));
+        crate::prompt_session::install_turn_grants(&runtime, &config.permissions);
         Self {
             config,
             client,
@@ -193,6 +194,7 @@ impl QueryEngine {
             run: Some(Box::pin(run)),
             turn: Some(turn),
             events: rx,
+            grants: TurnGrantsEnd(orbit_tool::TurnGrants::of(&self.runtime.context)),
         })
     }
 
@@ -341,6 +343,18 @@ struct TurnStream<'a> {
     /// (or the stream is dropped): a later abort then waits for the next turn.
     turn: Option<TurnGuard>,
     events: UnboundedReceiver<EngineEvent>,
+    /// Ends the grants tools opened for this turn (a skill's
+    /// `allowed-tools`) when the loop ends or the stream is dropped.
+    grants: TurnGrantsEnd,
+}
+
+/// Ends the turn's grants when dropped.
+struct TurnGrantsEnd(Arc<orbit_tool::TurnGrants>);
+
+impl Drop for TurnGrantsEnd {
+    fn drop(&mut self) {
+        self.0.end_turn();
+    }
 }
 
 impl Stream for TurnStream<'_> {
@@ -357,6 +371,7 @@ impl Stream for TurnStream<'_> {
             // drains and then reports its end.
             self.run = None;
             self.turn = None;
+            self.grants.0.end_turn();
         }
         self.events.poll_recv(cx)
     }

@@ -9,16 +9,17 @@
 //! result pipeline) and says whether it ran (a gate denial is recorded like
 //! any other).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use orbit_permissions::{PermissionConfig, Policy};
+use orbit_permissions::{PermissionConfig, PermissionMode, Policy};
 use orbit_protocol::ToolUseBlock;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::QueryEngine;
 use crate::grants::GrantScope;
-use crate::orchestrator::run_single;
+use crate::orchestrator::{ToolRuntime, run_single};
 
 /// What a prompt's own tool call gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,17 +44,7 @@ impl QueryEngine {
     /// returned scope is dropped. Rules that do not compile grant nothing
     /// and are listed by [`GrantScope::errors`].
     pub fn grant_scope(&self, rules: &[String]) -> GrantScope {
-        let runtime = self.runtime_arc();
-        let root = runtime.context.project_root.clone();
-        let granted = PermissionConfig {
-            allowed_tools: rules.to_vec(),
-            ..PermissionConfig::default()
-        };
-        let errors = Policy::new(&granted, &root).errors().to_vec();
-        let base = &self.config().permissions;
-        let mut scoped = base.clone();
-        scoped.allowed_tools.extend(rules.iter().cloned());
-        runtime.grants.grant(Policy::new(&scoped, &root), errors)
+        scope_for(self.runtime_arc(), &self.config().permissions, rules)
     }
 
     /// How many grant scopes are alive (0 once every prompt's grant ended).
@@ -89,6 +80,48 @@ impl QueryEngine {
         }
         PromptToolOutcome::Ran { text, is_error }
     }
+}
+
+/// `rules` granted over the session's `base` rules (see `crate::grants`).
+fn scope_for(runtime: &ToolRuntime, base: &PermissionConfig, rules: &[String]) -> GrantScope {
+    let root = runtime.context.project_root.clone();
+    let granted = PermissionConfig {
+        allowed_tools: rules.to_vec(),
+        ..PermissionConfig::default()
+    };
+    let errors = Policy::new(&granted, &root).errors().to_vec();
+    let mut scoped = base.clone();
+    scoped.allowed_tools.extend(rules.iter().cloned());
+    runtime.grants.grant(Policy::new(&scoped, &root), errors)
+}
+
+/// Lets tools open grants for the rest of the user's turn (a skill's
+/// `allowed-tools`, `orbit_tool::TurnGrants`) through the same scopes as a
+/// prompt's (the turn's end drops them: `QueryEngine::submit_message`),
+/// and leave plan mode (`orbit_tool::PlanExit`, `ExitPlanMode`).
+pub(crate) fn install_turn_grants(runtime: &Arc<ToolRuntime>, base: &PermissionConfig) {
+    let weak = Arc::downgrade(runtime);
+    let base = base.clone();
+    let granter: Arc<orbit_tool::TurnGranter> = Arc::new(move |rules: &[String]| {
+        let Some(runtime) = weak.upgrade() else {
+            return (Box::new(()) as Box<dyn std::any::Any + Send + Sync>, Vec::new());
+        };
+        let scope = scope_for(&runtime, &base, rules);
+        let errors = scope.errors().iter().map(ToString::to_string).collect();
+        (Box::new(scope) as Box<dyn std::any::Any + Send + Sync>, errors)
+    });
+    orbit_tool::TurnGrants::of(&runtime.context).set_granter(granter);
+    // `ExitPlanMode` leaves plan mode through the session's policy.
+    let policy = Arc::downgrade(&runtime.permissions);
+    orbit_tool::PlanExit::of(&runtime.context).set(Arc::new(move || {
+        let Some(policy) = policy.upgrade() else {
+            return PermissionMode::Default.as_str().to_string();
+        };
+        if policy.mode() == PermissionMode::Plan {
+            policy.set_mode(PermissionMode::Default);
+        }
+        policy.mode().as_str().to_string()
+    }));
 }
 
 /// How custom slash commands (`orbit-commands`) reach this session: its

@@ -75,6 +75,7 @@
 mod agent;
 pub mod mcp;
 mod parent;
+mod skills;
 pub mod profile;
 pub mod provider;
 pub mod side_query;

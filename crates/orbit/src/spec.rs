@@ -122,6 +122,9 @@ pub struct SessionSpec {
     /// None = the catalog's small fast model (other providers: the
     /// session's model).
     pub small_fast_model: Option<String>,
+    /// The skills the `Skill` tool offers ([`SessionSpec::offer_skills`]);
+    /// None = no `Skill` tool.
+    pub(crate) skills: Option<orbit_commands::SkillSet>,
     /// The subagent types the `Agent` tool may start
     /// ([`SessionSpec::offer_agents`]); None = no `Agent` tool (the
     /// small-model profile never offers it).
@@ -182,6 +185,7 @@ impl SessionSpec {
             tuning: EngineConfig::default(),
             log: Box::new(|line| eprintln!("orbit: {line}")),
             small_fast_model: None,
+            skills: None,
             agents: None,
         }
     }
@@ -218,8 +222,11 @@ impl SessionSpec {
             &model,
             self.small_fast_model.as_deref(),
         );
+        crate::skills::add_skill_tool(self.skills.take(), &mut tools);
         let shared = Provider::Client(Arc::clone(&client));
         self.add_agent_tool(&shared, &model, &session_id, profile, &mut tools);
+        // Not for subagents: only the session's own turn asks the person.
+        crate::skills::add_asking_tools(self.approver.is_some(), &mut tools);
         let tool_names = tools.names();
         let mut config = self.engine_config(session_id);
         config.model = model;

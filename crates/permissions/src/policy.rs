@@ -191,6 +191,9 @@ impl Policy {
         if let Some(rule) = self.ask.iter().find(|r| r.restricts(&call) != Match::No) {
             return ask(texts::ask_rule(name, &rule.rule.text));
         }
+        if facts.asks_user {
+            return ask(texts::asks_user(name));
+        }
         let local_read_only = facts.read_only && facts.network.is_none();
         match self.mode() {
             PermissionMode::BypassPermissions => return PermissionDecision::Allow,

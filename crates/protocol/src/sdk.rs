@@ -64,7 +64,7 @@ pub enum SdkSystem {
         slash_commands: Vec<String>,
         /// Agent names given with `--agents`.
         agents: Vec<String>,
-        /// Skills loaded (orbit has none).
+        /// Skills the `Skill` tool offers, by name.
         skills: Vec<String>,
         /// Plugins loaded (orbit has none).
         plugins: Vec<Value>,

@@ -54,6 +54,8 @@ pub struct InitInfo {
     pub agents: Vec<String>,
     /// The custom slash commands (`orbit-commands`), by name.
     pub slash_commands: Vec<String>,
+    /// The skills the `Skill` tool offers, by name.
+    pub skills: Vec<String>,
     /// The memory files the session loaded (CLAUDE.md and the rest).
     pub memory_paths: Vec<String>,
 }
@@ -387,7 +389,7 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
             orbit_version: env!("CARGO_PKG_VERSION").to_string(),
             slash_commands: info.slash_commands,
             agents: info.agents,
-            skills: Vec::new(),
+            skills: info.skills,
             plugins: Vec::new(),
             memory_paths: Some(serde_json::json!({"files": info.memory_paths})),
             uuid: new_uuid(),

@@ -25,6 +25,10 @@
 //! - [`side_query`]: [`SideQuery`], one model request outside the
 //!   conversation (the session's provider, its small fast model) for tools
 //!   that need one (WebFetch's prompt, WebSearch, prompt hooks).
+//! - [`plan`]: [`PlanExit`], how the `ExitPlanMode` tool leaves plan mode.
+//! - [`skill`]: [`SkillLibrary`], how the `Skill` tool reaches the
+//!   session's skills, and [`TurnGrants`], allow rules a tool opens for the
+//!   rest of the user's turn.
 //! - [`reply_check`]: the engine's hook on a reply that would end a
 //!   prompt ([`ReplyCheck`]), which a model profile sets.
 
@@ -34,10 +38,12 @@
 pub mod context;
 pub mod detail;
 pub mod file_state;
+pub mod plan;
 pub mod registry;
 pub mod reply_check;
 pub mod schema;
 pub mod side_query;
+pub mod skill;
 pub mod subagent;
 pub mod texts;
 pub mod tool;
@@ -52,6 +58,8 @@ pub use file_state::{FileState, FileStateCache};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use schema::input_schema_for;
+pub use plan::{ModeSwitch, PlanExit};
+pub use skill::{SkillLibrary, SkillLoad, TurnGranter, TurnGrants};
 pub use side_query::{SharedSideQuery, SideQuery, SideQueryError};
 pub use subagent::{SubagentLauncher, SubagentReport, SubagentRequest};
 pub use tool::{

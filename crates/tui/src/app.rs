@@ -109,7 +109,16 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
     } = session;
     let cwd = engine.config().cwd.clone();
     let theme = Theme::new(options.color);
-    let custom = expander.commands.commands().to_vec();
+    let mut custom = expander.commands.commands().to_vec();
+    // Skills answer to `/name` too (a command of the same name wins).
+    custom.extend(
+        expander
+            .skills
+            .skills()
+            .iter()
+            .filter(|s| expander.commands.find(&s.name).is_none())
+            .map(orbit_commands::Skill::as_command),
+    );
     let mut commands: Vec<(String, String)> = crate::commands::BUILTIN
         .iter()
         .map(|(n, d)| ((*n).to_string(), (*d).to_string()))

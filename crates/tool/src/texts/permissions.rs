@@ -12,6 +12,14 @@ pub fn denied_in_plan_mode(tool_name: &str) -> String {
     format!("{tool_name} is not allowed in plan mode: only read-only tools may run while planning.")
 }
 
+/// A call whose point is a person's answer (`CallFacts::asks_user`); the
+/// reason the model gets when no one can answer.
+pub fn asks_user(tool_name: &str) -> String {
+    format!(
+        "{tool_name} needs an answer from the user, and no user can answer in this session: decide with sensible defaults, say what you chose, and go on."
+    )
+}
+
 /// No rule allows the call: ask a human (denied when headless). Claude
 /// Code's wording, with orbit's name.
 pub fn not_granted(tool_name: &str) -> String {

@@ -53,6 +53,10 @@ pub struct CallFacts {
     /// entry): no part of it counts as read-only on the shell analysis
     /// alone, so allow rules must match every part.
     pub hidden_programs: bool,
+    /// The call exists to put something to a person (a plan to approve, a
+    /// question to answer): every mode asks, plan mode included; with no
+    /// one to ask it is refused with that reason.
+    pub asks_user: bool,
 }
 
 impl CallFacts {

@@ -12,10 +12,12 @@
 //! `paths` holds the search tools' path rules.
 
 pub mod agent;
+pub mod ask_user;
 mod atomic_write;
 pub mod bash;
 mod blocking;
 pub mod edit;
+pub mod exit_plan_mode;
 pub mod glob;
 pub mod grep;
 pub mod ls;
@@ -23,6 +25,7 @@ pub mod notebook;
 mod patch;
 mod paths;
 pub mod read;
+pub mod skill;
 pub mod todo;
 pub mod web_fetch;
 pub mod write;
