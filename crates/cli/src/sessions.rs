@@ -200,6 +200,17 @@ struct SessionsArgs {
     /// The project directory (default: the current directory).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<SessionsCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum SessionsCommand {
+    /// One session: its prompts and checkpoints (what `orbit rewind` can restore).
+    Show {
+        /// The session id.
+        id: String,
+    },
 }
 
 /// Runs `orbit sessions …` when argv starts with `sessions`; None otherwise.
@@ -208,6 +219,9 @@ pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
 }
 
 fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
+    if let Some(SessionsCommand::Show { id }) = &args.command {
+        return crate::rewind::show(env, id);
+    }
     let data_dir = orbit_config::data_dir(env)?;
     let cwd = match &args.cwd {
         Some(dir) => dir.clone(),

@@ -95,6 +95,9 @@ pub struct EngineConfig {
     /// orbit's nested memory files). Default None: results as the tools
     /// made them.
     pub result_attachments: Option<Arc<dyn crate::attachments::ResultAttachments>>,
+    /// Told before a prompt's writing calls (`crate::Checkpoints`: orbit's
+    /// per-prompt snapshots for rewind). Default None.
+    pub checkpoints: Option<Arc<dyn crate::checkpoint::Checkpoints>>,
 }
 
 impl Default for EngineConfig {
@@ -127,6 +130,7 @@ impl Default for EngineConfig {
             hooks: None,
             tool_search: ToolSearchMode::default(),
             result_attachments: None,
+            checkpoints: None,
         }
     }
 }

@@ -176,7 +176,15 @@ pub(crate) async fn run_tool_use(
         return ToolCallOutcome::cancelled(&id);
     }
     let attach = crate::attachments::Pending::take(runtime.attachments.as_ref(), prepared.facts());
-    let mut output = match prepared.call(&runtime.context, &call).await {
+    let checkpoint = runtime.checkpoints.as_ref().map(|_| prepared.facts().clone());
+    if let Some(facts) = &checkpoint {
+        crate::checkpoint::before_write(runtime.checkpoints.as_ref(), &id, facts).await;
+    }
+    let called = prepared.call(&runtime.context, &call).await;
+    if let Some(facts) = &checkpoint {
+        crate::checkpoint::after_write(runtime.checkpoints.as_ref(), &id, facts).await;
+    }
+    let mut output = match called {
         Ok(output) => output,
         Err(error) => {
             let text = refusal_text(&name, error);

@@ -45,6 +45,8 @@ pub(crate) struct ToolRuntime {
     pub(crate) attachments: Option<Arc<dyn crate::attachments::ResultAttachments>>,
     /// Allow rules granted for one prompt (`crate::grants`).
     pub(crate) grants: Arc<GrantScopes>,
+    /// Told before and after each writing call (`crate::checkpoint`).
+    pub(crate) checkpoints: Option<Arc<dyn crate::checkpoint::Checkpoints>>,
 }
 
 impl ToolRuntime {
@@ -92,6 +94,7 @@ impl ToolRuntime {
             hooks,
             grants: Arc::default(),
             attachments: config.result_attachments.clone(),
+            checkpoints: config.checkpoints.clone(),
         }
     }
 

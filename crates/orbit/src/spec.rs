@@ -232,6 +232,13 @@ impl SessionSpec {
         config.model = model;
         config.system_prompt = system_prompt;
         config.result_attachments = memory.attachments.clone();
+        if config.persist_session {
+            config.checkpoints = Some(orbit_checkpoint::Checkpointer::new(
+                &config.data_dir,
+                &config.cwd,
+                &config.session_id,
+            ));
+        }
         profile.configure(&mut config, self.overrides, turns_done);
         self.tool_search(&mut config, profile);
         let engine = match self.resume {

@@ -10,6 +10,8 @@
 //! - [`load`]: replays a transcript into a [`LoadedSession`] (from the last
 //!   compaction boundary on), dropping a torn last line and answering
 //!   tool_uses a crash cut off.
+//! - [`fork`]: a transcript's prompts and conversation rewind (the
+//!   removed tail kept as a fork file).
 //! - [`listing`]: a project's sessions, newest first (`orbit sessions`,
 //!   `--continue`).
 //!
@@ -20,6 +22,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod fork;
 pub mod history;
 pub mod listing;
 pub mod paths;

@@ -126,6 +126,9 @@ pub(crate) async fn run_query(
     tx: UnboundedSender<EngineEvent>,
 ) {
     query_hooks_begin(&parts, &tx);
+    if let Some(hook) = &parts.runtime.checkpoints {
+        hook.prompt_started();
+    }
     let mut query = QueryLoop::new(parts, cancel, tx);
     let end = query.run(prompt).await;
     if let Outcome::ModelError(error) = &end {
@@ -135,6 +138,7 @@ pub(crate) async fn run_query(
     query.denials = query.session.take_denials();
     let result = query.terminal_result(end);
     query.session.record_result(&result).await;
+    crate::checkpoint::prompt_finished(query.runtime.checkpoints.as_ref()).await;
     query.emit(EngineEvent::Result(result));
 }
 

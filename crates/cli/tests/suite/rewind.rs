@@ -1,0 +1,187 @@
+//! Issue 34 through the binary: per-prompt checkpoints and `orbit rewind`.
+//! A session Edits a file, Writes a new one, runs `sed -i` and `rm`
+//! through Bash; `orbit rewind ID --to 1 --code` brings all four back byte
+//! for byte, in a git repository (whose `git status`, index file, branches
+//! and stash stay identical) and in a plain folder. A file edited by the
+//! user after the checkpoint is refused by name unless `--force`; a rewind
+//! is undone with `--undo`. Conversation rewind: `--resume` then makes the
+//! request made at that point again, byte for byte.
+
+use std::path::Path;
+
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::json;
+
+use super::common::{Outcome, Scratch, git_in, orbit_with_env, run, run_stream_json, s};
+
+const ID: &str = "3c9e5a1b-7d2f-4e8a-9b6c-1d2e3f4a5b6c";
+
+/// The files before the session.
+const EDIT_BEFORE: &str = "one\ntwo\nthree\n";
+const SED_BEFORE: &str = "alpha\nbeta\n";
+const GONE_BEFORE: &str = "keep me\n";
+
+fn seed(scratch: &Scratch) {
+    scratch.write("edit.txt", EDIT_BEFORE);
+    scratch.write("sed.txt", SED_BEFORE);
+    scratch.write("gone.txt", GONE_BEFORE);
+}
+
+/// Prompt 1 of session `ID`: Read + Edit edit.txt, Write new.txt, Bash
+/// `sed -i` on sed.txt and `rm gone.txt`.
+fn four_changes(scratch: &Scratch) -> Outcome {
+    let root = scratch.path();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Read", json!({"file_path": s(&root.join("edit.txt"))})),
+        Reply::tool_use(
+            "toolu_2",
+            "Edit",
+            json!({"file_path": s(&root.join("edit.txt")), "old_string": "two", "new_string": "TWO"}),
+        ),
+        Reply::tool_use(
+            "toolu_3",
+            "Write",
+            json!({"file_path": s(&root.join("new.txt")), "content": "brand new\n"}),
+        ),
+        Reply::tool_use(
+            "toolu_4",
+            "Bash",
+            json!({"command": "sed -i s/alpha/ALPHA/ sed.txt && rm gone.txt"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let out = run_stream_json(
+        scratch,
+        &server,
+        "change things",
+        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let root = scratch.path();
+    assert_eq!(read(&root.join("edit.txt")), "one\nTWO\nthree\n");
+    assert_eq!(read(&root.join("new.txt")), "brand new\n");
+    assert_eq!(read(&root.join("sed.txt")), "ALPHA\nbeta\n");
+    assert!(!root.join("gone.txt").exists());
+    out
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn rewind(scratch: &Scratch, args: &[&str]) -> Outcome {
+    let mut cmd = orbit_with_env(scratch, &[]);
+    cmd.arg("rewind").arg(ID).args(args);
+    run(cmd)
+}
+
+fn assert_restored(scratch: &Scratch) {
+    let root = scratch.path();
+    assert_eq!(read(&root.join("edit.txt")), EDIT_BEFORE);
+    assert_eq!(read(&root.join("sed.txt")), SED_BEFORE);
+    assert_eq!(read(&root.join("gone.txt")), GONE_BEFORE);
+    assert!(!root.join("new.txt").exists());
+}
+
+/// What a user's repository shows: status, index bytes, refs, stash.
+fn repo_state(dir: &Path) -> (String, Vec<u8>, String, String) {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            // Reading must not refresh the index it compares.
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    (
+        git(&["status", "--porcelain=v2", "--branch", "--untracked-files=all"]),
+        std::fs::read(dir.join(".git/index")).unwrap(),
+        git(&["for-each-ref"]),
+        git(&["stash", "list"]),
+    )
+}
+
+#[test]
+fn code_rewind_restores_edit_write_sed_and_rm_in_a_git_repository_leaving_git_alone() {
+    let scratch = Scratch::new();
+    let (root, home) = (scratch.path(), scratch.home());
+    git_in(&root, &home, &["init", "-q", "-b", "main"]);
+    seed(&scratch);
+    git_in(&root, &home, &["add", "edit.txt", "gone.txt"]);
+    git_in(&root, &home, &["commit", "-q", "-m", "seed"]);
+    // A staged change and a stash the rewind must not touch.
+    std::fs::write(root.join("stashed.txt"), "x\n").unwrap();
+    git_in(&root, &home, &["add", "stashed.txt"]);
+    git_in(&root, &home, &["stash", "-q"]);
+    git_in(&root, &home, &["add", "sed.txt"]);
+    let before_session = repo_state(&root);
+
+    four_changes(&scratch);
+    let after_session = repo_state(&root);
+    // The index file is the user's: the session's git commands never wrote it.
+    assert_eq!(after_session.1, before_session.1);
+
+    let out = rewind(&scratch, &["--to", "1", "--code"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_restored(&scratch);
+    assert_eq!(repo_state(&root), before_session, "{}", out.stdout);
+    assert!(out.stdout.contains("removed new.txt"), "{}", out.stdout);
+
+    // A rewind is undoable.
+    let undo = rewind(&scratch, &["--undo"]);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(read(&root.join("edit.txt")), "one\nTWO\nthree\n");
+    assert_eq!(read(&root.join("new.txt")), "brand new\n");
+    assert!(!root.join("gone.txt").exists());
+    assert_eq!(repo_state(&root).1, before_session.1);
+}
+
+#[test]
+fn code_rewind_restores_all_four_in_a_plain_folder() {
+    let scratch = Scratch::new();
+    seed(&scratch);
+    four_changes(&scratch);
+    let out = rewind(&scratch, &["--to", "1", "--code"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_restored(&scratch);
+    // The conversation was left alone.
+    let transcript =
+        orbit_session::transcript_path(&scratch.home().join(".orbit"), &scratch.path(), ID);
+    assert_eq!(orbit_session::fork::prompts(&transcript).unwrap().len(), 1);
+}
+
+#[test]
+fn a_file_the_user_edited_after_the_checkpoint_is_refused_by_name_unless_forced() {
+    let scratch = Scratch::new();
+    seed(&scratch);
+    four_changes(&scratch);
+    std::fs::write(scratch.path().join("sed.txt"), "mine\n").unwrap();
+    let out = rewind(&scratch, &["--to", "1", "--code"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("sed.txt"), "{}", out.stderr);
+    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    // Nothing was written.
+    assert_eq!(read(&scratch.path().join("sed.txt")), "mine\n");
+    assert!(scratch.path().join("new.txt").exists());
+
+    let forced = rewind(&scratch, &["--to", "1", "--code", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_restored(&scratch);
+}
+
+#[test]
+fn sessions_show_lists_the_prompts_and_their_checkpoints() {
+    let scratch = Scratch::new();
+    seed(&scratch);
+    four_changes(&scratch);
+    let mut cmd = orbit_with_env(&scratch, &[]);
+    cmd.args(["sessions", "show", ID]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("1. change things"), "{}", out.stdout);
+    assert!(out.stdout.contains("before prompt 1"), "{}", out.stdout);
+    assert!(out.stdout.contains("after prompt 1"), "{}", out.stdout);
+    assert!(out.stdout.contains("edit.txt"), "{}", out.stdout);
+}
