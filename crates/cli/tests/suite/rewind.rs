@@ -32,7 +32,11 @@ fn seed(scratch: &Scratch) {
 fn four_changes(scratch: &Scratch) -> Outcome {
     let root = scratch.path();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Read", json!({"file_path": s(&root.join("edit.txt"))})),
+        Reply::tool_use(
+            "toolu_1",
+            "Read",
+            json!({"file_path": s(&root.join("edit.txt"))}),
+        ),
         Reply::tool_use(
             "toolu_2",
             "Edit",
@@ -96,7 +100,12 @@ fn repo_state(dir: &Path) -> (String, Vec<u8>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     (
-        git(&["status", "--porcelain=v2", "--branch", "--untracked-files=all"]),
+        git(&[
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--untracked-files=all",
+        ]),
         std::fs::read(dir.join(".git/index")).unwrap(),
         git(&["for-each-ref"]),
         git(&["stash", "list"]),
@@ -184,4 +193,68 @@ fn sessions_show_lists_the_prompts_and_their_checkpoints() {
     assert!(out.stdout.contains("before prompt 1"), "{}", out.stdout);
     assert!(out.stdout.contains("after prompt 1"), "{}", out.stdout);
     assert!(out.stdout.contains("edit.txt"), "{}", out.stdout);
+}
+
+/// Runs prompt `text` of session `ID` (`extra` picks new or resumed)
+/// against a model that writes `file` and answers; the model's requests.
+fn writing_prompt(scratch: &Scratch, text: &str, file: &str, extra: &[&str]) -> Vec<String> {
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            format!("toolu_{}", text),
+            "Write",
+            json!({"file_path": s(&scratch.path().join(file)), "content": format!("{text}\n")}),
+        ),
+        Reply::text(format!("wrote {file}")),
+    ]);
+    let mut args = vec!["--permission-mode", "bypassPermissions"];
+    args.extend_from_slice(extra);
+    let out = run_stream_json(scratch, &server, text, &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    server.requests().into_iter().map(|r| r.raw_body).collect()
+}
+
+#[test]
+fn conversation_rewind_then_continue_repeats_the_request_made_at_that_point_byte_for_byte() {
+    let scratch = Scratch::new();
+    writing_prompt(&scratch, "first", "a.txt", &["--session-id", ID]);
+    let second = writing_prompt(&scratch, "second", "b.txt", &["-r", ID]);
+    writing_prompt(&scratch, "third", "c.txt", &["-r", ID]);
+    let transcript =
+        orbit_session::transcript_path(&scratch.home().join(".orbit"), &scratch.path(), ID);
+    let whole = std::fs::read(&transcript).unwrap();
+
+    // Neither flag: code and conversation.
+    let out = rewind(&scratch, &["--to", "2"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(scratch.path().join("a.txt").exists());
+    assert!(!scratch.path().join("b.txt").exists());
+    assert!(!scratch.path().join("c.txt").exists());
+    assert_eq!(
+        orbit_session::fork::prompts(&transcript).unwrap().len(),
+        1,
+        "{}",
+        out.stdout
+    );
+    // The removed tail is kept: the whole transcript as a fork file.
+    let forks =
+        orbit_session::paths::session_dir(&scratch.home().join(".orbit"), &scratch.path(), ID)
+            .join("forks");
+    let kept: Vec<_> = std::fs::read_dir(&forks).unwrap().flatten().collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(std::fs::read(kept[0].path()).unwrap(), whole);
+
+    let again = writing_prompt(&scratch, "second", "b.txt", &["-c"]);
+    // Bodies are long: compared without printing them.
+    assert!(
+        again[0] == second[0],
+        "the first request after the rewind differs"
+    );
+    assert!(
+        again[1] == second[1],
+        "the second request after the rewind differs"
+    );
+    // The new prompt 2 has its own checkpoint: rewinding it again works.
+    let out = rewind(&scratch, &["--to", "2", "--code"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!scratch.path().join("b.txt").exists(), "{}", out.stdout);
 }
