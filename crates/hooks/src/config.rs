@@ -16,6 +16,9 @@
 //! Code's settings still load). Type
 //! `callback` (`{"type": "callback", "callback_id": "hook_0"}`) is how the
 //! Claude Agent SDK's hooks arrive: run by the program that registered them.
+//! Type `http` (`url`, `headers`, `allowedEnvVars`) and type `prompt`
+//! (`prompt`, `$ARGUMENTS` for the input) run in [`crate::remote`]; types
+//! `agent` and `mcp_tool` are skipped with a warning.
 //! [`HookSet`] keeps every entry with its file; `matching` gives the
 //! commands for one event and subject, each command once.
 
@@ -110,7 +113,30 @@ pub struct HookCommand {
     /// hook runs through [`crate::HookCallbacks`], not `sh` (`command` is
     /// then `callback:ID`, for labels).
     pub callback: Option<String>,
+    /// Type `http`: the input is POSTed to this hook (`command` is then
+    /// the URL, for labels).
+    pub http: Option<HttpHook>,
+    /// Type `prompt`: the small fast model decides (`command` is then
+    /// `prompt:` and the prompt, for labels).
+    pub prompt: Option<String>,
 }
+
+/// One `{"type": "http", "url": …, "headers"?: {…}, "allowedEnvVars"?: […]}`
+/// hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpHook {
+    /// Where the input is POSTed (`http://` or `https://`).
+    pub url: String,
+    /// Extra request headers, as written (`$VAR` expanded when sent).
+    pub headers: Vec<(String, String)>,
+    /// The variables a header value may expand; every other `$VAR` is
+    /// sent as an empty string.
+    pub allowed_env_vars: Vec<String>,
+}
+
+/// How long a `prompt` hook may take when its entry sets no `timeout`, in ms
+/// (Claude Code's 30 s).
+pub const HOOK_PROMPT_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// One hook with its event and matcher.
 #[derive(Debug, Clone)]
@@ -250,24 +276,44 @@ fn parse_command(
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("command");
-    let callback = match kind {
-        "command" => None,
+    let (mut callback, mut http, mut prompt) = (None, None, None);
+    let command = match kind {
+        "command" => match hook.get("command") {
+            Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
+            _ => return Err("`command` must be a non-empty string".into()),
+        },
         "callback" => match hook.get("callback_id") {
-            Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
+            Some(Value::String(id)) if !id.is_empty() => {
+                callback = Some(id.clone());
+                format!("callback:{id}")
+            }
             _ => return Err("`callback_id` must be a non-empty string".into()),
+        },
+        "http" => {
+            let parsed = parse_http(hook)?;
+            let label = parsed.url.clone();
+            http = Some(parsed);
+            label
+        }
+        "prompt" => match hook.get("prompt") {
+            Some(Value::String(p)) if !p.trim().is_empty() => {
+                prompt = Some(p.clone());
+                format!("prompt:{p}")
+            }
+            _ => return Err("`prompt` must be a non-empty string".into()),
         },
         _ => {
             tracing::warn!("ignoring {at} in {origin}: hooks of type `{kind}` are not supported");
             return Ok(None);
         }
     };
-    let command = match (&callback, hook.get("command")) {
-        (Some(id), _) => format!("callback:{id}"),
-        (None, Some(Value::String(c))) if !c.trim().is_empty() => c.clone(),
-        _ => return Err("`command` must be a non-empty string".into()),
+    let default_ms = if prompt.is_some() {
+        HOOK_PROMPT_DEFAULT_TIMEOUT_MS
+    } else {
+        HOOK_DEFAULT_TIMEOUT_MS
     };
     let timeout_ms = match hook.get("timeout") {
-        None | Some(Value::Null) => HOOK_DEFAULT_TIMEOUT_MS,
+        None | Some(Value::Null) => default_ms,
         Some(Value::Number(n)) => match n.as_f64() {
             Some(secs) if secs > 0.0 && secs.is_finite() => (secs * 1000.0).round() as u64,
             _ => return Err("`timeout` must be a positive number of seconds".into()),
@@ -280,5 +326,42 @@ fn parse_command(
         origin: origin.to_string(),
         scope: scope.to_string(),
         callback,
+        http,
+        prompt,
     }))
+}
+
+/// An `http` hook's `url`, `headers` and `allowedEnvVars`.
+fn parse_http(hook: &Value) -> Result<HttpHook, String> {
+    let url = match hook.get("url") {
+        Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => {
+            u.clone()
+        }
+        _ => return Err("`url` must be an http:// or https:// URL".into()),
+    };
+    let headers = match hook.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, value)| match value {
+                Value::String(v) => Ok((name.clone(), v.clone())),
+                _ => Err(format!("`headers.{name}` must be a string")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`headers` must be an object of strings".into()),
+    };
+    let allowed_env_vars = match hook.get("allowedEnvVars") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .map(|n| n.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or("`allowedEnvVars` must be an array of strings")?,
+        Some(_) => return Err("`allowedEnvVars` must be an array of strings".into()),
+    };
+    Ok(HttpHook {
+        url,
+        headers,
+        allowed_env_vars,
+    })
 }

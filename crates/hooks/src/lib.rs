@@ -9,7 +9,9 @@
 //! [`HookVerdict`] (`decision`: exit codes and JSON fields, folded over
 //! every run). Hooks of type `callback` (registered by the Claude Agent
 //! SDK) run through [`HookCallbacks`] instead of a process, their answer
-//! parsed the same way (module `callback`). The engine decides what a verdict does at its hook point;
+//! parsed the same way (module `callback`). Types `http` and `prompt` run
+//! in [`remote`] (a POST; the session's small fast model through
+//! [`Hooks::with_side_query`]), their answers read the same way too. The engine decides what a verdict does at its hook point;
 //! nothing here knows tools or permissions.
 
 #![deny(missing_docs)]
@@ -19,6 +21,7 @@ mod callback;
 mod config;
 mod decision;
 mod event;
+pub mod remote;
 pub mod runner;
 
 use std::path::{Path, PathBuf};
@@ -45,7 +48,8 @@ impl std::fmt::Debug for Observer {
     }
 }
 pub use config::{
-    HOOK_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError, HookEntry, HookSet, Matcher,
+    HOOK_DEFAULT_TIMEOUT_MS, HOOK_PROMPT_DEFAULT_TIMEOUT_MS, HookCommand, HookConfigError,
+    HookEntry, HookSet, HttpHook, Matcher,
 };
 pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
 pub use event::{HOOK_EVENT_COUNT, HookEvent};
@@ -61,6 +65,7 @@ pub struct Hooks {
     callbacks: Option<Callbacks>,
     env: std::sync::Arc<Vec<(String, std::ffi::OsString)>>,
     observer: Option<Observer>,
+    evaluator: Option<remote::Evaluator>,
 }
 
 impl Hooks {
@@ -72,7 +77,23 @@ impl Hooks {
             callbacks: None,
             env: std::sync::Arc::default(),
             observer: None,
+            evaluator: None,
         }
+    }
+
+    /// `prompt` hooks ask `side` (the session's small fast model).
+    pub fn with_side_query(
+        mut self,
+        side: std::sync::Arc<dyn orbit_tool::side_query::SideQuery>,
+    ) -> Self {
+        self.evaluator = Some(remote::Evaluator(side));
+        self
+    }
+
+    /// Whether any hook of type `prompt` is configured (a session gives
+    /// them its model only then).
+    pub fn has_prompt_hooks(&self) -> bool {
+        self.set.entries().iter().any(|e| e.hook.prompt.is_some())
     }
 
     /// `observer` is told when each command hook starts and ends.
@@ -149,15 +170,21 @@ impl Hooks {
             let hook_name = name.clone();
             let input = std::sync::Arc::clone(&input);
             let hook_id = uuid::Uuid::new_v4().to_string();
+            let evaluator = self.evaluator.clone();
             set.spawn(async move {
-                let run = match &hook.callback {
-                    Some(id) => callback::run_callback(callbacks.as_ref(), &hook, id, &input).await,
-                    None => {
-                        if let Some(Observer(o)) = &observer {
-                            o.started(&hook_id, &hook_name, event);
-                        }
-                        runner::run_command(&hook, &bytes, &dir, &env).await
+                if let Some(id) = &hook.callback {
+                    let run = callback::run_callback(callbacks.as_ref(), &hook, id, &input).await;
+                    return (i, hook_id, run);
+                }
+                if let Some(Observer(o)) = &observer {
+                    o.started(&hook_id, &hook_name, event);
+                }
+                let run = match (&hook.http, &hook.prompt) {
+                    (Some(http), _) => remote::run_http(&hook, http, &bytes, &env).await,
+                    (None, Some(prompt)) => {
+                        remote::run_prompt(evaluator.as_ref(), &hook, prompt, event, &input).await
                     }
+                    (None, None) => runner::run_command(&hook, &bytes, &dir, &env).await,
                 };
                 (i, hook_id, run)
             });

@@ -18,6 +18,7 @@ mod faults;
 mod formats;
 mod hooks;
 mod hooks_events;
+mod hooks_http;
 mod hooks_session;
 mod hostile_files;
 mod interrupt;
