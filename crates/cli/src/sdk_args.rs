@@ -22,6 +22,77 @@ pub enum InputFormat {
     StreamJson,
 }
 
+/// A flag's value says whether it was given: a value, one or more values,
+/// or the switch.
+trait Given {
+    fn given(&self) -> bool;
+}
+
+impl Given for Option<String> {
+    fn given(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl Given for Vec<String> {
+    fn given(&self) -> bool {
+        !self.is_empty()
+    }
+}
+
+impl Given for bool {
+    fn given(&self) -> bool {
+        *self
+    }
+}
+
+/// Declares [`NotHonoured`] from one list: each flag written once, as its
+/// field, its type, its name and (for a flag with a value) the value's name;
+/// all hidden from `--help`, and [`NotHonoured::given`] lists those given.
+macro_rules! not_honoured_flags {
+    ($($(#[doc = $doc:literal])* $field:ident: $ty:ty = $flag:literal $(($value:literal))?;)*) => {
+        /// The SDK's flags orbit accepts but does not honour yet.
+        #[derive(Debug, Clone, Default, ClapArgs)]
+        pub struct NotHonoured {
+            $(
+                #[doc = concat!("`--", $flag, "`: accepted, not honoured yet.")]
+                $(#[doc = $doc])*
+                #[arg(long = $flag, $(value_name = $value,)? hide = true)]
+                pub $field: $ty,
+            )*
+        }
+
+        impl NotHonoured {
+            /// The flags given (`--NAME`), in the order declared.
+            pub fn given(&self) -> Vec<&'static str> {
+                let mut given = Vec::new();
+                $(
+                    if self.$field.given() {
+                        given.push(concat!("--", $flag));
+                    }
+                )*
+                given
+            }
+        }
+    };
+}
+
+not_honoured_flags! {
+    task_budget: Option<String> = "task-budget" ("N");
+    resume_session_at: Option<String> = "resume-session-at" ("ID");
+    resume_drops_turn: Option<String> = "resume-drops-turn" ("ID");
+    session_mirror: bool = "session-mirror";
+    plugin_dir: Vec<String> = "plugin-dir" ("DIR");
+    thinking_display: Option<String> = "thinking-display" ("MODE");
+    channels: Vec<String> = "channels" ("NAME");
+    project_config_root: Option<String> = "project-config-root" ("DIR");
+    plugin_dir_no_mcp: Vec<String> = "plugin-dir-no-mcp" ("DIR");
+    managed_settings: Option<String> = "managed-settings" ("JSON");
+    /// The managed settings come in `initialize`.
+    managed_settings_in_initialize: bool = "managed-settings-in-initialize";
+    workload: Option<String> = "workload" ("NAME");
+}
+
 /// The SDK's flags (flattened into orbit's `Args`).
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct SdkArgs {
@@ -52,9 +123,6 @@ pub struct SdkArgs {
     /// every command hook run (Claude Code's shapes).
     #[arg(long = "include-hook-events")]
     pub include_hook_events: bool,
-    /// Accepted, not honoured yet.
-    #[arg(long = "task-budget", value_name = "N", hide = true)]
-    pub task_budget: Option<String>,
     /// The model used for the rest of the session once the main model is
     /// overloaded (HTTP 529 / `overloaded_error` after the retries); a
     /// `system` `model_fallback` line says when. Must differ from `--model`.
@@ -64,18 +132,6 @@ pub struct SdkArgs {
     /// provider, after `ANTHROPIC_BETAS`.
     #[arg(long = "betas", value_name = "LIST")]
     pub betas: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "resume-session-at", value_name = "ID", hide = true)]
-    pub resume_session_at: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "resume-drops-turn", value_name = "ID", hide = true)]
-    pub resume_drops_turn: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "session-mirror", hide = true)]
-    pub session_mirror: bool,
-    /// Accepted, not honoured yet.
-    #[arg(long = "plugin-dir", value_name = "DIR", hide = true)]
-    pub plugin_dir: Vec<String>,
     /// `disabled` turns extended thinking off; `adaptive` is accepted but
     /// not honoured yet (a note says so).
     #[arg(long = "thinking", value_name = "MODE", hide = true)]
@@ -84,9 +140,6 @@ pub struct SdkArgs {
     /// off, else at least 1024); overrides `MAX_THINKING_TOKENS`.
     #[arg(long = "max-thinking-tokens", value_name = "N")]
     pub max_thinking_tokens: Option<u32>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "thinking-display", value_name = "MODE", hide = true)]
-    pub thinking_display: Option<String>,
     /// Reasoning effort sent as `output_config.effort` (Anthropic provider):
     /// low, medium, high, xhigh, max or auto; `CLAUDE_CODE_EFFORT_LEVEL`
     /// wins, as in Claude Code.
@@ -111,24 +164,9 @@ pub struct SdkArgs {
     /// model; see `orbit-agents`).
     #[arg(long = "agent", value_name = "NAME", hide = true)]
     pub agent: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "channels", value_name = "NAME", hide = true)]
-    pub channels: Vec<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "project-config-root", value_name = "DIR", hide = true)]
-    pub project_config_root: Option<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "plugin-dir-no-mcp", value_name = "DIR", hide = true)]
-    pub plugin_dir_no_mcp: Vec<String>,
-    /// Accepted, not honoured yet.
-    #[arg(long = "managed-settings", value_name = "JSON", hide = true)]
-    pub managed_settings: Option<String>,
-    /// Accepted, not honoured yet (the managed settings come in `initialize`).
-    #[arg(long = "managed-settings-in-initialize", hide = true)]
-    pub managed_settings_in_initialize: bool,
-    /// Accepted, not honoured yet.
-    #[arg(long = "workload", value_name = "NAME", hide = true)]
-    pub workload: Option<String>,
+    /// The flags accepted but not honoured yet.
+    #[command(flatten)]
+    pub not_honoured: NotHonoured,
 }
 
 impl SdkArgs {
@@ -193,32 +231,14 @@ impl SdkArgs {
         }
     }
 
-    /// The flags given that orbit accepts but does not honour yet.
+    /// The flags given that orbit accepts but does not honour yet (`--thinking`
+    /// with any mode but `disabled` among them).
     pub fn not_honoured(&self) -> Vec<&'static str> {
-        let adaptive = self.thinking.as_deref().is_some_and(|m| m != "disabled");
-        let given: [(&str, bool); 13] = [
-            ("--task-budget", self.task_budget.is_some()),
-            ("--resume-session-at", self.resume_session_at.is_some()),
-            ("--resume-drops-turn", self.resume_drops_turn.is_some()),
-            ("--session-mirror", self.session_mirror),
-            ("--plugin-dir", !self.plugin_dir.is_empty()),
-            ("--thinking", adaptive),
-            ("--thinking-display", self.thinking_display.is_some()),
-            ("--channels", !self.channels.is_empty()),
-            ("--project-config-root", self.project_config_root.is_some()),
-            ("--plugin-dir-no-mcp", !self.plugin_dir_no_mcp.is_empty()),
-            ("--managed-settings", self.managed_settings.is_some()),
-            (
-                "--managed-settings-in-initialize",
-                self.managed_settings_in_initialize,
-            ),
-            ("--workload", self.workload.is_some()),
-        ];
+        let mut given = self.not_honoured.given();
+        if self.thinking.as_deref().is_some_and(|m| m != "disabled") {
+            given.push("--thinking");
+        }
         given
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(flag, _)| *flag)
-            .collect()
     }
 
     /// One note per flag given that orbit accepts but does not honour yet.
