@@ -7,7 +7,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit, run, run_stream_json, tool_results_text};
+use super::common::{Outcome, Scratch, orbit, run, run_orbit, run_stream_json, tool_results_text};
 
 /// The tools offered in the first request of `orbit -p hi EXTRA…`.
 fn offered(extra: &[&str]) -> (Outcome, Vec<String>) {
@@ -263,19 +263,16 @@ fn debug_filter_keeps_only_the_named_categories() {
 #[test]
 fn named_sessions_resume_by_name() {
     let scratch = Scratch::new();
+    // `-p … --output-format json` against `server`: its one result line.
+    let json_run = |server: &FakeAnthropic, args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--output-format", "json"]);
+        let out = run_orbit(&scratch, server, &all);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        serde_json::from_str(out.stdout.trim()).unwrap()
+    };
     let server = FakeAnthropic::start(vec![Reply::text("first answer")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args([
-        "-p",
-        "remember 42",
-        "-n",
-        "my work",
-        "--output-format",
-        "json",
-    ]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let first: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let first = json_run(&server, &["-p", "remember 42", "-n", "my work"]);
     let id = first["session_id"].as_str().unwrap().to_string();
     // Another, unnamed session in between: `-r NAME` still finds the named one.
     let other = FakeAnthropic::start(vec![Reply::text("other")]);
@@ -284,18 +281,7 @@ fn named_sessions_resume_by_name() {
     assert_eq!(run(cmd).code, 0);
 
     let server = FakeAnthropic::start(vec![Reply::text("second answer")]);
-    let mut cmd = orbit(&scratch, &server);
-    cmd.args([
-        "-r",
-        "my work",
-        "-p",
-        "what was it?",
-        "--output-format",
-        "json",
-    ]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let second: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let second = json_run(&server, &["-r", "my work", "-p", "what was it?"]);
     assert_eq!(second["session_id"], id.as_str());
     let sent = &server.bodies()[0];
     assert!(

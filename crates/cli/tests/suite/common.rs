@@ -173,6 +173,49 @@ impl Drop for CacheDir {
     }
 }
 
+/// A server process listening on a free loopback port; killed (by pid) and
+/// reaped when dropped.
+pub struct PortServer {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl PortServer {
+    /// Spawns `command(port)` (stdout and stderr discarded) on a free port
+    /// and waits until the port takes connections; panics, naming `what`,
+    /// when that takes longer than `limit`.
+    pub fn start(
+        what: &str,
+        limit: Duration,
+        command: impl FnOnce(u16) -> std::process::Command,
+    ) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = command(port)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self { child, port };
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < limit, "{what} did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+}
+
+impl Drop for PortServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// `orbit` pointed at `server` (base URL, test key, 1 ms retry backoff).
 pub fn orbit(scratch: &Scratch, server: &FakeAnthropic) -> Command {
     orbit_with_env(scratch, &server.env())

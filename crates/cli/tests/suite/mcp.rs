@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, run_stream_json, run_stream_json_with_env};
+use super::common::{Outcome, PortServer, Scratch, run_stream_json, run_stream_json_with_env};
 
 /// An installed npm MCP server's executable.
 pub fn npm_server(bin: &str) -> String {
@@ -239,46 +239,24 @@ fn python_sdk_server_over_stdio_and_streamable_http() {
 
 /// The Python server over streamable HTTP on a free loopback port, killed
 /// (by pid) when dropped.
-pub(super) struct HttpServer {
-    child: std::process::Child,
-    port: u16,
-}
+pub(super) struct HttpServer(PortServer);
 
 impl HttpServer {
     fn start(env: &[(&str, &str)]) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new(python())
-            .args([py_script(), "http".into(), port.to_string()])
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = Self { child, port };
-        let started = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < std::time::Duration::from_secs(30),
-                "the Python MCP server did not listen on {port}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        server
+        Self(PortServer::start(
+            "the Python MCP server",
+            std::time::Duration::from_secs(30),
+            |port| {
+                let mut cmd = std::process::Command::new(python());
+                cmd.args([py_script(), "http".into(), port.to_string()])
+                    .envs(env.iter().copied());
+                cmd
+            },
+        ))
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        format!("http://127.0.0.1:{}/mcp", self.0.port)
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::common::Scratch;
 use super::mcp::{py_script, python};
 use super::sdk::Printed;
-use super::sdk_options::{Runner, messages, py, ts};
+use super::sdk_options::{Runner, messages, one_result, py, ts};
 
 /// The session id both argv programs give.
 const SESSION_ID: &str = "6f1c2b9e-3c3a-4c55-9d7e-0b6f0e6a1d2c";
@@ -142,10 +142,9 @@ fn the_typescript_sdks_argv_for_every_option_parses_and_runs() {
         r#"{"env":{"ORBIT_ARGV_SETTING":"1"}}"#,
     ];
     assert_eq!(argv, want, "{}", printed.stderr);
-    let results = messages(&printed, "result");
-    assert_eq!(results.len(), 1, "{}", printed.stderr);
-    assert_eq!(results[0]["subtype"], "success", "{}", printed.stderr);
-    assert_eq!(results[0]["result"], "the argv word");
+    let result = one_result(&printed);
+    assert_eq!(result["subtype"], "success", "{}", printed.stderr);
+    assert_eq!(result["result"], "the argv word");
     // The options reached the request: the tools, the system prompt from
     // `initialize`, and the stdio MCP server sent in `initialize`.
     let requests = server.requests();

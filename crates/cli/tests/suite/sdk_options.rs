@@ -42,6 +42,13 @@ pub(super) fn py(
     sdk_program(&python(), script, scenario, env, scratch, server)
 }
 
+/// The program's one `result` message (a second, or none, fails the test).
+pub(super) fn one_result(printed: &Printed) -> &Value {
+    let results = messages(printed, "result");
+    assert_eq!(results.len(), 1, "{}", printed.stderr);
+    results[0]
+}
+
 /// The TypeScript program's messages of one type.
 pub(super) fn messages<'a>(printed: &'a Printed, kind: &str) -> Vec<&'a Value> {
     printed
@@ -63,9 +70,7 @@ fn a_one_shot_query_reads_a_file_and_the_model_gets_it() {
         Reply::text("it says tuesday"),
     ]);
     let printed = ts("one_shot_read", &scratch, &server, &[]);
-    let results = messages(&printed, "result");
-    assert_eq!(results.len(), 1, "{}", printed.stderr);
-    assert_eq!(results[0]["result"], "it says tuesday");
+    assert_eq!(one_result(&printed)["result"], "it says tuesday");
     let told = body::tool_results(&server.requests()[1].body);
     assert!(
         told[0].text.contains("the launch is on tuesday"),
@@ -172,9 +177,7 @@ fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
         Reply::text("written"),
     ]);
     let printed = ts("bypass", &scratch, &server, &[]);
-    let results = messages(&printed, "result");
-    assert_eq!(results.len(), 1, "{}", printed.stderr);
-    assert_eq!(results[0]["result"], "written");
+    assert_eq!(one_result(&printed)["result"], "written");
     assert_eq!(
         messages(&printed, "system")[0]["permissionMode"],
         "bypassPermissions"
@@ -249,7 +252,7 @@ fn a_hook_answer_for_another_event_is_refused_and_the_call_not_run() {
         Reply::text("done"),
     ]);
     let printed = ts("hook_wrong_name", &scratch, &server, &[]);
-    assert_eq!(messages(&printed, "result").len(), 1, "{}", printed.stderr);
+    one_result(&printed);
     assert!(
         !scratch.path().join("ran.txt").exists(),
         "{}",
@@ -279,10 +282,9 @@ fn a_structured_output_result_carries_the_json_as_its_text() {
         json!({"answer": 42}),
     )]);
     let printed = ts("structured", &scratch, &server, &[]);
-    let result = messages(&printed, "result");
-    assert_eq!(result.len(), 1, "{}", printed.stderr);
-    assert_eq!(result[0]["structured_output"], json!({"answer": 42}));
-    assert_eq!(result[0]["result"], r#"{"answer":42}"#);
+    let result = one_result(&printed);
+    assert_eq!(result["structured_output"], json!({"answer": 42}));
+    assert_eq!(result["result"], r#"{"answer":42}"#);
     let users = messages(&printed, "user");
     assert_eq!(
         users[0]["tool_use_result"],
@@ -302,8 +304,7 @@ fn a_stdio_mcp_server_the_typescript_sdk_sends_in_initialize_connects() {
         ("ORBIT_MCP_SERVER", py_script()),
     ];
     let printed = ts("stdio_mcp", &scratch, &server, &env);
-    let results = messages(&printed, "result");
-    assert_eq!(results.len(), 1, "{}", printed.stderr);
+    one_result(&printed);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let told = body::tool_results(&requests[1].body);
@@ -323,7 +324,7 @@ fn the_typescript_system_prompt_string_and_preset_append_reach_the_model() {
         let scratch = Scratch::new();
         let server = FakeAnthropic::start(vec![Reply::text("arr")]);
         let printed = ts(scenario, &scratch, &server, &[]);
-        assert_eq!(messages(&printed, "result").len(), 1, "{}", printed.stderr);
+        one_result(&printed);
         let system = body::system_text(&server.requests()[0].body);
         assert!(system.contains(marker), "{scenario}: {system}");
         // The preset keeps orbit's own prompt; a string replaces it.
