@@ -236,6 +236,7 @@ impl SessionSpec {
         });
         config.model = model;
         config.system_prompt = system_prompt;
+        crate::system_prompt::add_plan_mode(&mut config);
         config.result_attachments = memory.attachments.clone();
         if config.persist_session {
             config.checkpoints = Some(orbit_checkpoint::Checkpointer::new(

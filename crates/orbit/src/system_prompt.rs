@@ -126,6 +126,28 @@ pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String 
     out
 }
 
+/// What the model is told when the session starts in plan mode with the
+/// plan workflow offered (`ExitPlanMode`: an approver is there to read the
+/// plan); appended to whichever prompt the session has.
+pub(crate) const PLAN_MODE_PROMPT: &str = "# Plan mode\n\
+Plan mode is on: the user wants a plan before anything changes. Do not edit files or run \
+commands that change anything (such calls are refused); read, search and think. Explore what the \
+task touches, use AskUserQuestion only for a decision that is truly the user's, then write a \
+concrete plan: the steps, the files to change, how to check the result. Finish by calling \
+ExitPlanMode with the plan in Markdown. The user either approves it (plan mode ends: then carry \
+it out) or asks you to keep planning (revise it and call ExitPlanMode again).";
+
+/// Appends [`PLAN_MODE_PROMPT`] to `config`'s prompt when its session starts
+/// in plan mode and someone can approve a plan.
+pub(crate) fn add_plan_mode(config: &mut orbit_engine::EngineConfig) {
+    if config.permissions.mode == orbit_permissions::PermissionMode::Plan
+        && config.approver.is_some()
+    {
+        config.system_prompt.push_str("\n\n");
+        config.system_prompt.push_str(PLAN_MODE_PROMPT);
+    }
+}
+
 /// [`build`] for the local profile: the same replace/append rules around a
 /// much shorter default ([`local_prompt`]).
 pub fn build_local(

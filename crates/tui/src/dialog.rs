@@ -16,6 +16,7 @@ use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts};
+use crate::plan_dialog::Special;
 use crate::theme::Theme;
 use crate::tools::{Before, file_before_edit, subject};
 
@@ -70,6 +71,10 @@ pub fn approver() -> (SharedApprover, ApprovalInbox) {
 pub(crate) struct Dialog {
     pub(crate) request: ApprovalRequest,
     pub(crate) reply: Option<oneshot::Sender<Approval>>,
+    /// A plan or questions get a dialog of their own (`crate::plan_dialog`).
+    special: Option<Special>,
+    /// The permission mode an approved plan switches to.
+    pub(crate) next_mode: Option<orbit_permissions::PermissionMode>,
     selected: usize,
     /// Typing the reason for "No".
     reason: Option<String>,
@@ -87,9 +92,12 @@ impl Dialog {
             Before::Absent => edit_texts(&request.input, None),
             Before::Text(file) => edit_texts(&request.input, Some(&file)),
         };
+        let special = Special::for_request(&request);
         Self {
             request,
             reply,
+            special,
+            next_mode: None,
             selected: 0,
             reason: None,
             change,
@@ -111,6 +119,9 @@ impl Dialog {
     /// diff of the file's lines (the screen prints it right above the
     /// dialog, whose live region is only a few rows).
     pub(crate) fn take_preview(&mut self, theme: Theme) -> Option<Vec<Line<'static>>> {
+        if let Some(Special::Plan(plan)) = &mut self.special {
+            return plan.take_preview(theme);
+        }
         let (before, after) = self.change.take()?;
         let (diff, added, removed) = diff_lines(&before, &after, DIFF_MAX_LINES, theme);
         let what = if self.request.subject.is_empty() {
@@ -129,6 +140,15 @@ impl Dialog {
 
     /// The answer a key gives, if it gives one.
     pub(crate) fn handle_key(&mut self, key: KeyEvent) -> Option<Approval> {
+        match &mut self.special {
+            Some(Special::Plan(plan)) => {
+                let (answer, mode) = plan.handle_key(key)?;
+                self.next_mode = mode;
+                return Some(answer);
+            }
+            Some(Special::Questions(questions)) => return questions.handle_key(key),
+            None => {}
+        }
         if let Some(reason) = &mut self.reason {
             match key.code {
                 KeyCode::Enter => {
@@ -180,6 +200,11 @@ impl Dialog {
 
     /// The dialog's rows.
     pub(crate) fn lines(&self, theme: Theme) -> Vec<Line<'static>> {
+        match &self.special {
+            Some(Special::Plan(plan)) => return plan.lines(theme),
+            Some(Special::Questions(questions)) => return questions.lines(theme),
+            None => {}
+        }
         let r = &self.request;
         let what = if r.subject.is_empty() {
             subject(&r.input)

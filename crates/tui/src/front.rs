@@ -75,7 +75,7 @@ impl Front {
                 self.interrupt = true;
                 self.screen.deny_all();
             } else {
-                self.screen.dialog_key(key);
+                self.screen.dialog_key(key, policy);
             }
             return;
         }

@@ -23,6 +23,8 @@ mod diff;
 mod front;
 mod highlight;
 mod markdown;
+mod plan_dialog;
+mod question_dialog;
 pub mod sanitize;
 mod screen;
 mod session;

@@ -196,7 +196,11 @@ impl Screen {
     }
 
     /// A key for the dialog on screen; an answer is sent and noted.
-    pub(crate) fn dialog_key(&mut self, key: crossterm::event::KeyEvent) {
+    pub(crate) fn dialog_key(
+        &mut self,
+        key: crossterm::event::KeyEvent,
+        policy: &orbit_permissions::Policy,
+    ) {
         let Some(dialog) = self.dialogs.front_mut() else {
             return;
         };
@@ -220,6 +224,11 @@ impl Screen {
         };
         if let Some((text, tone)) = text {
             self.note(&text, tone);
+        }
+        // An approved plan's next mode is in force before its call runs.
+        if let Some(mode) = dialog.next_mode.filter(|_| answer == Approval::Allow) {
+            policy.set_mode(mode);
+            self.status_mut().mode = mode;
         }
         if let Some(reply) = dialog.reply.take() {
             let _ = reply.send(answer);

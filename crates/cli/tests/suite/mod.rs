@@ -45,6 +45,7 @@ mod openai_provider;
 mod own_files;
 mod parallel_bash;
 mod permissions;
+mod plan_mode;
 mod resume;
 mod rewind;
 mod sandbox_private;

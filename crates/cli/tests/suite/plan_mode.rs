@@ -1,0 +1,192 @@
+//! The plan workflow and AskUserQuestion (issue 33) through the binary
+//! against the fake server: in plan mode with someone to ask, the system
+//! prompt says to finish with `ExitPlanMode`; the terminal UI shows the
+//! plan and approving it switches the mode (the next write runs), keeping
+//! planning changes nothing; the Python SDK gets both tools through
+//! `can_use_tool`; headless (`-p`) neither is offered.
+
+use orbit_test_support::{FakeAnthropic, Reply, body};
+use serde_json::{Value, json};
+
+use super::clients::Pane;
+use super::common::{Scratch, run_orbit, tool_results_text};
+use super::mcp::python;
+use super::sdk::{Printed, sdk_program};
+
+const PLAN: &str = "# Plan\n\n1. Write **notes.txt**\n2. Check it";
+
+/// The replies of one plan: ExitPlanMode, then a Write, then a text.
+fn plan_then_write() -> Vec<Reply> {
+    vec![
+        Reply::tool_use("toolu_plan", "ExitPlanMode", json!({"plan": PLAN})),
+        Reply::tool_use(
+            "toolu_write",
+            "Write",
+            json!({"file_path": "notes.txt", "content": "planned\n"}),
+        ),
+        Reply::text("All done."),
+    ]
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn system_text(body: &Value) -> String {
+    body["system"].to_string()
+}
+
+#[test]
+fn tui_approving_the_plan_switches_the_mode_and_the_write_runs() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(plan_then_write());
+    let pane = Pane::start(&scratch, &server.env(), &["--permission-mode", "plan"]);
+    pane.submit("plan then write");
+    let screen = pane.wait_for("Would you like to proceed with this plan?");
+    assert!(
+        screen.contains("Here is the plan:") && screen.contains("Write notes.txt"),
+        "{screen}"
+    );
+    pane.keys(&["1"]);
+    let screen = pane.wait_for("All done.");
+    assert!(scratch.path().join("notes.txt").is_file(), "{screen}");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(tool_names(&bodies[0]).contains(&"ExitPlanMode".to_string()));
+    assert!(system_text(&bodies[0]).contains("ExitPlanMode"));
+    let approved = tool_results_text(&bodies[1]);
+    assert!(
+        approved.contains("The user approved your plan") && approved.contains("acceptEdits"),
+        "{approved}"
+    );
+    assert!(!body::tool_results(&bodies[2])[0].is_error);
+}
+
+#[test]
+fn tui_keep_planning_tells_the_model_and_changes_nothing() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(plan_then_write());
+    let pane = Pane::start(&scratch, &server.env(), &["--permission-mode", "plan"]);
+    pane.submit("plan then write");
+    pane.wait_for("Would you like to proceed with this plan?");
+    pane.keys(&["3"]);
+    pane.wait_for("What should change?");
+    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "add tests"]);
+    pane.keys(&["Enter"]);
+    pane.wait_for("All done.");
+    assert!(!scratch.path().join("notes.txt").exists());
+    let bodies = server.bodies();
+    let told = tool_results_text(&bodies[1]);
+    assert!(told.contains("keep planning: add tests"), "{told}");
+    // Still plan mode: the write is refused without an ask.
+    let refused = tool_results_text(&bodies[2]);
+    assert!(refused.contains("plan mode"), "{refused}");
+}
+
+#[test]
+fn headless_plan_mode_offers_neither_tool() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_plan", "ExitPlanMode", json!({"plan": PLAN})),
+        Reply::text("ok"),
+    ]);
+    let out = run_orbit(
+        &scratch,
+        &server,
+        &["-p", "plan it", "--permission-mode", "plan"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bodies = server.bodies();
+    let names = tool_names(&bodies[0]);
+    assert!(!names.contains(&"ExitPlanMode".to_string()), "{names:?}");
+    assert!(!names.contains(&"AskUserQuestion".to_string()), "{names:?}");
+    assert!(!system_text(&bodies[0]).contains("ExitPlanMode"));
+    let told = tool_results_text(&bodies[1]);
+    assert!(
+        told.contains("No such tool available: ExitPlanMode"),
+        "{told}"
+    );
+}
+
+/// Runs `fixtures/sdk_plan_mode.py SCENARIO`.
+fn py(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sdk_plan_mode.py"
+    );
+    sdk_program(&python(), script, scenario, &[], scratch, server)
+}
+
+fn asked(printed: &Printed) -> Vec<String> {
+    printed
+        .of_kind("asked")
+        .iter()
+        .map(|l| l["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn python_sdk_approves_the_plan_through_can_use_tool() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(plan_then_write());
+    let printed = py("approve", &scratch, &server);
+    // The plan reached can_use_tool; after it, default mode asks for the write.
+    assert_eq!(
+        asked(&printed),
+        ["ExitPlanMode", "Write"],
+        "{}",
+        printed.stderr
+    );
+    assert_eq!(printed.of_kind("asked")[0]["input"]["plan"], PLAN);
+    assert!(scratch.path().join("notes.txt").is_file());
+    let approved = tool_results_text(&server.bodies()[1]);
+    assert!(
+        approved.contains("permission mode is now default"),
+        "{approved}"
+    );
+}
+
+#[test]
+fn python_sdk_rejecting_the_plan_keeps_plan_mode() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(plan_then_write());
+    let printed = py("reject", &scratch, &server);
+    assert_eq!(asked(&printed), ["ExitPlanMode"], "{}", printed.stderr);
+    assert!(!scratch.path().join("notes.txt").exists());
+    let bodies = server.bodies();
+    assert!(tool_results_text(&bodies[1]).contains("keep planning: add a test step"));
+    assert!(tool_results_text(&bodies[2]).contains("plan mode"));
+}
+
+#[test]
+fn python_sdk_answers_ask_user_question() {
+    let scratch = Scratch::new();
+    let question = json!({"questions": [{
+        "question": "Which database should the notes use?",
+        "header": "Database",
+        "multiSelect": false,
+        "options": [
+            {"label": "SQLite", "description": "one file"},
+            {"label": "Postgres", "description": "a server"}
+        ]
+    }]});
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_q", "AskUserQuestion", question),
+        Reply::text("Postgres it is."),
+    ]);
+    let printed = py("question", &scratch, &server);
+    assert_eq!(asked(&printed), ["AskUserQuestion"], "{}", printed.stderr);
+    let told = tool_results_text(&server.bodies()[1]);
+    assert!(
+        told.contains("\"Which database should the notes use?\"=\"Postgres\""),
+        "{told}"
+    );
+}
