@@ -291,6 +291,9 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
             mcp: mcp.clone(),
             commands: &commands,
             bypass_allowed: sdk_parse::bypass_allowed(&args),
+            file_checkpointing: env
+                .flag(orbit_config::vars::CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING)
+                .unwrap_or(false),
         })
         .await;
         engine.end_session("other").await;

@@ -41,6 +41,9 @@ pub const ANTHROPIC_SMALL_FAST_MODEL: &str = "ANTHROPIC_SMALL_FAST_MODEL";
 pub const CLAUDE_CODE_MAX_OUTPUT_TOKENS: &str = "CLAUDE_CODE_MAX_OUTPUT_TOKENS";
 /// Reasoning effort (`output_config.effort`); wins over `--effort`.
 pub const CLAUDE_CODE_EFFORT_LEVEL: &str = "CLAUDE_CODE_EFFORT_LEVEL";
+/// A true value answers the SDK's `rewind_files` (`enable_file_checkpointing`).
+pub const CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: &str =
+    "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
 /// More `anthropic-beta` values, comma-separated.
 pub const ANTHROPIC_BETAS: &str = "ANTHROPIC_BETAS";
 /// More request headers, one `Name: value` per line.
@@ -206,6 +209,10 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: CLAUDE_CODE_EFFORT_LEVEL,
         meaning: "Reasoning effort sent as `output_config.effort`: `low`, `medium`, `high`, `xhigh`, `max` (stepped down to what the model takes), or `auto` (none sent). As in Claude Code it wins over `--effort` and settings `effortLevel`; default: the model's (`medium` for Claude 5.5 models).",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING,
+        meaning: "A true value (the SDK's `enable_file_checkpointing`) lets the SDK's `rewind_files` restore the files to before a user message's prompt (orbit takes per-prompt checkpoints in every persisted session; `orbit rewind` works without it).",
     },
     EnvVar {
         name: ANTHROPIC_BETAS,

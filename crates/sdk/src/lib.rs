@@ -32,6 +32,7 @@ mod manifests;
 pub mod message;
 mod notices;
 mod prompt_tool;
+mod rewind;
 mod session;
 mod suggestions;
 mod tool_result;

@@ -48,8 +48,11 @@ pub enum ControlRequest {
     McpStatus {},
     /// How full the context is.
     GetContextUsage {},
-    /// Undo file changes (not supported yet).
-    RewindFiles {},
+    /// Restore the files to before the prompt of a user message.
+    RewindFiles {
+        /// The user message's uuid.
+        user_message_id: String,
+    },
     /// A known subtype whose fields do not parse.
     #[serde(skip)]
     Malformed {
@@ -368,7 +371,9 @@ mod tests {
             ),
             (
                 json!({"subtype": "rewind_files", "user_message_id": "u"}),
-                ControlRequest::RewindFiles {},
+                ControlRequest::RewindFiles {
+                    user_message_id: "u".into(),
+                },
             ),
             (
                 json!({"subtype": "fly"}),

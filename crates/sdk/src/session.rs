@@ -63,6 +63,8 @@ pub struct Parts<'a> {
     /// session was launched with `--allow-dangerously-skip-permissions` or
     /// bypass itself (else refused, as Claude Code does).
     pub bypass_allowed: bool,
+    /// `enable_file_checkpointing`: `rewind_files` is answered.
+    pub file_checkpointing: bool,
 }
 
 /// Session-wide state the control requests change.
@@ -80,6 +82,8 @@ struct State {
     context: ContextSnapshot,
     /// Whether `set_permission_mode` may switch to bypassPermissions.
     bypass_allowed: bool,
+    /// User message uuids → prompts (`rewind_files`).
+    rewinds: crate::rewind::Rewinds,
 }
 
 /// The next turn's prompt: the messages that queued while a turn ran go
@@ -113,6 +117,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         mcp,
         commands,
         bypass_allowed,
+        file_checkpointing,
     } = parts;
     let mut state = State {
         abort: engine.abort_handle(),
@@ -126,6 +131,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         context: ContextSnapshot::default(),
         bypass_allowed: bypass_allowed
             || engine.policy().mode() == PermissionMode::BypassPermissions,
+        rewinds: crate::rewind::Rewinds::new(engine, file_checkpointing),
     };
     state.context.measure(&engine.context_usage());
     let mut exit_code = 0;
@@ -138,6 +144,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
             engine.set_model(model);
         }
         state.context.measure(&engine.context_usage());
+        let queued = state.queue.len();
         let prompt = match next_prompt(&mut state.queue) {
             Some(prompt) => prompt,
             None if !open => break,
@@ -149,6 +156,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
                 continue;
             }
         };
+        let uuids = state.rewinds.take(queued - state.queue.len());
         // A built-in command (`/cost`, `/compact` …) runs here, no model
         // request; `/init` becomes its prompt.
         let prompt = match orbit_commands::local_command(&prompt) {
@@ -188,6 +196,7 @@ pub async fn run(parts: Parts<'_>) -> u8 {
             eprintln!("orbit: note: {note}");
         }
         let previous_model = plan.apply_model(engine);
+        state.rewinds.submitted(uuids);
         let mut events = engine.submit_message(plan.prompt.clone());
         loop {
             tokio::select! {
@@ -228,15 +237,22 @@ pub async fn run(parts: Parts<'_>) -> u8 {
 fn handle(line: Incoming, state: &mut State, replay: bool) {
     match line {
         Incoming::User(message) => {
+            let uuid = match message.get("uuid").and_then(Value::as_str) {
+                Some(uuid) => uuid.to_string(),
+                None => uuid::Uuid::new_v4().to_string(),
+            };
             if replay {
                 let mut echo = message.clone();
                 echo["session_id"] = json!(state.session_id);
-                echo["uuid"] = json!(uuid::Uuid::new_v4().to_string());
+                echo["uuid"] = json!(uuid);
                 echo["isReplay"] = json!(true);
                 let _ = write_line(&echo);
             }
             match user_text(&message) {
-                Some(text) => state.queue.push_back(text),
+                Some(text) => {
+                    state.queue.push_back(text);
+                    state.rewinds.queued(uuid);
+                }
                 None => eprintln!("orbit: warning: a user message without text was ignored"),
             }
         }
@@ -281,7 +297,9 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
         }
         ControlRequest::McpStatus {} => Ok(crate::context::mcp_status(state.mcp.as_deref())),
         ControlRequest::GetContextUsage {} => Ok(state.context.answer()),
-        ControlRequest::RewindFiles {} => Err(unsupported("rewind_files")),
+        ControlRequest::RewindFiles { user_message_id } => state
+            .rewinds
+            .answer(&user_message_id, state.turn_running),
         ControlRequest::Malformed { subtype, error } => Err(format!(
             "the control request {subtype:?} is malformed: {error}"
         )),

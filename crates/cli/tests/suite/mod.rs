@@ -48,6 +48,7 @@ mod permissions;
 mod plan_mode;
 mod resume;
 mod rewind;
+mod rewind_sdk;
 mod sandbox_private;
 pub mod sdk;
 mod sdk_argv;

@@ -1,0 +1,84 @@
+//! Issue 34: the SDK's `rewind_files` through the real Python SDK
+//! (`ClaudeSDKClient.rewind_files`, `enable_file_checkpointing`, uuids from
+//! `--replay-user-messages`), as Claude Code answers it.
+
+use orbit_test_support::{FakeAnthropic, Reply};
+use serde_json::json;
+
+use super::common::{Scratch, s};
+use super::mcp::python;
+use super::sdk::{Printed, sdk_program};
+
+/// Two prompts writing `a.txt` then `b.txt` (and changing `a.txt`), then
+/// the fixture's rewinds; `enabled` = `enable_file_checkpointing`.
+fn two_prompts_then_rewind(enabled: bool) -> (Scratch, Printed) {
+    let scratch = Scratch::new();
+    let a = scratch.path().join("a.txt");
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_a",
+            "Write",
+            json!({"file_path": s(&a), "content": "one\n"}),
+        ),
+        Reply::text("wrote a"),
+        Reply::tool_use(
+            "toolu_b",
+            "Bash",
+            json!({"command": "echo two > b.txt && echo changed > a.txt"}),
+        ),
+        Reply::text("wrote b"),
+    ]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_rewind.py");
+    let scenario = if enabled { "enabled" } else { "disabled" };
+    let printed = sdk_program(&python(), script, scenario, &[], &scratch, &server);
+    (scratch, printed)
+}
+
+#[test]
+fn rewind_files_restores_the_files_to_before_a_user_message() {
+    let (scratch, printed) = two_prompts_then_rewind(true);
+    let uuids = printed.of_kind("uuids");
+    assert_eq!(
+        uuids[0]["uuids"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        printed.stderr
+    );
+    let errors = printed.of_kind("error");
+    assert_eq!(
+        printed.of_kind("rewound").len(),
+        1,
+        "{errors:?} {}",
+        printed.stderr
+    );
+    // Before the second prompt: a.txt as the first wrote it, no b.txt.
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    assert!(!scratch.path().join("b.txt").exists());
+    // An unknown message id is an error the SDK raises.
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("No file checkpoint found"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn rewind_files_needs_enable_file_checkpointing() {
+    let (scratch, printed) = two_prompts_then_rewind(false);
+    let errors = printed.of_kind("error");
+    assert_eq!(errors.len(), 2, "{}", printed.stderr);
+    assert!(
+        errors[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("enable_file_checkpointing"),
+        "{errors:?}"
+    );
+    assert!(scratch.path().join("b.txt").exists());
+}
