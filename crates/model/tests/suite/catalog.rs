@@ -29,6 +29,16 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
+/// Each `(model, usage, want)`: the model's cost for the usage is `want`,
+/// through the catalog and through `orbit_model::pricing` alike.
+fn assert_costs(cases: &[(&str, Usage, f64)]) {
+    for (model, usage, want) in cases {
+        let got = catalog::cost_usd(model, usage);
+        assert!(close(got, *want), "{model} {usage:?}: {got} != {want}");
+        assert_eq!(got, orbit_model::pricing::cost_usd(model, usage));
+    }
+}
+
 #[test]
 fn every_alias_resolves_to_a_model_of_the_table() {
     assert!(!ALIASES.is_empty());
@@ -227,17 +237,12 @@ fn cost_counts_every_kind_of_token() {
         &usage(1_000_000, 1_000_000, 1_000_000, 1_000_000),
     );
     assert!(close(c, 3.0 + 15.0 + 3.75 + 0.3), "{c}");
-    let cases = [
+    assert_costs(&[
         ("claude-sonnet-4-5", usage(100, 20, 0, 0), 0.0006),
         ("claude-opus-4-1", usage(0, 1000, 0, 0), 0.075),
         ("claude-opus-4-5", usage(0, 1000, 0, 0), 0.025),
         ("claude-haiku-4-5", usage(1000, 0, 0, 2000), 0.0012),
-    ];
-    for (model, usage, want) in cases {
-        let c = catalog::cost_usd(model, &usage);
-        assert!(close(c, want), "{model}: {c}");
-        assert_eq!(c, orbit_model::pricing::cost_usd(model, &usage));
-    }
+    ]);
 }
 
 #[test]
@@ -296,75 +301,56 @@ fn capabilities() {
 /// (`max_tokens`, `thinking`, `output_config.effort`) against a fake server.
 #[test]
 fn todays_models_as_claude_code_has_them() {
-    use catalog::Effort;
-    // (id, window, default max_tokens, thinking, default effort)
-    let cases = [
+    use Thinking::{Adaptive, Budget};
+    use catalog::Effort::{High, Medium, XHigh};
+    // (ids, window, default max_tokens, thinking, default effort): the
+    // models of a row share every fact.
+    let cases: [(&[&str], _, _, _, _); 6] = [
         (
-            "claude-opus-5-5",
+            &[
+                "claude-opus-5-5",
+                "claude-sonnet-5-5",
+                "claude-haiku-5-5",
+                "claude-fable-5-2",
+            ],
             1_000_000,
             128_000,
-            Thinking::Adaptive,
-            Some(Effort::Medium),
+            Adaptive,
+            Some(Medium),
         ),
         (
-            "claude-sonnet-5-5",
-            1_000_000,
-            128_000,
-            Thinking::Adaptive,
-            Some(Effort::Medium),
-        ),
-        (
-            "claude-haiku-5-5",
-            1_000_000,
-            128_000,
-            Thinking::Adaptive,
-            Some(Effort::Medium),
-        ),
-        (
-            "claude-fable-5-2",
-            1_000_000,
-            128_000,
-            Thinking::Adaptive,
-            Some(Effort::Medium),
-        ),
-        (
-            "claude-opus-4-7",
+            &["claude-opus-4-7"],
             1_000_000,
             64_000,
-            Thinking::Adaptive,
-            Some(Effort::XHigh),
+            Adaptive,
+            Some(XHigh),
         ),
+        (&["claude-opus-4-6"], 200_000, 64_000, Adaptive, Some(High)),
         (
-            "claude-opus-4-6",
-            200_000,
-            64_000,
-            Thinking::Adaptive,
-            Some(Effort::High),
-        ),
-        (
-            "claude-sonnet-4-6",
+            &["claude-sonnet-4-6"],
             200_000,
             32_000,
-            Thinking::Adaptive,
-            Some(Effort::High),
+            Adaptive,
+            Some(High),
         ),
+        (&["claude-opus-4-5"], 200_000, 32_000, Budget, Some(High)),
         (
-            "claude-opus-4-5",
+            &["claude-sonnet-4-5", "claude-haiku-4-5"],
             200_000,
             32_000,
-            Thinking::Budget,
-            Some(Effort::High),
+            Budget,
+            None,
         ),
-        ("claude-sonnet-4-5", 200_000, 32_000, Thinking::Budget, None),
-        ("claude-haiku-4-5", 200_000, 32_000, Thinking::Budget, None),
     ];
-    for (id, window, max_tokens, thinking, effort) in cases {
-        let facts = catalog::facts(id);
-        assert_eq!(facts.context_window_tokens, window, "{id}");
-        assert_eq!(facts.default_output_tokens, max_tokens, "{id}");
-        assert_eq!(catalog::default_output_tokens(id), max_tokens, "{id}");
-        assert_eq!(facts.thinking, thinking, "{id}");
-        assert_eq!(facts.effort_levels.map(|e| e.default), effort, "{id}");
+    for (ids, window, max_tokens, thinking, effort) in cases {
+        for id in ids {
+            let facts = catalog::facts(id);
+            assert_eq!(facts.context_window_tokens, window, "{id}");
+            assert_eq!(facts.default_output_tokens, max_tokens, "{id}");
+            assert_eq!(catalog::default_output_tokens(id), max_tokens, "{id}");
+            assert_eq!(facts.thinking, thinking, "{id}");
+            assert_eq!(facts.effort_levels.map(|e| e.default), effort, "{id}");
+        }
     }
     // CLAUDE_CODE_MAX_OUTPUT_TOKENS=200000 was capped at 128,000 on Opus 5.5.
     assert_eq!(catalog::facts("opus").max_output_tokens, 128_000);
@@ -379,7 +365,7 @@ fn todays_models_as_claude_code_has_them() {
 /// server.
 #[test]
 fn cost_is_claude_codes_for_the_same_usage() {
-    let cases = [
+    assert_costs(&[
         ("claude-opus-5-5", usage(10, 1, 0, 0), 0.00006),
         ("claude-sonnet-5-5", usage(10, 1, 0, 0), 0.00003),
         ("claude-haiku-5-5", usage(10, 1, 0, 0), 0.0000015),
@@ -403,9 +389,5 @@ fn cost_is_claude_codes_for_the_same_usage() {
         ("claude-haiku-5-5", usage(150_000, 500, 0, 0), 0.07625),
         ("claude-opus-5-5", usage(150_000, 500, 0, 0), 0.61),
         ("claude-sonnet-5-5", usage(150_000, 500, 0, 0), 0.305),
-    ];
-    for (model, usage, want) in cases {
-        let got = catalog::cost_usd(model, &usage);
-        assert!(close(got, want), "{model} {usage:?}: {got} != {want}");
-    }
+    ]);
 }
