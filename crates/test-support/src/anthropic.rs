@@ -17,6 +17,7 @@
 //! (frames) of the rendered turn, `message_start` being event 0 and `ping`
 //! event 1 (unless `no_ping`). [`Turn::event_count`] tells how many there are.
 
+pub mod side;
 mod turn;
 
 use serde_json::Value;

@@ -160,10 +160,17 @@ pub(crate) type Exhausted = fn(usize) -> WireReply;
 /// ([`ScriptServer::respond_with`]).
 pub type Responder = Arc<dyn Fn(usize, &Value) -> Option<WireReply> + Send + Sync>;
 
+/// Picks the side requests ([`ScriptServer::answer_side_requests`]) by
+/// their JSON body.
+pub type SideFilter = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
+
 struct State {
     replies: VecDeque<WireReply>,
     requests: Vec<CapturedRequest>,
     responder: Option<Responder>,
+    /// Side requests: answered outside the script, captured apart.
+    side: Option<(SideFilter, Responder)>,
+    side_requests: Vec<CapturedRequest>,
 }
 
 struct Shared {
@@ -213,6 +220,8 @@ impl ScriptServer {
                 replies: replies.into(),
                 requests: Vec::new(),
                 responder: None,
+                side: None,
+                side_requests: Vec::new(),
             }),
             arrived: Condvar::new(),
             count,
@@ -267,6 +276,21 @@ impl ScriptServer {
     /// replies depend on what was asked, e.g. a summary request).
     pub fn respond_with(&self, responder: Responder) {
         self.shared.lock().responder = Some(responder);
+    }
+
+    /// Answers the routed requests `is_side` picks (a tool's side request
+    /// to the model: WebFetch's prompt, WebSearch's search) with
+    /// `responder` (given their 0-based side index), outside the script:
+    /// they take no scripted reply and are captured in
+    /// [`Self::side_requests`], not [`Self::requests`]. A None answer is
+    /// a 500.
+    pub fn answer_side_requests(&self, is_side: SideFilter, responder: Responder) {
+        self.shared.lock().side = Some((is_side, responder));
+    }
+
+    /// Every side request received so far ([`Self::answer_side_requests`]).
+    pub fn side_requests(&self) -> Vec<CapturedRequest> {
+        self.shared.lock().side_requests.clone()
     }
 
     /// Every request received so far, in arrival order.
@@ -391,6 +415,36 @@ async fn accept_loop(
     }
 }
 
+/// The reply to a side request ([`ScriptServer::answer_side_requests`]),
+/// captured apart; None for every other request.
+fn answer_side(shared: &Shared, req: &wire::RawRequest, connection_id: usize) -> Option<WireReply> {
+    let mut state = shared.lock();
+    let (is_side, responder) = state.side.clone()?;
+    if !(shared.route)(&req.method, &req.path) {
+        return None;
+    }
+    let raw_body = String::from_utf8_lossy(&req.body).into_owned();
+    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    if !is_side(&body) {
+        return None;
+    }
+    let index = state.side_requests.len();
+    let reply = responder(index, &body).unwrap_or_else(|| {
+        WireReply::json(500, r#"{"type":"error","error":{"type":"api_error","message":"fake server: no side answer"}}"#)
+    });
+    state.side_requests.push(CapturedRequest {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        headers: req.headers.clone(),
+        body,
+        raw_body,
+        connection_id,
+        received_at: req.received_at,
+        responded_at: Some(Instant::now()),
+    });
+    Some(reply)
+}
+
 /// Serves requests on one connection until it closes or a reply aborts it.
 async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: Arc<Shared>) {
     let mut buf: Vec<u8> = Vec::new();
@@ -402,6 +456,13 @@ async fn serve_connection(mut socket: TcpStream, connection_id: usize, shared: A
             .headers
             .iter()
             .any(|(k, v)| k == "connection" && v.eq_ignore_ascii_case("close"));
+        if let Some(reply) = answer_side(&shared, &req, connection_id) {
+            if !write_reply(&mut socket, &reply).await || close_after {
+                let _ = socket.shutdown().await;
+                return;
+            }
+            continue;
+        }
         let (reply, index) = {
             let mut state = shared.lock();
             let index = state.requests.len();

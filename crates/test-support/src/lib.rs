@@ -12,6 +12,8 @@
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
 //! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
 //!   `llama-server` is a script of the test's.
+//! - [`search`]: [`search::FakeSearxng`], a SearXNG-shaped search backend;
+//!   `anthropic::side` answers WebFetch's and WebSearch's side requests.
 //! - [`process`]: the live members of a process group (`/proc`).
 //! - [`files`]: hostile files for a test's temp dir (a FIFO, a large
 //!   sparse text file).
@@ -48,6 +50,7 @@ pub mod local;
 pub mod openai;
 pub mod process;
 mod script;
+pub mod search;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use fake::{Dialect, FakeServer, ReplyOf};

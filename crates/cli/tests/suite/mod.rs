@@ -82,3 +82,4 @@ mod system_prompt;
 mod terminal_output;
 mod trust;
 mod tui;
+mod web_fetch_prompt;

@@ -125,6 +125,8 @@ fn webfetch_run(url: &str, env: &[(&str, &str)]) -> (FakeAnthropic, String, i32,
         ),
         Reply::text("done"),
     ]);
+    // WebFetch's prompt is answered by a side request, outside the script.
+    server.serve_side_requests(Vec::new());
     let scratch = Scratch::new();
     let mut vars = server.env();
     vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));

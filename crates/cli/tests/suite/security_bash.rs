@@ -75,6 +75,8 @@ fn run_tool(
         Reply::tool_use("toolu_1", tool, input),
         Reply::text("done"),
     ]);
+    // WebFetch's prompt is answered by a side request, outside the script.
+    server.serve_side_requests(Vec::new());
     let mut vars = server.env();
     vars.push(("ANTHROPIC_API_KEY".into(), SECRET_KEY.into()));
     vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));

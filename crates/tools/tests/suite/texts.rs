@@ -277,6 +277,12 @@ fn every_text() -> Vec<(String, String)> {
         tools::web_fetch::fetch_failed(URL, "error sending request: connection refused"),
         tools::web_fetch::client_failed("ERROR"),
         tools::web_fetch::address_refused("metadata.internal", "169.254.169.254", "link-local"),
+        tools::web_fetch::SIDE_SYSTEM,
+        tools::web_fetch::SIDE_CONTENT_TRUNCATED,
+        tools::web_fetch::side_request("PAGE", true, "What does it say about limits?"),
+        tools::web_fetch::partial_page_note(265_956, 0, 100_000),
+        tools::web_fetch::offset_past_end(300_000, 265_956),
+        tools::web_fetch::side_failed("ERROR"),
     ]
 }
 

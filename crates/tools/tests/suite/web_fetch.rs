@@ -327,9 +327,10 @@ async fn content_over_100_000_chars_is_cut_with_a_note() {
     let url = serve_one("/long", reply("200 OK", "text/plain", body)).await;
     let out = fetch(WebFetchTool::new(), &url).await;
     assert!(!out.is_error);
-    // Chars, not bytes: 100,000 two-byte chars are kept whole.
+    // Chars, not bytes: 100,000 two-byte chars are kept whole; without a
+    // side query the window itself is the result, with Claude Code's note.
     let kept = "é".repeat(100_000);
-    let note = "[Content truncated at 100000 characters.]";
+    let note = "[WebFetch note: this page's text is 100004 characters long and the answer above covers only characters 0 to 100000; the final 4 were not read \u{2014} to read on, call WebFetch again with the same url and offset: 100000.]";
     assert_eq!(text(&out), answer(&url, &format!("{kept}\n\n{note}")));
 }
 

@@ -4,10 +4,52 @@
 use std::fmt::Display;
 
 /// WebFetch's description.
-pub const DESCRIPTION: &str = "Fetches a URL and returns its content as markdown (HTML converted; text and JSON as-is; binary refused). \
-The prompt is echoed with the page: read the content yourself to answer it. \
-http and https only; content over 100,000 chars is cut. \
+pub const DESCRIPTION: &str = "Fetches a URL, converts the page to markdown (HTML converted; text and JSON as-is; binary refused) and answers `prompt` from it with a small fast model; the answer is the result. \
+http and https only. A long page is read 100,000 characters at a time: the result then says which `offset` reads on. \
 A redirect to another host is reported instead of followed: call WebFetch again with the new URL.";
+
+/// The system prompt of the side request that answers the prompt.
+pub const SIDE_SYSTEM: &str = "You answer a question about one web page for another model, which is waiting on your answer. Use only the page content you are given.";
+
+/// Marks page content cut before the side model (Claude Code's marker).
+pub const SIDE_CONTENT_TRUNCATED: &str = "\n\n[Content truncated due to length...]";
+
+/// The side request's user message: the page window, then the prompt and
+/// how to answer (Claude Code's framing).
+pub fn side_request(content: &str, truncated: bool, prompt: &str) -> String {
+    let marker = if truncated {
+        SIDE_CONTENT_TRUNCATED
+    } else {
+        ""
+    };
+    format!(
+        "\nWeb page content:\n---\n{content}{marker}\n---\n\n{prompt}\n\n\
+         Provide a concise response based only on the content above. In your response:\n \
+         - Quote at most 125 characters from the page at a time, in quotation marks.\n \
+         - Say so when the content above does not answer the question.\n"
+    )
+}
+
+/// Appended to a result that covers only part of the page (Claude Code's
+/// note): `total` chars, `start..end` read.
+pub fn partial_page_note(total: usize, start: usize, end: usize) -> String {
+    format!(
+        "\n\n[WebFetch note: this page's text is {total} characters long and the answer above covers only characters {start} to {end}; the final {} were not read \u{2014} to read on, call WebFetch again with the same url and offset: {end}.]",
+        total.saturating_sub(end)
+    )
+}
+
+/// An `offset` at or past the end of the page.
+pub fn offset_past_end(offset: usize, total: usize) -> String {
+    format!("offset {offset} is past the end of the page: its text is {total} characters long.")
+}
+
+/// The side model gave no answer: the page itself follows.
+pub fn side_failed(error: impl Display) -> String {
+    format!(
+        "[The small fast model could not answer the prompt ({error}); the page content follows: answer it yourself.]\n\n"
+    )
+}
 
 /// A URL over the length limit.
 pub fn url_too_long(max_chars: usize) -> String {

@@ -10,14 +10,16 @@
 //! followed, another host reported with Claude Code's `REDIRECT DETECTED`
 //! text; overall timeout; download cap; no loopback, private or
 //! link-local address on any hop unless allowed: [`guard`]) → `convert` (HTML → markdown
-//! without script/style/head…, text/JSON as-is, binary refused) → the result:
-//! the prompt echoed, the final URL, then the content capped at
-//! `WEB_FETCH_MAX_CONTENT_CHARS`.
-//!
-//! Claude Code answers the prompt with a second, small model; orbit makes no
-//! hidden model calls, so the calling model reads the page itself.
+//! without script/style/head…, text/JSON as-is, binary refused) → `answer`:
+//! the window of the text `offset` picks (100,000 characters; less for
+//! the local model) answered by the session's small fast model through its
+//! side query (`orbit_tool::side_query`), as Claude Code does — the answer
+//! is the result, plus Claude Code's note naming the next `offset` when
+//! text is left. Without a side query (a bare tool runner) or when it
+//! fails, the result is the window itself under the prompt and final URL.
 //! URLs are not upgraded from http to https.
 
+mod answer;
 mod convert;
 mod fetch;
 pub mod guard;
@@ -25,12 +27,14 @@ pub mod guard;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use orbit_tool::side_query::side_query;
 use orbit_tool::texts::tools::{self as tools_texts, web_fetch as texts};
 use orbit_tool::{CallFacts, ResultLimit, ToolError, ToolInfo, ToolOutput, TypedTool};
 use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use self::answer::Window;
 use self::convert::{BodyKind, classify, html_to_markdown};
 use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
 use crate::builtin::blocking::on_blocking_pool;
@@ -51,6 +55,11 @@ pub struct WebFetchInput {
     pub url: String,
     /// What you want to learn from the page
     pub prompt: String,
+    #[schemars(
+        description = "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave."
+    )]
+    #[serde(default)]
+    pub offset: Option<u64>,
 }
 
 /// The WebFetch tool: its HTTP client (register it with `orbit_tool::typed`).
@@ -111,38 +120,27 @@ pub(crate) fn redirect_message(
     texts::redirect_detected(original, target, status, prompt)
 }
 
-/// Turns a final response into the tool's answer.
-pub(crate) fn render_page(page: Page, prompt: &str) -> ToolOutput {
+/// A final response's text as markdown; `Err` is the text of the tool's error result.
+pub(crate) fn page_text(page: &Page) -> Result<String, String> {
     if !page.status.is_success() {
         // axios' wording, which Claude Code passes through.
-        return ToolOutput::error(texts::request_failed(page.status.as_u16()));
+        return Err(texts::request_failed(page.status.as_u16()));
     }
     let content_type = page.content_type.as_deref();
-    let content = match classify(content_type, &page.body) {
+    let mut content = match classify(content_type, &page.body) {
         BodyKind::Binary => {
-            return ToolOutput::error(texts::binary_content(
+            return Err(texts::binary_content(
                 content_type.unwrap_or("unknown"),
                 &page.url,
             ));
         }
         BodyKind::Text => String::from_utf8_lossy(&page.body).into_owned(),
-        BodyKind::Html => match html_to_markdown(&String::from_utf8_lossy(&page.body)) {
-            Ok(md) => md,
-            Err(e) => return ToolOutput::error(e),
-        },
+        BodyKind::Html => html_to_markdown(&String::from_utf8_lossy(&page.body))?,
     };
-    let mut out = texts::page_header(prompt, &page.url);
-    match content.char_indices().nth(WEB_FETCH_MAX_CONTENT_CHARS) {
-        Some((cut, _)) => {
-            out.push_str(&content[..cut]);
-            out.push_str(&texts::content_truncated(WEB_FETCH_MAX_CONTENT_CHARS));
-        }
-        None => out.push_str(&content),
-    }
     if page.truncated {
-        out.push_str(texts::DOWNLOAD_STOPPED_NOTE);
+        content.push_str(texts::DOWNLOAD_STOPPED_NOTE);
     }
-    ToolOutput::text(out)
+    Ok(content)
 }
 
 #[async_trait]
@@ -184,9 +182,23 @@ impl TypedTool for WebFetchTool {
         };
         match outcome {
             Ok(FetchOutcome::Page(page)) => {
-                let prompt = input.prompt;
                 // HTML conversion of a large page is CPU work: keep it off the runtime.
-                on_blocking_pool("WebFetch", move || render_page(page, &prompt)).await
+                let (page, text) = on_blocking_pool("WebFetch", move || {
+                    let text = page_text(&page);
+                    (page, text)
+                })
+                .await?;
+                let text = match text {
+                    Ok(text) => text,
+                    Err(refusal) => return Ok(ToolOutput::error(refusal)),
+                };
+                let side = side_query(ctx);
+                let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+                let window = match Window::of(&text, offset, answer::window_chars(side.as_ref())) {
+                    Ok(window) => window,
+                    Err(refusal) => return Ok(ToolOutput::error(refusal)),
+                };
+                Ok(answer::answer(window, &page.url, &input.prompt, side, call).await)
             }
             Ok(FetchOutcome::CrossHostRedirect { target, status }) => Ok(ToolOutput::text(
                 redirect_message(&input.url, &target, status, &input.prompt),
