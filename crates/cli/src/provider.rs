@@ -149,8 +149,34 @@ pub fn effective_model(config: &Config) -> String {
     }
 }
 
-/// The Anthropic Messages API client.
+/// Claude on Amazon Bedrock (`CLAUDE_CODE_USE_BEDROCK`): the Anthropic
+/// request shape, the region and AWS credentials from the resolved
+/// environment (`orbit_model::bedrock`).
+fn bedrock_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
+    use orbit_model::bedrock::{BedrockClient, BedrockConfig};
+    let mut client_config = BedrockConfig::from_lookup(config.env.lookup());
+    client_config.shape = request_shape(config, args, client_config.shape);
+    Ok(Arc::new(BedrockClient::new(client_config)?))
+}
+
+/// Claude on Google Vertex AI (`CLAUDE_CODE_USE_VERTEX`): the Anthropic
+/// request shape, the project, regions and Google credentials from the
+/// resolved environment (`orbit_model::vertex`).
+fn vertex_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
+    use orbit_model::vertex::{VertexClient, VertexConfig};
+    let mut client_config = VertexConfig::from_lookup(config.env.lookup());
+    client_config.shape = request_shape(config, args, client_config.shape);
+    Ok(Arc::new(VertexClient::new(client_config)?))
+}
+
+/// The Anthropic Messages API client, or Claude on a cloud provider when
+/// `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX` is set.
 fn anthropic_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
+    match vars::cloud_provider_var(|name| config.env.get(name)) {
+        Some(vars::CLAUDE_CODE_USE_BEDROCK) => return bedrock_client(config, args),
+        Some(_) => return vertex_client(config, args),
+        None => {}
+    }
     let mut client_config = AnthropicConfig::from_lookup(config.env.lookup());
     client_config.shape = request_shape(config, args, client_config.shape);
     if let Some(url) = config.env.get(vars::ANTHROPIC_BASE_URL) {

@@ -364,6 +364,11 @@ fn resolve_provider(
         let kind = ProviderKind::parse(value, ORBIT_PROVIDER)?;
         return Ok(Sourced::new(kind, Origin::Env(ORBIT_PROVIDER)));
     }
+    // Claude on Bedrock or Vertex AI is the Anthropic provider's request
+    // shape sent to the cloud (the client is chosen by the CLI).
+    if let Some(name) = vars::cloud_provider_var(|name| env.get(name)) {
+        return Ok(Sourced::new(ProviderKind::Anthropic, Origin::Env(name)));
+    }
     let credentials = [
         (ANTHROPIC_API_KEY, ProviderKind::Anthropic),
         (ANTHROPIC_AUTH_TOKEN, ProviderKind::Anthropic),

@@ -111,6 +111,24 @@ pub const ORBIT_WEBFETCH_ALLOW_HOSTS: &str = "ORBIT_WEBFETCH_ALLOW_HOSTS";
 pub const CLAUDE_CODE_OAUTH_TOKEN: &str = "CLAUDE_CODE_OAUTH_TOKEN";
 /// Claude Code's Bedrock bearer token (tools never see it).
 pub const AWS_BEARER_TOKEN_BEDROCK: &str = "AWS_BEARER_TOKEN_BEDROCK";
+/// `1`/`true`: Claude on Amazon Bedrock (SigV4, `AWS_REGION`).
+pub const CLAUDE_CODE_USE_BEDROCK: &str = "CLAUDE_CODE_USE_BEDROCK";
+/// `1`/`true`: Claude on Google Vertex AI (`CLOUD_ML_REGION`, `ANTHROPIC_VERTEX_PROJECT_ID`).
+pub const CLAUDE_CODE_USE_VERTEX: &str = "CLAUDE_CODE_USE_VERTEX";
+
+/// The cloud provider variable set to a true value (`1`, `true`, `yes`,
+/// `on`), Bedrock first, as Claude Code checks them.
+pub fn cloud_provider_var<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Option<&'static str> {
+    [CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX]
+        .into_iter()
+        .find(|name| {
+            get(name).is_some_and(|v| {
+                ["1", "true", "yes", "on"]
+                    .iter()
+                    .any(|t| v.trim().eq_ignore_ascii_case(t))
+            })
+        })
+}
 
 /// The credentials orbit (and Claude Code) hold: removed from the
 /// environment of the processes tools start (Bash, and MCP servers) unless

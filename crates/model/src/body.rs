@@ -23,6 +23,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
+
+use crate::ModelError;
+use crate::eventstream::{FrameReader, frame_event};
+use crate::reach::error_chain;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use tokio::task::JoinHandle;
@@ -40,8 +44,13 @@ pub(crate) const DRAIN_WAIT_MS: u64 = 200;
 /// hyper return the connection to the pool, in milliseconds (one timer tick).
 pub(crate) const POOL_RETURN_MS: u64 = 1;
 
-/// One SSE event, or why the body could not be read.
-pub(crate) type SseItem = Result<Event, EventStreamError<reqwest::Error>>;
+/// One event, or why the body could not be read (a transport error is
+/// [`ModelError::Connection`], a malformed event or frame
+/// [`ModelError::Malformed`]).
+pub(crate) type SseItem = Result<Event, ModelError>;
+
+/// The content type of AWS event-stream bodies (Bedrock's streams).
+pub(crate) const EVENT_STREAM_CONTENT_TYPE: &str = "application/vnd.amazon.eventstream";
 
 /// A 2xx response body read as SSE events.
 pub(crate) struct SseBody {
@@ -51,6 +60,11 @@ pub(crate) struct SseBody {
 
 impl SseBody {
     pub(crate) fn new(response: reqwest::Response) -> Self {
+        let event_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with(EVENT_STREAM_CONTENT_TYPE));
         let bytes_read = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&bytes_read);
         let bytes = response.bytes_stream().inspect(move |chunk| {
@@ -58,10 +72,20 @@ impl SseBody {
                 counter.fetch_add(chunk.len() as u64, Ordering::Relaxed);
             }
         });
-        Self {
-            events: bytes.eventsource().boxed(),
-            bytes_read,
-        }
+        let events = if event_stream {
+            frames(bytes.boxed())
+        } else {
+            bytes
+                .eventsource()
+                .map(|item| {
+                    item.map_err(|e| match e {
+                        EventStreamError::Transport(e) => ModelError::Connection(error_chain(&e)),
+                        other => ModelError::Malformed(other.to_string()),
+                    })
+                })
+                .boxed()
+        };
+        Self { events, bytes_read }
     }
 
     /// The next event; None at the end of the body.
@@ -90,6 +114,49 @@ impl SseBody {
             let _ = tokio::time::timeout(Duration::from_millis(DRAIN_TIMEOUT_MS), drain).await;
         }))
     }
+}
+
+/// An AWS event-stream body (Bedrock) as events: each whole frame is one
+/// event ([`frame_event`]); a frame that fails its checks ends the stream
+/// with [`ModelError::Malformed`], and a body that ends inside a frame with
+/// [`ModelError::StreamCut`]'s text as a connection error.
+fn frames(
+    bytes: BoxStream<'static, Result<bytes::Bytes, reqwest::Error>>,
+) -> BoxStream<'static, SseItem> {
+    let state = (bytes, FrameReader::default(), false);
+    futures::stream::unfold(state, |(mut bytes, mut reader, mut done)| async move {
+        loop {
+            if done {
+                return None;
+            }
+            match reader.next_frame() {
+                Ok(Some(frame)) => return Some((Ok(frame_event(&frame)), (bytes, reader, done))),
+                Ok(None) => {}
+                Err(e) => {
+                    done = true;
+                    let error = ModelError::Malformed(e.to_string());
+                    return Some((Err(error), (bytes, reader, done)));
+                }
+            }
+            match bytes.next().await {
+                Some(Ok(piece)) => reader.push(&piece),
+                Some(Err(e)) => {
+                    done = true;
+                    let error = ModelError::Connection(error_chain(&e));
+                    return Some((Err(error), (bytes, reader, done)));
+                }
+                None if reader.has_partial() => {
+                    done = true;
+                    let error = ModelError::Connection(
+                        "the body ended inside an event-stream frame".into(),
+                    );
+                    return Some((Err(error), (bytes, reader, done)));
+                }
+                None => return None,
+            }
+        }
+    })
+    .boxed()
 }
 
 /// The drain of a client's latest finished call, shared by its calls.

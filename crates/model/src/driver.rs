@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{Event, EventStreamError};
+use eventsource_stream::Event;
 use futures::StreamExt;
 use orbit_protocol::StreamEvent;
 use reqwest::header::HeaderMap;
@@ -41,7 +41,7 @@ use reqwest::header::HeaderMap;
 pub(crate) use attempt::{head, header};
 
 use crate::body::{DrainGate, SseBody};
-use crate::reach::{Endpoint, error_chain};
+use crate::reach::Endpoint;
 use crate::{EventStream, ModelError, RetryConfig};
 use attempt::Failure;
 
@@ -97,6 +97,8 @@ pub(crate) struct Transport {
     drain: DrainGate,
     /// `apiKeyHelper`: the key of every attempt (`x-api-key` and bearer).
     key_helper: std::sync::OnceLock<Arc<crate::key_helper::ApiKeyHelper>>,
+    /// A cloud provider's credentials of every attempt (`crate::auth`).
+    authorizer: std::sync::OnceLock<Arc<dyn crate::auth::Authorizer>>,
 }
 
 impl Transport {
@@ -118,7 +120,28 @@ impl Transport {
             idle_timeout: Duration::from_millis(idle_timeout_ms),
             drain: DrainGate::default(),
             key_helper: std::sync::OnceLock::new(),
+            authorizer: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Authorizes every attempt with `authorizer` (set once, before any call).
+    pub(crate) fn set_authorizer(&self, authorizer: Arc<dyn crate::auth::Authorizer>) {
+        let _ = self.authorizer.set(authorizer);
+    }
+
+    /// This transport's connections, headers and credentials sending to
+    /// another URL (a cloud provider's per-model path).
+    pub(crate) fn at(&self, endpoint: Endpoint) -> Arc<Self> {
+        Arc::new(Self {
+            http: self.http.clone(),
+            endpoint,
+            headers: self.headers.clone(),
+            retry: self.retry.clone(),
+            idle_timeout: self.idle_timeout,
+            drain: DrainGate::default(),
+            key_helper: self.key_helper.clone(),
+            authorizer: self.authorizer.clone(),
+        })
     }
 
     /// Takes every attempt's key from `helper` (set once, before any call).
@@ -235,10 +258,7 @@ impl<D: WireDecoder> Driver<D> {
             Err(_) => return Err(ModelError::IdleTimeout(self.transport.idle_timeout_ms())),
             // Read to its end: nothing to drain.
             Ok(None) => return self.decoder.end_of_body(&mut self.pending),
-            Ok(Some(Err(EventStreamError::Transport(e)))) => {
-                return Err(ModelError::Connection(error_chain(&e)));
-            }
-            Ok(Some(Err(e))) => return Err(ModelError::Malformed(e.to_string())),
+            Ok(Some(Err(e))) => return Err(e),
             Ok(Some(Ok(event))) => event,
         };
         match self.decoder.decode(&event, &mut self.pending)? {
@@ -253,14 +273,20 @@ impl<D: WireDecoder> Driver<D> {
     /// Schedules a retry (queueing the `Retry` event) or returns the final error.
     fn fail(&mut self, failure: Failure) -> Option<ModelError> {
         // A refused helper key: run the helper again and retry once, now.
-        if failure.error.status() == Some(401)
-            && !self.rekeyed
-            && let Some(helper) = self.transport.key_helper.get()
-        {
-            self.rekeyed = true;
-            helper.invalidate();
-            self.phase = Phase::Connect;
-            return None;
+        if failure.error.status() == Some(401) && !self.rekeyed {
+            if let Some(helper) = self.transport.key_helper.get() {
+                helper.invalidate();
+            }
+            if let Some(authorizer) = self.transport.authorizer.get() {
+                authorizer.invalidate();
+            }
+            if self.transport.key_helper.get().is_some()
+                || self.transport.authorizer.get().is_some()
+            {
+                self.rekeyed = true;
+                self.phase = Phase::Connect;
+                return None;
+            }
         }
         let retryable = failure
             .should_retry

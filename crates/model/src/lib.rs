@@ -26,10 +26,14 @@
 #![warn(unreachable_pub)]
 
 pub mod anthropic;
+mod auth;
+pub mod bedrock;
 mod body;
 pub mod catalog;
+mod cloud;
 mod driver;
 mod error;
+mod eventstream;
 pub mod key_helper;
 pub mod openai;
 mod prefix;
@@ -38,6 +42,7 @@ mod reach;
 pub mod retry;
 pub mod tls;
 mod tool_input;
+pub mod vertex;
 
 use std::sync::Arc;
 

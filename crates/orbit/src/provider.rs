@@ -1,6 +1,9 @@
 //! Where the model runs: [`Provider`] names a provider and builds its
 //! [`ModelClient`]. [`Provider::from_env`] chooses like the `orbit` binary
-//! does without flags: an Anthropic key → the Anthropic API, else an OpenAI
+//! does without flags: `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX`
+//! → Claude on Bedrock / Vertex AI (`orbit_model::bedrock`,
+//! `orbit_model::vertex`: the Anthropic request shape, cloud credentials
+//! found on the first request), else an Anthropic key → the Anthropic API, else an OpenAI
 //! key → an OpenAI-compatible API, else the local model (set up on first
 //! use, see `orbit-local`).
 //!
@@ -16,8 +19,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use orbit_local::{LOCAL_SEED, LocalPaths, LocalServer, ServerOptions, setup};
-use orbit_model::anthropic::{AnthropicClient, AnthropicConfig};
+use orbit_model::anthropic::{AnthropicClient, AnthropicConfig, env_truthy};
+use orbit_model::bedrock::{BedrockClient, BedrockConfig, ENV_USE_BEDROCK};
 use orbit_model::openai::{OpenAiClient, OpenAiConfig};
+use orbit_model::vertex::{ENV_USE_VERTEX, VertexClient, VertexConfig};
 use orbit_model::{EventStream, ModelClient, ModelRequest};
 
 use crate::Error;
@@ -30,6 +35,10 @@ pub const LOCAL_PROVIDER: &str = "local";
 pub enum Provider {
     /// The Anthropic Messages API.
     Anthropic(AnthropicConfig),
+    /// Claude on Amazon Bedrock (SigV4-signed, AWS event-stream).
+    Bedrock(BedrockConfig),
+    /// Claude on Google Vertex AI (application default credentials).
+    Vertex(VertexConfig),
     /// An OpenAI-compatible chat-completions API.
     OpenAi(OpenAiConfig),
     /// The local model: llama.cpp's llama-server with Qwen2.5-Coder, set up
@@ -44,6 +53,8 @@ impl std::fmt::Debug for Provider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let name = match self {
             Provider::Anthropic(_) => "Anthropic",
+            Provider::Bedrock(_) => "Bedrock",
+            Provider::Vertex(_) => "Vertex",
             Provider::OpenAi(_) => "OpenAi",
             Provider::Local => "Local",
             Provider::Client(_) => "Client",
@@ -53,10 +64,16 @@ impl std::fmt::Debug for Provider {
 }
 
 impl Provider {
-    /// The provider the environment selects: `ANTHROPIC_API_KEY` or
-    /// `ANTHROPIC_AUTH_TOKEN` → Anthropic, else `OPENAI_API_KEY` → OpenAI,
-    /// else the local model.
+    /// The provider the environment selects: `CLAUDE_CODE_USE_BEDROCK` →
+    /// Bedrock, else `CLAUDE_CODE_USE_VERTEX` → Vertex AI, else `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN` →
+    /// Anthropic, else `OPENAI_API_KEY` → OpenAI, else the local model.
     pub fn from_env() -> Self {
+        if std::env::var(ENV_USE_BEDROCK).is_ok_and(|v| env_truthy(&v)) {
+            return Provider::Bedrock(BedrockConfig::from_lookup(|name| std::env::var(name).ok()));
+        }
+        if std::env::var(ENV_USE_VERTEX).is_ok_and(|v| env_truthy(&v)) {
+            return Provider::Vertex(VertexConfig::from_lookup(|name| std::env::var(name).ok()));
+        }
         let anthropic = AnthropicConfig::from_env();
         if anthropic.api_key.is_some() || anthropic.auth_token.is_some() {
             return Provider::Anthropic(anthropic);
@@ -77,6 +94,8 @@ impl Provider {
     ) -> Result<Arc<dyn ModelClient>, Error> {
         Ok(match self {
             Provider::Anthropic(config) => Arc::new(AnthropicClient::new(config.clone())?),
+            Provider::Bedrock(config) => Arc::new(BedrockClient::new(config.clone())?),
+            Provider::Vertex(config) => Arc::new(VertexClient::new(config.clone())?),
             Provider::OpenAi(config) => Arc::new(OpenAiClient::new(config.clone())?),
             Provider::Local => local_client(data_dir, |name| std::env::var(name).ok(), log)?,
             Provider::Client(client) => Arc::clone(client),

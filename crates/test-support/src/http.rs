@@ -110,7 +110,22 @@ pub struct WireReply {
     /// Extra headers (content-type is included here by the constructors).
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: WireBody,
+    /// Turns each streamed frame's text into the bytes sent (a binary
+    /// framing such as Bedrock's event-stream); None sends the text.
+    pub(crate) encode_frame: Option<EncodeFrame>,
 }
+
+/// A binary framing of streamed frames (see [`WireReply`]'s `encode_frame`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EncodeFrame(pub(crate) fn(&str) -> Vec<u8>);
+
+impl PartialEq for EncodeFrame {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for EncodeFrame {}
 
 impl WireReply {
     /// A whole JSON body with the given status.
@@ -119,6 +134,7 @@ impl WireReply {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
             body: WireBody::Full(body.into()),
+            encode_frame: None,
         }
     }
 
@@ -131,6 +147,7 @@ impl WireReply {
                 ("cache-control".into(), "no-cache".into()),
             ],
             body: WireBody::Stream { frames, end },
+            encode_frame: None,
         }
     }
 

@@ -8,6 +8,10 @@
 //!   a status); `script` holds what the dialects' streams share (late end
 //!   of body, faults, text splitting).
 //! - [`anthropic`]: [`FakeAnthropic`] with the [`Turn`] / [`Reply`] DSL.
+//! - [`bedrock`]: [`FakeBedrock`], Anthropic turns in AWS event-stream
+//!   frames, and a SigV4 checker ([`bedrock::sigv4::verify`]).
+//! - [`vertex`]: [`FakeVertex`] (Anthropic turns over SSE at
+//!   `:streamRawPredict`) and [`FakeGoogleToken`], a token endpoint.
 //! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
 //! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
@@ -42,6 +46,7 @@
 //! the `*_async` waits, which do not block the test's runtime).
 
 pub mod anthropic;
+pub mod bedrock;
 pub mod body;
 pub mod fake;
 pub mod files;
@@ -50,10 +55,13 @@ pub mod local;
 pub mod openai;
 pub mod process;
 mod script;
+pub mod vertex;
 pub mod search;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
+pub use bedrock::{BedrockReply, BedrockTurn, FakeBedrock, bedrock_env};
 pub use fake::{Dialect, FakeServer, ReplyOf};
 pub use http::{CapturedRequest, Responder, ScriptServer, WireReply};
 pub use local::stub_local_runtime;
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};
+pub use vertex::{FakeGoogleToken, FakeVertex, VertexReply, VertexTurn, vertex_env};

@@ -2,6 +2,7 @@
 
 mod api_key_helper;
 mod bash_timeout;
+mod bedrock;
 mod builtin_commands;
 mod catalog_models;
 mod claude_code_request;
@@ -82,4 +83,5 @@ mod system_prompt;
 mod terminal_output;
 mod trust;
 mod tui;
+mod vertex;
 mod web_fetch_prompt;

@@ -18,9 +18,9 @@
 //! carries per model (thinking, effort, context management, betas) is
 //! [`RequestShape`] applied to the model's catalog row (`shape`).
 
-mod request;
-mod shape;
-mod sse;
+pub(crate) mod request;
+pub(crate) mod shape;
+pub(crate) mod sse;
 mod wire;
 
 pub use shape::{

@@ -45,10 +45,43 @@ pub(super) fn build_body(
     plan: &Plan,
     cache: &PrefixCache,
 ) -> Result<Vec<u8>, serde_json::Error> {
+    build_body_for(request, plan, cache, BodyFor::Messages)
+}
+
+/// Which API a body is for: the Messages API's, or a cloud provider's
+/// (the model is in the URL, not the body, and `anthropic_version` names
+/// the provider's API version; Bedrock takes the betas in the body and no
+/// `stream` field, as Claude Code 2.1.332 sends them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyFor<'a> {
+    /// `POST /v1/messages`.
+    Messages,
+    /// Bedrock's `invoke-with-response-stream`, with the request's betas.
+    Bedrock(&'a [String]),
+    /// Vertex AI's `streamRawPredict`.
+    Vertex,
+}
+
+/// Bedrock's `anthropic_version` body field.
+pub(crate) const BEDROCK_VERSION: &str = "bedrock-2023-05-31";
+/// Vertex AI's `anthropic_version` body field.
+pub(crate) const VERTEX_VERSION: &str = "vertex-2023-10-16";
+
+/// [`build_body`] for the API `target`.
+pub(crate) fn build_body_for(
+    request: &ModelRequest,
+    plan: &Plan,
+    cache: &PrefixCache,
+    target: BodyFor<'_>,
+) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
-    out.extend_from_slice(b"{\"model\":");
-    serde_json::to_writer(&mut out, &plan.model)?;
-    out.extend_from_slice(b",\"max_tokens\":");
+    if target == BodyFor::Messages {
+        out.extend_from_slice(b"{\"model\":");
+        serde_json::to_writer(&mut out, &plan.model)?;
+        out.extend_from_slice(b",\"max_tokens\":");
+    } else {
+        out.extend_from_slice(b"{\"max_tokens\":");
+    }
     serde_json::to_writer(&mut out, &plan.max_tokens)?;
     if let Some(thinking) = &plan.thinking {
         out.extend_from_slice(b",\"thinking\":");
@@ -96,7 +129,23 @@ pub(super) fn build_body(
         out.extend_from_slice(b",\"temperature\":");
         serde_json::to_writer(&mut out, &t)?;
     }
-    out.extend_from_slice(b",\"stream\":true}");
+    match target {
+        BodyFor::Messages => out.extend_from_slice(b",\"stream\":true}"),
+        BodyFor::Vertex => {
+            out.extend_from_slice(b",\"stream\":true,\"anthropic_version\":");
+            serde_json::to_writer(&mut out, VERTEX_VERSION)?;
+            out.push(b'}');
+        }
+        BodyFor::Bedrock(betas) => {
+            if !betas.is_empty() {
+                out.extend_from_slice(b",\"anthropic_beta\":");
+                serde_json::to_writer(&mut out, betas)?;
+            }
+            out.extend_from_slice(b",\"anthropic_version\":");
+            serde_json::to_writer(&mut out, BEDROCK_VERSION)?;
+            out.push(b'}');
+        }
+    }
     Ok(out)
 }
 

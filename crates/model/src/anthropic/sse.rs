@@ -45,7 +45,7 @@ enum Open {
 
 /// Per-attempt assembly state.
 #[derive(Debug, Default)]
-pub(super) struct Assembler {
+pub(crate) struct Assembler {
     open: BTreeMap<usize, Open>,
     usage: Usage,
     stop_reason: Option<String>,
@@ -86,17 +86,17 @@ pub(super) fn finish_tool_input(start_input: Option<Value>, json: &str) -> (Valu
 
 impl Assembler {
     /// A decoder that has seen no event.
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Events produced since the last call.
-    pub(super) fn take_events(&mut self) -> std::vec::Drain<'_, StreamEvent> {
+    pub(crate) fn take_events(&mut self) -> std::vec::Drain<'_, StreamEvent> {
         self.out.drain(..)
     }
 
     /// Handles one SSE event (`event:` name and `data:` text).
-    pub(super) fn handle(&mut self, event_name: &str, data: &str) -> Result<Outcome, ModelError> {
+    pub(crate) fn handle(&mut self, event_name: &str, data: &str) -> Result<Outcome, ModelError> {
         if data.trim().is_empty() {
             return Ok(Outcome::Continue); // keep-alive comment or empty event
         }

@@ -30,6 +30,7 @@
 //! server runs).
 
 mod anthropic;
+mod cloud;
 mod effort;
 mod local;
 mod openai;
@@ -38,6 +39,7 @@ mod pricing;
 use orbit_protocol::Usage;
 
 pub use anthropic::{ClaudeLine, OPUSPLAN};
+pub use cloud::{VERTEX_REGION_VARS, bedrock_model_id, vertex_model_id, vertex_region_var};
 pub use effort::{Effort, EffortChoice, EffortSupport};
 pub use local::{LOCAL_CONTEXT_WINDOW_TOKENS, LOCAL_MODEL_ID};
 pub use pricing::{CACHE_READ_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, Pricing};

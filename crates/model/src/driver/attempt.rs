@@ -56,6 +56,11 @@ pub(super) async fn send<D: WireDecoder>(
         super::header(&mut keyed, "x-api-key", &key)?;
         super::header(&mut keyed, "authorization", &format!("Bearer {key}"))?;
     }
+    if let Some(authorizer) = transport.authorizer.get() {
+        let mut sent = transport.headers.clone();
+        sent.extend(headers.clone());
+        keyed.extend(authorizer.authorize(url, &sent, body).await?);
+    }
     let send = transport
         .http
         .post(url)

@@ -5,12 +5,14 @@
 //! and idle settings, a closed port for unreachable-server tests.
 
 mod anthropic;
+mod bedrock;
 mod catalog;
 mod catalog_literals;
 mod faults;
 mod final_errors;
 mod openai;
 mod reuse;
+mod vertex;
 mod wire;
 
 use std::time::Duration;

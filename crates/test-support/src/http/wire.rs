@@ -155,10 +155,14 @@ pub(super) async fn write_reply(socket: &mut TcpStream, reply: &WireReply) -> bo
                 if frame.data.is_empty() {
                     continue; // a zero-length chunk would end the body
                 }
-                let chunk = format!("{:x}\r\n{}\r\n", frame.data.len(), frame.data);
-                if socket.write_all(chunk.as_bytes()).await.is_err()
-                    || socket.flush().await.is_err()
-                {
+                let data = match reply.encode_frame {
+                    Some(encode) => (encode.0)(&frame.data),
+                    None => frame.data.as_bytes().to_vec(),
+                };
+                let mut chunk = format!("{:x}\r\n", data.len()).into_bytes();
+                chunk.extend_from_slice(&data);
+                chunk.extend_from_slice(b"\r\n");
+                if socket.write_all(&chunk).await.is_err() || socket.flush().await.is_err() {
                     return false;
                 }
             }

@@ -1,0 +1,432 @@
+//! AWS credentials for Bedrock, found the way the AWS SDKs look for them,
+//! in order: the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//! `AWS_SESSION_TOKEN`); the profile `AWS_PROFILE` (else `default`) of
+//! `~/.aws/credentials` and `~/.aws/config` (`AWS_SHARED_CREDENTIALS_FILE`,
+//! `AWS_CONFIG_FILE`), static keys or its `credential_process`; the
+//! container credentials endpoint (`AWS_CONTAINER_CREDENTIALS_FULL_URI` /
+//! `_RELATIVE_URI`); the EC2 instance metadata service (IMDSv2, unless
+//! `AWS_EC2_METADATA_DISABLED=true`; `AWS_EC2_METADATA_SERVICE_ENDPOINT`
+//! moves it), each HTTP source bounded by [`HTTP_SOURCE_TIMEOUT_MS`].
+//!
+//! Data flow: [`AwsEnv`] is the snapshot of the variables taken when the
+//! client is built; [`resolve`] runs on the first request (never at start)
+//! and its result is cached by the signer until shortly before it expires.
+//! No secret is logged; an error names the sources tried.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::ModelError;
+
+/// Longest wait for one HTTP credentials source (container, IMDS), in milliseconds.
+pub(crate) const HTTP_SOURCE_TIMEOUT_MS: u64 = 1_000;
+/// Largest credentials or config file read, in bytes.
+const MAX_PROFILE_FILE_BYTES: u64 = 1024 * 1024;
+/// Where IMDS answers when no endpoint is set.
+const IMDS_ENDPOINT: &str = "http://169.254.169.254";
+/// Where the ECS relative URI is resolved.
+const CONTAINER_ENDPOINT: &str = "http://169.254.170.2";
+
+/// The variables the chain reads.
+pub(crate) const AWS_VARS: [&str; 12] = [
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+    "AWS_EC2_METADATA_DISABLED",
+    "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+    "HOME",
+];
+
+/// The environment the chain reads, captured when the client was built.
+#[derive(Clone, Default, PartialEq)]
+pub struct AwsEnv {
+    vars: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for AwsEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.vars.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("AwsEnv").field("set", &names).finish()
+    }
+}
+
+impl AwsEnv {
+    /// The chain's variables from `lookup` (empty values are unset).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let vars = AWS_VARS
+            .iter()
+            .filter_map(|name| {
+                let value = lookup(name).filter(|v| !v.trim().is_empty())?;
+                Some((name.to_string(), value))
+            })
+            .collect();
+        Self { vars }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn home_file(&self, var: &str, default: &str) -> Option<PathBuf> {
+        match self.get(var) {
+            Some(path) => Some(PathBuf::from(path)),
+            None => self
+                .get("HOME")
+                .map(|home| PathBuf::from(home).join(default)),
+        }
+    }
+}
+
+/// One set of AWS credentials.
+#[derive(Clone, PartialEq)]
+pub(crate) struct AwsCredentials {
+    pub(crate) access_key_id: String,
+    pub(crate) secret_access_key: String,
+    pub(crate) session_token: Option<String>,
+    /// When they stop working; None = never.
+    pub(crate) expires: Option<SystemTime>,
+}
+
+impl std::fmt::Debug for AwsCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AwsCredentials")
+            .field("access_key_id", &self.access_key_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The first credentials of the chain (see the module docs).
+pub(crate) async fn resolve(env: &AwsEnv) -> Result<AwsCredentials, ModelError> {
+    if let (Some(id), Some(secret)) = (
+        env.get("AWS_ACCESS_KEY_ID"),
+        env.get("AWS_SECRET_ACCESS_KEY"),
+    ) {
+        return Ok(AwsCredentials {
+            access_key_id: id.to_string(),
+            secret_access_key: secret.to_string(),
+            session_token: env.get("AWS_SESSION_TOKEN").map(String::from),
+            expires: None,
+        });
+    }
+    let profile = env.get("AWS_PROFILE").unwrap_or("default");
+    if let Some(found) = from_profile(env, profile).await? {
+        return Ok(found);
+    }
+    if let Some(found) = from_container(env).await? {
+        return Ok(found);
+    }
+    let imds_off = env
+        .get("AWS_EC2_METADATA_DISABLED")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if !imds_off && let Some(found) = from_imds(env).await {
+        return Ok(found);
+    }
+    let named = if env.get("AWS_PROFILE").is_some() {
+        format!(" (profile `{profile}` has no keys)")
+    } else {
+        String::new()
+    };
+    Err(ModelError::Config(format!(
+        "no AWS credentials for Bedrock{named}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (~/.aws/credentials), or AWS_BEARER_TOKEN_BEDROCK"
+    )))
+}
+
+/// A user's own AWS file, capped; None when it is missing or not a file.
+fn read_profile_file(path: &PathBuf) -> Option<String> {
+    use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_PROFILE_FILE_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// The `key = value` lines of section `[name]` of an INI file.
+pub(crate) fn ini_section(text: &str, name: &str) -> Option<Vec<(String, String)>> {
+    let mut found = None;
+    let mut current: Option<Vec<(String, String)>> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if let Some(done) = current.take() {
+                found.get_or_insert_with(Vec::new).extend(done);
+            }
+            if header.trim() == name {
+                current = Some(Vec::new());
+            }
+            continue;
+        }
+        if let (Some(section), Some((k, v))) = (current.as_mut(), line.split_once('=')) {
+            section.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    if let Some(done) = current {
+        found.get_or_insert_with(Vec::new).extend(done);
+    }
+    found
+}
+
+fn key<'a>(section: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    section
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn static_keys(section: &[(String, String)]) -> Option<AwsCredentials> {
+    Some(AwsCredentials {
+        access_key_id: key(section, "aws_access_key_id")?.to_string(),
+        secret_access_key: key(section, "aws_secret_access_key")?.to_string(),
+        session_token: key(section, "aws_session_token").map(String::from),
+        expires: None,
+    })
+}
+
+async fn from_profile(env: &AwsEnv, profile: &str) -> Result<Option<AwsCredentials>, ModelError> {
+    let credentials = env
+        .home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials")
+        .and_then(|p| read_profile_file(&p));
+    if let Some(found) = credentials
+        .as_deref()
+        .and_then(|text| ini_section(text, profile))
+        .and_then(|s| static_keys(&s))
+    {
+        return Ok(Some(found));
+    }
+    let config = env
+        .home_file("AWS_CONFIG_FILE", ".aws/config")
+        .and_then(|p| read_profile_file(&p));
+    let header = if profile == "default" {
+        "default".to_string()
+    } else {
+        format!("profile {profile}")
+    };
+    let Some(section) = config
+        .as_deref()
+        .and_then(|text| ini_section(text, &header))
+    else {
+        return Ok(None);
+    };
+    if let Some(found) = static_keys(&section) {
+        return Ok(Some(found));
+    }
+    match key(&section, "credential_process") {
+        Some(command) => credential_process(command).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The JSON credentials of the container endpoint, IMDS and
+/// `credential_process` (`AccessKeyId`, `SecretAccessKey`, `Token` or
+/// `SessionToken`, `Expiration`).
+fn from_json(v: &Value) -> Option<AwsCredentials> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+    Some(AwsCredentials {
+        access_key_id: text("AccessKeyId")?,
+        secret_access_key: text("SecretAccessKey")?,
+        session_token: text("Token").or_else(|| text("SessionToken")),
+        expires: text("Expiration").and_then(|e| parse_rfc3339(&e)),
+    })
+}
+
+/// `2026-12-06T20:15:00Z` as a time (UTC only, as AWS writes it).
+fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    let t = text.trim().trim_end_matches('Z');
+    let (date, time) = t.split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let mut h = time
+        .split(':')
+        .map(|p| p.split('.').next()?.parse::<i64>().ok());
+    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = u64::try_from(days * 86_400 + hh * 3_600 + mm * 60 + ss).ok()?;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+}
+
+async fn credential_process(command: &str) -> Result<AwsCredentials, ModelError> {
+    let failed = |why: String| ModelError::Config(format!("AWS credential_process failed: {why}"));
+    let run = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .map_err(|_| failed("timed out".into()))?
+        .map_err(|e| failed(e.to_string()))?;
+    if !output.status.success() {
+        return Err(failed(format!("exit status {}", output.status)));
+    }
+    serde_json::from_slice(&output.stdout)
+        .ok()
+        .as_ref()
+        .and_then(from_json)
+        .ok_or_else(|| failed("its output has no AccessKeyId/SecretAccessKey".into()))
+}
+
+fn plain_http() -> Option<reqwest::Client> {
+    crate::tls::http_client_builder_for("http://127.0.0.1")
+        .no_proxy()
+        .timeout(Duration::from_millis(HTTP_SOURCE_TIMEOUT_MS))
+        .build()
+        .ok()
+}
+
+async fn from_container(env: &AwsEnv) -> Result<Option<AwsCredentials>, ModelError> {
+    let url = match (
+        env.get("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
+        env.get("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"),
+    ) {
+        (Some(full), _) => full.to_string(),
+        (None, Some(relative)) => format!("{CONTAINER_ENDPOINT}{relative}"),
+        (None, None) => return Ok(None),
+    };
+    let failed =
+        |why: &str| ModelError::Config(format!("AWS container credentials ({url}): {why}"));
+    let http = plain_http().ok_or_else(|| failed("no HTTP client"))?;
+    let mut request = http.get(&url);
+    if let Some(token) = env.get("AWS_CONTAINER_AUTHORIZATION_TOKEN") {
+        request = request.header("authorization", token);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|_| failed("cannot reach it"))?;
+    let body: Value = response.json().await.map_err(|_| failed("not JSON"))?;
+    from_json(&body)
+        .map(Some)
+        .ok_or_else(|| failed("no keys in its answer"))
+}
+
+async fn from_imds(env: &AwsEnv) -> Option<AwsCredentials> {
+    let base = env
+        .get("AWS_EC2_METADATA_SERVICE_ENDPOINT")
+        .unwrap_or(IMDS_ENDPOINT)
+        .trim_end_matches('/')
+        .to_string();
+    let http = plain_http()?;
+    let token = http
+        .put(format!("{base}/latest/api/token"))
+        .header("x-aws-ec2-metadata-token-ttl-seconds", "21600")
+        .send()
+        .await
+        .ok()?
+        .error_for_status()
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    let roles = format!("{base}/latest/meta-data/iam/security-credentials/");
+    let get = |url: String| {
+        http.get(url)
+            .header("x-aws-ec2-metadata-token", token.clone())
+            .send()
+    };
+    let role = get(roles.clone())
+        .await
+        .ok()?
+        .error_for_status()
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    let role = role.lines().next()?.trim().to_string();
+    let body: Value = get(format!("{roles}{role}"))
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    from_json(&body)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn ini_sections_and_times() {
+        let text =
+            "[default]\naws_access_key_id = A\n# c\n[profile work]\nAWS_SECRET_ACCESS_KEY=s\n";
+        let section = ini_section(text, "default").unwrap();
+        assert_eq!(key(&section, "aws_access_key_id"), Some("A"));
+        assert_eq!(
+            key(
+                &ini_section(text, "profile work").unwrap(),
+                "aws_secret_access_key"
+            ),
+            Some("s")
+        );
+        assert!(ini_section(text, "other").is_none());
+        let t = parse_rfc3339("1970-01-02T00:00:01Z").unwrap();
+        assert_eq!(t, SystemTime::UNIX_EPOCH + Duration::from_secs(86_401));
+    }
+
+    #[tokio::test]
+    async fn env_keys_then_profile_files_then_a_one_line_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let lookup = |vars: Vec<(&'static str, String)>| {
+            AwsEnv::from_lookup(move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone()))
+        };
+        let home = dir.path().display().to_string();
+        let env = lookup(vec![
+            ("HOME", home.clone()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+        ]);
+        let err = resolve(&env).await.unwrap_err().to_string();
+        assert!(
+            err.starts_with("no AWS credentials for Bedrock: set AWS_ACCESS_KEY_ID"),
+            "{err}"
+        );
+        std::fs::create_dir_all(dir.path().join(".aws")).unwrap();
+        std::fs::write(
+            dir.path().join(".aws/credentials"),
+            "[work]\naws_access_key_id=AK\naws_secret_access_key=SK\naws_session_token=T\n",
+        )
+        .unwrap();
+        let env = lookup(vec![
+            ("HOME", home),
+            ("AWS_PROFILE", "work".into()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+        ]);
+        let found = resolve(&env).await.unwrap();
+        assert_eq!(
+            (found.access_key_id.as_str(), found.session_token.as_deref()),
+            ("AK", Some("T"))
+        );
+        let env = lookup(vec![
+            ("AWS_ACCESS_KEY_ID", "E".into()),
+            ("AWS_SECRET_ACCESS_KEY", "S".into()),
+        ]);
+        assert_eq!(resolve(&env).await.unwrap().access_key_id, "E");
+    }
+}

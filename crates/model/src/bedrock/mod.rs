@@ -1,0 +1,220 @@
+//! Claude on Amazon Bedrock (`CLAUDE_CODE_USE_BEDROCK=1`): `POST
+//! https://bedrock-runtime.<region>.amazonaws.com/model/<model id or
+//! inference profile>/invoke-with-response-stream` (the base URL from
+//! `ANTHROPIC_BEDROCK_BASE_URL` when set), the Messages body without
+//! `model` and `stream`, with `anthropic_version: bedrock-2023-05-31` and
+//! the betas in `anthropic_beta`, as Claude Code 2.1.332 sends it.
+//!
+//! Data flow: [`BedrockConfig::from_lookup`] reads the region
+//! (`AWS_REGION`, else `AWS_DEFAULT_REGION`), the base URL, a bearer token
+//! (`AWS_BEARER_TOKEN_BEDROCK`) and snapshots the AWS credential variables
+//! (`credentials`); [`BedrockClient::new`] fails at once without a region.
+//! Each call maps the model to its Bedrock id through the catalog
+//! (`catalog::bedrock_model_id`; a Bedrock id or ARN in `ANTHROPIC_MODEL`
+//! is sent as is), and `crate::cloud` plans, writes and sends the body on
+//! the driver. Every attempt is signed (`sign`: SigV4 with credentials
+//! found on the first call, or the bearer token). The response is AWS
+//! event-stream frames (`crate::eventstream`, below the driver's decoder)
+//! whose `chunk` payloads `wire::BedrockDecoder` hands to the Messages
+//! assembler, so events, usage and retries are the Anthropic client's.
+
+mod credentials;
+mod sign;
+mod wire;
+
+pub use credentials::AwsEnv;
+
+use std::sync::Arc;
+
+use reqwest::header::HeaderMap;
+
+use crate::anthropic::{ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
+use crate::cloud::{Cloud, CloudCalls};
+use crate::driver::{Transport, header};
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+
+/// Env var: a true value selects Bedrock.
+pub const ENV_USE_BEDROCK: &str = "CLAUDE_CODE_USE_BEDROCK";
+/// Env var: the base URL instead of the region's endpoint.
+pub const ENV_BASE_URL: &str = "ANTHROPIC_BEDROCK_BASE_URL";
+/// Env var: a Bedrock API key, sent as a bearer token instead of SigV4.
+pub const ENV_BEARER_TOKEN: &str = "AWS_BEARER_TOKEN_BEDROCK";
+/// Env var: a true value sends no credentials (a gateway signs).
+pub const ENV_SKIP_AUTH: &str = "CLAUDE_CODE_SKIP_BEDROCK_AUTH";
+
+/// How to reach Bedrock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BedrockConfig {
+    /// The AWS region (`AWS_REGION`, else `AWS_DEFAULT_REGION`).
+    pub region: Option<String>,
+    /// `ANTHROPIC_BEDROCK_BASE_URL`; None = the region's endpoint.
+    pub base_url: Option<String>,
+    /// `AWS_BEARER_TOKEN_BEDROCK`.
+    pub bearer_token: Option<String>,
+    /// Send no credentials (`CLAUDE_CODE_SKIP_BEDROCK_AUTH`).
+    pub skip_auth: bool,
+    /// The AWS credential chain's variables.
+    pub aws: AwsEnv,
+    /// Retry schedule of failed calls.
+    pub retry: RetryConfig,
+    /// A response with no event for this long is abandoned, in milliseconds.
+    pub idle_timeout_ms: u64,
+    /// More headers for every request (`ANTHROPIC_CUSTOM_HEADERS`).
+    pub extra_headers: Vec<(String, String)>,
+    /// Thinking, effort, prompt caching and betas of every request.
+    pub shape: RequestShape,
+}
+
+impl BedrockConfig {
+    /// Reads the variables through `lookup` (empty values are unset); the
+    /// request shape is the Anthropic provider's.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let anthropic = crate::anthropic::AnthropicConfig::from_lookup(&lookup);
+        Self {
+            region: get("AWS_REGION")
+                .or_else(|| get("AWS_DEFAULT_REGION"))
+                .map(|r| r.trim().to_string()),
+            base_url: get(ENV_BASE_URL),
+            bearer_token: get(ENV_BEARER_TOKEN),
+            skip_auth: get(ENV_SKIP_AUTH).is_some_and(|v| crate::anthropic::env_truthy(&v)),
+            aws: AwsEnv::from_lookup(&lookup),
+            retry: anthropic.retry,
+            idle_timeout_ms: anthropic.idle_timeout_ms,
+            extra_headers: get(ENV_CUSTOM_HEADERS)
+                .map(|text| parse_custom_headers(&text))
+                .unwrap_or_default(),
+            shape: anthropic.shape,
+        }
+    }
+
+    /// The base URL requests go under.
+    fn base(&self, region: &str) -> String {
+        match &self.base_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("https://bedrock-runtime.{region}.amazonaws.com"),
+        }
+    }
+}
+
+/// Percent-encodes a model id for the URL path (`:` → `%3A`), as the AWS
+/// SDKs do.
+fn path_segment(id: &str) -> String {
+    id.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A [`ModelClient`] for Claude on Bedrock.
+#[derive(Debug)]
+pub struct BedrockClient {
+    config: BedrockConfig,
+    region: String,
+    calls: CloudCalls,
+}
+
+impl BedrockClient {
+    /// Validates the config (a region is needed) and builds the HTTP
+    /// client; credentials are found on the first call.
+    pub fn new(config: BedrockConfig) -> Result<Self, ModelError> {
+        let Some(region) = config.region.clone() else {
+            return Err(ModelError::Config(
+                "Bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)".into(),
+            ));
+        };
+        let base = config.base(&region);
+        reqwest::Url::parse(&base)
+            .map_err(|e| ModelError::Config(format!("invalid Bedrock URL `{base}`: {e}")))?;
+        let mut headers = HeaderMap::new();
+        header(&mut headers, "content-type", "application/json")?;
+        header(&mut headers, "accept", "application/json")?;
+        for (name, value) in &config.extra_headers {
+            header(&mut headers, name, value)?;
+        }
+        let transport = Transport::new(
+            Self::endpoint_of(&config, &region, "claude"),
+            headers,
+            &config.retry,
+            config.idle_timeout_ms,
+        )?;
+        if !config.skip_auth {
+            let auth: Arc<dyn crate::auth::Authorizer> = match &config.bearer_token {
+                Some(token) => Arc::new(sign::BedrockAuth::Bearer(token.clone())),
+                None => sign::BedrockAuth::sigv4(region.clone(), config.aws.clone()),
+            };
+            transport.set_authorizer(auth);
+        }
+        Ok(Self {
+            config,
+            region,
+            calls: CloudCalls::new(transport),
+        })
+    }
+
+    fn endpoint_of(config: &BedrockConfig, region: &str, model_id: &str) -> Endpoint {
+        let check = match &config.base_url {
+            Some(_) => ENV_BASE_URL.to_string(),
+            None => format!("AWS_REGION ({region})"),
+        };
+        let path = format!(
+            "/model/{}/invoke-with-response-stream",
+            path_segment(model_id)
+        );
+        Endpoint::at(&config.base(region), &path, check)
+    }
+
+    /// The configuration this client was built with.
+    pub fn config(&self) -> &BedrockConfig {
+        &self.config
+    }
+}
+
+impl ModelClient for BedrockClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        let id = crate::catalog::bedrock_model_id(&request.model);
+        let endpoint = Self::endpoint_of(&self.config, &self.region, &id);
+        self.calls.stream(
+            request,
+            &self.config.shape,
+            endpoint,
+            Cloud::Bedrock,
+            wire::BedrockDecoder::default(),
+        )
+    }
+
+    fn provider(&self) -> &str {
+        "bedrock"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_is_required_and_urls_are_per_model() {
+        let config = BedrockConfig::from_lookup(|_| None);
+        let err = BedrockClient::new(config).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("Bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)")
+        );
+        let config =
+            BedrockConfig::from_lookup(|n| (n == "AWS_DEFAULT_REGION").then(|| "eu-west-1".into()));
+        let endpoint = BedrockClient::endpoint_of(
+            &config,
+            "eu-west-1",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        );
+        assert_eq!(
+            endpoint.url,
+            "https://bedrock-runtime.eu-west-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream"
+        );
+        assert!(BedrockClient::new(config).is_ok());
+    }
+}

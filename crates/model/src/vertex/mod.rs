@@ -1,0 +1,293 @@
+//! Claude on Google Vertex AI (`CLAUDE_CODE_USE_VERTEX=1`): `POST
+//! https://<region>-aiplatform.googleapis.com/v1/projects/<project>/locations/<region>/publishers/anthropic/models/<model>:streamRawPredict`
+//! (`ANTHROPIC_VERTEX_BASE_URL` replaces everything before `/projects`),
+//! the Messages body without `model`, with `anthropic_version:
+//! vertex-2023-10-16`, as Claude Code 2.1.332 sends it; the answer is the
+//! Messages API's SSE.
+//!
+//! Data flow: [`VertexConfig::from_lookup`] reads the project
+//! (`ANTHROPIC_VERTEX_PROJECT_ID`), the region (`CLOUD_ML_REGION`, default
+//! [`DEFAULT_REGION`]), Claude Code's per-model region variables
+//! (`VERTEX_REGION_CLAUDE_…`, `catalog::vertex_region_var`) and the
+//! Google credentials' variables; [`VertexClient::new`] fails at once
+//! without a project. Each call maps the model to its Vertex id
+//! (`catalog::vertex_model_id`), picks its region, and `crate::cloud`
+//! plans, writes and sends the body on the driver, every attempt carrying
+//! a bearer token from `google` (application default credentials).
+//! `VertexDecoder` is the Messages assembler with Vertex's error bodies.
+
+mod google;
+
+pub use google::GoogleEnv;
+
+use std::sync::Arc;
+
+use eventsource_stream::Event;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use crate::anthropic::sse::Assembler;
+use crate::anthropic::{ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
+use crate::cloud::{Cloud, CloudCalls};
+use crate::driver::{Events, Step, Transport, WireDecoder, head, header};
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+
+/// Env var: a true value selects Vertex AI.
+pub const ENV_USE_VERTEX: &str = "CLAUDE_CODE_USE_VERTEX";
+/// Env var: the URL before `/projects/…` instead of the region's endpoint.
+pub const ENV_BASE_URL: &str = "ANTHROPIC_VERTEX_BASE_URL";
+/// Env var: the Google Cloud project.
+pub const ENV_PROJECT_ID: &str = "ANTHROPIC_VERTEX_PROJECT_ID";
+/// Env var: the region of every model without its own variable.
+pub const ENV_REGION: &str = "CLOUD_ML_REGION";
+/// Env var: a true value sends no credentials (a gateway adds them).
+pub const ENV_SKIP_AUTH: &str = "CLAUDE_CODE_SKIP_VERTEX_AUTH";
+/// Claude Code's region when `CLOUD_ML_REGION` is unset.
+pub const DEFAULT_REGION: &str = "us-east5";
+
+/// How to reach Vertex AI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexConfig {
+    /// `ANTHROPIC_VERTEX_PROJECT_ID`.
+    pub project_id: Option<String>,
+    /// `CLOUD_ML_REGION`, else [`DEFAULT_REGION`].
+    pub region: String,
+    /// The `VERTEX_REGION_CLAUDE_…` variables that are set.
+    pub model_regions: Vec<(String, String)>,
+    /// `ANTHROPIC_VERTEX_BASE_URL`; None = the region's endpoint.
+    pub base_url: Option<String>,
+    /// Send no credentials (`CLAUDE_CODE_SKIP_VERTEX_AUTH`).
+    pub skip_auth: bool,
+    /// Where the Google credentials are looked for.
+    pub google: GoogleEnv,
+    /// Retry schedule of failed calls.
+    pub retry: RetryConfig,
+    /// A response with no event for this long is abandoned, in milliseconds.
+    pub idle_timeout_ms: u64,
+    /// More headers for every request (`ANTHROPIC_CUSTOM_HEADERS`).
+    pub extra_headers: Vec<(String, String)>,
+    /// Thinking, effort, prompt caching and betas of every request.
+    pub shape: RequestShape,
+}
+
+impl VertexConfig {
+    /// Reads the variables through `lookup` (empty values are unset); the
+    /// request shape is the Anthropic provider's.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| {
+            lookup(name)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| v.trim().to_string())
+        };
+        let anthropic = crate::anthropic::AnthropicConfig::from_lookup(&lookup);
+        let model_regions = crate::catalog::VERTEX_REGION_VARS
+            .iter()
+            .filter_map(|(_, var)| Some((var.to_string(), get(var)?)))
+            .collect();
+        Self {
+            project_id: get(ENV_PROJECT_ID),
+            region: get(ENV_REGION).unwrap_or_else(|| DEFAULT_REGION.to_string()),
+            model_regions,
+            base_url: get(ENV_BASE_URL),
+            skip_auth: get(ENV_SKIP_AUTH).is_some_and(|v| crate::anthropic::env_truthy(&v)),
+            google: GoogleEnv::from_lookup(&lookup),
+            retry: anthropic.retry,
+            idle_timeout_ms: anthropic.idle_timeout_ms,
+            extra_headers: get(ENV_CUSTOM_HEADERS)
+                .map(|text| parse_custom_headers(&text))
+                .unwrap_or_default(),
+            shape: anthropic.shape,
+        }
+    }
+
+    /// The region of `model` (its own variable, else `CLOUD_ML_REGION`).
+    pub fn region_of(&self, model: &str) -> &str {
+        crate::catalog::vertex_region_var(model)
+            .and_then(|var| self.model_regions.iter().find(|(k, _)| k == var))
+            .map_or(self.region.as_str(), |(_, region)| region.as_str())
+    }
+
+    fn base(&self, region: &str) -> String {
+        match (&self.base_url, region) {
+            (Some(url), _) => url.trim_end_matches('/').to_string(),
+            (None, "global") => "https://aiplatform.googleapis.com/v1".to_string(),
+            (None, region) => format!("https://{region}-aiplatform.googleapis.com/v1"),
+        }
+    }
+}
+
+/// A [`ModelClient`] for Claude on Vertex AI.
+#[derive(Debug)]
+pub struct VertexClient {
+    config: VertexConfig,
+    project: String,
+    calls: CloudCalls,
+}
+
+impl VertexClient {
+    /// Validates the config (a project is needed) and builds the HTTP
+    /// client; the token is fetched on the first call.
+    pub fn new(config: VertexConfig) -> Result<Self, ModelError> {
+        let Some(project) = config.project_id.clone() else {
+            return Err(ModelError::Config(format!(
+                "Vertex AI needs a Google Cloud project: set {ENV_PROJECT_ID} (and {ENV_REGION}, default {DEFAULT_REGION})"
+            )));
+        };
+        let base = config.base(&config.region);
+        reqwest::Url::parse(&base)
+            .map_err(|e| ModelError::Config(format!("invalid Vertex AI URL `{base}`: {e}")))?;
+        let mut headers = HeaderMap::new();
+        header(&mut headers, "content-type", "application/json")?;
+        header(&mut headers, "accept", "application/json")?;
+        header(
+            &mut headers,
+            "anthropic-version",
+            crate::anthropic::ANTHROPIC_VERSION,
+        )?;
+        for (name, value) in &config.extra_headers {
+            header(&mut headers, name, value)?;
+        }
+        let endpoint = Self::endpoint_of(&config, &project, "claude");
+        let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
+        if !config.skip_auth {
+            transport.set_authorizer(Arc::new(google::GoogleAuth::new(config.google.clone())));
+        }
+        Ok(Self {
+            config,
+            project,
+            calls: CloudCalls::new(transport),
+        })
+    }
+
+    fn endpoint_of(config: &VertexConfig, project: &str, model: &str) -> Endpoint {
+        let region = config.region_of(model);
+        let id = crate::catalog::vertex_model_id(model);
+        let path = format!(
+            "/projects/{project}/locations/{region}/publishers/anthropic/models/{id}:streamRawPredict"
+        );
+        let check = match &config.base_url {
+            Some(_) => ENV_BASE_URL.to_string(),
+            None => format!("{ENV_REGION} ({region})"),
+        };
+        Endpoint::at(&config.base(region), &path, check)
+    }
+
+    /// The configuration this client was built with.
+    pub fn config(&self) -> &VertexConfig {
+        &self.config
+    }
+}
+
+impl ModelClient for VertexClient {
+    fn stream(&self, request: &ModelRequest) -> EventStream {
+        let model = crate::catalog::strip_long_context(&request.model);
+        let endpoint = Self::endpoint_of(&self.config, &self.project, model);
+        self.calls.stream(
+            request,
+            &self.config.shape,
+            endpoint,
+            Cloud::Vertex,
+            VertexDecoder::default(),
+        )
+    }
+
+    fn provider(&self) -> &str {
+        "vertex"
+    }
+}
+
+/// The Messages assembler, with Vertex's error bodies.
+#[derive(Debug, Default)]
+pub(crate) struct VertexDecoder {
+    inner: Assembler,
+}
+
+impl WireDecoder for VertexDecoder {
+    fn decode(&mut self, event: &Event, out: &mut Events) -> Result<Step, ModelError> {
+        let step = self.inner.handle(&event.event, &event.data)?;
+        out.extend(self.inner.take_events());
+        Ok(step)
+    }
+
+    fn end_of_body(&mut self, _out: &mut Events) -> Result<(), ModelError> {
+        Err(ModelError::StreamCut)
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Google's `{"error": {"code", "message", "status"}}` (sometimes in a
+    /// one-element array), or the Messages API's own error body.
+    fn api_error(status: u16, body: &str, url: &str) -> ModelError {
+        let parsed: Option<Value> = serde_json::from_str(body).ok();
+        let parsed = match parsed {
+            Some(Value::Array(mut items)) if !items.is_empty() => Some(items.swap_remove(0)),
+            other => other,
+        };
+        let error = parsed.as_ref().map(|v| &v["error"]);
+        let text = |key: &str| error.and_then(|e| e[key].as_str()).map(String::from);
+        let error_type = text("type").or_else(|| text("status"));
+        let message = text("message").unwrap_or_else(|| {
+            if body.trim().is_empty() {
+                "(empty body)".into()
+            } else {
+                head(body)
+            }
+        });
+        let hint = match status {
+            401 | 403 => Some(format!(
+                "Google refused the credentials or the project has no access to this model: check GOOGLE_APPLICATION_CREDENTIALS, {ENV_PROJECT_ID}, and that the model is enabled in the Model Garden (request went to {url})"
+            )),
+            404 => Some(format!(
+                "no such model in this project and region: check ANTHROPIC_MODEL, {ENV_REGION} or its VERTEX_REGION_CLAUDE_… variable (request went to {url})"
+            )),
+            _ => None,
+        };
+        ModelError::Api {
+            status,
+            error_type,
+            message: match hint {
+                Some(h) => format!("{message} ({h})"),
+                None => message,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_is_required_and_models_take_their_region() {
+        let err = VertexClient::new(VertexConfig::from_lookup(|_| None))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "Vertex AI needs a Google Cloud project: set ANTHROPIC_VERTEX_PROJECT_ID (and CLOUD_ML_REGION, default us-east5)"
+            )
+        );
+        let vars = [
+            ("ANTHROPIC_VERTEX_PROJECT_ID", "p1"),
+            ("VERTEX_REGION_CLAUDE_HAIKU_4_5", "europe-west1"),
+        ];
+        let config = VertexConfig::from_lookup(|n| {
+            vars.iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| v.to_string())
+        });
+        let opus = VertexClient::endpoint_of(&config, "p1", "claude-opus-5-5");
+        assert_eq!(
+            opus.url,
+            "https://us-east5-aiplatform.googleapis.com/v1/projects/p1/locations/us-east5/publishers/anthropic/models/claude-opus-5-5:streamRawPredict"
+        );
+        let haiku = VertexClient::endpoint_of(&config, "p1", "claude-haiku-4-5-20251001");
+        assert_eq!(
+            haiku.url,
+            "https://europe-west1-aiplatform.googleapis.com/v1/projects/p1/locations/europe-west1/publishers/anthropic/models/claude-haiku-4-5@20251001:streamRawPredict"
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! The Bedrock client against the fake Bedrock runtime: the URL and body
+//! Claude Code sends, a SigV4 signature recomputed by the test from the
+//! same credentials, event-stream frames decoded into the Anthropic
+//! client's events, and the faults (a 529-like exception frame, a
+//! throttling status, a cut stream, a frame with a bad CRC) retried.
+
+use orbit_model::bedrock::{BedrockClient, BedrockConfig};
+use orbit_model::{ModelClient, ModelError, ModelRequest};
+use orbit_protocol::{ContentBlock, Message, StreamEvent};
+use orbit_test_support::bedrock::{SECRET_ACCESS_KEY, sigv4};
+use orbit_test_support::{BedrockReply, FakeBedrock, Turn, bedrock_env};
+use serde_json::json;
+
+use super::{completed_blocks, retries, run};
+
+fn client(server: &FakeBedrock, extra: &[(&str, &str)]) -> BedrockClient {
+    let mut env = bedrock_env(server);
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    env.push(("ORBIT_RETRY_MAX_DELAY_MS".into(), "4".into()));
+    let config = BedrockConfig::from_lookup(|name| {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    });
+    BedrockClient::new(config).unwrap()
+}
+
+fn request(model: &str) -> ModelRequest {
+    ModelRequest {
+        model: model.into(),
+        system: "You are terse.".into(),
+        messages: vec![std::sync::Arc::new(Message::user_text("hi"))],
+        max_tokens: 1000,
+        ..ModelRequest::default()
+    }
+}
+
+fn good() -> BedrockReply {
+    BedrockReply::turn(
+        Turn::new()
+            .text("recovered")
+            .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"}))
+            .usage(120, 30),
+    )
+}
+
+#[tokio::test]
+async fn a_signed_call_streams_the_anthropic_events() {
+    let server = FakeBedrock::start(vec![good()]);
+    let bedrock = client(&server, &[]);
+    let (events, err) = run(&bedrock, &request("claude-sonnet-4-5-20250929")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed_blocks(&events),
+        vec![
+            ContentBlock::text("recovered"),
+            ContentBlock::tool_use("toolu_1", "Read", json!({"file_path": "a.txt"})),
+        ]
+    );
+    let usage = events.iter().rev().find_map(|e| match e {
+        StreamEvent::MessageDelta { usage, .. } => Some(*usage),
+        _ => None,
+    });
+    assert_eq!(
+        usage.map(|u| (u.input_tokens, u.output_tokens)),
+        Some((120, 30))
+    );
+    let req = &server.requests()[0];
+    assert_eq!(
+        req.path,
+        "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream"
+    );
+    assert_eq!(req.body["anthropic_version"], "bedrock-2023-05-31");
+    assert!(
+        req.body.get("model").is_none() && req.body.get("stream").is_none(),
+        "{}",
+        req.body
+    );
+    assert!(
+        req.body["anthropic_beta"]
+            .as_array()
+            .is_some_and(|b| !b.is_empty())
+    );
+    let auth = req.header("authorization").unwrap();
+    assert!(
+        auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDORBITTEST/")
+            && auth.contains("/us-west-2/bedrock/aws4_request"),
+        "{auth}"
+    );
+    sigv4::verify(req, SECRET_ACCESS_KEY).unwrap();
+    assert!(sigv4::verify(req, "another-secret").is_err());
+}
+
+#[tokio::test]
+async fn faults_are_retried_and_the_last_attempt_counts() {
+    let faults = vec![
+        BedrockReply::turn(Turn::new().text("partial").error_after(
+            3,
+            "overloaded_error",
+            "Overloaded",
+        )),
+        BedrockReply::api_error(429, "throttlingException", "Too many requests"),
+        BedrockReply::turn(Turn::new().text("cut here").cut_after(3)),
+        BedrockReply::turn(Turn::new().text("bad crc").malformed_at(3)),
+    ];
+    let mut script = faults;
+    script.push(good());
+    let server = FakeBedrock::start(script);
+    let (events, err) = run(&client(&server, &[]), &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    let said: Vec<String> = retries(&events).into_iter().map(|r| r.message).collect();
+    assert_eq!(said.len(), 4, "{said:?}");
+    assert!(
+        said[0].contains("Bedrock serviceUnavailableException: Overloaded"),
+        "{said:?}"
+    );
+    assert!(said[1].contains("Too many requests"), "{said:?}");
+    assert!(said[3].contains("CRC"), "{said:?}");
+    assert_eq!(
+        completed_blocks(&events)[0],
+        ContentBlock::text("recovered")
+    );
+    for req in server.requests() {
+        assert_eq!(
+            req.path,
+            "/model/us.anthropic.claude-opus-5-5/invoke-with-response-stream"
+        );
+        sigv4::verify(&req, SECRET_ACCESS_KEY).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn access_errors_name_what_to_check_and_bearer_tokens_replace_sigv4() {
+    let server = FakeBedrock::start(vec![
+        BedrockReply::api_error(
+            403,
+            "accessDeniedException",
+            "You don't have access to the model with the specified model ID.",
+        ),
+        good(),
+    ]);
+    let (_, err) = run(&client(&server, &[]), &request("claude-opus-5-5")).await;
+    let text = err.map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        text.contains("HTTP 403") && text.contains("model access in the Bedrock console"),
+        "{text}"
+    );
+    let bearer = client(&server, &[("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key")]);
+    let (_, err) = run(&bearer, &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    let req = server.requests().pop().unwrap();
+    assert_eq!(req.header("authorization"), Some("Bearer bedrock-api-key"));
+}
+
+#[tokio::test]
+async fn no_credentials_is_one_line_before_any_request() {
+    let server = FakeBedrock::start(vec![good()]);
+    let home = tempfile::tempdir().unwrap();
+    let mut env: Vec<(String, String)> = bedrock_env(&server)
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
+        .collect();
+    env.push(("HOME".into(), home.path().display().to_string()));
+    let config = BedrockConfig::from_lookup(|name| {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    });
+    let (_, err) = run(
+        &BedrockClient::new(config).unwrap(),
+        &request("claude-opus-5-5"),
+    )
+    .await;
+    assert!(matches!(err, Some(ModelError::Config(_))), "{err:?}");
+    let text = err.map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(
+        text,
+        "no AWS credentials for Bedrock: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (~/.aws/credentials), or AWS_BEARER_TOKEN_BEDROCK"
+    );
+    assert_eq!(server.request_count(), 0);
+    let _ = ModelClient::provider(
+        &BedrockClient::new(BedrockConfig::from_lookup(|n| {
+            (n == "AWS_REGION").then(|| "us-east-1".into())
+        }))
+        .unwrap(),
+    );
+}

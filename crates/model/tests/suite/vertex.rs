@@ -1,0 +1,149 @@
+//! The Vertex AI client against the fake Vertex and a fake Google token
+//! endpoint: the URL (project, region, a model's own region variable),
+//! the body Claude Code sends, a bearer token got with a service
+//! account's RS256-signed JWT (checked with the key's public half) and
+//! reused until a 401, and the faults retried.
+
+use orbit_model::vertex::{VertexClient, VertexConfig};
+use orbit_model::{ModelError, ModelRequest};
+use orbit_protocol::{ContentBlock, Message};
+use orbit_test_support::vertex::{access_token, service_account, verify_jwt};
+use orbit_test_support::{FakeGoogleToken, FakeVertex, Turn, VertexReply, vertex_env};
+use serde_json::json;
+
+use super::{completed_blocks, retries, run};
+
+fn client(env: &[(String, String)]) -> VertexClient {
+    VertexClient::new(VertexConfig::from_lookup(|name| {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }))
+    .unwrap()
+}
+
+fn request(model: &str) -> ModelRequest {
+    ModelRequest {
+        model: model.into(),
+        system: "You are terse.".into(),
+        messages: vec![std::sync::Arc::new(Message::user_text("hi"))],
+        max_tokens: 1000,
+        ..ModelRequest::default()
+    }
+}
+
+fn good() -> VertexReply {
+    VertexReply::turn(
+        Turn::new()
+            .text("recovered")
+            .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"}))
+            .usage(120, 30),
+    )
+}
+
+#[tokio::test]
+async fn a_service_account_token_authorizes_calls_until_a_401() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = FakeGoogleToken::start(vec![
+        access_token("ya29.first", 3600),
+        access_token("ya29.second", 3600),
+    ]);
+    let key = service_account(dir.path(), &tokens.base_url());
+    let vertex = FakeVertex::start(vec![
+        good(),
+        VertexReply::turn(Turn::new().text("partial").error_after(
+            3,
+            "overloaded_error",
+            "Overloaded",
+        )),
+        VertexReply::api_error(529, "overloaded_error", "Overloaded"),
+        VertexReply::turn(Turn::new().text("cut").cut_after(3)),
+        VertexReply::turn(Turn::new().text("bad").malformed_at(3)),
+        good(),
+        VertexReply::status(
+            401,
+            r#"[{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}]"#,
+        ),
+        good(),
+    ]);
+    let mut env = vertex_env(&vertex, &key);
+    env.push((
+        "VERTEX_REGION_CLAUDE_HAIKU_4_5".into(),
+        "europe-west1".into(),
+    ));
+    let client = client(&env);
+
+    let (events, err) = run(&client, &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        completed_blocks(&events)[0],
+        ContentBlock::text("recovered")
+    );
+    let req = &vertex.requests()[0];
+    assert_eq!(
+        req.path,
+        "/v1/projects/orbit-test-project/locations/us-east5/publishers/anthropic/models/claude-opus-5-5:streamRawPredict"
+    );
+    assert_eq!(req.header("authorization"), Some("Bearer ya29.first"));
+    assert_eq!(req.body["anthropic_version"], "vertex-2023-10-16");
+    assert_eq!(req.body["stream"], true);
+    assert!(req.body.get("model").is_none(), "{}", req.body);
+    verify_jwt(
+        &tokens.requests()[0],
+        &dir.path().join("key.pem"),
+        &tokens.base_url(),
+    )
+    .unwrap();
+
+    // The faults: each retried once, the same token reused.
+    let (events, err) = run(&client, &request("claude-haiku-4-5-20251001")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(retries(&events).len(), 4, "{:?}", retries(&events));
+    let last = vertex.requests().pop().unwrap();
+    assert_eq!(
+        last.path,
+        "/v1/projects/orbit-test-project/locations/europe-west1/publishers/anthropic/models/claude-haiku-4-5@20251001:streamRawPredict"
+    );
+    assert_eq!(tokens.request_count(), 1);
+
+    // A 401: a new token, the call retried once with it.
+    let (_, err) = run(&client, &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(tokens.request_count(), 2);
+    let last = vertex.requests().pop().unwrap();
+    assert_eq!(last.header("authorization"), Some("Bearer ya29.second"));
+}
+
+#[tokio::test]
+async fn missing_credentials_and_refusals_are_one_line() {
+    let vertex = FakeVertex::start(vec![good()]);
+    let home = tempfile::tempdir().unwrap();
+    let mut env: Vec<(String, String)> = vertex_env(&vertex, home.path())
+        .into_iter()
+        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
+        .collect();
+    env.push(("HOME".into(), home.path().display().to_string()));
+    env.push((
+        "GCE_METADATA_HOST".into(),
+        format!("127.0.0.1:{}", super::closed_port()),
+    ));
+    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
+    assert!(matches!(err, Some(ModelError::Config(_))), "{err:?}");
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "no Google credentials for Vertex AI: set GOOGLE_APPLICATION_CREDENTIALS to a key file, or run `gcloud auth application-default login`"
+    );
+    assert_eq!(vertex.request_count(), 0);
+
+    let tokens = FakeGoogleToken::start(vec![orbit_test_support::ReplyOf::status(
+        400,
+        r#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#,
+    )]);
+    let key = service_account(home.path(), &tokens.base_url());
+    let env = vertex_env(&vertex, &key);
+    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
+    let text = err.map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        text.ends_with("refused the credentials (HTTP 400): Invalid JWT Signature."),
+        "{text}"
+    );
+    assert_eq!(vertex.request_count(), 0);
+}
