@@ -140,6 +140,11 @@ pub fn prepare_with(
     );
 
     let mut tools = orbit_tools::builtin::default_tools();
+    // The plan workflow and AskUserQuestion need someone to ask; `--tools`
+    // and `--disallowedTools` below choose among them too.
+    if approver.is_some() {
+        orbit::offer_asking_tools(&mut tools);
+    }
     let permissions =
         configure::permissions(args, &config, &cwd, |name| tools.find(name).is_some())?;
     let disallowed = args.disallowed_tool_rules();

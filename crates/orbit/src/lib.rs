@@ -98,6 +98,7 @@ pub use orbit_tool::{
     ToolRegistry, ToolUseContext, TypedTool, typed,
 };
 pub use provider::Provider;
+pub use skills::offer_asking_tools;
 pub use spec::{BuiltSession, PromptSpec, SessionSpec};
 pub use subagent::{MAX_SUBAGENT_DEPTH, SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 

@@ -59,16 +59,32 @@ pub(crate) fn add_skill_tool(skills: Option<SkillSet>, tools: &mut ToolRegistry)
     tools.register(orbit_tool::typed(SkillTool::new(library)));
 }
 
-/// Registers the tools that put something to the person — `ExitPlanMode`
-/// (the plan workflow) and `AskUserQuestion` — when the session has
-/// someone to ask (`asking`: an approver: the terminal UI, an SDK's
-/// `can_use_tool`); headless they are not offered.
-pub(crate) fn add_asking_tools(asking: bool, tools: &mut ToolRegistry) {
-    use orbit_tools::builtin::ask_user::{ASK_USER_TOOL_NAME, AskUserQuestionTool};
-    use orbit_tools::builtin::exit_plan_mode::{EXIT_PLAN_MODE_TOOL_NAME, ExitPlanModeTool};
-    tools.retain(|t| t.name() != ASK_USER_TOOL_NAME && t.name() != EXIT_PLAN_MODE_TOOL_NAME);
-    if asking {
-        tools.register(orbit_tool::typed(AskUserQuestionTool));
-        tools.register(orbit_tool::typed(ExitPlanModeTool));
-    }
+/// The tools that put something to the person: `AskUserQuestion` and
+/// `ExitPlanMode` (the plan workflow).
+const ASKING_TOOLS: [&str; 2] = [
+    orbit_tools::builtin::ask_user::ASK_USER_TOOL_NAME,
+    orbit_tools::builtin::exit_plan_mode::EXIT_PLAN_MODE_TOOL_NAME,
+];
+
+/// Registers `AskUserQuestion` and `ExitPlanMode` in `tools` (a front end
+/// with someone to ask calls it before `--tools` and `--disallowedTools`
+/// filter the set). A session without an approver drops them again
+/// (headless they are not offered, as in Claude Code 2.1.332).
+pub fn offer_asking_tools(tools: &mut ToolRegistry) {
+    use orbit_tools::builtin::ask_user::AskUserQuestionTool;
+    use orbit_tools::builtin::exit_plan_mode::ExitPlanModeTool;
+    tools.retain(|t| !ASKING_TOOLS.contains(&t.name()));
+    tools.register(orbit_tool::typed(AskUserQuestionTool));
+    tools.register(orbit_tool::typed(ExitPlanModeTool));
+}
+
+/// Takes the asking tools out of `tools` (subagents never get them: only
+/// the session's own turn puts something to the person).
+pub(crate) fn take_asking_tools(tools: &mut ToolRegistry) -> Vec<Arc<dyn orbit_tool::Tool>> {
+    let taken = ASKING_TOOLS
+        .iter()
+        .filter_map(|name| tools.find(name))
+        .collect();
+    tools.retain(|t| !ASKING_TOOLS.contains(&t.name()));
+    taken
 }

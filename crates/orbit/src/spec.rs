@@ -223,10 +223,13 @@ impl SessionSpec {
             self.small_fast_model.as_deref(),
         );
         crate::skills::add_skill_tool(self.skills.take(), &mut tools);
+        let asking = crate::skills::take_asking_tools(&mut tools);
         let shared = Provider::Client(Arc::clone(&client));
         self.add_agent_tool(&shared, &model, &session_id, profile, &mut tools);
-        // Not for subagents: only the session's own turn asks the person.
-        crate::skills::add_asking_tools(self.approver.is_some(), &mut tools);
+        // Not for subagents, and only with someone to ask.
+        if self.approver.is_some() {
+            asking.into_iter().for_each(|tool| tools.register(tool));
+        }
         let tool_names = tools.names();
         let mut config = self.engine_config(session_id);
         // `prompt` hooks ask the session's small fast model.

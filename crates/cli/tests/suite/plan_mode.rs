@@ -169,15 +169,7 @@ fn python_sdk_rejecting_the_plan_keeps_plan_mode() {
 #[test]
 fn python_sdk_answers_ask_user_question() {
     let scratch = Scratch::new();
-    let question = json!({"questions": [{
-        "question": "Which database should the notes use?",
-        "header": "Database",
-        "multiSelect": false,
-        "options": [
-            {"label": "SQLite", "description": "one file"},
-            {"label": "Postgres", "description": "a server"}
-        ]
-    }]});
+    let question = database_question();
     let server = FakeAnthropic::start(vec![
         Reply::tool_use("toolu_q", "AskUserQuestion", question),
         Reply::text("Postgres it is."),
@@ -189,4 +181,39 @@ fn python_sdk_answers_ask_user_question() {
         told.contains("\"Which database should the notes use?\"=\"Postgres\""),
         "{told}"
     );
+}
+
+#[test]
+fn tui_question_dialog_sends_the_chosen_option() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_q", "AskUserQuestion", database_question()),
+        Reply::text("Postgres it is."),
+    ]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    pane.submit("set up the notes store");
+    let screen = pane.wait_for("Which database should the notes use?");
+    assert!(
+        screen.contains("2. Postgres") && screen.contains("Other"),
+        "{screen}"
+    );
+    pane.keys(&["2"]);
+    pane.wait_for("Postgres it is.");
+    let told = tool_results_text(&server.bodies()[1]);
+    assert!(
+        told.contains("\"Which database should the notes use?\"=\"Postgres\""),
+        "{told}"
+    );
+}
+
+fn database_question() -> Value {
+    json!({"questions": [{
+        "question": "Which database should the notes use?",
+        "header": "Database",
+        "multiSelect": false,
+        "options": [
+            {"label": "SQLite", "description": "one file"},
+            {"label": "Postgres", "description": "a server"}
+        ]
+    }]})
 }
