@@ -177,11 +177,7 @@ async fn read_only_bash_commands_run_together_and_writers_run_alone() {
     let (_dir, root) = temp_dir();
     let (f1, f2) = (root.join("f1"), root.join("f2"));
     for f in [&f1, &f2] {
-        let ok = std::process::Command::new("mkfifo")
-            .arg(f)
-            .status()
-            .unwrap();
-        assert!(ok.success());
+        orbit_test_support::files::mkfifo(f);
     }
     let replies = vec![
         Reply::turn(
