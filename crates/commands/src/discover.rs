@@ -248,14 +248,14 @@ fn command(name: String, content: &str, source: PathBuf, scope: Scope) -> Custom
 }
 
 /// The body's first non-empty line, without a Markdown heading marker.
-fn first_line(body: &str) -> Option<String> {
+pub(crate) fn first_line(body: &str) -> Option<String> {
     body.lines()
         .map(|l| l.trim().trim_start_matches('#').trim())
         .find(|l| !l.is_empty())
         .map(str::to_string)
 }
 
-fn truncate(s: &str, max: usize) -> String {
+pub(crate) fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use orbit_untrusted::{ReadOpts, read_untrusted};
 
-use super::{SKILL_DESCRIPTION_MAX_CHARS, Skill, SkillSet, truncate};
-use crate::discover::{CommandSources, Scope};
+use super::{SKILL_DESCRIPTION_MAX_CHARS, Skill, SkillSet};
+use crate::discover::{CommandSources, Scope, first_line, truncate};
 use crate::front::{front_list, front_scalar, split_front_matter};
 
 /// The file that makes a folder a skill.
@@ -106,12 +106,7 @@ fn skill(folder_name: &str, content: &str, dir: PathBuf, scope: Scope) -> Skill 
         .filter(|n| valid_name(n))
         .unwrap_or_else(|| folder_name.to_string());
     let description = front_scalar(front, "description")
-        .or_else(|| {
-            body.lines()
-                .map(|l| l.trim().trim_start_matches('#').trim())
-                .find(|l| !l.is_empty())
-                .map(str::to_string)
-        })
+        .or_else(|| first_line(body))
         .unwrap_or_default();
     Skill {
         name,

@@ -142,16 +142,6 @@ fn line(skill: &Skill) -> String {
     format!("- {}: {}\n", skill.name, skill.description)
 }
 
-/// `s` cut to `max` chars (an ellipsis marks the cut).
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
