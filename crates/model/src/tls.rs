@@ -80,28 +80,27 @@ pub fn extra_ca_certs() -> Vec<reqwest::Certificate> {
 }
 
 /// The client certificate for mutual TLS: the PEM files
-/// `CLAUDE_CODE_CLIENT_CERT` and `CLAUDE_CODE_CLIENT_KEY` (the key
-/// unencrypted: `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` is not supported yet
-/// and says so). None when unset; an unusable pair is reported and unused.
+/// `CLAUDE_CODE_CLIENT_CERT` and `CLAUDE_CODE_CLIENT_KEY`; a key that is
+/// an encrypted PKCS#8 block (`BEGIN ENCRYPTED PRIVATE KEY`, as `openssl
+/// pkcs8 -topk8` writes it: PBES2 with PBKDF2 or scrypt and AES-CBC) is
+/// decrypted with `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` ([`decrypt_key_pem`]).
+/// None when unset; an unusable pair (a wrong passphrase) is reported and
+/// unused.
 pub fn client_identity() -> Option<reqwest::Identity> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let (cert, key) = (
         var("CLAUDE_CODE_CLIENT_CERT")?,
         var("CLAUDE_CODE_CLIENT_KEY")?,
     );
-    if var("CLAUDE_CODE_CLIENT_KEY_PASSPHRASE").is_some() {
-        tracing::warn!(
-            "ignoring CLAUDE_CODE_CLIENT_CERT: encrypted client keys (CLAUDE_CODE_CLIENT_KEY_PASSPHRASE) are not supported yet"
-        );
-        return None;
-    }
+    let passphrase = std::env::var("CLAUDE_CODE_CLIENT_KEY_PASSPHRASE").ok();
     let loaded = std::fs::read(&cert)
+        .map_err(|e| e.to_string())
         .and_then(|mut pem| {
+            let key = std::fs::read(&key).map_err(|e| e.to_string())?;
             pem.push(b'\n');
-            pem.extend(std::fs::read(&key)?);
+            pem.extend(decrypt_key_pem(&key, passphrase.as_deref())?);
             Ok(pem)
         })
-        .map_err(|e| e.to_string())
         .and_then(|pem| reqwest::Identity::from_pem(&pem).map_err(|e| e.to_string()));
     match loaded {
         Ok(identity) => Some(identity),
@@ -110,6 +109,38 @@ pub fn client_identity() -> Option<reqwest::Identity> {
             None
         }
     }
+}
+
+/// The PEM label of an encrypted PKCS#8 key.
+const ENCRYPTED_KEY_LABEL: &str = "ENCRYPTED PRIVATE KEY";
+
+/// A client key file as the TLS stack reads it: an encrypted PKCS#8 key
+/// decrypted with `passphrase` to an unencrypted PKCS#8 PEM; any other key
+/// as it is (a passphrase it does not need is ignored). An encrypted key
+/// without a passphrase, or a passphrase that does not open it, is an
+/// error naming `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE`.
+pub fn decrypt_key_pem(pem: &[u8], passphrase: Option<&str>) -> Result<Vec<u8>, String> {
+    let text = String::from_utf8_lossy(pem);
+    let Some(start) = text.find(&format!("-----BEGIN {ENCRYPTED_KEY_LABEL}-----")) else {
+        return Ok(pem.to_vec());
+    };
+    let Some(passphrase) = passphrase else {
+        return Err("the client key is encrypted: set CLAUDE_CODE_CLIENT_KEY_PASSPHRASE".into());
+    };
+    let (label, der) = pkcs8::der::pem::decode_vec(text[start..].as_bytes())
+        .map_err(|e| format!("the encrypted client key is not PEM: {e}"))?;
+    if label != ENCRYPTED_KEY_LABEL {
+        return Err(format!("unexpected PEM block {label} in the client key"));
+    }
+    let info = pkcs8::EncryptedPrivateKeyInfo::try_from(der.as_slice())
+        .map_err(|e| format!("the encrypted client key is not PKCS#8: {e}"))?;
+    let key = info.decrypt(passphrase).map_err(|_| {
+        "CLAUDE_CODE_CLIENT_KEY_PASSPHRASE does not decrypt the client key".to_string()
+    })?;
+    let pem = key
+        .to_pem("PRIVATE KEY", pkcs8::LineEnding::LF)
+        .map_err(|e| e.to_string())?;
+    Ok(pem.as_bytes().to_vec())
 }
 
 /// `builder` with [`extra_ca_certs`] and [`client_identity`]: what every
@@ -140,6 +171,36 @@ mod tests {
         assert!(!is_plain_http("http"));
         let client = http_client_builder_for("http://127.0.0.1:1").build();
         assert!(client.is_ok(), "{client:?}");
+    }
+
+    #[test]
+    fn encrypted_pkcs8_keys_are_decrypted_with_the_passphrase() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let script = "set -e
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out plain.key 2>/dev/null
+openssl pkcs8 -topk8 -in plain.key -out enc.key -v2 aes-256-cbc -passout pass:s3cret 2>/dev/null";
+        let made = std::process::Command::new("sh")
+            .args(["-c", script])
+            .current_dir(dir.path())
+            .status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap_or_default();
+        let (plain, encrypted) = (read("plain.key"), read("enc.key"));
+        let opened = decrypt_key_pem(&encrypted, Some("s3cret"));
+        let der = |pem: &[u8]| pkcs8::der::pem::decode_vec(pem).map(|(_, der)| der).ok();
+        assert_eq!(opened.as_deref().ok().and_then(der), der(&plain));
+        assert_eq!(
+            decrypt_key_pem(&encrypted, Some("wrong")),
+            Err("CLAUDE_CODE_CLIENT_KEY_PASSPHRASE does not decrypt the client key".into())
+        );
+        assert_eq!(
+            decrypt_key_pem(&encrypted, None),
+            Err("the client key is encrypted: set CLAUDE_CODE_CLIENT_KEY_PASSPHRASE".into())
+        );
+        assert_eq!(
+            decrypt_key_pem(&plain, Some("unused")).as_deref(),
+            Ok(plain.as_slice())
+        );
     }
 
     #[test]
