@@ -45,6 +45,11 @@ fn find<'a>(servers: &'a [Arc<Server>], name: &str) -> Result<&'a Arc<Server>, T
         .ok_or_else(|| ToolError::RespondToModel(format!("No MCP server named \"{name}\"")))
 }
 
+/// A failed request to `server`, as the model is told it.
+fn server_error(server: &Server, e: impl std::fmt::Display) -> ToolError {
+    ToolError::RespondToModel(format!("MCP server \"{}\": {e}", server.name))
+}
+
 #[async_trait]
 impl TypedTool for ListResources {
     type Input = ListInput;
@@ -87,9 +92,10 @@ impl TypedTool for ListResources {
             if plan.server.as_ref().is_some_and(|n| *n != server.name) {
                 continue;
             }
-            let resources = server.list_resources().await.map_err(|e| {
-                ToolError::RespondToModel(format!("MCP server \"{}\": {e}", server.name))
-            })?;
+            let resources = server
+                .list_resources()
+                .await
+                .map_err(|e| server_error(server, e))?;
             for mut resource in resources {
                 if let Value::Object(map) = &mut resource {
                     map.insert("server".into(), Value::String(server.name.clone()));
@@ -137,9 +143,10 @@ impl TypedTool for ReadResource {
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let server = find(&self.servers, &plan.server)?;
-        let result = server.read_resource(&plan.uri).await.map_err(|e| {
-            ToolError::RespondToModel(format!("MCP server \"{}\": {e}", server.name))
-        })?;
+        let result = server
+            .read_resource(&plan.uri)
+            .await
+            .map_err(|e| server_error(server, e))?;
         let texts: Vec<String> = result
             .get("contents")
             .and_then(Value::as_array)
