@@ -102,6 +102,10 @@ impl Factory {
             mcp,
             on_close: Some(Box::new(on_close)),
             commands: prepared.commands,
+            status_line: prepared
+                .status_line
+                .as_ref()
+                .and_then(orbit_tui::StatusLineConfig::from_value),
         };
         Ok((opened, prepared.trust_skipped))
     }

@@ -30,6 +30,8 @@ pub struct Prepared {
     /// What the untrusted folder's settings were not allowed to do (empty
     /// when trusted); the interactive UI asks "Trust this folder?" with it.
     pub trust_skipped: orbit_config::trust::Skipped,
+    /// The `statusLine` setting (the interactive UI runs it).
+    pub status_line: Option<serde_json::Value>,
 }
 
 /// What no instruction file may be read from besides the Read deny rules
@@ -260,6 +262,7 @@ pub fn prepare_with(
         default_max_turns,
         mcp,
         trust_skipped: config.trust_skipped.clone(),
+        status_line: config.status_line.clone(),
     })
 }
 

@@ -186,6 +186,12 @@ pub struct Config {
     /// first settings file that sets it (an untrusted project's files do
     /// not: `crate::trust::UNTRUSTED_KEYS`).
     pub api_key_helper: Option<Sourced<String>>,
+    /// `statusLine` (raw JSON; the TUI reads it) from the first settings
+    /// file that sets it (an untrusted project's files do not).
+    pub status_line: Option<serde_json::Value>,
+    /// `outputStyle`: the output style's name, from the first settings
+    /// file that sets it.
+    pub output_style: Option<Sourced<String>>,
 }
 
 impl Config {
@@ -235,6 +241,14 @@ impl Config {
         let api_key_helper = settings.files().iter().find_map(|file| {
             let command = file.raw.get("apiKeyHelper")?.as_str()?.trim();
             (!command.is_empty()).then(|| Sourced::new(command.to_string(), file.value_origin()))
+        });
+        let status_line = settings
+            .files()
+            .iter()
+            .find_map(|file| file.raw.get("statusLine").filter(|v| !v.is_null()).cloned());
+        let output_style = settings.files().iter().find_map(|file| {
+            let name = file.raw.get("outputStyle")?.as_str()?.trim();
+            (!name.is_empty()).then(|| Sourced::new(name.to_string(), file.value_origin()))
         });
         let permissions = settings.permissions();
         let home = env.path(vars::HOME);
@@ -296,6 +310,8 @@ impl Config {
             max_output_tokens,
             small_fast_model,
             api_key_helper,
+            status_line,
+            output_style,
         })
     }
 

@@ -31,11 +31,12 @@ pub const TRUSTED_FOLDERS_KEY: &str = "trustedFolders";
 /// Keys of project-scope files that start processes or servers; skipped
 /// when the folder is untrusted (MCP servers are started by whoever reads
 /// them, gated on `Config::project_trusted`).
-pub const UNTRUSTED_KEYS: [&str; 4] = [
+pub const UNTRUSTED_KEYS: [&str; 5] = [
     "apiKeyHelper",
     "mcpServers",
     "enableAllProjectMcpServers",
     "enabledMcpjsonServers",
+    "statusLine",
 ];
 
 #[derive(Debug, Default, Serialize, Deserialize)]

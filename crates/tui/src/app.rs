@@ -21,6 +21,7 @@ use crate::front::Front;
 use crate::screen::{Screen, Tone};
 use crate::session::{McpStatus, OpenedSession, SessionChoice, SessionFactory};
 use crate::status::status_of;
+use crate::status_line::{StatusLine, next_output, start_for};
 use crate::submit::{ShellRun, attachable, run_shell, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
@@ -98,6 +99,8 @@ struct App {
     pending_prompt: Option<String>,
     /// Woken when the `@` file index is ready (the next draw shows it).
     index_ready: tokio::sync::mpsc::UnboundedReceiver<()>,
+    /// The `statusLine` command of the session, if one is set.
+    status_line: Option<StatusLine>,
 }
 
 pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<ExitInfo, TuiError> {
@@ -106,7 +109,9 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         mcp,
         on_close,
         commands: expander,
+        status_line,
     } = session;
+    let status_line = start_for(status_line, &engine);
     let cwd = engine.config().cwd.clone();
     let theme = Theme::new(options.color);
     let mut custom = expander.commands.commands().to_vec();
@@ -165,6 +170,7 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         trust: options.trust,
         pending_prompt: None,
         index_ready,
+        status_line,
     };
     // The first prompt (`orbit "PROMPT"`) is submitted as if typed, after
     // the folder trust question when there is one.
@@ -207,9 +213,15 @@ impl App {
                 self.do_work(work).await?;
                 continue;
             }
+            if let Some(line) = &self.status_line {
+                line.refresh(self.front.screen.status());
+            }
             self.term.draw(&mut self.front.screen)?;
             let policy = self.engine.policy();
             tokio::select! {
+                text = next_output(&mut self.status_line) => {
+                    self.front.screen.set_custom_status(text);
+                }
                 event = self.events.next() => self.front.on_terminal_item(event, &policy)?,
                 Some(ask) = self.inbox.rx.recv() => {
                     self.front.screen.ask_with_reply(ask.request, ask.reply);
@@ -366,6 +378,7 @@ impl App {
         self.mcp = opened.mcp;
         self.on_close = opened.on_close;
         self.expander = opened.commands;
+        self.status_line = start_for(opened.status_line, &self.engine);
         self.context.clear();
         let status = status_of(&self.engine);
         *self.front.screen.status_mut() = status;
@@ -383,6 +396,7 @@ impl App {
             events,
             term,
             context,
+            status_line,
             ..
         } = self;
         let mut stream: LocalBoxStream<'_, Done> = match job {
@@ -414,12 +428,16 @@ impl App {
             // that arrive meanwhile share a frame); anything else at once.
             let due = last_draw + Duration::from_millis(FRAME_INTERVAL_MS);
             if !streamed || Instant::now() >= due {
+                if let Some(line) = status_line.as_ref() {
+                    line.refresh(front.screen.status());
+                }
                 term.draw(&mut front.screen)?;
                 last_draw = Instant::now();
                 streamed = false;
             }
             tokio::select! {
                 () = tokio::time::sleep_until(due.into()), if streamed => {}
+                text = next_output(status_line) => front.screen.set_custom_status(text),
                 item = stream.next() => {
                     let Some(item) = item else { break };
                     streamed = true;

@@ -64,6 +64,9 @@ pub struct Screen {
     dialogs: VecDeque<Dialog>,
     pub(crate) picker: Option<Picker>,
     status: StatusInfo,
+    /// The `statusLine` command's latest output (replaces the built-in
+    /// line's left part).
+    custom_status: Option<String>,
     busy: Option<Instant>,
     hint: Option<String>,
     queued: usize,
@@ -86,6 +89,7 @@ impl Screen {
             dialogs: VecDeque::new(),
             picker: None,
             status,
+            custom_status: None,
             busy: None,
             hint: None,
             queued: 0,
@@ -104,6 +108,17 @@ impl Screen {
     /// The status line's facts (the app updates cost, mode, model).
     pub fn status_mut(&mut self) -> &mut StatusInfo {
         &mut self.status
+    }
+
+    /// The status line's facts.
+    pub(crate) fn status(&self) -> &StatusInfo {
+        &self.status
+    }
+
+    /// The `statusLine` command's output, shown instead of the built-in
+    /// line's model and directory.
+    pub(crate) fn set_custom_status(&mut self, text: String) {
+        self.custom_status = Some(text);
     }
 
     /// The input box.

@@ -20,6 +20,8 @@ pub struct OpenedSession {
     /// The custom slash commands, with the folder's trust (`orbit-commands`:
     /// the expansion `-p` and the SDK use too).
     pub commands: orbit_commands::PromptExpander,
+    /// The `statusLine` command, if the settings set one.
+    pub status_line: Option<crate::status_line::StatusLineConfig>,
 }
 
 /// Which session `/clear`, `/resume` and `/continue` open.

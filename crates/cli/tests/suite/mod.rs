@@ -70,6 +70,7 @@ mod settings;
 mod skills;
 mod slash_commands;
 mod small_model;
+mod status_line;
 mod startup_errors;
 mod stdin_prompt;
 mod stdout_closed;

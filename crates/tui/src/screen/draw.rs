@@ -99,7 +99,10 @@ impl Screen {
                 .min(area.height.saturating_sub(2))
                 .max(1);
         }
-        tail.push(status_line(&self.status, t, width));
+        tail.push(match &self.custom_status {
+            Some(text) => crate::status_line::custom_line(text, &self.status, t, width),
+            None => status_line(&self.status, t, width),
+        });
         if let Some(hint) = &self.hint {
             tail.extend(wrap_line(
                 &Line::from(Span::styled(hint.clone(), t.dim())),
