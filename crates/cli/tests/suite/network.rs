@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Scratch, orbit_with_env, run, tool_results_text};
+use super::common::{PortServer, Scratch, orbit_with_env, run, tool_results_text};
 
 /// A forwarding HTTP proxy on 127.0.0.1 that records the first request
 /// line of every connection (absolute-form `GET http://…` or `CONNECT`).
@@ -250,43 +250,25 @@ openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out c
 }
 
 /// `openssl s_server` on a free port serving `dir`; killed on drop.
-struct TlsServer {
-    child: std::process::Child,
-    port: u16,
-}
+struct TlsServer(PortServer);
 
 impl TlsServer {
     fn start(dir: &std::path::Path, extra: &[&str]) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new("openssl")
-            .args([
-                "s_server", "-4", "-quiet", "-WWW", "-cert", "leaf.pem", "-key", "leaf.key",
-            ])
-            .args(["-accept", &port.to_string()])
-            .args(extra)
-            .current_dir(dir)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed().as_secs() < 10, "s_server did not start");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        Self { child, port }
-    }
-}
-
-impl Drop for TlsServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        Self(PortServer::start(
+            "s_server",
+            std::time::Duration::from_secs(10),
+            |port| {
+                let mut cmd = std::process::Command::new("openssl");
+                cmd.args([
+                    "s_server", "-4", "-quiet", "-WWW", "-cert", "leaf.pem", "-key", "leaf.key",
+                ])
+                .args(["-accept", &port.to_string()])
+                .args(extra)
+                .current_dir(dir)
+                .stdin(std::process::Stdio::null());
+                cmd
+            },
+        ))
     }
 }
 
@@ -298,7 +280,7 @@ fn extra_and_replaced_trust_stores() {
     let certs = tempfile::tempdir().unwrap();
     make_certs(certs.path());
     let server = TlsServer::start(certs.path(), &[]);
-    let url = format!("https://localhost:{}/page.txt", server.port);
+    let url = format!("https://localhost:{}/page.txt", server.0.port);
     let ca = certs.path().join("ca.pem").display().to_string();
     let allow = ("ORBIT_WEBFETCH_ALLOW_HOSTS", "localhost");
     let (_s, said, code, stderr) = webfetch_run(&url, &[allow]);
@@ -320,7 +302,7 @@ fn mutual_tls_with_a_client_certificate() {
     let certs = tempfile::tempdir().unwrap();
     make_certs(certs.path());
     let server = TlsServer::start(certs.path(), &["-Verify", "1", "-CAfile", "ca.pem"]);
-    let url = format!("https://localhost:{}/page.txt", server.port);
+    let url = format!("https://localhost:{}/page.txt", server.0.port);
     let path = |name: &str| certs.path().join(name).display().to_string();
     let (ca, cert, key) = (path("ca.pem"), path("client.pem"), path("client.key"));
     let base = [
