@@ -143,6 +143,7 @@ fn every_text() -> Vec<(String, String)> {
         // permissions
         permissions::denied_by_rule("Bash", "Bash(rm:*)"),
         permissions::denied_in_plan_mode("Write"),
+        permissions::asks_user("AskUserQuestion"),
         permissions::not_granted("Bash"),
         permissions::unsandboxed("Bash"),
         permissions::ask_rule("Bash", "Bash(git push:*)"),
