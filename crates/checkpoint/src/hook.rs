@@ -77,13 +77,19 @@ impl Checkpointer {
     /// Takes the prompt's `before` checkpoint when it has none yet.
     fn ensure_before(&self, inner: &mut Inner) {
         let root = self.root();
-        let store = inner
-            .store
-            .get_or_insert_with(|| Store::open(&self.data_dir, &root, &self.session_id));
         let transcript = orbit_session::transcript_path(&self.data_dir, &root, &self.session_id);
+        if !transcript.is_file() {
+            // No transcript of its own (a subagent's sidechain): nothing
+            // could rewind it; the parent's checkpoint covers its writes.
+            inner.off = true;
+            return;
+        }
         let (more, offset) = orbit_session::fork::count_results(&transcript, inner.results.1);
         inner.results = (inner.results.0 + more, offset);
         let number = inner.results.0 + 1;
+        let store = inner
+            .store
+            .get_or_insert_with(|| Store::open(&self.data_dir, &root, &self.session_id));
         let run = inner.prompt.get_or_insert_with(PromptRun::default);
         run.number = Some(number);
         let taken = store

@@ -64,6 +64,10 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
         "status",
         "Show the session id, model, cwd and permission mode",
     ),
+    (
+        "rewind",
+        "Restore the files to before a prompt (also /checkpoint, /undo, Esc Esc)",
+    ),
     ("exit", "Exit (the session is saved)"),
 ];
 
@@ -171,6 +175,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         }
         "init" => return Some(Action::Prompt(INIT_PROMPT.to_string())),
         "memory" => return memory(engine, screen, args),
+        "rewind" | "checkpoint" | "undo" => crate::rewind::run(engine, screen, args),
         "status" => {
             let s = status_of(engine);
             screen.note(

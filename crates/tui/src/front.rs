@@ -19,12 +19,16 @@ use crate::submit::append_note;
 
 /// Two Ctrl-C within this long (on an empty input) exit.
 const DOUBLE_CTRL_C_MS: u64 = 1_000;
+/// Two Esc within this long (on an empty input, nothing running) open
+/// the `/rewind` picker.
+const DOUBLE_ESC_MS: u64 = 1_000;
 
 /// The part of the app keys change (everything but the engine).
 pub(crate) struct Front {
     pub(crate) screen: Screen,
     pub(crate) queue: VecDeque<Work>,
     last_ctrl_c: Option<Instant>,
+    last_esc: Option<Instant>,
     pub(crate) exit: bool,
     /// Esc / Ctrl-C asked the running job to stop.
     pub(crate) interrupt: bool,
@@ -38,6 +42,7 @@ impl Front {
             screen,
             queue: VecDeque::new(),
             last_ctrl_c: None,
+            last_esc: None,
             exit: false,
             interrupt: false,
             cwd,
@@ -113,6 +118,18 @@ impl Front {
                 self.queue.clear();
                 self.screen.set_queued(0);
             }
+            KeyCode::Esc if !busy && self.screen.composer.is_empty() => {
+                let again = self
+                    .last_esc
+                    .is_some_and(|t| t.elapsed() < Duration::from_millis(DOUBLE_ESC_MS));
+                self.last_esc = (!again).then(Instant::now);
+                if again {
+                    self.queue.push_back(Work::Command {
+                        name: "rewind".to_string(),
+                        args: String::new(),
+                    });
+                }
+            }
             KeyCode::BackTab => {
                 let next = match policy.mode() {
                     PermissionMode::Default => PermissionMode::AcceptEdits,
@@ -153,6 +170,11 @@ impl Front {
                         self.queue.push_back(Work::Open(SessionChoice::Resume(id)));
                     }
                     (PickerKind::Resume, None) => {}
+                    (PickerKind::Rewind, Some(args)) if !args.is_empty() => {
+                        let name = "rewind".to_string();
+                        self.queue.push_back(Work::Command { name, args });
+                    }
+                    (PickerKind::Rewind, _) => {}
                 }
                 self.screen.picker = None;
             }

@@ -25,6 +25,7 @@ mod highlight;
 mod markdown;
 mod plan_dialog;
 mod question_dialog;
+mod rewind;
 pub mod sanitize;
 mod screen;
 mod session;

@@ -48,6 +48,8 @@ pub(crate) enum PickerKind {
     Resume,
     /// Answers "Trust this folder?".
     Trust,
+    /// Runs `/rewind VALUE` (`crate::rewind`; an empty value does nothing).
+    Rewind,
 }
 
 /// The UI's state; see the module docs.

@@ -50,6 +50,7 @@ mod plan_mode;
 mod resume;
 mod rewind;
 mod rewind_sdk;
+mod rewind_tui;
 mod sandbox_private;
 pub mod sdk;
 mod sdk_argv;
