@@ -230,7 +230,7 @@ pub fn prepare_with(
         tool_names,
     } = spec.build()?;
     let init = InitInfo {
-        slash_commands: orbit_commands::with_builtins(commands.commands.names()),
+        slash_commands: orbit_commands::with_builtins(commands.slash_names()),
         cwd: cwd.display().to_string(),
         tools: tool_names,
         skills: commands.skills.names(),

@@ -166,6 +166,19 @@ impl PromptExpander {
         }
     }
 
+    /// The names `/name` invokes (the `init` line's `slash_commands`): the
+    /// commands, then the skills no command shadows, as Claude Code lists
+    /// its skills among its slash commands.
+    pub fn slash_names(&self) -> Vec<String> {
+        let mut names = self.commands.names();
+        for skill in self.skills.names() {
+            if self.commands.find(&skill).is_none() {
+                names.push(skill);
+            }
+        }
+        names
+    }
+
     /// [`prepare_prompt`] with this expander's commands, trust and home.
     pub async fn plan<S: PromptSession + ?Sized>(
         &self,

@@ -199,6 +199,8 @@ fn p_slash_skill_sends_its_body_and_init_lists_it() {
         .find(|l| l["subtype"] == "init")
         .unwrap();
     assert_eq!(init["skills"], json!(["changelog"]));
+    // Claude Code lists skills among the slash commands too.
+    assert_eq!(init["slash_commands"][0], "changelog");
 }
 
 /// Two SDK prompts: the skill's grant lets its script run in the turn that
