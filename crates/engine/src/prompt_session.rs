@@ -104,11 +104,17 @@ pub(crate) fn install_turn_grants(runtime: &Arc<ToolRuntime>, base: &PermissionC
     let base = base.clone();
     let granter: Arc<orbit_tool::TurnGranter> = Arc::new(move |rules: &[String]| {
         let Some(runtime) = weak.upgrade() else {
-            return (Box::new(()) as Box<dyn std::any::Any + Send + Sync>, Vec::new());
+            return (
+                Box::new(()) as Box<dyn std::any::Any + Send + Sync>,
+                Vec::new(),
+            );
         };
         let scope = scope_for(&runtime, &base, rules);
         let errors = scope.errors().iter().map(ToString::to_string).collect();
-        (Box::new(scope) as Box<dyn std::any::Any + Send + Sync>, errors)
+        (
+            Box::new(scope) as Box<dyn std::any::Any + Send + Sync>,
+            errors,
+        )
     });
     orbit_tool::TurnGrants::of(&runtime.context).set_granter(granter);
     // `ExitPlanMode` leaves plan mode through the session's policy.
