@@ -107,6 +107,13 @@ pub const ORBIT_TOOL_RESULT_BUDGET_CHARS: &str = "ORBIT_TOOL_RESULT_BUDGET_CHARS
 pub const ORBIT_TOOLS_SEE_SECRETS: &str = "ORBIT_TOOLS_SEE_SECRETS";
 /// Hosts WebFetch may reach although they resolve to a local address.
 pub const ORBIT_WEBFETCH_ALLOW_HOSTS: &str = "ORBIT_WEBFETCH_ALLOW_HOSTS";
+/// WebSearch's backend for providers without server-side search:
+/// `searxng`, `brave` or `tavily`.
+pub const ORBIT_WEBSEARCH_BACKEND: &str = "ORBIT_WEBSEARCH_BACKEND";
+/// The search backend's base URL.
+pub const ORBIT_WEBSEARCH_URL: &str = "ORBIT_WEBSEARCH_URL";
+/// The search backend's API key (tools never see it).
+pub const ORBIT_WEBSEARCH_API_KEY: &str = "ORBIT_WEBSEARCH_API_KEY";
 /// Claude Code's OAuth token (orbit does not use it; tools never see it).
 pub const CLAUDE_CODE_OAUTH_TOKEN: &str = "CLAUDE_CODE_OAUTH_TOKEN";
 /// Claude Code's Bedrock bearer token (tools never see it).
@@ -335,6 +342,18 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: ORBIT_WEBFETCH_ALLOW_HOSTS,
         meaning: "Comma-separated host names (or `*`) WebFetch may reach although they resolve to a loopback, private or link-local address (local development). Not settable by project or local settings.",
+    },
+    EnvVar {
+        name: ORBIT_WEBSEARCH_BACKEND,
+        meaning: "WebSearch's search backend: `searxng`, `brave` or `tavily` (default: none; the Anthropic provider searches with the Messages API's server-side web search, the others need a backend).",
+    },
+    EnvVar {
+        name: ORBIT_WEBSEARCH_URL,
+        meaning: "The search backend's base URL (required for SearXNG, e.g. `http://127.0.0.1:8888`; Brave and Tavily default to their public APIs).",
+    },
+    EnvVar {
+        name: ORBIT_WEBSEARCH_API_KEY,
+        meaning: "The search backend's API key (Brave's subscription token, Tavily's key); kept out of the tools' processes like every `ORBIT_*_KEY`.",
     },
     EnvVar {
         name: ORBIT_CONTEXT_WINDOW,

@@ -465,6 +465,12 @@ fn secure(
         context,
         orbit_config::webfetch_allowed_hosts(env),
     );
+    orbit_tools::builtin::web_search::backend::SearchBackend::install(
+        context,
+        env.get(orbit_config::vars::ORBIT_WEBSEARCH_BACKEND),
+        env.get(orbit_config::vars::ORBIT_WEBSEARCH_URL),
+        env.get(orbit_config::vars::ORBIT_WEBSEARCH_API_KEY),
+    );
     context.set_launcher(launcher);
     for dir in added_dirs {
         context.allow_directory(dir);

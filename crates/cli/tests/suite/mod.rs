@@ -87,3 +87,4 @@ mod trust;
 mod tui;
 mod vertex;
 mod web_fetch_prompt;
+mod web_search;

@@ -28,6 +28,7 @@ pub mod read;
 pub mod skill;
 pub mod todo;
 pub mod web_fetch;
+pub mod web_search;
 pub mod write;
 mod write_echo;
 
@@ -50,5 +51,6 @@ pub fn default_tools() -> ToolRegistry {
     registry.register(typed(ls::LsTool));
     registry.register(typed(todo::TodoWriteTool));
     registry.register(typed(web_fetch::WebFetchTool::new()));
+    registry.register(typed(web_search::WebSearchTool::new()));
     registry
 }

@@ -25,6 +25,7 @@ fn built_ins_in_order_with_their_result_limits() {
         ("LS", PersistOver(100_000)),
         ("TodoWrite", PersistOver(100_000)),
         ("WebFetch", PersistOver(110_000)),
+        ("WebSearch", PersistOver(100_000)),
     ];
     assert_eq!(declared, expected);
     for (name, _) in expected {

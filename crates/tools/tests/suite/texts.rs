@@ -284,6 +284,21 @@ fn every_text() -> Vec<(String, String)> {
         tools::web_fetch::partial_page_note(265_956, 0, 100_000),
         tools::web_fetch::offset_past_end(300_000, 265_956),
         tools::web_fetch::side_failed("ERROR"),
+        // WebSearch
+        tools::web_search::DESCRIPTION,
+        tools::web_search::SIDE_SYSTEM,
+        tools::web_search::side_request("orbit agent"),
+        tools::web_search::results_header("orbit agent"),
+        tools::web_search::links_part(r#"[{"title":"A","url":"https://example.com/a"}]"#),
+        tools::web_search::search_error_part("max_uses_exceeded"),
+        tools::web_search::SOURCES_REMINDER,
+        tools::web_search::NO_RESULTS,
+        tools::web_search::QUERY_TOO_SHORT,
+        tools::web_search::BOTH_DOMAIN_FILTERS,
+        tools::web_search::no_backend("openai"),
+        tools::web_search::unknown_backend("bing"),
+        tools::web_search::backend_needs("brave", "ORBIT_WEBSEARCH_API_KEY"),
+        tools::web_search::search_failed("HTTP 500"),
     ]
 }
 

@@ -17,6 +17,7 @@ pub mod ls;
 pub mod read;
 pub mod todo;
 pub mod web_fetch;
+pub mod web_search;
 pub mod write;
 
 /// Refusal text for Write/Edit of an existing file never read (T5, §8;
