@@ -58,6 +58,8 @@ pub struct InitInfo {
     pub skills: Vec<String>,
     /// The memory files the session loaded (CLAUDE.md and the rest).
     pub memory_paths: Vec<String>,
+    /// The output style's name (`default` when none is set).
+    pub output_style: String,
 }
 
 /// A writer of one run's output, whatever its format.
@@ -284,9 +286,20 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
                 self.line(&line)?;
             }
             EngineEvent::AssistantMessage { .. } => {
-                if let Some(line) = self.assistant_line(event) {
+                for line in self.assistant_lines(event) {
                     self.line(&line)?;
                 }
+            }
+            // Before each model request, with partial messages (Claude
+            // Code 2.1.332's `status: requesting`).
+            EngineEvent::RequestStart { .. } if self.partial => {
+                self.line(&serde_json::json!({
+                    "type": "system",
+                    "subtype": "status",
+                    "status": "requesting",
+                    "session_id": self.session_id,
+                    "uuid": new_uuid(),
+                }))?;
             }
             EngineEvent::CompactBoundary {
                 trigger,
@@ -384,7 +397,7 @@ impl<W: Write, E: Write> EventSink for StreamWriter<W, E> {
             model: info.model,
             permission_mode: info.permission_mode,
             api_key_source: info.api_key_source,
-            output_style: "default".to_string(),
+            output_style: info.output_style,
             claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
             orbit_version: env!("CARGO_PKG_VERSION").to_string(),
             slash_commands: info.slash_commands,

@@ -115,7 +115,10 @@ fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
     let init = printed.of_kind("init");
     let init = init.first().unwrap_or_else(|| panic!("{}", printed.stderr));
     assert_eq!(init["claude_code_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(init["slash_commands"], json!([]));
+    assert_eq!(
+        init["slash_commands"],
+        json!(["compact", "context", "cost", "model", "clear", "init"])
+    );
     assert_eq!(init["agents"], json!(["reviewer"]));
     assert_eq!(init["mcp_servers"], json!([]));
     assert_eq!(init["permissionMode"], "default");

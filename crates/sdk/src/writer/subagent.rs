@@ -34,26 +34,28 @@ impl<W: Write, E: Write> StreamWriter<W, E> {
         else {
             return Ok(());
         };
-        let line = match &event {
-            EngineEvent::AssistantMessage { .. } => match self.assistant_line(&event) {
-                Some(line) => line,
-                None => return Ok(()),
-            },
+        let lines = match &event {
+            EngineEvent::AssistantMessage { .. } => self.assistant_lines(&event),
             EngineEvent::UserMessage { uuid, message } => {
-                SdkMessage::User(self.conversation(user_api_message(message), uuid))
+                vec![SdkMessage::User(
+                    self.conversation(user_api_message(message), uuid),
+                )]
             }
             _ => return Ok(()),
         };
         if !self.stream() {
             return Ok(());
         }
-        let mut line = serde_json::to_value(&line).map_err(io::Error::other)?;
-        line["parent_tool_use_id"] = Value::String(tool_use_id.to_string());
-        for key in ["agent_id", "subagent_type"] {
-            if let Some(value) = data.get(key) {
-                line[key] = value.clone();
+        for line in lines {
+            let mut line = serde_json::to_value(&line).map_err(io::Error::other)?;
+            line["parent_tool_use_id"] = Value::String(tool_use_id.to_string());
+            for key in ["agent_id", "subagent_type"] {
+                if let Some(value) = data.get(key) {
+                    line[key] = value.clone();
+                }
             }
+            self.line(&line)?;
         }
-        self.line(&line)
+        Ok(())
     }
 }
