@@ -51,6 +51,8 @@ const TURN_GRANTS_KEY: &str = "orbit.turn_grants";
 pub struct TurnGrants {
     granter: Mutex<Option<Arc<TurnGranter>>>,
     held: Mutex<Vec<Box<dyn Any + Send + Sync>>>,
+    /// The skills loaded in this turn (a second call is answered briefly).
+    loaded: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for TurnGrants {
@@ -87,10 +89,23 @@ impl TurnGrants {
         Ok(errors)
     }
 
-    /// Ends every grant of the turn (the engine calls it when a turn ends).
+    /// Ends every grant of the turn (the engine calls it when a turn ends)
+    /// and forgets what the turn loaded.
     pub fn end_turn(&self) {
         let ended = std::mem::take(&mut *lock(&self.held));
         drop(ended);
+        lock(&self.loaded).clear();
+    }
+
+    /// Records that `skill` is loaded in this turn; false when it already
+    /// was.
+    pub fn first_load(&self, skill: &str) -> bool {
+        let mut loaded = lock(&self.loaded);
+        if loaded.iter().any(|s| s == skill) {
+            return false;
+        }
+        loaded.push(skill.to_string());
+        true
     }
 
     /// How many grants are held.
@@ -132,5 +147,8 @@ mod tests {
         grants.end_turn();
         assert_eq!(Arc::strong_count(&live), 2);
         assert_eq!(grants.held(), 0);
+        assert!(grants.first_load("a") && !grants.first_load("a"));
+        grants.end_turn();
+        assert!(grants.first_load("a"));
     }
 }

@@ -250,3 +250,20 @@ fn a_fifo_skill_file_is_one_warning_and_does_not_hang() {
     assert_eq!(lines_with(&stderr, "SKILL.md").len(), 1, "{stderr}");
     assert!(skill_description(&server.bodies()[0]).is_none());
 }
+
+/// A small model that calls Skill again for a loaded skill gets a short
+/// answer instead of the body once more (it looped on it before).
+#[test]
+fn a_second_call_for_a_loaded_skill_is_answered_briefly() {
+    let scratch = project_with_skill();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Skill", json!({"skill": "changelog"})),
+        Reply::tool_use("toolu_2", "Skill", json!({"skill": "changelog"})),
+        Reply::text("done"),
+    ]);
+    let out = run_orbit(&scratch, &server, &["-p", "changelog", "--trust-project"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let again = tool_results_text(&server.bodies()[2]);
+    assert!(again.contains("already loaded in this turn"), "{again}");
+    assert!(!again.contains(BODY_MARKER), "{again}");
+}

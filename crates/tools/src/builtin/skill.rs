@@ -8,7 +8,9 @@
 //! the skill in the session's [`SkillLibrary`] (a leading `/` is ignored)
 //! → call loads it: the model gets `Launching skill: NAME` and the skill's
 //! folder and instructions (arguments filled); its `allowed-tools` are
-//! granted until the user's turn ends ([`TurnGrants`]). The description
+//! granted until the user's turn ends ([`TurnGrants`]). A second call for
+//! the same skill in one turn gets a short "already loaded" answer (a small
+//! model otherwise loops on it). The description
 //! lists the skills by name and description only (the library keeps the
 //! listing within its size budget).
 
@@ -98,8 +100,16 @@ impl TypedTool for SkillTool {
         if call.cancel.is_cancelled() {
             return Ok(ToolOutput::interrupted());
         }
+        let turn = TurnGrants::of(ctx);
+        if !turn.first_load(&load.name) {
+            return Ok(ToolOutput::text(format!(
+                "The skill {} is already loaded in this turn: follow the instructions it gave above \
+                 now, without calling Skill for it again.",
+                load.name
+            )));
+        }
         let mut text = format!("Launching skill: {}\n\n{}", load.name, load.text);
-        match TurnGrants::of(ctx).grant(&load.allowed_tools) {
+        match turn.grant(&load.allowed_tools) {
             Ok(errors) => {
                 for err in errors {
                     text.push_str(&format!("\n\n(allowed-tools rule ignored: {err})"));
