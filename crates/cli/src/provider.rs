@@ -155,7 +155,8 @@ pub fn effective_model(config: &Config) -> String {
 fn bedrock_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
     use orbit_model::bedrock::{BedrockClient, BedrockConfig};
     let mut client_config = BedrockConfig::from_lookup(config.env.lookup());
-    client_config.shape = request_shape(config, args, client_config.shape);
+    let common = &mut client_config.common;
+    common.shape = request_shape(config, args, std::mem::take(&mut common.shape));
     Ok(Arc::new(BedrockClient::new(client_config)?))
 }
 
@@ -165,7 +166,8 @@ fn bedrock_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelC
 fn vertex_client(config: &Config, args: &Args) -> anyhow::Result<Arc<dyn ModelClient>> {
     use orbit_model::vertex::{VertexClient, VertexConfig};
     let mut client_config = VertexConfig::from_lookup(config.env.lookup());
-    client_config.shape = request_shape(config, args, client_config.shape);
+    let common = &mut client_config.common;
+    common.shape = request_shape(config, args, std::mem::take(&mut common.shape));
     Ok(Arc::new(VertexClient::new(client_config)?))
 }
 

@@ -30,7 +30,7 @@ mod auth;
 pub mod bedrock;
 mod body;
 pub mod catalog;
-mod cloud;
+pub mod cloud;
 mod driver;
 mod error;
 mod eventstream;

@@ -21,7 +21,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::anthropic::Turn;
-use crate::fake::{Dialect, FakeServer, ReplyOf};
+use crate::fake::{FakeServer, ReplyOf};
 use crate::http::WireReply;
 
 /// The test credentials of [`bedrock_env`].
@@ -30,6 +30,48 @@ pub const ACCESS_KEY_ID: &str = "AKIDORBITTEST";
 pub const SECRET_ACCESS_KEY: &str = "test-key";
 /// The region of [`bedrock_env`].
 pub const REGION: &str = "us-west-2";
+
+/// Implements [`Dialect`] for a newtype over [`Turn`] (a cloud provider
+/// that streams Anthropic turns) from its wire facts, `render` (the
+/// Anthropic rendering of a turn → this provider's reply) and
+/// `error_body`, plus `ReplyOf::turn`.
+macro_rules! turn_dialect {
+    ($name:ident: POST $route:literal under $base:literal, env $url:literal $key:literal,
+     server error $server_error:literal, ids $prefix:literal,
+     render $render:expr, error body $error_body:expr) => {
+        impl $crate::fake::Dialect for $name {
+            const ROUTE: &'static str = $route;
+            const BASE_PATH: &'static str = $base;
+            const ENV_BASE_URL: &'static str = $url;
+            const ENV_API_KEY: &'static str = $key;
+            const SERVER_ERROR_TYPE: &'static str = $server_error;
+            const ID_PREFIX: &'static str = $prefix;
+            const MODEL: &'static str = $crate::anthropic::DEFAULT_MODEL;
+
+            fn with_text(text: &str) -> Self {
+                $name($crate::anthropic::Turn::new().text(text))
+            }
+
+            fn render(&self, position: usize) -> $crate::http::WireReply {
+                let anthropic =
+                    <$crate::anthropic::Turn as $crate::fake::Dialect>::render(&self.0, position);
+                $render(anthropic)
+            }
+
+            fn error_body(error_type: &str, message: &str) -> String {
+                $error_body(error_type, message)
+            }
+        }
+
+        impl $crate::fake::ReplyOf<$name> {
+            /// A streamed turn.
+            pub fn turn(turn: $crate::anthropic::Turn) -> Self {
+                Self::stream($name(turn))
+            }
+        }
+    };
+}
+pub(crate) use turn_dialect;
 
 /// One streamed Bedrock answer: an Anthropic turn in event-stream frames.
 #[derive(Debug, Clone)]
@@ -41,41 +83,24 @@ pub type BedrockReply = ReplyOf<BedrockTurn>;
 /// The fake Bedrock runtime. Dropping it stops the server.
 pub type FakeBedrock = FakeServer<BedrockTurn>;
 
-impl BedrockReply {
-    /// A streamed turn.
-    pub fn turn(turn: Turn) -> Self {
-        Self::stream(BedrockTurn(turn))
-    }
+turn_dialect! {
+    BedrockTurn: POST "/invoke-with-response-stream" under "",
+    env "ANTHROPIC_BEDROCK_BASE_URL" "AWS_SECRET_ACCESS_KEY",
+    server error "internalServerException", ids "msg_bdrk_",
+    render in_event_stream, error body |_type: &str, message: &str| json!({ "message": message }).to_string()
 }
 
-impl Dialect for BedrockTurn {
-    const ROUTE: &'static str = "/invoke-with-response-stream";
-    const BASE_PATH: &'static str = "";
-    const ENV_BASE_URL: &'static str = "ANTHROPIC_BEDROCK_BASE_URL";
-    const ENV_API_KEY: &'static str = "AWS_SECRET_ACCESS_KEY";
-    const SERVER_ERROR_TYPE: &'static str = "internalServerException";
-    const ID_PREFIX: &'static str = "msg_bdrk_";
-    const MODEL: &'static str = crate::anthropic::DEFAULT_MODEL;
-
-    fn with_text(text: &str) -> Self {
-        BedrockTurn(Turn::new().text(text))
-    }
-
-    fn render(&self, position: usize) -> WireReply {
-        let mut wire = <Turn as Dialect>::render(&self.0, position);
-        wire.headers
-            .retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
-        wire.headers.push((
-            "content-type".into(),
-            "application/vnd.amazon.eventstream".into(),
-        ));
-        wire.encode_frame = Some(crate::http::EncodeFrame(encode_frame));
-        wire
-    }
-
-    fn error_body(_error_type: &str, message: &str) -> String {
-        json!({ "message": message }).to_string()
-    }
+/// An Anthropic SSE reply as Bedrock sends it: event-stream content type,
+/// each frame encoded by [`encode_frame`].
+fn in_event_stream(mut wire: WireReply) -> WireReply {
+    wire.headers
+        .retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+    wire.headers.push((
+        "content-type".into(),
+        "application/vnd.amazon.eventstream".into(),
+    ));
+    wire.encode_frame = Some(crate::http::EncodeFrame(encode_frame));
+    wire
 }
 
 /// Environment for `orbit` against `server`: Bedrock on, its URL, the

@@ -38,33 +38,11 @@ pub type VertexReply = ReplyOf<VertexTurn>;
 /// The fake Vertex AI. Dropping it stops the server.
 pub type FakeVertex = FakeServer<VertexTurn>;
 
-impl VertexReply {
-    /// A streamed turn.
-    pub fn turn(turn: Turn) -> Self {
-        Self::stream(VertexTurn(turn))
-    }
-}
-
-impl Dialect for VertexTurn {
-    const ROUTE: &'static str = ":streamRawPredict";
-    const BASE_PATH: &'static str = "/v1";
-    const ENV_BASE_URL: &'static str = "ANTHROPIC_VERTEX_BASE_URL";
-    const ENV_API_KEY: &'static str = "ANTHROPIC_VERTEX_PROJECT_ID";
-    const SERVER_ERROR_TYPE: &'static str = "api_error";
-    const ID_PREFIX: &'static str = "msg_vrtx_";
-    const MODEL: &'static str = crate::anthropic::DEFAULT_MODEL;
-
-    fn with_text(text: &str) -> Self {
-        VertexTurn(Turn::new().text(text))
-    }
-
-    fn render(&self, position: usize) -> WireReply {
-        <Turn as Dialect>::render(&self.0, position)
-    }
-
-    fn error_body(error_type: &str, message: &str) -> String {
-        <Turn as Dialect>::error_body(error_type, message)
-    }
+crate::bedrock::turn_dialect! {
+    VertexTurn: POST ":streamRawPredict" under "/v1",
+    env "ANTHROPIC_VERTEX_BASE_URL" "ANTHROPIC_VERTEX_PROJECT_ID",
+    server error "api_error", ids "msg_vrtx_",
+    render |wire| wire, error body <Turn as Dialect>::error_body
 }
 
 /// A token endpoint's answer (`POST /token`).

@@ -8,54 +8,80 @@
 //! credentials in one line, before any request.
 
 use orbit_test_support::bedrock::{SECRET_ACCESS_KEY, sigv4};
-use orbit_test_support::{BedrockReply, FakeBedrock, Turn, bedrock_env};
+use orbit_test_support::{BedrockReply, CapturedRequest, FakeBedrock, Turn, bedrock_env};
 use serde_json::json;
 
 use super::common::{Scratch, orbit_with_env, run, run_stream_json_with_env, tool_results_text};
 
-#[test]
-fn a_three_turn_session_with_tools_runs_on_bedrock_signed_and_retried() {
-    let scratch = Scratch::new();
-    let notes = scratch.write("notes.txt", "alpha\n");
-    let server = FakeBedrock::start(vec![
-        BedrockReply::turn(
-            Turn::new()
-                .text("Reading.")
-                .tool_use("toolu_1", "Read", json!({"file_path": notes}))
-                .usage(100, 10),
-        ),
-        BedrockReply::turn(Turn::new().text("partial").error_after(
-            3,
-            "overloaded_error",
-            "Overloaded",
-        )),
-        BedrockReply::turn(
-            Turn::new()
-                .tool_use(
-                    "toolu_2",
-                    "Grep",
-                    json!({"pattern": "alpha", "output_mode": "content"}),
-                )
-                .usage(200, 20),
-        ),
-        BedrockReply::api_error(429, "throttlingException", "Too many requests, please wait"),
-        BedrockReply::turn(Turn::new().text("cut").cut_after(3)),
-        BedrockReply::turn(Turn::new().text("bad crc").malformed_at(2)),
-        BedrockReply::turn(Turn::new().text("It says alpha.").usage(300, 30)),
-    ]);
-    let out = run_stream_json_with_env(
-        &scratch,
-        &bedrock_env(&server),
-        "What is in notes.txt?",
-        &[],
-    );
+/// The three good turns of both cloud sessions: Read `notes`, Grep
+/// `alpha`, the answer "It says alpha." (output tokens 10 + 20 + 30).
+pub(super) fn notes_turns(notes: &std::path::Path) -> [Turn; 3] {
+    [
+        Turn::new()
+            .text("Reading.")
+            .tool_use("toolu_1", "Read", json!({"file_path": notes}))
+            .usage(100, 10),
+        Turn::new()
+            .tool_use(
+                "toolu_2",
+                "Grep",
+                json!({"pattern": "alpha", "output_mode": "content"}),
+            )
+            .usage(200, 20),
+        Turn::new().text("It says alpha.").usage(300, 30),
+    ]
+}
+
+/// Runs "What is in notes.txt?" (stream-json) with `env` and checks what
+/// both cloud sessions end with: the answer after three turns, the good
+/// turns' output tokens, `retries` `api_retry` lines; then checks the
+/// server's requests (`requests()`: `count` of them, the Read result in
+/// the second) and returns them.
+pub(super) fn run_notes_session(
+    scratch: &Scratch,
+    env: &[(String, String)],
+    requests: impl Fn() -> Vec<CapturedRequest>,
+    (count, retries): (usize, usize),
+) -> Vec<CapturedRequest> {
+    let out = run_stream_json_with_env(scratch, env, "What is in notes.txt?", &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let result = out.result();
     assert_eq!(result["result"], "It says alpha.");
     assert_eq!(result["num_turns"], 3, "{result}");
     assert_eq!(result["usage"]["output_tokens"], 60, "{result}");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 7);
+    let retried = out
+        .lines()
+        .into_iter()
+        .filter(|l| l["type"] == "system" && l["subtype"] == "api_retry")
+        .count();
+    assert_eq!(retried, retries, "{}", out.stdout);
+    let requests = requests();
+    assert_eq!(requests.len(), count);
+    let read = tool_results_text(&requests[1].body);
+    assert!(read.contains("1\talpha"), "{}", requests[1].body);
+    requests
+}
+
+#[test]
+fn a_three_turn_session_with_tools_runs_on_bedrock_signed_and_retried() {
+    let scratch = Scratch::new();
+    let notes = scratch.write("notes.txt", "alpha\n");
+    let [read, grep, answer] = notes_turns(&notes);
+    let server = FakeBedrock::start(vec![
+        BedrockReply::turn(read),
+        BedrockReply::turn(Turn::new().text("partial").error_after(
+            3,
+            "overloaded_error",
+            "Overloaded",
+        )),
+        BedrockReply::turn(grep),
+        BedrockReply::api_error(429, "throttlingException", "Too many requests, please wait"),
+        BedrockReply::turn(Turn::new().text("cut").cut_after(3)),
+        BedrockReply::turn(Turn::new().text("bad crc").malformed_at(2)),
+        BedrockReply::turn(answer),
+    ]);
+    let env = bedrock_env(&server);
+    let requests = run_notes_session(&scratch, &env, || server.requests(), (7, 4));
     for req in &requests {
         assert_eq!(
             req.path,
@@ -65,22 +91,6 @@ fn a_three_turn_session_with_tools_runs_on_bedrock_signed_and_retried() {
         assert!(req.body.get("model").is_none(), "{}", req.body);
         sigv4::verify(req, SECRET_ACCESS_KEY).unwrap_or_else(|e| panic!("{}: {e}", req.path));
     }
-    assert!(
-        tool_results_text(&requests[1].body).contains("1\talpha"),
-        "{}",
-        requests[1].body
-    );
-    assert!(
-        tool_results_text(&requests[3].body).contains("alpha"),
-        "{}",
-        requests[3].body
-    );
-    let retries = out
-        .lines()
-        .into_iter()
-        .filter(|l| l["type"] == "system" && l["subtype"] == "api_retry")
-        .count();
-    assert_eq!(retries, 4, "{}", out.stdout);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! `AWS_EC2_METADATA_DISABLED=true`; `AWS_EC2_METADATA_SERVICE_ENDPOINT`
 //! moves it), each HTTP source bounded by [`HTTP_SOURCE_TIMEOUT_MS`].
 //!
-//! Data flow: [`AwsEnv`] is the snapshot of the variables taken when the
+//! Data flow: [`aws_env`] is the snapshot of the variables taken when the
 //! client is built; [`resolve`] runs on the first request (never at start)
 //! and its result is cached by the signer until shortly before it expires.
 //! No secret is logged; an error names the sources tried.
@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use crate::ModelError;
+use crate::cloud::CapturedEnv;
 
 /// Longest wait for one HTTP credentials source (container, IMDS), in milliseconds.
 pub(crate) const HTTP_SOURCE_TIMEOUT_MS: u64 = 1_000;
@@ -45,46 +46,18 @@ pub(crate) const AWS_VARS: [&str; 12] = [
     "HOME",
 ];
 
-/// The environment the chain reads, captured when the client was built.
-#[derive(Clone, Default, PartialEq)]
-pub struct AwsEnv {
-    vars: Vec<(String, String)>,
+/// The chain's variables from `lookup`.
+pub(crate) fn aws_env(lookup: impl Fn(&str) -> Option<String>) -> CapturedEnv {
+    CapturedEnv::of(&AWS_VARS, lookup)
 }
 
-impl std::fmt::Debug for AwsEnv {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = self.vars.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("AwsEnv").field("set", &names).finish()
-    }
-}
-
-impl AwsEnv {
-    /// The chain's variables from `lookup` (empty values are unset).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let vars = AWS_VARS
-            .iter()
-            .filter_map(|name| {
-                let value = lookup(name).filter(|v| !v.trim().is_empty())?;
-                Some((name.to_string(), value))
-            })
-            .collect();
-        Self { vars }
-    }
-
-    fn get(&self, name: &str) -> Option<&str> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn home_file(&self, var: &str, default: &str) -> Option<PathBuf> {
-        match self.get(var) {
-            Some(path) => Some(PathBuf::from(path)),
-            None => self
-                .get("HOME")
-                .map(|home| PathBuf::from(home).join(default)),
-        }
+/// `var`'s file, else `default` under `$HOME`.
+fn home_file(env: &CapturedEnv, var: &str, default: &str) -> Option<PathBuf> {
+    match env.get(var) {
+        Some(path) => Some(PathBuf::from(path)),
+        None => env
+            .get("HOME")
+            .map(|home| PathBuf::from(home).join(default)),
     }
 }
 
@@ -107,7 +80,7 @@ impl std::fmt::Debug for AwsCredentials {
 }
 
 /// The first credentials of the chain (see the module docs).
-pub(crate) async fn resolve(env: &AwsEnv) -> Result<AwsCredentials, ModelError> {
+pub(crate) async fn resolve(env: &CapturedEnv) -> Result<AwsCredentials, ModelError> {
     if let (Some(id), Some(secret)) = (
         env.get("AWS_ACCESS_KEY_ID"),
         env.get("AWS_SECRET_ACCESS_KEY"),
@@ -201,9 +174,11 @@ fn static_keys(section: &[(String, String)]) -> Option<AwsCredentials> {
     })
 }
 
-async fn from_profile(env: &AwsEnv, profile: &str) -> Result<Option<AwsCredentials>, ModelError> {
-    let credentials = env
-        .home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials")
+async fn from_profile(
+    env: &CapturedEnv,
+    profile: &str,
+) -> Result<Option<AwsCredentials>, ModelError> {
+    let credentials = home_file(env, "AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials")
         .and_then(|p| read_profile_file(&p));
     if let Some(found) = credentials
         .as_deref()
@@ -212,9 +187,8 @@ async fn from_profile(env: &AwsEnv, profile: &str) -> Result<Option<AwsCredentia
     {
         return Ok(Some(found));
     }
-    let config = env
-        .home_file("AWS_CONFIG_FILE", ".aws/config")
-        .and_then(|p| read_profile_file(&p));
+    let config =
+        home_file(env, "AWS_CONFIG_FILE", ".aws/config").and_then(|p| read_profile_file(&p));
     let header = if profile == "default" {
         "default".to_string()
     } else {
@@ -300,7 +274,7 @@ fn plain_http() -> Option<reqwest::Client> {
         .ok()
 }
 
-async fn from_container(env: &AwsEnv) -> Result<Option<AwsCredentials>, ModelError> {
+async fn from_container(env: &CapturedEnv) -> Result<Option<AwsCredentials>, ModelError> {
     let url = match (
         env.get("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
         env.get("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"),
@@ -326,40 +300,33 @@ async fn from_container(env: &AwsEnv) -> Result<Option<AwsCredentials>, ModelErr
         .ok_or_else(|| failed("no keys in its answer"))
 }
 
-async fn from_imds(env: &AwsEnv) -> Option<AwsCredentials> {
+/// A 2xx answer's text; None for anything else.
+async fn text_of(request: reqwest::RequestBuilder) -> Option<String> {
+    let response = request.send().await.ok()?.error_for_status().ok()?;
+    response.text().await.ok()
+}
+
+async fn from_imds(env: &CapturedEnv) -> Option<AwsCredentials> {
     let base = env
         .get("AWS_EC2_METADATA_SERVICE_ENDPOINT")
         .unwrap_or(IMDS_ENDPOINT)
         .trim_end_matches('/')
         .to_string();
     let http = plain_http()?;
-    let token = http
-        .put(format!("{base}/latest/api/token"))
-        .header("x-aws-ec2-metadata-token-ttl-seconds", "21600")
-        .send()
-        .await
-        .ok()?
-        .error_for_status()
-        .ok()?
-        .text()
-        .await
-        .ok()?;
+    let token = text_of(
+        http.put(format!("{base}/latest/api/token"))
+            .header("x-aws-ec2-metadata-token-ttl-seconds", "21600"),
+    )
+    .await?;
     let roles = format!("{base}/latest/meta-data/iam/security-credentials/");
     let get = |url: String| {
         http.get(url)
             .header("x-aws-ec2-metadata-token", token.clone())
-            .send()
     };
-    let role = get(roles.clone())
-        .await
-        .ok()?
-        .error_for_status()
-        .ok()?
-        .text()
-        .await
-        .ok()?;
+    let role = text_of(get(roles.clone())).await?;
     let role = role.lines().next()?.trim().to_string();
     let body: Value = get(format!("{roles}{role}"))
+        .send()
         .await
         .ok()?
         .json()
@@ -395,7 +362,7 @@ mod tests {
     async fn env_keys_then_profile_files_then_a_one_line_error() {
         let dir = tempfile::tempdir().unwrap();
         let lookup = |vars: Vec<(&'static str, String)>| {
-            AwsEnv::from_lookup(move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone()))
+            aws_env(move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone()))
         };
         let home = dir.path().display().to_string();
         let env = lookup(vec![

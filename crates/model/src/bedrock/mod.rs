@@ -7,7 +7,8 @@
 //!
 //! Data flow: [`BedrockConfig::from_lookup`] reads the region
 //! (`AWS_REGION`, else `AWS_DEFAULT_REGION`), the base URL, a bearer token
-//! (`AWS_BEARER_TOKEN_BEDROCK`) and snapshots the AWS credential variables
+//! (`AWS_BEARER_TOKEN_BEDROCK`), the settings shared with Vertex
+//! (`cloud::CloudCommon`) and snapshots the AWS credential variables
 //! (`credentials`); [`BedrockClient::new`] fails at once without a region.
 //! Each call maps the model to its Bedrock id through the catalog
 //! (`catalog::bedrock_model_id`; a Bedrock id or ARN in `ANTHROPIC_MODEL`
@@ -22,16 +23,11 @@ mod credentials;
 mod sign;
 mod wire;
 
-pub use credentials::AwsEnv;
-
 use std::sync::Arc;
 
-use reqwest::header::HeaderMap;
-
-use crate::anthropic::{ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
-use crate::cloud::{Cloud, CloudCalls};
-use crate::driver::{Transport, header};
-use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+use crate::cloud::{CapturedEnv, Cloud, CloudCalls, CloudCommon, percent_encode};
+use crate::driver::Transport;
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// Env var: a true value selects Bedrock.
 pub const ENV_USE_BEDROCK: &str = "CLAUDE_CODE_USE_BEDROCK";
@@ -54,15 +50,9 @@ pub struct BedrockConfig {
     /// Send no credentials (`CLAUDE_CODE_SKIP_BEDROCK_AUTH`).
     pub skip_auth: bool,
     /// The AWS credential chain's variables.
-    pub aws: AwsEnv,
-    /// Retry schedule of failed calls.
-    pub retry: RetryConfig,
-    /// A response with no event for this long is abandoned, in milliseconds.
-    pub idle_timeout_ms: u64,
-    /// More headers for every request (`ANTHROPIC_CUSTOM_HEADERS`).
-    pub extra_headers: Vec<(String, String)>,
-    /// Thinking, effort, prompt caching and betas of every request.
-    pub shape: RequestShape,
+    pub aws: CapturedEnv,
+    /// Retries, idle timeout, custom headers and the request shape.
+    pub common: CloudCommon,
 }
 
 impl BedrockConfig {
@@ -70,7 +60,6 @@ impl BedrockConfig {
     /// request shape is the Anthropic provider's.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let anthropic = crate::anthropic::AnthropicConfig::from_lookup(&lookup);
         Self {
             region: get("AWS_REGION")
                 .or_else(|| get("AWS_DEFAULT_REGION"))
@@ -78,13 +67,8 @@ impl BedrockConfig {
             base_url: get(ENV_BASE_URL),
             bearer_token: get(ENV_BEARER_TOKEN),
             skip_auth: get(ENV_SKIP_AUTH).is_some_and(|v| crate::anthropic::env_truthy(&v)),
-            aws: AwsEnv::from_lookup(&lookup),
-            retry: anthropic.retry,
-            idle_timeout_ms: anthropic.idle_timeout_ms,
-            extra_headers: get(ENV_CUSTOM_HEADERS)
-                .map(|text| parse_custom_headers(&text))
-                .unwrap_or_default(),
-            shape: anthropic.shape,
+            aws: credentials::aws_env(&lookup),
+            common: CloudCommon::from_lookup(&lookup),
         }
     }
 
@@ -95,19 +79,6 @@ impl BedrockConfig {
             None => format!("https://bedrock-runtime.{region}.amazonaws.com"),
         }
     }
-}
-
-/// Percent-encodes a model id for the URL path (`:` → `%3A`), as the AWS
-/// SDKs do.
-fn path_segment(id: &str) -> String {
-    id.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A [`ModelClient`] for Claude on Bedrock.
@@ -130,17 +101,12 @@ impl BedrockClient {
         let base = config.base(&region);
         reqwest::Url::parse(&base)
             .map_err(|e| ModelError::Config(format!("invalid Bedrock URL `{base}`: {e}")))?;
-        let mut headers = HeaderMap::new();
-        header(&mut headers, "content-type", "application/json")?;
-        header(&mut headers, "accept", "application/json")?;
-        for (name, value) in &config.extra_headers {
-            header(&mut headers, name, value)?;
-        }
+        let common = &config.common;
         let transport = Transport::new(
             Self::endpoint_of(&config, &region, "claude"),
-            headers,
-            &config.retry,
-            config.idle_timeout_ms,
+            common.headers()?,
+            &common.retry,
+            common.idle_timeout_ms,
         )?;
         if !config.skip_auth {
             let auth: Arc<dyn crate::auth::Authorizer> = match &config.bearer_token {
@@ -163,7 +129,7 @@ impl BedrockClient {
         };
         let path = format!(
             "/model/{}/invoke-with-response-stream",
-            path_segment(model_id)
+            percent_encode(model_id)
         );
         Endpoint::at(&config.base(region), &path, check)
     }
@@ -180,7 +146,7 @@ impl ModelClient for BedrockClient {
         let endpoint = Self::endpoint_of(&self.config, &self.region, &id);
         self.calls.stream(
             request,
-            &self.config.shape,
+            &self.config.common.shape,
             endpoint,
             Cloud::Bedrock,
             wire::BedrockDecoder::default(),

@@ -16,9 +16,10 @@ use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
 use tokio::sync::Mutex;
 
-use super::credentials::{AwsCredentials, AwsEnv, resolve};
+use super::credentials::{AwsCredentials, resolve};
 use crate::ModelError;
 use crate::auth::Authorizer;
+use crate::cloud::CapturedEnv;
 use crate::driver::header;
 
 /// Credentials are fetched again this long before they expire, in seconds.
@@ -34,14 +35,14 @@ pub(crate) enum BedrockAuth {
     /// SigV4 with the chain's credentials.
     SigV4 {
         region: String,
-        env: AwsEnv,
+        env: CapturedEnv,
         cached: Mutex<Option<AwsCredentials>>,
     },
 }
 
 impl BedrockAuth {
     /// SigV4 for `region` with credentials from `env`'s chain.
-    pub(crate) fn sigv4(region: String, env: AwsEnv) -> Arc<Self> {
+    pub(crate) fn sigv4(region: String, env: CapturedEnv) -> Arc<Self> {
         Arc::new(Self::SigV4 {
             region,
             env,
@@ -50,7 +51,7 @@ impl BedrockAuth {
     }
 
     async fn credentials(
-        env: &AwsEnv,
+        env: &CapturedEnv,
         cached: &Mutex<Option<AwsCredentials>>,
     ) -> Result<AwsCredentials, ModelError> {
         let mut slot = cached.lock().await;
@@ -123,11 +124,7 @@ impl Authorizer for BedrockAuth {
     ) -> BoxFuture<'a, Result<HeaderMap, ModelError>> {
         Box::pin(async move {
             match self {
-                BedrockAuth::Bearer(token) => {
-                    let mut out = HeaderMap::new();
-                    header(&mut out, "authorization", &format!("Bearer {token}"))?;
-                    Ok(out)
-                }
+                BedrockAuth::Bearer(token) => crate::auth::bearer(token),
                 BedrockAuth::SigV4 {
                     region,
                     env,

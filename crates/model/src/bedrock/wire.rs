@@ -14,14 +14,15 @@ use eventsource_stream::Event;
 use serde_json::Value;
 
 use crate::ModelError;
-use crate::anthropic::sse::Assembler;
-use crate::driver::{Events, Step, WireDecoder, head};
+use crate::cloud::{CloudDecoder, CloudWire};
+use crate::driver::head;
+
+/// Bedrock's side of the cloud decoder.
+#[derive(Debug)]
+pub(crate) struct BedrockWire;
 
 /// The Bedrock decoder: chunks to the Messages assembler.
-#[derive(Debug, Default)]
-pub(crate) struct BedrockDecoder {
-    inner: Assembler,
-}
+pub(crate) type BedrockDecoder = CloudDecoder<BedrockWire>;
 
 /// The retry policy's name for a Bedrock exception.
 fn error_type_of(exception: &str) -> &'static str {
@@ -34,8 +35,8 @@ fn error_type_of(exception: &str) -> &'static str {
     }
 }
 
-impl WireDecoder for BedrockDecoder {
-    fn decode(&mut self, event: &Event, out: &mut Events) -> Result<Step, ModelError> {
+impl CloudWire for BedrockWire {
+    fn messages_event(event: &Event) -> Result<Option<(String, String)>, ModelError> {
         if let Some(exception) = event.event.strip_prefix("exception/") {
             let message = serde_json::from_str::<Value>(&event.data)
                 .ok()
@@ -47,7 +48,7 @@ impl WireDecoder for BedrockDecoder {
             });
         }
         if event.event != "chunk" {
-            return Ok(Step::Continue);
+            return Ok(None);
         }
         let malformed = |why: &str| {
             ModelError::Malformed(format!("Bedrock chunk {why}: {}", head(&event.data)))
@@ -61,36 +62,17 @@ impl WireDecoder for BedrockDecoder {
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(encoded)
             .map_err(|_| malformed("bytes are not base64"))?;
-        let text = String::from_utf8_lossy(&decoded);
-        let step = self.inner.handle("chunk", &text)?;
-        out.extend(self.inner.take_events());
-        Ok(step)
-    }
-
-    fn end_of_body(&mut self, _out: &mut Events) -> Result<(), ModelError> {
-        Err(ModelError::StreamCut)
-    }
-
-    fn reset(&mut self) {
-        *self = Self::default();
+        let text = String::from_utf8_lossy(&decoded).into_owned();
+        Ok(Some(("chunk".to_string(), text)))
     }
 
     fn api_error(status: u16, body: &str, url: &str) -> ModelError {
-        let message = serde_json::from_str::<Value>(body)
-            .ok()
-            .and_then(|v| {
-                v.get("message")
-                    .or_else(|| v.get("Message"))
-                    .and_then(Value::as_str)
-                    .map(String::from)
-            })
-            .unwrap_or_else(|| {
-                if body.trim().is_empty() {
-                    "(empty body)".into()
-                } else {
-                    head(body)
-                }
-            });
+        let message = serde_json::from_str::<Value>(body).ok().and_then(|v| {
+            v.get("message")
+                .or_else(|| v.get("Message"))
+                .and_then(Value::as_str)
+                .map(String::from)
+        });
         let hint = match status {
             400 => Some("Bedrock refused the request: check the model id (ANTHROPIC_MODEL) and its features in this region".to_string()),
             401 | 403 => Some(format!(
@@ -106,13 +88,6 @@ impl WireDecoder for BedrockDecoder {
             403 => Some("accessDeniedException".to_string()),
             _ => None,
         };
-        ModelError::Api {
-            status,
-            error_type,
-            message: match hint {
-                Some(h) => format!("{message} ({h})"),
-                None => message,
-            },
-        }
+        crate::cloud::api_error_with_hint(status, error_type, message, body, hint)
     }
 }

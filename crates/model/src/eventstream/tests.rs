@@ -2,27 +2,9 @@
 
 use super::*;
 
-/// A frame with string headers, as AWS writes it.
+/// A frame with string headers, as AWS writes it (test-support's writer).
 fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
-    let mut block = Vec::new();
-    for (name, value) in headers {
-        block.push(name.len() as u8);
-        block.extend_from_slice(name.as_bytes());
-        block.push(7);
-        block.extend_from_slice(&(value.len() as u16).to_be_bytes());
-        block.extend_from_slice(value.as_bytes());
-    }
-    let total = PRELUDE_BYTES + block.len() + payload.len() + MESSAGE_CRC_BYTES;
-    let mut out = Vec::new();
-    out.extend_from_slice(&(total as u32).to_be_bytes());
-    out.extend_from_slice(&(block.len() as u32).to_be_bytes());
-    let prelude_crc = crc32fast::hash(&out);
-    out.extend_from_slice(&prelude_crc.to_be_bytes());
-    out.extend_from_slice(&block);
-    out.extend_from_slice(payload);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_be_bytes());
-    out
+    orbit_test_support::bedrock::frame(headers, payload)
 }
 
 fn chunk(payload: &str) -> Vec<u8> {

@@ -26,7 +26,7 @@ use tokio::sync::Mutex;
 
 use crate::ModelError;
 use crate::auth::Authorizer;
-use crate::driver::header;
+use crate::cloud::{CapturedEnv, percent_encode};
 
 /// The OAuth scope Vertex AI needs.
 const CLOUD_PLATFORM_SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
@@ -50,51 +50,15 @@ pub(crate) const GOOGLE_VARS: [&str; 3] = [
     "HOME",
 ];
 
-/// The credentials search's variables, captured when the client was built.
-#[derive(Clone, Default, PartialEq)]
-pub struct GoogleEnv {
-    vars: Vec<(String, String)>,
-}
-
-impl std::fmt::Debug for GoogleEnv {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = self.vars.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("GoogleEnv").field("set", &names).finish()
-    }
-}
-
-impl GoogleEnv {
-    /// The variables from `lookup` (empty values are unset).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let vars = GOOGLE_VARS
-            .iter()
-            .filter_map(|name| {
-                Some((
-                    name.to_string(),
-                    lookup(name).filter(|v| !v.trim().is_empty())?,
-                ))
-            })
-            .collect();
-        Self { vars }
-    }
-
-    fn get(&self, name: &str) -> Option<&str> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 /// Vertex's bearer tokens, cached.
 #[derive(Debug)]
 pub(crate) struct GoogleAuth {
-    env: GoogleEnv,
+    env: CapturedEnv,
     cached: Mutex<Option<(String, Instant)>>,
 }
 
 impl GoogleAuth {
-    pub(crate) fn new(env: GoogleEnv) -> Self {
+    pub(crate) fn new(env: CapturedEnv) -> Self {
         Self {
             env,
             cached: Mutex::new(None),
@@ -122,12 +86,7 @@ impl Authorizer for GoogleAuth {
         _headers: &'a HeaderMap,
         _body: &'a Bytes,
     ) -> BoxFuture<'a, Result<HeaderMap, ModelError>> {
-        Box::pin(async move {
-            let token = self.token().await?;
-            let mut out = HeaderMap::new();
-            header(&mut out, "authorization", &format!("Bearer {token}"))?;
-            Ok(out)
-        })
+        Box::pin(async move { crate::auth::bearer(&self.token().await?) })
     }
 
     fn invalidate(&self) {
@@ -143,7 +102,7 @@ fn failed(why: impl std::fmt::Display) -> ModelError {
 
 /// The credentials file to use: `GOOGLE_APPLICATION_CREDENTIALS` (which
 /// must exist), else gcloud's, when it exists.
-fn credentials_file(env: &GoogleEnv) -> Result<Option<(PathBuf, String)>, ModelError> {
+fn credentials_file(env: &CapturedEnv) -> Result<Option<(PathBuf, String)>, ModelError> {
     use std::io::Read;
     let (path, named) = match env.get("GOOGLE_APPLICATION_CREDENTIALS") {
         Some(path) => (PathBuf::from(path), true),
@@ -173,7 +132,7 @@ fn credentials_file(env: &GoogleEnv) -> Result<Option<(PathBuf, String)>, ModelE
 }
 
 /// A token and how long it lives.
-async fn fetch_token(env: &GoogleEnv) -> Result<(String, Duration), ModelError> {
+async fn fetch_token(env: &CapturedEnv) -> Result<(String, Duration), ModelError> {
     if let Some((path, text)) = credentials_file(env)? {
         let key: Value = serde_json::from_str(&text)
             .map_err(|e| failed(format!("{} is not JSON: {e}", path.display())))?;
@@ -225,18 +184,8 @@ async fn fetch_token(env: &GoogleEnv) -> Result<(String, Duration), ModelError> 
 }
 
 fn form_encode(form: &[(&str, String)]) -> String {
-    let encode = |text: &str| -> String {
-        text.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    };
     form.iter()
-        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -326,7 +275,7 @@ fn signed_jwt(email: &str, token_uri: &str, pem: &str) -> Result<String, ModelEr
 }
 
 /// The metadata server's token (on Google Cloud), None off it.
-async fn metadata_token(env: &GoogleEnv) -> Option<(String, Duration)> {
+async fn metadata_token(env: &CapturedEnv) -> Option<(String, Duration)> {
     let host = env
         .get("GCE_METADATA_HOST")
         .unwrap_or("metadata.google.internal");

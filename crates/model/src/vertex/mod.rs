@@ -8,29 +8,28 @@
 //! Data flow: [`VertexConfig::from_lookup`] reads the project
 //! (`ANTHROPIC_VERTEX_PROJECT_ID`), the region (`CLOUD_ML_REGION`, default
 //! [`DEFAULT_REGION`]), Claude Code's per-model region variables
-//! (`VERTEX_REGION_CLAUDE_…`, `catalog::vertex_region_var`) and the
-//! Google credentials' variables; [`VertexClient::new`] fails at once
+//! (`VERTEX_REGION_CLAUDE_…`, `catalog::vertex_region_var`), the settings
+//! shared with Bedrock (`cloud::CloudCommon`) and the Google credentials'
+//! variables; [`VertexClient::new`] fails at once
 //! without a project. Each call maps the model to its Vertex id
 //! (`catalog::vertex_model_id`), picks its region, and `crate::cloud`
 //! plans, writes and sends the body on the driver, every attempt carrying
 //! a bearer token from `google` (application default credentials).
-//! `VertexDecoder` is the Messages assembler with Vertex's error bodies.
+//! `VertexWire` reads Vertex's error bodies; its SSE events go to the
+//! Messages assembler as they are (`cloud::CloudDecoder`).
 
 mod google;
-
-pub use google::GoogleEnv;
 
 use std::sync::Arc;
 
 use eventsource_stream::Event;
-use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use crate::anthropic::sse::Assembler;
-use crate::anthropic::{ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
-use crate::cloud::{Cloud, CloudCalls};
-use crate::driver::{Events, Step, Transport, WireDecoder, head, header};
-use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
+use crate::cloud::{
+    CapturedEnv, Cloud, CloudCalls, CloudCommon, CloudDecoder, CloudWire, api_error_with_hint,
+};
+use crate::driver::{Transport, header};
+use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// Env var: a true value selects Vertex AI.
 pub const ENV_USE_VERTEX: &str = "CLAUDE_CODE_USE_VERTEX";
@@ -59,15 +58,9 @@ pub struct VertexConfig {
     /// Send no credentials (`CLAUDE_CODE_SKIP_VERTEX_AUTH`).
     pub skip_auth: bool,
     /// Where the Google credentials are looked for.
-    pub google: GoogleEnv,
-    /// Retry schedule of failed calls.
-    pub retry: RetryConfig,
-    /// A response with no event for this long is abandoned, in milliseconds.
-    pub idle_timeout_ms: u64,
-    /// More headers for every request (`ANTHROPIC_CUSTOM_HEADERS`).
-    pub extra_headers: Vec<(String, String)>,
-    /// Thinking, effort, prompt caching and betas of every request.
-    pub shape: RequestShape,
+    pub google: CapturedEnv,
+    /// Retries, idle timeout, custom headers and the request shape.
+    pub common: CloudCommon,
 }
 
 impl VertexConfig {
@@ -79,7 +72,6 @@ impl VertexConfig {
                 .filter(|v| !v.trim().is_empty())
                 .map(|v| v.trim().to_string())
         };
-        let anthropic = crate::anthropic::AnthropicConfig::from_lookup(&lookup);
         let model_regions = crate::catalog::VERTEX_REGION_VARS
             .iter()
             .filter_map(|(_, var)| Some((var.to_string(), get(var)?)))
@@ -90,13 +82,8 @@ impl VertexConfig {
             model_regions,
             base_url: get(ENV_BASE_URL),
             skip_auth: get(ENV_SKIP_AUTH).is_some_and(|v| crate::anthropic::env_truthy(&v)),
-            google: GoogleEnv::from_lookup(&lookup),
-            retry: anthropic.retry,
-            idle_timeout_ms: anthropic.idle_timeout_ms,
-            extra_headers: get(ENV_CUSTOM_HEADERS)
-                .map(|text| parse_custom_headers(&text))
-                .unwrap_or_default(),
-            shape: anthropic.shape,
+            google: CapturedEnv::of(&google::GOOGLE_VARS, &lookup),
+            common: CloudCommon::from_lookup(&lookup),
         }
     }
 
@@ -136,19 +123,12 @@ impl VertexClient {
         let base = config.base(&config.region);
         reqwest::Url::parse(&base)
             .map_err(|e| ModelError::Config(format!("invalid Vertex AI URL `{base}`: {e}")))?;
-        let mut headers = HeaderMap::new();
-        header(&mut headers, "content-type", "application/json")?;
-        header(&mut headers, "accept", "application/json")?;
-        header(
-            &mut headers,
-            "anthropic-version",
-            crate::anthropic::ANTHROPIC_VERSION,
-        )?;
-        for (name, value) in &config.extra_headers {
-            header(&mut headers, name, value)?;
-        }
+        let common = &config.common;
+        let mut headers = common.headers()?;
+        let version = crate::anthropic::ANTHROPIC_VERSION;
+        header(&mut headers, "anthropic-version", version)?;
         let endpoint = Self::endpoint_of(&config, &project, "claude");
-        let transport = Transport::new(endpoint, headers, &config.retry, config.idle_timeout_ms)?;
+        let transport = Transport::new(endpoint, headers, &common.retry, common.idle_timeout_ms)?;
         if !config.skip_auth {
             transport.set_authorizer(Arc::new(google::GoogleAuth::new(config.google.clone())));
         }
@@ -184,10 +164,10 @@ impl ModelClient for VertexClient {
         let endpoint = Self::endpoint_of(&self.config, &self.project, model);
         self.calls.stream(
             request,
-            &self.config.shape,
+            &self.config.common.shape,
             endpoint,
             Cloud::Vertex,
-            VertexDecoder::default(),
+            CloudDecoder::<VertexWire>::default(),
         )
     }
 
@@ -196,25 +176,13 @@ impl ModelClient for VertexClient {
     }
 }
 
-/// The Messages assembler, with Vertex's error bodies.
-#[derive(Debug, Default)]
-pub(crate) struct VertexDecoder {
-    inner: Assembler,
-}
+/// Vertex's side of the cloud decoder: SSE events are Messages events.
+#[derive(Debug)]
+pub(crate) struct VertexWire;
 
-impl WireDecoder for VertexDecoder {
-    fn decode(&mut self, event: &Event, out: &mut Events) -> Result<Step, ModelError> {
-        let step = self.inner.handle(&event.event, &event.data)?;
-        out.extend(self.inner.take_events());
-        Ok(step)
-    }
-
-    fn end_of_body(&mut self, _out: &mut Events) -> Result<(), ModelError> {
-        Err(ModelError::StreamCut)
-    }
-
-    fn reset(&mut self) {
-        *self = Self::default();
+impl CloudWire for VertexWire {
+    fn messages_event(event: &Event) -> Result<Option<(String, String)>, ModelError> {
+        Ok(Some((event.event.clone(), event.data.clone())))
     }
 
     /// Google's `{"error": {"code", "message", "status"}}` (sometimes in a
@@ -228,13 +196,6 @@ impl WireDecoder for VertexDecoder {
         let error = parsed.as_ref().map(|v| &v["error"]);
         let text = |key: &str| error.and_then(|e| e[key].as_str()).map(String::from);
         let error_type = text("type").or_else(|| text("status"));
-        let message = text("message").unwrap_or_else(|| {
-            if body.trim().is_empty() {
-                "(empty body)".into()
-            } else {
-                head(body)
-            }
-        });
         let hint = match status {
             401 | 403 => Some(format!(
                 "Google refused the credentials or the project has no access to this model: check GOOGLE_APPLICATION_CREDENTIALS, {ENV_PROJECT_ID}, and that the model is enabled in the Model Garden (request went to {url})"
@@ -244,14 +205,7 @@ impl WireDecoder for VertexDecoder {
             )),
             _ => None,
         };
-        ModelError::Api {
-            status,
-            error_type,
-            message: match hint {
-                Some(h) => format!("{message} ({h})"),
-                None => message,
-            },
-        }
+        api_error_with_hint(status, error_type, text("message"), body, hint)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use orbit_model::bedrock::{BedrockClient, BedrockConfig};
 use orbit_model::{ModelClient, ModelError, ModelRequest};
-use orbit_protocol::{ContentBlock, Message, StreamEvent};
+use orbit_protocol::{ContentBlock, StreamEvent};
 use orbit_test_support::bedrock::{SECRET_ACCESS_KEY, sigv4};
 use orbit_test_support::{BedrockReply, FakeBedrock, Turn, bedrock_env};
 use serde_json::json;
@@ -24,22 +24,11 @@ fn client(server: &FakeBedrock, extra: &[(&str, &str)]) -> BedrockClient {
 }
 
 fn request(model: &str) -> ModelRequest {
-    ModelRequest {
-        model: model.into(),
-        system: "You are terse.".into(),
-        messages: vec![std::sync::Arc::new(Message::user_text("hi"))],
-        max_tokens: 1000,
-        ..ModelRequest::default()
-    }
+    super::hi_request(model)
 }
 
 fn good() -> BedrockReply {
-    BedrockReply::turn(
-        Turn::new()
-            .text("recovered")
-            .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"}))
-            .usage(120, 30),
-    )
+    BedrockReply::turn(super::recovered_turn())
 }
 
 #[tokio::test]

@@ -180,3 +180,25 @@ pub fn hello_world_events(id: &str, model: &str, start: Usage, end: Usage) -> Ve
         StreamEvent::MessageStop,
     ]
 }
+
+/// A request for `model` with a system prompt and one user message "hi".
+pub fn hi_request(model: &str) -> ModelRequest {
+    ModelRequest {
+        model: model.into(),
+        system: "You are terse.".into(),
+        messages: vec![std::sync::Arc::new(orbit_protocol::Message::user_text(
+            "hi",
+        ))],
+        max_tokens: 1000,
+        ..ModelRequest::default()
+    }
+}
+
+/// The cloud fakes' good answer: text "recovered", a Read call of
+/// `a.txt`, usage 120 in / 30 out.
+pub fn recovered_turn() -> orbit_test_support::Turn {
+    orbit_test_support::Turn::new()
+        .text("recovered")
+        .tool_use("toolu_1", "Read", serde_json::json!({"file_path": "a.txt"}))
+        .usage(120, 30)
+}

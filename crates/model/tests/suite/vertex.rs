@@ -6,10 +6,9 @@
 
 use orbit_model::vertex::{VertexClient, VertexConfig};
 use orbit_model::{ModelError, ModelRequest};
-use orbit_protocol::{ContentBlock, Message};
+use orbit_protocol::ContentBlock;
 use orbit_test_support::vertex::{access_token, service_account, verify_jwt};
 use orbit_test_support::{FakeGoogleToken, FakeVertex, Turn, VertexReply, vertex_env};
-use serde_json::json;
 
 use super::{completed_blocks, retries, run};
 
@@ -21,22 +20,11 @@ fn client(env: &[(String, String)]) -> VertexClient {
 }
 
 fn request(model: &str) -> ModelRequest {
-    ModelRequest {
-        model: model.into(),
-        system: "You are terse.".into(),
-        messages: vec![std::sync::Arc::new(Message::user_text("hi"))],
-        max_tokens: 1000,
-        ..ModelRequest::default()
-    }
+    super::hi_request(model)
 }
 
 fn good() -> VertexReply {
-    VertexReply::turn(
-        Turn::new()
-            .text("recovered")
-            .tool_use("toolu_1", "Read", json!({"file_path": "a.txt"}))
-            .usage(120, 30),
-    )
+    VertexReply::turn(super::recovered_turn())
 }
 
 #[tokio::test]

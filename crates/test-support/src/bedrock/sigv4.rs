@@ -18,14 +18,19 @@ fn mac(key: &[u8], data: &str) -> Vec<u8> {
     hmac::sign(&key, data.as_bytes()).as_ref().to_vec()
 }
 
-/// RFC 3986 encoding of everything but the unreserved characters.
+/// RFC 3986 encoding of everything but the unreserved characters
+/// (`A-Z a-z 0-9 - _ . ~`), per byte, upper-case hex.
 fn uri_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
+    const UNRESERVED: &str = "-_.~";
+    let keep = |c: char| c.is_ascii_alphanumeric() || UNRESERVED.contains(c);
+    text.chars()
+        .flat_map(|c| {
+            let mut utf8 = [0u8; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes().to_vec();
+            match keep(c) {
+                true => vec![c.to_string()],
+                false => bytes.iter().map(|b| format!("%{b:02X}")).collect(),
             }
-            _ => format!("%{b:02X}"),
         })
         .collect()
 }
