@@ -258,3 +258,73 @@ fn conversation_rewind_then_continue_repeats_the_request_made_at_that_point_byte
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(!scratch.path().join("b.txt").exists(), "{}", out.stdout);
 }
+
+#[test]
+fn what_no_checkpoint_can_bring_back_is_listed_not_skipped() {
+    let scratch = Scratch::new();
+    let (root, home) = (scratch.path(), scratch.home());
+    git_in(&root, &home, &["init", "-q"]);
+    scratch.write(".gitignore", "*.log\n");
+    let outside = home.join("outside.txt");
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_1",
+            "Bash",
+            json!({"command": format!("echo x > {} && echo y > build.log && echo z > kept.txt", s(&outside))}),
+        ),
+        Reply::text("done"),
+    ]);
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "write around",
+        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(outside.exists() && root.join("build.log").exists());
+    let out = rewind(&scratch, &["--to", "1", "--code"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!root.join("kept.txt").exists(), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!(
+            "not restorable: {} (outside the project)",
+            s(&outside)
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("not restorable: build.log (ignored by git)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_prompt_that_only_reads_takes_no_checkpoint() {
+    let scratch = Scratch::new();
+    seed(&scratch);
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_1",
+            "Read",
+            json!({"file_path": s(&scratch.path().join("edit.txt"))}),
+        ),
+        Reply::text("read it"),
+    ]);
+    let out = run_stream_json(&scratch, &server, "look", &["--session-id", ID]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let store =
+        orbit_session::paths::session_dir(&scratch.home().join(".orbit"), &scratch.path(), ID)
+            .join("checkpoints");
+    assert!(!store.exists(), "{}", store.display());
+    let mut cmd = orbit_with_env(&scratch, &[]);
+    cmd.args(["sessions", "show", ID]);
+    let shown = run(cmd);
+    assert!(
+        shown.stdout.contains("Checkpoints: none"),
+        "{}",
+        shown.stdout
+    );
+}
