@@ -240,6 +240,7 @@ printf 'tls page 5c2e' > page.txt
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=orbit-client 2>/dev/null
 printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' > cext
 openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2 -extfile cext 2>/dev/null
+openssl pkcs8 -topk8 -in client.key -out client-enc.key -v2 aes-256-cbc -passout pass:orbit-pass 2>/dev/null
 "#;
     let status = std::process::Command::new("sh")
         .args(["-c", script])
@@ -296,7 +297,7 @@ fn extra_and_replaced_trust_stores() {
 
 /// A server that requires a client certificate: WebFetch without one
 /// fails the handshake; with `CLAUDE_CODE_CLIENT_CERT`/`_KEY` it gets the
-/// page.
+/// page, and with an encrypted key only given its passphrase.
 #[test]
 fn mutual_tls_with_a_client_certificate() {
     let certs = tempfile::tempdir().unwrap();
@@ -320,4 +321,19 @@ fn mutual_tls_with_a_client_certificate() {
     let (_s, said, code, stderr) = webfetch_run(&url, &with_cert);
     assert_eq!(code, 0, "{stderr}");
     assert!(said.contains("tls page 5c2e"), "{said}");
+    // An encrypted key (PKCS#8, AES-256-CBC) opens with its passphrase
+    // (`CLAUDE_CODE_CLIENT_KEY_PASSPHRASE`); a wrong one leaves the
+    // certificate unused.
+    let encrypted = path("client-enc.key");
+    for (passphrase, fetched) in [("orbit-pass", true), ("wrong", false)] {
+        let mut env = with_cert.clone();
+        env.extend([
+            ("CLAUDE_CODE_CLIENT_KEY", encrypted.as_str()),
+            ("CLAUDE_CODE_CLIENT_KEY_PASSPHRASE", passphrase),
+        ]);
+        let (_s, said, code, stderr) = webfetch_run(&url, &env);
+        assert_eq!(code, 0, "{stderr}");
+        let got = said.contains("tls page 5c2e");
+        assert_eq!(got, fetched, "passphrase {passphrase}: {said}");
+    }
 }
