@@ -88,3 +88,4 @@ mod tui;
 mod vertex;
 mod web_fetch_prompt;
 mod web_search;
+mod web_proxy;

@@ -11,11 +11,14 @@
 //! names are resolved and checked by the client's resolver, which connects
 //! to the very addresses it checked).
 //!
-//! Proxies: the clients honour `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (as
-//! the model client does). A proxied request is resolved by the proxy, not
-//! by the client's resolver, so every hop's host name is first resolved and
-//! checked here ([`GuardedResolver::check_name`]): a name of a local address,
-//! or one orbit cannot resolve, is refused before anything is sent.
+//! Proxies: `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY`/`NO_PROXY` are honoured
+//! (as the model client does). Through an `http://` proxy every hop is
+//! tunnelled to the address orbit checked (`super::tunnel`: the host name
+//! resolved and judged here, then `CONNECT <checked ip>:<port>`, TLS SNI
+//! and `Host` still the name), so the proxy never resolves a name; a name
+//! orbit cannot resolve is refused before anything is sent. Any other
+//! proxy (`https://`, SOCKS) is left to the HTTP client, every hop's name
+//! resolved and checked first ([`GuardedResolver::check_name`]).
 //!
 //! TLS is lazy: no client exists until the first fetch, and an `http://`
 //! fetch gets a client without a trust store (nothing under `/etc/ssl` is
@@ -29,6 +32,7 @@ use orbit_tool::texts::tools::web_fetch as texts;
 use reqwest::{StatusCode, Url};
 
 use super::guard::{GuardedResolver, check_url_host};
+use super::tunnel::{Relay, proxy_for};
 
 /// Same-host redirects followed before giving up.
 pub(crate) const MAX_REDIRECTS: usize = 10;
@@ -111,6 +115,12 @@ impl Fetcher {
     }
 
     fn build_client(&self, with_tls: bool) -> Result<reqwest::Client, String> {
+        self.builder(with_tls).build().map_err(|e| e.to_string())
+    }
+
+    /// WebFetch's client settings: the guarded resolver, no automatic
+    /// redirect, the overall timeout, the trust store only `with_tls`.
+    fn builder(&self, with_tls: bool) -> reqwest::ClientBuilder {
         // reqwest is built without a default crypto provider; the first
         // installer wins, later calls are no-ops.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -120,12 +130,11 @@ impl Fetcher {
             .connect_timeout(self.timeout)
             .timeout(self.timeout)
             .user_agent(USER_AGENT);
-        let builder = if with_tls {
+        if with_tls {
             orbit_model::tls::with_tls_settings(builder)
         } else {
             builder.tls_certs_only(std::iter::empty::<reqwest::Certificate>())
-        };
-        builder.build().map_err(|e| e.to_string())
+        }
     }
 
     /// Fetches `url`; hosts in `allowed_hosts` may be local addresses
@@ -155,18 +164,8 @@ impl Fetcher {
             if let Some(refusal) = check_url_host(&current, allowed_hosts) {
                 return Err(FetchError::Refused(refusal));
             }
-            // A proxy would resolve the name itself: check it here first.
-            self.resolver
-                .check_name(&current)
-                .await
-                .map_err(FetchError::Refused)?;
-            let response = self
-                .client(&original)?
-                .get(current.clone())
-                .header(reqwest::header::ACCEPT, "text/markdown, text/html, */*")
-                .send()
-                .await
-                .map_err(|e| self.http_error(&current, e))?;
+            // Held until the body is read: a proxied hop's tunnel.
+            let (response, _relay) = self.send(&original, &current).await?;
             let status = response.status();
             if status.is_redirection() {
                 let target = response
@@ -196,6 +195,89 @@ impl Fetcher {
             }));
         }
         Err(FetchError::TooManyRedirects(original))
+    }
+
+    /// Sends one hop's GET: through a tunnel to the checked address when
+    /// an `http://` proxy applies, else with the session's client (the
+    /// name checked first, for a proxy the client reaches itself).
+    async fn send(
+        &self,
+        original: &Url,
+        current: &Url,
+    ) -> Result<(reqwest::Response, Option<Relay>), FetchError> {
+        let accept = (reqwest::header::ACCEPT, "text/markdown, text/html, */*");
+        let Some(proxy) = proxy_for(current) else {
+            self.resolver
+                .check_name(current)
+                .await
+                .map_err(FetchError::Refused)?;
+            let response = self
+                .client(original)?
+                .get(current.clone())
+                .header(accept.0, accept.1)
+                .send()
+                .await
+                .map_err(|e| self.http_error(current, e))?;
+            return Ok((response, None));
+        };
+        let addrs = self
+            .resolver
+            .checked_addrs(current)
+            .await
+            .map_err(FetchError::Refused)?;
+        let relay = Relay::open(&proxy, &addrs)
+            .await
+            .map_err(|message| FetchError::Http {
+                url: current.clone(),
+                message,
+            })?;
+        let (client, url, host) = self.relay_client(current, relay.addr())?;
+        let response = client
+            .get(url)
+            .header(accept.0, accept.1)
+            .header(reqwest::header::HOST, host)
+            .send()
+            .await
+            .map_err(|e| self.http_error(current, e))?;
+        Ok((response, Some(relay)))
+    }
+
+    /// A client that reaches `url` at the relay `relay`, the URL it
+    /// requests and the `Host` it sends (`url`'s authority). A host name
+    /// is pointed at the relay (SNI and certificate checks stay the
+    /// name's; the URL loses an explicit port, which would win over the
+    /// override); an IP literal is replaced by the relay's address.
+    fn relay_client(
+        &self,
+        url: &Url,
+        relay: std::net::SocketAddr,
+    ) -> Result<(reqwest::Client, Url, String), FetchError> {
+        let host = url.host_str().unwrap_or_default().to_string();
+        let authority = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.clone(),
+        };
+        let mut target = url.clone();
+        let is_ip = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok();
+        let mut builder = self.builder(url.scheme() == "https").no_proxy();
+        if is_ip {
+            let moved = target
+                .set_ip_host(relay.ip())
+                .and_then(|()| target.set_port(Some(relay.port())));
+            moved.map_err(|()| FetchError::Client(texts::invalid_url(url.as_str())))?;
+        } else {
+            let cleared = target.set_port(None);
+            cleared.map_err(|()| FetchError::Client(texts::invalid_url(url.as_str())))?;
+            builder = builder.resolve(&host, relay);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| FetchError::Client(e.to_string()))?;
+        Ok((client, target, authority))
     }
 
     async fn read_capped(

@@ -157,20 +157,30 @@ impl GuardedResolver {
     }
 
     /// Resolves and checks `url`'s host name as the client's resolver
-    /// would (IP literals and allowed hosts pass): `Err` is the refusal
-    /// text, also for a name that does not resolve. For requests a proxy
-    /// resolves.
+    /// would (IP literals pass: [`check_url_host`] judges them): `Err` is
+    /// the refusal text, also for a name that does not resolve. For
+    /// requests a proxy resolves.
     pub async fn check_name(&self, url: &Url) -> Result<(), String> {
+        self.checked_addrs(url).await.map(|_| ())
+    }
+
+    /// The addresses `url`'s host may be reached at: an IP literal as is,
+    /// a name resolved and checked as the client's resolver does (an
+    /// allowed host's addresses unchecked); the port is the URL's. `Err`
+    /// is the refusal text, also for a name that does not resolve. A
+    /// proxied fetch tunnels to one of these (`super::tunnel`).
+    pub async fn checked_addrs(&self, url: &Url) -> Result<Vec<SocketAddr>, String> {
         let Some(host) = url.host_str() else {
-            return Ok(());
+            return Err(texts::invalid_url(url.as_str()));
         };
+        let port = url.port_or_known_default().unwrap_or(80);
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        if bare.parse::<IpAddr>().is_ok() || host_is_allowed(&self.allowed(), host) {
-            return Ok(());
+        if let Ok(ip) = bare.parse::<IpAddr>() {
+            return Ok(vec![SocketAddr::new(ip, port)]);
         }
         let name: Name = bare.parse().map_err(|_| texts::invalid_url(url.as_str()))?;
         match self.resolve(name).await {
-            Ok(_) => Ok(()),
+            Ok(addrs) => Ok(addrs.map(|a| SocketAddr::new(a.ip(), port)).collect()),
             // A refusal names the host; a failed lookup does not.
             Err(e) if e.is::<Refused>() => Err(e.to_string()),
             Err(e) => Err(format!("Cannot resolve {bare}: {e}")),

@@ -23,6 +23,7 @@ mod answer;
 mod convert;
 mod fetch;
 pub mod guard;
+mod tunnel;
 
 use std::time::Duration;
 
