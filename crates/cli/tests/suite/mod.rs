@@ -54,6 +54,7 @@ mod rewind_tui;
 mod sandbox_private;
 pub mod sdk;
 mod sdk_argv;
+mod sdk_examples;
 mod sdk_mcp_serve;
 mod sdk_models;
 pub mod sdk_options;
