@@ -267,3 +267,23 @@ fn a_second_call_for_a_loaded_skill_is_answered_briefly() {
     assert!(again.contains("already loaded in this turn"), "{again}");
     assert!(!again.contains(BODY_MARKER), "{again}");
 }
+
+/// `/changelog v3` typed in the terminal UI loads the skill as `-p` does,
+/// and the completion popup offers it.
+#[test]
+fn tui_slash_skill_sends_its_body() {
+    let scratch = project_with_skill();
+    let server = FakeAnthropic::start(vec![Reply::text("Entry written.")]);
+    let pane = super::clients::Pane::start(&scratch, &server.env(), &["--trust-project"]);
+    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "/chang"]);
+    pane.wait_for("Write the changelog entry for the last commit");
+    pane.keys(&["C-u"]);
+    pane.submit("/changelog v3");
+    pane.wait_for("Entry written.");
+    let sent = body::last_message_texts(&server.bodies()[0]).join("\n");
+    assert!(
+        sent.contains("<command-name>/changelog</command-name>"),
+        "{sent}"
+    );
+    assert!(sent.contains("write the entry for v3."), "{sent}");
+}

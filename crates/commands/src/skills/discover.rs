@@ -181,6 +181,31 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_projects_link_to_a_skill_folder_is_not_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        write(
+            outside.path(),
+            "evil/SKILL.md",
+            "---\ndescription: x\n---\nBody\n",
+        );
+        std::fs::create_dir_all(project.path().join(".claude/skills")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("evil"),
+            project.path().join(".claude/skills/evil"),
+        )
+        .unwrap();
+        let sources = CommandSources {
+            project_root: project.path().to_path_buf(),
+            home: None,
+            claude_config_dir: None,
+        };
+        let set = SkillSet::load(&sources, true);
+        assert!(set.is_empty() && set.warnings.is_empty(), "{set:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn a_fifo_skill_file_is_one_warning() {
         let project = tempfile::tempdir().unwrap();
         let dir = project.path().join(".claude/skills/fifo");
