@@ -116,7 +116,10 @@ fn page_server() -> u16 {
     port
 }
 
-fn webfetch_run(url: &str, env: &[(&str, &str)]) -> (FakeAnthropic, String, i32, String) {
+pub(super) fn webfetch_run(
+    url: &str,
+    env: &[(&str, &str)],
+) -> (FakeAnthropic, String, i32, String) {
     let server = FakeAnthropic::start(vec![
         Reply::tool_use(
             "toolu_1",

@@ -26,13 +26,8 @@ pub fn serve_pages(pages: &[(&str, String)]) -> String {
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for mut stream in listener.incoming().flatten() {
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                head.push(byte[0]);
-            }
-            let line = String::from_utf8_lossy(&head).to_string();
-            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let head = read_head(&mut stream);
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
             let (status, body) = match pages.get(&path) {
                 Some(body) => ("200 OK", body.as_str()),
                 None => ("404 Not Found", "no such page"),
@@ -45,6 +40,17 @@ pub fn serve_pages(pages: &[(&str, String)]) -> String {
         }
     });
     format!("http://127.0.0.1:{port}")
+}
+
+/// A request's head (to its blank line), read byte by byte so nothing
+/// past it is consumed.
+pub fn read_head(stream: &mut impl Read) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+        head.push(byte[0]);
+    }
+    String::from_utf8_lossy(&head).into_owned()
 }
 
 const README: &str = "<html><head><title>Widget</title><script>var x = 1;</script></head>\

@@ -4,15 +4,12 @@
 //! page still gets the name as `Host`; a local address, or a name orbit
 //! cannot resolve, is refused before the proxy hears anything.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
-
-use super::common::{Scratch, orbit_with_env, run, tool_results_text};
-use super::network::RecordingProxy;
+use super::network::{RecordingProxy, webfetch_run};
+use super::web_fetch_prompt::read_head;
 
 const PAGE: &str = "tunnelled page 51c2";
 
@@ -24,12 +21,7 @@ fn host_recording_server() -> (u16, Arc<Mutex<Vec<String>>>) {
     let seen = Arc::clone(&hosts);
     std::thread::spawn(move || {
         for mut stream in listener.incoming().flatten() {
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                head.push(byte[0]);
-            }
-            let head = String::from_utf8_lossy(&head).to_string();
+            let head = read_head(&mut stream);
             let host = head
                 .lines()
                 .find_map(|l| {
@@ -49,29 +41,18 @@ fn host_recording_server() -> (u16, Arc<Mutex<Vec<String>>>) {
     (port, hosts)
 }
 
-/// `orbit -p` whose model fetches `url` with `HTTP_PROXY` set; returns
-/// what the tool said.
+/// What WebFetch said about `url` with `HTTP_PROXY` set (the model's own
+/// traffic direct, so the proxy sees WebFetch's alone).
 fn fetch_through(proxy: &RecordingProxy, url: &str, allow: &str) -> String {
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "WebFetch",
-            json!({"url": url, "prompt": "what is it?"}),
-        ),
-        Reply::text("done"),
-    ]);
-    server.serve_side_requests(Vec::new());
-    let scratch = Scratch::new();
-    let mut vars = server.env();
-    vars.push(("HTTP_PROXY".into(), proxy.url()));
-    // The model's own traffic goes direct: the proxy sees WebFetch alone.
-    vars.push(("NO_PROXY".into(), "127.0.0.1".into()));
-    vars.push(("ORBIT_WEBFETCH_ALLOW_HOSTS".into(), allow.into()));
-    let mut cmd = orbit_with_env(&scratch, &vars);
-    cmd.args(["-p", "go", "--allowedTools", "WebFetch"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    tool_results_text(&server.requests()[1].body)
+    let proxy_url = proxy.url();
+    let env = [
+        ("HTTP_PROXY", proxy_url.as_str()),
+        ("NO_PROXY", "127.0.0.1"),
+        ("ORBIT_WEBFETCH_ALLOW_HOSTS", allow),
+    ];
+    let (_server, said, code, stderr) = webfetch_run(url, &env);
+    assert_eq!(code, 0, "{stderr}");
+    said
 }
 
 #[test]
