@@ -77,6 +77,10 @@ pub struct EngineConfig {
     /// Record the session in its transcript (`<data dir>/projects/<cwd
     /// slug>/<session id>.jsonl`) so it can be resumed. Default false.
     pub persist_session: bool,
+    /// With `persist_session`: the transcript's file instead of
+    /// `<data dir>/projects/<cwd slug>/<session id>.jsonl` (a subagent's
+    /// sidechain beside its parent's transcript). Default None.
+    pub transcript_path: Option<PathBuf>,
     /// Checks each reply that would end a prompt and may send a reminder
     /// instead (`ReplyCheck`; the small-model profile's recovery
     /// turns). Default None: no checks.
@@ -125,6 +129,7 @@ impl Default for EngineConfig {
             max_structured_output_retries: DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES,
             repeated_tool_call_limit: DEFAULT_REPEATED_TOOL_CALL_LIMIT,
             persist_session: false,
+            transcript_path: None,
             reply_check: None,
             one_tool_call_per_reply: false,
             hooks: None,

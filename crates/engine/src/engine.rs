@@ -65,7 +65,7 @@ impl QueryEngine {
         let mut session = Session::default();
         if config.persist_session {
             let root = project_root(&config);
-            let path = transcript_path(&config.data_dir, &root, &config.session_id);
+            let path = session_transcript(&config, &root);
             session.set_recorder(Recorder::create(path, header(&config, &root, None)));
         }
         Self::with_session(config, client, tools, session, "startup")
@@ -150,7 +150,7 @@ impl QueryEngine {
             images: orbit_model::catalog::facts(&config.model).images,
             documents: client.provider() == "anthropic",
         });
-        let transcript = transcript_path(&config.data_dir, &project_root, &config.session_id);
+        let transcript = session_transcript(&config, &project_root);
         let runtime = Arc::new(ToolRuntime::new(
             &config,
             tools,
@@ -318,6 +318,15 @@ fn project_root(config: &EngineConfig) -> PathBuf {
         .cwd
         .canonicalize()
         .unwrap_or_else(|_| config.cwd.clone())
+}
+
+/// The session's transcript file: the config's own, else the project's
+/// `<session id>.jsonl`.
+fn session_transcript(config: &EngineConfig, root: &std::path::Path) -> PathBuf {
+    config
+        .transcript_path
+        .clone()
+        .unwrap_or_else(|| transcript_path(&config.data_dir, root, &config.session_id))
 }
 
 /// The first record of a new transcript.

@@ -306,7 +306,10 @@ impl SessionSpec {
         profile: ModelProfile,
         tools: &mut ToolRegistry,
     ) {
-        tools.retain(|t| t.name() != AGENT_TOOL);
+        tools.retain(|t| {
+            t.name() != AGENT_TOOL
+                && t.name() != orbit_tools::builtin::task_stop::TASK_STOP_TOOL_NAME
+        });
         let Some(offered) = self.agents.take() else {
             return;
         };
@@ -336,6 +339,10 @@ impl SessionSpec {
         let launcher = (offered.launch)(parent, offered.agents, offered.depth);
         tools.register(orbit_tool::typed(
             orbit_tools::builtin::agent::AgentTool::new(launcher),
+        ));
+        // Stops what `run_in_background` started.
+        tools.register(orbit_tool::typed(
+            orbit_tools::builtin::task_stop::TaskStopTool,
         ));
     }
 

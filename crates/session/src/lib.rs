@@ -10,6 +10,7 @@
 //! - [`load`]: replays a transcript into a [`LoadedSession`] (from the last
 //!   compaction boundary on), dropping a torn last line and answering
 //!   tool_uses a crash cut off.
+//! - [`sidechain`]: subagents' transcripts, beside their parent's.
 //! - [`fork`]: a transcript's prompts and conversation rewind (the
 //!   removed tail kept as a fork file).
 //! - [`listing`]: a project's sessions, newest first (`orbit sessions`,
@@ -28,6 +29,7 @@ pub mod listing;
 pub mod paths;
 mod reader;
 pub mod record;
+pub mod sidechain;
 mod writer;
 
 use std::path::PathBuf;
@@ -39,6 +41,7 @@ pub use record::{
     CompactionRecord, CompactionTrigger, DenialRecord, Header, MessageRecord, Record,
     ReplacementsRecord, ResultRecord, SnapshotRecord, TRANSCRIPT_VERSION, UsageRecord,
 };
+pub use sidechain::{SidechainMeta, sidechain_path};
 pub use writer::TranscriptWriter;
 
 /// Why a transcript could not be read or written.

@@ -7,23 +7,29 @@
 //! `Agent`) and, for each call, builds the subagent as a session by the
 //! same spec: the definition's system prompt and tool set
 //! ([`orbit_agents::ToolFilter`]; "read-only" is the tools' own facts),
-//! its own history, compaction and max turns, no transcript of its own
-//! yet. Data flow: request → [`SessionSpec::build`] → `submit_message`
-//! (the prompt) → every assistant/user message of the subagent is
-//! reported as the Agent call's progress ([`SUBAGENT_EVENT_KEY`]; the
-//! stream-json writer prints it with `parent_tool_use_id`) → the terminal
-//! result becomes the [`SubagentReport`] → the `SubagentStop` hook. The
-//! parent's interrupt (the call's cancel) aborts the subagent's turn.
+//! its own history, compaction and max turns, and its own transcript — a
+//! sidechain beside the parent's (`orbit_session::sidechain`), recorded by
+//! the engine like any session's, so it survives a SIGKILL.
+//!
+//! - [`run`]: one subagent from its request to its [`SubagentReport`]
+//!   (the foreground path; the background one runs the same).
+//! - [`background`]: `run_in_background`, listed in the parent's
+//!   `BackgroundTasks` until it ends, then a notification for the parent.
+//! - [`worktree`]: `isolation: "worktree"`, a fresh `git worktree`
+//!   removed when the subagent leaves it clean.
 
+mod background;
+mod run;
+mod worktree;
+
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
-use futures::StreamExt;
 use orbit_agents::{AgentDefinition, AgentSet, ToolFilter, builtin::GENERAL_PURPOSE};
 use orbit_hooks::HookEvent;
-use orbit_protocol::{ContentBlock, EngineEvent, Message, Role};
 use orbit_tool::{
-    CallContext, SubagentLauncher, SubagentReport, SubagentRequest, ToolProgress, ToolRegistry,
+    CallContext, SubagentLauncher, SubagentReport, SubagentRequest, ToolRegistry, ToolUseContext,
+    subagent::SubagentLaunch,
 };
 
 use crate::parent::{AgentTools, ParentParts};
@@ -36,6 +42,7 @@ pub use orbit_tool::subagent::{SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};
 pub const MAX_SUBAGENT_DEPTH: u32 = 2;
 
 /// Starts subagents for a session's `Agent` tool.
+#[derive(Clone)]
 pub(crate) struct SubagentFactory {
     pub(crate) parent: ParentParts,
     pub(crate) agents: AgentSet,
@@ -58,132 +65,51 @@ impl SubagentLauncher for SubagentFactory {
         request: SubagentRequest,
         call: &CallContext,
     ) -> Result<SubagentReport, String> {
-        let kind = request.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
-        let definition = self
-            .agents
-            .find(kind)
-            .ok_or_else(|| format!("agent type '{kind}' not found"))?
-            .clone();
-        let agent_id = short_id();
-        let mut spec = self.spec(&definition, &request);
-        // Its asks reach the parent's approver naming it.
-        spec.approver = spec.approver.map(|parent| {
-            let agent = orbit_engine::AskingAgent {
-                agent_id: agent_id.clone(),
-                agent_type: definition.name.clone(),
-            };
-            orbit_engine::SubagentApprover::shared(parent, agent)
-        });
-        let built = spec.build().map_err(|e| format!("{e}"))?;
-        let mut engine = built.engine;
-        let model = engine.config().model.clone();
-        let hooks = engine.config().hooks.clone();
-        let forward = |event: &EngineEvent| {
-            call.progress(ToolProgress::Other(serde_json::json!({
-                SUBAGENT_EVENT_KEY: event,
-                "agent_id": agent_id,
-                "subagent_type": definition.name,
-            })));
-        };
-        forward(&EngineEvent::UserMessage {
-            uuid: uuid::Uuid::new_v4().to_string(),
-            message: Message {
-                role: Role::User,
-                content: vec![ContentBlock::text(request.prompt.clone())],
-            },
-        });
-        if let Some(hooks) = &hooks
-            && hooks.has(HookEvent::SubagentStart)
-        {
-            let input = serde_json::json!({
-                "session_id": self.parent.session_id,
-                "cwd": self.parent.cwd,
-                "agent_id": agent_id,
-                "agent_type": definition.name,
-            });
-            hooks.run(HookEvent::SubagentStart, None, input).await;
-        }
-        let started = Instant::now();
-        let abort = engine.abort_handle();
-        let mut report = SubagentReport {
-            agent_id: agent_id.clone(),
-            agent_type: definition.name.clone(),
-            model: model.clone(),
-            ..SubagentReport::default()
-        };
-        let mut usage = orbit_protocol::Usage::default();
-        let mut result = None;
-        {
-            let mut stream = engine.submit_message(request.prompt.clone());
-            let mut aborted = false;
-            loop {
-                let next = if aborted {
-                    stream.next().await
-                } else {
-                    tokio::select! {
-                        () = call.cancel.cancelled() => {
-                            abort.abort();
-                            aborted = true;
-                            continue;
-                        }
-                        next = stream.next() => next,
-                    }
-                };
-                let Some(event) = next else { break };
-                match &event {
-                    EngineEvent::AssistantMessage { usage: u, .. } => {
-                        usage.input_tokens += u.input_tokens;
-                        usage.output_tokens += u.output_tokens;
-                        usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
-                        usage.cache_read_input_tokens += u.cache_read_input_tokens;
-                        forward(&event);
-                    }
-                    EngineEvent::UserMessage { .. } => forward(&event),
-                    EngineEvent::ToolStarted { .. } => report.tool_uses += 1,
-                    EngineEvent::Result(r) => result = Some(r.clone()),
-                    _ => {}
-                }
-            }
-        }
-        let result = result.ok_or_else(|| "the subagent ended without a result".to_string())?;
-        report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        report.total_tokens = usage.input_tokens + usage.output_tokens;
-        report.cost_usd = result.total_cost_usd;
-        report.is_error = result.subtype.is_error() || result.interrupted;
-        report.text = if result.result.is_empty() && report.is_error {
-            result.errors.join("\n")
-        } else {
-            result.result.clone()
-        };
-        call.progress(ToolProgress::Other(serde_json::json!({
-            SUBAGENT_COST_KEY: report.cost_usd,
-            "model": model,
-            "usage": usage,
-        })));
-        if let Some(hooks) = hooks
-            && hooks.has(HookEvent::SubagentStop)
-        {
-            let input = serde_json::json!({
-                "session_id": self.parent.session_id,
-                "cwd": self.parent.cwd,
-                "permission_mode": self.parent.permissions.mode.as_str(),
-                "agent_id": agent_id,
-                "agent_type": definition.name,
-                "stop_hook_active": false,
-                "last_assistant_message": report.text,
-            });
-            hooks.run(HookEvent::SubagentStop, None, input).await;
-        }
-        Ok(report)
+        self.run_as(&short_id(), request, call, "foreground").await
+    }
+
+    fn launch(
+        &self,
+        request: SubagentRequest,
+        call: &CallContext,
+        ctx: &ToolUseContext,
+    ) -> Result<SubagentLaunch, String> {
+        self.launch_background(request, call, ctx)
     }
 }
 
 impl SubagentFactory {
+    /// The definition the request names (general-purpose by default).
+    fn definition(&self, request: &SubagentRequest) -> Result<AgentDefinition, String> {
+        let kind = request.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
+        self.agents
+            .find(kind)
+            .cloned()
+            .ok_or_else(|| format!("agent type '{kind}' not found"))
+    }
+
+    /// The subagent's transcript: a sidechain of the parent's.
+    fn sidechain(&self, agent_id: &str) -> PathBuf {
+        orbit_session::sidechain_path(
+            &self.parent.data_dir,
+            &self.parent.cwd,
+            &self.parent.session_id,
+            agent_id,
+        )
+    }
+
     /// The subagent's session spec: the parent's parts, the definition's
-    /// prompt, tools and model.
-    fn spec(&self, definition: &AgentDefinition, request: &SubagentRequest) -> SessionSpec {
+    /// prompt, tools and model, working in `cwd` (the parent's, or its
+    /// worktree), recorded in `transcript`.
+    fn spec(
+        &self,
+        definition: &AgentDefinition,
+        request: &SubagentRequest,
+        cwd: PathBuf,
+        transcript: PathBuf,
+    ) -> SessionSpec {
         let parent = self.parent.clone();
-        let mut spec = SessionSpec::new(parent.cwd, parent.data_dir, parent.env);
+        let mut spec = SessionSpec::new(cwd, parent.data_dir, parent.env);
         // Claude model names are for Anthropic's API; another provider
         // keeps the parent's model (one warning).
         let anthropic =
@@ -221,7 +147,6 @@ impl SubagentFactory {
         spec.hook_callbacks = parent.hook_callbacks;
         spec.launcher = parent.launcher;
         spec.profile = Some(parent.profile);
-        spec.persist = false;
         spec.prompt = PromptSpec {
             replace: Some(definition.prompt.clone()),
             append: None,
@@ -230,7 +155,9 @@ impl SubagentFactory {
         };
         let mut tuning = parent.tuning;
         tuning.structured_output = None;
+        tuning.transcript_path = Some(transcript);
         spec.tuning = tuning;
+        spec.persist = true;
         spec.log = Box::new(|line| eprintln!("orbit: warning: subagent: {line}"));
         let mut tools = parent.tools;
         let nests = matches!(&definition.tools, ToolFilter::Only(names) if names.iter().any(|n| n == crate::spec::AGENT_TOOL));

@@ -9,14 +9,19 @@
 //!
 //! Flow: the input (Claude Code's schema: `description`, `prompt`,
 //! `subagent_type`, `model`, `effort`, `run_in_background`, `isolation`)
-//! → validate checks the type is known → call hands a
+//! → validate checks the type and the isolation mode → call hands a
 //! [`SubagentRequest`] to the session's [`SubagentLauncher`] → the model
 //! gets the subagent's final text plus its id and a `<usage>` block, as
-//! Claude Code 2.1.332 gives them; a failed subagent is an error result.
+//! Claude Code 2.1.332 gives them (and a `<worktree>` block when its
+//! worktree was kept); a failed subagent is an error result. With
+//! `run_in_background` the launcher starts it and the call answers at once
+//! with Claude Code's "Async agent launched" text; the result arrives later
+//! as a `<task-notification>` message (`orbit_tool::subagent`).
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use orbit_tool::subagent::{SubagentLaunch, worktree_note};
 use orbit_tool::{
     CallFacts, SubagentLauncher, SubagentReport, SubagentRequest, ToolError, ToolInfo, ToolOutput,
     TypedTool,
@@ -28,6 +33,9 @@ use crate::context::{CallContext, ToolUseContext};
 
 /// The tool's name.
 pub const AGENT_TOOL_NAME: &str = "Agent";
+
+/// The isolation mode that runs the agent in a fresh git worktree.
+const WORKTREE: &str = "worktree";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AgentInput {
@@ -44,10 +52,10 @@ pub struct AgentInput {
     /// Optional reasoning effort for this agent
     #[serde(default)]
     pub effort: Option<String>,
-    /// Run the agent in the background (not supported yet: the agent runs in the foreground)
+    /// Set to true to run this agent in the background. You will be notified when it completes
     #[serde(default)]
     pub run_in_background: Option<bool>,
-    /// Isolation mode: "worktree" runs the agent in a temporary git worktree
+    /// Isolation mode. "worktree" creates a temporary git worktree so the agent works on an isolated copy of the repository
     #[serde(default)]
     pub isolation: Option<String>,
 }
@@ -84,9 +92,34 @@ impl AgentTool {
 /// The tool_result text: the report, then its id and usage (Claude Code's
 /// layout).
 pub fn result_text(report: &SubagentReport) -> String {
-    format!(
+    let mut text = format!(
         "{}\nagentId: {}\n<usage>subagent_tokens: {}\ntool_uses: {}\nduration_ms: {}</usage>",
         report.text, report.agent_id, report.total_tokens, report.tool_uses, report.duration_ms
+    );
+    if let Some(kept) = &report.kept_worktree {
+        text.push('\n');
+        text.push_str(&worktree_note(kept));
+    }
+    text
+}
+
+/// The tool_result of a background launch (Claude Code 2.1.332's text,
+/// naming TaskStop instead of SendMessage).
+pub fn launched_text(launch: &SubagentLaunch) -> String {
+    format!(
+        "Async agent launched successfully. (This tool result is internal metadata — never quote \
+         or paste any part of it, including the agentId below, into a user-facing reply.)\n\
+         agentId: {id} (internal ID - do not mention to user. Use TaskStop with task_id: '{id}' \
+         to stop this agent.)\nThe agent is working in the background. You will be notified \
+         automatically when it completes. You know nothing about its results until that \
+         notification arrives — do not report, assume, or predict them; continue other work or \
+         respond to the user in the meantime.\nDo not duplicate this agent's work — avoid \
+         working with the same files or topics it is using.\noutput_file: {file}\nDo NOT Read \
+         or tail this file via the shell tool — it is the full subagent JSONL transcript and \
+         reading it will overflow your context. If the user asks for progress, say the agent is \
+         still running; you'll get a completion notification.",
+        id = launch.agent_id,
+        file = launch.output_file.display()
     )
 }
 
@@ -119,9 +152,13 @@ impl TypedTool for AgentTool {
                 )));
             }
         }
-        if let Some(mode) = input.isolation.as_deref().filter(|m| *m != "none") {
+        if let Some(mode) = input
+            .isolation
+            .as_deref()
+            .filter(|m| *m != "none" && *m != WORKTREE)
+        {
             return Err(ToolError::RespondToModel(format!(
-                "isolation \"{mode}\" is not supported yet: run the agent without isolation"
+                "isolation \"{mode}\" is not supported: use \"{WORKTREE}\" or leave it out"
             )));
         }
         Ok(SubagentRequest {
@@ -131,18 +168,24 @@ impl TypedTool for AgentTool {
             model: input.model,
             effort: input.effort,
             run_in_background: input.run_in_background.unwrap_or(false),
-            isolation: input.isolation,
+            isolation: input.isolation.filter(|m| m != "none"),
         })
     }
 
     async fn call(
         &self,
         request: SubagentRequest,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         if call.cancel.is_cancelled() {
             return Ok(ToolOutput::interrupted());
+        }
+        if request.run_in_background {
+            return Ok(match self.launcher.launch(request, call, ctx) {
+                Ok(launch) => ToolOutput::text(launched_text(&launch)),
+                Err(why) => ToolOutput::error(format!("The subagent failed: {why}")),
+            });
         }
         match self.launcher.run(request, call).await {
             Ok(report) if report.is_error => Ok(ToolOutput::error(result_text(&report))),

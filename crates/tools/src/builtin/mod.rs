@@ -25,6 +25,7 @@ pub mod notebook;
 mod patch;
 mod paths;
 pub mod read;
+pub mod task_stop;
 pub mod skill;
 pub mod todo;
 pub mod web_fetch;
