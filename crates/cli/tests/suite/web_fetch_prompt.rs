@@ -172,3 +172,46 @@ fn a_long_page_is_read_on_with_offset() {
         "{past}"
     );
 }
+
+/// With the OpenAI provider the side request goes to the same server with
+/// the session's own model (the catalog names no small model there).
+#[test]
+fn the_openai_provider_answers_with_the_session_s_model() {
+    use orbit_test_support::fake::Dialect;
+    use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
+
+    let base = serve_pages(&[("/README", README.to_string())]);
+    let url = format!("{base}/README");
+    let server = FakeOpenAi::start(vec![
+        OpenAiReply::completion(Completion::new().tool_call(
+            "call_1",
+            "WebFetch",
+            json!({"url": url, "prompt": "install?"}),
+        )),
+        OpenAiReply::completion(Completion::new().text("done")),
+    ]);
+    server.answer_side_requests(
+        std::sync::Arc::new(|body: &Value| body.get("tools").is_none()),
+        std::sync::Arc::new(|_, _: &Value| {
+            Some(Completion::new().text("Run make install.").render(1))
+        }),
+    );
+    let scratch = Scratch::new();
+    let mut vars = server.env();
+    vars.push(("ORBIT_WEBFETCH_ALLOW_HOSTS".into(), "127.0.0.1".into()));
+    let mut cmd = orbit_with_env(&scratch, &vars);
+    cmd.args(["-p", "read the docs", "--allowedTools", "WebFetch"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let side = server.side_requests();
+    assert_eq!(side.len(), 1);
+    assert_eq!(side[0].body["model"], server.bodies()[0]["model"]);
+    let asked = side[0].body["messages"].to_string();
+    assert!(asked.contains("make install"), "the page: {asked}");
+    let said = server.bodies()[1]["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    assert_eq!(said, "\"Run make install.\"");
+}
