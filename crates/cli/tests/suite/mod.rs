@@ -48,7 +48,7 @@ mod parallel_bash;
 mod permissions;
 mod plan_mode;
 mod resume;
-mod rewind;
+pub mod rewind;
 mod rewind_sdk;
 mod rewind_tui;
 mod sandbox_private;

@@ -69,6 +69,22 @@ fn four_changes(scratch: &Scratch) -> Outcome {
     out
 }
 
+/// A model for two prompts: the first Writes `a.txt` ("one"), the second
+/// runs `bash` (the SDK and TUI rewind tests share it).
+pub fn write_then_bash(scratch: &Scratch, bash: &str) -> FakeAnthropic {
+    let a = scratch.path().join("a.txt");
+    FakeAnthropic::start(vec![
+        Reply::tool_use(
+            "toolu_a",
+            "Write",
+            json!({"file_path": s(&a), "content": "one\n"}),
+        ),
+        Reply::text("wrote a"),
+        Reply::tool_use("toolu_b", "Bash", json!({"command": bash})),
+        Reply::text("wrote b"),
+    ])
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -2,32 +2,16 @@
 //! (`ClaudeSDKClient.rewind_files`, `enable_file_checkpointing`, uuids from
 //! `--replay-user-messages`), as Claude Code answers it.
 
-use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
-
-use super::common::{Scratch, s};
+use super::common::Scratch;
 use super::mcp::python;
+use super::rewind::write_then_bash;
 use super::sdk::{Printed, sdk_program};
 
 /// Two prompts writing `a.txt` then `b.txt` (and changing `a.txt`), then
 /// the fixture's rewinds; `enabled` = `enable_file_checkpointing`.
 fn two_prompts_then_rewind(enabled: bool) -> (Scratch, Printed) {
     let scratch = Scratch::new();
-    let a = scratch.path().join("a.txt");
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Write",
-            json!({"file_path": s(&a), "content": "one\n"}),
-        ),
-        Reply::text("wrote a"),
-        Reply::tool_use(
-            "toolu_b",
-            "Bash",
-            json!({"command": "echo two > b.txt && echo changed > a.txt"}),
-        ),
-        Reply::text("wrote b"),
-    ]);
+    let server = write_then_bash(&scratch, "echo two > b.txt && echo changed > a.txt");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk_rewind.py");
     let scenario = if enabled { "enabled" } else { "disabled" };
     let printed = sdk_program(&python(), script, scenario, &[], &scratch, &server);

@@ -3,26 +3,15 @@
 //! the code only. Esc Esc opens the same picker; a file changed outside
 //! orbit is overwritten only after the confirmation picker's yes.
 
-use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
-
 use super::clients::Pane;
-use super::common::{Scratch, s};
+use super::common::Scratch;
+use super::rewind::write_then_bash;
 
 #[test]
 fn rewind_picker_restores_the_code_of_a_chosen_prompt() {
     let scratch = Scratch::new();
     let a = scratch.path().join("a.txt");
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Write",
-            json!({"file_path": s(&a), "content": "one\n"}),
-        ),
-        Reply::text("wrote a"),
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo two > b.txt"})),
-        Reply::text("wrote b"),
-    ]);
+    let server = write_then_bash(&scratch, "echo two > b.txt");
     let pane = Pane::start(
         &scratch,
         &server.env(),
@@ -46,7 +35,10 @@ fn rewind_picker_restores_the_code_of_a_chosen_prompt() {
 
     // Esc Esc opens the picker too; a.txt edited by the user asks first.
     std::fs::write(&a, "mine\n").unwrap();
+    // Two presses as a person makes them: two bytes read together are
+    // one Esc to the terminal parser.
     pane.keys(&["Escape"]);
+    std::thread::sleep(std::time::Duration::from_millis(150));
     pane.keys(&["Escape"]);
     pane.wait_for("Rewind the files to before which prompt?");
     pane.keys(&["Down", "Enter"]);
