@@ -288,3 +288,87 @@ fn the_streaming_examples_keep_their_turns() {
         ],
     );
 }
+
+#[test]
+fn the_hooks_example_blocks_refuses_a_wrong_event_answer_and_decides_writes() {
+    let scratch = Scratch::new();
+    let cwd = scratch.path();
+    let server = FakeAnthropic::start(Vec::new());
+    server.respond_with(move |_, body| {
+        if answers_a_tool(body) {
+            return Some(Reply::text("done"));
+        }
+        let text = last_user_text(body);
+        let write = |name: &str| {
+            let path = cwd.join(name).display().to_string();
+            Reply::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": path, "content": "test data"}),
+            )
+        };
+        let bash = |command: &str| Reply::tool_use("b", "Bash", json!({"command": command}));
+        Some(if text.contains("foo.sh") {
+            bash("./foo.sh --help")
+        } else if text.contains("Hello from hooks example") {
+            bash("echo 'Hello from hooks example!'")
+        } else if text.contains("nonexistent_directory") {
+            bash("ls /nonexistent_directory")
+        } else if text.contains("important_config.txt") {
+            write("important_config.txt")
+        } else if text.contains("regular_file.txt") {
+            write("regular_file.txt")
+        } else if text.contains("CRITICAL ERROR") {
+            bash("echo 'CRITICAL ERROR: system failure'")
+        } else {
+            Reply::text("pink")
+        })
+    });
+    let stdout = run_example_in(&scratch, "hooks", &["all"], &server);
+    assert_printed(
+        "hooks",
+        &stdout,
+        &[
+            "=== PreToolUse Example ===",
+            "=== Continue/Stop Control Example ===",
+            "Result ended",
+        ],
+    );
+    let sent = serde_json::to_string(&server.bodies()).unwrap();
+    // Its UserPromptSubmit callback answers for `SessionStart`: Claude Code
+    // refuses that answer and blocks the prompt (nothing sent, "Result
+    // ended" at once); so does orbit.
+    assert!(!sent.contains("hot pink"), "a wrong-event answer applied");
+    assert!(
+        !sent.contains("favorite color"),
+        "the blocked prompt was sent"
+    );
+    assert_printed(
+        "hooks",
+        &stdout,
+        &["User: What's my favorite color?\nResult ended"],
+    );
+    // The strict approval hook denies important_config.txt, allows the other.
+    assert!(!scratch.path().join("important_config.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("regular_file.txt")).unwrap(),
+        "test data"
+    );
+}
+
+#[test]
+fn the_stderr_and_setting_sources_examples_run() {
+    let server = done_server(1_000);
+    let (_scratch, stdout) = run_example("stderr_callback_example", &[], &server);
+    assert_printed("stderr_callback_example", &stdout, &["Captured"]);
+    let server = done_server(1_000);
+    let (_scratch, stdout) = run_example("setting_sources", &["all"], &server);
+    assert_printed(
+        "setting_sources",
+        &stdout,
+        &[
+            "=== Default Behavior Example ===",
+            "Setting sources: None (default)",
+        ],
+    );
+}
