@@ -3,8 +3,9 @@
 //!
 //! Data flow: `/rewind` with no argument lists the session's prompts
 //! (`orbit_session::fork::prompts` over its transcript) in a picker, each
-//! with the files it changed (the difference between its `before` and
-//! `after` checkpoints in `orbit_checkpoint::Store`); choosing one queues
+//! with the files it changed and each one's diff size (`a.txt +3 -1`: the
+//! difference between its `before` and `after` checkpoints in
+//! `orbit_checkpoint::Store`); choosing one queues
 //! `/rewind N`, which restores the code only
 //! (`orbit_checkpoint::rewind_code`) and notes what changed. A file changed
 //! outside orbit since the checkpoint is not overwritten: a second picker
@@ -50,7 +51,8 @@ pub(crate) fn run(engine: &QueryEngine, screen: &mut Screen, args: &str) {
     }
 }
 
-/// The files prompt `n`'s writing changed (its before → after checkpoints).
+/// The files prompt `n`'s writing changed (its before → after
+/// checkpoints), each with its diff's size: `path +added -removed`.
 fn changed_by(store: &Store, n: u32) -> Option<Vec<String>> {
     let live = store
         .manifest
@@ -67,7 +69,33 @@ fn changed_by(store: &Store, n: u32) -> Option<Vec<String>> {
         }
     }
     let (before, after) = (store.state(&before?).ok()?, store.state(&after?).ok()?);
-    Some(changed_paths(&before, &after).into_iter().collect())
+    let text = |entry: Option<&orbit_checkpoint::FileEntry>| {
+        entry
+            .and_then(|e| store.read(&e.id).ok())
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default()
+    };
+    let rows = changed_paths(&before, &after)
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| {
+            if i >= ROW_FILES_MAX {
+                return path;
+            }
+            let (old, new) = (text(before.get(&path)), text(after.get(&path)));
+            let diff = similar::TextDiff::from_lines(&old, &new);
+            let (mut added, mut removed) = (0, 0);
+            for change in diff.iter_all_changes() {
+                match change.tag() {
+                    similar::ChangeTag::Insert => added += 1,
+                    similar::ChangeTag::Delete => removed += 1,
+                    similar::ChangeTag::Equal => {}
+                }
+            }
+            format!("{path} +{added} -{removed}")
+        })
+        .collect();
+    Some(rows)
 }
 
 fn picker(engine: &QueryEngine, screen: &mut Screen) {

@@ -25,8 +25,8 @@ fn rewind_picker_restores_the_code_of_a_chosen_prompt() {
 
     pane.submit("/rewind");
     pane.wait_for("Rewind the files to before which prompt?");
-    pane.wait_for("2. second prompt — changed b.txt");
-    pane.wait_for("1. first prompt — changed a.txt");
+    pane.wait_for("2. second prompt — changed b.txt +1 -0");
+    pane.wait_for("1. first prompt — changed a.txt +1 -0");
     // The newest prompt is selected first.
     pane.keys(&["Enter"]);
     pane.wait_for("Rewound the files to before prompt 2: removed b.txt;");
