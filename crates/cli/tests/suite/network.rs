@@ -237,7 +237,7 @@ fn an_http_run_reads_no_certificate() {
 
 /// A CA and a `localhost` certificate it signed, made with openssl in
 /// `dir`, plus `page.txt` for `openssl s_server -WWW`.
-fn make_certs(dir: &std::path::Path) {
+pub(super) fn make_certs(dir: &std::path::Path) {
     let script = r#"set -e
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=orbit-test-ca -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr -subj /CN=localhost 2>/dev/null
@@ -258,10 +258,10 @@ openssl pkcs8 -topk8 -in client.key -out client-enc.key -v2 aes-256-cbc -passout
 }
 
 /// `openssl s_server` on a free port serving `dir`; killed on drop.
-struct TlsServer(PortServer);
+pub(super) struct TlsServer(pub(super) PortServer);
 
 impl TlsServer {
-    fn start(dir: &std::path::Path, extra: &[&str]) -> Self {
+    pub(super) fn start(dir: &std::path::Path, extra: &[&str]) -> Self {
         Self(PortServer::start(
             "s_server",
             std::time::Duration::from_secs(10),

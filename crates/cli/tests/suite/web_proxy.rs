@@ -8,7 +8,7 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use super::network::{RecordingProxy, webfetch_run};
+use super::network::{RecordingProxy, TlsServer, make_certs, webfetch_run};
 use super::web_fetch_prompt::read_head;
 
 const PAGE: &str = "tunnelled page 51c2";
@@ -94,4 +94,32 @@ fn local_and_unresolvable_targets_never_reach_the_proxy() {
     }
     assert_eq!(proxy.seen(), Vec::<String>::new());
     assert!(hosts.lock().unwrap().is_empty());
+}
+
+/// HTTPS through the proxy: the tunnel goes to the checked address, while
+/// TLS still names the host (SNI and the certificate check: the test CA's
+/// certificate is for `localhost` only).
+#[test]
+fn https_through_the_proxy_keeps_the_name_for_tls() {
+    let certs = tempfile::tempdir().unwrap();
+    make_certs(certs.path());
+    let server = TlsServer::start(certs.path(), &[]);
+    let port = server.0.port;
+    let proxy = RecordingProxy::start();
+    let proxy_url = proxy.url();
+    let ca = certs.path().join("ca.pem").display().to_string();
+    let env = [
+        ("HTTPS_PROXY", proxy_url.as_str()),
+        ("NO_PROXY", "127.0.0.1"),
+        ("ORBIT_WEBFETCH_ALLOW_HOSTS", "localhost"),
+        ("NODE_EXTRA_CA_CERTS", ca.as_str()),
+    ];
+    let url = format!("https://localhost:{port}/page.txt");
+    let (_server, said, code, stderr) = webfetch_run(&url, &env);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(said.contains("tls page 5c2e"), "{said}");
+    assert_eq!(
+        proxy.seen(),
+        vec![format!("CONNECT 127.0.0.1:{port} HTTP/1.1")]
+    );
 }
