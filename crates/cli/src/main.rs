@@ -345,6 +345,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     }
     let previous_model = plan.apply_model(&mut engine);
     let mut prompt = Some(plan.prompt.clone());
+    let mut interrupted = false;
     while let Some(next) = prompt.take() {
         let mut events = engine.submit_message(next);
         while let Some(event) = events.next().await {
@@ -358,6 +359,9 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
                 Ok(None) => {}
                 Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
             }
+            if let EngineEvent::Result(result) = &event {
+                interrupted |= result.interrupted;
+            }
             if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
                 && result.subtype == ResultSubtype::ErrorMaxTurns
             {
@@ -366,10 +370,17 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         }
         drop(events);
         // A background agent still running: the run waits for it, and its
-        // notification is the next message (as Claude Code's `-p` does).
-        if !stdout.is_closed() && !write_failed {
-            let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
-            prompt = tasks.next_notice().await;
+        // notification is the next message (as Claude Code's `-p` does); an
+        // interrupt stops them all instead.
+        let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
+        if !stdout.is_closed() && !write_failed && !interrupted {
+            prompt = tokio::select! {
+                notice = tasks.next_notice() => notice,
+                () = interrupt_requested(&abort) => None,
+            };
+        }
+        if prompt.is_none() {
+            tasks.stop_all().await;
         }
     }
     plan.finish(&mut engine, previous_model);
@@ -387,6 +398,17 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         None => bail!("the engine ended without a result"),
     }
 }
+
+/// Resolves once an interrupt is pending (Ctrl-C between turns, while a
+/// background agent runs).
+async fn interrupt_requested(abort: &AbortHandle) {
+    while !abort.is_aborted() {
+        tokio::time::sleep(std::time::Duration::from_millis(INTERRUPT_POLL_MS)).await;
+    }
+}
+
+/// How often the wait for a background agent looks for an interrupt.
+const INTERRUPT_POLL_MS: u64 = 50;
 
 /// stdout is gone or failing: nobody reads the output any more, so stop the
 /// run instead of spending tokens and tool time on it. A closed pipe is

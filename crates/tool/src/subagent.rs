@@ -202,6 +202,15 @@ impl BackgroundTasks {
         }
     }
 
+    /// Stops every running task and waits until they have all ended (an
+    /// interrupted headless run: nothing may outlive it).
+    pub async fn stop_all(&self) {
+        let ids: Vec<String> = self.state().running.iter().map(|t| t.id.clone()).collect();
+        for id in ids {
+            self.stop(&id).await;
+        }
+    }
+
     /// The notifications queued so far.
     pub fn take_notices(&self) -> Vec<String> {
         self.state().notices.drain(..).collect()

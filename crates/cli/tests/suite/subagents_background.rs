@@ -351,3 +351,57 @@ fn a_worktree_with_changes_is_kept_and_its_path_reported() {
     assert!(!scratch.path().join("new.txt").exists());
     assert!(git_out(&scratch, &["branch"]).contains("worktree-agent-a"));
 }
+
+#[test]
+fn ctrl_c_while_a_background_agent_runs_stops_it_and_ends_the_run() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(|_, b| {
+        Some(if first_text(b).contains("INT-GO") {
+            let command = "echo $$ > sleep.pid; exec sleep 300";
+            Reply::turn(
+                Turn::new()
+                    .tool_use("toolu_s1", "Bash", json!({"command": command}))
+                    .usage(10, 1),
+            )
+        } else if body::tool_results(b).is_empty() {
+            agent_call(
+                "toolu_bg",
+                json!({"description": "int task", "prompt": "INT-GO", "run_in_background": true}),
+            )
+        } else {
+            Reply::text("PARENT-WAITING")
+        })
+    });
+    let mut child = super::common::orbit_process(&scratch, &server.env())
+        .args(["-p", "delegate", "--dangerously-skip-permissions"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = wait_for_pid(&scratch.path().join("sleep.pid"));
+    // The parent's turn has ended; orbit waits for the agent.
+    let started = Instant::now();
+    while server.bodies().len() < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no parent answer"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(alive(pid));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "-p ended while the agent ran"
+    );
+    kill(
+        Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        Signal::SIGINT,
+    )
+    .unwrap();
+    super::common::wait_within(&mut child, Duration::from_secs(20));
+    assert!(!alive(pid), "sleep {pid} outlived the interrupted run");
+}
