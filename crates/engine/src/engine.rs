@@ -175,6 +175,8 @@ impl QueryEngine {
     /// turn) cancels this turn: it ends interrupted without calling the
     /// model. See `crate::abort` for the semantics.
     pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
+        let prompt =
+            crate::prompt_session::plan_reminder(&self.runtime, &self.config.system_prompt, prompt);
         let turn = self.abort.begin_turn();
         let (tx, rx) = unbounded_channel();
         let run = crate::query::run_query(

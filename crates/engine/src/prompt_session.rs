@@ -130,6 +130,22 @@ pub(crate) fn install_turn_grants(runtime: &Arc<ToolRuntime>, base: &PermissionC
     }));
 }
 
+/// A turn's prompt in plan mode when the system prompt does not already
+/// say what plan mode asks (the mode was switched after the session
+/// started: the UI's Shift+Tab, an SDK's `set_permission_mode`): the
+/// plan-mode instructions as a reminder before it, when `ExitPlanMode` is
+/// offered.
+pub(crate) fn plan_reminder(runtime: &ToolRuntime, system_prompt: &str, prompt: String) -> String {
+    use orbit_tool::plan::{EXIT_PLAN_MODE_TOOL_NAME, PLAN_MODE_PROMPT};
+    if runtime.permissions.mode() != PermissionMode::Plan
+        || system_prompt.contains(PLAN_MODE_PROMPT)
+        || runtime.tools.find(EXIT_PLAN_MODE_TOOL_NAME).is_none()
+    {
+        return prompt;
+    }
+    format!("<system-reminder>\n{PLAN_MODE_PROMPT}\n</system-reminder>\n\n{prompt}")
+}
+
 /// How custom slash commands (`orbit-commands`) reach this session: its
 /// grants, its orchestrator, its cwd and model.
 impl orbit_commands::PromptSession for QueryEngine {

@@ -129,13 +129,7 @@ pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String 
 /// What the model is told when the session starts in plan mode with the
 /// plan workflow offered (`ExitPlanMode`: an approver is there to read the
 /// plan); appended to whichever prompt the session has.
-pub(crate) const PLAN_MODE_PROMPT: &str = "# Plan mode\n\
-Plan mode is on: the user wants a plan before anything changes. Do not edit files or run \
-commands that change anything (such calls are refused); read, search and think. Explore what the \
-task touches, use AskUserQuestion only for a decision that is truly the user's, then write a \
-concrete plan: the steps, the files to change, how to check the result. Finish by calling \
-ExitPlanMode with the plan in Markdown. The user either approves it (plan mode ends: then carry \
-it out) or asks you to keep planning (revise it and call ExitPlanMode again).";
+pub(crate) const PLAN_MODE_PROMPT: &str = orbit_tool::plan::PLAN_MODE_PROMPT;
 
 /// Appends [`PLAN_MODE_PROMPT`] to `config`'s prompt when its session starts
 /// in plan mode and someone can approve a plan.

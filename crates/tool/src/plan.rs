@@ -12,6 +12,21 @@ use std::sync::{Arc, Mutex};
 
 use crate::context::ToolUseContext;
 
+/// The plan tool's name (the engine looks for it before reminding the
+/// model of plan mode).
+pub const EXIT_PLAN_MODE_TOOL_NAME: &str = "ExitPlanMode";
+
+/// What the model is told about plan mode when `ExitPlanMode` is offered:
+/// in the system prompt of a session that starts in plan mode, or as a
+/// reminder before the prompt of a turn that runs in plan mode otherwise.
+pub const PLAN_MODE_PROMPT: &str = "# Plan mode\n\
+Plan mode is on: the user wants a plan before anything changes. Do not edit files or run \
+commands that change anything (such calls are refused); read, search and think. Explore what the \
+task touches, use AskUserQuestion only for a decision that is truly the user's, then write a \
+concrete plan: the steps, the files to change, how to check the result. Finish by calling \
+ExitPlanMode with the plan in Markdown. The user either approves it (plan mode ends: then carry \
+it out) or asks you to keep planning (revise it and call ExitPlanMode again).";
+
 /// Leaves plan mode if the session is in it; returns the mode in force
 /// afterwards (`default`, `acceptEdits`, …).
 pub type ModeSwitch = dyn Fn() -> String + Send + Sync;

@@ -217,3 +217,32 @@ fn database_question() -> Value {
         ]
     }]})
 }
+
+/// Plan mode entered with Shift+Tab after the session started: the turn's
+/// prompt carries the plan-mode reminder (the system prompt does not say
+/// it), and the plan is approved as before.
+#[test]
+fn tui_shift_tab_into_plan_mode_reminds_the_model() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(plan_then_write());
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    pane.keys(&["BTab", "BTab"]);
+    pane.wait_for("plan");
+    pane.submit("plan then write");
+    pane.wait_for("Would you like to proceed with this plan?");
+    pane.keys(&["2"]);
+    // Approved with "ask before each edit": default mode asks for the write.
+    pane.wait_for("Allow Write");
+    pane.keys(&["1"]);
+    pane.wait_for("All done.");
+    let bodies = server.bodies();
+    assert!(!system_text(&bodies[0]).contains("Plan mode is on"));
+    let sent = body::last_message_texts(&bodies[0]).join("\n");
+    assert!(
+        sent.contains("<system-reminder>\n# Plan mode\nPlan mode is on")
+            && sent.ends_with("plan then write"),
+        "{sent}"
+    );
+    assert!(scratch.path().join("notes.txt").is_file());
+    assert!(tool_results_text(&bodies[1]).contains("now default"));
+}

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use crate::context::{CallContext, ToolUseContext};
 
 /// The tool's name.
-pub const EXIT_PLAN_MODE_TOOL_NAME: &str = "ExitPlanMode";
+pub const EXIT_PLAN_MODE_TOOL_NAME: &str = orbit_tool::plan::EXIT_PLAN_MODE_TOOL_NAME;
 
 const DESCRIPTION: &str = "Present your finished plan to the user for approval and leave plan mode.\n\n\
 Use it only in plan mode, once you have read what you need and the plan is complete: the concrete \
