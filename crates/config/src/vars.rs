@@ -225,7 +225,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: ANTHROPIC_SMALL_FAST_MODEL,
-        meaning: "Claude Code's model for side requests (aliases resolve). orbit makes no side requests (WebFetch hands the page to the session's model), so it is resolved and checked but sent nowhere.",
+        meaning: "The model of side requests with the Anthropic provider (aliases resolve): WebFetch's prompt over the page, WebSearch's server-side search. Default: the catalog's small fast model (haiku); other providers use the session's model.",
     },
     EnvVar {
         name: CLAUDE_CODE_MAX_OUTPUT_TOKENS,
