@@ -224,7 +224,7 @@ impl App {
                 }
                 event = self.events.next() => self.front.on_terminal_item(event, &policy)?,
                 Some(ask) = self.inbox.rx.recv() => {
-                    self.front.screen.ask_with_reply(ask.request, ask.reply);
+                    self.front.screen.ask_with_reply(ask);
                 }
                 Some(()) = self.index_ready.recv() => {}
             }
@@ -450,7 +450,7 @@ impl App {
                     }
                 }
                 event = events.next() => front.on_terminal_item(event, &policy)?,
-                Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
+                Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask),
                 _ = tick.tick() => {}
             }
         }

@@ -5,13 +5,14 @@
 //! ([`ApprovalInbox`]); the UI queues a [`Dialog`] per request, shows the
 //! first, and its keys produce an [`Approval`] that goes back through the
 //! reply channel. "No" asks for an optional reason, which the model is
-//! told. A UI that is gone answers deny.
+//! told. A UI that is gone answers deny. A subagent's ask
+//! ([`Approver::approve_for`]) names the subagent in the dialog.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use crossterm::event::{KeyCode, KeyEvent};
-use orbit_engine::{Approval, ApprovalRequest, Approver, SharedApprover};
+use orbit_engine::{Approval, ApprovalRequest, Approver, AskingAgent, SharedApprover};
 use ratatui::text::{Line, Span};
 use tokio::sync::{mpsc, oneshot};
 
@@ -24,6 +25,8 @@ use crate::tools::{Before, file_before_edit, subject};
 pub(crate) struct Ask {
     pub(crate) request: ApprovalRequest,
     pub(crate) reply: oneshot::Sender<Approval>,
+    /// The subagent whose call it is; None: the session's own.
+    pub(crate) agent: Option<AskingAgent>,
 }
 
 /// Where the UI receives the engine's asks; made with [`approver`].
@@ -39,10 +42,21 @@ struct TuiApprover {
 #[async_trait]
 impl Approver for TuiApprover {
     async fn approve(&self, request: &ApprovalRequest) -> Approval {
+        self.ask(request, None).await
+    }
+
+    async fn approve_for(&self, request: &ApprovalRequest, agent: &AskingAgent) -> Approval {
+        self.ask(request, Some(agent.clone())).await
+    }
+}
+
+impl TuiApprover {
+    async fn ask(&self, request: &ApprovalRequest, agent: Option<AskingAgent>) -> Approval {
         let (reply, answer) = oneshot::channel();
         let ask = Ask {
             request: request.clone(),
             reply,
+            agent,
         };
         if self.tx.send(ask).is_err() {
             return closed();
@@ -71,6 +85,8 @@ pub fn approver() -> (SharedApprover, ApprovalInbox) {
 pub(crate) struct Dialog {
     pub(crate) request: ApprovalRequest,
     pub(crate) reply: Option<oneshot::Sender<Approval>>,
+    /// The subagent asking; None: the session itself.
+    pub(crate) agent: Option<AskingAgent>,
     /// A plan or questions get a dialog of their own (`crate::plan_dialog`).
     special: Option<Special>,
     /// The permission mode an approved plan switches to.
@@ -96,6 +112,7 @@ impl Dialog {
         Self {
             request,
             reply,
+            agent: None,
             special,
             next_mode: None,
             selected: 0,
@@ -218,7 +235,16 @@ impl Dialog {
                 Span::styled(format!("({what})"), theme.plain()),
                 Span::styled("?", theme.bold()),
             ]),
-            Line::from(Span::styled(format!("  {}", r.reason), theme.dim())),
+            Line::from(Span::styled(
+                match &self.agent {
+                    Some(a) => format!(
+                        "  Asked by subagent {} ({}) · {}",
+                        a.agent_type, a.agent_id, r.reason
+                    ),
+                    None => format!("  {}", r.reason),
+                },
+                theme.dim(),
+            )),
         ];
 
         for (i, option) in self.options().into_iter().enumerate() {

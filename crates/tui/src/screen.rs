@@ -15,13 +15,13 @@ use orbit_engine::{Approval, ApprovalRequest};
 use orbit_protocol::events::TodoStatus;
 use orbit_protocol::{ContentBlock, EngineEvent, StreamEvent};
 use ratatui::text::{Line, Span};
-use tokio::sync::oneshot;
 
 use orbit_composer::{Composer, ComposerConfig};
 
 use crate::answer::Answer;
 use crate::dialog::Dialog;
 use crate::status::StatusInfo;
+use crate::subagents::Subagents;
 use crate::theme::Theme;
 use crate::tools::{ToolCall, call_line, finished_lines, result_text};
 
@@ -60,6 +60,8 @@ pub struct Screen {
     answer: Answer,
     thinking: String,
     tools: Vec<(String, ToolCall)>,
+    /// The running `Agent` calls' subagents (their live lines).
+    subagents: Subagents,
     recent: VecDeque<(ToolCall, String)>,
     full_output: bool,
     pub(crate) composer: Composer,
@@ -85,6 +87,7 @@ impl Screen {
             answer: Answer::new(theme),
             thinking: String::new(),
             tools: Vec::new(),
+            subagents: Subagents::default(),
             recent: VecDeque::new(),
             full_output: false,
             composer,
@@ -170,6 +173,7 @@ impl Screen {
             self.history.push(line);
         }
         self.tools.clear();
+        self.subagents.clear();
     }
 
     pub(crate) fn is_busy(&self) -> bool {
@@ -190,12 +194,11 @@ impl Screen {
         self.preview_front();
     }
 
-    pub(crate) fn ask_with_reply(
-        &mut self,
-        request: ApprovalRequest,
-        reply: oneshot::Sender<Approval>,
-    ) {
-        self.dialogs.push_back(Dialog::new(request, Some(reply)));
+    /// Shows an ask from the engine (a subagent's names the subagent).
+    pub(crate) fn ask_with_reply(&mut self, ask: crate::dialog::Ask) {
+        let mut dialog = Dialog::new(ask.request, Some(ask.reply));
+        dialog.agent = ask.agent;
+        self.dialogs.push_back(dialog);
         self.preview_front();
     }
 
@@ -313,7 +316,11 @@ impl Screen {
                     }
                 }
             }
+            EngineEvent::ToolProgress { tool_use_id, data } => {
+                self.subagents.on_progress(tool_use_id, data);
+            }
             EngineEvent::ToolResult { result, .. } => {
+                self.subagents.finish(&result.tool_use_id);
                 let at = self
                     .tools
                     .iter()
@@ -381,7 +388,6 @@ impl Screen {
                 self.history.push(Line::from(""));
             }
             EngineEvent::RequestStart { .. }
-            | EngineEvent::ToolProgress { .. }
             | EngineEvent::UserMessage { .. }
             | EngineEvent::HookResponse(_) => {}
         }

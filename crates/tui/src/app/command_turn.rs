@@ -31,7 +31,7 @@ impl App {
                 term.draw(&mut front.screen)?;
                 tokio::select! {
                     planned = &mut planning => break planned,
-                    Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask.request, ask.reply),
+                    Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask),
                     event = events.next() => front.on_terminal_item(event, &policy)?,
                 }
             }

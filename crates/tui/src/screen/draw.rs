@@ -53,6 +53,12 @@ impl Screen {
         let mut top: Vec<Line<'static>> = Vec::new();
         top.extend(self.answer.preview_rows(width));
         for (id, call) in &self.tools {
+            // A subagent's call: its live line (its calls too with Ctrl-O).
+            let description = crate::tools::subject(&call.input);
+            if let Some(lines) = self.subagents.lines(id, &description, self.full_output, t) {
+                top.extend(wrap_all(&lines, width));
+                continue;
+            }
             let asking = self.dialogs.iter().any(|d| d.request.tool_use_id == *id);
             let marker = if call.running {
                 Span::styled("◌ ", t.warn())
