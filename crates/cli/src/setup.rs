@@ -224,12 +224,20 @@ pub fn prepare_with(
     );
     let commands = slash_commands(&config, &cwd);
     spec.offer_skills(commands.skills.clone());
+    spec.output_style = config.output_style.as_ref().map(|s| s.value.clone());
     let orbit::BuiltSession {
         engine,
         mcp,
         tool_names,
     } = spec.build()?;
     let init = InitInfo {
+        output_style: engine
+            .tool_context()
+            .extension(
+                orbit_memory::output_style::OUTPUT_STYLE_KEY,
+                orbit_memory::output_style::StyleState::default,
+            )
+            .current_name(),
         slash_commands: orbit_commands::with_builtins(commands.slash_names()),
         cwd: cwd.display().to_string(),
         tools: tool_names,

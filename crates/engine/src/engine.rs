@@ -267,6 +267,12 @@ impl QueryEngine {
         &self.config
     }
 
+    /// Uses `prompt` as the system prompt of the following model calls
+    /// (`/output-style` switching styles mid-session).
+    pub fn set_system_prompt(&mut self, prompt: String) {
+        self.config.system_prompt = prompt;
+    }
+
     /// Uses `model` for the following model calls (an SDK's `set_model`).
     /// A fallback in use ends: the embedder chose the model.
     pub fn set_model(&mut self, model: String) {

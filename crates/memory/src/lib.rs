@@ -30,6 +30,7 @@
 mod imports;
 mod load;
 mod nested;
+pub mod output_style;
 mod sources;
 
 use std::path::{Path, PathBuf};

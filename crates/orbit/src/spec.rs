@@ -129,6 +129,10 @@ pub struct SessionSpec {
     /// ([`SessionSpec::offer_agents`]); None = no `Agent` tool (the
     /// small-model profile never offers it).
     pub(crate) agents: Option<AgentTools>,
+    /// The output style's name (`outputStyle`); None = `default`. It
+    /// changes orbit's default system prompt only; a name no style has is
+    /// one warning.
+    pub output_style: Option<String>,
 }
 
 /// The name of the tool that starts subagents.
@@ -187,6 +191,7 @@ impl SessionSpec {
             small_fast_model: None,
             skills: None,
             agents: None,
+            output_style: None,
         }
     }
 
@@ -210,6 +215,13 @@ impl SessionSpec {
             .unwrap_or_else(orbit_tools::builtin::default_tools);
         profile.retain_tools(&mut tools);
         let (system_prompt, memory) = self.system_prompt(profile);
+        let styled = crate::system_prompt::StyledPrompt::new(
+            system_prompt,
+            self.output_style.take(),
+            (&self.cwd, &self.env, self.prompt.trusted),
+            &mut *self.log,
+        );
+        let system_prompt = styled.prompt();
         let turns_done = self.resume.as_ref().map_or(0, |loaded| loaded.turns);
         let session_id = match (self.session_id.take(), &self.resume) {
             (Some(id), _) => id,
@@ -255,6 +267,7 @@ impl SessionSpec {
             None => QueryEngine::new(config, client, tools),
         };
         memory.share(engine.tool_context());
+        styled.share(engine.tool_context());
         orbit_tool::side_query::install(engine.tool_context(), side);
         secure(
             engine.tool_context(),

@@ -126,6 +126,50 @@ pub fn default_prompt(cwd: &Path, access: &mut InstructionAccess<'_>) -> String 
     out
 }
 
+/// A session's system prompt before its output style, and the style:
+/// [`Self::prompt`] is what the model gets (`orbit_memory::output_style`
+/// applies it to orbit's default prompt only); [`Self::share`] keeps both
+/// in the session's tool context, where `/output-style` switches styles.
+pub(crate) struct StyledPrompt {
+    base: String,
+    style: Option<orbit_memory::output_style::OutputStyle>,
+    dirs: orbit_memory::output_style::StyleDirs,
+}
+
+impl StyledPrompt {
+    /// `base` (as built) with the style called `name` (None: `default`)
+    /// among the session's: the user's style files (`env`'s HOME,
+    /// `CLAUDE_CONFIG_DIR`) and, `trusted`, the project's at `cwd`. An
+    /// unknown name or an unreadable file is one line to `warn`.
+    pub(crate) fn new(
+        base: String,
+        name: Option<String>,
+        (cwd, env, trusted): (&Path, &Env, bool),
+        warn: &mut dyn FnMut(&str),
+    ) -> Self {
+        let dirs = orbit_memory::output_style::StyleDirs {
+            project_root: cwd.to_path_buf(),
+            home: env.path(orbit_config::vars::HOME),
+            claude_config_dir: env.path(orbit_config::vars::CLAUDE_CONFIG_DIR),
+            trusted,
+        };
+        let style = orbit_memory::output_style::selected(name.as_deref(), &dirs, warn);
+        Self { base, style, dirs }
+    }
+
+    /// The system prompt with the style applied.
+    pub(crate) fn prompt(&self) -> String {
+        orbit_memory::output_style::apply(&self.base, IDENTITY, self.style.as_ref())
+    }
+
+    /// Keeps the unstyled prompt and the style in `context`.
+    pub(crate) fn share(self, context: &ToolUseContext) {
+        let state =
+            orbit_memory::output_style::StyleState::new(self.base, IDENTITY, self.style, self.dirs);
+        context.extension(orbit_memory::output_style::OUTPUT_STYLE_KEY, move || state);
+    }
+}
+
 /// What the model is told when the session starts in plan mode with the
 /// plan workflow offered (`ExitPlanMode`: an approver is there to read the
 /// plan); appended to whichever prompt the session has.

@@ -48,6 +48,10 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ("cost", "Show the session's cost and token use"),
     ("model", "Show or set the model: /model [name]"),
     (
+        "output-style",
+        "List output styles or switch to one: /output-style [style]",
+    ),
+    (
         "permissions",
         "Show the mode and rules; /permissions allow RULE adds a rule",
     ),
@@ -161,6 +165,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
             );
         }
         "permissions" => permissions(engine, screen, args),
+        "output-style" => crate::style_command::run(engine, screen, args),
         "mcp" => {
             let lines = mcp.map(|status| status()).unwrap_or_default();
             if lines.is_empty() {

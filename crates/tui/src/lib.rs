@@ -31,6 +31,7 @@ mod screen;
 mod session;
 mod status;
 mod status_line;
+mod style_command;
 mod subagents;
 mod submit;
 mod term;

@@ -185,7 +185,13 @@ pub(crate) fn start_for(
     let facts = SessionFacts {
         session_id: engine.session_id().to_string(),
         transcript: transcript.display().to_string(),
-        output_style: "default".to_string(),
+        output_style: engine
+            .tool_context()
+            .extension(
+                orbit_memory::output_style::OUTPUT_STYLE_KEY,
+                orbit_memory::output_style::StyleState::default,
+            )
+            .current_name(),
     };
     Some(StatusLine::start(&config, session.cwd.clone(), facts))
 }

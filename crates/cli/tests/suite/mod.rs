@@ -43,6 +43,7 @@ mod model_alias;
 mod model_paths;
 mod network;
 mod openai_provider;
+mod output_style;
 mod own_files;
 mod parallel_bash;
 mod permissions;
