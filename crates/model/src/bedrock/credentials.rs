@@ -2,7 +2,8 @@
 //! in order: the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
 //! `AWS_SESSION_TOKEN`); the profile `AWS_PROFILE` (else `default`) of
 //! `~/.aws/credentials` and `~/.aws/config` (`AWS_SHARED_CREDENTIALS_FILE`,
-//! `AWS_CONFIG_FILE`), static keys or its `credential_process`; the
+//! `AWS_CONFIG_FILE`), static keys, an SSO login (`sso`) or its
+//! `credential_process`; the
 //! container credentials endpoint (`AWS_CONTAINER_CREDENTIALS_FULL_URI` /
 //! `_RELATIVE_URI`); the EC2 instance metadata service (IMDSv2, unless
 //! `AWS_EC2_METADATA_DISABLED=true`; `AWS_EC2_METADATA_SERVICE_ENDPOINT`
@@ -31,7 +32,7 @@ const IMDS_ENDPOINT: &str = "http://169.254.169.254";
 const CONTAINER_ENDPOINT: &str = "http://169.254.170.2";
 
 /// The variables the chain reads.
-pub(crate) const AWS_VARS: [&str; 12] = [
+pub(crate) const AWS_VARS: [&str; 14] = [
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
@@ -43,6 +44,8 @@ pub(crate) const AWS_VARS: [&str; 12] = [
     "AWS_CONTAINER_AUTHORIZATION_TOKEN",
     "AWS_EC2_METADATA_DISABLED",
     "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+    "AWS_ENDPOINT_URL_SSO",
+    "AWS_ENDPOINT_URL",
     "HOME",
 ];
 
@@ -52,13 +55,17 @@ pub(crate) fn aws_env(lookup: impl Fn(&str) -> Option<String>) -> CapturedEnv {
 }
 
 /// `var`'s file, else `default` under `$HOME`.
-fn home_file(env: &CapturedEnv, var: &str, default: &str) -> Option<PathBuf> {
+pub(crate) fn home_file(env: &CapturedEnv, var: &str, default: &str) -> Option<PathBuf> {
     match env.get(var) {
         Some(path) => Some(PathBuf::from(path)),
-        None => env
-            .get("HOME")
-            .map(|home| PathBuf::from(home).join(default)),
+        None => under_home(env, default),
     }
+}
+
+/// `relative` under `$HOME`.
+pub(crate) fn under_home(env: &CapturedEnv, relative: &str) -> Option<PathBuf> {
+    env.get("HOME")
+        .map(|home| PathBuf::from(home).join(relative))
 }
 
 /// One set of AWS credentials.
@@ -116,7 +123,7 @@ pub(crate) async fn resolve(env: &CapturedEnv) -> Result<AwsCredentials, ModelEr
 }
 
 /// A user's own AWS file, capped; None when it is missing or not a file.
-fn read_profile_file(path: &PathBuf) -> Option<String> {
+pub(crate) fn read_profile_file(path: &PathBuf) -> Option<String> {
     use std::io::Read;
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
@@ -158,7 +165,7 @@ pub(crate) fn ini_section(text: &str, name: &str) -> Option<Vec<(String, String)
     found
 }
 
-fn key<'a>(section: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn key<'a>(section: &'a [(String, String)], name: &str) -> Option<&'a str> {
     section
         .iter()
         .find(|(k, _)| k == name)
@@ -203,6 +210,10 @@ async fn from_profile(
     if let Some(found) = static_keys(&section) {
         return Ok(Some(found));
     }
+    let config = config.as_deref().unwrap_or_default();
+    if let Some(found) = super::sso::sso_credentials(env, profile, &section, config).await? {
+        return Ok(Some(found));
+    }
     match key(&section, "credential_process") {
         Some(command) => credential_process(command).await.map(Some),
         None => Ok(None),
@@ -223,7 +234,7 @@ fn from_json(v: &Value) -> Option<AwsCredentials> {
 }
 
 /// `2026-12-06T20:15:00Z` as a time (UTC only, as AWS writes it).
-fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     let t = text.trim().trim_end_matches('Z');
     let (date, time) = t.split_once('T')?;
     let mut d = date.split('-').map(|p| p.parse::<i64>().ok());

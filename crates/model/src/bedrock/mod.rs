@@ -21,6 +21,7 @@
 
 mod credentials;
 mod sign;
+mod sso;
 mod wire;
 
 use std::sync::Arc;

@@ -170,3 +170,95 @@ async fn no_credentials_is_one_line_before_any_request() {
         .unwrap(),
     );
 }
+
+/// A one-shot HTTP server standing for the SSO portal: answers `body` to
+/// the first request and hands back its head.
+fn portal(body: &'static str) -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let served = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
+            head.push(byte[0]);
+        }
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(reply.as_bytes()).unwrap();
+        String::from_utf8_lossy(&head).into_owned()
+    });
+    (url, served)
+}
+
+#[tokio::test]
+async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(aws.join("sso/cache")).unwrap();
+    std::fs::write(
+        aws.join("config"),
+        "[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\nsso_role_name = Dev\n\n[sso-session corp]\nsso_region = us-east-1\nsso_start_url = https://corp.awsapps.com/start\n",
+    )
+    .unwrap();
+    let sha1 = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, b"corp");
+    let name: String = sha1.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    let cache = aws.join(format!("sso/cache/{name}.json"));
+    let write_login = |expires: &str| {
+        let login = json!({"accessToken": "sso-access-token", "expiresAt": expires});
+        std::fs::write(&cache, login.to_string()).unwrap();
+    };
+    write_login("2099-01-01T00:00:00Z");
+    let (url, served) = portal(
+        r#"{"roleCredentials":{"accessKeyId":"ASIAROLE","secretAccessKey":"role-secret","sessionToken":"role-session","expiration":4102444800000}}"#,
+    );
+    let server = FakeBedrock::start(vec![good()]);
+    let env: Vec<(String, String)> = bedrock_env(&server)
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
+        .chain([
+            ("HOME".to_string(), home.path().display().to_string()),
+            ("AWS_PROFILE".to_string(), "dev".to_string()),
+            ("AWS_ENDPOINT_URL_SSO".to_string(), url),
+        ])
+        .collect();
+    let lookup = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let (_, err) = run(
+        &BedrockClient::new(BedrockConfig::from_lookup(lookup)).unwrap(),
+        &request("claude-opus-5-5"),
+    )
+    .await;
+    assert!(err.is_none(), "{err:?}");
+    let head = served.join().unwrap();
+    assert!(
+        head.starts_with("GET /federation/credentials?account_id=111122223333&role_name=Dev "),
+        "{head}"
+    );
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("x-amz-sso_bearer_token: sso-access-token"),
+        "{head}"
+    );
+    let req = &server.requests()[0];
+    assert!(
+        req.header("authorization")
+            .unwrap()
+            .contains("Credential=ASIAROLE/")
+    );
+    assert_eq!(req.header("x-amz-security-token"), Some("role-session"));
+    sigv4::verify(req, "role-secret").unwrap();
+
+    write_login("2001-01-01T00:00:00Z");
+    let (_, err) = run(
+        &BedrockClient::new(BedrockConfig::from_lookup(lookup)).unwrap(),
+        &request("claude-opus-5-5"),
+    )
+    .await;
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "AWS SSO profile `dev`: the login has expired: run `aws sso login --profile dev`"
+    );
+}
