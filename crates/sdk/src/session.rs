@@ -147,11 +147,21 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         let queued = state.queue.len();
         let prompt = match next_prompt(&mut state.queue) {
             Some(prompt) => prompt,
-            None if !open => break,
             None => {
-                match incoming.recv().await {
-                    Some(line) => handle(line, &mut state, replay_user_messages),
-                    None => open = false,
+                // Idle: the next SDK line, or a background agent's
+                // notification (a later user message, as Claude Code's);
+                // stdin closed, the session ends once none runs.
+                let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
+                tokio::select! {
+                    line = incoming.recv(), if open => match line {
+                        Some(line) => handle(line, &mut state, replay_user_messages),
+                        None => open = false,
+                    },
+                    Some(notice) = tasks.next_notice() => {
+                        state.queue.push_back(notice);
+                        state.rewinds.queued(uuid::Uuid::new_v4().to_string());
+                    }
+                    else => break,
                 }
                 continue;
             }

@@ -56,9 +56,9 @@ fn launched_id(text: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn a_background_agent_s_result_arrives_after_the_parent_s_turn_ended() {
-    let scratch = Scratch::new();
+/// A parent that launches one background agent (its Bash sleeps 1 s),
+/// answers `PARENT-WAITING`, then `PARENT-FINAL` to the notification.
+fn background_server() -> FakeAnthropic {
     let server = FakeAnthropic::start(vec![]);
     server.respond_with(|_, b| {
         let results = body::tool_results(b);
@@ -87,6 +87,13 @@ fn a_background_agent_s_result_arrives_after_the_parent_s_turn_ended() {
             Reply::text("PARENT-WAITING")
         })
     });
+    server
+}
+
+#[test]
+fn a_background_agent_s_result_arrives_after_the_parent_s_turn_ended() {
+    let scratch = Scratch::new();
+    let server = background_server();
     let out = run(&scratch, &server);
     assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
     let bodies = server.bodies();
@@ -404,4 +411,51 @@ fn ctrl_c_while_a_background_agent_runs_stops_it_and_ends_the_run() {
     .unwrap();
     super::common::wait_within(&mut child, Duration::from_secs(20));
     assert!(!alive(pid), "sleep {pid} outlived the interrupted run");
+}
+
+#[test]
+fn an_sdk_session_gets_the_notification_as_a_later_turn_even_after_stdin_closed() {
+    use std::io::Write as _;
+
+    let scratch = Scratch::new();
+    let server = background_server();
+    let mut child = super::common::orbit_process(&scratch, &server.env())
+        .args([
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ])
+        .args(["--verbose", "--dangerously-skip-permissions"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let user = json!({"type": "user", "message": {"role": "user", "content": "delegate"},
+        "parent_tool_use_id": null, "session_id": ""});
+    writeln!(stdin, "{user}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "result")
+        .collect();
+    assert_eq!(results.len(), 2, "{stdout}");
+    assert_eq!(results[0]["result"], "PARENT-WAITING");
+    assert_eq!(results[1]["result"], "PARENT-FINAL");
+    let last = server.bodies().last().cloned().unwrap();
+    assert!(
+        last_text(&last).contains("<result>BG-ANSWER</result>"),
+        "{last}"
+    );
 }
