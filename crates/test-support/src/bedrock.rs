@@ -39,28 +39,30 @@ macro_rules! turn_dialect {
     ($name:ident: POST $route:literal under $base:literal, env $url:literal $key:literal,
      server error $server_error:literal, ids $prefix:literal,
      render $render:expr, error body $error_body:expr) => {
-        impl $crate::fake::Dialect for $name {
-            const ROUTE: &'static str = $route;
-            const BASE_PATH: &'static str = $base;
-            const ENV_BASE_URL: &'static str = $url;
-            const ENV_API_KEY: &'static str = $key;
-            const SERVER_ERROR_TYPE: &'static str = $server_error;
-            const ID_PREFIX: &'static str = $prefix;
-            const MODEL: &'static str = $crate::anthropic::DEFAULT_MODEL;
-
-            fn with_text(text: &str) -> Self {
-                $name($crate::anthropic::Turn::new().text(text))
+        impl $name {
+            fn new() -> Self {
+                $name($crate::anthropic::Turn::new())
             }
 
-            fn render(&self, position: usize) -> $crate::http::WireReply {
-                let anthropic =
-                    <$crate::anthropic::Turn as $crate::fake::Dialect>::render(&self.0, position);
-                $render(anthropic)
+            fn text(self, text: &str) -> Self {
+                $name(self.0.text(text))
             }
 
-            fn error_body(error_type: &str, message: &str) -> String {
+            fn render_stream(&self, position: usize) -> $crate::http::WireReply {
+                let turn = &self.0;
+                $render(<$crate::anthropic::Turn as $crate::fake::Dialect>::render(
+                    turn, position,
+                ))
+            }
+
+            fn wire_error_body(error_type: &str, message: &str) -> String {
                 $error_body(error_type, message)
             }
+        }
+
+        $crate::fake::dialect! {
+            $name: POST $route under $base, env $url $key,
+            server error $server_error, ids $prefix, model $crate::anthropic::DEFAULT_MODEL
         }
 
         impl $crate::fake::ReplyOf<$name> {
