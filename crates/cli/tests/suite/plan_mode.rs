@@ -111,7 +111,9 @@ fn headless_plan_mode_offers_neither_tool() {
     assert!(!system_text(&bodies[0]).contains("ExitPlanMode"));
     let told = tool_results_text(&bodies[1]);
     assert!(
-        told.contains("No such tool available: ExitPlanMode"),
+        told.contains(
+            "No such tool available: ExitPlanMode. ExitPlanMode is disabled for this session"
+        ),
         "{told}"
     );
 }

@@ -13,7 +13,14 @@ use std::fmt::Display;
 use super::tool_use_error;
 
 /// T2: the model called a tool that exists under no name or alias.
+/// `ExitPlanMode` (not offered without someone to approve a plan) gets
+/// Claude Code 2.1.332's added sentence.
 pub fn no_such_tool(name: &str) -> String {
+    if name == crate::plan::EXIT_PLAN_MODE_TOOL_NAME {
+        return tool_use_error(&format!(
+            "Error: No such tool available: {name}. {name} is disabled for this session"
+        ));
+    }
     tool_use_error(&format!("Error: No such tool available: {name}"))
 }
 

@@ -113,6 +113,7 @@ fn every_text() -> Vec<(String, String)> {
         compact::cut_text_marker(4_000),
         // validation
         validation::no_such_tool("Frobnicate"),
+        validation::no_such_tool("ExitPlanMode"),
         validation::invalid_input_schema("mcp__s__t", "ERROR"),
         validation::unparsable_input("Edit", 14, 14, "{\"file_path\": "),
         validation::validation_issues("Read", &one_issue),
