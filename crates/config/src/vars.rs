@@ -321,7 +321,7 @@ pub const ENV_VARS: &[EnvVar] = &[
     },
     EnvVar {
         name: CLAUDE_CODE_CLIENT_KEY,
-        meaning: "The client certificate's private key, PEM, unencrypted (`CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` is not supported yet: the pair is then ignored with a warning). Process only.",
+        meaning: "The client certificate's private key, PEM: unencrypted, or an encrypted PKCS#8 key (`BEGIN ENCRYPTED PRIVATE KEY`) opened with `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` (a missing or wrong passphrase: the pair is ignored with a warning). Process only.",
     },
     EnvVar {
         name: ORBIT_MAX_TOOL_USE_CONCURRENCY,

@@ -16,6 +16,11 @@
 //! `Retry` events, idle timeout, drain); each format is a
 //! `driver::WireDecoder` (SSE event → `StreamEvent`s, error bodies) plus
 //! its request body, so a client is only its config, body and decoder.
+//! Claude on Amazon Bedrock ([`bedrock`]) and Google Vertex AI
+//! ([`vertex`]) are the Anthropic request shape on that same loop
+//! ([`cloud`]): each attempt authorized per request (`auth`: SigV4, or a
+//! bearer token), Bedrock's AWS event-stream frames (`eventstream`) read
+//! below the decoder.
 //!
 //! Every fact about a model (window, output limit, price, aliases, each
 //! provider's default) is in [`catalog`].
