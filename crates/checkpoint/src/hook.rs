@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use orbit_tool::CallFacts;
 
@@ -21,9 +21,15 @@ use crate::NotRestorable;
 use crate::probe::Probe;
 use crate::store::{Kind, Store};
 
+/// The sessions of this process whose prompt is running: a subagent (no
+/// transcript of its own) asks the one of its project to take its
+/// checkpoint, since the parent's `Agent` call is read-only and took none.
+static RUNNING: Mutex<Vec<Weak<Checkpointer>>> = Mutex::new(Vec::new());
+
 /// The engine hook of one session.
 #[derive(Debug)]
 pub struct Checkpointer {
+    me: Weak<Checkpointer>,
     data_dir: PathBuf,
     cwd: PathBuf,
     session_id: String,
@@ -54,7 +60,8 @@ impl Checkpointer {
     /// The hook of session `session_id` in `cwd` (no I/O until a prompt
     /// writes).
     pub fn new(data_dir: &Path, cwd: &Path, session_id: &str) -> Arc<Self> {
-        Arc::new(Self {
+        Arc::new_cyclic(|me| Self {
+            me: me.clone(),
             data_dir: data_dir.to_path_buf(),
             cwd: cwd.to_path_buf(),
             session_id: session_id.to_string(),
@@ -74,14 +81,46 @@ impl Checkpointer {
         f(&mut guard)
     }
 
+    /// Another session of this process in `root` whose prompt is running.
+    fn running_parent(&self, root: &Path) -> Option<Arc<Self>> {
+        let running = match RUNNING.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        running
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|other| !std::ptr::eq(other.as_ref(), self) && other.root() == root)
+    }
+
+    /// Marks this session's prompt as running (or not) for its subagents.
+    fn set_running(&self, running: bool) {
+        let mut list = match RUNNING.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        list.retain(|w| w.strong_count() > 0 && !Weak::ptr_eq(w, &self.me));
+        if running {
+            list.push(self.me.clone());
+        }
+    }
+
     /// Takes the prompt's `before` checkpoint when it has none yet.
     fn ensure_before(&self, inner: &mut Inner) {
         let root = self.root();
         let transcript = orbit_session::transcript_path(&self.data_dir, &root, &self.session_id);
         if !transcript.is_file() {
             // No transcript of its own (a subagent's sidechain): nothing
-            // could rewind it; the parent's checkpoint covers its writes.
+            // could rewind it; the running parent's checkpoint covers its
+            // writes, taken now if the parent has not written yet.
             inner.off = true;
+            if let Some(parent) = self.running_parent(&root) {
+                parent.with(|outer| {
+                    if !outer.off && outer.prompt.as_ref().is_some_and(|p| p.number.is_none()) {
+                        parent.ensure_before(outer);
+                    }
+                });
+            }
             return;
         }
         let (more, offset) = orbit_session::fork::count_results(&transcript, inner.results.1);
@@ -105,6 +144,7 @@ impl Checkpointer {
 impl orbit_engine::Checkpoints for Checkpointer {
     fn prompt_started(&self) {
         self.with(|inner| inner.prompt = Some(PromptRun::default()));
+        self.set_running(true);
     }
 
     fn before_write(&self, call_id: &str, facts: &CallFacts) {
@@ -154,6 +194,7 @@ impl orbit_engine::Checkpoints for Checkpointer {
     }
 
     fn prompt_finished(&self) {
+        self.set_running(false);
         self.with(|inner| {
             let Some(run) = inner.prompt.take() else {
                 return;

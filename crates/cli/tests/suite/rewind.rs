@@ -344,3 +344,36 @@ fn a_prompt_that_only_reads_takes_no_checkpoint() {
         shown.stdout
     );
 }
+
+#[test]
+fn a_subagents_writes_are_covered_by_the_parents_checkpoint() {
+    let scratch = Scratch::new();
+    seed(&scratch);
+    let target = scratch.path().join("edit.txt");
+    let server = FakeAnthropic::start(vec![
+        // The parent's only call is the (read-only) Agent call.
+        Reply::tool_use(
+            "toolu_agent",
+            "Agent",
+            json!({"description": "change it", "prompt": "overwrite edit.txt"}),
+        ),
+        Reply::tool_use(
+            "toolu_sub",
+            "Bash",
+            json!({"command": format!("echo sub > {}", s(&target))}),
+        ),
+        Reply::text("subagent done"),
+        Reply::text("parent done"),
+    ]);
+    let out = run_stream_json(
+        &scratch,
+        &server,
+        "delegate",
+        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(read(&target), "sub\n");
+    let out = rewind(&scratch, &["--to", "1", "--code"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(read(&target), EDIT_BEFORE, "{}", out.stdout);
+}
