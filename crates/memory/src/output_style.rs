@@ -30,6 +30,8 @@ use orbit_untrusted::{ReadOpts, read_untrusted};
 pub const DEFAULT_STYLE: &str = "default";
 /// Largest style file read, in bytes (a longer one is cut).
 pub const STYLE_FILE_MAX_BYTES: usize = 64 * 1024;
+/// The style folder's name under each root (`~/.claude`, `.orbit`, …).
+const STYLE_DIR: &str = "output-styles";
 /// Most style files read from one directory.
 const STYLE_FILES_MAX: usize = 200;
 
@@ -158,23 +160,17 @@ pub struct StyleDirs {
 impl StyleDirs {
     /// The directories, lowest precedence first; `true` marks the project's.
     fn dirs(&self) -> Vec<(PathBuf, bool)> {
-        let mut dirs = Vec::new();
-        let claude = self
-            .claude_config_dir
-            .clone()
-            .or_else(|| self.home.as_ref().map(|h| h.join(".claude")));
-        if let Some(claude) = claude {
-            dirs.push((claude.join("output-styles"), false));
-        }
-        if let Some(home) = &self.home {
-            dirs.push((home.join(".orbit/output-styles"), false));
-        }
-        if self.trusted {
-            for sub in [".claude/output-styles", ".orbit/output-styles"] {
-                dirs.push((self.project_root.join(sub), true));
-            }
-        }
-        dirs
+        let claude = self.claude_config_dir.clone();
+        let claude = claude.or_else(|| self.home.as_ref().map(|h| h.join(".claude")));
+        let orbit = self.home.as_ref().map(|h| h.join(".orbit"));
+        let user = claude.into_iter().chain(orbit).map(|root| (root, false));
+        let project = [".claude", ".orbit"]
+            .into_iter()
+            .filter(|_| self.trusted)
+            .map(|sub| (self.project_root.join(sub), true));
+        user.chain(project)
+            .map(|(root, project)| (root.join(STYLE_DIR), project))
+            .collect()
     }
 }
 

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use orbit_hooks::HookCommand;
+use orbit_memory::output_style::{OUTPUT_STYLE_KEY, StyleState};
 use orbit_permissions::PermissionMode;
 use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
@@ -182,16 +183,13 @@ pub(crate) fn start_for(
         .canonicalize()
         .unwrap_or_else(|_| session.cwd.clone());
     let transcript = orbit_session::transcript_path(&session.data_dir, &root, engine.session_id());
+    let style = engine
+        .tool_context()
+        .extension(OUTPUT_STYLE_KEY, StyleState::default);
     let facts = SessionFacts {
         session_id: engine.session_id().to_string(),
         transcript: transcript.display().to_string(),
-        output_style: engine
-            .tool_context()
-            .extension(
-                orbit_memory::output_style::OUTPUT_STYLE_KEY,
-                orbit_memory::output_style::StyleState::default,
-            )
-            .current_name(),
+        output_style: style.current_name(),
     };
     Some(StatusLine::start(&config, session.cwd.clone(), facts))
 }

@@ -101,6 +101,16 @@ pub fn one_bash(command: &str) -> FakeAnthropic {
     ])
 }
 
+/// A model whose first request is refused as too long (orbit compacts:
+/// the summary "SUMMARY: greet."), then answers "hello".
+pub fn compacting_server() -> FakeAnthropic {
+    FakeAnthropic::start(vec![
+        super::common::prompt_too_long(),
+        Reply::text("SUMMARY: greet."),
+        Reply::text("hello"),
+    ])
+}
+
 /// The tool_result the model got for the one call.
 fn result_of(server: &FakeAnthropic) -> body::ToolResultView {
     let bodies = server.bodies();

@@ -9,8 +9,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
-use super::common::prompt_too_long;
-use super::hooks::Hooked;
+use super::hooks::{Hooked, compacting_server};
 
 #[test]
 fn post_tool_batch_runs_once_per_message_with_every_call() {
@@ -83,12 +82,7 @@ fn post_compact_gets_the_summary() {
     let h = Hooked::new();
     let post = h.logger("post", "post.log", "exit 0");
     h.hooks(&[("PostCompact", "auto", &post, None)]);
-    let server = FakeAnthropic::start(vec![
-        prompt_too_long(),
-        Reply::text("SUMMARY: greet."),
-        Reply::text("hello"),
-    ]);
-    let out = h.run(&server, &[]);
+    let out = h.run(&compacting_server(), &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let log = h.logged("post.log");
     assert_eq!(log.len(), 1);

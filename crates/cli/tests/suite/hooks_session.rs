@@ -5,8 +5,8 @@
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::json;
 
-use super::common::{prompt_too_long, run_stream_json};
-use super::hooks::Hooked;
+use super::common::run_stream_json;
+use super::hooks::{Hooked, compacting_server};
 
 /// The texts of the first user message of a request.
 fn first_message_texts(request: &serde_json::Value) -> Vec<String> {
@@ -116,11 +116,7 @@ fn session_start_context_on_startup_resume_and_compact() {
         ("PreCompact", "auto", &pre_compact, None),
     ]);
     // startup, then a prompt-too-long refusal: compaction, then the retry.
-    let server = FakeAnthropic::start(vec![
-        prompt_too_long(),
-        Reply::text("SUMMARY: greet."),
-        Reply::text("hello"),
-    ]);
+    let server = compacting_server();
     let out = h.run(&server, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
