@@ -346,6 +346,12 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     let previous_model = plan.apply_model(&mut engine);
     let mut prompt = Some(plan.prompt.clone());
     let mut interrupted = false;
+    let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
+    // `--output-format json` is one document: a turn's result is held while
+    // a background agent's notification may still start another turn
+    // (Claude Code prints the last result only).
+    let one_document = args.output_format == args::OutputFormat::Json;
+    let mut held = None;
     while let Some(next) = prompt.take() {
         let mut events = engine.submit_message(next);
         while let Some(event) = events.next().await {
@@ -354,13 +360,20 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
                 // history paired); nothing of it is printed.
                 continue;
             }
+            if let EngineEvent::Result(result) = &event {
+                interrupted |= result.interrupted;
+            }
+            if matches!(event, EngineEvent::Result(_)) {
+                held = None;
+                if one_document && !tasks.idle() {
+                    held = Some(event);
+                    continue;
+                }
+            }
             match writer.event(&event) {
                 Ok(Some(code)) => exit_code = Some(code),
                 Ok(None) => {}
                 Err(err) => note_write_error(err, &mut write_failed, &stdout, &abort),
-            }
-            if let EngineEvent::Result(result) = &event {
-                interrupted |= result.interrupted;
             }
             if let (EngineEvent::Result(result), Some(max)) = (&event, default_max_turns)
                 && result.subtype == ResultSubtype::ErrorMaxTurns
@@ -372,7 +385,6 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         // A background agent still running: the run waits for it, and its
         // notification is the next message (as Claude Code's `-p` does); an
         // interrupt stops them all instead.
-        let tasks = orbit_tool::subagent::BackgroundTasks::of(engine.tool_context());
         if !stdout.is_closed() && !write_failed && !interrupted {
             prompt = tokio::select! {
                 notice = tasks.next_notice() => notice,
@@ -381,6 +393,9 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         }
         if prompt.is_none() {
             tasks.stop_all().await;
+            if let Some(event) = held.take() {
+                exit_code = writer.event(&event).ok().flatten().or(exit_code);
+            }
         }
     }
     plan.finish(&mut engine, previous_model);

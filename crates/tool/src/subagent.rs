@@ -181,6 +181,12 @@ impl BackgroundTasks {
         self.state().running.iter().find(|t| t.id == id).cloned()
     }
 
+    /// Nothing runs and no notification waits: no later message will come.
+    pub fn idle(&self) -> bool {
+        let state = self.state();
+        state.running.is_empty() && state.notices.is_empty()
+    }
+
     /// How many tasks are running.
     pub fn running(&self) -> usize {
         self.state().running.len()

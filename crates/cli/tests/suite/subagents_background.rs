@@ -459,3 +459,25 @@ fn an_sdk_session_gets_the_notification_as_a_later_turn_even_after_stdin_closed(
         "{last}"
     );
 }
+
+#[test]
+fn json_output_is_one_document_with_the_last_turn_s_result() {
+    let scratch = Scratch::new();
+    let server = background_server();
+    let out = super::common::run_orbit(
+        &scratch,
+        &server,
+        &[
+            "-p",
+            "delegate",
+            "--output-format",
+            "json",
+            "--dangerously-skip-permissions",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let document: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| {
+        panic!("{e}: {}", out.stdout);
+    });
+    assert_eq!(document["result"], "PARENT-FINAL", "{document}");
+}
