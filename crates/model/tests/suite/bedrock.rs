@@ -171,29 +171,6 @@ async fn no_credentials_is_one_line_before_any_request() {
     );
 }
 
-/// A one-shot HTTP server standing for the SSO portal: answers `body` to
-/// the first request and hands back its head.
-fn portal(body: &'static str) -> (String, std::thread::JoinHandle<String>) {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let served = std::thread::spawn(move || {
-        let (mut socket, _) = listener.accept().unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
-            head.push(byte[0]);
-        }
-        let reply = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        socket.write_all(reply.as_bytes()).unwrap();
-        String::from_utf8_lossy(&head).into_owned()
-    });
-    (url, served)
-}
-
 #[tokio::test]
 async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
     let home = tempfile::tempdir().unwrap();
@@ -212,7 +189,7 @@ async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
         std::fs::write(&cache, login.to_string()).unwrap();
     };
     write_login("2099-01-01T00:00:00Z");
-    let (url, served) = portal(
+    let (url, served) = super::one_shot_http(
         r#"{"roleCredentials":{"accessKeyId":"ASIAROLE","secretAccessKey":"role-secret","sessionToken":"role-session","expiration":4102444800000}}"#,
     );
     let server = FakeBedrock::start(vec![good()]);

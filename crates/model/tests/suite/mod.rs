@@ -202,3 +202,27 @@ pub fn recovered_turn() -> orbit_test_support::Turn {
         .tool_use("toolu_1", "Read", serde_json::json!({"file_path": "a.txt"}))
         .usage(120, 30)
 }
+
+/// A one-shot HTTP server on 127.0.0.1 (an SSO portal, a metadata
+/// server): answers `body` (JSON) to the first request and hands back the
+/// request's head.
+pub fn one_shot_http(body: &'static str) -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let served = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
+            head.push(byte[0]);
+        }
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(reply.as_bytes()).unwrap();
+        String::from_utf8_lossy(&head).into_owned()
+    });
+    (url, served)
+}

@@ -135,3 +135,76 @@ async fn missing_credentials_and_refusals_are_one_line() {
     );
     assert_eq!(vertex.request_count(), 0);
 }
+
+#[tokio::test]
+async fn a_gcloud_user_login_and_the_metadata_server_give_tokens() {
+    // gcloud's application default credentials of a user: the refresh
+    // token is exchanged at the file's token_uri.
+    let home = tempfile::tempdir().unwrap();
+    let tokens = FakeGoogleToken::start(vec![access_token("ya29.user", 3600)]);
+    let gcloud = home.path().join(".config/gcloud");
+    std::fs::create_dir_all(&gcloud).unwrap();
+    let adc = serde_json::json!({
+        "type": "authorized_user",
+        "client_id": "cid.apps.googleusercontent.com",
+        "client_secret": "csecret",
+        "refresh_token": "1//refresh",
+        "token_uri": tokens.base_url(),
+    });
+    std::fs::write(
+        gcloud.join("application_default_credentials.json"),
+        adc.to_string(),
+    )
+    .unwrap();
+    let vertex = FakeVertex::start(vec![good(), good()]);
+    let home_var = ("HOME".to_string(), home.path().display().to_string());
+    let env: Vec<(String, String)> = vertex_env(&vertex, home.path())
+        .into_iter()
+        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
+        .chain([home_var.clone()])
+        .collect();
+    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        vertex.requests()[0].header("authorization"),
+        Some("Bearer ya29.user")
+    );
+    let form = &tokens.requests()[0].raw_body;
+    assert!(
+        form.contains("grant_type=refresh_token") && form.contains("refresh_token=1%2F%2Frefresh"),
+        "{form}"
+    );
+
+    // No key file: the metadata server's token (Metadata-Flavor: Google).
+    let (host, served) = super::one_shot_http(
+        r#"{"access_token":"ya29.metadata","expires_in":3599,"token_type":"Bearer"}"#,
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = vertex_env(&vertex, home.path())
+        .into_iter()
+        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
+        .chain([
+            ("HOME".to_string(), empty.path().display().to_string()),
+            (
+                "GCE_METADATA_HOST".to_string(),
+                host.trim_start_matches("http://").to_string(),
+            ),
+        ])
+        .collect();
+    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
+    assert!(err.is_none(), "{err:?}");
+    let head = served.join().unwrap();
+    assert!(
+        head.starts_with("GET /computeMetadata/v1/instance/service-accounts/default/token "),
+        "{head}"
+    );
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("metadata-flavor: google"),
+        "{head}"
+    );
+    assert_eq!(
+        vertex.requests()[1].header("authorization"),
+        Some("Bearer ya29.metadata")
+    );
+}
