@@ -95,3 +95,58 @@ impl Transport {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use orbit_test_support::{FakeAnthropic, Reply};
+    use serde_json::json;
+
+    use crate::anthropic::{AnthropicClient, AnthropicConfig};
+    use crate::{ModelClient, RetryConfig};
+
+    fn client(server: &FakeAnthropic) -> AnthropicClient {
+        let config = AnthropicConfig {
+            base_url: server.base_url(),
+            api_key: Some("k".into()),
+            retry: RetryConfig {
+                max_retries: 2,
+                base_delay_ms: 1,
+                max_delay_ms: 1,
+            },
+            ..AnthropicConfig::default()
+        };
+        AnthropicClient::new(config).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[tokio::test]
+    async fn a_raw_request_is_sent_unstreamed_and_retried() {
+        let answer = json!({"type": "message", "content": [{"type": "text", "text": "hi"}],
+                            "stop_reason": "end_turn"});
+        let server = FakeAnthropic::start(vec![
+            Reply::overloaded(),
+            Reply::status(200, answer.to_string()),
+        ]);
+        let got = client(&server)
+            .send_json(json!({"model": "m", "max_tokens": 5, "messages": []}))
+            .await;
+        assert_eq!(got.ok(), Some(answer));
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "the 529 was retried");
+        assert_eq!(requests[1].body["stream"], false);
+        assert_eq!(requests[1].header("accept"), Some("application/json"));
+        assert_eq!(requests[1].header("x-api-key"), Some("k"));
+    }
+
+    #[tokio::test]
+    async fn an_error_status_is_the_api_s_error() {
+        let server = FakeAnthropic::start(vec![Reply::api_error(
+            400,
+            "invalid_request_error",
+            "tools.0: unknown tool type",
+        )]);
+        let got = client(&server).send_json(json!({"messages": []})).await;
+        let text = got.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("tools.0: unknown tool type"), "{text}");
+        assert_eq!(server.requests().len(), 1, "a 400 is not retried");
+    }
+}
