@@ -84,7 +84,7 @@ async fn read_answers_each_kind_of_file_exactly() {
             read(
                 json!({"file_path": sub}),
                 &format!(
-                    "EISDIR: illegal operation on a directory, read '{}'",
+                    "EISDIR: illegal operation on a directory, read '{}'\nIt is an empty directory.",
                     sub.display()
                 ),
                 true,

@@ -127,7 +127,7 @@ async fn what_is_not_a_file() {
         (
             "adir",
             format!(
-                "EISDIR: illegal operation on a directory, read '{}'",
+                "EISDIR: illegal operation on a directory, read '{}'\nIt is an empty directory.",
                 cwd.join("adir").display()
             ),
         ),

@@ -11,7 +11,8 @@
 //! `old_string` is empty), an empty `old_string` on a non-blank file,
 //! modified-since-read (T5 as Claude Code 2.1.332: a file never read may
 //! be edited, the exact match proves the model knows it), then the match count
-//! (`replace`) — yielding the new content and the file's state as read
+//! (`replace`; a string not found is answered with the file's closest
+//! lines, `nearest`) — yielding the new content and the file's state as read
 //! (`EditPlan`); a refusal is `ToolError::RespondToModel` (the engine
 //! wraps it in `<tool_use_error>`). `call` re-checks only what can change
 //! meanwhile (a permission prompt may take minutes): the file's size and
@@ -24,6 +25,7 @@
 //! ([`ToolDetail::Edit`]) carries the patch from the content the plan read
 //! to the content written.
 
+mod nearest;
 mod replace;
 
 use std::fs;
@@ -216,7 +218,10 @@ pub(crate) fn plan_edit(req: &EditRequest, cache: &FileStateCache) -> Result<Edi
             creates: false,
             seen,
         }),
-        Replacement::NotFound => Err(texts::string_not_found(old)),
+        Replacement::NotFound => Err(match nearest::nearest_hint(&content, old) {
+            Some(hint) => format!("{}\n{hint}", texts::string_not_found(old)),
+            None => texts::string_not_found(old),
+        }),
         Replacement::Ambiguous(n) => Err(texts::ambiguous_match(n, old)),
     }
 }

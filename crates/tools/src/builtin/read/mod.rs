@@ -7,7 +7,8 @@
 //! the path resolved against the cwd plus the window.
 //!
 //! Flow of `call`: open through `model_file` (missing, directory, a
-//! FIFO or device refused without blocking) → empty → sniff the first
+//! FIFO or device refused without blocking; a directory answers with its
+//! entries after the `EISDIR` line, see `directory`) → empty → sniff the first
 //! bytes (`detect`: image or binary) → size guard for whole-file reads →
 //! stream the line window (`lines`) → token guard → record the file's
 //! state (T5) in `ctx.file_state`. Every read that shows
@@ -19,6 +20,7 @@
 //! file's line count).
 
 mod detect;
+mod directory;
 mod image;
 mod lines;
 pub(crate) mod model_file;
@@ -91,6 +93,8 @@ pub struct ReadRequest {
     limit: Option<u64>,
     pages: Option<pdf::PageRange>,
     media: orbit_tool::ModelMedia,
+    /// Paths a read deny rule covers (left out of a directory's entries).
+    hidden: Option<orbit_tool::ReadFilter>,
 }
 
 #[async_trait]
@@ -121,6 +125,7 @@ impl TypedTool for ReadTool {
             limit: input.limit,
             pages,
             media: ctx.model_media(),
+            hidden: ctx.read_filter(),
         })
     }
 
@@ -272,7 +277,7 @@ fn refusal_text(refused: Refused, req: &ReadRequest) -> String {
     let path = &req.path;
     match refused {
         Refused::Missing => tools_texts::file_not_found(&req.cwd),
-        Refused::Directory => tools_texts::is_a_directory("read", path),
+        Refused::Directory => directory::directory_text(path, req.hidden.as_ref()),
         Refused::Special(kind) => tools_texts::not_a_regular_file("read", path, kind),
         Refused::TooLarge(size) => texts::file_too_large(size, MAX_READ_FILE_BYTES),
         Refused::Io(e) => tools_texts::cannot_read(path, e),

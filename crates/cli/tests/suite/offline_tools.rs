@@ -1,0 +1,89 @@
+//! Issue 38's tool texts that help a small model find its way, through the
+//! binary against the fake OpenAI server (documented improvements over
+//! Claude Code's texts): Read of a directory keeps the `EISDIR` line and
+//! lists the entries; Edit's "String to replace not found" shows the
+//! closest lines of the file.
+
+use orbit_test_support::FakeOpenAi;
+use serde_json::json;
+
+use super::common::Scratch;
+use super::small_model::{call, run_openai, text, tool_texts};
+
+/// Read of a directory: Claude Code's `EISDIR` line first, then the
+/// directory's entries sorted, directories marked with `/`, an entry a
+/// read deny rule covers left out.
+#[test]
+fn read_of_a_directory_lists_its_entries() {
+    let scratch = Scratch::new();
+    let src = scratch.path().join("src");
+    std::fs::create_dir_all(src.join("lib")).unwrap();
+    scratch.write("src/util.py", "x = 1\n");
+    scratch.write("src/app.py", "print(1)\n");
+    scratch.write("src/secret.txt", "hidden\n");
+    let server = FakeOpenAi::start(vec![
+        call("r1", "Read", json!({"file_path": "src"})),
+        text("done"),
+    ]);
+    let out = run_openai(
+        &scratch,
+        &server,
+        None,
+        &["--disallowedTools", "Read(./src/secret.txt)"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let results = tool_texts(&server.bodies()[1]);
+    assert_eq!(
+        results,
+        vec![format!(
+            "EISDIR: illegal operation on a directory, read '{}'\nIt is a directory; Read one of \
+its files instead. Its entries (3):\napp.py\nlib/\nutil.py",
+            src.display()
+        )]
+    );
+}
+
+/// Edit whose `old_string` differs from the file by quote style: the
+/// not-found text names the closest real lines, which the next Edit copies
+/// and which then succeeds. What the model sees is snapshotted.
+#[test]
+fn edit_not_found_shows_the_closest_lines() {
+    let scratch = Scratch::new();
+    let app = scratch.write(
+        "app.py",
+        "import sys\n\ndef main():\n    print(\"Hello, world\")\n    return 0\n",
+    );
+    let server = FakeOpenAi::start(vec![
+        call("r1", "Read", json!({"file_path": "app.py"})),
+        call(
+            "e1",
+            "Edit",
+            json!({"file_path": "app.py", "old_string": "print('Hello, world')", "new_string": "print('Hi')"}),
+        ),
+        call(
+            "e2",
+            "Edit",
+            json!({"file_path": "app.py", "old_string": "print(\"Hello, world\")", "new_string": "print('Hi')"}),
+        ),
+        text("done"),
+    ]);
+    let out = run_openai(
+        &scratch,
+        &server,
+        Some("1"),
+        &["--permission-mode", "acceptEdits"],
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let results = tool_texts(server.bodies().last().unwrap());
+    assert_eq!(results.len(), 3, "{results:?}");
+    insta::assert_snapshot!("edit_not_found_closest_lines", results[1]);
+    assert!(
+        results[1].contains("Line 4:\n    print(\"Hello, world\")"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&app).unwrap(),
+        "import sys\n\ndef main():\n    print('Hi')\n    return 0\n"
+    );
+}
