@@ -38,6 +38,7 @@ mod mcp_readiness;
 mod mcp_serve_hints;
 mod mcp_tool_search;
 mod media_files;
+mod offline_tools;
 mod memory;
 mod model_alias;
 mod model_paths;
