@@ -141,6 +141,22 @@ impl Checkpointer {
     }
 }
 
+/// `path` with `.` and `..` resolved by name (`proj/../top.txt` is
+/// `top.txt`, outside `proj`).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 impl orbit_engine::Checkpoints for Checkpointer {
     fn prompt_started(&self) {
         self.with(|inner| inner.prompt = Some(PromptRun::default()));
@@ -159,16 +175,19 @@ impl orbit_engine::Checkpoints for Checkpointer {
             let Some(run) = inner.prompt.as_mut() else {
                 return;
             };
-            for path in &facts.writes {
+            for path in facts.writes.iter().map(|p| lexical(p)) {
                 match path.strip_prefix(&root).ok().and_then(Path::to_str) {
                     Some(rel) if !rel.is_empty() => {
                         run.written.insert(rel.to_string());
                     }
                     Some(_) => {}
-                    None => run.not_restorable.push(NotRestorable::new(
-                        &path.display().to_string(),
-                        "outside the project".to_string(),
-                    )),
+                    None => {
+                        let shown = path.display().to_string();
+                        if !run.not_restorable.iter().any(|n| n.path == shown) {
+                            let reason = "outside the project".to_string();
+                            run.not_restorable.push(NotRestorable::new(&shown, reason));
+                        }
+                    }
                 }
             }
             run.probes
@@ -183,7 +202,7 @@ impl orbit_engine::Checkpoints for Checkpointer {
                 return;
             };
             if let Some(probe) = run.probes.remove(call_id) {
-                for path in probe.changed() {
+                for path in probe.changed().iter().map(|p| lexical(p)) {
                     let shown = path
                         .strip_prefix(&root)
                         .map_or_else(|_| path.display().to_string(), |p| p.display().to_string());
@@ -221,5 +240,27 @@ impl orbit_engine::Checkpoints for Checkpointer {
                 tracing::warn!("checkpoints are off for this session: {err}");
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_through_dot_dot_is_judged_where_it_lands() {
+        assert_eq!(
+            lexical(Path::new("/r/proj/../top.txt")),
+            PathBuf::from("/r/top.txt")
+        );
+        assert!(
+            lexical(Path::new("/r/proj/../top.txt"))
+                .strip_prefix("/r/proj")
+                .is_err()
+        );
+        assert_eq!(
+            lexical(Path::new("/r/proj/./a/b")),
+            PathBuf::from("/r/proj/a/b")
+        );
     }
 }

@@ -70,10 +70,12 @@ pub fn rewind_code(
         }
     }
     outside.extend(changed_paths(&known, &current.state));
-    let not_restorable = live[start..]
-        .iter()
-        .flat_map(|c| c.not_restorable.iter().cloned())
-        .collect();
+    let mut not_restorable: Vec<NotRestorable> = Vec::new();
+    for item in live[start..].iter().flat_map(|c| c.not_restorable.iter()) {
+        if !not_restorable.contains(item) {
+            not_restorable.push(item.clone());
+        }
+    }
     let target_id = live[start].snapshot.clone();
     let mut report = apply(store, &target, &target_id, current, &outside, force)?;
     report.not_restorable = not_restorable;
