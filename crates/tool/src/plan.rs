@@ -16,6 +16,10 @@ use crate::context::ToolUseContext;
 /// model of plan mode).
 pub const EXIT_PLAN_MODE_TOOL_NAME: &str = "ExitPlanMode";
 
+/// The question tool's name (a call where it is not offered is told no
+/// user can answer).
+pub const ASK_USER_TOOL_NAME: &str = "AskUserQuestion";
+
 /// What the model is told about plan mode when `ExitPlanMode` is offered:
 /// in the system prompt of a session that starts in plan mode, or as a
 /// reminder before the prompt of a turn that runs in plan mode otherwise.

@@ -3,7 +3,8 @@
 //! prompt says to finish with `ExitPlanMode`; the terminal UI shows the
 //! plan and approving it switches the mode (the next write runs), keeping
 //! planning changes nothing; the Python SDK gets both tools through
-//! `can_use_tool`; headless (`-p`) neither is offered.
+//! `can_use_tool`; headless (`-p`) neither is offered, and a call gets
+//! Claude Code's "disabled" text or a clear "no user can answer".
 
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
@@ -96,6 +97,7 @@ fn headless_plan_mode_offers_neither_tool() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![
         Reply::tool_use("toolu_plan", "ExitPlanMode", json!({"plan": PLAN})),
+        Reply::tool_use("toolu_q", "AskUserQuestion", database_question()),
         Reply::text("ok"),
     ]);
     let out = run_orbit(
@@ -114,6 +116,12 @@ fn headless_plan_mode_offers_neither_tool() {
         told.contains(
             "No such tool available: ExitPlanMode. ExitPlanMode is disabled for this session"
         ),
+        "{told}"
+    );
+    // A question with no one to answer it: a clear "no user" result.
+    let told = tool_results_text(&bodies[2]);
+    assert!(
+        told.contains("No user can answer questions in this session"),
         "{told}"
     );
 }

@@ -14,11 +14,17 @@ use super::tool_use_error;
 
 /// T2: the model called a tool that exists under no name or alias.
 /// `ExitPlanMode` (not offered without someone to approve a plan) gets
-/// Claude Code 2.1.332's added sentence.
+/// Claude Code 2.1.332's added sentence; `AskUserQuestion` (not offered
+/// without someone to answer) says no user can answer.
 pub fn no_such_tool(name: &str) -> String {
     if name == crate::plan::EXIT_PLAN_MODE_TOOL_NAME {
         return tool_use_error(&format!(
             "Error: No such tool available: {name}. {name} is disabled for this session"
+        ));
+    }
+    if name == crate::plan::ASK_USER_TOOL_NAME {
+        return tool_use_error(&format!(
+            "Error: No such tool available: {name}. No user can answer questions in this session: decide with sensible defaults and say what you chose"
         ));
     }
     tool_use_error(&format!("Error: No such tool available: {name}"))

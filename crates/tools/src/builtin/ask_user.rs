@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::context::{CallContext, ToolUseContext};
 
 /// The tool's name.
-pub const ASK_USER_TOOL_NAME: &str = "AskUserQuestion";
+pub const ASK_USER_TOOL_NAME: &str = orbit_tool::plan::ASK_USER_TOOL_NAME;
 
 const DESCRIPTION: &str = "Ask the user one to four multiple-choice questions and wait for the answers.\n\n\
 Use it only when you are blocked on a choice that is the user's to make and that you cannot settle \

@@ -114,6 +114,7 @@ fn every_text() -> Vec<(String, String)> {
         // validation
         validation::no_such_tool("Frobnicate"),
         validation::no_such_tool("ExitPlanMode"),
+        validation::no_such_tool("AskUserQuestion"),
         validation::invalid_input_schema("mcp__s__t", "ERROR"),
         validation::unparsable_input("Edit", 14, 14, "{\"file_path\": "),
         validation::validation_issues("Read", &one_issue),
