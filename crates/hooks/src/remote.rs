@@ -311,6 +311,84 @@ mod tests {
         }
     }
 
+    /// Answers `reply` after `delay_ms`, or fails.
+    struct Side {
+        reply: Result<&'static str, &'static str>,
+        delay_ms: u64,
+    }
+
+    #[async_trait::async_trait]
+    impl SideQuery for Side {
+        fn provider(&self) -> &str {
+            "anthropic"
+        }
+        fn model(&self) -> &str {
+            "small"
+        }
+        async fn ask(
+            &self,
+            _system: &str,
+            _user: &str,
+            _max_tokens: u32,
+            _cancel: &CancellationToken,
+        ) -> Result<String, orbit_tool::side_query::SideQueryError> {
+            tokio::time::sleep(Duration::from_millis(self.delay_ms)).await;
+            self.reply
+                .map(str::to_string)
+                .map_err(|e| orbit_tool::side_query::SideQueryError::Failed(e.into()))
+        }
+        async fn messages(
+            &self,
+            _body: Value,
+            _cancel: &CancellationToken,
+        ) -> Result<Value, orbit_tool::side_query::SideQueryError> {
+            Err(orbit_tool::side_query::SideQueryError::Unsupported(
+                "no".into(),
+            ))
+        }
+    }
+
+    /// A slow model is a timeout, a failing one or a reply without the
+    /// object a non-blocking error; `ok: false` blocks with the reason.
+    #[tokio::test]
+    async fn prompt_hook_outcomes() {
+        let hook = HookCommand {
+            command: "prompt:check".into(),
+            timeout_ms: 200,
+            origin: "test".into(),
+            scope: "user".into(),
+            callback: None,
+            http: None,
+            prompt: Some("check".into()),
+        };
+        // (the model's reply or error, its delay in ms, exit code, stderr has)
+        type Case = (
+            Result<&'static str, &'static str>,
+            u64,
+            Option<i32>,
+            &'static str,
+        );
+        let cases: [Case; 5] = [
+            (Ok(r#"{"ok": true}"#), 0, Some(0), ""),
+            (Ok(r#"{"ok": false, "reason": "no"}"#), 0, Some(2), "no"),
+            (Ok("maybe"), 0, Some(1), "did not answer"),
+            (Err("boom"), 0, Some(1), "boom"),
+            (Ok(r#"{"ok": true}"#), 5_000, None, ""),
+        ];
+        for (reply, delay_ms, code, stderr) in cases {
+            let side = Evaluator(Arc::new(Side { reply, delay_ms }));
+            let input = serde_json::json!({"tool_name": "Bash"});
+            let run = run_prompt(Some(&side), &hook, "check", HookEvent::PreToolUse, &input).await;
+            assert_eq!(run.exit_code, code, "{reply:?}");
+            assert!(run.stderr.contains(stderr), "{reply:?}: {}", run.stderr);
+            if code.is_none() {
+                assert_eq!(run.failure, Some(RunFailure::TimedOut(200)));
+            }
+        }
+        let none = run_prompt(None, &hook, "check", HookEvent::Stop, &Value::Null).await;
+        assert_eq!(none.exit_code, Some(1));
+    }
+
     #[test]
     fn replies_and_prompts() {
         assert_eq!(
