@@ -46,6 +46,7 @@ pub mod pricing;
 mod reach;
 pub mod retry;
 pub mod tls;
+mod tolerant_json;
 mod tool_input;
 pub mod vertex;
 

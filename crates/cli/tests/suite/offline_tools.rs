@@ -2,9 +2,10 @@
 //! binary against the fake OpenAI server (documented improvements over
 //! Claude Code's texts): Read of a directory keeps the `EISDIR` line and
 //! lists the entries; Edit's "String to replace not found" shows the
-//! closest lines of the file.
+//! closest lines of the file; a tool call with an escape JSON does not
+//! know is read tolerantly, an unreadable one never runs.
 
-use orbit_test_support::FakeOpenAi;
+use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::common::Scratch;
@@ -86,4 +87,63 @@ fn edit_not_found_shows_the_closest_lines() {
         std::fs::read_to_string(&app).unwrap(),
         "import sys\n\ndef main():\n    print('Hi')\n    return 0\n"
     );
+}
+
+/// A Bash call streamed with `\;` inside its JSON string (an escape JSON
+/// does not know) runs with the characters kept literally and its other
+/// fields intact; a call that still cannot be read (cut JSON, or a string
+/// that swallowed the fields after it) is answered with the parse text and
+/// never runs.
+#[test]
+fn tool_calls_with_unknown_escapes_run_and_unreadable_calls_do_not() {
+    let scratch = Scratch::new();
+    scratch.write("a.tmp", "");
+    scratch.write("keep.txt", "");
+    let raw = |id: &str, args: &str| {
+        OpenAiReply::completion(Completion::new().tool_call_raw(id, "Bash", &[args]))
+    };
+    let server = FakeOpenAi::start(vec![
+        raw(
+            "b1",
+            r#"{"command": "find . -name '*.tmp' -exec rm {} \;", "timeout": 60000, "description": "Delete tmp files"}"#,
+        ),
+        raw("b2", r#"{"command": "touch cut.txt", "timeout": "#),
+        raw(
+            "b3",
+            r#"{"command": "touch swallowed.txt \", timeout: 60, description: \""}"#,
+        ),
+        text("done"),
+    ]);
+    let out = run_openai(&scratch, &server, None, &["--allowedTools", "Bash"]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let results = tool_texts(server.bodies().last().unwrap());
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(!results[0].contains("tool_use_error"), "{}", results[0]);
+    assert!(!scratch.path().join("a.tmp").exists());
+    assert!(scratch.path().join("keep.txt").exists());
+    for (result, file) in results[1..].iter().zip(["cut.txt", "swallowed.txt"]) {
+        assert!(
+            result.starts_with(
+                "<tool_use_error>InputValidationError: Bash was called with input that could not be parsed as JSON."
+            ),
+            "{result}"
+        );
+        assert!(!scratch.path().join(file).exists(), "{file}");
+    }
+    // The assistant turn sent back keeps the command as it ran.
+    let calls = server.bodies()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let args: serde_json::Value = serde_json::from_str(&calls).unwrap();
+    assert_eq!(
+        args["command"], "find . -name '*.tmp' -exec rm {} \\;",
+        "{calls}"
+    );
+    assert_eq!(args["timeout"], 60000);
 }

@@ -11,7 +11,8 @@
 //!   first fragment with a name starts it, `function.arguments` fragments
 //!   become `InputJsonDelta`s, and it completes (`ContentBlockComplete`, input
 //!   parsed; the `__unparsedToolInput` object and `invalid_input` when the
-//!   arguments do not parse as a JSON object, see `crate::tool_input`) as
+//!   arguments do not parse as a JSON object, see `crate::tool_input`;
+//!   read tolerantly, see `crate::tolerant_json`) as
 //!   soon as the next tool call starts or the choice finishes — so a tool
 //!   can start while the model is still generating (X3). Every call gets a
 //!   fresh id ([`fresh_call_id`]); the server's `id` is ignored;
@@ -35,7 +36,7 @@ use serde_json::{Map, Value};
 use super::fenced;
 use crate::ModelError;
 use crate::driver::Events;
-use crate::tool_input::parse_tool_input;
+use crate::tolerant_json::parse_tool_input;
 
 /// An open text block.
 #[derive(Debug, Default)]

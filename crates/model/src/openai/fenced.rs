@@ -143,8 +143,7 @@ fn parse_fence_body(body: &str, known: &[String]) -> Option<RecoveredCall> {
 /// `{"name": KNOWN, "arguments": {…}}` (also `parameters` / `input`, and
 /// arguments given as a JSON string) → a call.
 fn parse_call(json: &str, known: &[String]) -> Option<RecoveredCall> {
-    let value: Value = serde_json::from_str(json).ok()?;
-    let obj = value.as_object()?;
+    let obj = crate::tolerant_json::parse_object(json).ok()?;
     let name = obj.get("name")?.as_str()?;
     if !known.iter().any(|k| k == name) {
         return None;
@@ -156,10 +155,7 @@ fn parse_call(json: &str, known: &[String]) -> Option<RecoveredCall> {
         .unwrap_or_else(|| Value::Object(Map::new()));
     let arguments = match raw {
         Value::Object(_) => raw,
-        Value::String(s) => match serde_json::from_str::<Value>(&s).ok()? {
-            v @ Value::Object(_) => v,
-            _ => return None,
-        },
+        Value::String(s) => Value::Object(crate::tolerant_json::parse_object(&s).ok()?),
         Value::Null => Value::Object(Map::new()),
         _ => return None,
     };
