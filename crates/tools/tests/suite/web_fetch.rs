@@ -388,3 +388,23 @@ async fn local_addresses_are_refused_unless_allowed() {
         answer(&url, PAGE_MD)
     );
 }
+
+/// A page is downloaded once per session and read on from the cache
+/// (Claude Code keeps pages 15 minutes): the server takes one connection,
+/// so a second download would be refused.
+#[tokio::test]
+async fn reading_on_with_offset_uses_the_cached_page() {
+    let body = format!("{}TAIL", "a".repeat(100_000));
+    let routes = HashMap::from([("/p".to_string(), reply("200 OK", "text/plain", body))]);
+    let port = serve(routes, 1).await;
+    let url = format!("http://127.0.0.1:{port}/p");
+    let t = Tree::new();
+    let ctx = t.ctx("");
+    AllowedHosts::allow(&ctx, ["127.0.0.1".to_string()]);
+    let tool = typed(WebFetchTool::new());
+    let first = output(run(&tool, &ctx, json!({"url": url, "prompt": "p"})).await);
+    assert!(text(&first).ends_with("offset: 100000.]"), "{}", text(&first));
+    let input = json!({"url": url, "prompt": "p", "offset": 100_000});
+    let rest = output(run(&tool, &ctx, input).await);
+    assert_eq!(text(&rest), format!("Prompt: p\nURL: {url}\n\nTAIL"));
+}

@@ -17,9 +17,12 @@
 //! is the result, plus Claude Code's note naming the next `offset` when
 //! text is left. Without a side query (a bare tool runner) or when it
 //! fails, the result is the window itself under the prompt and final URL.
+//! A converted page is kept 15 minutes per URL (`cache`, Claude Code's), so
+//! reading on with `offset` downloads nothing and sees the same text.
 //! URLs are not upgraded from http to https.
 
 mod answer;
+mod cache;
 mod convert;
 mod fetch;
 pub mod guard;
@@ -36,6 +39,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::answer::Window;
+use self::cache::{CachedPage, PageCache};
 use self::convert::{BodyKind, classify, html_to_markdown};
 use self::fetch::{FetchOutcome, Fetcher, Page, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_TIMEOUT_MS};
 use crate::builtin::blocking::on_blocking_pool;
@@ -144,6 +148,50 @@ pub(crate) fn page_text(page: &Page) -> Result<String, String> {
     Ok(content)
 }
 
+impl WebFetchTool {
+    /// Fetches `url` and converts it: the page, or (`Err`) the call's
+    /// result (a refusal, an error, a cross-host redirect report).
+    async fn fetch_page(
+        &self,
+        url: Url,
+        input: &WebFetchInput,
+        ctx: &ToolUseContext,
+        call: &CallContext,
+    ) -> Result<Result<CachedPage, ToolOutput>, ToolError> {
+        let allowed = guard::AllowedHosts::of(ctx).hosts();
+        let fetcher = match &self.fetcher {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(ToolOutput::error(e.clone()))),
+        };
+        let outcome = tokio::select! {
+            r = fetcher.fetch(url, allowed) => r,
+            () = call.cancel.cancelled() => {
+                return Ok(Err(ToolOutput::error(tools_texts::cancelled("WebFetch"))));
+            }
+        };
+        match outcome {
+            Ok(FetchOutcome::Page(page)) => {
+                // HTML conversion of a large page is CPU work: keep it off the runtime.
+                let (url, text) = on_blocking_pool("WebFetch", move || {
+                    let text = page_text(&page);
+                    (page.url, text)
+                })
+                .await?;
+                Ok(text
+                    .map(|text| CachedPage {
+                        url,
+                        text: text.into(),
+                    })
+                    .map_err(ToolOutput::error))
+            }
+            Ok(FetchOutcome::CrossHostRedirect { target, status }) => Ok(Err(ToolOutput::text(
+                redirect_message(&input.url, &target, status, &input.prompt),
+            ))),
+            Err(e) => Ok(Err(ToolOutput::error(e.to_string()))),
+        }
+    }
+}
+
 #[async_trait]
 impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
@@ -172,40 +220,25 @@ impl TypedTool for WebFetchTool {
         call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
         let WebFetchPlan { url, input } = plan;
-        let allowed = guard::AllowedHosts::of(ctx).hosts();
-        let fetcher = match &self.fetcher {
-            Ok(f) => f,
-            Err(e) => return Ok(ToolOutput::error(e.clone())),
+        let cache = PageCache::of(ctx);
+        let key = url.to_string();
+        let page = match cache.get(&key) {
+            Some(page) => page,
+            None => match self.fetch_page(url, &input, ctx, call).await? {
+                Ok(page) => {
+                    cache.put(key, page.clone());
+                    page
+                }
+                Err(output) => return Ok(output),
+            },
         };
-        let outcome = tokio::select! {
-            r = fetcher.fetch(url, allowed) => r,
-            () = call.cancel.cancelled() => return Ok(ToolOutput::error(tools_texts::cancelled("WebFetch"))),
+        let side = side_query(ctx);
+        let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        let window = match Window::of(&page.text, offset, answer::window_chars(side.as_ref())) {
+            Ok(window) => window,
+            Err(refusal) => return Ok(ToolOutput::error(refusal)),
         };
-        match outcome {
-            Ok(FetchOutcome::Page(page)) => {
-                // HTML conversion of a large page is CPU work: keep it off the runtime.
-                let (page, text) = on_blocking_pool("WebFetch", move || {
-                    let text = page_text(&page);
-                    (page, text)
-                })
-                .await?;
-                let text = match text {
-                    Ok(text) => text,
-                    Err(refusal) => return Ok(ToolOutput::error(refusal)),
-                };
-                let side = side_query(ctx);
-                let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
-                let window = match Window::of(&text, offset, answer::window_chars(side.as_ref())) {
-                    Ok(window) => window,
-                    Err(refusal) => return Ok(ToolOutput::error(refusal)),
-                };
-                Ok(answer::answer(window, &page.url, &input.prompt, side, call).await)
-            }
-            Ok(FetchOutcome::CrossHostRedirect { target, status }) => Ok(ToolOutput::text(
-                redirect_message(&input.url, &target, status, &input.prompt),
-            )),
-            Err(e) => Ok(ToolOutput::error(e.to_string())),
-        }
+        Ok(answer::answer(window, &page.url, &input.prompt, side, call).await)
     }
 
     fn info(&self) -> ToolInfo<'_> {
