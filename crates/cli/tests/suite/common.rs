@@ -439,3 +439,45 @@ pub fn git_in(dir: &Path, home: &Path, args: &[&str]) {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {out:?}");
 }
+
+/// `orbit -p --input-format stream-json --output-format stream-json
+/// --verbose EXTRA…` pointed at `server`, fed `lines` (one JSON value per
+/// line) with stdin closed after them, run to its end; the run must
+/// succeed. Returns stdout.
+pub fn stream_json_session(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    lines: &[Value],
+    extra: &[&str],
+) -> String {
+    use std::io::Write as _;
+
+    let mut child = orbit_process(scratch, &server.env())
+        .args(["-p", "--input-format", "stream-json"])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args(extra)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A stream-json `user` line with this text.
+pub fn sdk_user_line(text: &str) -> Value {
+    serde_json::json!({"type": "user", "message": {"role": "user", "content": text},
+        "parent_tool_use_id": null, "session_id": ""})
+}

@@ -369,8 +369,6 @@ fn isolation_worktree_is_refused_rather_than_ignored() {
 
 #[test]
 fn the_sdk_s_initialize_agents_can_be_started() {
-    use std::io::Write as _;
-
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![]);
     server.respond_with(|_, body| {
@@ -384,34 +382,11 @@ fn the_sdk_s_initialize_agents_can_be_started() {
             (None, false) => Reply::text("PARENT-DONE"),
         })
     });
-    let mut cmd = super::common::orbit_process(&scratch, &server.env());
-    cmd.args([
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-    ])
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
     let agents = json!({"scout": {"description": "SCOUT-ABOUT", "prompt": "SCOUT-PROMPT", "tools": ["Read"]}});
     let init = json!({"type": "control_request", "request_id": "r1",
         "request": {"subtype": "initialize", "agents": agents}});
-    let user = json!({"type": "user", "message": {"role": "user", "content": "delegate"},
-        "parent_tool_use_id": null, "session_id": ""});
-    writeln!(stdin, "{init}\n{user}").unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let lines = [init, super::common::sdk_user_line("delegate")];
+    let stdout = super::common::stream_json_session(&scratch, &server, &lines, &[]);
     assert!(stdout.contains("PARENT-DONE"), "{stdout}");
     let sub = server
         .bodies()

@@ -415,35 +415,13 @@ fn ctrl_c_while_a_background_agent_runs_stops_it_and_ends_the_run() {
 
 #[test]
 fn an_sdk_session_gets_the_notification_as_a_later_turn_even_after_stdin_closed() {
-    use std::io::Write as _;
-
     let scratch = Scratch::new();
     let server = background_server();
-    let mut child = super::common::orbit_process(&scratch, &server.env())
-        .args([
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-        ])
-        .args(["--verbose", "--dangerously-skip-permissions"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let user = json!({"type": "user", "message": {"role": "user", "content": "delegate"},
-        "parent_tool_use_id": null, "session_id": ""});
-    writeln!(stdin, "{user}").unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = super::common::stream_json_session(
+        &scratch,
+        &server,
+        &[super::common::sdk_user_line("delegate")],
+        &["--dangerously-skip-permissions"],
     );
     let results: Vec<Value> = stdout
         .lines()
