@@ -6,7 +6,7 @@
 //! Data flow: a cloud client's `stream` names the model's URL and the
 //! body's target; [`CloudCalls::stream`] plans the request as the
 //! Anthropic client does (`anthropic::shape::Plan`: thinking, effort,
-//! betas), writes the body for that target
+//! betas; no `context_management`, as Claude Code on the clouds), writes the body for that target
 //! (`anthropic::request::build_body_for`, prompt-cache markers and the
 //! reused prefix bytes included), and sends it on the transport of that
 //! URL — one per URL, sharing the client's connection pool and
@@ -190,19 +190,14 @@ impl CloudCalls {
         cloud: Cloud,
         decoder: D,
     ) -> EventStream {
-        let plan = Plan::of(request, shape);
-        let betas = plan.beta_header();
+        let plan = Plan::of(request, shape).for_cloud();
         let mut headers = HeaderMap::new();
-        if let Err(e) = header(&mut headers, "anthropic-beta", &betas) {
+        if let Err(e) = header(&mut headers, "anthropic-beta", &plan.beta_header()) {
             return driver::failed(e);
         }
-        let listed: Vec<String> = betas
-            .split(',')
-            .filter(|b| !b.is_empty())
-            .map(String::from)
-            .collect();
+        let body_betas = plan.bedrock_body_betas();
         let target = match cloud {
-            Cloud::Bedrock => BodyFor::Bedrock(&listed),
+            Cloud::Bedrock => BodyFor::Bedrock(&body_betas),
             Cloud::Vertex => BodyFor::Vertex,
         };
         match build_body_for(request, &plan, &self.sent, target) {

@@ -177,6 +177,25 @@ impl Plan {
     pub(crate) fn beta_header(&self) -> String {
         self.betas.join(",")
     }
+
+    /// The plan as Claude Code 2.1.332 sends it to Bedrock and Vertex AI:
+    /// no `context_management` (nor its beta).
+    pub(crate) fn for_cloud(mut self) -> Self {
+        self.context_management = false;
+        self.betas.retain(|b| b != CONTEXT_MANAGEMENT_BETA);
+        self
+    }
+
+    /// Bedrock's body `anthropic_beta`: the header's betas but
+    /// `claude-code-…` and `effort-…`, which Claude Code sends in the
+    /// header only.
+    pub(crate) fn bedrock_body_betas(&self) -> Vec<String> {
+        self.betas
+            .iter()
+            .filter(|b| *b != CLAUDE_CODE_BETA && *b != EFFORT_BETA)
+            .cloned()
+            .collect()
+    }
 }
 
 /// Claude Code's `context_management` edits.

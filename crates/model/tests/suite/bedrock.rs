@@ -63,11 +63,9 @@ async fn a_signed_call_streams_the_anthropic_events() {
         "{}",
         req.body
     );
-    assert!(
-        req.body["anthropic_beta"]
-            .as_array()
-            .is_some_and(|b| !b.is_empty())
-    );
+    // Only header betas (claude-code-…): no anthropic_beta in the body.
+    assert!(req.body.get("anthropic_beta").is_none(), "{}", req.body);
+    assert_eq!(req.header("anthropic-beta"), Some("claude-code-20250219"));
     let auth = req.header("authorization").unwrap();
     assert!(
         auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDORBITTEST/")
@@ -106,6 +104,23 @@ async fn faults_are_retried_and_the_last_attempt_counts() {
     assert_eq!(
         completed_blocks(&events)[0],
         ContentBlock::text("recovered")
+    );
+    // Opus 5.5 (thinking on) as Claude Code 2.1.332 sends it to Bedrock: no
+    // context_management; the body's betas without claude-code-… and
+    // effort-…, which stay in the header.
+    let first = &server.requests()[0];
+    assert!(
+        first.body.get("context_management").is_none(),
+        "{}",
+        first.body
+    );
+    assert_eq!(
+        first.body["anthropic_beta"],
+        json!(["interleaved-thinking-2025-05-14"])
+    );
+    assert_eq!(
+        first.header("anthropic-beta"),
+        Some("claude-code-20250219,interleaved-thinking-2025-05-14,effort-2025-11-24")
     );
     for req in server.requests() {
         assert_eq!(
