@@ -302,3 +302,94 @@ pub fn worktree_note((path, branch): &(PathBuf, String)) -> String {
         path.display()
     )
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn task(id: &str) -> BackgroundTask {
+        BackgroundTask {
+            id: id.into(),
+            description: format!("{id} task"),
+            stop: CancellationToken::new(),
+        }
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn notices_come_in_order_and_none_once_nothing_runs() {
+        runtime().block_on(async {
+            let tasks = Arc::new(BackgroundTasks::default());
+            assert!(tasks.idle());
+            assert_eq!(tasks.next_notice().await, None);
+            tasks.start(task("a1"));
+            tasks.start(task("a2"));
+            assert!(!tasks.idle());
+            let later = Arc::clone(&tasks);
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                later.finish("a2", "two".into());
+                later.finish("a1", "one".into());
+            });
+            assert_eq!(tasks.next_notice().await.as_deref(), Some("two"));
+            assert_eq!(tasks.next_notice().await.as_deref(), Some("one"));
+            assert_eq!(tasks.next_notice().await, None);
+            assert!(tasks.idle());
+        });
+    }
+
+    #[test]
+    fn stop_cancels_the_task_and_waits_for_its_end() {
+        runtime().block_on(async {
+            let tasks = Arc::new(BackgroundTasks::default());
+            let running = task("a1");
+            let token = running.stop.clone();
+            tasks.start(running);
+            let worker = Arc::clone(&tasks);
+            tokio::spawn(async move {
+                token.cancelled().await;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                worker.finish("a1", "killed".into());
+            });
+            let stopped = tasks.stop("a1").await.unwrap();
+            assert_eq!(stopped.description, "a1 task");
+            assert_eq!(tasks.running(), 0, "stop returned before the end");
+            assert_eq!(tasks.take_notices(), vec!["killed".to_string()]);
+            assert!(tasks.stop("a1").await.is_none());
+        });
+    }
+
+    #[test]
+    fn a_killed_task_s_notice_has_no_result_and_a_kept_worktree_is_named() {
+        let report = SubagentReport {
+            text: "done".into(),
+            kept_worktree: Some((PathBuf::from("/r/.claude/worktrees/agent-a1"), "wt".into())),
+            ..SubagentReport::default()
+        };
+        let file = std::path::Path::new("/s/agent-a1.jsonl");
+        let done = task_notification(
+            "a1",
+            "d",
+            "toolu_1",
+            file,
+            TaskEnd::Completed,
+            Some(&report),
+        );
+        assert!(done.contains("<status>completed</status>"), "{done}");
+        assert!(done.contains("<result>done</result>"), "{done}");
+        assert!(done.contains("<worktreePath>/r/.claude/worktrees/agent-a1</worktreePath>"));
+        let killed = task_notification("a1", "d", "toolu_1", file, TaskEnd::Killed, Some(&report));
+        assert!(killed.contains("<status>killed</status>"), "{killed}");
+        assert!(!killed.contains("<result>"), "{killed}");
+        assert!(killed.ends_with("</task-notification>\n</system-reminder>"));
+    }
+}
