@@ -35,9 +35,10 @@ macro_rules! events {
                 }
             }
 
-            /// When orbit fires it (None: never; the event belongs to a
-            /// feature orbit does not have, and its hooks are accepted
-            /// but never run).
+            /// When orbit fires it (None: never — the event belongs to a
+            /// feature orbit does not have, or, for UserPromptExpansion,
+            /// Pre/PostModelSwitch and InstructionsLoaded, is not wired
+            /// yet — and its hooks are accepted but never run).
             pub fn when(self) -> Option<&'static str> {
                 match self {
                     $(HookEvent::$variant => $when,)*
@@ -65,7 +66,8 @@ events! {
     Notification, true, Some("a permission prompt is about to be shown (`permission_prompt`)");
     /// A prompt was submitted; may add context or block it. No matcher.
     UserPromptSubmit, false, Some("a prompt is submitted (may add context or block it)");
-    /// A slash command expands into a prompt (orbit: never).
+    /// A slash command expands into a prompt (orbit has custom commands
+    /// but does not fire this yet).
     UserPromptExpansion, true, None;
     /// A session started. Matcher: `startup`, `resume`, `clear`, `compact`.
     SessionStart, true, Some("the first prompt of a session (`startup`, `resume`) and after a compaction (`compact`)");
@@ -84,9 +86,10 @@ events! {
     PreCompact, true, Some("before a compaction (`manual`, `auto`)");
     /// After a compaction. Matcher: `manual` or `auto`.
     PostCompact, true, Some("after a compaction (`trigger`, `compact_summary`)");
-    /// Before a model switch (orbit: never).
+    /// Before a model switch (orbit's `/model` and `set_model` do not
+    /// fire it yet).
     PreModelSwitch, true, None;
-    /// After a model switch (orbit: never).
+    /// After a model switch (not fired yet, as PreModelSwitch).
     PostModelSwitch, true, None;
     /// A permission would be asked; may answer it. Matcher: the tool name.
     PermissionRequest, true, Some("a permission would be asked (may allow or deny; `permission_suggestions`)");
@@ -110,7 +113,8 @@ events! {
     WorktreeCreate, false, None;
     /// A custom worktree remover (orbit: never).
     WorktreeRemove, false, None;
-    /// A CLAUDE.md or rule file loaded (orbit: never).
+    /// A CLAUDE.md or rule file loaded (orbit loads them but does not
+    /// fire this yet).
     InstructionsLoaded, true, None;
     /// The working directory changed (orbit: never).
     CwdChanged, false, None;
