@@ -221,17 +221,31 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
         denied.to_lowercase().contains("permission") || denied.contains("approval"),
         "{denied}"
     );
-    // The `initialize` answer lists the commands as Claude Code does.
+    // The `initialize` answer lists the commands as Claude Code does: the
+    // custom ones, then the built-ins.
     let answer = lines
         .iter()
         .find(|l| l["type"] == "control_response")
         .unwrap_or_else(|| panic!("{stdout}"));
+    let commands = &answer["response"]["response"]["commands"];
     assert_eq!(
-        answer["response"]["response"]["commands"],
-        json!([{"name": "grant", "description": "Touch the files. (project)", "argumentHint": ""}])
+        commands[0],
+        json!({"name": "grant", "description": "Touch the files. (project)", "argumentHint": ""})
+    );
+    let names: Vec<&str> = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "grant", "compact", "context", "cost", "model", "clear", "init"
+        ]
     );
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
-    assert_eq!(init["slash_commands"], json!(["grant"]));
+    assert_eq!(init["slash_commands"], json!(names));
 }
 
 #[test]
