@@ -16,4 +16,5 @@ mod texts;
 mod todo;
 mod validation;
 mod web_fetch;
+mod web_search;
 mod write;
