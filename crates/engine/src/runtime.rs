@@ -101,4 +101,14 @@ impl ToolRuntime {
     pub(crate) fn record_denial(&self, denial: PermissionDenial) {
         self.denials.record(denial);
     }
+
+    /// The recorded denials of the calls with these tool_use ids.
+    pub(crate) fn denials_of(&self, ids: &[&str]) -> Vec<PermissionDenial> {
+        self.denials.read(|all| {
+            all.iter()
+                .filter(|d| ids.contains(&d.tool_use_id.as_str()))
+                .cloned()
+                .collect()
+        })
+    }
 }

@@ -50,6 +50,7 @@ mod parallel_bash;
 mod permissions;
 mod plan_mode;
 mod resume;
+mod runaway;
 pub mod rewind;
 mod rewind_sdk;
 mod rewind_tui;

@@ -290,10 +290,11 @@ orbit: the small-model profile stops after {SMALL_MAX_TURNS} model calls by defa
     }
 }
 
-/// The runaway guard of the small profile (3 reminds, 6 stop) through the
-/// binary: a model that alternates a refused Edit and a Read — seen in the
+/// The runaway guard of the small profile (limit 3) through the binary: a
+/// model that alternates a refused Edit and a Read — seen in the
 /// evaluation, where it ran into the 25-turn limit — is reminded after the
-/// third pair and stopped after the sixth, with the cycle named.
+/// second pair and stopped after the third (six model calls), with the
+/// cycle named.
 #[test]
 fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
     let scratch = Scratch::new();
@@ -320,15 +321,15 @@ fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
     );
     assert_eq!(
         result["errors"][0],
-        "Stopped a runaway loop: the model called Edit then Read with the same input 6 times in a row"
+        "Stopped a runaway loop: the model called Edit then Read with the same input 3 times in a row"
     );
-    // Six pairs, then the run ends without another request.
+    // Three pairs, then the run ends without another request.
     let bodies = server.bodies();
-    assert_eq!(bodies.len(), 12);
+    assert_eq!(bodies.len(), 6);
     // The reminder follows the results as a user message (chat
     // completions has no text block beside a tool message).
     let reminder =
-        "<system-reminder>You have called Edit then Read with the same input 3 times in a row";
+        "<system-reminder>You have called Edit then Read with the same input 2 times in a row";
     let reminded: Vec<usize> = bodies
         .iter()
         .enumerate()
@@ -342,8 +343,8 @@ fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
         })
         .map(|(i, _)| i)
         .collect();
-    // With the results of the third pair's Read (request 7, index 6).
-    assert_eq!(reminded, vec![6]);
+    // With the results of the second pair's Read (request 5, index 4).
+    assert_eq!(reminded, vec![4]);
     let kept = std::fs::read_to_string(scratch.path().join(".gitignore")).unwrap();
     assert_eq!(kept, "target/\n");
 }

@@ -1,12 +1,13 @@
 //! Guards the loop consults after each model call, besides the limits:
 //!
 //! - [`RepeatGuard`], the runaway-loop guard: `limit` model calls in a row
-//!   that make the same tool call(s) with the same input get a reminder
-//!   appended to their results; `2 × limit` end the run
-//!   (`error_repeated_tool_call`). A different call resets the count. A
-//!   cycle of two steps counts the same way (`Edit` refused, `Read`,
-//!   `Edit` refused, `Read`, …: a small model looped so until the turn
-//!   limit), each repetition of the pair counting once.
+//!   that make the same tool call(s) with the same input, or a cycle of up
+//!   to three steps seen twice over `limit` calls, get a reminder appended
+//!   to their results; the run ends (`error_repeated_tool_call`) when the
+//!   last `2 × limit` calls are at most three different steps each made at
+//!   least twice (`Edit` refused, `Read`, `Edit` refused, `Read`, …: a
+//!   small model looped so until the turn limit, and past the reminders
+//!   when the pattern shifted). A different call resets the count.
 //! - [`StructuredGuard`], for `--json-schema`: a valid `StructuredOutput`
 //!   call ends the run with its input; every invalid call and every answer
 //!   that ends without one is a failed attempt (the latter gets a reminder
@@ -37,21 +38,26 @@ pub(super) enum RepeatVerdict {
 }
 
 /// The longest cycle of steps the runaway guard recognises.
-const MAX_CYCLE_STEPS: usize = 2;
+const MAX_CYCLE_STEPS: usize = 3;
 
 /// One step: `(tool name, input)` of one message's calls (`Value`
 /// equality ignores the order of object keys).
 type Step = Vec<(String, Value)>;
 
-/// Counts identical consecutive model calls: the same tool calls, with the
-/// same inputs, as the previous call (a batch of identical parallel calls
-/// in one message is one step, not several), or the same cycle of two
-/// steps repeated.
+/// Counts repeated model calls: the same tool calls, with the same inputs,
+/// as the previous call (a batch of identical parallel calls in one
+/// message is one step, not several), or the same cycle of up to
+/// [`MAX_CYCLE_STEPS`] steps repeated. A reminder comes when a repetition
+/// spans `limit` model calls; the run stops when the last `2 × limit`
+/// model calls are at most [`MAX_CYCLE_STEPS`] different steps, each made
+/// at least twice — a loop whose pattern shifts (`Read`, `Edit`, `Edit`,
+/// `Read`, …) included, so a small model at ~10 s a call stops within
+/// 120 s.
 #[derive(Debug, Default)]
 pub(super) struct RepeatGuard {
     /// 0 = off.
     limit: u32,
-    /// The last steps, as many as a stop can need.
+    /// The last steps, as many as a reminder or a stop can need.
     history: VecDeque<Step>,
     reminded: bool,
 }
@@ -83,25 +89,65 @@ impl RepeatGuard {
         while self.history.len() > keep {
             self.history.pop_front();
         }
-        // The shortest cycle wins a tie (a run of one call is not a pair).
+        if let Some(stop) = self.looping() {
+            return stop;
+        }
+        // The longest repetition wins; the shortest cycle a tie. A cycle
+        // longer than one step counts once it is seen twice.
         let (period, count) = (1..=MAX_CYCLE_STEPS)
             .map(|period| (period, self.repetitions(period)))
-            .fold(
-                (1, 0),
-                |best, next| if next.1 > best.1 { next } else { best },
-            );
-        if count < self.limit {
+            .filter(|(period, count)| *period == 1 || *count >= 2)
+            .fold((1, 0), |best, next| {
+                if next.0 * next.1 as usize > best.0 * best.1 as usize {
+                    next
+                } else {
+                    best
+                }
+            });
+        let span = u32::try_from(period)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(count);
+        if span < self.limit {
             self.reminded = false;
+            return RepeatVerdict::Fine;
         }
-        let tool_name = self.cycle_names(period);
-        if count >= self.limit.saturating_mul(2) {
-            RepeatVerdict::Stop { tool_name, count }
-        } else if count >= self.limit && !self.reminded {
-            self.reminded = true;
-            RepeatVerdict::Remind { tool_name, count }
-        } else {
-            RepeatVerdict::Fine
+        if self.reminded {
+            return RepeatVerdict::Fine;
         }
+        self.reminded = true;
+        RepeatVerdict::Remind {
+            tool_name: self.cycle_names(period),
+            count,
+        }
+    }
+
+    /// `Stop` when the last `2 × limit` steps are at most
+    /// [`MAX_CYCLE_STEPS`] distinct steps, each made at least twice: the
+    /// steps named in the order they first came, with the fewest times
+    /// one of them was made.
+    fn looping(&self) -> Option<RepeatVerdict> {
+        let window = self.limit.saturating_mul(2) as usize;
+        let len = self.history.len();
+        if len < window {
+            return None;
+        }
+        let mut distinct: Vec<(&Step, u32)> = Vec::new();
+        for step in self.history.range(len - window..) {
+            match distinct.iter().position(|(seen, _)| *seen == step) {
+                Some(i) => distinct[i].1 += 1,
+                None if distinct.len() == MAX_CYCLE_STEPS => return None,
+                None => distinct.push((step, 1)),
+            }
+        }
+        let count = distinct.iter().map(|(_, n)| *n).min().unwrap_or(0);
+        (count >= 2).then(|| RepeatVerdict::Stop {
+            tool_name: distinct
+                .iter()
+                .map(|(step, _)| step_names(step))
+                .collect::<Vec<_>>()
+                .join(" then "),
+            count,
+        })
     }
 
     /// How many times the last `period` steps repeat back to back at the
@@ -131,17 +177,19 @@ impl RepeatGuard {
     /// one step, `Edit then Read` for a cycle.
     fn cycle_names(&self, period: usize) -> String {
         let len = self.history.len();
-        let steps: Vec<String> = self
-            .history
+        self.history
             .range(len.saturating_sub(period)..)
-            .map(|step| {
-                let mut names: Vec<&str> = step.iter().map(|(name, _)| name.as_str()).collect();
-                names.dedup();
-                names.join(", ")
-            })
-            .collect();
-        steps.join(" then ")
+            .map(step_names)
+            .collect::<Vec<_>>()
+            .join(" then ")
     }
+}
+
+/// The tool names of one step, `Read` or `Read, Grep`.
+fn step_names(step: &Step) -> String {
+    let mut names: Vec<&str> = step.iter().map(|(name, _)| name.as_str()).collect();
+    names.dedup();
+    names.join(", ")
 }
 
 /// What the structured-output guard says after a model call.
@@ -254,29 +302,45 @@ mod tests {
         for _ in 0..5 {
             assert_eq!(off.observe([&read].into_iter()), RepeatVerdict::Fine);
         }
-        // A cycle of two steps counts each repetition of the pair.
-        let mut cycle = RepeatGuard::new(2);
+        // A cycle of two steps: reminded once seen twice over `limit`
+        // calls, stopped when the last `2 × limit` calls are the pair.
         let edit = call(
             "Edit",
             json!({"file_path": "a", "old_string": "", "new_string": "x"}),
         );
-        let pair = |count| ("Edit then Read".to_string(), count);
-        let mut got = Vec::new();
-        for step in [&edit, &read, &edit, &read, &edit, &read, &edit, &read] {
-            got.push(cycle.observe([step].into_iter()));
-        }
-        let (name, count) = pair(2);
-        let remind = RepeatVerdict::Remind {
-            tool_name: name,
-            count,
-        };
-        let (name, count) = pair(4);
-        let stop = RepeatVerdict::Stop {
-            tool_name: name,
-            count,
+        let observe_all = |limit: u32, steps: &[&ToolUseBlock]| {
+            let mut guard = RepeatGuard::new(limit);
+            steps
+                .iter()
+                .map(|step| guard.observe([*step].into_iter()))
+                .collect::<Vec<_>>()
         };
         use RepeatVerdict::Fine;
-        assert_eq!(got, [Fine, Fine, Fine, remind, Fine, Fine, Fine, stop]);
+        let stop = |name: &str, count| RepeatVerdict::Stop {
+            tool_name: name.into(),
+            count,
+        };
+        let remind = RepeatVerdict::Remind {
+            tool_name: "Edit then Read".into(),
+            count: 2,
+        };
+        assert_eq!(
+            observe_all(3, &[&edit, &read, &edit, &read, &edit, &read]),
+            [Fine, Fine, Fine, remind, Fine, stop("Edit then Read", 3)]
+        );
+        // A cycle of three steps, and a pair whose pattern shifts, stop
+        // within `2 × limit` calls too.
+        let bash = call("Bash", json!({"command": "pytest"}));
+        let got = observe_all(3, &[&read, &bash, &edit, &read, &bash, &edit]);
+        assert_eq!(got[5], stop("Read then Bash then Edit", 2));
+        let got = observe_all(3, &[&read, &edit, &edit, &read, &edit, &read]);
+        assert_eq!(got[5], stop("Read then Edit", 3));
+        // Four different steps in the window are work, not a loop.
+        let got = observe_all(3, &[&read, &bash, &edit, &other, &read, &bash, &edit]);
+        assert!(
+            got.iter().all(|v| !matches!(v, RepeatVerdict::Stop { .. })),
+            "{got:?}"
+        );
         // Twelve identical parallel calls in one message are one step.
         let mut batch = RepeatGuard::new(2);
         assert_eq!(batch.observe([&read; 12].into_iter()), RepeatVerdict::Fine);

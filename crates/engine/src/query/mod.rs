@@ -50,7 +50,9 @@
 //!   call ends the run with its input; an answer without one is reminded,
 //!   up to `max_structured_output_retries` failures; the same tool call
 //!   repeated `repeated_tool_call_limit` times in a row gets a reminder,
-//!   twice that ends the run.
+//!   twice that ends the run (cycles of up to three calls too); headless,
+//!   the same call refused by the permission gate twice ends the run
+//!   (`denied`).
 //! - L5: an interrupt drops the model stream, answers running tools with
 //!   `[Request interrupted by user for tool use]` and unstarted ones with the
 //!   cancel text, appends the paired history and ends with
@@ -78,11 +80,13 @@ use crate::structured::StructuredOutput;
 
 mod call;
 mod compaction;
+mod denied;
 mod guards;
 mod hook_calls;
 mod outcome;
 
 pub(crate) use compaction::compact_now;
+use denied::DeniedGuard;
 use guards::{RepeatGuard, RepeatVerdict, StructuredGuard, StructuredVerdict};
 use outcome::Outcome;
 
@@ -168,6 +172,8 @@ struct QueryLoop<'a> {
     structured_output: Option<Value>,
     structured: StructuredGuard,
     repeats: RepeatGuard,
+    /// Headless: the same call refused twice ends the run.
+    denied: DeniedGuard,
     /// tool_use ids of the message being streamed (see
     /// `QueryEngine::make_tool_use_id_unique`).
     attempt_ids: HashSet<String>,
@@ -210,6 +216,7 @@ impl<'a> QueryLoop<'a> {
             structured_output: None,
             structured: StructuredGuard::new(structured),
             repeats: RepeatGuard::new(config.repeated_tool_call_limit),
+            denied: DeniedGuard::new(runtime.approver.is_none()),
             attempt_ids: HashSet::new(),
             session_start,
             stop_hook_active: false,
@@ -385,6 +392,9 @@ impl QueryLoop<'_> {
             }
             StructuredVerdict::Continue | StructuredVerdict::Remind => {}
         }
+        if let Some(error) = self.denied.observe(self.refused_calls(message)) {
+            return Some(Outcome::DeniedTwice(error));
+        }
         match self.repeats.observe(message.tool_uses()) {
             RepeatVerdict::Fine => None,
             RepeatVerdict::Remind { tool_name, count } => {
@@ -397,6 +407,24 @@ impl QueryLoop<'_> {
                 Some(Outcome::RepeatedToolCall { tool_name, count })
             }
         }
+    }
+
+    /// The calls of `message` the permission gate refused, each with the
+    /// reason its tool_result gave the model.
+    fn refused_calls(&self, message: &Message) -> Vec<(String, Value, String)> {
+        let ids: Vec<&str> = message.tool_uses().map(|t| t.id.as_str()).collect();
+        let results = self.session.messages().last();
+        self.runtime
+            .denials_of(&ids)
+            .into_iter()
+            .map(|d| {
+                let reason = results
+                    .and_then(|m| m.tool_results().find(|r| r.tool_use_id == d.tool_use_id))
+                    .map(|r| r.content.as_text())
+                    .unwrap_or_default();
+                (d.tool_name, d.tool_input, reason)
+            })
+            .collect()
     }
 
     async fn build_request(&mut self) -> ModelRequest {

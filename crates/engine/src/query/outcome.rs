@@ -19,6 +19,9 @@ pub(super) enum Outcome {
     MaxBudget(f64),
     /// `--json-schema`: this many attempts failed.
     MaxStructuredOutputRetries(u32),
+    /// Headless, the permission gate refused the same call twice: the
+    /// error names the rule, flag or mode that would allow it.
+    DeniedTwice(String),
     /// The runaway-loop guard stopped the run.
     RepeatedToolCall {
         tool_name: String,
@@ -57,6 +60,9 @@ impl QueryLoop<'_> {
                 vec![repeated_tool_call_error(&tool_name, count)],
                 false,
             ),
+            Outcome::DeniedTwice(error) => {
+                (ResultSubtype::ErrorDuringExecution, vec![error], false)
+            }
             Outcome::ModelError(error) => (
                 ResultSubtype::ErrorDuringExecution,
                 vec![error.to_string()],
