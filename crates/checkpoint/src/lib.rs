@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 pub use hook::Checkpointer;
 pub use plain::{PLAIN_FILE_MAX_BYTES, PLAIN_MAX_FILES, PLAIN_MAX_TOTAL_BYTES};
 pub use probe::{PROBE_HASH_MAX_BYTES, PathStamp, Probe};
-pub use rewind::{RewindReport, rewind_code, undo};
+pub use rewind::{RewindReport, line_counts, preview_code, rewind_code, undo};
 pub use state::{FileEntry, MODE_EXEC, MODE_FILE, MODE_LINK, State, changed_paths};
 pub use store::{Checkpoint, Kind, Manifest, STORE_DIR_NAME, STORE_MAX_BYTES, Snapshot, Store};
 

@@ -31,8 +31,12 @@ pub struct RewindReport {
     /// What the checkpoints say cannot be brought back.
     pub not_restorable: Vec<NotRestorable>,
     /// The checkpoint taken first (what `--undo` restores); None when
-    /// there was nothing to do.
+    /// there was nothing to do (or a preview).
     pub undo_checkpoint: Option<u32>,
+    /// Lines the rewind adds back, over the text files it changes.
+    pub insertions: usize,
+    /// Lines the rewind takes away, over the text files it changes.
+    pub deletions: usize,
 }
 
 /// Restores the project to before prompt `to`.
@@ -80,6 +84,61 @@ pub fn rewind_code(
     let mut report = apply(store, &target, &target_id, current, &outside, force)?;
     report.not_restorable = not_restorable;
     Ok(report)
+}
+
+/// What [`rewind_code`] to prompt `to` would change, without changing
+/// anything (the SDK's `dry_run`): the files it would write or remove
+/// and the lines it would add and take away.
+pub fn preview_code(store: &mut Store, to: u32) -> Result<RewindReport, CheckpointError> {
+    let live = live(store);
+    let Some(target) = live
+        .iter()
+        .find(|c| c.kind == Kind::Before && c.prompt >= to)
+    else {
+        return Ok(RewindReport::default());
+    };
+    let target = store.state(&target.snapshot)?;
+    let current = store.snapshot()?;
+    let mut report = RewindReport::default();
+    let to_change = changed_paths(&target, &current.state);
+    (report.insertions, report.deletions) = line_counts(store, &current.state, &target, &to_change);
+    for path in to_change {
+        match target.contains_key(&path) {
+            true => report.restored.push(path),
+            false => report.removed.push(path),
+        }
+    }
+    Ok(report)
+}
+
+/// Lines added and removed going from `from` to `to` over `paths` (a
+/// file that is not UTF-8 counts none): a rewind's size, a picker row's
+/// diff size.
+pub fn line_counts(
+    store: &Store,
+    from: &State,
+    to: &State,
+    paths: &BTreeSet<String>,
+) -> (usize, usize) {
+    let text = |state: &State, path: &str| {
+        state
+            .get(path)
+            .and_then(|e| store.read(&e.id).ok())
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .unwrap_or_default()
+    };
+    let (mut added, mut removed) = (0, 0);
+    for path in paths {
+        let (old, new) = (text(from, path), text(to, path));
+        for change in similar::TextDiff::from_lines(&old, &new).iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+    }
+    (added, removed)
 }
 
 /// Undoes the last rewind: back to the tree it replaced.
@@ -134,6 +193,7 @@ fn apply(
     if to_change.is_empty() {
         return Ok(report);
     }
+    (report.insertions, report.deletions) = line_counts(store, &current.state, target, &to_change);
     let id = store.record(0, Kind::Rewind, &current)?.id;
     if let Some(last) = store.manifest.checkpoints.last_mut() {
         last.restored_to = Some(target_id.to_string());

@@ -52,6 +52,9 @@ pub enum ControlRequest {
     RewindFiles {
         /// The user message's uuid.
         user_message_id: String,
+        /// Only say what would change.
+        #[serde(default)]
+        dry_run: bool,
     },
     /// A known subtype whose fields do not parse.
     #[serde(skip)]
@@ -373,6 +376,7 @@ mod tests {
                 json!({"subtype": "rewind_files", "user_message_id": "u"}),
                 ControlRequest::RewindFiles {
                     user_message_id: "u".into(),
+                    dry_run: false,
                 },
             ),
             (

@@ -11,7 +11,8 @@
 //! `orbit_session::fork::count_results`). [`Rewinds::answer`] restores the
 //! files to before that prompt with `orbit_checkpoint::rewind_code` (not
 //! forced: a file changed outside orbit is refused by name) and answers
-//! `{"canRewind": true, "filesChanged": [...]}`.
+//! `{"canRewind": true, "filesChanged": [...], "insertions", "deletions"}`;
+//! with `dry_run` nothing is written ([`orbit_checkpoint::preview_code`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -74,27 +75,36 @@ impl Rewinds {
         }
     }
 
-    /// The answer to `rewind_files` for `user_message_id`.
+    /// The answer to `rewind_files` for `user_message_id` (Claude Code's
+    /// texts for a session without checkpointing and an unknown id; a
+    /// `dry_run` only says what would change).
     pub(crate) fn answer(
         &self,
         user_message_id: &str,
+        dry_run: bool,
         turn_running: bool,
     ) -> Result<Value, String> {
         if !self.enabled {
-            return Err("File rewinding is not enabled for this session (enable_file_checkpointing, CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true)".into());
-        }
-        if turn_running {
-            return Err("Cannot rewind files while a turn is running".into());
+            return Err("File rewinding is not enabled.".into());
         }
         let Some(&number) = self.prompts.get(user_message_id) else {
-            return Err(format!(
-                "No file checkpoint found for message {user_message_id}"
-            ));
+            return Err("No file checkpoint found for this message.".into());
         };
+        if turn_running && !dry_run {
+            return Err("Cannot rewind files while a turn is running.".into());
+        }
         let mut store = orbit_checkpoint::Store::open(&self.data_dir, &self.root, &self.session_id);
-        let report = orbit_checkpoint::rewind_code(&mut store, number, false)
-            .map_err(|err| err.to_string())?;
+        let report = match dry_run {
+            true => orbit_checkpoint::preview_code(&mut store, number),
+            false => orbit_checkpoint::rewind_code(&mut store, number, false),
+        }
+        .map_err(|err| err.to_string())?;
         let changed: Vec<&String> = report.restored.iter().chain(&report.removed).collect();
-        Ok(json!({"canRewind": true, "filesChanged": changed}))
+        Ok(json!({
+            "canRewind": true,
+            "filesChanged": changed,
+            "insertions": report.insertions,
+            "deletions": report.deletions,
+        }))
     }
 }

@@ -307,9 +307,12 @@ fn control_request(request: &Value, state: &mut State) -> Result<Value, String> 
         }
         ControlRequest::McpStatus {} => Ok(crate::context::mcp_status(state.mcp.as_deref())),
         ControlRequest::GetContextUsage {} => Ok(state.context.answer()),
-        ControlRequest::RewindFiles { user_message_id } => state
+        ControlRequest::RewindFiles {
+            user_message_id,
+            dry_run,
+        } => state
             .rewinds
-            .answer(&user_message_id, state.turn_running),
+            .answer(&user_message_id, dry_run, state.turn_running),
         ControlRequest::Malformed { subtype, error } => Err(format!(
             "the control request {subtype:?} is malformed: {error}"
         )),

@@ -13,7 +13,7 @@
 //! conversation is left as it is (`orbit rewind ID --conversation` cuts
 //! it); `orbit rewind ID --undo` undoes a rewind.
 
-use orbit_checkpoint::{CheckpointError, Kind, Store, changed_paths};
+use orbit_checkpoint::{CheckpointError, Kind, Store, changed_paths, line_counts};
 use orbit_engine::QueryEngine;
 
 use crate::screen::{Picker, PickerKind, Screen, Tone};
@@ -69,12 +69,6 @@ fn changed_by(store: &Store, n: u32) -> Option<Vec<String>> {
         }
     }
     let (before, after) = (store.state(&before?).ok()?, store.state(&after?).ok()?);
-    let text = |entry: Option<&orbit_checkpoint::FileEntry>| {
-        entry
-            .and_then(|e| store.read(&e.id).ok())
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .unwrap_or_default()
-    };
     let rows = changed_paths(&before, &after)
         .into_iter()
         .enumerate()
@@ -82,16 +76,8 @@ fn changed_by(store: &Store, n: u32) -> Option<Vec<String>> {
             if i >= ROW_FILES_MAX {
                 return path;
             }
-            let (old, new) = (text(before.get(&path)), text(after.get(&path)));
-            let diff = similar::TextDiff::from_lines(&old, &new);
-            let (mut added, mut removed) = (0, 0);
-            for change in diff.iter_all_changes() {
-                match change.tag() {
-                    similar::ChangeTag::Insert => added += 1,
-                    similar::ChangeTag::Delete => removed += 1,
-                    similar::ChangeTag::Equal => {}
-                }
-            }
+            let one = std::iter::once(path.clone()).collect();
+            let (added, removed) = line_counts(store, &before, &after, &one);
             format!("{path} +{added} -{removed}")
         })
         .collect();

@@ -28,6 +28,14 @@ fn rewind_files_restores_the_files_to_before_a_user_message() {
         "{}",
         printed.stderr
     );
+    // The dry run names what would change and changes nothing.
+    let preview = printed.of_kind("preview");
+    assert_eq!(
+        preview[0]["response"],
+        serde_json::json!({"canRewind": true, "filesChanged": ["a.txt", "b.txt"], "insertions": 1, "deletions": 2}),
+        "{}",
+        printed.stderr
+    );
     let errors = printed.of_kind("error");
     assert_eq!(
         printed.of_kind("rewound").len(),
@@ -61,7 +69,7 @@ fn rewind_files_needs_enable_file_checkpointing() {
         errors[0]["text"]
             .as_str()
             .unwrap()
-            .contains("enable_file_checkpointing"),
+            .contains("File rewinding is not enabled."),
         "{errors:?}"
     );
     assert!(scratch.path().join("b.txt").exists());
