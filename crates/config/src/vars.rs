@@ -122,6 +122,22 @@ pub const AWS_BEARER_TOKEN_BEDROCK: &str = "AWS_BEARER_TOKEN_BEDROCK";
 pub const CLAUDE_CODE_USE_BEDROCK: &str = "CLAUDE_CODE_USE_BEDROCK";
 /// `1`/`true`: Claude on Google Vertex AI (`CLOUD_ML_REGION`, `ANTHROPIC_VERTEX_PROJECT_ID`).
 pub const CLAUDE_CODE_USE_VERTEX: &str = "CLAUDE_CODE_USE_VERTEX";
+/// The passphrase of an encrypted `CLAUDE_CODE_CLIENT_KEY`.
+pub const CLAUDE_CODE_CLIENT_KEY_PASSPHRASE: &str = "CLAUDE_CODE_CLIENT_KEY_PASSPHRASE";
+/// Bedrock's base URL instead of the region's endpoint.
+pub const ANTHROPIC_BEDROCK_BASE_URL: &str = "ANTHROPIC_BEDROCK_BASE_URL";
+/// The AWS region (Bedrock).
+pub const AWS_REGION: &str = "AWS_REGION";
+/// The AWS profile whose credentials sign Bedrock requests.
+pub const AWS_PROFILE: &str = "AWS_PROFILE";
+/// The Google Cloud project of Vertex AI.
+pub const ANTHROPIC_VERTEX_PROJECT_ID: &str = "ANTHROPIC_VERTEX_PROJECT_ID";
+/// Vertex AI's region.
+pub const CLOUD_ML_REGION: &str = "CLOUD_ML_REGION";
+/// Vertex AI's URL before `/projects/…`.
+pub const ANTHROPIC_VERTEX_BASE_URL: &str = "ANTHROPIC_VERTEX_BASE_URL";
+/// A Google service-account (or user) credentials file for Vertex AI.
+pub const GOOGLE_APPLICATION_CREDENTIALS: &str = "GOOGLE_APPLICATION_CREDENTIALS";
 
 /// The cloud provider variable set to a true value (`1`, `true`, `yes`,
 /// `on`), Bedrock first, as Claude Code checks them.
@@ -322,6 +338,50 @@ pub const ENV_VARS: &[EnvVar] = &[
     EnvVar {
         name: CLAUDE_CODE_CLIENT_KEY,
         meaning: "The client certificate's private key, PEM: unencrypted, or an encrypted PKCS#8 key (`BEGIN ENCRYPTED PRIVATE KEY`) opened with `CLAUDE_CODE_CLIENT_KEY_PASSPHRASE` (a missing or wrong passphrase: the pair is ignored with a warning). Process only.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_CLIENT_KEY_PASSPHRASE,
+        meaning: "The passphrase of an encrypted PKCS#8 `CLAUDE_CODE_CLIENT_KEY` (PBES2: PBKDF2 or scrypt, AES-CBC, as `openssl pkcs8 -topk8` writes it). Process only.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_USE_BEDROCK,
+        meaning: "`1`/`true`: Claude on Amazon Bedrock — `POST /model/<id>/invoke-with-response-stream`, SigV4-signed (or `AWS_BEARER_TOKEN_BEDROCK`), the model's inference profile from the catalog (`claude-opus-5-5` → `us.anthropic.claude-opus-5-5`; a Bedrock id or ARN in `ANTHROPIC_MODEL` is sent as is). Selects the Anthropic request shape; wins over `ANTHROPIC_API_KEY`. `CLAUDE_CODE_SKIP_BEDROCK_AUTH=1` sends no credentials (a gateway signs).",
+    },
+    EnvVar {
+        name: ANTHROPIC_BEDROCK_BASE_URL,
+        meaning: "Bedrock's base URL instead of `https://bedrock-runtime.<AWS_REGION>.amazonaws.com` (a gateway, a VPC endpoint).",
+    },
+    EnvVar {
+        name: AWS_REGION,
+        meaning: "Bedrock's region (else `AWS_DEFAULT_REGION`; neither: an error before any request). Also the SigV4 signing region.",
+    },
+    EnvVar {
+        name: AWS_PROFILE,
+        meaning: "The profile of `~/.aws/credentials` / `~/.aws/config` (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_CONFIG_FILE`) whose keys, SSO login (`aws sso login`) or `credential_process` sign Bedrock requests, after `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` and before the container endpoint and IMDS (`AWS_EC2_METADATA_DISABLED=true` skips it). Found on the first request.",
+    },
+    EnvVar {
+        name: AWS_BEARER_TOKEN_BEDROCK,
+        meaning: "A Bedrock API key, sent as `Authorization: Bearer` instead of a SigV4 signature. Tools never see it.",
+    },
+    EnvVar {
+        name: CLAUDE_CODE_USE_VERTEX,
+        meaning: "`1`/`true`: Claude on Google Vertex AI — `POST …/projects/<project>/locations/<region>/publishers/anthropic/models/<model>:streamRawPredict` with a bearer token from Google application default credentials. `CLAUDE_CODE_SKIP_VERTEX_AUTH=1` sends no token.",
+    },
+    EnvVar {
+        name: ANTHROPIC_VERTEX_PROJECT_ID,
+        meaning: "The Google Cloud project of Vertex AI (unset: an error before any request).",
+    },
+    EnvVar {
+        name: CLOUD_ML_REGION,
+        meaning: "Vertex AI's region (default `us-east5`; `global` uses `aiplatform.googleapis.com`); one model's own region from Claude Code's `VERTEX_REGION_CLAUDE_…` variable (`VERTEX_REGION_CLAUDE_HAIKU_4_5`, `VERTEX_REGION_CLAUDE_4_0_OPUS`, …).",
+    },
+    EnvVar {
+        name: ANTHROPIC_VERTEX_BASE_URL,
+        meaning: "Vertex AI's URL before `/projects/…` instead of `https://<region>-aiplatform.googleapis.com/v1`.",
+    },
+    EnvVar {
+        name: GOOGLE_APPLICATION_CREDENTIALS,
+        meaning: "A service-account key file (a JWT signed with its key, exchanged at its `token_uri`) or a user's credentials file for Vertex AI; unset: gcloud's `~/.config/gcloud/application_default_credentials.json`, then the metadata server (`GCE_METADATA_HOST`). Found on the first request.",
     },
     EnvVar {
         name: ORBIT_MAX_TOOL_USE_CONCURRENCY,
