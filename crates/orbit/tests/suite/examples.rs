@@ -228,8 +228,7 @@ fn parallel_agents_runs_two_searchers_at_once() {
         dir.path(),
         &["QUESTION-1", "QUESTION-2"],
     );
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), ANSWER);
+    assert_eq!((code, stdout.trim()), (0, ANSWER), "{stderr}");
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 6, "parent 2 + 2 subagents × 2");
     assert!(body::tool_names(&bodies[0]).contains(&"Agent".to_string()));
