@@ -36,9 +36,9 @@ macro_rules! events {
             }
 
             /// When orbit fires it (None: never — the event belongs to a
-            /// feature orbit does not have, or, for UserPromptExpansion,
-            /// Pre/PostModelSwitch and InstructionsLoaded, is not wired
-            /// yet — and its hooks are accepted but never run).
+            /// feature orbit does not have, or, for UserPromptExpansion
+            /// and Pre/PostModelSwitch, is not wired yet — and its hooks
+            /// are accepted but never run).
             pub fn when(self) -> Option<&'static str> {
                 match self {
                     $(HookEvent::$variant => $when,)*
@@ -113,9 +113,9 @@ events! {
     WorktreeCreate, false, None;
     /// A custom worktree remover (orbit: never).
     WorktreeRemove, false, None;
-    /// A CLAUDE.md or rule file loaded (orbit loads them but does not
-    /// fire this yet).
-    InstructionsLoaded, true, None;
+    /// A CLAUDE.md or rule file loaded: the files of the session's start,
+    /// run on its first prompt. Matcher: the load reason.
+    InstructionsLoaded, true, Some("the memory files loaded at session start, on its first prompt (`file_path`, `memory_type`, `load_reason`: `session_start`; subfolders' files not yet)");
     /// The working directory changed (orbit: never).
     CwdChanged, false, None;
     /// A watched file changed (orbit: never).

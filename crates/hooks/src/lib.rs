@@ -21,6 +21,7 @@ mod callback;
 mod config;
 mod decision;
 mod event;
+mod pending;
 pub mod remote;
 pub mod runner;
 
@@ -53,6 +54,7 @@ pub use config::{
 };
 pub use decision::{HOOK_BLOCK_EXIT_CODE, HookVerdict, PermissionVote};
 pub use event::{HOOK_EVENT_COUNT, HookEvent};
+pub use pending::{PENDING_HOOKS_KEY, PendingHooks, PendingRun};
 use serde_json::Value;
 
 use crate::callback::Callbacks;

@@ -267,6 +267,11 @@ impl SessionSpec {
             None => QueryEngine::new(config, client, tools),
         };
         memory.share(engine.tool_context());
+        memory.queue_loaded_hooks(
+            engine.tool_context(),
+            engine.config().hooks.as_deref(),
+            self.env.path(orbit_config::vars::HOME).as_deref(),
+        );
         styled.share(engine.tool_context());
         orbit_tool::side_query::install(engine.tool_context(), side);
         secure(

@@ -320,6 +320,41 @@ impl SessionMemory {
         let loaded = self.loaded.clone();
         context.extension(orbit_memory::LOADED_MEMORY_KEY, move || loaded);
     }
+
+    /// Queues an InstructionsLoaded run (`load_reason: session_start`) per
+    /// file loaded at start, for the engine's first prompt, when `hooks`
+    /// has any for that event (`home`: whose `~/.claude` files are the
+    /// user's).
+    pub(crate) fn queue_loaded_hooks(
+        &self,
+        context: &ToolUseContext,
+        hooks: Option<&orbit_hooks::Hooks>,
+        home: Option<&Path>,
+    ) {
+        let event = orbit_hooks::HookEvent::InstructionsLoaded;
+        if !hooks.is_some_and(|h| h.has(event)) {
+            return;
+        }
+        let pending = context.extension(
+            orbit_hooks::PENDING_HOOKS_KEY,
+            orbit_hooks::PendingHooks::default,
+        );
+        let user = home.map(|h| h.join(".claude"));
+        for (path, _) in self.loaded.files() {
+            let memory_type = if path.starts_with(orbit_memory::MANAGED_MEMORY_PATH) {
+                "Managed"
+            } else if path.file_name().is_some_and(|n| n == "CLAUDE.local.md") {
+                "Local"
+            } else if user.as_ref().is_some_and(|u| path.starts_with(u)) {
+                "User"
+            } else {
+                "Project"
+            };
+            let fields = serde_json::json!({"file_path": path, "memory_type": memory_type,
+                "load_reason": "session_start"});
+            pending.push(event, Some("session_start".into()), fields);
+        }
+    }
 }
 
 /// The name of the tool whose results get a subfolder's memory files.

@@ -131,8 +131,42 @@ fn failure_and_permission_inputs_carry_claude_code_s_fields() {
     assert!(failed[0]["error"].as_str().is_some());
 }
 
-/// Claude Code's events of features orbit lacks.
-const NEVER_FIRED: [&str; 20] = [
+#[test]
+fn instructions_loaded_names_each_memory_file_of_the_start() {
+    let h = Hooked::new();
+    let log = h.logger("loaded", "loaded.log", "exit 0");
+    h.hooks(&[("InstructionsLoaded", "session_start", &log, None)]);
+    std::fs::create_dir_all(h.scratch.home().join(".claude")).unwrap();
+    std::fs::write(h.scratch.home().join(".claude/CLAUDE.md"), "user rules").unwrap();
+    h.scratch.write("CLAUDE.md", "project rules");
+    h.scratch.write("CLAUDE.local.md", "local rules");
+    let server = FakeAnthropic::start(vec![Reply::text("ok"), Reply::text("again")]);
+    let out = h.run(&server, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut seen: Vec<(String, String)> = h
+        .logged("loaded.log")
+        .iter()
+        .map(|l| {
+            assert_eq!(l["hook_event_name"], "InstructionsLoaded");
+            assert_eq!(l["load_reason"], "session_start");
+            let path = l["file_path"].as_str().unwrap();
+            let name = path.rsplit('/').next().unwrap().to_string();
+            (name, l["memory_type"].as_str().unwrap().to_string())
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("CLAUDE.local.md".to_string(), "Local".to_string()),
+            ("CLAUDE.md".to_string(), "Project".to_string()),
+            ("CLAUDE.md".to_string(), "User".to_string()),
+        ]
+    );
+}
+
+/// Claude Code's events of features orbit lacks (or not wired yet).
+const NEVER_FIRED: [&str; 19] = [
     "UserPromptExpansion",
     "PreModelSwitch",
     "PostModelSwitch",
@@ -146,7 +180,6 @@ const NEVER_FIRED: [&str; 20] = [
     "ConfigChange",
     "WorktreeCreate",
     "WorktreeRemove",
-    "InstructionsLoaded",
     "CwdChanged",
     "FileChanged",
     "DirectoryAdded",

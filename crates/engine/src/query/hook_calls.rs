@@ -1,5 +1,6 @@
-//! The loop's hook points: SessionStart (the first prompt of a session, and
-//! after each compaction), UserPromptSubmit, Stop, StopFailure,
+//! The loop's hook points: the queued ones (InstructionsLoaded) and
+//! SessionStart on the first prompt of a session (SessionStart also after
+//! each compaction), UserPromptSubmit, Stop, StopFailure,
 //! PostToolBatch, PreCompact and PostCompact. What a
 //! verdict does here: context joins the prompt (or the history after a
 //! compaction); a UserPromptSubmit block drops the prompt and ends the run;
@@ -84,6 +85,18 @@ pub(super) async fn stop_failure(runtime: &ToolRuntime, error: &ModelError, last
         .await;
 }
 
+/// The runs the session's assembly queued for its first prompt
+/// (InstructionsLoaded), in order; their answers are ignored.
+async fn pending_hooks(runtime: &ToolRuntime) {
+    let pending = runtime
+        .context
+        .extension(orbit_hooks::PENDING_HOOKS_KEY, orbit_hooks::PendingHooks::default)
+        .take();
+    for (event, subject, fields) in pending {
+        runtime.hooks.run(event, subject.as_deref(), fields).await;
+    }
+}
+
 /// SessionStart hooks after a compaction: their context, if any.
 pub(super) async fn after_compact(runtime: &ToolRuntime) -> Option<String> {
     session_start(runtime, "compact").await
@@ -104,10 +117,11 @@ impl QueryLoop<'_> {
     /// ends instead (a block, or `continue: false`).
     pub(super) async fn prompt_message(&mut self, prompt: String) -> Result<Message, Outcome> {
         let mut content = vec![ContentBlock::text(prompt.clone())];
-        if let Some(source) = self.session_start.take()
-            && let Some(context) = session_start(self.runtime, source).await
-        {
-            content.push(ContentBlock::text(context));
+        if let Some(source) = self.session_start.take() {
+            pending_hooks(self.runtime).await;
+            if let Some(context) = session_start(self.runtime, source).await {
+                content.push(ContentBlock::text(context));
+            }
         }
         if self.runtime.hooks.active(HookEvent::UserPromptSubmit) {
             let verdict = self
