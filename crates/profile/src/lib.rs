@@ -58,8 +58,10 @@ pub struct Profile {
     pub max_turns_per_run: u32,
     /// `--max-tokens` (the reply cap) when none is given.
     pub max_output_tokens: u32,
-    /// The runaway-loop guard's limit: the same call this many times in a
-    /// row gets a reminder, twice as many end the run.
+    /// The runaway-loop guard's limit: the same call (or cycle of up to
+    /// three calls) repeated over this many model calls gets a reminder;
+    /// twice as many model calls that are at most three different calls,
+    /// each made twice, end the run.
     pub repeated_tool_call_limit: u32,
     /// One tool call per reply (`ModelRequest::one_tool_call`).
     pub one_tool_call_per_reply: bool,
@@ -86,7 +88,9 @@ pub struct Profile {
 ///   tokens, 6 minutes) to ≈ 100 s. The window's summary reserve follows it.
 /// - `repeated_tool_call_limit` 3 (5 for other models): a 1.5B model that
 ///   repeats a call after a reminder keeps repeating it; each repeat costs
-///   seconds on a CPU.
+///   seconds on a CPU. The run ends after `2 × 3` = 6 model calls of a
+///   loop of up to three different calls (≈ 60 s at ≈ 10 s a call, within
+///   the 120 s a run should take at most).
 /// - `one_tool_call_per_reply`: a small model otherwise writes a chain of
 ///   calls in one reply, each guessing the result of the one before.
 /// - `max_instruction_file_bytes` 2 KiB: every 1k prompt tokens costs a

@@ -13,16 +13,13 @@
 //! refusal echoed inside `<tool_response>` as the final answer); advice to
 //! the user after tools ran may be the answer ("run `pytest` to check"),
 //! so it is not.
-//! When every result of the last tool step failed and the model replies
-//! with text, the check asks once more with [`RECOVERY_AFTER_ERROR`]: a
-//! small model tends to give up after an error it could fix (an
-//! `old_string` it guessed, a Write refused before a Read). That reminder
-//! questions an answer that may be right (a test run that failed, as
-//! asked, then the failing test named), so it is sent with
-//! `questions_reply`: when the model answers it with text again, it stood
-//! by its answer, and the engine keeps the questioned answer as the run's
-//! result — the reply to orbit's question ("The task is done.") is not an
-//! answer to the user.
+//! A plain-text reply to a failed call is an answer, never reminded (issue
+//! 38, "one answer per question"): the failure may be what was asked for
+//! (a test run that fails, then the failing test named), and a reminder
+//! there made the model answer twice — repeating itself, or with a line
+//! of the prompt's worked examples. The model still sees the failed call's
+//! own result (Claude Code's `Exit code N`, the Edit refusal with the
+//! closest lines) before it replies.
 //! When the last step loaded deferred tools (the engine's ToolSearch) and
 //! the model answers with text, it is asked once to call the loaded tool
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
@@ -35,7 +32,7 @@
 
 use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
 
-use crate::texts::{RECOVERY_AFTER_ERROR, RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
+use crate::texts::{RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -83,18 +80,18 @@ impl ReplyCheck for SmallModelReplyCheck {
         let answer = facts.reply;
         let step = facts.last_step.unwrap_or_default();
         let describes = !facts.tool_ran && describes_instead_of_acting(answer);
-        let (text, questions_reply) = if step.all_failed {
-            (RECOVERY_AFTER_ERROR, true)
-        } else if step.loaded_tools {
-            (RECOVERY_AFTER_LOAD, false)
+        // A failed step answered with text is an answer (see the module
+        // docs): only a load, an imitation, an echo or advice is reminded.
+        let text = if step.loaded_tools {
+            RECOVERY_AFTER_LOAD
         } else if imitates_tool_exchange(answer) || echoes_harness(answer) || describes {
-            (RECOVERY_REMINDER, false)
+            RECOVERY_REMINDER
         } else {
             return None;
         };
         Some(Reminder {
             text: text.to_string(),
-            questions_reply,
+            questions_reply: false,
         })
     }
 }
@@ -231,7 +228,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_step_or_a_load_answered_with_text_is_asked_about() {
+    fn a_load_answered_with_text_is_asked_about_a_failed_step_is_not() {
         let failed = Some(StepFacts {
             all_failed: true,
             loaded_tools: false,
@@ -242,12 +239,9 @@ mod tests {
         });
         // (reply, the step's facts, reminders already sent, the reminder)
         let cases = [
-            (
-                "The string was not found in the file.",
-                failed,
-                0,
-                reminder(RECOVERY_AFTER_ERROR, true),
-            ),
+            // One answer per question: text after a failed step stands.
+            ("The string was not found in the file.", failed, 0, None),
+            ("2 tests failed: test_parse is broken.", failed, 0, None),
             // The engine drops the step once a reminder followed it.
             ("The task is done.", None, 1, None),
             (

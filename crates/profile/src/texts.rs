@@ -10,12 +10,6 @@
 pub const RECOVERY_REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
 
-/// The recovery turn after a failed tool call answered with text
-/// (issue 17): one more try before the answer stands.
-pub const RECOVERY_AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do \
-the task another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain \
-text only when the task is done.";
-
 /// The recovery turn after a step that loaded deferred tools was answered
 /// with text (issue 17).
 pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Call it now with its \

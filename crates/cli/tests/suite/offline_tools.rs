@@ -147,3 +147,32 @@ fn tool_calls_with_unknown_escapes_run_and_unreadable_calls_do_not() {
     );
     assert_eq!(args["timeout"], 60000);
 }
+
+/// One answer per question (a replayed transcript shape of the five seen
+/// in the UI): a test run that fails as expected (`Exit code 1`), then the
+/// model's plain-text answer. The answer ends the run: no after-error
+/// reminder is sent, so the model is never asked again and its second
+/// answer — here a line of the prompt's worked examples — never surfaces.
+#[test]
+fn a_text_reply_to_a_failed_call_is_the_one_answer() {
+    let scratch = Scratch::new();
+    scratch.write("test_calc.py", "def test_add():\n    assert 1 + 1 == 3\n");
+    let answer = "The test fails: test_add expects 1 + 1 == 3.";
+    let example_line = "The file app.cfg contains the line level=debug.";
+    let server = FakeOpenAi::start(vec![
+        call(
+            "b1",
+            "Bash",
+            json!({"command": "echo 'FAILED test_calc.py::test_add'; exit 1"}),
+        ),
+        text(answer),
+        text(example_line),
+    ]);
+    let out = run_openai(&scratch, &server, Some("1"), &["--allowedTools", "Bash"]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(out.result()["result"], answer);
+    assert_eq!(server.request_count(), 2);
+    let results = tool_texts(&server.bodies()[1]);
+    assert_eq!(results, vec!["Exit code 1\nFAILED test_calc.py::test_add"]);
+    assert!(!out.stdout.contains(example_line), "{}", out.stdout);
+}

@@ -13,7 +13,8 @@ use super::common::{Outcome, Scratch, orbit_with_env, run};
 /// the model must receive it.
 const REMINDER: &str =
     "Do it yourself with the tools; the user cannot run anything. Call a tool now.";
-/// Its reminder after a failed call answered with text.
+/// The reminder it once sent after a failed call answered with text
+/// (issue 17; never sent since issue 38): counted, so a return shows.
 const AFTER_ERROR: &str = "Your last tool call failed. Do not repeat it: fix it or do the task \
 another way (Read the file first; find a file with Bash `grep -rn 'WORD' .`). Reply in plain text \
 only when the task is done.";
@@ -82,9 +83,9 @@ fn reminders_printed(out: &Outcome) -> usize {
 /// tool exchange, or tells the user what to run before any tool ran, is
 /// answered with the reminder (a user message in the transcript and in the
 /// next request), at most twice per prompt; so is a reply echoing the
-/// harness's invitation, and a text reply right after a failed call (once);
-/// without the profile the reply ends the run, and advice after a tool ran
-/// is an answer.
+/// harness's invitation; a text reply right after a failed call is an
+/// answer (issue 38: one answer per question); without the profile the
+/// reply ends the run, and advice after a tool ran is an answer.
 #[test]
 fn recovery_turns_remind_a_describing_model_at_most_twice() {
     let imitation = "<tool_response>\nMAGIC=48213\n</tool_response>";
@@ -154,29 +155,16 @@ fn recovery_turns_remind_a_describing_model_at_most_twice() {
             "MAGIC is 48213.",
         ),
         (
-            "a failed call answered with text: asked again once; a text reply keeps the questioned answer",
+            "a failed call answered with text: the answer stands, no after-error reminder",
             Some("1"),
             vec![
                 stale_edit(),
                 text("The string was not found."),
                 text("The task is done."),
             ],
-            3,
-            1,
+            2,
+            0,
             "The string was not found.",
-        ),
-        (
-            "a failed call, text, the reminder, then a call: the later answer is the result",
-            Some("1"),
-            vec![
-                stale_edit(),
-                text("The string was not found."),
-                read(),
-                text("MAGIC is 48213."),
-            ],
-            4,
-            1,
-            "MAGIC is 48213.",
         ),
         (
             "profile off",

@@ -70,7 +70,6 @@ fn every_text() -> Vec<(String, String)> {
         engine::INTERRUPT_MESSAGE,
         engine::MAX_TOKENS_CONTINUE_MESSAGE,
         profile::RECOVERY_REMINDER,
-        profile::RECOVERY_AFTER_ERROR,
         profile::RECOVERY_AFTER_LOAD,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
