@@ -459,3 +459,15 @@ fn json_output_is_one_document_with_the_last_turn_s_result() {
     });
     assert_eq!(document["result"], "PARENT-FINAL", "{document}");
 }
+
+#[test]
+fn a_repository_s_claude_link_does_not_place_the_worktree_elsewhere() {
+    let scratch = repo();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), scratch.path().join(".claude")).unwrap();
+    let (out, seen, parent) = worktree_run(&scratch, "pwd");
+    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    assert!(seen.is_empty(), "the subagent ran: {seen}");
+    assert!(parent.contains("is a link"), "{parent}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

@@ -8,7 +8,7 @@
 //! and its branch when the subagent left it clean (no change to a tracked
 //! or untracked file, no new commit), and otherwise keeps both and says
 //! where they are. Outside a git repository the call is refused with a
-//! clear text. git runs with the repository's hooks and fsmonitor turned
+//! clear text, and so is a `.claude` or `.claude/worktrees` that is a link. git runs with the repository's hooks and fsmonitor turned
 //! off (`-c core.hooksPath=/dev/null -c core.fsmonitor=false`): adding a
 //! worktree must not run a program the repository names.
 
@@ -52,7 +52,7 @@ impl Worktree {
             .trim()
             .to_string();
         let name = format!("agent-{agent_id}");
-        let root = repo.join(WORKTREES_DIR).join(&name);
+        let root = worktrees_dir(&repo)?.join(&name);
         let branch = format!("worktree-{name}");
         let root_arg = root.to_string_lossy().into_owned();
         git(
@@ -97,6 +97,37 @@ impl Worktree {
         }
         Some((self.root, self.branch))
     }
+}
+
+/// `<repo>/.claude/worktrees`, made if missing; refused when a part of it
+/// is a link or not a directory (a repository could commit `.claude` as a
+/// link to put the checkout somewhere else).
+fn worktrees_dir(repo: &Path) -> Result<PathBuf, String> {
+    let mut dir = repo.to_path_buf();
+    for part in Path::new(WORKTREES_DIR).components() {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "cannot create the agent's worktree: {} is a link or a file, not a directory",
+                    dir.display()
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&dir).map_err(|e| {
+                    format!("cannot create the agent's worktree: {}: {e}", dir.display())
+                })?;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot create the agent's worktree: {}: {e}",
+                    dir.display()
+                ));
+            }
+        }
+    }
+    Ok(dir)
 }
 
 /// `git ARGS` in `dir` with the repository's hooks and fsmonitor off; its
