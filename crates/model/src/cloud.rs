@@ -105,6 +105,24 @@ impl CloudCommon {
     }
 }
 
+/// Sends the request `build` makes on a client for `url` bounded by
+/// `timeout_ms` (a credentials endpoint: a token URI, the SSO portal); a
+/// failure before any answer as one line (`cannot reach URL (cause)`).
+pub(crate) async fn send_bounded(
+    url: &str,
+    timeout_ms: u64,
+    build: impl FnOnce(&reqwest::Client) -> reqwest::RequestBuilder,
+) -> Result<reqwest::Response, String> {
+    let http = crate::tls::http_client_builder_for(url)
+        .timeout(std::time::Duration::from_millis(timeout_ms))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    build(&http)
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach {url} ({})", crate::reach::error_chain(&e)))
+}
+
 /// RFC 3986 percent-encoding of everything but the unreserved characters
 /// (a URL path segment, a form value).
 pub(crate) fn percent_encode(text: &str) -> String {

@@ -76,21 +76,11 @@ pub(crate) async fn sso_credentials(
         percent_encode(account),
         percent_encode(role)
     );
-    let http = crate::tls::http_client_builder_for(&url)
-        .timeout(Duration::from_millis(PORTAL_TIMEOUT_MS))
-        .build()
-        .map_err(|e| failed(format!("cannot build the HTTP client: {e}")))?;
-    let response = http
-        .get(&url)
-        .header("x-amz-sso_bearer_token", access)
-        .send()
-        .await
-        .map_err(|e| {
-            failed(format!(
-                "cannot reach {base} ({})",
-                crate::reach::error_chain(&e)
-            ))
-        })?;
+    let response = crate::cloud::send_bounded(&url, PORTAL_TIMEOUT_MS, |http| {
+        http.get(&url).header("x-amz-sso_bearer_token", access)
+    })
+    .await
+    .map_err(failed)?;
     let status = response.status();
     if !status.is_success() {
         return Err(failed(format!(

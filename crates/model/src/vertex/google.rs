@@ -195,22 +195,13 @@ async fn exchange(
     token_uri: &str,
     form: &[(&str, String)],
 ) -> Result<(String, Duration), ModelError> {
-    let http = crate::tls::http_client_builder_for(token_uri)
-        .timeout(Duration::from_millis(TOKEN_TIMEOUT_MS))
-        .build()
-        .map_err(|e| failed(format!("cannot build the HTTP client: {e}")))?;
-    let response = http
-        .post(token_uri)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form_encode(form))
-        .send()
-        .await
-        .map_err(|e| {
-            failed(format!(
-                "cannot reach {token_uri} ({})",
-                crate::reach::error_chain(&e)
-            ))
-        })?;
+    let response = crate::cloud::send_bounded(token_uri, TOKEN_TIMEOUT_MS, |http| {
+        http.post(token_uri)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form_encode(form))
+    })
+    .await
+    .map_err(failed)?;
     let status = response.status();
     let body: Value = response.json().await.unwrap_or_default();
     if !status.is_success() {
