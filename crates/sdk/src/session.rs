@@ -140,8 +140,10 @@ pub async fn run(parts: Parts<'_>) -> u8 {
         handle(line, &mut state, replay_user_messages);
     }
     loop {
-        if let Some(model) = state.next_model.take() {
-            engine.set_model(model);
+        if let Some(model) = state.next_model.take()
+            && let Err(reason) = engine.switch_model(model, "set_model").await
+        {
+            eprintln!("orbit: warning: set_model refused by a PreModelSwitch hook: {reason}");
         }
         state.context.measure(&engine.context_usage());
         let queued = state.queue.len();

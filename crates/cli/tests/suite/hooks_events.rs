@@ -165,11 +165,81 @@ fn instructions_loaded_names_each_memory_file_of_the_start() {
     );
 }
 
+/// An SDK session (stream-json both ways) fed `first`, then a
+/// `set_model` to `model` once its result is out, then `second`.
+fn set_model_between_two_prompts(h: &Hooked, server: &FakeAnthropic, model: &str) {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = super::common::orbit_process(&h.scratch, &server.env())
+        .args(["-p", "--input-format", "stream-json"])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no line with {needle}"));
+        if line.contains(needle) {
+            break;
+        }
+    };
+    let user = super::common::sdk_user_line;
+    writeln!(stdin, "{}", user("first")).unwrap();
+    wait_for("\"type\":\"result\"");
+    let set = json!({"type": "control_request", "request_id": "r1",
+        "request": {"subtype": "set_model", "model": model}});
+    writeln!(stdin, "{set}").unwrap();
+    wait_for("control_response");
+    writeln!(stdin, "{}", user("second")).unwrap();
+    wait_for("\"type\":\"result\"");
+    drop(stdin);
+    super::common::wait_within(&mut child, std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn pre_model_switch_can_refuse_an_sdk_set_model() {
+    for refuse in [false, true] {
+        let h = Hooked::new();
+        let then = if refuse {
+            "echo 'not that model' >&2; exit 2"
+        } else {
+            "exit 0"
+        };
+        let pre = h.logger("pre", "pre.log", then);
+        let post = h.logger("post", "post.log", "exit 0");
+        h.hooks(&[
+            ("PreModelSwitch", "", &pre, None),
+            ("PostModelSwitch", "", &post, None),
+        ]);
+        let server = FakeAnthropic::start(vec![Reply::text("one"), Reply::text("two")]);
+        set_model_between_two_prompts(&h, &server, "claude-switched-9");
+        let bodies = server.bodies();
+        assert_eq!(bodies.len(), 2, "refuse: {refuse}");
+        let second = bodies[1]["model"].as_str().unwrap();
+        assert_eq!(second == "claude-switched-9", !refuse, "{second}");
+        let asked = h.logged("pre.log");
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0]["hook_event_name"], "PreModelSwitch");
+        assert_eq!(asked[0]["to_model"], "claude-switched-9");
+        assert_eq!(asked[0]["from_model"], bodies[0]["model"]);
+        assert_eq!(asked[0]["source"], "set_model");
+        assert_eq!(h.logged("post.log").len(), usize::from(!refuse));
+    }
+}
+
 /// Claude Code's events of features orbit lacks (or not wired yet).
-const NEVER_FIRED: [&str; 19] = [
+const NEVER_FIRED: [&str; 17] = [
     "UserPromptExpansion",
-    "PreModelSwitch",
-    "PostModelSwitch",
     "PermissionDenied",
     "Setup",
     "TeammateIdle",
