@@ -7,8 +7,9 @@
 //! file), the allow-list proxy when `sandbox.network.allowedDomains` names
 //! hosts, one probe of the kernel and of the mount namespace (what is
 //! missing is said once on stderr), and the launcher the Bash tool runs
-//! every command through: this binary's own `orbit sandbox <policy> --`
-//! helper.
+//! every command through: the prepared [`Sandbox`], applied between fork
+//! and exec of `bash` (the `orbit sandbox <policy> --` helper stays for
+//! running a command by hand and for the probe).
 //!
 //! orbit's own files are no writable root: the session's dir (transcript,
 //! `tool-results/`) is written by orbit alone, so a command cannot swap a
@@ -17,12 +18,13 @@
 use std::ffi::OsString;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use orbit_config::Config;
 use orbit_permissions::PermissionMode;
-use orbit_sandbox::{DomainProxy, NetworkPolicy, SandboxMode, SandboxPolicy, Support};
-use orbit_tool::CommandLauncher;
+use orbit_sandbox::{DomainProxy, NetworkPolicy, Sandbox, SandboxMode, SandboxPolicy, Support};
+use orbit_tool::{CommandLauncher, ConfineCommand, Confinement};
 
 /// Credential files of other agents under `$HOME` (orbit keeps its keys in
 /// the environment, which Bash never sees: `tool_env_hidden`).
@@ -137,12 +139,9 @@ pub fn launcher(
         network,
     };
     let program = std::env::current_exe()?;
-    let (support, no_namespace) = Support::probe_with_helper(&program);
-    if let Some(why) = &no_namespace {
-        tracing::info!("sandbox: no mount namespace: {why}");
-    }
+    let (support, refused) = Support::probe_tried();
     let missing = support.missing(&policy);
-    for line in &missing.lines {
+    if let Some(line) = support.start_line(&policy, &refused) {
         eprintln!("orbit: sandbox: {line}");
         tracing::info!("sandbox: {line}");
     }
@@ -160,8 +159,27 @@ pub fn launcher(
     let mut args: Vec<OsString> = vec![orbit_sandbox::HELPER_SUBCOMMAND.into()];
     args.extend(policy.to_args());
     args.push("--".into());
+    let sandbox =
+        Sandbox::new(policy, support.mount_namespace, home).context("preparing the sandbox")?;
     tracing::debug!(mode = mode.as_str(), "Bash runs in the OS sandbox");
-    Ok(Some(CommandLauncher { program, args }))
+    Ok(Some(CommandLauncher {
+        program,
+        args,
+        confine: Some(Confinement(Arc::new(PreExecSandbox(sandbox)))),
+    }))
+}
+
+/// The session's sandbox applied to each Bash command between fork and
+/// exec (no second exec of orbit per call).
+#[derive(Debug)]
+struct PreExecSandbox(Sandbox);
+
+impl ConfineCommand for PreExecSandbox {
+    fn confine(&self, cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<()> {
+        self.0
+            .confine(cmd, cwd)
+            .map_err(|e| std::io::Error::other(format!("orbit sandbox: {e}")))
+    }
 }
 
 /// A new private temp dir for this session's commands (mode 0700, made

@@ -1,5 +1,7 @@
 //! Applying a policy to the calling process, then exec'ing the command:
-//! what `orbit sandbox … -- CMD` does between its start and `execvp`.
+//! what `orbit sandbox … -- CMD` does between its start and `execvp`
+//! (the same prepared steps as the Bash tool's `pre_exec` hook,
+//! `crate::prepare`), and the concrete paths of a policy ([`layout`]).
 //!
 //! Order matters: the mount namespace first (Landlock and seccomp would
 //! forbid it; it also decides where the temp dir is: `/tmp` made private,
@@ -12,11 +14,9 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-use crate::mounts::{IsolateError, MountPlan, TMP_DIR};
-use crate::policy::{
-    NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args,
-};
-use crate::{SandboxError, landlock_rules, mounts, seccomp};
+use crate::SandboxError;
+use crate::policy::{PROTECTED_SUBPATHS, SandboxMode, SandboxPolicy, parse_helper_args};
+use crate::prepare::{Prepared, Sandbox};
 
 /// The helper's only argument when the parent asks whether the mount
 /// namespace can be made (`orbit sandbox --probe-namespace`): exit 0 when
@@ -29,7 +29,7 @@ pub const SANDBOX_HELPER_FAILED_EXIT: i32 = 126;
 
 /// Variables that point HTTP clients (curl, cargo, npm, pip, git) at the
 /// allow-list proxy.
-const PROXY_ENV_VARS: &[&str] = &[
+pub(crate) const PROXY_ENV_VARS: &[&str] = &[
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "ALL_PROXY",
@@ -98,52 +98,38 @@ pub struct Applied {
     pub tmpdir: Option<PathBuf>,
 }
 
-/// Applies `policy` to this process (see the module docs). A mount
-/// namespace that cannot be made is skipped (the parent has said so once,
-/// `crate::Support::missing`): the temp dir is then the session's by its
-/// own path. A namespace changed only in part, Landlock and seccomp
+/// Applies `policy` to this process (single-threaded: the helper) and
+/// returns the environment the command gets. A mount namespace that
+/// cannot be made is skipped (noted with `ORBIT_SANDBOX_DEBUG=1`; the
+/// session's probe names it at start): the temp dir is then the session's
+/// by its own path. A namespace changed only in part, Landlock and seccomp
 /// errors are returned.
-pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<Applied, SandboxError> {
-    if policy.mode == SandboxMode::DangerFullAccess {
-        return Ok(Applied::default());
-    }
+fn apply_here(policy: &SandboxPolicy, cwd: &Path) -> Result<Prepared, SandboxError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let layout = layout(policy, cwd, home.as_deref());
-    let plan = MountPlan {
-        writable: &layout.writes,
-        visible: &layout.visible,
-        private_tmp: layout.private_tmp.as_deref(),
-        protect: &layout.protected,
-        hide: &layout.hidden,
-    };
-    let mut writes = layout.writes.clone();
-    let tmpdir = match mounts::isolate(&plan) {
-        Ok(()) => {
-            // The old cwd is on the read-only mount under the new ones.
-            let _ = std::env::set_current_dir(cwd);
-            writes.push(PathBuf::from(TMP_DIR));
-            Some(PathBuf::from(TMP_DIR))
+    let mut prepared = Sandbox::new(policy.clone(), true, home.clone())?.prepare(cwd)?;
+    if let Err(e) = prepared.enter() {
+        if std::env::var_os("ORBIT_SANDBOX_DEBUG").is_some() {
+            eprintln!("orbit sandbox: mount namespace skipped: {e}");
         }
-        Err(IsolateError::Unavailable(e)) => {
-            tracing_free_note(&e);
-            writes.extend(layout.private_tmp.clone());
-            layout.private_tmp.clone()
-        }
-        Err(IsolateError::Broken(e)) => return Err(SandboxError::Mounts(e)),
-    };
-    nix::sys::prctl::set_no_new_privs().map_err(|e| SandboxError::NoNewPrivs(e.to_string()))?;
-    let reads = landlock_rules::read_grants(&layout.hidden);
-    landlock_rules::restrict(&reads, &writes, policy.network)?;
-    seccomp::install(policy.network)?;
-    Ok(Applied { tmpdir })
+        prepared = Sandbox::new(policy.clone(), false, home)?.prepare(cwd)?;
+    }
+    prepared
+        .apply_after_enter()
+        .map_err(|f| SandboxError::Applying(f.to_string()))?;
+    Ok(prepared)
 }
 
-/// The helper has no logger; a skipped layer is noted only when asked
-/// (`ORBIT_SANDBOX_DEBUG=1`), the parent reported it at start.
-fn tracing_free_note(what: &str) {
-    if std::env::var_os("ORBIT_SANDBOX_DEBUG").is_some() {
-        eprintln!("orbit sandbox: mount namespace skipped: {what}");
-    }
+/// Applies `policy` to this process (see [`apply_here`]): for a process
+/// that then execs by itself. Returns the `TMPDIR` to give the command.
+pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<Applied, SandboxError> {
+    let prepared = apply_here(policy, cwd)?;
+    let mut command = std::process::Command::new("true");
+    prepared.set_env(&mut command);
+    let tmpdir = command
+        .get_envs()
+        .find(|(k, _)| *k == "TMPDIR")
+        .and_then(|(_, v)| v.map(PathBuf::from));
+    Ok(Applied { tmpdir })
 }
 
 /// The helper's whole life: parse `args` (after `orbit sandbox`), apply the
@@ -155,7 +141,7 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         SANDBOX_HELPER_FAILED_EXIT
     };
     if args.len() == 1 && args[0] == PROBE_NAMESPACE_ARG {
-        return match mounts::probe() {
+        return match crate::probe::try_namespace() {
             Ok(()) => 0,
             Err(e) => {
                 println!("{e}");
@@ -171,26 +157,17 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
-    let applied = match apply_to_self(&parsed.policy, &cwd) {
-        Ok(a) => a,
-        Err(e) => return fail(&e),
-    };
     let (program, rest) = match parsed.command.split_first() {
         Some(split) => split,
         None => return fail(&"no command"),
     };
+    let prepared = match apply_here(&parsed.policy, &cwd) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
     let mut command = std::process::Command::new(program);
     command.args(rest);
-    if let Some(dir) = &applied.tmpdir {
-        command.env("TMPDIR", dir);
-    }
-    if let NetworkPolicy::Proxy(port) = parsed.policy.network {
-        let url = format!("http://127.0.0.1:{port}");
-        for name in PROXY_ENV_VARS {
-            command.env(name, &url);
-        }
-        command.env_remove("NO_PROXY").env_remove("no_proxy");
-    }
+    prepared.set_env(&mut command);
     let err = command.exec();
     fail(&format_args!("{}: {err}", program.to_string_lossy()))
 }

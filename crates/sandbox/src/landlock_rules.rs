@@ -9,11 +9,12 @@
 //! Landlock feature enforces what it has, and the status says how much
 //! (the parent has already told the user once, see `crate::probe`).
 
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
-    PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+    PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 
 use crate::SandboxError;
@@ -51,13 +52,15 @@ fn walk(dir: &Path, deny: &[PathBuf], out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Applies the Landlock ruleset: read+execute on `reads`, read+write on
-/// `writes`, network per `network`. Returns the enforcement status.
-pub(crate) fn restrict(
+/// Builds the Landlock ruleset: read+execute on `reads`, read+write on
+/// `writes`, network per `network`. Returns its fd (None: the kernel has no
+/// Landlock), for `crate::child::restrict` to enforce after the fork; the
+/// parent itself is not restricted.
+pub(crate) fn ruleset(
     reads: &[PathBuf],
     writes: &[PathBuf],
     network: NetworkPolicy,
-) -> Result<RulesetStatus, SandboxError> {
+) -> Result<Option<OwnedFd>, SandboxError> {
     let abi = TARGET_ABI;
     // Device ioctls are left to seccomp (TIOCSTI); handling them here would
     // break terminal programs for no gain.
@@ -88,8 +91,19 @@ pub(crate) fn restrict(
             .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
             .map_err(landlock_error)?;
     }
-    let status = created.restrict_self().map_err(landlock_error)?;
-    Ok(status.ruleset)
+    Ok(created.into())
+}
+
+/// The bits of every file-system right this kernel's Landlock knows (up to
+/// [`TARGET_ABI`]): what a write rule added after the fork grants.
+pub(crate) fn all_fs_access_bits() -> u64 {
+    let kernel = crate::probe::landlock_abi().map_or(ABI::Unsupported, ABI::from);
+    let abi = if kernel < TARGET_ABI {
+        kernel
+    } else {
+        TARGET_ABI
+    };
+    (AccessFs::from_all(abi) & !AccessFs::IoctlDev).bits()
 }
 
 /// Adds a rule for `path` (skipped when it cannot be opened: a path that

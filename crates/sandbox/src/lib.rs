@@ -5,22 +5,27 @@
 //! Flow: the CLI turns settings and flags into a [`SandboxPolicy`]
 //! (`policy.rs`), asks the kernel once what it offers ([`Support::probe`],
 //! reporting what is missing), and hands the Bash tool a command prefix,
-//! `orbit sandbox <policy args> --` ([`SandboxPolicy::to_args`]). Each
-//! command then starts as that helper, which applies the policy to itself
-//! ([`apply_to_self`]: private mount namespace with read-only binds over
-//! protected paths, `no_new_privs`, Landlock, seccomp) and execs the
-//! command; everything the command spawns inherits the policy.
+//! [`Sandbox`] that confines each command between fork and exec
+//! ([`Sandbox::confine`]: a `pre_exec` hook making only system calls on
+//! what was prepared before the fork — private mount namespace with
+//! read-only binds over protected paths, `no_new_privs`, Landlock,
+//! seccomp); everything the command spawns inherits the policy. The same
+//! steps serve `orbit sandbox <policy args> -- CMD` ([`helper_main`],
+//! [`SandboxPolicy::to_args`]), which applies them to itself and execs.
 
 #![deny(missing_docs)]
 
 mod apply;
+mod child;
 mod landlock_rules;
 mod mount_api;
 mod mounts;
 mod policy;
+mod prepare;
 mod probe;
 mod proxy;
 mod seccomp;
+mod trial;
 
 pub use apply::{
     Applied, Layout, PROBE_NAMESPACE_ARG, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main,
@@ -30,8 +35,10 @@ pub use policy::{
     DEFAULT_DENY_READ_IN_HOME, HelperArgs, NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode,
     SandboxPolicy, parse_helper_args,
 };
-pub use probe::{Missing, Support};
+pub use prepare::{Prepared, Sandbox};
+pub use probe::{Missing, Support, probe_namespace};
 pub use proxy::DomainProxy;
+pub use trial::{FORCE_FAIL_ENV, Layer};
 
 /// The name of the helper subcommand (`orbit sandbox`).
 pub const HELPER_SUBCOMMAND: &str = "sandbox";
@@ -56,4 +63,7 @@ pub enum SandboxError {
     /// Building or installing the seccomp filter failed.
     #[error("seccomp: {0}")]
     Seccomp(String),
+    /// A step of applying the prepared policy failed.
+    #[error("{0}")]
+    Applying(String),
 }

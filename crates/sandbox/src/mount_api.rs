@@ -5,13 +5,13 @@
 //! every mount below a path read-only at once). Kernel ABI constants are
 //! spelled here so they do not depend on the libc crate's version; all
 //! three exist since Linux 5.12, older than any kernel with Landlock.
+//!
+//! Each is one raw system call on C strings made by the caller: no
+//! allocation, no lock, so `crate::child` may call them between fork and
+//! exec. Errors are the raw `errno`.
 #![allow(unsafe_code)]
 
-use std::ffi::CString;
-use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::ffi::CStr;
 
 /// `open_tree` flag: return a detached clone of the tree, not the tree.
 const OPEN_TREE_CLONE: libc::c_uint = 1;
@@ -31,42 +31,35 @@ struct MountAttr {
     userns_fd: u64,
 }
 
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"))
+/// The calling thread's `errno` (no allocation).
+pub(crate) fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
-fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
+fn check(ret: libc::c_long) -> Result<libc::c_long, i32> {
+    if ret < 0 { Err(errno()) } else { Ok(ret) }
 }
 
-/// A detached, recursive copy of the mount tree at `path` (close-on-exec).
-/// Later changes to the namespace (read-only, covers) do not touch it.
-pub(crate) fn clone_tree(path: &Path) -> io::Result<OwnedFd> {
-    let path = c_path(path)?;
+/// A detached, recursive copy of the mount tree at `path` (close-on-exec):
+/// the raw fd, closed at exec. Later changes to the namespace (read-only,
+/// covers) do not touch it.
+pub(crate) fn clone_tree(path: &CStr) -> Result<libc::c_int, i32> {
     let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
     // SAFETY: `path` is a NUL-terminated string that outlives the call;
     // open_tree reads it and returns a new fd or -1 with errno.
     let fd =
         check(unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), flags) })?;
-    let fd = i32::try_from(fd).map_err(|_| io::Error::other("open_tree: fd out of range"))?;
-    // SAFETY: the kernel just returned this fd to us; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    libc::c_int::try_from(fd).map_err(|_| libc::EBADF)
 }
 
 /// Attaches a tree from [`clone_tree`] at `target` (which must exist).
-pub(crate) fn attach(tree: &OwnedFd, target: &Path) -> io::Result<()> {
-    let target = c_path(target)?;
+pub(crate) fn attach(tree: libc::c_int, target: &CStr) -> Result<(), i32> {
     // SAFETY: both strings are NUL-terminated and outlive the call; the fd
-    // is open (borrowed from `tree`).
+    // is an open mount fd of this process.
     check(unsafe {
         libc::syscall(
             libc::SYS_move_mount,
-            tree.as_raw_fd(),
+            tree,
             c"".as_ptr(),
             libc::AT_FDCWD,
             target.as_ptr(),
@@ -77,8 +70,7 @@ pub(crate) fn attach(tree: &OwnedFd, target: &Path) -> io::Result<()> {
 }
 
 /// Makes the mount at `path` and every mount below it read-only.
-pub(crate) fn set_read_only_recursive(path: &Path) -> io::Result<()> {
-    let path = c_path(path)?;
+pub(crate) fn set_read_only_recursive(path: &CStr) -> Result<(), i32> {
     let attr = MountAttr {
         attr_set: MOUNT_ATTR_RDONLY,
         attr_clr: 0,

@@ -1,4 +1,5 @@
-//! The mount-namespace layer: a private mount namespace in which
+//! The mount-namespace layer, planned in the parent: a private mount
+//! namespace in which
 //!
 //! - everything outside the writable roots is read-only (one recursive
 //!   `mount_setattr`): Landlock has no right for `chmod`, `chown`, `utime`
@@ -17,23 +18,21 @@
 //!   lies inside one.
 //!
 //! Root gets a new mount namespace directly; anyone else first gets a user
-//! namespace that maps only their own uid/gid. Must run while the process
-//! is single-threaded (before the helper execs, nothing else runs).
+//! namespace that maps only their own uid/gid. [`MountSteps::plan`] turns
+//! the paths into C strings, the id maps' text, the order of the mounts and
+//! every mount point's parents, all before the fork; `crate::child` only
+//! makes the system calls.
 
-use std::os::fd::OwnedFd;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use nix::mount::{MsFlags, mount};
-use nix::sched::{CloneFlags, unshare};
-use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::unistd::{getegid, geteuid};
-
-use crate::mount_api::{attach, clone_tree, set_read_only_recursive};
 
 /// The shared temp dir every command sees as its own.
 pub(crate) const TMP_DIR: &str = "/tmp";
 
-/// What [`isolate`] builds (every path canonical).
+/// What [`MountSteps::plan`] builds (every path canonical).
 #[derive(Debug, Default)]
 pub(crate) struct MountPlan<'a> {
     /// Trees that stay writable.
@@ -48,183 +47,179 @@ pub(crate) struct MountPlan<'a> {
     pub hide: &'a [PathBuf],
 }
 
-/// Why [`isolate`] failed.
+/// Where a tree mounted at its own path comes from.
 #[derive(Debug)]
-pub(crate) enum IsolateError {
-    /// No mount namespace could be made; nothing changed.
-    Unavailable(String),
-    /// The namespace was changed only in part: the command must not run.
-    Broken(String),
-}
-
-/// Enters a private mount namespace and builds `plan` in it.
-pub(crate) fn isolate(plan: &MountPlan<'_>) -> Result<(), IsolateError> {
-    enter().map_err(IsolateError::Unavailable)?;
-    build(plan).map_err(IsolateError::Broken)
-}
-
-/// Whether this process can make the namespace [`isolate`] makes: enters
-/// one (this process only) and tries the calls on `/`.
-pub(crate) fn probe() -> Result<(), String> {
-    enter()?;
-    let root = Path::new("/");
-    let _copy = clone_tree(root).map_err(|e| format!("open_tree: {e}"))?;
-    set_read_only_recursive(root).map_err(|e| format!("mount_setattr: {e}"))
-}
-
-/// A new mount namespace (in a new user namespace unless root) whose
-/// mounts no longer propagate to or from the parent's.
-fn enter() -> Result<(), String> {
-    let (uid, gid) = (geteuid(), getegid());
-    if uid.is_root() {
-        unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("unshare(CLONE_NEWNS): {e}"))?;
-    } else {
-        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
-            .map_err(|e| format!("unshare(CLONE_NEWUSER|CLONE_NEWNS): {e}"))?;
-        let write = |file: &str, text: String| {
-            std::fs::write(file, text).map_err(|e| format!("writing {file}: {e}"))
-        };
-        write("/proc/self/setgroups", "deny".into())?;
-        write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-        write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
-    }
-    mount(
-        None::<&str>,
-        "/",
-        None::<&str>,
-        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-        None::<&str>,
-    )
-    .map_err(|e| format!("making / private: {e}"))
+pub(crate) enum TreeSource {
+    /// A fresh tmpfs (mode 1777).
+    Tmpfs,
+    /// A copy of this tree taken while it is still writable.
+    CopyBeforeReadOnly(CString),
+    /// A copy taken after `/` went read-only (so read-only).
+    CopyAfterReadOnly(CString),
 }
 
 /// One tree to mount at its own path after `/` went read-only.
-struct Through {
-    target: PathBuf,
-    /// None: a fresh tmpfs.
-    tree: Option<OwnedFd>,
-    is_dir: bool,
+#[derive(Debug)]
+pub(crate) struct Tree {
+    /// The mount point.
+    pub target: CString,
+    /// Its parents from the outermost, made when the private `/tmp` lacks
+    /// the mount point.
+    pub parents: Vec<CString>,
+    /// The mount point is a directory (else an empty file is made).
+    pub is_dir: bool,
+    pub source: TreeSource,
+    /// The `open_tree` fd, set by the child.
+    pub fd: libc::c_int,
 }
 
-fn build(plan: &MountPlan<'_>) -> Result<(), String> {
-    let tmp = Path::new(TMP_DIR);
-    let copy = |path: &Path| {
-        clone_tree(path).map_err(|e| format!("copying the tree at {}: {e}", path.display()))
-    };
-    // The writable trees, copied while they are still writable.
-    let mut through = Vec::new();
-    let tmp_is_dir = tmp.symlink_metadata().is_ok_and(|m| m.is_dir());
-    if tmp_is_dir {
-        through.push(Through {
-            target: tmp.to_path_buf(),
-            tree: plan.private_tmp.map(copy).transpose()?,
-            is_dir: true,
-        });
-    }
-    for root in plan.writable {
-        through.push(Through {
-            target: root.clone(),
-            tree: Some(copy(root)?),
-            is_dir: root.is_dir(),
-        });
-    }
-    set_read_only_recursive(Path::new("/"))
-        .map_err(|e| format!("making the file system read-only: {e}"))?;
-    // Read-only trees that the private /tmp would hide, copied read-only.
-    if tmp_is_dir {
-        for path in plan.visible {
-            let hidden_by_tmp = path.starts_with(tmp) && path != tmp;
-            let covered = plan.writable.iter().any(|w| path.starts_with(w));
-            if hidden_by_tmp && !covered {
-                through.push(Through {
-                    target: path.clone(),
-                    tree: Some(copy(path)?),
-                    is_dir: path.is_dir(),
-                });
-            }
-        }
-    }
-    // Outer trees first; `/tmp` before a root at `/tmp` itself.
-    through.sort_by_key(|t| t.target.components().count());
-    for t in &through {
-        mount_through(t).map_err(|e| format!("mounting {}: {e}", t.target.display()))?;
-    }
-    for path in plan.hide.iter().filter(|p| p.exists()) {
-        cover(path).map_err(|e| format!("hiding {}: {e}", path.display()))?;
-    }
-    for path in plan.protect.iter().filter(|p| p.exists()) {
-        bind_read_only(path, path).map_err(|e| format!("protecting {}: {e}", path.display()))?;
-    }
-    Ok(())
+/// A path to cover.
+#[derive(Debug)]
+pub(crate) struct Cover {
+    pub path: CString,
+    pub is_dir: bool,
 }
 
-/// Attaches one tree at its path, making the mount point first when the
-/// private `/tmp` lacks it.
-fn mount_through(t: &Through) -> Result<(), String> {
-    if t.target.symlink_metadata().is_err() {
-        let made = if t.is_dir {
-            std::fs::create_dir_all(&t.target)
-        } else {
-            t.target
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::File::create(&t.target).map(drop))
-        };
-        made.map_err(|e| format!("making the mount point: {e}"))?;
-    }
-    match &t.tree {
-        Some(tree) => attach(tree, &t.target).map_err(|e| format!("move_mount: {e}")),
-        None => mount(
-            Some("tmpfs"),
-            &t.target,
-            Some("tmpfs"),
-            MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
-            Some("mode=1777"),
-        )
-        .map_err(|e| format!("tmpfs: {e}")),
-    }
+/// Every mount-namespace call of one command, ready for the child.
+#[derive(Debug)]
+pub(crate) struct MountSteps {
+    /// `unshare` flags.
+    pub unshare_flags: libc::c_int,
+    /// Files written right after `unshare` (`/proc/self/{setgroups,uid_map,gid_map}`), non-root only.
+    pub id_maps: Vec<(CString, Vec<u8>)>,
+    /// Trees in mount order (outer first; `/tmp` before a root at `/tmp` itself).
+    pub trees: Vec<Tree>,
+    pub hide: Vec<Cover>,
+    pub protect: Vec<CString>,
+    /// The command's cwd, entered again once the mounts are made (the old
+    /// one is on the read-only mount under the new ones).
+    pub cwd: CString,
 }
 
-/// An empty read-only tmpfs over a directory, `/dev/null` over a file.
-fn cover(path: &Path) -> nix::Result<()> {
-    if path.is_dir() {
-        mount(
-            Some("tmpfs"),
-            path,
-            Some("tmpfs"),
-            MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-            Some("size=4k,mode=0500"),
-        )
+/// `path` as a C string (a path with a NUL byte cannot exist).
+pub(crate) fn c_path(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} holds a NUL byte", path.display()))
+}
+
+/// The ids the user namespace maps: only our own.
+fn id_maps() -> Result<Vec<(CString, Vec<u8>)>, String> {
+    let (uid, gid) = (geteuid(), getegid());
+    if uid.is_root() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![
+        (c"/proc/self/setgroups".to_owned(), b"deny".to_vec()),
+        (
+            c"/proc/self/uid_map".to_owned(),
+            format!("{uid} {uid} 1").into_bytes(),
+        ),
+        (
+            c"/proc/self/gid_map".to_owned(),
+            format!("{gid} {gid} 1").into_bytes(),
+        ),
+    ])
+}
+
+/// `unshare` flags: a mount namespace, in a new user namespace unless root.
+fn unshare_flags() -> libc::c_int {
+    if geteuid().is_root() {
+        libc::CLONE_NEWNS
     } else {
-        bind_read_only(Path::new("/dev/null"), path)
+        libc::CLONE_NEWUSER | libc::CLONE_NEWNS
     }
 }
 
-/// Bind-mounts `source` on `target`, then remounts it read-only keeping
-/// the flags the kernel locks (nosuid, nodev, noexec, atime) as they are.
-fn bind_read_only(source: &Path, target: &Path) -> nix::Result<()> {
-    mount(
-        Some(source),
-        target,
-        None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REC,
-        None::<&str>,
-    )?;
-    let mut flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY;
-    if let Ok(st) = statvfs(target) {
-        let kept = [
-            (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
-            (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
-            (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
-            (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
-            (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-            (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
-        ];
-        for (st_flag, ms_flag) in kept {
-            if st.flags().contains(st_flag) {
-                flags |= ms_flag;
+impl MountSteps {
+    /// The steps of `plan` for a command started in `cwd`.
+    pub(crate) fn plan(plan: &MountPlan<'_>, cwd: &Path) -> Result<Self, String> {
+        let tmp = Path::new(TMP_DIR);
+        let tree = |target: &Path, is_dir: bool, source: TreeSource| -> Result<Tree, String> {
+            let parents = target
+                .ancestors()
+                .skip(1)
+                .filter(|p| p.parent().is_some())
+                .map(c_path)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Tree {
+                target: c_path(target)?,
+                parents: parents.into_iter().rev().collect(),
+                is_dir,
+                source,
+                fd: -1,
+            })
+        };
+        let mut trees: Vec<(usize, Tree)> = Vec::new();
+        let mut push = |target: &Path, is_dir: bool, source: TreeSource| -> Result<(), String> {
+            trees.push((target.components().count(), tree(target, is_dir, source)?));
+            Ok(())
+        };
+        let tmp_is_dir = tmp.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if tmp_is_dir {
+            let source = match plan.private_tmp {
+                Some(dir) => TreeSource::CopyBeforeReadOnly(c_path(dir)?),
+                None => TreeSource::Tmpfs,
+            };
+            push(tmp, true, source)?;
+        }
+        for root in plan.writable {
+            push(
+                root,
+                root.is_dir(),
+                TreeSource::CopyBeforeReadOnly(c_path(root)?),
+            )?;
+        }
+        if tmp_is_dir {
+            for path in plan.visible {
+                let hidden_by_tmp = path.starts_with(tmp) && path != tmp;
+                let covered = plan.writable.iter().any(|w| path.starts_with(w));
+                if hidden_by_tmp && !covered {
+                    push(
+                        path,
+                        path.is_dir(),
+                        TreeSource::CopyAfterReadOnly(c_path(path)?),
+                    )?;
+                }
             }
         }
+        // Stable: `/tmp` (pushed first) before a root at `/tmp` itself.
+        trees.sort_by_key(|(depth, _)| *depth);
+        let hide = plan
+            .hide
+            .iter()
+            .filter(|p| p.exists())
+            .map(|p| {
+                Ok(Cover {
+                    path: c_path(p)?,
+                    is_dir: p.is_dir(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let protect = plan
+            .protect
+            .iter()
+            .filter(|p| p.exists())
+            .map(|p| c_path(p))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            unshare_flags: unshare_flags(),
+            id_maps: id_maps()?,
+            trees: trees.into_iter().map(|(_, t)| t).collect(),
+            hide,
+            protect,
+            cwd: c_path(cwd)?,
+        })
     }
-    mount(None::<&str>, target, None::<&str>, flags, None::<&str>)
+
+    /// The steps of the probe: enter, copy `/`, make `/` read-only.
+    pub(crate) fn probe() -> Result<Self, String> {
+        Ok(Self {
+            unshare_flags: unshare_flags(),
+            id_maps: id_maps()?,
+            trees: Vec::new(),
+            hide: Vec::new(),
+            protect: Vec::new(),
+            cwd: c"/".to_owned(),
+        })
+    }
 }

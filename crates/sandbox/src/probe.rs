@@ -3,10 +3,10 @@
 //! texts that say what is missing and what orbit does instead.
 #![allow(unsafe_code)]
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-
+use crate::mounts::MountSteps;
 use crate::policy::{NetworkPolicy, SandboxMode, SandboxPolicy};
+use crate::trial::Layer;
+use crate::{child, mount_api};
 
 /// `landlock_create_ruleset` flag that asks for the ABI version.
 const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
@@ -24,45 +24,53 @@ pub struct Support {
 }
 
 impl Support {
-    /// Asks the kernel, and `helper` (this program: `helper sandbox
-    /// --probe-namespace`) whether the mount namespace can really be made
-    /// (root in a container without `CAP_SYS_ADMIN` cannot). The reason it
-    /// cannot is returned too.
-    pub fn probe_with_helper(helper: &Path) -> (Self, Option<String>) {
+    /// Asks the kernel, then tries every layer for real in a forked child
+    /// (`crate::trial`: root in a container without `CAP_SYS_ADMIN` cannot
+    /// make the namespace, a kernel may list Landlock and refuse it). The
+    /// refused layers are returned with the kernel's reason.
+    pub fn probe_tried() -> (Self, Vec<(Layer, String)>) {
         let mut support = Self::probe();
-        if !support.mount_namespace {
-            return (support, Some("user namespaces are disabled".into()));
+        let refused =
+            crate::trial::try_layers(&[Layer::MountNamespace, Layer::Landlock, Layer::Seccomp]);
+        let failed = |layer| refused.iter().any(|(l, _)| *l == layer);
+        support.mount_namespace = !failed(Layer::MountNamespace);
+        support.seccomp = support.seccomp && !failed(Layer::Seccomp);
+        if failed(Layer::Landlock) {
+            support.landlock_abi = None;
         }
-        let out = Command::new(helper)
-            .args([crate::HELPER_SUBCOMMAND, crate::PROBE_NAMESPACE_ARG])
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output();
-        let failed = match out {
-            Ok(o) if o.status.success() => None,
-            Ok(o) => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
-            Err(e) => Some(format!("running {}: {e}", helper.display())),
+        (support, refused)
+    }
+
+    /// The one start-up line naming each layer `policy` needs that cannot
+    /// be applied here (`refused`: from [`Self::probe_tried`], with the
+    /// kernel's reason) and what that leaves open; None when all apply.
+    pub fn start_line(
+        &self,
+        policy: &SandboxPolicy,
+        refused: &[(Layer, String)],
+    ) -> Option<String> {
+        let missing = self.missing(policy);
+        if missing.lines.is_empty() {
+            return None;
+        }
+        let named: Vec<String> = refused
+            .iter()
+            .map(|(layer, why)| format!("{} ({why})", layer.name()))
+            .collect();
+        let head = if named.is_empty() {
+            String::new()
+        } else {
+            format!("cannot apply {}: ", named.join(", "))
         };
-        support.mount_namespace = failed.is_none();
-        (support, failed)
+        Some(format!("{head}{}", missing.lines.join("; ")))
     }
 
     /// Asks the kernel (the mount namespace: whether it is allowed at all).
     pub fn probe() -> Self {
-        // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the
-        // ABI version (or -1 with errno); no memory is passed.
-        let abi = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                std::ptr::null::<libc::c_void>(),
-                0usize,
-                LANDLOCK_CREATE_RULESET_VERSION,
-            )
-        };
         // SAFETY: PR_GET_SECCOMP takes no pointer; it returns the mode or -1.
         let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0;
         Self {
-            landlock_abi: (abi > 0).then_some(abi as i32),
+            landlock_abi: landlock_abi(),
             seccomp,
             mount_namespace: nix::unistd::geteuid().is_root() || user_namespaces_allowed(),
         }
@@ -112,6 +120,43 @@ pub struct Missing {
     pub lines: Vec<String>,
     /// The sandbox cannot be enforced at all.
     pub fatal: bool,
+}
+
+/// Whether a private mount namespace can be made here: tries it in a
+/// child process (`unshare` there, never in this one) and returns why not.
+pub fn probe_namespace() -> Result<(), String> {
+    crate::trial::try_layers(&[crate::trial::Layer::MountNamespace])
+        .into_iter()
+        .next()
+        .map_or(Ok(()), |(_, why)| Err(why))
+}
+
+/// The kernel's Landlock ABI version (None: no Landlock).
+pub(crate) fn landlock_abi() -> Option<i32> {
+    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the
+    // ABI version (or -1 with errno); no memory is passed.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    (abi > 0).then(|| i32::try_from(abi).unwrap_or(i32::MAX))
+}
+
+/// Whether this process can make the namespace the sandbox makes: enters
+/// one (this process only: the helper's `--probe-namespace`) and tries the
+/// calls on `/`.
+pub(crate) fn try_namespace() -> Result<(), String> {
+    let steps = MountSteps::probe()?;
+    child::enter(&steps).map_err(|f| f.to_string())?;
+    let os = |what: &str, e: i32| format!("{what}: {}", std::io::Error::from_raw_os_error(e));
+    let fd = mount_api::clone_tree(c"/").map_err(|e| os("open_tree", e))?;
+    // SAFETY: the kernel just returned this fd; closing it once.
+    unsafe { libc::close(fd) };
+    mount_api::set_read_only_recursive(c"/").map_err(|e| os("mount_setattr", e))
 }
 
 fn user_namespaces_allowed() -> bool {

@@ -138,9 +138,9 @@ fn compile(
     filter.try_into().map_err(seccomp_error)
 }
 
-/// Installs the filters on the calling thread (inherited by every child).
-/// Needs `no_new_privs` (set before).
-pub(crate) fn install(network: NetworkPolicy) -> Result<(), SandboxError> {
+/// The filters for `network`, in the order `crate::child::restrict`
+/// installs them (inherited by every child; needs `no_new_privs`).
+pub(crate) fn programs(network: NetworkPolicy) -> Result<Vec<BpfProgram>, SandboxError> {
     let eperm = compile(
         eperm_rules(network)?,
         SeccompAction::Errno(libc::EPERM as u32),
@@ -148,8 +148,7 @@ pub(crate) fn install(network: NetworkPolicy) -> Result<(), SandboxError> {
     let mut enosys = BTreeMap::new();
     enosys.insert(libc::SYS_clone3, Vec::new());
     let enosys = compile(enosys, SeccompAction::Errno(libc::ENOSYS as u32))?;
-    seccompiler::apply_filter(&enosys).map_err(seccomp_error)?;
-    seccompiler::apply_filter(&eperm).map_err(seccomp_error)
+    Ok(vec![enosys, eperm])
 }
 
 fn seccomp_error(e: impl std::fmt::Display) -> SandboxError {

@@ -34,16 +34,42 @@ impl std::fmt::Debug for ReadFilter {
 }
 
 /// A program every shell command a tool starts is launched through: the
-/// command becomes `program ARGS… bash -c SCRIPT` (the CLI sets orbit's
-/// own OS sandbox helper, `orbit sandbox <policy> --`). Set it with
-/// [`ToolUseContext::set_launcher`]; without one commands run directly.
+/// command becomes `program ARGS… bash -c SCRIPT` (orbit's own OS sandbox
+/// helper, `orbit sandbox <policy> --`), or, with [`Self::confine`], stays
+/// `bash -c SCRIPT` and is confined between fork and exec (what the CLI
+/// sets). Set it with [`ToolUseContext::set_launcher`]; without one
+/// commands run directly.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandLauncher {
     /// The launcher executable (an absolute path).
     pub program: PathBuf,
     /// Its arguments before the command (ending with `--` for orbit's).
     pub args: Vec<std::ffi::OsString>,
+    /// When set, commands are not started through `program`: this
+    /// confines the `bash -c SCRIPT` command itself.
+    pub confine: Option<Confinement>,
 }
+
+/// Applies an OS sandbox to a command between fork and exec (the CLI's
+/// wrapper of `orbit_sandbox::Sandbox`).
+pub trait ConfineCommand: Send + Sync + std::fmt::Debug {
+    /// Prepares the sandbox for a command started in `cwd` and installs it
+    /// on `cmd` (its environment and a `pre_exec` hook). Called last, once
+    /// `cmd`'s own environment is set.
+    fn confine(&self, cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<()>;
+}
+
+/// A shared [`ConfineCommand`] (equal when it is the same one).
+#[derive(Clone, Debug)]
+pub struct Confinement(pub Arc<dyn ConfineCommand>);
+
+impl PartialEq for Confinement {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Confinement {}
 
 /// What the session's model can be shown besides text, so a tool (Read)
 /// picks the form of its result: an image block or a placeholder, a PDF

@@ -51,7 +51,8 @@ pub mod validation;
 pub mod workspace;
 
 pub use context::{
-    CallContext, CommandLauncher, ModelMedia, ReadFilter, ToolProgress, ToolUseContext,
+    CallContext, CommandLauncher, ConfineCommand, Confinement, ModelMedia, ReadFilter,
+    ToolProgress, ToolUseContext,
 };
 pub use detail::{BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail};
 pub use file_state::{FileState, FileStateCache};

@@ -171,7 +171,7 @@ impl BackgroundShells {
         launcher: Option<&orbit_tool::CommandLauncher>,
     ) -> Result<Arc<BackgroundShell>, SpawnError> {
         let mut child =
-            shell_command(command, cwd, Stdio::null(), hidden_env, set_env, launcher).spawn()?;
+            shell_command(command, cwd, Stdio::null(), hidden_env, set_env, launcher)?.spawn()?;
         let pgid = child.id().ok_or(SpawnError::NoPid)?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(SpawnError::NoPid);

@@ -59,8 +59,9 @@ pub(crate) const BASH_EXTRA_ENV: &[(&str, &str)] = &[
     ("GIT_EDITOR", "true"),
 ];
 
-/// `bash -c SCRIPT` in `cwd` (through `launcher` when set: the OS sandbox
-/// helper), own process group, `stdin` (/dev/null, or the cwd report's pipe
+/// `bash -c SCRIPT` in `cwd` (through `launcher` when set: confined by its
+/// `confine` between fork and exec, else started through its program, the
+/// OS sandbox helper), own process group, `stdin` (/dev/null, or the cwd report's pipe
 /// that the script moves away first: [`super::cwd_report`]), output piped,
 /// `hidden` variables removed (see [`super::environment`]).
 pub(crate) fn shell_command(
@@ -70,14 +71,15 @@ pub(crate) fn shell_command(
     hidden: &[String],
     set_env: &[(String, std::ffi::OsString)],
     launcher: Option<&CommandLauncher>,
-) -> Command {
+) -> std::io::Result<Command> {
+    let confine = launcher.and_then(|l| l.confine.as_ref());
     let mut cmd = match launcher {
-        Some(l) => {
+        Some(l) if confine.is_none() => {
             let mut cmd = Command::new(&l.program);
             cmd.args(&l.args).arg("bash");
             cmd
         }
-        None => Command::new("bash"),
+        _ => Command::new("bash"),
     };
     cmd.arg("-c")
         .arg(script)
@@ -91,7 +93,10 @@ pub(crate) fn shell_command(
         cmd.env(k, v);
     }
     super::environment::apply_tool_env(&mut cmd, hidden, set_env);
-    cmd
+    if let Some(c) = confine {
+        c.0.confine(cmd.as_std_mut(), cwd)?;
+    }
+    Ok(cmd)
 }
 
 /// Quotes `s` for bash as one word.
@@ -188,7 +193,7 @@ pub(crate) async fn run_foreground(
     set_env: &[(String, std::ffi::OsString)],
     launcher: Option<&CommandLauncher>,
 ) -> Result<RunResult, SpawnError> {
-    let mut child = shell_command(script, cwd, stdin, hidden_env, set_env, launcher).spawn()?;
+    let mut child = shell_command(script, cwd, stdin, hidden_env, set_env, launcher)?.spawn()?;
     let pgid = child.id().ok_or(SpawnError::NoPid)?;
     let group = ProcessGroup::new(pgid as i32);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
