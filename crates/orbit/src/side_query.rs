@@ -51,11 +51,14 @@ pub fn side_model(
     configured: Option<&str>,
 ) -> String {
     let provider = match client.provider() {
-        "anthropic" => CatalogProvider::Anthropic,
+        // Claude on Bedrock and Vertex: the clients map the catalog's ids
+        // to the cloud's (an inference profile, `@date`), so the same
+        // small fast model serves, as in Claude Code.
+        "anthropic" | "bedrock" | "vertex" => CatalogProvider::Anthropic,
         LOCAL_PROVIDER => CatalogProvider::Local,
         "openai" => CatalogProvider::OpenAi,
-        // A client the catalog does not know (Bedrock, Vertex, an
-        // embedder's): its own model is the one it can run.
+        // A client the catalog does not know (an embedder's): its own
+        // model is the one it can run.
         _ => return session_model.to_string(),
     };
     let configured = configured.filter(|_| provider == CatalogProvider::Anthropic);
@@ -172,7 +175,11 @@ mod tests {
         );
         assert_eq!(side_model(&Named("openai"), "gpt-x", Some("no")), "gpt-x");
         assert_eq!(side_model(&Named("local"), "qwen", None), "qwen");
-        assert_eq!(side_model(&Named("bedrock"), "us.x", None), "us.x");
+        let on_bedrock = side_model(&Named("bedrock"), "claude-opus-5-5", None);
+        assert!(on_bedrock.contains("haiku"), "{on_bedrock}");
+        let on_vertex = side_model(&Named("vertex"), "claude-opus-5-5", Some("my-small"));
+        assert_eq!(on_vertex, "my-small");
+        assert_eq!(side_model(&Named("embedder"), "x-1", None), "x-1");
     }
 
     #[tokio::test]
