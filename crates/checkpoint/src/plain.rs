@@ -64,10 +64,19 @@ pub(crate) fn snapshot(
     };
     for (rel, path, meta) in files {
         let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+        // A chmod changes neither size nor mtime: the mode is compared too.
+        let mode = if meta.file_type().is_symlink() {
+            MODE_LINK
+        } else if meta.permissions().mode() & 0o111 != 0 {
+            MODE_EXEC
+        } else {
+            MODE_FILE
+        };
         if let Some(old) = prev.get(&rel)
             && old.size == meta.len()
             && old.mtime_ns == mtime_ns
             && old.ino == meta.ino()
+            && old.entry.mode == mode
         {
             snap.state.insert(rel.clone(), old.entry.clone());
             snap.stamps.insert(rel, old.clone());
@@ -86,10 +95,7 @@ pub(crate) fn snapshot(
             let cap = usize::try_from(PLAIN_FILE_MAX_BYTES).unwrap_or(usize::MAX);
             let opts = orbit_untrusted::ReadOpts::in_project(root, cap).refuse_over_cap();
             match orbit_untrusted::read_untrusted(&path, &opts) {
-                Ok(file) => {
-                    let exec = meta.permissions().mode() & 0o111 != 0;
-                    (file.bytes, if exec { MODE_EXEC } else { MODE_FILE })
-                }
+                Ok(file) => (file.bytes, mode),
                 Err(err) => {
                     snap.not_restorable
                         .push(NotRestorable::new(&rel, err.to_string()));
