@@ -99,7 +99,17 @@ fn run_subcommand(command: LocalCommand, env: &Env) -> anyhow::Result<()> {
             );
             match server::warm_server(&paths) {
                 Some(r) => {
-                    println_safe!("warm server: http://127.0.0.1:{} (pid {})", r.port, r.pid)
+                    println_safe!("warm server: http://127.0.0.1:{} (pid {})", r.port, r.pid);
+                    match orbit_local::keep::idle_stop_in(&paths) {
+                        Some(secs) => println_safe!(
+                            "stops: in {secs} s without use (idle timeout {} s; `orbit local stop` stops it now)",
+                            r.idle_timeout_secs
+                        ),
+                        None => println_safe!(
+                            "stops: {} s after the runs using it end",
+                            r.idle_timeout_secs
+                        ),
+                    }
                 }
                 None => println_safe!("warm server: none (each run starts its own)"),
             }

@@ -16,6 +16,9 @@
 //!   for `/health`, and stops it when the run ends.
 //! - [`server::serve`]: keeps one server warm until it has been idle (no
 //!   run using it) for the idle timeout.
+//! - [`keep`]: after an interactive run (or with `ORBIT_LOCAL_KEEP_ALIVE`)
+//!   the server `acquire` starts is that shared warm server, kept for an
+//!   idle period (5 minutes by default) instead of stopping with the run.
 //!
 //! The chat template ([`CHAT_TEMPLATE`], the small-model profile's, from
 //! `orbit-profile`) is written next to the model; it makes llama-server
@@ -25,6 +28,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod keep;
 mod paths;
 pub mod server;
 pub mod setup;

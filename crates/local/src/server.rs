@@ -3,7 +3,10 @@
 //!
 //! - [`LocalServer::acquire`]: if `server.json` names a live, healthy warm
 //!   server (started by `orbit local serve`), take a lease on it
-//!   (`leases/<pid>`) and use it; otherwise start a private server on a free
+//!   (`leases/<pid>`) and use it; otherwise, with a keep-alive period
+//!   (`ServerOptions::keep_alive`, see `crate::keep`), start the shared warm
+//!   server that outlives the run by that period and lease it; otherwise
+//!   start a private server on a free
 //!   127.0.0.1 port, wait for `GET /health` → `{"status":"ok"}`, and stop it
 //!   when the [`LocalServer`] is dropped (end of the run, error or Ctrl-C).
 //! - [`serve`]: starts a server (under `serve.lock`, so two `serve`s
@@ -61,6 +64,10 @@ pub struct ServerOptions {
     pub threads: usize,
     /// How long to wait for the server to become healthy.
     pub startup_timeout: Duration,
+    /// How long the server stays up after the run when no warm server runs
+    /// (0: a private server that stops with the run); the default follows
+    /// `crate::keep::keep_alive` (the environment and the terminal).
+    pub keep_alive: Duration,
 }
 
 impl Default for ServerOptions {
@@ -70,6 +77,7 @@ impl Default for ServerOptions {
             context_tokens: CONTEXT_TOKENS,
             threads: cores.clamp(1, 8),
             startup_timeout: Duration::from_secs(STARTUP_TIMEOUT_SECS),
+            keep_alive: crate::keep::keep_alive(),
         }
     }
 }
@@ -107,6 +115,19 @@ impl LocalServer {
         }
         let started = Instant::now();
         if let Some(record) = read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port)) {
+            let lease = take_lease(paths)?;
+            return Ok(Self {
+                port: record.port,
+                child: None,
+                lease: Some(lease),
+                paths: paths.clone(),
+                started_in: started.elapsed(),
+            });
+        }
+        if !options.keep_alive.is_zero()
+            && let Some(record) =
+                crate::keep::start_shared(paths, options.keep_alive, options.startup_timeout)
+        {
             let lease = take_lease(paths)?;
             return Ok(Self {
                 port: record.port,
@@ -317,7 +338,7 @@ fn read_record(paths: &LocalPaths) -> Option<ServerRecord> {
     serde_json::from_str(&text).ok()
 }
 
-fn now_secs() -> u64 {
+pub(crate) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -325,6 +346,14 @@ fn now_secs() -> u64 {
 
 fn last_used_file(paths: &LocalPaths) -> PathBuf {
     paths.root().join("last_used")
+}
+
+/// When a run last used the warm server (Unix seconds; 0 when unknown).
+pub(crate) fn last_used(paths: &LocalPaths) -> u64 {
+    std::fs::read_to_string(last_used_file(paths))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 fn touch_last_used(paths: &LocalPaths) {
@@ -342,7 +371,7 @@ fn take_lease(paths: &LocalPaths) -> Result<PathBuf, LocalError> {
 }
 
 /// Whether a run holds a lease (stale leases of dead processes are removed).
-fn leased(paths: &LocalPaths) -> bool {
+pub(crate) fn leased(paths: &LocalPaths) -> bool {
     let Ok(entries) = std::fs::read_dir(paths.leases_dir()) else {
         return false;
     };
@@ -416,11 +445,7 @@ pub fn serve(
         if leased(paths) {
             continue;
         }
-        let last: u64 = std::fs::read_to_string(last_used_file(paths))
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-            .unwrap_or(0);
-        if now_secs().saturating_sub(last) >= idle_timeout.as_secs() {
+        if now_secs().saturating_sub(last_used(paths)) >= idle_timeout.as_secs() {
             break Ok(());
         }
     };

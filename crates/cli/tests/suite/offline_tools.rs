@@ -3,12 +3,14 @@
 //! Claude Code's texts): Read of a directory keeps the `EISDIR` line and
 //! lists the entries; Edit's "String to replace not found" shows the
 //! closest lines of the file; a tool call with an escape JSON does not
-//! know is read tolerantly, an unreadable one never runs.
+//! know is read tolerantly, an unreadable one never runs; a text reply to
+//! a failed call is the one answer; the local server is kept warm for the
+//! keep-alive period and gone after it.
 
 use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
-use super::common::Scratch;
+use super::common::{Scratch, orbit_with_env, run, run_stream_json_with_env};
 use super::small_model::{call, run_openai, text, tool_texts};
 
 /// Read of a directory: Claude Code's `EISDIR` line first, then the
@@ -175,4 +177,95 @@ fn a_text_reply_to_a_failed_call_is_the_one_answer() {
     let results = tool_texts(&server.bodies()[1]);
     assert_eq!(results, vec!["Exit code 1\nFAILED test_calc.py::test_add"]);
     assert!(!out.stdout.contains(example_line), "{}", out.stdout);
+}
+
+/// Stand-in llama-server for the keep-alive test: appends its pid to
+/// `fake.pids` at each start, answers `/health` and every chat request with
+/// "hi".
+const KEPT_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
+import http.server, json, os, sys
+argv = sys.argv[1:]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+open(os.path.join(root, "fake.pids"), "a").write("%d\n" % os.getpid())
+port = int(argv[argv.index("--port") + 1])
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def reply(self, ctype, body):
+        self.send_response(200)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self.reply("application/json", b'{"status":"ok"}')
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        chunk = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
+        done = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        body = "".join("data: %s\n\n" % json.dumps(c) for c in (chunk, done)) + "data: [DONE]\n\n"
+        self.reply("text/event-stream", body.encode())
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;
+
+/// Whether `pid` runs (a zombie counts as ended).
+fn pid_runs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+        !state.is_some_and(|s| s.starts_with('Z') || s.starts_with('X'))
+    })
+}
+
+/// A warm model (issue 38), with a short keep-alive (`ORBIT_LOCAL_KEEP_ALIVE=3`;
+/// an interactive run gets 300 s): the first run leaves the shared server
+/// up, `orbit local status` shows it and when it stops, the second run
+/// reuses it (the stand-in started once), and once the period has passed
+/// without use no server and no `orbit local serve` is left.
+#[test]
+fn a_kept_server_serves_the_next_run_and_is_gone_after_the_idle_period() {
+    let scratch = Scratch::new();
+    let paths =
+        orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), KEPT_LLAMA_SERVER);
+    let env = vec![("ORBIT_LOCAL_KEEP_ALIVE".to_string(), "3".to_string())];
+    let first = run_stream_json_with_env(&scratch, &env, "hi", &[]);
+    assert_eq!(first.code, 0, "stderr: {}", first.stderr);
+    assert_eq!(first.result()["result"], "hi");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(paths.server_record()).unwrap()).unwrap();
+    let pid = record["pid"].as_u64().unwrap() as u32;
+    let serve_pid = record["serve_pid"].as_u64().unwrap() as u32;
+    let cleanup = || {
+        for p in [pid, serve_pid] {
+            if pid_runs(p) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(p as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    };
+    let status = run({
+        let mut cmd = orbit_with_env(&scratch, &env);
+        cmd.args(["local", "status"]);
+        cmd
+    });
+    let shown = status.stdout.clone();
+    let second = run_stream_json_with_env(&scratch, &env, "hi again", &[]);
+    let starts = std::fs::read_to_string(paths.root().join("fake.pids")).unwrap();
+    let started = std::time::Instant::now();
+    while (pid_runs(pid) || pid_runs(serve_pid)) && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let left = pid_runs(pid) || pid_runs(serve_pid);
+    cleanup();
+    assert!(
+        shown.contains(&format!("warm server: http://127.0.0.1:{}", record["port"])),
+        "{shown}"
+    );
+    assert!(shown.contains("stops: in "), "{shown}");
+    assert_eq!(second.code, 0, "stderr: {}", second.stderr);
+    assert_eq!(starts.lines().count(), 1, "{starts}");
+    assert!(!left, "a server outlived the keep-alive period");
+    assert!(!paths.server_record().exists());
 }
