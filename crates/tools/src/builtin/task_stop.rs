@@ -114,3 +114,47 @@ impl TypedTool for TaskStopTool {
             .with_result_limit(ResultLimit::PersistOver(TASK_STOP_MAX_RESULT_SIZE_CHARS))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &TaskStopTool, id: &str, ctx: &ToolUseContext) -> ToolOutput {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            if id.starts_with("bash") {
+                let dir = std::env::temp_dir();
+                BackgroundShells::of(ctx)
+                    .spawn("sleep 300", &dir, &[], &[], None)
+                    .unwrap();
+            }
+            tool.call(id.to_string(), ctx, &CallContext::detached("toolu_1"))
+                .await
+                .unwrap()
+        })
+    }
+
+    #[test]
+    fn stops_a_background_shell_and_refuses_an_unknown_id() {
+        let ctx = ToolUseContext::new("s", std::env::temp_dir(), std::env::temp_dir());
+        let out = call(&TaskStopTool, "bash_1", &ctx);
+        assert!(!out.is_error, "{out:?}");
+        let answer: serde_json::Value = serde_json::from_str(&out.content.as_text()).unwrap();
+        assert_eq!(answer["task_type"], "local_bash", "{answer}");
+        assert_eq!(answer["command"], "sleep 300", "{answer}");
+        let shell = BackgroundShells::of(&ctx).get("bash_1").unwrap();
+        assert_eq!(shell.status().label(), "killed");
+        let unknown = call(&TaskStopTool, "a0000000000000000", &ctx);
+        assert!(unknown.is_error, "{unknown:?}");
+        assert!(
+            unknown
+                .content
+                .as_text()
+                .contains("No running task found with ID: a0000000000000000")
+        );
+    }
+}
