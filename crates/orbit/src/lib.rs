@@ -24,6 +24,10 @@
 //! - Sessions persist to `$ORBIT_HOME/projects/<cwd slug>/<id>.jsonl`;
 //!   [`AgentBuilder::resume`] / [`AgentBuilder::continue_latest`] go on
 //!   with one, [`AgentBuilder::fork_session`] branches it off.
+//! - Subagents: [`AgentBuilder::agent`] offers an [`AgentDefinition`]
+//!   (beside the built-in types) through the `Agent` tool; each call is a
+//!   session of its own, several in one reply run in parallel, and the
+//!   model sees only their answers (`examples/parallel_agents.rs`).
 //! - Custom tools implement [`TypedTool`]: a typed input parsed once, the
 //!   [`CallFacts`] of each call (what the permission gate and the executor
 //!   decide by), business validation, then the call.
