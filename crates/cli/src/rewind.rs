@@ -118,9 +118,11 @@ fn print_report(report: &RewindReport, point: &str, id: &str) {
         println_safe!("Files: nothing to restore (no file differs from {point}).");
     } else {
         println_safe!(
-            "Files restored to {point}: {} written, {} removed.",
+            "Files restored to {point}: {} written, {} removed (+{} -{} lines).",
             report.restored.len(),
-            report.removed.len()
+            report.removed.len(),
+            report.insertions,
+            report.deletions
         );
         for path in &report.restored {
             println_safe!("  restored {path}");

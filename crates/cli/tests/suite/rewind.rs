@@ -153,6 +153,13 @@ fn code_rewind_restores_edit_write_sed_and_rm_in_a_git_repository_leaving_git_al
     assert_restored(&scratch);
     assert_eq!(repo_state(&root), before_session, "{}", out.stdout);
     assert!(out.stdout.contains("removed new.txt"), "{}", out.stdout);
+    // edit.txt and sed.txt: one line each back and away; gone.txt: one
+    // back; new.txt: one away.
+    assert!(
+        out.stdout.contains("3 written, 1 removed (+3 -3 lines)"),
+        "{}",
+        out.stdout
+    );
 
     // A rewind is undoable.
     let undo = rewind(&scratch, &["--undo"]);
