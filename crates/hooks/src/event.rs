@@ -86,12 +86,12 @@ events! {
     PreCompact, true, Some("before a compaction (`manual`, `auto`)");
     /// After a compaction. Matcher: `manual` or `auto`.
     PostCompact, true, Some("after a compaction (`trigger`, `compact_summary`)");
-    /// Before a model switch: the SDK's `set_model` (the TUI's `/model`
-    /// does not fire it yet); a block or deny keeps the model.
-    PreModelSwitch, true, Some("an SDK `set_model` is about to apply (`from_model`, `to_model`, `source`; exit 2 or a deny keeps the model; the TUI's `/model` not yet)");
+    /// Before a model switch: the SDK's `set_model`, the TUI's `/model`;
+    /// a block or deny keeps the model.
+    PreModelSwitch, true, Some("the SDK's `set_model` or the UI's `/model NAME` is about to apply (`from_model`, `to_model`, `source`; exit 2 or a deny keeps the model)");
     /// After a model switch (as PreModelSwitch; its output is not sent to
     /// the model yet).
-    PostModelSwitch, true, Some("an SDK `set_model` applied (same fields; its output is not sent to the model yet)");
+    PostModelSwitch, true, Some("a model switch applied (same fields; its output is not sent to the model yet)");
     /// A permission would be asked; may answer it. Matcher: the tool name.
     PermissionRequest, true, Some("a permission would be asked (may allow or deny; `permission_suggestions`)");
     /// Auto mode denied a call (orbit has no auto mode: never).

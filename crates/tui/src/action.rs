@@ -48,4 +48,7 @@ pub(crate) enum Action {
     /// Gives the terminal to `$VISUAL` / `$EDITOR` on this file
     /// (`/memory N`), then takes it back.
     Edit(PathBuf),
+    /// Switches the model (`/model NAME`) unless a PreModelSwitch hook
+    /// refuses it.
+    Model(String),
 }

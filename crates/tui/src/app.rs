@@ -294,6 +294,26 @@ impl App {
             Action::Prompt(text) => self.prompt_turn(&text, &[]).await,
             Action::Command(text) => self.command_turn(&text).await,
             Action::Edit(path) => self.edit(&path),
+            Action::Model(model) => {
+                let source = "slash_command";
+                let switched = self.engine.switch_model(model.clone(), source).await;
+                let screen = &mut self.front.screen;
+                match switched {
+                    Ok(()) => {
+                        // The new model's window; the context used stays.
+                        let used = screen.status_mut().context_tokens;
+                        *screen.status_mut() = status_of(&self.engine);
+                        screen.status_mut().context_tokens = used;
+                        let note = format!("Model set to {model} for the next requests");
+                        screen.note(&note, Tone::Plain);
+                    }
+                    Err(why) => {
+                        let note = format!("Model not switched: a PreModelSwitch hook said {why}");
+                        screen.note(&note, Tone::Error);
+                    }
+                }
+                Ok(())
+            }
         }
     }
 

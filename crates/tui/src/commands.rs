@@ -153,17 +153,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
                 Tone::Plain,
             );
         }
-        "model" => {
-            engine.set_model(args.to_string());
-            // The new model's window; the context used stays what it was.
-            let used = screen.status_mut().context_tokens;
-            *screen.status_mut() = status_of(engine);
-            screen.status_mut().context_tokens = used;
-            screen.note(
-                &format!("Model set to {args} for the next requests"),
-                Tone::Plain,
-            );
-        }
+        "model" => return Some(Action::Model(args.to_string())),
         "permissions" => permissions(engine, screen, args),
         "output-style" => crate::style_command::run(engine, screen, args),
         "mcp" => {

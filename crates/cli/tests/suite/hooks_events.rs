@@ -237,6 +237,37 @@ fn pre_model_switch_can_refuse_an_sdk_set_model() {
     }
 }
 
+#[test]
+fn pre_model_switch_can_refuse_the_ui_s_model_command() {
+    for refuse in [false, true] {
+        let h = Hooked::new();
+        let then = if refuse {
+            "echo 'not that model' >&2; exit 2"
+        } else {
+            "exit 0"
+        };
+        let pre = h.logger("pre", "pre.log", then);
+        h.hooks(&[("PreModelSwitch", "", &pre, None)]);
+        let server = FakeAnthropic::start(vec![Reply::text("Answered.")]);
+        let pane = super::clients::Pane::start(&h.scratch, &server.env(), &[]);
+        pane.wait_for("ctx ");
+        pane.submit("/model claude-switched-9");
+        pane.wait_for(if refuse {
+            "Model not switched"
+        } else {
+            "Model set to claude-switched-9"
+        });
+        pane.submit("go");
+        pane.wait_for("Answered.");
+        pane.exit();
+        let model = server.bodies()[0]["model"].clone();
+        assert_eq!(model == "claude-switched-9", !refuse, "{model}");
+        let asked = h.logged("pre.log");
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0]["source"], "slash_command");
+    }
+}
+
 /// Claude Code's events of features orbit lacks (or not wired yet).
 const NEVER_FIRED: [&str; 17] = [
     "UserPromptExpansion",
