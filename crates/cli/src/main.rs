@@ -352,6 +352,9 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
     // (Claude Code prints the last result only).
     let one_document = args.output_format == args::OutputFormat::Json;
     let mut held = None;
+    // A listener of its own keeps a Ctrl-C that an ending turn consumed
+    // until the wait for a background agent looks.
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     while let Some(next) = prompt.take() {
         let mut events = engine.submit_message(next);
         while let Some(event) = events.next().await {
@@ -388,7 +391,7 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
         if !stdout.is_closed() && !write_failed && !interrupted {
             prompt = tokio::select! {
                 notice = tasks.next_notice() => notice,
-                () = interrupt_requested(&abort) => None,
+                () = interrupt_requested(&abort, &mut sigint) => None,
             };
         }
         if prompt.is_none() {
@@ -415,9 +418,19 @@ async fn run(mut args: Args, env: Env) -> anyhow::Result<u8> {
 }
 
 /// Resolves once an interrupt is pending (Ctrl-C between turns, while a
-/// background agent runs).
-async fn interrupt_requested(abort: &AbortHandle) {
-    while !abort.is_aborted() {
+/// background agent runs, or received since the run began) or the run was
+/// aborted (stdout closed).
+async fn interrupt_requested(
+    abort: &AbortHandle,
+    sigint: &mut Option<tokio::signal::unix::Signal>,
+) {
+    loop {
+        let signalled = sigint
+            .as_mut()
+            .is_some_and(|s| futures::FutureExt::now_or_never(s.recv()).is_some());
+        if signalled || abort.is_aborted() {
+            return;
+        }
         tokio::time::sleep(std::time::Duration::from_millis(INTERRUPT_POLL_MS)).await;
     }
 }
