@@ -231,7 +231,13 @@ pub fn answer(request: &InitializeRequest, agents: &[String]) -> Value {
         "commands": [],
         "agents": agents,
         "output_style": "default",
-        "available_output_styles": ["default"],
+        // The built-in styles (Claude Code 2.1.332 lists its five here); a
+        // user's or project's style files need the session's settings and
+        // folder trust, read after this answer: `init` names the one in use.
+        "available_output_styles": orbit_memory::output_style::builtin_styles()
+            .into_iter()
+            .map(|style| style.name)
+            .collect::<Vec<_>>(),
         "models": [],
         "account": {},
         "pid": std::process::id(),
@@ -303,5 +309,17 @@ mod tests {
         assert_eq!(set.matching(orbit_hooks::HookEvent::Stop, None).len(), 1);
         let none = sdk_hooks(&init(json!({"subtype": "initialize", "hooks": null})));
         assert!(none.unwrap_or_else(|e| panic!("{e}")).is_empty());
+    }
+
+    /// The answer lists the built-in output styles, as Claude Code 2.1.332
+    /// does (it listed only `default` before).
+    #[test]
+    fn the_answer_lists_the_built_in_output_styles() {
+        let answered = answer(&init(json!({"subtype": "initialize"})), &[]);
+        assert_eq!(answered["output_style"], "default");
+        assert_eq!(
+            answered["available_output_styles"],
+            json!(["default", "Proactive", "Concise", "Explanatory", "Learning"])
+        );
     }
 }
