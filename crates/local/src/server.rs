@@ -114,20 +114,14 @@ impl LocalServer {
             return Err(LocalError::NotSetUp);
         }
         let started = Instant::now();
-        if let Some(record) = read_record(paths).filter(|r| pid_alive(r.pid) && healthy(r.port)) {
-            let lease = take_lease(paths)?;
-            return Ok(Self {
-                port: record.port,
-                child: None,
-                lease: Some(lease),
-                paths: paths.clone(),
-                started_in: started.elapsed(),
-            });
-        }
-        if !options.keep_alive.is_zero()
-            && let Some(record) =
-                crate::keep::start_shared(paths, options.keep_alive, options.startup_timeout)
-        {
+        let shared = warm_server(paths).or_else(|| {
+            (!options.keep_alive.is_zero())
+                .then(|| {
+                    crate::keep::start_shared(paths, options.keep_alive, options.startup_timeout)
+                })
+                .flatten()
+        });
+        if let Some(record) = shared {
             let lease = take_lease(paths)?;
             return Ok(Self {
                 port: record.port,

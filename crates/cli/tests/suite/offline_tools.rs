@@ -46,6 +46,12 @@ its files instead. Its entries (3):\napp.py\nlib/\nutil.py",
     );
 }
 
+/// An Edit of app.py that replaces `old` with `print('Hi')`.
+fn edit_to_hi(id: &str, old: &str) -> OpenAiReply {
+    let input = json!({"file_path": "app.py", "old_string": old, "new_string": "print('Hi')"});
+    call(id, "Edit", input)
+}
+
 /// Edit whose `old_string` differs from the file by quote style: the
 /// not-found text names the closest real lines, which the next Edit copies
 /// and which then succeeds. What the model sees is snapshotted.
@@ -58,16 +64,8 @@ fn edit_not_found_shows_the_closest_lines() {
     );
     let server = FakeOpenAi::start(vec![
         call("r1", "Read", json!({"file_path": "app.py"})),
-        call(
-            "e1",
-            "Edit",
-            json!({"file_path": "app.py", "old_string": "print('Hello, world')", "new_string": "print('Hi')"}),
-        ),
-        call(
-            "e2",
-            "Edit",
-            json!({"file_path": "app.py", "old_string": "print(\"Hello, world\")", "new_string": "print('Hi')"}),
-        ),
+        edit_to_hi("e1", "print('Hello, world')"),
+        edit_to_hi("e2", "print(\"Hello, world\")"),
         text("done"),
     ]);
     let out = run_openai(

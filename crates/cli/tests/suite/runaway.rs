@@ -8,11 +8,28 @@
 use orbit_test_support::{FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
-use super::common::Scratch;
+use super::common::{Outcome, Scratch};
 use super::small_model::{call, run_openai, text};
 
 /// The small profile's limit (3): the run stops after 6 model calls.
 const SMALL_LIMIT: usize = orbit_profile::SMALL.repeated_tool_call_limit as usize;
+
+/// The run ended by the runaway guard, its error naming the calls `names`
+/// repeated `count` times.
+pub(super) fn assert_runaway_stop(out: &Outcome, names: &str, count: u32) {
+    let result = out.result();
+    assert_eq!(
+        result["subtype"], "error_repeated_tool_call",
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        result["errors"][0],
+        format!(
+            "Stopped a runaway loop: the model called {names} with the same input {count} times in a row"
+        )
+    );
+}
 
 /// Read, then an Edit whose old and new text are the same (refused), in a
 /// pattern that shifts (`Read, Edit, Edit, Read, Edit, Read`, …): the run
@@ -37,16 +54,7 @@ fn a_shifting_two_call_loop_ends_by_the_guard() {
         .collect();
     let server = FakeOpenAi::start(replies);
     let out = run_openai(&scratch, &server, Some("1"), &["--max-turns", "40"]);
-    let result = out.result();
-    assert_eq!(
-        result["subtype"], "error_repeated_tool_call",
-        "{}",
-        out.stderr
-    );
-    assert_eq!(
-        result["errors"][0],
-        "Stopped a runaway loop: the model called Read then Edit with the same input 3 times in a row"
-    );
+    assert_runaway_stop(&out, "Read then Edit", 3);
     assert_eq!(server.request_count(), 2 * SMALL_LIMIT);
 }
 

@@ -301,16 +301,7 @@ fn the_small_profile_stops_a_cycle_of_a_refused_edit_and_a_read() {
         .collect();
     let server = FakeOpenAi::start(replies);
     let out = run_openai(&scratch, &server, Some("1"), &[]);
-    let result = out.result();
-    assert_eq!(
-        result["subtype"], "error_repeated_tool_call",
-        "{}",
-        out.stderr
-    );
-    assert_eq!(
-        result["errors"][0],
-        "Stopped a runaway loop: the model called Edit then Read with the same input 3 times in a row"
-    );
+    super::runaway::assert_runaway_stop(&out, "Edit then Read", 3);
     // Three pairs, then the run ends without another request.
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 6);
