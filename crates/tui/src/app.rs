@@ -218,9 +218,19 @@ impl App {
             }
             self.term.draw(&mut self.front.screen)?;
             let policy = self.engine.policy();
+            // A background agent's result, when it comes while the UI is
+            // idle, is the next turn's message (as in `-p`; Claude Code's
+            // task notification). None at once when nothing runs.
+            let tasks = orbit_tool::subagent::BackgroundTasks::of(self.engine.tool_context());
             tokio::select! {
                 text = next_output(&mut self.status_line) => {
                     self.front.screen.set_custom_status(text);
+                }
+                Some(notice) = tasks.next_notice() => {
+                    self.front
+                        .screen
+                        .note("A background agent finished: its result goes to the model.", Tone::Dim);
+                    self.prompt_turn(&notice, &[]).await?;
                 }
                 event = self.events.next() => self.front.on_terminal_item(event, &policy)?,
                 Some(ask) = self.inbox.rx.recv() => {

@@ -99,3 +99,48 @@ fn a_running_subagent_is_one_live_line_that_ctrl_o_expands() {
     assert!(!visible.contains("◌ Agent("), "{visible}\n{screen}");
     pane.exit();
 }
+
+/// A background agent's result reaches the model while the UI is idle: the
+/// parent's turn ends ("PARENT-WAITING"), the agent finishes later, and its
+/// task notification is the next turn's message ("PARENT-FINAL").
+#[test]
+fn a_background_agent_s_result_starts_a_turn_in_the_idle_ui() {
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![]);
+    server.respond_with(|_, body| {
+        let last = body::last_message(body).to_string();
+        let results = body::messages(body)
+            .iter()
+            .filter(|m| !body::message_tool_results(m).is_empty())
+            .count();
+        Some(Reply::turn(if is_subagent(body) {
+            if results == 0 {
+                Turn::new().tool_use("toolu_s", "Bash", json!({"command": "sleep 1; echo BG-OUT"}))
+            } else {
+                Turn::new().text("BG-ANSWER")
+            }
+        } else if last.contains("task-notification") {
+            Turn::new().text("PARENT-FINAL")
+        } else if results == 0 {
+            Turn::new().tool_use(
+                "toolu_agent",
+                "Agent",
+                json!({"description": "slow work", "prompt": "SUB-TASK", "run_in_background": true}),
+            )
+        } else {
+            Turn::new().text("PARENT-WAITING")
+        }))
+    });
+    let pane = Pane::start(&scratch, &server.env(), &["--dangerously-skip-permissions"]);
+    pane.submit("delegate in the background");
+    pane.wait_until("the parent's turn ends first", |s| {
+        s.contains("PARENT-WAITING")
+    });
+    let screen = pane.wait_until("the notification's turn", |s| s.contains("PARENT-FINAL"));
+    assert!(screen.contains("A background agent finished"), "{screen}");
+    let sent = serde_json::to_string(&server.bodies()).unwrap();
+    assert!(
+        sent.contains("BG-ANSWER"),
+        "the agent's result reached the model"
+    );
+}
