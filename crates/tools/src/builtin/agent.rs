@@ -34,6 +34,17 @@ use crate::context::{CallContext, ToolUseContext};
 /// The tool's name.
 pub const AGENT_TOOL_NAME: &str = "Agent";
 
+/// Whether an `isolation` value asks for none: `none`, and `false`, `null`
+/// or an empty string, as small models fill an optional field they mean to
+/// leave out (seen from Qwen2.5-Coder 1.5B on every Agent call).
+fn no_isolation(mode: &str) -> bool {
+    let mode = mode.trim();
+    mode.is_empty()
+        || ["none", "false", "null"]
+            .iter()
+            .any(|n| mode.eq_ignore_ascii_case(n))
+}
+
 /// The isolation mode that runs the agent in a fresh git worktree.
 const WORKTREE: &str = "worktree";
 
@@ -152,11 +163,10 @@ impl TypedTool for AgentTool {
                 )));
             }
         }
-        if let Some(mode) = input
-            .isolation
-            .as_deref()
-            .filter(|m| *m != "none" && *m != WORKTREE)
-        {
+        // "none", and the "false" / "" small models write for an optional
+        // field they mean to leave out, ask for no isolation.
+        let isolation = input.isolation.filter(|m| !no_isolation(m));
+        if let Some(mode) = isolation.as_deref().filter(|m| *m != WORKTREE) {
             return Err(ToolError::RespondToModel(format!(
                 "isolation \"{mode}\" is not supported: use \"{WORKTREE}\" or leave it out"
             )));
@@ -168,7 +178,7 @@ impl TypedTool for AgentTool {
             model: input.model,
             effort: input.effort,
             run_in_background: input.run_in_background.unwrap_or(false),
-            isolation: input.isolation.filter(|m| m != "none"),
+            isolation,
         })
     }
 
@@ -198,5 +208,20 @@ impl TypedTool for AgentTool {
         ToolInfo::new(AGENT_TOOL_NAME, &self.description)
             .with_aliases(&["Task"])
             .with_search_hint("delegate a task to a subagent")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_isolation;
+
+    #[test]
+    fn none_false_null_and_empty_ask_for_no_isolation() {
+        for mode in ["none", "false", "False", "null", "", "  "] {
+            assert!(no_isolation(mode), "{mode:?}");
+        }
+        for mode in ["worktree", "container", "true"] {
+            assert!(!no_isolation(mode), "{mode:?}");
+        }
     }
 }
