@@ -141,19 +141,25 @@ pub fn launcher(
     let program = std::env::current_exe()?;
     let (support, refused) = Support::probe_tried();
     let missing = support.missing(&policy);
-    if let Some(line) = support.start_line(&policy, &refused) {
-        eprintln!("orbit: sandbox: {line}");
-        tracing::info!("sandbox: {line}");
+    let line = support.start_line(&policy, &refused);
+    if missing.fatal && explicit {
+        bail!(
+            "the {} sandbox cannot be enforced here ({}); pass --sandbox danger-full-access to run without one",
+            mode.as_str(),
+            line.unwrap_or_default()
+        );
+    }
+    if let Some(line) = line {
+        // One line, however many layers are missing.
+        let fallback = if missing.fatal {
+            "; Bash commands run WITHOUT an OS sandbox"
+        } else {
+            ""
+        };
+        eprintln!("orbit: sandbox: {line}{fallback}");
+        tracing::info!("sandbox: {line}{fallback}");
     }
     if missing.fatal {
-        if explicit {
-            bail!(
-                "the {} sandbox cannot be enforced on this kernel ({}); pass --sandbox danger-full-access to run without one",
-                mode.as_str(),
-                missing.lines.join("; ")
-            );
-        }
-        eprintln!("orbit: sandbox: Bash commands run WITHOUT an OS sandbox");
         return Ok(None);
     }
     let mut args: Vec<OsString> = vec![orbit_sandbox::HELPER_SUBCOMMAND.into()];

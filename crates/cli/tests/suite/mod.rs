@@ -55,6 +55,7 @@ pub mod rewind;
 mod rewind_sdk;
 mod rewind_tui;
 mod sandbox_private;
+mod sandbox_probe;
 pub mod sdk;
 mod sdk_argv;
 mod sdk_examples;
