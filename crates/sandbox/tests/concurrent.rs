@@ -19,10 +19,10 @@ const SPAWNING_THREADS: usize = 20;
 const DEADLINE_MS: u64 = 60_000;
 
 /// One call: writes its own file in the workspace, fails to write outside
-/// it, and prints both outcomes.
+/// it, writes into its temp dir, and prints the outcomes.
 fn run_one(sandbox: &Sandbox, ws: &Path, outside: &Path, n: usize) -> String {
     let script = format!(
-        "echo {n} > call-{n}.txt && echo wrote; echo x > {}/escape-{n} 2>/dev/null && echo ESCAPED || echo denied",
+        "echo {n} > call-{n}.txt && echo wrote; echo x > {}/escape-{n} 2>/dev/null && echo ESCAPED || echo denied; touch \"$TMPDIR/t-{n}\" && echo tmp",
         outside.display()
     );
     let mut cmd = Command::new("bash");
@@ -48,10 +48,11 @@ fn hundred_concurrent_sandboxed_calls_are_all_confined() {
     }
     let policy = SandboxPolicy {
         writable_roots: vec![ws.clone()],
-        private_tmp: Some(tmp),
+        private_tmp: Some(tmp.clone()),
         ..SandboxPolicy::new(SandboxMode::WorkspaceWrite)
     };
     let namespace = orbit_sandbox::probe_namespace().is_ok();
+    eprintln!("mount namespace: {namespace}");
     let sandbox = Arc::new(Sandbox::new(policy, namespace, None).unwrap());
     // Other threads allocate and free all along: a child forked while one
     // holds the allocator's lock must not need it.
@@ -98,7 +99,9 @@ fn hundred_concurrent_sandboxed_calls_are_all_confined() {
     results.sort();
     assert_eq!(results.len(), CONCURRENT_CALLS);
     for (n, out) in &results {
-        assert_eq!(out, "wrote\ndenied\n", "call {n}");
+        assert_eq!(out, "wrote\ndenied\ntmp\n", "call {n}");
+        // The temp dir is the session's (mounted over /tmp in the namespace).
+        assert!(tmp.join(format!("t-{n}")).exists(), "call {n}");
         let written = std::fs::read_to_string(ws.join(format!("call-{n}.txt"))).unwrap();
         assert_eq!(written.trim(), n.to_string());
     }
