@@ -61,8 +61,8 @@ use crate::term_safe::eprintln_safe;
 const EXIT_ERROR: u8 = 1;
 
 fn main() -> ExitCode {
-    // `orbit sandbox … -- CMD`: on every sandboxed Bash call's path, so it
-    // runs before any other set-up (its cost is the per-call overhead).
+    // `orbit sandbox … -- CMD` (a command by hand; Bash calls are confined
+    // in-process since issue 40): before any other set-up.
     let mut argv = std::env::args_os().skip(1);
     if argv
         .next()

@@ -249,6 +249,7 @@ const ST_VALID: u64 = 0x20;
 /// The `ST_*` flags of the mount at `path` (raw `statfs`: the libc crate
 /// hides the field, and glibc's `statvfs` may fall back to reading
 /// `/proc/mounts`, which allocates).
+#[cfg(target_pointer_width = "64")]
 fn mount_flags(path: &CStr) -> Option<libc::c_ulong> {
     let mut buf = [0u64; STATFS_WORDS];
     // SAFETY: `path` is NUL-terminated; `buf` is larger than the kernel's
@@ -300,6 +301,13 @@ pub(crate) fn add_rule(ruleset: &OwnedFd, path: &CStr, access: u64) -> Result<()
     // SAFETY: fd was opened above and is closed once.
     unsafe { libc::close(fd) };
     failure.map_or(Ok(()), Err)
+}
+
+/// Elsewhere the layout differs: the remount keeps no flags (it fails
+/// where the kernel locks one, and the command does not run).
+#[cfg(not(target_pointer_width = "64"))]
+fn mount_flags(_path: &CStr) -> Option<libc::c_ulong> {
+    None
 }
 
 /// `struct sock_fprog`.

@@ -3,9 +3,9 @@
 //! kernel stops.
 //!
 //! Flow: the CLI turns settings and flags into a [`SandboxPolicy`]
-//! (`policy.rs`), asks the kernel once what it offers ([`Support::probe`],
-//! reporting what is missing), and hands the Bash tool a command prefix,
-//! [`Sandbox`] that confines each command between fork and exec
+//! (`policy.rs`), tries each layer once in a forked child
+//! ([`Support::probe_tried`], `trial.rs`: what cannot be applied is named
+//! in one start-up line), and hands the Bash tool a [`Sandbox`] that confines each command between fork and exec
 //! ([`Sandbox::confine`]: a `pre_exec` hook making only system calls on
 //! what was prepared before the fork — private mount namespace with
 //! read-only binds over protected paths, `no_new_privs`, Landlock,
