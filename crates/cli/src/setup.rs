@@ -305,7 +305,12 @@ fn slash_commands(
         let why = format!("the provider is {}", config.provider.value.name());
         expander = expander.ignoring_models(why);
     }
-    for warning in expander.commands.warnings.iter().chain(&expander.skills.warnings) {
+    for warning in expander
+        .commands
+        .warnings
+        .iter()
+        .chain(&expander.skills.warnings)
+    {
         crate::term_safe::eprintln_safe!("orbit: warning: {warning}");
     }
     expander

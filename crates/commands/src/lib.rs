@@ -40,7 +40,10 @@ mod invoke;
 mod session;
 pub mod skills;
 
-pub use builtin::{BUILTIN_COMMANDS, BuiltinInfo, INIT_PROMPT, LocalCommand, is_builtin, local_command, with_builtins};
+pub use builtin::{
+    BUILTIN_COMMANDS, BuiltinInfo, INIT_PROMPT, LocalCommand, is_builtin, local_command,
+    with_builtins,
+};
 pub use discover::{
     COMMAND_FILE_MAX_BYTES, CommandSet, CommandSources, CustomCommand, Scope, load_custom_commands,
 };

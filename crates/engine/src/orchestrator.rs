@@ -176,7 +176,10 @@ pub(crate) async fn run_tool_use(
         return ToolCallOutcome::cancelled(&id);
     }
     let attach = crate::attachments::Pending::take(runtime.attachments.as_ref(), prepared.facts());
-    let checkpoint = runtime.checkpoints.as_ref().map(|_| prepared.facts().clone());
+    let checkpoint = runtime
+        .checkpoints
+        .as_ref()
+        .map(|_| prepared.facts().clone());
     if let Some(facts) = &checkpoint {
         crate::checkpoint::before_write(runtime.checkpoints.as_ref(), &id, facts).await;
     }
@@ -368,8 +371,7 @@ async fn post_tool_use(
 ) -> Option<String> {
     let failed = output.is_none_or(|o| o.is_error);
     let (event, fields) = if failed {
-        let fields =
-            json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text,
+        let fields = json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "error": text,
                 "is_interrupt": false});
         (HookEvent::PostToolUseFailure, fields)
     } else {

@@ -79,10 +79,10 @@
 mod agent;
 pub mod mcp;
 mod parent;
-mod skills;
 pub mod profile;
 pub mod provider;
 pub mod side_query;
+mod skills;
 mod spec;
 mod subagent;
 mod system_prompt;

@@ -245,10 +245,13 @@ impl SessionSpec {
         let tool_names = tools.names();
         let mut config = self.engine_config(session_id);
         // `prompt` hooks ask the session's small fast model.
-        config.hooks = config.hooks.take().map(|hooks| match hooks.has_prompt_hooks() {
-            true => Arc::new((*hooks).clone().with_side_query(Arc::clone(&side))),
-            false => hooks,
-        });
+        config.hooks = config
+            .hooks
+            .take()
+            .map(|hooks| match hooks.has_prompt_hooks() {
+                true => Arc::new((*hooks).clone().with_side_query(Arc::clone(&side))),
+                false => hooks,
+            });
         config.model = model;
         config.system_prompt = system_prompt;
         crate::system_prompt::add_plan_mode(&mut config);

@@ -5,8 +5,8 @@
 //! in a workspace dir; `$HOME` as for orbit.
 #![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
 
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
@@ -63,8 +63,20 @@ fn main() {
     }
     let p = median(plain);
     println!("plain spawn           : {p:.3} ms");
-    println!("fork (empty pre_exec) : {:.3} ms (+{:.3})", median(forked.clone()), median(forked) - p);
+    println!(
+        "fork (empty pre_exec) : {:.3} ms (+{:.3})",
+        median(forked.clone()),
+        median(forked) - p
+    );
     println!("prepare only          : {:.3} ms", median(prepare));
-    println!("confined, no namespace: {:.3} ms (+{:.3})", median(no_ns.clone()), median(no_ns) - p);
-    println!("confined, namespace   : {:.3} ms (+{:.3})", median(ns.clone()), median(ns) - p);
+    println!(
+        "confined, no namespace: {:.3} ms (+{:.3})",
+        median(no_ns.clone()),
+        median(no_ns) - p
+    );
+    println!(
+        "confined, namespace   : {:.3} ms (+{:.3})",
+        median(ns.clone()),
+        median(ns) - p
+    );
 }

@@ -55,8 +55,8 @@ pub mod local;
 pub mod openai;
 pub mod process;
 mod script;
-pub mod vertex;
 pub mod search;
+pub mod vertex;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use bedrock::{BedrockReply, BedrockTurn, FakeBedrock, bedrock_env};

@@ -56,12 +56,12 @@ pub use context::{
 };
 pub use detail::{BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail};
 pub use file_state::{FileState, FileStateCache};
+pub use plan::{ModeSwitch, PlanExit};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};
 pub use reply_check::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
 pub use schema::input_schema_for;
-pub use plan::{ModeSwitch, PlanExit};
-pub use skill::{SkillLibrary, SkillLoad, TurnGranter, TurnGrants};
 pub use side_query::{SharedSideQuery, SideQuery, SideQueryError};
+pub use skill::{SkillLibrary, SkillLoad, TurnGranter, TurnGrants};
 pub use subagent::{SubagentLauncher, SubagentReport, SubagentRequest};
 pub use tool::{
     CallFacts, INTERRUPT_MESSAGE_FOR_TOOL_USE, Readiness, ResultLimit, Tool, ToolCall, ToolError,

@@ -272,7 +272,7 @@ pub(crate) fn status_input(
             "used_percentage": used,
             "remaining_percentage": 100 - used,
         },
-        "exceeds_200k_tokens": info.context_tokens > 200_000,
+        "exceeds_200k_tokens": info.context_tokens > orbit_model::catalog::STATUS_LINE_LARGE_CONTEXT_TOKENS,
         "permission_mode": info.mode.as_str(),
     })
 }

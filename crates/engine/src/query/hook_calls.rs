@@ -90,7 +90,10 @@ pub(super) async fn stop_failure(runtime: &ToolRuntime, error: &ModelError, last
 async fn pending_hooks(runtime: &ToolRuntime) {
     let pending = runtime
         .context
-        .extension(orbit_hooks::PENDING_HOOKS_KEY, orbit_hooks::PendingHooks::default)
+        .extension(
+            orbit_hooks::PENDING_HOOKS_KEY,
+            orbit_hooks::PendingHooks::default,
+        )
         .take();
     for (event, subject, fields) in pending {
         runtime.hooks.run(event, subject.as_deref(), fields).await;

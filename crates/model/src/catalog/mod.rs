@@ -65,6 +65,11 @@ pub const LONG_CONTEXT_WINDOW_TOKENS: u64 = 1_000_000;
 /// The window assumed for a model the catalog does not know, in tokens.
 pub const FALLBACK_CONTEXT_WINDOW_TOKENS: u64 = 128_000;
 
+/// The context size Claude Code's status-line JSON compares with
+/// (`exceeds_200k_tokens`: the older models' window and the long-context
+/// pricing threshold).
+pub const STATUS_LINE_LARGE_CONTEXT_TOKENS: u64 = 200_000;
+
 /// A model provider, as the catalog knows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {

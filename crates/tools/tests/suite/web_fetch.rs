@@ -403,7 +403,11 @@ async fn reading_on_with_offset_uses_the_cached_page() {
     AllowedHosts::allow(&ctx, ["127.0.0.1".to_string()]);
     let tool = typed(WebFetchTool::new());
     let first = output(run(&tool, &ctx, json!({"url": url, "prompt": "p"})).await);
-    assert!(text(&first).ends_with("offset: 100000.]"), "{}", text(&first));
+    assert!(
+        text(&first).ends_with("offset: 100000.]"),
+        "{}",
+        text(&first)
+    );
     let input = json!({"url": url, "prompt": "p", "offset": 100_000});
     let rest = output(run(&tool, &ctx, input).await);
     assert_eq!(text(&rest), format!("Prompt: p\nURL: {url}\n\nTAIL"));
