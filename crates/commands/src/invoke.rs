@@ -185,6 +185,64 @@ impl PromptExpander {
         engine: &S,
         text: &str,
     ) -> Result<PromptPlan, Refusal> {
+        let context = self.expansion_hooks(engine, text).await?;
+        let mut plan = self.expand(engine, text).await?;
+        if let Some(context) = context {
+            plan.prompt.push_str(&format!(
+                "\n\nUserPromptExpansion hook additional context: {context}"
+            ));
+        }
+        Ok(plan)
+    }
+
+    /// The UserPromptExpansion hooks of a command's or skill's expansion
+    /// (Claude Code 2.1.332's input fields, observed): Err when one blocks
+    /// (Claude Code's "UserPromptExpansion operation blocked by hook"
+    /// text; nothing is sent), else their context.
+    async fn expansion_hooks<S: PromptSession + ?Sized>(
+        &self,
+        engine: &S,
+        text: &str,
+    ) -> Result<Option<String>, Refusal> {
+        let Some((name, args)) = split_invocation(text) else {
+            return Ok(None);
+        };
+        let scope = match self.commands.find(name) {
+            Some(command) => command.scope,
+            None => match self.skills.find(name) {
+                Some(skill) => skill.scope,
+                None => return Ok(None),
+            },
+        };
+        let source = match scope {
+            Scope::Project => "projectSettings",
+            Scope::User => "userSettings",
+        };
+        let fields = serde_json::json!({
+            "expansion_type": "slash_command",
+            "command_name": name,
+            "command_args": args,
+            "command_source": source,
+            "prompt": text.trim(),
+        });
+        let verdict = engine.expansion_hooks(name, fields).await;
+        if let Some(reason) = verdict.block {
+            return Err(Refusal {
+                command: name.to_string(),
+                reason: format!("UserPromptExpansion operation blocked by hook: {reason}"),
+                notes: Vec::new(),
+            });
+        }
+        Ok(verdict.context)
+    }
+
+    /// The plan of `text` without the hooks: a skill's, a command's, or the
+    /// text as it is.
+    async fn expand<S: PromptSession + ?Sized>(
+        &self,
+        engine: &S,
+        text: &str,
+    ) -> Result<PromptPlan, Refusal> {
         if let Some((name, args)) = split_invocation(text)
             && self.commands.find(name).is_none()
             && let Some(skill) = self.skills.find(name)

@@ -50,5 +50,5 @@ pub use discover::{
 pub use expand::{expand_arguments, split_arguments};
 pub use front::{FrontMatter, front_list, front_scalar, split_front_matter, split_list};
 pub use invoke::{PromptExpander, PromptPlan, Refusal, prepare_prompt, split_invocation};
-pub use session::{Grant, PromptSession, ToolRun};
+pub use session::{ExpansionVerdict, Grant, PromptSession, ToolRun};
 pub use skills::{SKILL_LISTING_MAX_BYTES, Skill, SkillSet};

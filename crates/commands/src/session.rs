@@ -44,8 +44,29 @@ impl std::fmt::Debug for Grant {
     }
 }
 
+/// What the UserPromptExpansion hooks said of one expansion.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpansionVerdict {
+    /// A hook blocked the expansion (exit 2, `decision: block`): why.
+    pub block: Option<String>,
+    /// Their `additionalContext`, joined.
+    pub context: Option<String>,
+}
+
 /// A session a command expands in.
 pub trait PromptSession {
+    /// Runs the session's UserPromptExpansion hooks for `command` (the
+    /// matcher's subject) with `fields` (Claude Code 2.1.332's:
+    /// `expansion_type`, `command_name`, `command_args`, `command_source`,
+    /// `prompt`). A session without hooks answers nothing.
+    fn expansion_hooks<'a>(
+        &'a self,
+        command: &'a str,
+        fields: Value,
+    ) -> Pin<Box<dyn Future<Output = ExpansionVerdict> + 'a>> {
+        let _ = (command, fields);
+        Box::pin(async { ExpansionVerdict::default() })
+    }
     /// Grants allow `rules` (permission-rule syntax) until the returned
     /// grant is dropped; they only turn an ask into an allow.
     fn grant(&self, rules: &[String]) -> Grant;

@@ -149,6 +149,31 @@ pub(crate) fn plan_reminder(runtime: &ToolRuntime, system_prompt: &str, prompt: 
 /// How custom slash commands (`orbit-commands`) reach this session: its
 /// grants, its orchestrator, its cwd and model.
 impl orbit_commands::PromptSession for QueryEngine {
+    fn expansion_hooks<'a>(
+        &'a self,
+        command: &'a str,
+        fields: Value,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = orbit_commands::ExpansionVerdict> + 'a>>
+    {
+        Box::pin(async move {
+            let hooks = &self.runtime_arc().hooks;
+            if !hooks.active(orbit_hooks::HookEvent::UserPromptExpansion) {
+                return orbit_commands::ExpansionVerdict::default();
+            }
+            let verdict = hooks
+                .run(
+                    orbit_hooks::HookEvent::UserPromptExpansion,
+                    Some(command),
+                    fields,
+                )
+                .await;
+            orbit_commands::ExpansionVerdict {
+                context: verdict.context(),
+                block: verdict.block,
+            }
+        })
+    }
+
     fn grant(&self, rules: &[String]) -> orbit_commands::Grant {
         let scope = self.grant_scope(rules);
         let errors = scope.errors().iter().map(ToString::to_string).collect();

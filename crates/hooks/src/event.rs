@@ -36,9 +36,8 @@ macro_rules! events {
             }
 
             /// When orbit fires it (None: never — the event belongs to a
-            /// feature orbit does not have, or, for UserPromptExpansion,
-            /// is not wired yet — and its hooks are accepted but never
-            /// run).
+            /// feature orbit does not have — and its hooks are accepted but
+            /// never run).
             pub fn when(self) -> Option<&'static str> {
                 match self {
                     $(HookEvent::$variant => $when,)*
@@ -66,9 +65,9 @@ events! {
     Notification, true, Some("a permission prompt is about to be shown (`permission_prompt`)");
     /// A prompt was submitted; may add context or block it. No matcher.
     UserPromptSubmit, false, Some("a prompt is submitted (may add context or block it)");
-    /// A slash command expands into a prompt (orbit has custom commands
-    /// but does not fire this yet).
-    UserPromptExpansion, true, None;
+    /// A custom slash command or a skill expands into a prompt; may add
+    /// context or block it. Matcher: the command's name.
+    UserPromptExpansion, true, Some("a custom slash command or `/skill` expands (`command_name`, `command_args`, `command_source`; may add context or block it)");
     /// A session started. Matcher: `startup`, `resume`, `clear`, `compact`.
     SessionStart, true, Some("the first prompt of a session (`startup`, `resume`) and after a compaction (`compact`)");
     /// The session ends. Matcher: the reason.

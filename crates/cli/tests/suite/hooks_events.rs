@@ -268,7 +268,9 @@ fn pre_model_switch_can_refuse_the_ui_s_model_command() {
     }
 }
 
-/// Claude Code's events of features orbit lacks (or not wired yet).
+/// Claude Code's events of features orbit lacks, and two that need a
+/// feature this session does not use (UserPromptExpansion: a slash
+/// command, `slash_commands::user_prompt_expansion_…`; SubagentStart).
 const NEVER_FIRED: [&str; 17] = [
     "UserPromptExpansion",
     "PermissionDenied",

@@ -298,3 +298,65 @@ fn init_lists_user_and_namespaced_project_commands() {
     );
     assert!(sent_text(&server.bodies()[0]).contains("Make Button."));
 }
+
+/// UserPromptExpansion hooks run when a custom command expands, with
+/// Claude Code 2.1.332's fields (observed: `expansion_type`,
+/// `command_name`, `command_args`, `command_source`, `prompt`); their
+/// `additionalContext` joins the prompt as Claude Code words it, and a
+/// block (exit 2) refuses the prompt with its text, nothing sent. The
+/// matcher is the command's name.
+#[test]
+fn user_prompt_expansion_hooks_see_the_command_add_context_and_block() {
+    let scratch = Scratch::new();
+    put(
+        &scratch.path(),
+        ".claude/commands/review.md",
+        "Review $ARGUMENTS.\n",
+    );
+    put(
+        &scratch.path(),
+        ".claude/commands/deploy.md",
+        "Deploy it.\n",
+    );
+    let log = scratch.path().join("upe.json");
+    let settings = json!({"hooks": {"UserPromptExpansion": [
+        {"matcher": "review", "hooks": [{"type": "command", "command": format!(
+            "cat > {}; echo '{{\"hookSpecificOutput\":{{\"hookEventName\":\"UserPromptExpansion\",\"additionalContext\":\"EXTRA-CTX\"}}}}'",
+            log.display()
+        )}]},
+        {"matcher": "deploy", "hooks": [{"type": "command", "command": "echo not on Fridays >&2; exit 2"}]}
+    ]}});
+    put(
+        &scratch.home(),
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+
+    let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
+    let out = run_orbit(&scratch, &server, &["-p", "/review src/x.rs"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let input: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "UserPromptExpansion");
+    assert_eq!(input["expansion_type"], "slash_command");
+    assert_eq!(input["command_name"], "review");
+    assert_eq!(input["command_args"], "src/x.rs");
+    assert_eq!(input["command_source"], "projectSettings");
+    assert_eq!(input["prompt"], "/review src/x.rs");
+    let sent = sent_text(&server.bodies()[0]);
+    assert!(sent.contains("Review src/x.rs."), "{sent}");
+    assert!(
+        sent.contains("UserPromptExpansion hook additional context: EXTRA-CTX"),
+        "{sent}"
+    );
+
+    let server = FakeAnthropic::start(vec![Reply::text("must not be asked")]);
+    let out = run_orbit(&scratch, &server, &["-p", "/deploy"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(server.request_count(), 0);
+    assert!(
+        out.stderr
+            .contains("/deploy: UserPromptExpansion operation blocked by hook: not on Fridays"),
+        "{}",
+        out.stderr
+    );
+}
