@@ -7,7 +7,7 @@
 //! interactive run (a terminal on stdin or stdout) and 0 otherwise or when
 //! `CI` is set (the test suite runs orbit with pipes) →
 //! `LocalServer::acquire` with a period and no warm server calls
-//! [`start_shared`]: it spawns `orbit local serve --idle-timeout N` in its
+//! `start_shared`: it spawns `orbit local serve --idle-timeout N` in its
 //! own process group (a Ctrl-C of the run does not reach it) and waits
 //! until that server is recorded and healthy → the run leases it like any
 //! warm server. The serve process stops the server once no run has held a

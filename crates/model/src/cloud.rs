@@ -4,7 +4,7 @@
 //! Messages request shape sent to a per-model URL.
 //!
 //! Data flow: a cloud client's `stream` names the model's URL and the
-//! body's target; [`CloudCalls::stream`] plans the request as the
+//! body's target; `CloudCalls::stream` plans the request as the
 //! Anthropic client does (`anthropic::shape::Plan`: thinking, effort,
 //! betas; no `context_management`, as Claude Code on the clouds), writes the body for that target
 //! (`anthropic::request::build_body_for`, prompt-cache markers and the

@@ -119,7 +119,7 @@ fn apply_here(policy: &SandboxPolicy, cwd: &Path) -> Result<Prepared, SandboxErr
     Ok(prepared)
 }
 
-/// Applies `policy` to this process (see [`apply_here`]): for a process
+/// Applies `policy` to this process (see `apply_here`): for a process
 /// that then execs by itself. Returns the `TMPDIR` to give the command.
 pub fn apply_to_self(policy: &SandboxPolicy, cwd: &Path) -> Result<Applied, SandboxError> {
     let prepared = apply_here(policy, cwd)?;

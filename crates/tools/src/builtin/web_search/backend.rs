@@ -11,8 +11,8 @@
 //! tools' processes). A bad setting is kept as its one-line reason and
 //! becomes the call's result.
 //!
-//! Flow: [`SearchBackend::search`] → one HTTP request (30 s) → the
-//! backend's JSON → [`Hit`]s (title, URL, snippet) → [`Part::Links`] plus
+//! Flow: `SearchBackend::search` → one HTTP request (30 s) → the
+//! backend's JSON → `Hit`s (title, URL, snippet) → `Part::Links` plus
 //! a snippets part; the caller applies the domain filters (Tavily also
 //! gets them in its request). The backend is the user's own choice of
 //! server, so WebFetch's address guard does not apply to it.

@@ -10,9 +10,9 @@
 //! configured ([`backend::SearchBackend`], set by the session from
 //! `ORBIT_WEBSEARCH_*`) wins; else, with the Anthropic provider, the
 //! Messages API's server-side search through the session's side query
-//! ([`server`], as Claude Code does); else one line saying how to set a
-//! backend → the [`results::Part`]s, domain filters applied again here →
-//! [`results::render`]: Claude Code's framing, bounded in size.
+//! (`server`, as Claude Code does); else one line saying how to set a
+//! backend → the `results::Part`s, domain filters applied again here →
+//! `results::render`: Claude Code's framing, bounded in size.
 
 pub mod backend;
 mod results;
