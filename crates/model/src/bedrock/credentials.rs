@@ -25,7 +25,7 @@ use crate::cloud::CapturedEnv;
 /// Longest wait for one HTTP credentials source (container, IMDS), in milliseconds.
 pub(crate) const HTTP_SOURCE_TIMEOUT_MS: u64 = 1_000;
 /// Largest credentials or config file read, in bytes.
-const MAX_PROFILE_FILE_BYTES: u64 = 1024 * 1024;
+const MAX_PROFILE_FILE_BYTES: usize = 1024 * 1024;
 /// Where IMDS answers when no endpoint is set.
 const IMDS_ENDPOINT: &str = "http://169.254.169.254";
 /// Where the ECS relative URI is resolved.
@@ -122,19 +122,14 @@ pub(crate) async fn resolve(env: &CapturedEnv) -> Result<AwsCredentials, ModelEr
     )))
 }
 
-/// A user's own AWS file, capped; None when it is missing or not a file.
-pub(crate) fn read_profile_file(path: &PathBuf) -> Option<String> {
-    use std::io::Read;
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_PROFILE_FILE_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+/// A user's own AWS file, capped; None when it is missing or not a
+/// regular file (read through `orbit_untrusted`: a FIFO or device named by
+/// `AWS_SHARED_CREDENTIALS_FILE` never blocks the request).
+pub(crate) fn read_profile_file(path: &std::path::Path) -> Option<String> {
+    let opts = orbit_untrusted::ReadOpts::user_file(MAX_PROFILE_FILE_BYTES);
+    orbit_untrusted::read_untrusted(path, &opts)
+        .ok()
+        .map(|file| file.text())
 }
 
 /// The `key = value` lines of section `[name]` of an INI file.
@@ -406,5 +401,22 @@ mod tests {
             ("AWS_SECRET_ACCESS_KEY", "S".into()),
         ]);
         assert_eq!(resolve(&env).await.unwrap().access_key_id, "E");
+    }
+
+    /// A credentials file that is a FIFO (or a directory) is no file: read
+    /// as missing at once, never waited on.
+    #[test]
+    fn a_fifo_or_directory_credentials_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("credentials");
+        orbit_test_support::files::mkfifo(&fifo);
+        assert_eq!(read_profile_file(&fifo), None);
+        assert_eq!(read_profile_file(dir.path()), None);
+        let file = dir.path().join("config");
+        std::fs::write(&file, "[default]\nregion = x\n").unwrap();
+        assert_eq!(
+            read_profile_file(&file).as_deref(),
+            Some("[default]\nregion = x\n")
+        );
     }
 }

@@ -41,7 +41,7 @@ pub(crate) const METADATA_TIMEOUT_MS: u64 = 1_000;
 /// Longest wait for a token endpoint, in milliseconds.
 const TOKEN_TIMEOUT_MS: u64 = 30_000;
 /// Largest credentials file read, in bytes.
-const MAX_CREDENTIALS_FILE_BYTES: u64 = 256 * 1024;
+const MAX_CREDENTIALS_FILE_BYTES: usize = 256 * 1024;
 
 /// The variables the credentials search reads.
 pub(crate) const GOOGLE_VARS: [&str; 3] = [
@@ -103,7 +103,6 @@ fn failed(why: impl std::fmt::Display) -> ModelError {
 /// The credentials file to use: `GOOGLE_APPLICATION_CREDENTIALS` (which
 /// must exist), else gcloud's, when it exists.
 fn credentials_file(env: &CapturedEnv) -> Result<Option<(PathBuf, String)>, ModelError> {
-    use std::io::Read;
     let (path, named) = match env.get("GOOGLE_APPLICATION_CREDENTIALS") {
         Some(path) => (PathBuf::from(path), true),
         None => match env.get("HOME") {
@@ -114,21 +113,17 @@ fn credentials_file(env: &CapturedEnv) -> Result<Option<(PathBuf, String)>, Mode
             None => return Ok(None),
         },
     };
-    let is_file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-    if !is_file {
-        return match named {
-            true => Err(failed(format!(
-                "GOOGLE_APPLICATION_CREDENTIALS names {}, which is not a readable file",
-                path.display()
-            ))),
-            false => Ok(None),
-        };
+    // Regular files only, capped (orbit_untrusted): a FIFO or device named
+    // by the variable never blocks the request.
+    let opts = orbit_untrusted::ReadOpts::user_file(MAX_CREDENTIALS_FILE_BYTES);
+    match orbit_untrusted::read_untrusted(&path, &opts) {
+        Ok(file) => Ok(Some((path, file.text()))),
+        Err(_) if !named => Ok(None),
+        Err(err) => Err(failed(format!(
+            "GOOGLE_APPLICATION_CREDENTIALS names {}, which is not a readable file ({err})",
+            path.display()
+        ))),
     }
-    let mut text = String::new();
-    std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_CREDENTIALS_FILE_BYTES).read_to_string(&mut text))
-        .map_err(|e| failed(format!("cannot read {}: {e}", path.display())))?;
-    Ok(Some((path, text)))
 }
 
 /// A token and how long it lives.
