@@ -86,11 +86,15 @@ fn the_same_call_denied_twice_ends_a_headless_run() {
         "{}",
         out.stderr
     );
+    // The rule is the one an approval would save (from the call's facts).
     assert_eq!(
         result["errors"][0],
-        "Stopped: the permission check refused the same Edit call 2 times (orbit requested \
+        format!(
+            "Stopped: the permission check refused the same Edit call 2 times (orbit requested \
 permissions to use Edit, but you haven't granted it yet.). To allow it: --permission-mode \
-acceptEdits, or --allowedTools \"Edit\"."
+acceptEdits, or --allowedTools \"Edit(/{})\".",
+            std::fs::canonicalize(&notes).unwrap().display()
+        )
     );
     assert_eq!(server.request_count(), 3);
     assert_eq!(result["permission_denials"].as_array().unwrap().len(), 3);

@@ -9,10 +9,26 @@
 //! Flow: after each model call with tool_uses, the loop hands
 //! [`DeniedGuard::observe`] the calls of that message the gate refused
 //! (from the run's denial record) with the reason each was answered with
-//! (its tool_result) → the guard counts each `(tool, input)` → the second
-//! refusal of one yields the error text ([`denied_twice_error`]).
+//! (its tool_result) and an [`AllowHint`] made from the call's facts (the
+//! rule an approval would save, `orbit_permissions::suggested_rule`, and
+//! whether it only writes files) → the guard counts each `(tool, input)` →
+//! the second refusal of one yields the error text ([`denied_twice_error`]).
+//! Nothing here matches tool names.
 
 use serde_json::Value;
+
+/// What would let a refused call through, from its facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct AllowHint {
+    /// The allow rule an approval of the call would save.
+    pub(super) rule: String,
+    /// The call only writes files (no command, no network): the
+    /// acceptEdits mode would allow it in the workspace.
+    pub(super) edits_files: bool,
+}
+
+/// A refused call as the guard sees it: tool, input, the gate's reason.
+pub(super) type RefusedCall = (String, Value, String, AllowHint);
 
 /// Refusals of one `(tool, input)` that end a headless run.
 pub(super) const DENIALS_TO_STOP: u32 = 2;
@@ -39,12 +55,12 @@ impl DeniedGuard {
     /// times.
     pub(super) fn observe(
         &mut self,
-        denied: impl IntoIterator<Item = (String, Value, String)>,
+        denied: impl IntoIterator<Item = RefusedCall>,
     ) -> Option<String> {
         if !self.on {
             return None;
         }
-        for (tool, input, reason) in denied {
+        for (tool, input, reason, hint) in denied {
             let count = match self
                 .seen
                 .iter_mut()
@@ -60,7 +76,7 @@ impl DeniedGuard {
                 }
             };
             if count >= DENIALS_TO_STOP {
-                return Some(denied_twice_error(&tool, &input, &reason));
+                return Some(denied_twice_error(&tool, &hint, &reason));
             }
         }
         None
@@ -68,7 +84,7 @@ impl DeniedGuard {
 }
 
 /// The run's error: the call, the gate's reason, what would allow it.
-pub(super) fn denied_twice_error(tool: &str, input: &Value, reason: &str) -> String {
+pub(super) fn denied_twice_error(tool: &str, hint: &AllowHint, reason: &str) -> String {
     let reason = reason
         .trim()
         .trim_start_matches("<tool_use_error>")
@@ -77,13 +93,13 @@ pub(super) fn denied_twice_error(tool: &str, input: &Value, reason: &str) -> Str
     format!(
         "Stopped: the permission check refused the same {tool} call {DENIALS_TO_STOP} times \
 ({reason}). To allow it: {}.",
-        how_to_allow(tool, input, reason)
+        how_to_allow(hint, reason)
     )
 }
 
 /// The rule, flag or mode that would let the call through, read from the
 /// gate's reason (`orbit_tool::texts::permissions`).
-fn how_to_allow(tool: &str, input: &Value, reason: &str) -> String {
+fn how_to_allow(hint: &AllowHint, reason: &str) -> String {
     if let Some(rule) = quoted_after(reason, "denied by the rule `") {
         return format!(
             "remove the deny rule `{rule}` (--disallowedTools or permissions.deny in the settings)"
@@ -97,12 +113,12 @@ fn how_to_allow(tool: &str, input: &Value, reason: &str) -> String {
     if reason.contains("not allowed in plan mode") {
         return "leave plan mode (--permission-mode default or acceptEdits)".into();
     }
-    let rule = allow_rule(tool, input);
+    let rule = &hint.rule;
     if reason.contains("dangerouslyDisableSandbox") {
         return format!("--allowedTools \"{rule}\" (an allow rule for the command)");
     }
     if reason.contains("haven't granted it") {
-        if matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") {
+        if hint.edits_files {
             return format!("--permission-mode acceptEdits, or --allowedTools \"{rule}\"");
         }
         return format!("--allowedTools \"{rule}\" (or permissions.allow in the settings)");
@@ -110,19 +126,6 @@ fn how_to_allow(tool: &str, input: &Value, reason: &str) -> String {
     format!(
         "a PreToolUse hook or the settings refused it; --allowedTools \"{rule}\" allows the tool"
     )
-}
-
-/// An allow rule for the call: `Bash(WORD:*)` for a command, else the
-/// tool's name.
-fn allow_rule(tool: &str, input: &Value) -> String {
-    let word = input
-        .get("command")
-        .and_then(Value::as_str)
-        .and_then(|c| c.split_whitespace().next());
-    match word {
-        Some(word) if tool == "Bash" => format!("Bash({word}:*)"),
-        _ => tool.to_string(),
-    }
 }
 
 /// The text between `prefix` and the next backtick in `text`.
@@ -142,8 +145,18 @@ mod tests {
         let edit = json!({"file_path": "a", "old_string": "x", "new_string": "y"});
         let not_granted =
             "orbit requested permissions to use Edit, but you haven't granted it yet.".to_string();
-        let refused =
-            |input: &Value| vec![("Edit".to_string(), input.clone(), not_granted.clone())];
+        let hint = AllowHint {
+            rule: "Edit(/a)".to_string(),
+            edits_files: true,
+        };
+        let refused = |input: &Value| {
+            vec![(
+                "Edit".to_string(),
+                input.clone(),
+                not_granted.clone(),
+                hint.clone(),
+            )]
+        };
         let mut guard = DeniedGuard::new(true);
         assert_eq!(guard.observe(refused(&edit)), None);
         assert_eq!(guard.observe(refused(&json!({"file_path": "b"}))), None);
@@ -152,7 +165,7 @@ mod tests {
             Some(
                 "Stopped: the permission check refused the same Edit call 2 times (orbit requested \
 permissions to use Edit, but you haven't granted it yet.). To allow it: --permission-mode acceptEdits, \
-or --allowedTools \"Edit\"."
+or --allowedTools \"Edit(/a)\"."
             )
         );
         let mut interactive = DeniedGuard::new(false);
@@ -163,7 +176,10 @@ or --allowedTools \"Edit\"."
 
     #[test]
     fn the_way_to_allow_follows_the_reason() {
-        let rm = json!({"command": "rm -rf build"});
+        let rm = AllowHint {
+            rule: "Bash(rm -rf build)".to_string(),
+            edits_files: false,
+        };
         let cases = [
             (
                 "<tool_use_error>Permission to use Bash has been denied by the rule `Bash(rm:*)`.</tool_use_error>",
@@ -171,7 +187,7 @@ or --allowedTools \"Edit\"."
             ),
             (
                 "orbit requested permissions to use Bash, but you haven't granted it yet.",
-                "--allowedTools \"Bash(rm:*)\" (or permissions.allow in the settings)",
+                "--allowedTools \"Bash(rm -rf build)\" (or permissions.allow in the settings)",
             ),
             (
                 "Bash is not allowed in plan mode: only read-only tools may run while planning.",

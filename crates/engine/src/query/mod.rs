@@ -411,7 +411,7 @@ impl QueryLoop<'_> {
 
     /// The calls of `message` the permission gate refused, each with the
     /// reason its tool_result gave the model.
-    fn refused_calls(&self, message: &Message) -> Vec<(String, Value, String)> {
+    fn refused_calls(&self, message: &Message) -> Vec<denied::RefusedCall> {
         let ids: Vec<&str> = message.tool_uses().map(|t| t.id.as_str()).collect();
         let results = self.session.messages().last();
         self.runtime
@@ -422,9 +422,33 @@ impl QueryLoop<'_> {
                     .and_then(|m| m.tool_results().find(|r| r.tool_use_id == d.tool_use_id))
                     .map(|r| r.content.as_text())
                     .unwrap_or_default();
-                (d.tool_name, d.tool_input, reason)
+                let hint = self.allow_hint(&d.tool_name, &d.tool_use_id, &d.tool_input);
+                (d.tool_name, d.tool_input, reason, hint)
             })
             .collect()
+    }
+
+    /// What would allow a refused call, from its facts (parsed again: only
+    /// refused calls of a headless run get here).
+    fn allow_hint(&self, name: &str, id: &str, input: &Value) -> denied::AllowHint {
+        let block = orbit_protocol::ToolUseBlock {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+        };
+        let facts =
+            match crate::prepare::prepare(&self.runtime.tools, &block, None, &self.runtime.context)
+            {
+                crate::prepare::Prepared::Ready { facts, .. } => facts,
+                crate::prepare::Prepared::Rejected(_) => orbit_tool::CallFacts::about(name),
+            };
+        denied::AllowHint {
+            rule: orbit_permissions::suggested_rule(name, &facts)
+                .unwrap_or_else(|| name.to_string()),
+            edits_files: facts.command.is_none()
+                && facts.network.is_none()
+                && !facts.writes.is_empty(),
+        }
     }
 
     async fn build_request(&mut self) -> ModelRequest {
