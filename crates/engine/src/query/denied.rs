@@ -50,6 +50,12 @@ impl DeniedGuard {
         }
     }
 
+    /// Whether refusals are counted (headless): the caller skips making
+    /// the refused calls' hints otherwise.
+    pub(super) fn is_on(&self) -> bool {
+        self.on
+    }
+
     /// Counts one message's refused calls `(tool, input, reason)`; the
     /// error that ends the run when one was refused [`DENIALS_TO_STOP`]
     /// times.

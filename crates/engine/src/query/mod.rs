@@ -392,7 +392,9 @@ impl QueryLoop<'_> {
             }
             StructuredVerdict::Continue | StructuredVerdict::Remind => {}
         }
-        if let Some(error) = self.denied.observe(self.refused_calls(message)) {
+        if self.denied.is_on()
+            && let Some(error) = self.denied.observe(self.refused_calls(message))
+        {
             return Some(Outcome::DeniedTwice(error));
         }
         match self.repeats.observe(message.tool_uses()) {
