@@ -2,9 +2,14 @@
 """Runs the offline evaluation (issue 17): every task of tasks.py in a fresh
 scratch dir through the real `orbit` binary, then its check.
 
-Usage: bench/eval/run.py [--orbit PATH] [--only NAME,...] [--timeout S]
+Usage: bench/eval/run.py [--orbit PATH] [--set tuning|heldout|all]
+                         [--only NAME,...] [--timeout S]
                          [--cold] [--json OUT] [--log DIR] [--repeat N]
                          [-- EXTRA ORBIT ARGS]
+
+`--set` picks the tasks (issue 38): `tuning` (tasks.py, the default: the
+tasks the small-model profile was tuned on), `heldout` (heldout.py, written
+before any run and never tuned on) or `all`.
 
 `--log DIR` keeps each run's stream-json transcript as DIR/NAME.jsonl (to
 see what the model did); `--repeat N` runs every task N times (the model is
@@ -31,6 +36,9 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from tasks import TASKS  # noqa: E402
+from heldout import HELDOUT  # noqa: E402
+
+SETS = {"tuning": TASKS, "heldout": HELDOUT, "all": TASKS + HELDOUT}
 
 PROVIDER_VARS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
                  "OPENAI_API_KEY", "OPENAI_BASE_URL", "ORBIT_PROVIDER"]
@@ -117,6 +125,7 @@ def run_task(task, orbit, env, timeout_s, extra, log=None, log_name=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--orbit", default="target/release/orbit")
+    ap.add_argument("--set", choices=sorted(SETS), default="tuning")
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--cold", action="store_true")
@@ -131,7 +140,7 @@ def main():
     orbit = str(pathlib.Path(args.orbit).resolve())
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARS}
     only = set(filter(None, args.only.split(",")))
-    tasks = [t for t in TASKS if not only or t["name"] in only] * args.repeat
+    tasks = [t for t in SETS[args.set] if not only or t["name"] in only] * args.repeat
     if args.log:
         os.makedirs(args.log, exist_ok=True)
     server = None
@@ -159,7 +168,7 @@ def main():
     solved = sum(r["ok"] for r in results)
     total = sum(r["seconds"] for r in results)
     slowest = max((r["seconds"] for r in results), default=0)
-    print(f"\nsolved {solved}/{len(results)} ({100 * solved / max(len(results), 1):.0f}%), "
+    print(f"\nset {args.set}: solved {solved}/{len(results)} ({100 * solved / max(len(results), 1):.0f}%), "
           f"total {total:.0f} s, slowest {slowest:.0f} s, over {args.timeout:.0f} s: "
           f"{sum(r['seconds'] >= args.timeout for r in results)}")
     if args.json:
