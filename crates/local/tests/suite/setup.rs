@@ -160,3 +160,32 @@ fn prerequisites_pass_when_only_python_is_needed() {
     assert!(setup::check_prerequisites(&paths).is_ok());
     assert!(Path::new(&paths.server_bin()).exists());
 }
+
+#[test]
+fn both_steps_run_and_the_failed_one_is_reported() {
+    // The server is built; the model is not: setup runs both steps (side by
+    // side), the build finds its marker, the model step fails its checksum,
+    // and that error is what setup returns, with both steps' lines relayed.
+    let dir = tempfile::tempdir().unwrap();
+    let paths = fake_runtime(dir.path());
+    std::fs::remove_file(paths.marker(model::MARKER)).unwrap();
+    std::fs::remove_file(paths.model_file()).unwrap();
+    cached_wheels(&paths, None);
+    let mut lines = Vec::new();
+    let err = setup::run(&paths, &mut |l| lines.push(l.to_string())).unwrap_err();
+    assert!(matches!(err, LocalError::Checksum { .. }), "{err}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "llama-server: already built, skipping"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("model: downloading 22 parts")),
+        "{lines:?}"
+    );
+    assert!(paths.server_bin().exists());
+    assert!(!paths.marker(model::MARKER).exists());
+}
