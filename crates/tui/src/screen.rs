@@ -23,7 +23,7 @@ use crate::dialog::Dialog;
 use crate::status::StatusInfo;
 use crate::subagents::Subagents;
 use crate::theme::Theme;
-use crate::tools::{ToolCall, call_line, finished_lines, result_text};
+use crate::tools::{ToolCall, call_line, finished_lines, full_output, result_text};
 
 mod draw;
 
@@ -62,7 +62,8 @@ pub struct Screen {
     tools: Vec<(String, ToolCall)>,
     /// The running `Agent` calls' subagents (their live lines).
     subagents: Subagents,
-    recent: VecDeque<(ToolCall, String)>,
+    /// The last calls and the lines Ctrl-O shows of their output.
+    recent: VecDeque<(ToolCall, Vec<String>)>,
     full_output: bool,
     pub(crate) composer: Composer,
     dialogs: VecDeque<Dialog>,
@@ -274,16 +275,15 @@ impl Screen {
             return;
         }
         self.note("Full tool output on (Ctrl-O to hide it)", Tone::Dim);
-        let recent: Vec<(ToolCall, String)> = self.recent.iter().cloned().collect();
+        let recent: Vec<(ToolCall, Vec<String>)> = self.recent.iter().cloned().collect();
         for (call, output) in recent {
             self.full_output_lines(&call, &output);
         }
     }
 
-    fn full_output_lines(&mut self, call: &ToolCall, output: &str) {
+    fn full_output_lines(&mut self, call: &ToolCall, lines: &[String]) {
         let marker = Span::styled("  ⎿ ", self.theme.dim());
         self.history.push(call_line(call, marker, self.theme));
-        let lines: Vec<&str> = output.lines().collect();
         for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
             self.history.push(Line::from(Span::styled(
                 format!("     {line}"),
@@ -319,7 +319,7 @@ impl Screen {
             EngineEvent::ToolProgress { tool_use_id, data } => {
                 self.subagents.on_progress(tool_use_id, data);
             }
-            EngineEvent::ToolResult { result, .. } => {
+            EngineEvent::ToolResult { result, detail } => {
                 self.subagents.finish(&result.tool_use_id);
                 let at = self
                     .tools
@@ -332,9 +332,10 @@ impl Screen {
                 for line in self.answer.finish() {
                     self.history.push(line);
                 }
+                let detail = detail.as_ref();
                 self.history
-                    .extend(finished_lines(&call, result, self.theme));
-                let output = result_text(result);
+                    .extend(finished_lines(&call, result, detail, self.theme));
+                let output = full_output(&result_text(result), detail);
                 if self.full_output {
                     self.full_output_lines(&call, &output);
                 }

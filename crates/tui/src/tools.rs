@@ -9,6 +9,7 @@
 //! is shown (`␛]0;x␇`), not the raw bytes.
 
 use orbit_protocol::{ToolResultBlock, ToolResultContent, ToolResultContentBlock};
+use orbit_tool::{ReadDetail, ToolDetail};
 use orbit_untrusted::{ReadOpts, read_untrusted};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -143,9 +144,11 @@ pub(crate) fn result_text(result: &ToolResultBlock) -> String {
 }
 
 /// The finished call: its line with a summary, then a diff for edits.
+/// `detail` is the tool's facts (`orbit_tool::ToolDetail`'s JSON form).
 pub(crate) fn finished_lines(
     call: &ToolCall,
     result: &ToolResultBlock,
+    detail: Option<&Value>,
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let raw = result_text(result);
@@ -161,7 +164,13 @@ pub(crate) fn finished_lines(
     let summary = match (&diff, failed) {
         (Some((_, added, removed)), _) => format!("+{added} -{removed}"),
         (None, true) => truncate(text.lines().next().unwrap_or("failed"), SUMMARY_MAX_CHARS),
-        (None, false) => summarize(&text),
+        (None, false) => match read_detail(detail) {
+            Some(read) => match shown_lines(&read).len() {
+                1 => "Read 1 line".to_string(),
+                n => format!("Read {n} lines"),
+            },
+            None => summarize(&text),
+        },
     };
     let style = if failed { theme.error() } else { theme.dim() };
     head.spans
@@ -171,6 +180,54 @@ pub(crate) fn finished_lines(
         out.extend(lines);
     }
     out
+}
+
+/// A Read's facts, when `detail` is one.
+fn read_detail(detail: Option<&Value>) -> Option<ReadDetail> {
+    match ToolDetail::from_value(detail?)? {
+        ToolDetail::Read(read) => Some(read),
+        _ => None,
+    }
+}
+
+/// The lines of a Read a person counts: the empty line after a file's
+/// final newline (Read shows it to the model) is not one.
+fn shown_lines(read: &ReadDetail) -> Vec<&str> {
+    let mut lines: Vec<&str> = read.content.split('\n').collect();
+    let last = read
+        .start_line
+        .saturating_add(read.num_lines)
+        .saturating_sub(1);
+    let at_end = read.total_lines.is_none_or(|total| total == last);
+    if at_end && lines.len() > 1 && lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    if read.content.is_empty() {
+        lines.clear();
+    }
+    lines
+}
+
+/// Columns a tab stands for in the full output (the terminal would
+/// otherwise show it as nothing: a cell holds one char).
+const TAB_COLUMNS: usize = 4;
+
+/// What Ctrl-O shows of a result: a Read's lines with their numbers set
+/// apart from the code (`  12  if __name__…`; the model's `12\t…` form
+/// loses its tab in a cell), anything else as it came; tabs expanded.
+pub(crate) fn full_output(raw: &str, detail: Option<&Value>) -> Vec<String> {
+    let expand = |line: &str| line.replace('\t', &" ".repeat(TAB_COLUMNS));
+    let Some(read) = read_detail(detail) else {
+        return raw.lines().map(expand).collect();
+    };
+    let lines = shown_lines(&read);
+    let last = read.start_line + u64::try_from(lines.len()).unwrap_or(0);
+    let width = last.max(1).to_string().len();
+    lines
+        .iter()
+        .zip(read.start_line.max(1)..)
+        .map(|(line, n)| format!("{n:>width$}  {}", expand(line)))
+        .collect()
 }
 
 /// `N lines`, or the only line when it is short.
@@ -262,5 +319,31 @@ pub(crate) mod tests {
         for (text, want) in cases {
             assert_eq!(summarize(text), want);
         }
+    }
+
+    /// A Read's numbered lines, for a whole file with and without a final
+    /// newline and for a window inside it.
+    #[test]
+    fn read_output_keeps_numbers_apart_and_counts_lines_as_a_person_does() {
+        let detail = |content: &str, start: u64, num: u64, total: Option<u64>| {
+            ToolDetail::Read(ReadDetail {
+                file: "a.py".into(),
+                content: content.into(),
+                num_lines: num,
+                start_line: start,
+                total_lines: total,
+            })
+            .to_value()
+        };
+        let cases = [
+            (detail("a\n\tb\n", 1, 3, Some(3)), vec!["1  a", "2      b"]),
+            (detail("a\nb", 1, 2, Some(2)), vec!["1  a", "2  b"]),
+            (detail("x\n", 9, 2, Some(20)), vec![" 9  x", "10  "]),
+            (detail("", 1, 1, Some(1)), vec![]),
+        ];
+        for (value, want) in cases {
+            assert_eq!(full_output("ignored", Some(&value)), want, "{value}");
+        }
+        assert_eq!(full_output("1\tx\n", None), vec!["1    x"]);
     }
 }
