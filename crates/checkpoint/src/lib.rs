@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod disk;
 mod git;
 mod hook;
 mod plain;
@@ -37,7 +38,10 @@ use serde::{Deserialize, Serialize};
 
 pub use hook::Checkpointer;
 pub use plain::{PLAIN_FILE_MAX_BYTES, PLAIN_MAX_FILES, PLAIN_MAX_TOTAL_BYTES};
-pub use probe::{PROBE_HASH_MAX_BYTES, PathStamp, Probe};
+pub use probe::{
+    Change, Content, NotKept, PROBE_HASH_MAX_BYTES, PROBE_KEEP_FILE_MAX_BYTES,
+    PROBE_KEEP_TOTAL_MAX_BYTES, PathStamp, Probe, StampKind,
+};
 pub use rewind::{RewindReport, line_counts, preview_code, rewind_code, undo};
 pub use state::{FileEntry, MODE_EXEC, MODE_FILE, MODE_LINK, State, changed_paths};
 pub use store::{Checkpoint, Kind, Manifest, STORE_DIR_NAME, STORE_MAX_BYTES, Snapshot, Store};
