@@ -23,7 +23,6 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
-mod disk;
 mod git;
 mod hook;
 mod plain;
