@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::LocalPaths;
-use crate::server::{ServerRecord, warm_server};
+use crate::warm::{ServerRecord, last_used, leased, now_secs, warm_server};
 
 /// Idle period of the shared server after an interactive run, in seconds.
 pub const DEFAULT_KEEP_ALIVE_SECS: u64 = 300;
@@ -104,12 +104,12 @@ fn serve_command(program: &Path, keep_alive: Duration) -> Command {
 /// now (0 = any moment), None while a run uses it or when none runs.
 pub fn idle_stop_in(paths: &LocalPaths) -> Option<u64> {
     let record = warm_server(paths)?;
-    if crate::server::leased(paths) {
+    if leased(paths) {
         return None;
     }
-    let last = crate::server::last_used(paths);
+    let last = last_used(paths);
     let stop_at = last.saturating_add(record.idle_timeout_secs);
-    Some(stop_at.saturating_sub(crate::server::now_secs()))
+    Some(stop_at.saturating_sub(now_secs()))
 }
 
 #[cfg(test)]

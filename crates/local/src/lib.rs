@@ -19,6 +19,8 @@
 //! - [`keep`]: after an interactive run (or with `ORBIT_LOCAL_KEEP_ALIVE`)
 //!   the server `acquire` starts is that shared warm server, kept for an
 //!   idle period (5 minutes by default) instead of stopping with the run.
+//! - `warm` (a leaf both of them use): the warm server's record, leases,
+//!   last-used time and health probe on disk.
 //!
 //! The chat template ([`CHAT_TEMPLATE`], the small-model profile's, from
 //! `orbit-profile`) is written next to the model; it makes llama-server
@@ -33,6 +35,7 @@ mod paths;
 pub mod server;
 pub mod setup;
 mod tied;
+mod warm;
 
 use thiserror::Error;
 
