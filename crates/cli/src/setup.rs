@@ -183,7 +183,12 @@ pub fn prepare_with(
     spec.log = Box::new(|line| crate::term_safe::eprintln_safe!("orbit: warning: {line}"));
     spec.tools = Some(tools);
     spec.permissions = permissions;
-    spec.rules_file = Some(cwd.join(orbit_permissions::LOCAL_RULES_FILE));
+    // "Always allow" answers are the person's own choice: kept in the
+    // user's data directory for this project, never in the project.
+    spec.rules_file = Some(orbit_config::saved_rules::saved_rules_file(
+        &config.data_dir,
+        &cwd,
+    ));
     spec.approver = approver;
     spec.hooks = config.hooks.clone();
     spec.hooks.extend(sdk.hooks);

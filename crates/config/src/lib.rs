@@ -7,7 +7,7 @@
 //! Env::from_process()                  the environment, read once (vars: every name)
 //!   │   └─ data_dir(&env)              $ORBIT_HOME, else $HOME/.orbit: the one rule
 //!   ▼
-//! SettingsLocations::standard(&env, project_dir)   candidate files, no I/O
+//! SettingsLocations::standard(&env, project_dir)   candidate files (no I/O but one canonicalize)
 //!   ▼
 //! Settings::load(&locations, --settings, --setting-sources)
 //!   │   reads the files that exist (managed > flag > local > project > user)
@@ -37,6 +37,7 @@ mod model_choice;
 mod origin;
 mod resolve;
 mod sandbox;
+pub mod saved_rules;
 mod settings;
 pub mod trust;
 pub mod vars;

@@ -4,7 +4,7 @@
 //! [`Settings::load`] tries each one once: a file that does not exist is
 //! skipped, one that exists is read and parsed, and one that cannot be read
 //! or parsed is an error naming it (with line and column for JSON errors).
-//! No directory is walked: at most one `open` per candidate (8 with the
+//! No directory is walked: at most one `open` per candidate (9 with the
 //! standard locations) plus the `--settings` file.
 //!
 //! Every read goes through `orbit_untrusted`, capped at
@@ -59,11 +59,17 @@ pub struct SettingsLocations {
 impl SettingsLocations {
     /// The standard places for a session in `project_dir`: see
     /// `MANAGED_PATHS`, `LOCAL_FILES`, `PROJECT_FILES`, and the user's
-    /// `<data dir>/settings.json` and Claude Code's `settings.json`
-    /// (`$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`).
+    /// `<data dir>/settings.json`, the rules saved for this project from
+    /// orbit's dialog ([`crate::saved_rules::saved_rules_file`]: the only
+    /// I/O here is making `project_dir` canonical) and Claude Code's
+    /// `settings.json` (`$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`).
     /// Errors only when there is no data directory ([`data_dir`]).
     pub fn standard(env: &Env, project_dir: &Path) -> Result<Self, ConfigError> {
-        let mut user = vec![data_dir(env)?.join(USER_FILE)];
+        let data = data_dir(env)?;
+        let mut user = vec![
+            data.join(USER_FILE),
+            crate::saved_rules::saved_rules_file(&data, project_dir),
+        ];
         // Claude Code's: `~/.claude/settings.json`, or in $CLAUDE_CONFIG_DIR.
         if let Some(dir) = crate::claude_code::claude_config_dir(env) {
             user.push(dir.join(CLAUDE_USER_SETTINGS));

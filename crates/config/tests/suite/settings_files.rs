@@ -50,10 +50,15 @@ fn standard_locations_are_the_issue_12_paths() {
         shown(l.paths(S::Project)),
         ["/p/.orbit/settings.json", "/p/.claude/settings.json"]
     );
-    assert_eq!(
-        shown(l.paths(S::User)),
-        ["/data/settings.json", "/h/.claude/settings.json"]
+    let user = shown(l.paths(S::User));
+    assert_eq!(user.len(), 3, "{user:?}");
+    assert_eq!(user[0], "/data/settings.json");
+    // The rules saved from orbit's dialog for this project, by its path.
+    assert!(
+        user[1].starts_with("/data/project-permissions/p-"),
+        "{user:?}"
     );
+    assert_eq!(user[2], "/h/.claude/settings.json");
     assert!(l.paths(S::Flag).is_empty());
 }
 

@@ -140,3 +140,57 @@ fn a_bad_hook_entry_is_an_error_naming_the_file() {
         assert!(err.to_string().starts_with(expected), "{err}");
     }
 }
+
+/// A rule saved from orbit's dialog lives in the user's data directory,
+/// keyed by the project's canonical path: it applies in an untrusted
+/// folder (reached through a symlink too), while the repository's own
+/// `.orbit/settings.local.json` allow rules stay ignored there, and no
+/// other directory gets the saved rule.
+#[test]
+fn rules_saved_from_the_dialog_apply_only_to_their_own_project() {
+    use orbit_config::saved_rules::saved_rules_file;
+    use orbit_config::{SettingSources, Settings, SettingsLocations};
+
+    let d = Dirs::new();
+    let project = d.project.path().canonicalize().unwrap();
+    std::fs::create_dir_all(project.join(".orbit")).unwrap();
+    std::fs::write(
+        project.join(".orbit/settings.local.json"),
+        r#"{"permissions": {"allow": ["Bash(curl:*)"]}}"#,
+    )
+    .unwrap();
+    let store = saved_rules_file(&d.data_dir(), &project);
+    assert!(store.starts_with(d.data_dir()), "{}", store.display());
+    orbit_permissions::persist_allow_rule(&store, "Bash(python3 -m unittest:*)").unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let link_parent = tempfile::tempdir().unwrap();
+    let link = link_parent.path().join("via-link");
+    std::os::unix::fs::symlink(&project, &link).unwrap();
+
+    let allowed = |dir: &std::path::Path| -> (Vec<String>, bool, String) {
+        let locations = SettingsLocations::standard(&d.env(), dir).unwrap();
+        let s = Settings::load(&locations, None, SettingSources::all()).unwrap();
+        let overrides = Overrides {
+            cwd: dir.to_path_buf(),
+            ..Overrides::default()
+        };
+        let config = resolve(&overrides, &d.env(), &s);
+        let rules = config
+            .permissions
+            .allow
+            .iter()
+            .map(|r| r.value.clone())
+            .collect();
+        let line = config.trust_skipped.line(dir);
+        (rules, config.project_trusted, line)
+    };
+    for dir in [project.as_path(), link.as_path()] {
+        let (rules, trusted, line) = allowed(dir);
+        assert!(!trusted);
+        assert_eq!(rules, ["Bash(python3 -m unittest:*)"], "{}", dir.display());
+        // The repository's rule is still the one ignored.
+        assert!(line.contains("permissions.allow (1 rules)"), "{line}");
+    }
+    let (rules, _, _) = allowed(other.path());
+    assert!(rules.is_empty(), "{rules:?}");
+}
