@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod disk;
 mod git;
 mod hook;
 mod plain;

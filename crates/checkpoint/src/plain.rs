@@ -177,7 +177,7 @@ fn store_object(store: &Path, id: &str, bytes: &[u8]) -> Result<u64, CheckpointE
     if path.exists() {
         return Ok(0);
     }
-    crate::store::write_atomic(&path, bytes)?;
+    crate::disk::write_atomic(&path, bytes)?;
     Ok(bytes.len() as u64)
 }
 

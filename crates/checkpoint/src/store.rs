@@ -18,6 +18,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::disk::{dir_bytes, read_json, write_json};
 use crate::git::GitRepo;
 use crate::plain::{self, Stamps};
 use crate::state::State;
@@ -275,37 +276,4 @@ pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
-}
-
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), CheckpointError> {
-    let bytes = serde_json::to_vec(value).map_err(|e| CheckpointError::Damaged(e.to_string()))?;
-    write_atomic(path, &bytes)
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(CheckpointError::io(dir))?;
-    }
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(CheckpointError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(CheckpointError::io(path))
-}
-
-/// Bytes of the files under `dir` (0 when it does not exist).
-fn dir_bytes(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
-            _ => e.metadata().map_or(0, |m| m.len()),
-        })
-        .sum()
 }
