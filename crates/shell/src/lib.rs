@@ -188,6 +188,23 @@ impl Script {
             && self.paths.iter().all(|p| !p.unknown)
     }
 
+    /// True when every file the script can write is among
+    /// [`Script::file_access`]'s `writes`: each command is read-only, a
+    /// plain writer whose written files are all operands (`tee`, `touch`,
+    /// `mv`, `cp` without `-t`/backups, …) or `sed -i` with inert programs,
+    /// no `cd`, nothing evaluates code, every path known. Then "those
+    /// files are unchanged" means "the command changed no file".
+    pub fn writes_are_named(&self) -> bool {
+        readonly::writes_are_named(&self.parts, self.hazards, &self.paths)
+    }
+
+    /// True when the script may run in another directory than it started
+    /// in (`cd`, `pushd`, `popd`, or a construct the walk does not know):
+    /// then its relative paths are not where the caller's cwd puts them.
+    pub fn changes_directory(&self) -> bool {
+        readonly::changes_directory(&self.parts)
+    }
+
     /// See [`is_destructive`].
     pub fn is_destructive(&self) -> bool {
         readonly::tree_is_destructive(&self.source, &self.tree)

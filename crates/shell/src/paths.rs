@@ -1,7 +1,7 @@
 //! The files a simple command reads and writes, as far as its words show
 //! them: the operands of read commands (`cat`, `head`, `grep` after its
 //! pattern, `find` roots, `git`'s repository, …), the files write commands
-//! name (`tee`, `touch`, `cp`'s target, `sort -o`, `sed -i`, …) and the
+//! name (`tee`, `touch`, `cp`'s target, `sort -o`, `sed -i`, `perl -i`, …) and the
 //! targets of its redirections. The permission policy applies Read deny
 //! rules and workspace boundaries to them.
 //!
@@ -189,6 +189,9 @@ pub(crate) fn command_paths(command: &SimpleCommand, start: usize) -> CommandPat
         "sed" if args.iter().any(|a| in_place(a.value.as_deref())) => {
             spec_paths(&SED_IN_PLACE, args, &mut paths)
         }
+        "perl" if args.iter().any(|a| in_place(a.value.as_deref())) => {
+            spec_paths(&PERL_IN_PLACE, args, &mut paths)
+        }
         _ => {
             if let Some(spec) = SPECS.iter().find(|s| s.names.contains(&name)) {
                 spec_paths(spec, args, &mut paths);
@@ -211,6 +214,16 @@ const SED_IN_PLACE: Spec = Spec {
     role: Role::Write,
     leading: 1,
     program_options: &["-e", "--expression", "-f", "--file"],
+    ..BASE
+};
+
+/// `perl -pi -e PROGRAM FILE…` (`-i`, `-i.bak`, a cluster with `i`):
+/// the files are written; without `-e` the first operand is the script.
+const PERL_IN_PLACE: Spec = Spec {
+    names: &["perl"],
+    role: Role::Write,
+    leading: 1,
+    program_options: &["-e", "-E"],
     ..BASE
 };
 

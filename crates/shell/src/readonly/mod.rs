@@ -27,6 +27,7 @@ mod file_edits;
 mod programs;
 mod rules;
 mod wrappers;
+mod written;
 
 use tree_sitter::Tree;
 
@@ -37,6 +38,7 @@ use crate::{Redirect, SimpleCommand};
 
 pub(crate) use file_edits::parts_only_manage_files;
 pub use rules::{DESTRUCTIVE_COMMANDS, READ_ONLY_COMMANDS};
+pub(crate) use written::{changes_directory, writes_are_named};
 
 /// True when the script whose walk is `parts` and whose scan found
 /// `hazards` only reads (see the module docs).
