@@ -28,6 +28,7 @@ mod mode;
 mod persist;
 mod policy;
 mod rule;
+mod suggest;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -35,9 +36,10 @@ use std::path::{Path, PathBuf};
 use orbit_tool::CallFacts;
 
 pub use mode::{ParseModeError, PermissionMode};
-pub use persist::{LOCAL_RULES_FILE, PersistError, persist_allow_rule, suggested_rule};
+pub use persist::{LOCAL_RULES_FILE, PersistError, persist_allow_rule};
 pub use policy::Policy;
 pub use rule::{PermissionRule, RuleError, Specifier, parse_rule_list};
+pub use suggest::suggested_rule;
 pub use workspace::canonical_target;
 
 /// The session's permission settings (`--permission-mode`, `--allowedTools`,

@@ -275,7 +275,7 @@ pub(crate) fn parts_allowed<'r>(
         })
 }
 
-fn part_is_read_only(command: &SimpleCommand) -> bool {
+pub(crate) fn part_is_read_only(command: &SimpleCommand) -> bool {
     command.assignments.is_empty()
         && !command.has_substitution
         && command.redirects.iter().all(|r| r.touches_no_file())

@@ -1,22 +1,22 @@
-//! "Always allow": the rule an approval suggests ([`suggested_rule`]) and
-//! how it is kept for later sessions ([`persist_allow_rule`]: appended to
-//! `permissions.allow` of a settings file, `.orbit/settings.local.json`
-//! of the project). The file is merged, never replaced: every other key
-//! stays, a rule already there is not added twice, and the new text is
-//! written to a temporary file in the same directory and renamed over the
-//! old one, so a crash leaves the old file or the new one, never half.
+//! "Always allow": how the rule an approval saves (`crate::suggested_rule`)
+//! is kept for later sessions ([`persist_allow_rule`]: appended to
+//! `permissions.allow` of a settings file — the CLI's is the user-level
+//! file of the project, `orbit_config::saved_rules`). The file is merged,
+//! never replaced: every other key stays, a rule already there is not
+//! added twice, and the new text is written to a temporary file in the
+//! same directory and renamed over the old one, so a crash leaves the old
+//! file or the new one, never half.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use orbit_tool::CallFacts;
 use orbit_untrusted::{CONFIG_FILE_MAX_BYTES, ReadOpts, read_untrusted};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::rule::{PermissionRule, Specifier};
-
-/// Where a project keeps "always allow" rules, relative to its root.
+/// A project's local settings file, relative to its root (`/permissions
+/// allow` and the dialog wrote here before; a repository can ship it, so an
+/// untrusted folder ignores its allow rules).
 pub const LOCAL_RULES_FILE: &str = ".orbit/settings.local.json";
 
 /// Why a rule could not be persisted; the file is left as it was.
@@ -40,42 +40,6 @@ pub enum PersistError {
         /// What is wrong.
         message: String,
     },
-}
-
-/// The rule that would allow calls like this one again: the exact command
-/// (`Bash(npm test)`), the host (`WebFetch(domain:docs.rs)`), the file
-/// written (`Edit(//abs/file)`) or the directory read (`Read(//abs/dir/**)`),
-/// else the tool. None when the command cannot be written as a rule.
-pub fn suggested_rule(tool_name: &str, facts: &CallFacts) -> Option<String> {
-    let candidate = if let Some(command) = &facts.command {
-        format!("{tool_name}({})", command.trim())
-    } else if let Some(host) = facts.network.as_deref().and_then(crate::matcher::url_host) {
-        format!("{tool_name}(domain:{host})")
-    } else if let Some(path) = facts.writes.first() {
-        format!("Edit(/{})", globset::escape(&path.to_string_lossy()))
-    } else if let Some(path) = facts.reads.first() {
-        let dir = if path.is_dir() {
-            path.as_path()
-        } else {
-            path.parent().unwrap_or(path)
-        };
-        format!("Read(/{}/**)", globset::escape(&dir.to_string_lossy()))
-    } else {
-        tool_name.to_string()
-    };
-    let rule = PermissionRule::parse(&candidate).ok()?;
-    // A specifier that does not mean what was suggested is not offered.
-    let meant = matches!(
-        (&rule.specifier, &facts.command, &facts.network),
-        (Specifier::Command(_), Some(_), _)
-            | (Specifier::Domain(_), None, Some(_))
-            | (
-                Specifier::WritePath(_) | Specifier::ReadPath(_) | Specifier::Whole,
-                None,
-                None
-            )
-    );
-    meant.then_some(rule.text)
 }
 
 /// Appends `rule` to `permissions.allow` of the settings file at `path`
@@ -214,37 +178,6 @@ mod tests {
             let err = persist_allow_rule(&path, "Read").unwrap_err();
             assert!(matches!(err, PersistError::Malformed { .. }), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-        }
-    }
-
-    #[test]
-    fn suggestions_are_rules_that_mean_the_call() {
-        let facts = |f: fn(&mut CallFacts)| {
-            let mut facts = CallFacts::default();
-            f(&mut facts);
-            facts
-        };
-        let table = [
-            (
-                "Bash",
-                facts(|f| f.command = Some("npm test".into())),
-                Some("Bash(npm test)"),
-            ),
-            ("Bash", facts(|f| f.command = Some("a; b".into())), None),
-            (
-                "WebFetch",
-                facts(|f| f.network = Some("https://Docs.rs:443/x".into())),
-                Some("WebFetch(domain:docs.rs)"),
-            ),
-            (
-                "Write",
-                facts(|f| f.writes = vec!["/tmp/a[1].txt".into()]),
-                Some("Edit(//tmp/a[[]1[]].txt)"),
-            ),
-            ("TodoWrite", CallFacts::default(), Some("TodoWrite")),
-        ];
-        for (tool, facts, want) in table {
-            assert_eq!(suggested_rule(tool, &facts).as_deref(), want, "{tool}");
         }
     }
 }

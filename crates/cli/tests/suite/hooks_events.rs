@@ -120,7 +120,7 @@ fn failure_and_permission_inputs_carry_claude_code_s_fields() {
     assert_eq!(asked.len(), 1);
     assert_eq!(
         asked[0]["permission_suggestions"],
-        json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch marker"}],
+        json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
             "behavior": "allow", "destination": "localSettings"}])
     );
     // Reading a missing file fails.

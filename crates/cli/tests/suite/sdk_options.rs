@@ -237,7 +237,7 @@ fn can_use_tool_gets_suggestions_and_a_picked_rule_allows_the_next_call() {
     assert_eq!(offered["type"], "addRules", "{asked:?}");
     assert_eq!(offered["behavior"], "allow");
     assert_eq!(offered["rules"][0]["toolName"], "Bash");
-    assert_eq!(offered["rules"][0]["ruleContent"], "touch one.txt");
+    assert_eq!(offered["rules"][0]["ruleContent"], "touch:*");
     assert!(scratch.path().join("one.txt").exists());
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
