@@ -359,6 +359,11 @@ pub(crate) fn restrict(landlock: Option<&OwnedFd>, filters: &[BpfProgram]) -> Re
     Ok(())
 }
 
+/// Exit status of the helper when it cannot apply the policy or start the
+/// command, and of a confined command whose step failed after the fork
+/// (like `env`/`nohup`: 126 found but not runnable).
+pub const SANDBOX_HELPER_FAILED_EXIT: i32 = 126;
+
 /// Says on stderr which step failed (`orbit sandbox: STEP: errno N`) and
 /// ends the child with `code`, without running any Rust or libc exit code.
 pub(crate) fn fail_and_exit(failure: &Failure, code: i32) -> ! {

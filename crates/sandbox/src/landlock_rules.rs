@@ -7,7 +7,8 @@
 //! ([`read_grants`]); the denied path itself gets no rule. Writes are
 //! granted on the writable roots. Best effort: a kernel that lacks a
 //! Landlock feature enforces what it has, and the status says how much
-//! (the parent has already told the user once, see `crate::probe`).
+//! (the parent has already told the user once, see `crate::probe`, which
+//! reads the kernel's version through [`landlock_abi`]).
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,9 @@ use crate::policy::NetworkPolicy;
 
 /// The newest Landlock ABI this code was written and tested against.
 const TARGET_ABI: ABI = ABI::V6;
+
+/// `landlock_create_ruleset` flag that asks for the ABI version.
+const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
 
 /// Character devices every command may write (`>/dev/null` etc.).
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
@@ -94,10 +98,26 @@ pub(crate) fn ruleset(
     Ok(created.into())
 }
 
+/// The kernel's Landlock ABI version (None: no Landlock).
+#[allow(unsafe_code)]
+pub(crate) fn landlock_abi() -> Option<i32> {
+    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the
+    // ABI version (or -1 with errno); no memory is passed.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    (abi > 0).then(|| i32::try_from(abi).unwrap_or(i32::MAX))
+}
+
 /// The bits of every file-system right this kernel's Landlock knows (up to
 /// [`TARGET_ABI`]): what a write rule added after the fork grants.
 pub(crate) fn all_fs_access_bits() -> u64 {
-    let kernel = crate::probe::landlock_abi().map_or(ABI::Unsupported, ABI::from);
+    let kernel = landlock_abi().map_or(ABI::Unsupported, ABI::from);
     let abi = if kernel < TARGET_ABI {
         kernel
     } else {

@@ -18,6 +18,7 @@
 mod apply;
 mod child;
 mod landlock_rules;
+mod layout;
 mod mount_api;
 mod mounts;
 mod policy;
@@ -27,10 +28,9 @@ mod proxy;
 mod seccomp;
 mod trial;
 
-pub use apply::{
-    Applied, Layout, PROBE_NAMESPACE_ARG, SANDBOX_HELPER_FAILED_EXIT, apply_to_self, helper_main,
-    layout,
-};
+pub use apply::{Applied, PROBE_NAMESPACE_ARG, apply_to_self, helper_main};
+pub use child::SANDBOX_HELPER_FAILED_EXIT;
+pub use layout::{Layout, layout};
 pub use policy::{
     DEFAULT_DENY_READ_IN_HOME, HelperArgs, NetworkPolicy, PROTECTED_SUBPATHS, SandboxMode,
     SandboxPolicy, parse_helper_args,

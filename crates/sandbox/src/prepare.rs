@@ -5,7 +5,7 @@
 //!
 //! Flow: [`Sandbox::new`] compiles the seccomp programs once per session;
 //! per command [`Sandbox::prepare`] computes the paths for its cwd
-//! (`crate::apply::layout`), plans the mount namespace
+//! (`crate::layout`), plans the mount namespace
 //! (`crate::mounts::MountSteps`: C strings, order, mount points), builds
 //! the Landlock ruleset (an fd; the parent stays unrestricted) and the
 //! command's environment (`TMPDIR`, the proxy variables). [`Sandbox::confine`]
@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use seccompiler::BpfProgram;
 
-use crate::apply::{PROXY_ENV_VARS, SANDBOX_HELPER_FAILED_EXIT, layout};
-use crate::child::{self, Failure};
+use crate::child::{self, Failure, SANDBOX_HELPER_FAILED_EXIT};
+use crate::layout::layout;
 use crate::mounts::{MountPlan, MountSteps, TMP_DIR};
 use crate::policy::{NetworkPolicy, SandboxMode, SandboxPolicy};
 use crate::{SandboxError, landlock_rules, seccomp};
@@ -52,6 +52,17 @@ pub struct Prepared {
     env: Vec<(&'static str, OsString)>,
     remove_env: &'static [&'static str],
 }
+
+/// Variables that point HTTP clients (curl, cargo, npm, pip, git) at the
+/// allow-list proxy.
+const PROXY_ENV_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
 
 /// Variables a proxied command must not have (they would bypass the proxy).
 const NO_PROXY_VARS: &[&str] = &["NO_PROXY", "no_proxy"];

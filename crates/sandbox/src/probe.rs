@@ -3,13 +3,11 @@
 //! texts that say what is missing and what orbit does instead.
 #![allow(unsafe_code)]
 
+use crate::landlock_rules::landlock_abi;
 use crate::mounts::MountSteps;
 use crate::policy::{NetworkPolicy, SandboxMode, SandboxPolicy};
 use crate::trial::Layer;
 use crate::{child, mount_api};
-
-/// `landlock_create_ruleset` flag that asks for the ABI version.
-const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
 
 /// The sandbox features of the running kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,21 +127,6 @@ pub fn probe_namespace() -> Result<(), String> {
         .into_iter()
         .next()
         .map_or(Ok(()), |(_, why)| Err(why))
-}
-
-/// The kernel's Landlock ABI version (None: no Landlock).
-pub(crate) fn landlock_abi() -> Option<i32> {
-    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the
-    // ABI version (or -1 with errno); no memory is passed.
-    let abi = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    (abi > 0).then(|| i32::try_from(abi).unwrap_or(i32::MAX))
 }
 
 /// Whether this process can make the namespace the sandbox makes: enters
