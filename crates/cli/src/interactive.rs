@@ -5,7 +5,11 @@
 //! switch to from the same flags. Without a terminal on stdin and stdout
 //! it stops with one clear error (no UI on a pipe). In an untrusted folder
 //! whose settings carry what trust would enable, the UI asks "Trust this
-//! folder?" first ([`TrustAsk`]).
+//! folder?" first ([`TrustAsk`]). While the UI runs, stderr is
+//! redirected into its scrollback ([`stderr_capture`]): warnings of this
+//! set-up and of `/clear`'s and `/resume`'s ones included.
+
+mod stderr_capture;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -26,6 +30,14 @@ pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             "interactive mode needs a terminal on stdin and stdout; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
         );
     }
+    // Not fatal: without the pipe, stderr stays the terminal's.
+    let (capture, notices) = match stderr_capture::start() {
+        Ok((capture, sink)) => (Some(capture), Some(sink)),
+        Err(err) => {
+            tracing::debug!(%err, "stderr not redirected into the UI");
+            (None, None)
+        }
+    };
     let (approver, inbox) = orbit_tui::approver();
     let factory = Factory {
         args: args.clone(),
@@ -43,8 +55,11 @@ pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
         home: env.get("HOME").map(std::path::PathBuf::from),
         color: env.get("NO_COLOR").is_none(),
         trust,
+        notices,
     };
-    orbit_tui::run(first, options).await?;
+    let ran = orbit_tui::run(first, options).await;
+    drop(capture);
+    ran?;
     Ok(0)
 }
 

@@ -317,6 +317,12 @@ impl QueryEngine {
     pub fn total_cost_usd(&self) -> f64 {
         self.session.total_cost_usd()
     }
+
+    /// The session's model provider (`ModelClient::provider`: `anthropic`,
+    /// `openai`, `local`, …).
+    pub fn provider(&self) -> &str {
+        self.client.provider()
+    }
 }
 
 /// The session's project directory: the canonical cwd (as given when it

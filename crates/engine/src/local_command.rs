@@ -17,12 +17,52 @@ use orbit_protocol::{
 
 use crate::context_usage::ContextUsage;
 use crate::engine::QueryEngine;
+use orbit_model::catalog::{ModelRefused, Provider};
 
 /// The `model` of a locally answered command's `assistant` message (Claude
 /// Code's name for it).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 impl QueryEngine {
+    /// `/model NAME`: the model id to switch to, or why this session's
+    /// provider cannot run it (the catalog's `runs_on`; a client the
+    /// catalog does not know takes any name).
+    pub fn check_model(&self, name: &str) -> Result<String, ModelRefused> {
+        let current = &self.config().model;
+        match Provider::of_client(self.provider()) {
+            Some(provider) => orbit_model::catalog::check_model(provider, current, name),
+            None => Ok(orbit_model::catalog::resolve_alias(name).to_string()),
+        }
+    }
+
+    /// What `/model` lists: the aliases and ids this session's provider
+    /// runs (an OpenAI-compatible server may run others too).
+    pub fn model_choices(&self) -> Vec<String> {
+        let provider = Provider::of_client(self.provider());
+        let all = provider
+            .map(orbit_model::catalog::choices)
+            .unwrap_or_default();
+        // Claude's rows by alias (its dated ids are many); rows without
+        // aliases (OpenAI's, the local model) by id.
+        let aliased: Vec<_> = all.iter().filter(|f| !f.aliases.is_empty()).collect();
+        let shown = if aliased.is_empty() {
+            all.iter().collect()
+        } else {
+            aliased
+        };
+        let mut out: Vec<String> = shown
+            .iter()
+            .map(|facts| match facts.aliases.first() {
+                Some(alias) => format!("{alias} ({})", facts.id),
+                None => facts.id.to_string(),
+            })
+            .collect();
+        if provider != Some(Provider::Local) {
+            out.push("or a full model ID".to_string());
+        }
+        out
+    }
+
     /// Runs a built-in command (module docs); the events to print, the
     /// result last. `/init` ([`LocalCommand::Prompt`]) is a prompt for
     /// the model, not run here: the front end submits it.
@@ -34,19 +74,17 @@ impl QueryEngine {
             LocalCommand::Context => Ok(context_text(&self.context_usage())),
             LocalCommand::Cost => Ok(self.cost_text()),
             LocalCommand::Model(None) => Ok(format!(
-                "Current model: `{}`\nUsage: /model <name>. Available: {}, or a full model ID.",
+                "Current model: `{}`\nUsage: /model <name>. Available: {}.",
                 self.config().model,
-                orbit_model::catalog::ALIASES
-                    .iter()
-                    .map(|(alias, _)| *alias)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.model_choices().join(", ")
             )),
-            LocalCommand::Model(Some(name)) => {
-                let id = orbit_model::catalog::resolve_alias(name).to_string();
-                self.set_model(id.clone());
-                Ok(format!("Set model to `{id}` for this session only"))
-            }
+            LocalCommand::Model(Some(name)) => match self.check_model(name) {
+                Ok(id) => {
+                    self.set_model(id.clone());
+                    Ok(format!("Set model to `{id}` for this session only"))
+                }
+                Err(why) => Err(format!("Model not switched: {why}")),
+            },
             LocalCommand::Clear if self.messages().is_empty() => Ok(String::new()),
             LocalCommand::Clear => Err(
                 "/clear: a headless session keeps its history; start a new session (without -c/--resume) for a clean one"

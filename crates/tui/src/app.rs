@@ -54,6 +54,8 @@ pub struct TuiOptions {
     pub color: bool,
     /// "Trust this folder?", asked once at start; None: nothing to ask.
     pub trust: Option<TrustAsk>,
+    /// Lines written to stderr while the UI runs (shown in the scrollback).
+    pub notices: Option<crate::NoticeSink>,
 }
 
 /// How the UI ended.
@@ -101,6 +103,9 @@ struct App {
     index_ready: tokio::sync::mpsc::UnboundedReceiver<()>,
     /// The `statusLine` command of the session, if one is set.
     status_line: Option<StatusLine>,
+    /// Stderr lines to show (`crate::notices`).
+    notices: Option<crate::NoticeSink>,
+    theme: Theme,
 }
 
 pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<ExitInfo, TuiError> {
@@ -154,6 +159,11 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         .set_index_waker(orbit_composer::IndexWaker(std::sync::Arc::new(move || {
             let _ = index_tx.send(());
         })));
+    // `--continue` / `--resume`: the history shown again.
+    let mut collapsed = crate::replay::Collapsed::default();
+    if !engine.messages().is_empty() {
+        crate::replay::replay(&engine, &mut screen, &mut collapsed, theme);
+    }
     let term = Term::start()?;
     let mut app = App {
         front: Front::new(screen, cwd),
@@ -171,7 +181,10 @@ pub(crate) async fn run(session: OpenedSession, options: TuiOptions) -> Result<E
         pending_prompt: None,
         index_ready,
         status_line,
+        notices: options.notices,
+        theme,
     };
+    app.front.collapsed = collapsed;
     // The first prompt (`orbit "PROMPT"`) is submitted as if typed, after
     // the folder trust question when there is one.
     let prompt = options.initial_prompt.filter(|p| !p.trim().is_empty());
@@ -237,6 +250,9 @@ impl App {
                     self.front.screen.ask_with_reply(ask);
                 }
                 Some(()) = self.index_ready.recv() => {}
+                lines = crate::notices::next(self.notices.as_ref()) => {
+                    crate::notices::show(&mut self.front.screen, lines);
+                }
             }
         }
     }
@@ -336,7 +352,8 @@ impl App {
         // `Term::start`): take it here.
         let _ = crossterm::event::poll(Duration::ZERO);
         self.term.restore()?;
-        let edited = crate::commands::open_in_editor(path);
+        let stderr = self.notices.as_ref().and_then(|n| n.terminal_stderr());
+        let edited = crate::commands::open_in_editor(path, stderr);
         self.term = Term::start()?;
         match edited {
             Ok(()) => self.front.screen.note(
@@ -384,11 +401,15 @@ impl App {
                     .await;
                 self.replace_engine(opened).await;
                 let id = self.engine.session_id().to_string();
+                self.front.collapsed.clear();
                 if resuming {
-                    crate::commands::recap(&self.engine, &mut self.front.screen);
-                    self.front
-                        .screen
-                        .note(&format!("Resumed session {id}"), Tone::Dim);
+                    let front = &mut self.front;
+                    crate::replay::replay(
+                        &self.engine,
+                        &mut front.screen,
+                        &mut front.collapsed,
+                        self.theme,
+                    );
                 } else {
                     self.front
                         .screen
@@ -427,6 +448,7 @@ impl App {
             term,
             context,
             status_line,
+            notices,
             ..
         } = self;
         let mut stream: LocalBoxStream<'_, Done> = match job {
@@ -481,6 +503,9 @@ impl App {
                 }
                 event = events.next() => front.on_terminal_item(event, &policy)?,
                 Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask),
+                lines = crate::notices::next(notices.as_ref()) => {
+                    crate::notices::show(&mut front.screen, lines);
+                }
                 _ = tick.tick() => {}
             }
         }

@@ -12,7 +12,6 @@
 use orbit_commands::INIT_PROMPT;
 use orbit_composer::custom::CustomCommand;
 use orbit_engine::QueryEngine;
-use orbit_protocol::{ContentBlock, Role};
 
 use crate::action::{Action, Job};
 use crate::screen::{Picker, PickerKind, Screen, Tone};
@@ -79,8 +78,6 @@ const KEYS_HELP: &str = "Keys: Enter send · Shift-Enter or \\+Enter new line ·
 
 /// Sessions the `/resume` picker lists.
 const PICKER_MAX_SESSIONS: usize = 30;
-/// Messages of a resumed session shown again.
-const RECAP_MESSAGES: usize = 4;
 
 /// Runs `/name args`; what is left for the app to do.
 pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
@@ -149,11 +146,21 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         }
         "model" if args.is_empty() => {
             screen.note(
-                &format!("Model: {} (/model NAME switches)", engine.config().model),
+                &format!(
+                    "Model: {} on {} (/model NAME switches)",
+                    engine.config().model,
+                    engine.provider()
+                ),
                 Tone::Plain,
             );
+            let choices = engine.model_choices().join(", ");
+            screen.note(&format!("  Available: {choices}"), Tone::Dim);
         }
-        "model" => return Some(Action::Model(args.to_string())),
+        // Only what the session's provider runs (the catalog says which).
+        "model" => match engine.check_model(args) {
+            Ok(id) => return Some(Action::Model(id)),
+            Err(why) => screen.note(&format!("Model not switched: {why}"), Tone::Error),
+        },
         "permissions" => permissions(engine, screen, args),
         "output-style" => crate::style_command::run(engine, screen, args),
         "mcp" => {
@@ -242,17 +249,26 @@ fn memory(engine: &QueryEngine, screen: &mut Screen, args: &str) -> Option<Actio
 }
 
 /// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `path` (through `sh`, so
-/// an editor with arguments such as `code -w` works) and waits for it.
-pub(crate) fn open_in_editor(path: &std::path::Path) -> Result<(), String> {
+/// an editor with arguments such as `code -w` works) and waits for it;
+/// `stderr`: the terminal's, when the UI's stderr is redirected.
+pub(crate) fn open_in_editor(
+    path: &std::path::Path,
+    stderr: Option<std::process::Stdio>,
+) -> Result<(), String> {
     let editor = ["VISUAL", "EDITOR"]
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
         .unwrap_or_else(|| "vi".to_string());
-    let status = std::process::Command::new("sh")
+    let mut command = std::process::Command::new("sh");
+    command
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
         .arg("sh")
-        .arg(path)
+        .arg(path);
+    if let Some(stderr) = stderr {
+        command.stderr(stderr);
+    }
+    let status = command
         .status()
         .map_err(|err| format!("Could not start {editor}: {err}"))?;
     if status.success() {
@@ -326,12 +342,14 @@ fn other_sessions(engine: &QueryEngine) -> Vec<(String, String)> {
         .unwrap_or_else(|_| config.cwd.clone());
     let current = engine.session_id();
     let list = orbit_session::list_project(&config.data_dir, &cwd).unwrap_or_default();
+    let now = std::time::SystemTime::now();
     list.into_iter()
         .filter(|s| s.session_id != current)
         .take(PICKER_MAX_SESSIONS)
         .map(|s| {
             let label = format!(
-                "{} · {} calls · {}",
+                "{} · {} · {} calls · {}",
+                last_used(s.last_activity, now),
                 &s.session_id[..s.session_id.len().min(8)],
                 s.turns,
                 truncate(&s.first_prompt, 50)
@@ -341,24 +359,49 @@ fn other_sessions(engine: &QueryEngine) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The last messages of a resumed session, shown again.
-pub(crate) fn recap(engine: &QueryEngine, screen: &mut Screen) {
-    let messages = engine.messages();
-    let start = messages.len().saturating_sub(RECAP_MESSAGES);
-    let mut lines: Vec<(String, bool)> = Vec::new();
-    for message in &messages[start..] {
-        for block in &message.content {
-            if let ContentBlock::Text { text, .. } = block {
-                let first: Vec<&str> = text.lines().take(3).collect();
-                lines.push((first.join("\n"), message.role == Role::User));
-            }
+/// When a session was last used, for the picker: `3h ago · 2026-12-06
+/// 18:40` (UTC; a time in the future, a clock change, reads "just now").
+fn last_used(at: std::time::SystemTime, now: std::time::SystemTime) -> String {
+    let ago = now.duration_since(at).map_or(0, |d| d.as_secs());
+    let relative = match ago {
+        0..60 => "just now".to_string(),
+        60..3_600 => format!("{}m ago", ago / 60),
+        3_600..86_400 => format!("{}h ago", ago / 3_600),
+        _ => format!("{}d ago", ago / 86_400),
+    };
+    let secs = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let (y, m, d) = orbit_session::civil_from_days(days);
+    let rem = secs % 86_400;
+    format!(
+        "{relative} · {y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3_600,
+        rem % 3_600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use super::last_used;
+
+    /// The picker's time: relative, then the UTC date and minute.
+    #[test]
+    fn last_used_is_relative_then_the_date() {
+        let at = UNIX_EPOCH + Duration::from_secs(1_796_582_400);
+        let cases = [
+            (10, "just now"),
+            (5 * 60, "5m ago"),
+            (3 * 3_600, "3h ago"),
+            (2 * 86_400, "2d ago"),
+        ];
+        for (later, relative) in cases {
+            let now = at + Duration::from_secs(later);
+            assert_eq!(last_used(at, now), format!("{relative} · 2026-12-06 18:40"));
         }
-    }
-    for (text, user) in lines {
-        if user {
-            screen.user_prompt(&text);
-        } else {
-            screen.note(&text, Tone::Plain);
-        }
+        assert!(last_used(at + Duration::from_secs(60), at).starts_with("just now"));
     }
 }

@@ -1,7 +1,8 @@
 //! [`Front`]: the part of the app keys change (the screen, the work
 //! queue, exit and interrupt flags), everything but the engine. Keys that
 //! act at once (Esc, Ctrl-C, Ctrl-D, Shift-Tab, Ctrl-O, dialog and picker
-//! keys) are handled here; submissions become [`Work`] queued for the app,
+//! keys) are handled here (Ctrl-O also expands a resumed session's
+//! collapsed texts, `crate::replay`); submissions become [`Work`] queued for the app,
 //! which runs it when nothing runs.
 
 use std::collections::VecDeque;
@@ -13,6 +14,7 @@ use orbit_composer::{ComposerEvent, Submission};
 use orbit_permissions::{PermissionMode, Policy};
 
 use crate::action::Work;
+use crate::replay::Collapsed;
 use crate::screen::{PickerKind, Screen, Tone};
 use crate::session::SessionChoice;
 use crate::submit::append_note;
@@ -33,6 +35,10 @@ pub(crate) struct Front {
     /// Esc / Ctrl-C asked the running job to stop.
     pub(crate) interrupt: bool,
     pub(crate) cwd: PathBuf,
+    /// A resumed session's internal texts, shown collapsed (Ctrl-O).
+    pub(crate) collapsed: Collapsed,
+    /// Whether Ctrl-O turned full output on.
+    full_output: bool,
 }
 
 impl Front {
@@ -46,6 +52,8 @@ impl Front {
             exit: false,
             interrupt: false,
             cwd,
+            collapsed: Collapsed::default(),
+            full_output: false,
         }
     }
 
@@ -141,7 +149,13 @@ impl Front {
                 policy.set_mode(next);
                 self.screen.status_mut().mode = next;
             }
-            KeyCode::Char('o') if ctrl => self.screen.toggle_full_output(),
+            KeyCode::Char('o') if ctrl => {
+                self.screen.toggle_full_output();
+                self.full_output = !self.full_output;
+                if self.full_output {
+                    self.collapsed.expand(&mut self.screen);
+                }
+            }
             _ => {
                 if let ComposerEvent::Submit(submission) = self.screen.composer.handle_key(key) {
                     self.screen.set_hint(None);

@@ -23,8 +23,10 @@ mod diff;
 mod front;
 mod highlight;
 mod markdown;
+mod notices;
 mod plan_dialog;
 mod question_dialog;
+mod replay;
 mod rewind;
 pub mod sanitize;
 mod screen;
@@ -42,6 +44,7 @@ mod wrap;
 
 pub use app::{ExitInfo, TuiError, TuiOptions};
 pub use dialog::{ApprovalInbox, approver};
+pub use notices::{NoticeFeed, NoticeSink, notice_channel};
 pub use screen::Screen;
 pub use session::{McpStatus, OpenedSession, SessionChoice, SessionFactory};
 pub use status::StatusInfo;

@@ -175,7 +175,12 @@ const OTHER_CLAUDE: Entry = Entry {
         images: false,
     },
     family: Family::OtherClaude,
+    runs_on: CLAUDE_PROVIDERS,
+    listed: false,
 };
+
+/// Claude runs on the Anthropic provider (Bedrock and Vertex included).
+const CLAUDE_PROVIDERS: &[super::Provider] = &[super::Provider::Anthropic];
 
 /// The models whose thinking cannot be turned off (Claude Code's
 /// `rejects_disabled_thinking`).
@@ -228,6 +233,8 @@ const fn entry(row: Row) -> Entry {
             images: true,
         },
         family: Family::Claude(line, version),
+        runs_on: CLAUDE_PROVIDERS,
+        listed: true,
     }
 }
 

@@ -27,7 +27,9 @@
 //!
 //! The table is split by provider: `anthropic` (Claude), `openai`, `local`
 //! (orbit's llama.cpp model and the open families an OpenAI-compatible
-//! server runs).
+//! server runs). Each row says which [`Provider`]s can run it; `providers`
+//! answers `/model`: what a provider lists and accepts ([`check_model`],
+//! [`choices`]).
 
 mod anthropic;
 mod cloud;
@@ -35,6 +37,7 @@ mod effort;
 mod local;
 mod openai;
 mod pricing;
+mod providers;
 
 use orbit_protocol::Usage;
 
@@ -43,6 +46,7 @@ pub use cloud::{VERTEX_REGION_VARS, bedrock_model_id, vertex_model_id, vertex_re
 pub use effort::{Effort, EffortChoice, EffortSupport};
 pub use local::{LOCAL_CONTEXT_WINDOW_TOKENS, LOCAL_MODEL_ID};
 pub use pricing::{CACHE_READ_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, Pricing};
+pub use providers::{ModelRefused, check_model, choices};
 
 /// orbit's `max_tokens` for a model the catalog does not know (Claude
 /// Code's 32,000): the engine's `EngineConfig::max_tokens` starts here;
@@ -176,6 +180,11 @@ enum Family {
 struct Entry {
     facts: ModelFacts,
     family: Family,
+    /// The providers that can run the model (`providers`).
+    runs_on: &'static [Provider],
+    /// Whether `/model` lists it (false for a family-only row such as
+    /// `claude` or `qwen`, which names no model one can ask for).
+    listed: bool,
 }
 
 /// The table, in the order the family step tries it: orbit's local model

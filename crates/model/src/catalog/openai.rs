@@ -3,7 +3,7 @@
 //! (their cost is reported as 0); windows and output limits as OpenAI
 //! documents them.
 
-use super::{Entry, Family, ModelFacts};
+use super::{Entry, Family, ModelFacts, Provider};
 
 /// The OpenAI provider's model when none is set.
 pub(super) const DEFAULT_MODEL: &str = "gpt-4.1";
@@ -23,6 +23,8 @@ const fn openai(
             ..super::plain(id, window_tokens, max_output_tokens)
         },
         family: Family::Contains(id),
+        runs_on: &[Provider::OpenAi],
+        listed: true,
     }
 }
 
