@@ -18,6 +18,7 @@ mod agents;
 mod args;
 mod configure;
 mod flag_values;
+mod fleet;
 mod hook_events;
 mod hooks_cmd;
 mod interactive;
@@ -91,6 +92,9 @@ fn main() -> ExitCode {
         return code;
     }
     if let Some(code) = mcp_cmd::maybe_run_subcommand(&env) {
+        return code;
+    }
+    if let Some(code) = fleet::maybe_run_subcommand(&env) {
         return code;
     }
     // An SDK session skips options orbit does not know, one note each.

@@ -1,5 +1,5 @@
 //! Subcommands (`orbit local …`, `orbit sessions …`, `orbit rewind …`,
-//! `orbit hooks …`, `orbit trust`): recognized by the
+//! `orbit hooks …`, `orbit trust`, `orbit task …`): recognized by the
 //! first argument and run before the normal flags are parsed, each with its
 //! own clap parser; one exit convention for all.
 

@@ -16,6 +16,7 @@ mod compaction;
 mod contract_ids;
 mod edit_guards;
 mod faults;
+mod fleet;
 mod formats;
 mod hooks;
 mod hooks_events;

@@ -1,0 +1,105 @@
+"""A fake Anthropic Messages server for bench/fleet.sh: many orbit task
+containers share it. A prompt `tool NAME {json input}` gets that tool call;
+the request after it (carrying the tool's result) gets the text "done".
+A prompt containing `[slow-once]` has that second reply held for SLOW
+seconds the first time only (so a task can be killed after its tool ran and
+before the turn was recorded as finished; its re-run is answered at once).
+
+Usage: fake_fleet.py HOST PORT [SLOW_SECONDS=60]. GET /stats returns
+{"requests": N, "slowed": [...]} as JSON."""
+
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SLOW = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0
+lock = threading.Lock()
+stats = {"requests": 0, "slowed": []}
+
+
+def event(name, data):
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def text_of(message):
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def first_prompt(request):
+    for m in request["messages"]:
+        if m["role"] == "user" and text_of(m).strip():
+            return text_of(m)
+    return ""
+
+
+def has_tool_result(message):
+    content = message["content"]
+    return not isinstance(content, str) and any(b.get("type") == "tool_result" for b in content)
+
+
+def reply(request):
+    last = request["messages"][-1]
+    prompt = first_prompt(request)
+    words = text_of(last).replace("[slow-once]", "").strip().split(" ", 2)
+    if not has_tool_result(last) and words[0] == "tool" and len(words) == 3:
+        block = {"type": "tool_use", "id": "toolu_1", "name": words[1], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": words[2]}
+        stop = "tool_use"
+    else:
+        if "[slow-once]" in prompt:
+            with lock:
+                first = prompt not in stats["slowed"]
+                if first:
+                    stats["slowed"].append(prompt)
+            if first:
+                time.sleep(SLOW)
+        block = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": "done"}
+        stop = "end_turn"
+    message = {"id": "msg_1", "type": "message", "role": "assistant",
+               "model": request.get("model", "claude"), "content": [],
+               "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 1}}
+    return b"".join([
+        event("message_start", {"type": "message_start", "message": message}),
+        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                "usage": {"output_tokens": 1}}),
+        event("message_stop", {"type": "message_stop"}),
+    ])
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, body, kind):
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        with lock:
+            body = json.dumps(stats).encode()
+        self.send(body, "application/json")
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        with lock:
+            stats["requests"] += 1
+        self.send(reply(request), "text/event-stream")
+
+
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()
