@@ -183,6 +183,8 @@ mod tests {
             stderr: "interrupted system call".into(),
             exit_code: Some(1),
             interrupted: false,
+            changes: vec![],
+            unshown: vec![],
         });
         let input = json!({"command": "x"});
         assert_eq!(

@@ -63,8 +63,8 @@ pub struct FileChange {
     pub file: PathBuf,
     /// Created or replaced.
     pub kind: ChangeKind,
-    /// The hunks `original` → new content (empty for a create, or when the
-    /// old content was not text).
+    /// The hunks `original` → new content (empty for Edit's or Write's
+    /// create, or when the old content was not text).
     pub structured_patch: Vec<PatchHunk>,
     /// The content replaced, when the tool reports it (Write's overwrite of
     /// a text file).
@@ -99,6 +99,24 @@ pub struct BashDetail {
     /// The call's cancel token stopped it (an interrupt, a sibling's
     /// failure).
     pub interrupted: bool,
+    /// The files it changed among those the shell analysis says it
+    /// writes, each with its hunks (a created file: all lines added),
+    /// bounded by the tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<FileChange>,
+    /// Files it changed that have no hunks here, and why (removed, not
+    /// text, over the size cap, more files than shown).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unshown: Vec<UnshownChange>,
+}
+
+/// A changed file reported without its hunks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnshownChange {
+    /// The file (resolved against the session's cwd).
+    pub file: PathBuf,
+    /// Why it has no hunks (`removed`, `not text`, `over 1 MiB`).
+    pub reason: String,
 }
 
 impl ToolDetail {
@@ -146,6 +164,11 @@ mod tests {
                 stderr: "err".into(),
                 exit_code: Some(1),
                 interrupted: false,
+                changes: vec![],
+                unshown: vec![UnshownChange {
+                    file: "/p/big.log".into(),
+                    reason: "over 1 MiB".into(),
+                }],
             }),
         ];
         for detail in details {

@@ -54,7 +54,9 @@ pub use context::{
     CallContext, CommandLauncher, ConfineCommand, Confinement, ModelMedia, ReadFilter,
     ToolProgress, ToolUseContext,
 };
-pub use detail::{BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail};
+pub use detail::{
+    BashDetail, ChangeKind, FileChange, PatchHunk, ReadDetail, ToolDetail, UnshownChange,
+};
 pub use file_state::{FileState, FileStateCache};
 pub use plan::{ModeSwitch, PlanExit};
 pub use registry::{NotReady, ReadyFuture, ToolRegistry, ToolSource};

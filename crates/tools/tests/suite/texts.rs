@@ -212,6 +212,8 @@ fn every_text() -> Vec<(String, String)> {
         tools::bash::unknown_signal_name(64),
         tools::bash::timed_out_line(1_500),
         tools::bash::wait_failed_line(IO_ERROR),
+        tools::bash::changed_no_file_note("app.cfg"),
+        tools::bash::named_files_unchanged_note("a.py, b.py"),
         tools::bash::spawn_failed(IO_ERROR),
         tools::bash::SPAWN_NO_PID,
         tools::bash::SANDBOX_BLOCKED_NOTE,

@@ -56,6 +56,20 @@ pub fn wait_failed_line(error: impl Display) -> String {
 /// sandbox stopped it (the model may ask for an unsandboxed rerun).
 pub const SANDBOX_BLOCKED_NOTE: &str = "Note: this command ran in orbit's OS sandbox, which may have blocked it (writes outside the workspace and the temp dir, reads of credential files, network access, ptrace and mounts are denied). If the command really needs that access, run it again with `dangerouslyDisableSandbox: true`; the user will be asked to approve the unsandboxed run.";
 
+/// Appended when every file a command names as written is byte-identical
+/// after it ran and it could write no other file (orbit's line, not Claude
+/// Code's: a documented improvement). `files` lists them as the command
+/// wrote them.
+pub fn changed_no_file_note(files: &str) -> String {
+    format!("Note: this command changed no file ({files} unchanged).")
+}
+
+/// Appended when the files a command names as written are byte-identical
+/// after it ran, but it may have written others (a program it ran).
+pub fn named_files_unchanged_note(files: &str) -> String {
+    format!("Note: this command left {files} unchanged.")
+}
+
 /// bash could not be started (an I/O error).
 pub fn spawn_failed(error: impl Display) -> String {
     format!("Failed to start bash: {error}")

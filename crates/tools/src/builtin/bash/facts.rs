@@ -117,7 +117,7 @@ fn denied_copies(invocations: &[GitInvocation], cwd: &Path, ctx: &ToolUseContext
 
 /// A path of the analysis made absolute: `~`/`~/…` in `HOME`, relative in
 /// `cwd`.
-fn resolve(cwd: &Path, path: &str) -> PathBuf {
+pub(super) fn resolve(cwd: &Path, path: &str) -> PathBuf {
     let home = || std::env::var_os("HOME").map(PathBuf::from);
     if path == "~" {
         if let Some(h) = home() {

@@ -10,7 +10,9 @@
 //! a non-zero exit failed is `exit_code`'s call (`grep` exit 1 did not).
 //! The embedder gets the streams apart, the exit code and whether the
 //! cancel token stopped the run as the result's detail
-//! ([`ToolDetail::Bash`]; the model's text joins them).
+//! ([`ToolDetail::Bash`]; the model's text joins them), with the files
+//! it changed among those the shell analysis says it writes (`changes`:
+//! their hunks; when none changed, one note line for the model).
 //! The shell's final directory is reported with the output
 //! ([`ToolOutput::with_cwd`]); whether the session keeps it is the
 //! orchestrator's workspace policy (`orbit_tool::apply_cwd_policy`), not
@@ -34,6 +36,7 @@
 //! only an allow rule or a person may approve.
 
 pub mod background;
+mod changes;
 mod cwd_report;
 pub mod environment;
 mod exit_code;
@@ -151,8 +154,8 @@ pub(crate) fn combine_output(stdout: &[u8], stderr: &[u8]) -> String {
 
 /// A foreground run's facts for the embedder: its streams apart (the
 /// model gets them joined), its exit code, whether its cancel token
-/// stopped it.
-fn run_detail(run: &process::RunResult) -> ToolDetail {
+/// stopped it, the files it changed.
+fn run_detail(run: &process::RunResult, changed: &mut changes::Outcome) -> ToolDetail {
     ToolDetail::Bash(BashDetail {
         stdout: trim_trailing_whitespace(&run.stdout),
         stderr: trim_trailing_whitespace(&run.stderr),
@@ -161,6 +164,8 @@ fn run_detail(run: &process::RunResult) -> ToolDetail {
             _ => None,
         },
         interrupted: run.end == RunEnd::Cancelled,
+        changes: std::mem::take(&mut changed.changes),
+        unshown: std::mem::take(&mut changed.unshown),
     })
 }
 
@@ -269,6 +274,8 @@ impl TypedTool for BashTool {
             }
         };
         let script = wrap_with_cwd_trap(&input.command);
+        // The before-state of the files the command names as written.
+        let watch = changes::watch(&input.command, &cwd, &root);
         let progress = |chunk: String| call.progress(ToolProgress::Output(chunk));
         let run = run_foreground(
             &script,
@@ -287,7 +294,8 @@ impl TypedTool for BashTool {
             Ok(r) => r,
             Err(e) => return Ok(finish(ToolOutput::error(e.to_string()), None)),
         };
-        let detail = run_detail(&run);
+        let mut changed = watch.map(changes::Watch::finish).unwrap_or_default();
+        let detail = run_detail(&run, &mut changed);
         if run.end == RunEnd::Cancelled {
             return Ok(finish(ToolOutput::interrupted().with_detail(detail), None));
         }
@@ -313,6 +321,7 @@ impl TypedTool for BashTool {
         if is_error && blocked {
             notes.push(texts::SANDBOX_BLOCKED_NOTE.to_string());
         }
+        notes.extend(changed.note);
         let untouched = !is_error && notes.is_empty();
         for note in notes {
             if !text.is_empty() {
