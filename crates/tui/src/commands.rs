@@ -16,7 +16,6 @@ use orbit_engine::QueryEngine;
 use crate::action::{Action, Job};
 use crate::screen::{Picker, PickerKind, Screen, Tone};
 use crate::session::{McpStatus, SessionChoice};
-use crate::status::status_of;
 use crate::wrap::truncate;
 
 /// What a command works with: the engine, the screen, the custom commands
@@ -179,18 +178,9 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         "memory" => return memory(engine, screen, args),
         "rewind" | "checkpoint" | "undo" => crate::rewind::run(engine, screen, args),
         "status" => {
-            let s = status_of(engine);
-            screen.note(
-                &format!(
-                    "Session {} · model {} · cwd {} · mode {} · ${:.4}",
-                    engine.session_id(),
-                    s.model,
-                    s.cwd,
-                    s.mode.as_str(),
-                    s.cost_usd
-                ),
-                Tone::Plain,
-            );
+            for line in crate::status::status_report(engine) {
+                screen.note(&line, Tone::Plain);
+            }
         }
         other => match custom.iter().find(|c| c.name == other) {
             Some(command) => {

@@ -44,6 +44,7 @@ fn screen_text(terminal: &Terminal<TestBackend>) -> (String, Vec<String>) {
 #[test]
 fn control_sequences_from_model_and_tools_are_shown_not_sent() {
     let status = StatusInfo {
+        provider: "anthropic".into(),
         model: "claude-sonnet-4-5".into(),
         cwd: "/home/dev/\x1b]0;CWD\x07proj".into(),
         mode: PermissionMode::Default,

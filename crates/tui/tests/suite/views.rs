@@ -16,6 +16,7 @@ use serde_json::json;
 
 fn status() -> StatusInfo {
     StatusInfo {
+        provider: "anthropic".into(),
         model: "claude-sonnet-4-5".into(),
         cwd: "/home/dev/projects/orbit".into(),
         mode: PermissionMode::Default,
