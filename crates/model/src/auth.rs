@@ -15,14 +15,6 @@ use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
 
 use crate::ModelError;
-use crate::driver::header;
-
-/// `Authorization: Bearer <token>` as headers.
-pub(crate) fn bearer(token: &str) -> Result<HeaderMap, ModelError> {
-    let mut out = HeaderMap::new();
-    header(&mut out, "authorization", &format!("Bearer {token}"))?;
-    Ok(out)
-}
 
 /// Adds the credentials of one attempt.
 pub(crate) trait Authorizer: Send + Sync + std::fmt::Debug {

@@ -23,8 +23,9 @@ use crate::anthropic::request::{BodyFor, build_body_for};
 use crate::anthropic::shape::Plan;
 use crate::anthropic::sse::Assembler;
 use crate::anthropic::{AnthropicConfig, ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
-use crate::driver::{self, Transport, WireDecoder, header};
+use crate::driver::{self, Transport, WireDecoder};
 use crate::driver::{Events, Step, head};
+use crate::headers::header;
 use crate::prefix::PrefixCache;
 use crate::{Endpoint, EventStream, ModelError, ModelRequest, RetryConfig};
 

@@ -38,7 +38,7 @@ use futures::StreamExt;
 use orbit_protocol::StreamEvent;
 use reqwest::header::HeaderMap;
 
-pub(crate) use attempt::{head, header};
+pub(crate) use attempt::head;
 
 use crate::body::{DrainGate, SseBody};
 use crate::reach::Endpoint;

@@ -39,6 +39,7 @@ pub mod cloud;
 mod driver;
 mod error;
 mod eventstream;
+mod headers;
 pub mod key_helper;
 pub mod openai;
 mod prefix;

@@ -33,7 +33,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
-use crate::driver::{self, Transport, header};
+use crate::driver::{self, Transport};
+use crate::headers::header;
 use crate::prefix::PrefixCache;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 

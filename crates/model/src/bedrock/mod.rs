@@ -19,6 +19,7 @@
 //! whose `chunk` payloads `wire::BedrockDecoder` hands to the Messages
 //! assembler, so events, usage and retries are the Anthropic client's.
 
+mod aws;
 mod credentials;
 mod sign;
 mod sso;

@@ -16,11 +16,12 @@ use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
 use tokio::sync::Mutex;
 
-use super::credentials::{AwsCredentials, resolve};
+use super::aws::AwsCredentials;
+use super::credentials::resolve;
 use crate::ModelError;
 use crate::auth::Authorizer;
 use crate::cloud::CapturedEnv;
-use crate::driver::header;
+use crate::headers::header;
 
 /// Credentials are fetched again this long before they expire, in seconds.
 const REFRESH_BEFORE_EXPIRY_SECS: u64 = 300;
@@ -124,7 +125,7 @@ impl Authorizer for BedrockAuth {
     ) -> BoxFuture<'a, Result<HeaderMap, ModelError>> {
         Box::pin(async move {
             match self {
-                BedrockAuth::Bearer(token) => crate::auth::bearer(token),
+                BedrockAuth::Bearer(token) => crate::headers::bearer(token),
                 BedrockAuth::SigV4 {
                     region,
                     env,

@@ -14,9 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use super::credentials::{
-    AwsCredentials, ini_section, key, parse_rfc3339, read_profile_file, under_home,
-};
+use super::aws::{AwsCredentials, ini_section, key, parse_rfc3339, read_profile_file, under_home};
 use crate::ModelError;
 use crate::cloud::{CapturedEnv, percent_encode};
 

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
 
 use super::{Transport, WireDecoder};
 use crate::ModelError;
@@ -53,8 +53,8 @@ pub(super) async fn send<D: WireDecoder>(
     if let Some(helper) = transport.key_helper.get() {
         // Claude Code sends the helper's value both ways.
         let key = helper.key().await?;
-        super::header(&mut keyed, "x-api-key", &key)?;
-        super::header(&mut keyed, "authorization", &format!("Bearer {key}"))?;
+        crate::headers::header(&mut keyed, "x-api-key", &key)?;
+        crate::headers::header(&mut keyed, "authorization", &format!("Bearer {key}"))?;
     }
     if let Some(authorizer) = transport.authorizer.get() {
         let mut sent = transport.headers.clone();
@@ -123,17 +123,4 @@ pub(crate) fn head(text: &str) -> String {
         s.push('…');
     }
     s
-}
-
-/// Appends a header to `headers`; a clear config error when the name or
-/// value is not valid in HTTP. Credentials (`authorization`, `x-api-key`)
-/// are marked sensitive, so `Debug` output does not show them.
-pub(crate) fn header(headers: &mut HeaderMap, name: &str, value: &str) -> Result<(), ModelError> {
-    let n = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| ModelError::Config(format!("invalid header name `{name}`")))?;
-    let mut v = HeaderValue::from_str(value)
-        .map_err(|_| ModelError::Config(format!("invalid value for header `{name}`")))?;
-    v.set_sensitive(n == AUTHORIZATION || n.as_str() == "x-api-key");
-    headers.append(n, v);
-    Ok(())
 }

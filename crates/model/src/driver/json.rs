@@ -61,8 +61,8 @@ impl Transport {
         let mut keyed = HeaderMap::new();
         if let Some(helper) = self.key_helper.get() {
             let key = helper.key().await.map_err(|e| (e, None))?;
-            let both = super::header(&mut keyed, "x-api-key", &key).and_then(|()| {
-                super::header(&mut keyed, "authorization", &format!("Bearer {key}"))
+            let both = crate::headers::header(&mut keyed, "x-api-key", &key).and_then(|()| {
+                crate::headers::header(&mut keyed, "authorization", &format!("Bearer {key}"))
             });
             both.map_err(|e| (e, None))?;
         }

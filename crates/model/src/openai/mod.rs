@@ -32,7 +32,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
-use crate::driver::{Transport, header};
+use crate::driver::Transport;
+use crate::headers::header;
 use crate::prefix::PrefixCache;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest, RetryConfig};
 

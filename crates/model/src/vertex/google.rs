@@ -86,7 +86,7 @@ impl Authorizer for GoogleAuth {
         _headers: &'a HeaderMap,
         _body: &'a Bytes,
     ) -> BoxFuture<'a, Result<HeaderMap, ModelError>> {
-        Box::pin(async move { crate::auth::bearer(&self.token().await?) })
+        Box::pin(async move { crate::headers::bearer(&self.token().await?) })
     }
 
     fn invalidate(&self) {

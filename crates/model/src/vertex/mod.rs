@@ -28,7 +28,8 @@ use serde_json::Value;
 use crate::cloud::{
     CapturedEnv, Cloud, CloudCalls, CloudCommon, CloudDecoder, CloudWire, api_error_with_hint,
 };
-use crate::driver::{Transport, header};
+use crate::driver::Transport;
+use crate::headers::header;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// Env var: a true value selects Vertex AI.
