@@ -273,25 +273,21 @@ fn permissions(engine: &QueryEngine, screen: &mut Screen, args: &str) {
     let policy = engine.policy();
     if let Some(rule) = args.strip_prefix("allow ").map(str::trim) {
         match policy.add_session_rule(rule) {
-            Ok(()) => {
-                let file = engine
-                    .config()
-                    .cwd
-                    .join(orbit_permissions::LOCAL_RULES_FILE);
-                match orbit_permissions::persist_allow_rule(&file, rule) {
+            // Saved where the dialog's "don't ask again" rules go: the
+            // user's store for this project (`orbit_config::saved_rules`).
+            Ok(()) => match &engine.config().rules_file {
+                Some(file) => match orbit_permissions::persist_allow_rule(file, rule) {
                     Ok(()) => screen.note(
-                        &format!(
-                            "Allowed {rule} (saved to {})",
-                            orbit_permissions::LOCAL_RULES_FILE
-                        ),
+                        &format!("Allowed {rule} (saved to {})", file.display()),
                         Tone::Plain,
                     ),
                     Err(err) => screen.note(
                         &format!("Allowed {rule} for this session; not saved: {err}"),
                         Tone::Error,
                     ),
-                }
-            }
+                },
+                None => screen.note(&format!("Allowed {rule} for this session"), Tone::Plain),
+            },
             Err(err) => screen.note(&format!("Not a rule: {err}"), Tone::Error),
         }
         return;
@@ -318,7 +314,7 @@ fn permissions(engine: &QueryEngine, screen: &mut Screen, args: &str) {
         screen.note(&format!("  {label}: {list}"), Tone::Plain);
     }
     screen.note(
-        "  Rules added in this session (always allow) are saved to .orbit/settings.local.json.",
+        "  Rules you allow (2 in a dialog, /permissions allow) are saved for this project in your orbit data directory.",
         Tone::Dim,
     );
 }

@@ -4,9 +4,16 @@
 //! which sends the request with a one-shot reply channel to the UI
 //! ([`ApprovalInbox`]); the UI queues a [`Dialog`] per request, shows the
 //! first, and its keys produce an [`Approval`] that goes back through the
-//! reply channel. "No" asks for an optional reason, which the model is
-//! told. A UI that is gone answers deny. A subagent's ask
+//! reply channel. A UI that is gone answers deny. A subagent's ask
 //! ([`Approver::approve_for`]) names the subagent in the dialog.
+//!
+//! Every ask has the same keys: 1 Yes; 2 Yes, and don't ask again for the
+//! rule shown (`orbit_permissions::suggested_rule`, saved for this project
+//! in the user's data directory by the engine; greyed when no rule can
+//! cover the call); 3 No, with an optional reason typed. A "no" gives the
+//! model Claude Code's interactive reject text ([`rejected`]; headless runs
+//! keep the policy's reason), with the reason when one was typed. Esc
+//! denies the same way and stops the turn ([`Dialog::stops_turn`]).
 
 use std::sync::Arc;
 
@@ -18,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts};
 use crate::plan_dialog::Special;
+use crate::screen::Tone;
 use crate::theme::Theme;
 use crate::tools::{Before, file_before_edit, subject};
 
@@ -65,6 +73,30 @@ impl TuiApprover {
     }
 }
 
+/// What the model is told when the person says no (Claude Code's text).
+pub(crate) const REJECT_MESSAGE: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+
+/// The start of what the model is told when the person says no and why
+/// (Claude Code's text); the reason follows.
+pub(crate) const REJECT_MESSAGE_WITH_REASON_PREFIX: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n";
+
+/// The person's "no", with what they said (trimmed; empty is nothing).
+pub(crate) fn rejected(said: Option<&str>) -> Approval {
+    let said = said.map(str::trim).filter(|s| !s.is_empty());
+    Approval::Deny {
+        reason: Some(match said {
+            Some(said) => format!("{REJECT_MESSAGE_WITH_REASON_PREFIX}{said}"),
+            None => REJECT_MESSAGE.to_string(),
+        }),
+    }
+}
+
+/// The rows of the dialog, by key (1, 2, 3).
+const YES: usize = 0;
+const ALWAYS: usize = 1;
+const NO: usize = 2;
+const OPTION_COUNT: usize = 3;
+
 fn closed() -> Approval {
     Approval::Deny {
         reason: Some("the terminal UI was closed before the user answered".to_string()),
@@ -94,6 +126,10 @@ pub(crate) struct Dialog {
     selected: usize,
     /// Typing the reason for "No".
     reason: Option<String>,
+    /// The reason the person gave with "No" (for the note).
+    said: Option<String>,
+    /// Esc answered: the turn stops too.
+    stop_turn: bool,
     /// An edit's file before and after the proposed change, until shown.
     change: Option<(String, String)>,
 }
@@ -115,21 +151,67 @@ impl Dialog {
             agent: None,
             special,
             next_mode: None,
-            selected: 0,
+            selected: YES,
             reason: None,
+            said: None,
+            stop_turn: false,
             change,
         }
     }
 
-    fn options(&self) -> Vec<String> {
-        let mut out = vec!["Yes".to_string()];
-        if let Some(rule) = &self.request.suggested_rule {
-            out.push(format!(
-                "Yes, and always allow {rule} (saved to .orbit/settings.local.json)"
-            ));
+    /// The three rows' texts, and whether each can be chosen.
+    fn options(&self) -> [(String, bool); OPTION_COUNT] {
+        let always = match &self.request.suggested_rule {
+            Some(rule) => (format!("Yes, and don't ask again for {rule}"), true),
+            None => (
+                "Yes, and don't ask again (no rule can cover this call)".to_string(),
+                false,
+            ),
+        };
+        [
+            ("Yes".to_string(), true),
+            always,
+            (
+                "No, and tell the model what to do differently (esc)".to_string(),
+                true,
+            ),
+        ]
+    }
+
+    /// Whether the answer given also stops the turn (Esc, as in Claude
+    /// Code).
+    pub(crate) fn stops_turn(&self) -> bool {
+        self.stop_turn
+    }
+
+    /// The line the transcript keeps about `answer`, if any.
+    pub(crate) fn note(&self, answer: &Approval) -> Option<(String, Tone)> {
+        let name = &self.request.tool_name;
+        match answer {
+            Approval::Allow | Approval::AllowWithInput { .. } => None,
+            Approval::AllowAlways { rule } => Some((
+                format!(
+                    "  Always allowed: {rule} (saved for this project in your orbit data directory)"
+                ),
+                Tone::Dim,
+            )),
+            Approval::Deny { reason } => {
+                let text = if self.special.is_some() {
+                    match reason {
+                        Some(r) => format!("  Denied {name}: {r}"),
+                        None => format!("  Denied {name}"),
+                    }
+                } else if self.stop_turn {
+                    format!("  Denied {name} and stopped")
+                } else {
+                    match &self.said {
+                        Some(said) => format!("  Denied {name}: {said}"),
+                        None => format!("  Denied {name}"),
+                    }
+                };
+                Some((text, Tone::Error))
+            }
         }
-        out.push("No, and tell the model why (Esc: no reason)".to_string());
-        out
     }
 
     /// The proposed change of an edit, once: a header and the coloured
@@ -169,12 +251,12 @@ impl Dialog {
         if let Some(reason) = &mut self.reason {
             match key.code {
                 KeyCode::Enter => {
-                    let reason = reason.trim().to_string();
-                    return Some(Approval::Deny {
-                        reason: (!reason.is_empty()).then_some(reason),
-                    });
+                    let said = reason.trim().to_string();
+                    let answer = rejected(Some(&said));
+                    self.said = (!said.is_empty()).then_some(said);
+                    return Some(answer);
                 }
-                KeyCode::Esc => return Some(Approval::Deny { reason: None }),
+                KeyCode::Esc => return Some(self.stop()),
                 KeyCode::Backspace => {
                     reason.pop();
                 }
@@ -183,34 +265,48 @@ impl Dialog {
             }
             return None;
         }
-        let count = self.options().len();
         let always = self.request.suggested_rule.is_some();
         let pick = match key.code {
             KeyCode::Up => {
-                self.selected = self.selected.checked_sub(1).unwrap_or(count - 1);
+                self.selected = self.step(OPTION_COUNT - 1);
                 return None;
             }
             KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % count;
+                self.selected = self.step(1);
                 return None;
             }
-            KeyCode::Esc => return Some(Approval::Deny { reason: None }),
+            KeyCode::Esc => return Some(self.stop()),
             KeyCode::Enter => self.selected,
-            KeyCode::Char('y' | '1') => 0,
-            KeyCode::Char('a' | '2') if always => 1,
-            KeyCode::Char('n') => count - 1,
-            KeyCode::Char(c) if c.to_digit(10) == Some(u32::try_from(count).unwrap_or(0)) => {
-                count - 1
-            }
+            KeyCode::Char('y' | '1') => YES,
+            KeyCode::Char('a' | '2') if always => ALWAYS,
+            KeyCode::Char('n' | '3') => NO,
             _ => return None,
         };
         match (pick, &self.request.suggested_rule) {
-            (0, _) => Some(Approval::Allow),
-            (1, Some(rule)) => Some(Approval::AllowAlways { rule: rule.clone() }),
+            (YES, _) => Some(Approval::Allow),
+            (ALWAYS, Some(rule)) => Some(Approval::AllowAlways { rule: rule.clone() }),
             _ => {
-                self.selected = count - 1;
+                self.selected = NO;
                 self.reason = Some(String::new());
                 None
+            }
+        }
+    }
+
+    /// Esc: no, and the turn stops.
+    fn stop(&mut self) -> Approval {
+        self.stop_turn = true;
+        rejected(None)
+    }
+
+    /// The row `by` steps down (wrapping), past a row that cannot be chosen.
+    fn step(&self, by: usize) -> usize {
+        let options = self.options();
+        let mut at = self.selected;
+        loop {
+            at = (at + by) % OPTION_COUNT;
+            if options[at].1 || at == self.selected {
+                return at;
             }
         }
     }
@@ -247,9 +343,11 @@ impl Dialog {
             )),
         ];
 
-        for (i, option) in self.options().into_iter().enumerate() {
+        for (i, (option, enabled)) in self.options().into_iter().enumerate() {
             let text = format!("  {}. {option}", i + 1);
-            let style = if i == self.selected {
+            let style = if !enabled {
+                theme.dim()
+            } else if i == self.selected {
                 theme.selected()
             } else {
                 theme.plain()
@@ -313,28 +411,83 @@ mod tests {
 
     #[test]
     fn keys_to_answers() {
-        use KeyCode::{Char, Down, Enter, Esc};
-        let deny = |r: Option<&str>| Approval::Deny {
-            reason: r.map(str::to_string),
-        };
+        use KeyCode::{Char, Down, Enter, Esc, Up};
+        let no = rejected(None);
+        let because = rejected(Some("use pytest"));
         let always = Approval::AllowAlways {
             rule: "Bash(rm:*)".into(),
         };
-        let cases: Vec<(Option<&str>, Vec<KeyCode>, Approval)> = vec![
-            (Some("Bash(rm:*)"), vec![Enter], Approval::Allow),
-            (Some("Bash(rm:*)"), vec![Char('2')], always.clone()),
-            (Some("Bash(rm:*)"), vec![Down, Enter], always),
+        let rule = Some("Bash(rm:*)");
+        // (rule, keys, answer, stops the turn)
+        let cases: Vec<(Option<&str>, Vec<KeyCode>, Approval, bool)> = vec![
+            (rule, vec![Enter], Approval::Allow, false),
+            (rule, vec![Char('1')], Approval::Allow, false),
+            (rule, vec![Char('2')], always.clone(), false),
+            (rule, vec![Down, Enter], always.clone(), false),
+            (rule, vec![Up, Up, Enter], always, false),
+            (rule, vec![Char('3'), Enter], no.clone(), false),
+            (rule, vec![Char('n'), Enter], no.clone(), false),
+            (rule, vec![Esc], no.clone(), true),
+            (rule, vec![Char('3'), Char('x'), Esc], no.clone(), true),
+            // No rule: 2 does nothing, the arrows skip its row, 3 is still No.
+            (None, vec![Char('2'), Char('1')], Approval::Allow, false),
+            (None, vec![Down, Enter, Enter], no.clone(), false),
+            (None, vec![Up, Up, Enter], Approval::Allow, false),
             (
                 None,
-                vec![Char('2'), Char('n'), Char('o'), Enter],
-                deny(Some("no")),
+                "3use pytest".chars().map(Char).chain([Enter]).collect(),
+                because,
+                false,
             ),
-            (Some("Bash(rm:*)"), vec![Char('n'), Enter], deny(None)),
-            (None, vec![Esc], deny(None)),
+            (None, vec![Esc], no, true),
         ];
-        for (rule, input, want) in cases {
+        for (rule, input, want, stops) in cases {
             let mut dialog = Dialog::new(request(rule), None);
             assert_eq!(keys(&mut dialog, &input), Some(want), "{input:?}");
+            assert_eq!(dialog.stops_turn(), stops, "{input:?}");
         }
+    }
+
+    #[test]
+    fn the_model_gets_claude_code_s_reject_texts() {
+        let reason = |a: Approval| match a {
+            Approval::Deny { reason } => reason.unwrap_or_default(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            reason(rejected(None)),
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+        );
+        assert_eq!(reason(rejected(Some("  "))), REJECT_MESSAGE);
+        assert_eq!(
+            reason(rejected(Some(" use pytest "))),
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse pytest"
+        );
+    }
+
+    /// The same three rows whatever the ask; the rule shown in row 2.
+    #[test]
+    fn every_ask_shows_the_same_three_rows() {
+        let rows = |rule: Option<&str>| -> Vec<String> {
+            let dialog = Dialog::new(request(rule), None);
+            dialog
+                .lines(Theme::new(false))
+                .iter()
+                .skip(2)
+                .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+                .collect()
+        };
+        assert_eq!(
+            rows(Some("Bash(rm:*)")),
+            [
+                "  1. Yes",
+                "  2. Yes, and don't ask again for Bash(rm:*)",
+                "  3. No, and tell the model what to do differently (esc)",
+            ]
+        );
+        let without = rows(None);
+        assert_eq!(without.len(), 3);
+        assert!(without[1].starts_with("  2. Yes, and don't ask again (no rule"));
+        assert!(without[2].starts_with("  3. No"));
     }
 }

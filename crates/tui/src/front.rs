@@ -87,8 +87,9 @@ impl Front {
             if ctrl && key.code == KeyCode::Char('c') {
                 self.interrupt = true;
                 self.screen.deny_all();
-            } else {
-                self.screen.dialog_key(key, policy);
+            } else if self.screen.dialog_key(key, policy) {
+                // Esc in a dialog: no, and the turn stops.
+                self.interrupt = true;
             }
             return;
         }

@@ -73,6 +73,11 @@ pub struct Screen {
     /// line's left part).
     custom_status: Option<String>,
     busy: Option<Instant>,
+    /// What the running job is when it is not a turn ("Compacting
+    /// conversation", and a detail such as the tokens it summarizes).
+    activity: Option<(String, String)>,
+    /// The last `/compact`'s summary (Ctrl-O shows it).
+    summary: Option<String>,
     hint: Option<String>,
     queued: usize,
 }
@@ -97,6 +102,8 @@ impl Screen {
             status,
             custom_status: None,
             busy: None,
+            activity: None,
+            summary: None,
             hint: None,
             queued: 0,
         };
@@ -150,9 +157,11 @@ impl Screen {
         }
     }
 
-    /// The person's prompt, as it goes into the scrollback.
+    /// The person's prompt, as it goes into the scrollback: a large paste
+    /// as the placeholder the input box showed (the model gets it whole).
     pub fn user_prompt(&mut self, text: &str) {
-        for (i, line) in text.lines().enumerate() {
+        let shown = self.composer.shown_form(text);
+        for (i, line) in shown.lines().enumerate() {
             let prefix = if i == 0 { "> " } else { "  " };
             self.history.push(Line::from(Span::styled(
                 format!("{prefix}{line}"),
@@ -170,6 +179,7 @@ impl Screen {
     /// Nothing runs any more.
     pub fn set_idle(&mut self) {
         self.busy = None;
+        self.activity = None;
         for line in self.answer.finish() {
             self.history.push(line);
         }
@@ -216,34 +226,23 @@ impl Screen {
         !self.dialogs.is_empty()
     }
 
-    /// A key for the dialog on screen; an answer is sent and noted.
+    /// A key for the dialog on screen; an answer is sent and noted. True
+    /// when the answer also stops the turn (Esc).
     pub(crate) fn dialog_key(
         &mut self,
         key: crossterm::event::KeyEvent,
         policy: &orbit_permissions::Policy,
-    ) {
+    ) -> bool {
         let Some(dialog) = self.dialogs.front_mut() else {
-            return;
+            return false;
         };
         let Some(answer) = dialog.handle_key(key) else {
-            return;
+            return false;
         };
         let Some(mut dialog) = self.dialogs.pop_front() else {
-            return;
+            return false;
         };
-        let name = dialog.request.tool_name.clone();
-        let text = match &answer {
-            Approval::Allow | Approval::AllowWithInput { .. } => None,
-            Approval::AllowAlways { rule } => Some((
-                format!("  Always allowed: {rule} (saved to .orbit/settings.local.json)"),
-                Tone::Dim,
-            )),
-            Approval::Deny { reason: Some(r) } => {
-                Some((format!("  Denied {name}: {r}"), Tone::Error))
-            }
-            Approval::Deny { reason: None } => Some((format!("  Denied {name}"), Tone::Error)),
-        };
-        if let Some((text, tone)) = text {
+        if let Some((text, tone)) = dialog.note(&answer) {
             self.note(&text, tone);
         }
         // An approved plan's next mode is in force before its call runs.
@@ -255,13 +254,14 @@ impl Screen {
             let _ = reply.send(answer);
         }
         self.preview_front();
+        dialog.stops_turn()
     }
 
-    /// Every open ask is answered "deny" (the turn was interrupted).
+    /// Every open ask is answered "no" (the turn was interrupted).
     pub(crate) fn deny_all(&mut self) {
         for mut dialog in self.dialogs.drain(..) {
             if let Some(reply) = dialog.reply.take() {
-                let _ = reply.send(Approval::Deny { reason: None });
+                let _ = reply.send(crate::dialog::rejected(None));
             }
         }
     }
@@ -275,6 +275,7 @@ impl Screen {
             return;
         }
         self.note("Full tool output on (Ctrl-O to hide it)", Tone::Dim);
+        self.summary_lines();
         let recent: Vec<(ToolCall, Vec<String>)> = self.recent.iter().cloned().collect();
         for (call, output) in recent {
             self.full_output_lines(&call, &output);
@@ -289,6 +290,54 @@ impl Screen {
                 format!("     {line}"),
                 self.theme.dim(),
             )));
+        }
+        if lines.len() > FULL_OUTPUT_MAX_LINES {
+            let more = lines.len() - FULL_OUTPUT_MAX_LINES;
+            self.note(&format!("     … {more} more lines"), Tone::Dim);
+        }
+    }
+
+    /// `/compact` starts: the working line says so, with the tokens it
+    /// summarizes.
+    pub(crate) fn compacting(&mut self) {
+        let tokens = self.status.context_tokens;
+        let detail = if tokens > 0 {
+            format!(" · summarizing ~{tokens} tokens")
+        } else {
+            String::new()
+        };
+        self.activity = Some(("Compacting conversation".to_string(), detail));
+    }
+
+    /// `/compact` finished: one collapsed "Conversation compacted" line;
+    /// Ctrl-O shows the summary (at once when full output is on).
+    pub(crate) fn compacted(&mut self, boundary: &orbit_engine::CompactionBoundary) {
+        self.status.context_tokens = boundary.post_tokens;
+        let (pre, post) = (boundary.pre_tokens, boundary.post_tokens);
+        self.summary = boundary.summary.clone();
+        let more = if self.summary.is_some() {
+            " · Ctrl-O shows the summary"
+        } else {
+            " · no summary: the oldest turns were dropped"
+        };
+        self.note(
+            &format!("✻ Conversation compacted ({pre} → {post} tokens){more}"),
+            Tone::Dim,
+        );
+        if self.full_output {
+            self.summary_lines();
+        }
+    }
+
+    /// The last compaction's summary, dim and indented.
+    fn summary_lines(&mut self) {
+        let Some(summary) = self.summary.clone() else {
+            return;
+        };
+        self.note("  ⎿ Summary of the conversation so far", Tone::Dim);
+        let lines: Vec<&str> = summary.lines().collect();
+        for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
+            self.note(&format!("     {line}"), Tone::Dim);
         }
         if lines.len() > FULL_OUTPUT_MAX_LINES {
             let more = lines.len() - FULL_OUTPUT_MAX_LINES;
