@@ -4,7 +4,8 @@
 //! lines. [`edit_texts`] turns an edit-shaped tool input (`old_string` /
 //! `new_string`, `edits`, or `content`) plus the file as it is before the
 //! call into the whole file before and after, so the diff shows the file's
-//! real lines rather than only the strings the model sent.
+//! real lines rather than only the strings the model sent. [`hunk_lines`]
+//! shows a tool's own hunks (a shell command's change) the same way.
 
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -135,10 +136,77 @@ pub(crate) fn diff_lines(
     (out, added, removed)
 }
 
+/// Rows of a tool's own hunks (`orbit_tool::PatchHunk`: a shell command's
+/// change) in the same view as [`diff_lines`]: the file's line numbers,
+/// signs and colours, hunks separated by `⋮`; counts of added and removed
+/// lines. Not cut: the caller bounds the whole view.
+pub(crate) fn hunk_lines(
+    hunks: &[orbit_tool::PatchHunk],
+    theme: Theme,
+) -> (Vec<Line<'static>>, usize, usize) {
+    let mut out = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    for (i, hunk) in hunks.iter().enumerate() {
+        if i > 0 {
+            out.push(Line::from(Span::styled("    ⋮", theme.dim())));
+        }
+        let (mut old_no, mut new_no) = (hunk.old_start, hunk.new_start);
+        for line in &hunk.lines {
+            let mut chars = line.chars();
+            let sign = chars.next().unwrap_or(' ');
+            let text = chars.as_str().to_string();
+            let (shown, line_no, style) = match sign {
+                '-' => {
+                    removed += 1;
+                    old_no += 1;
+                    ("-", old_no - 1, theme.removed())
+                }
+                '+' => {
+                    added += 1;
+                    new_no += 1;
+                    ("+", new_no - 1, theme.added())
+                }
+                _ => {
+                    old_no += 1;
+                    new_no += 1;
+                    (" ", new_no - 1, theme.dim())
+                }
+            };
+            out.push(Line::from(vec![
+                Span::styled(format!("    {line_no:>4} "), theme.dim()),
+                Span::styled(format!("{shown} {text}"), style),
+            ]));
+        }
+    }
+    (out, added, removed)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A tool's hunks render as the diff of the same texts does.
+    #[test]
+    fn hunks_render_like_the_texts_diff() {
+        let hunks = vec![orbit_tool::PatchHunk {
+            old_start: 1,
+            old_lines: 3,
+            new_start: 1,
+            new_lines: 4,
+            lines: vec![
+                " a".into(),
+                "-b".into(),
+                "+B".into(),
+                " c".into(),
+                "+d".into(),
+            ],
+        }];
+        let (lines, added, removed) = hunk_lines(&hunks, Theme::new(false));
+        let (want, ..) = diff_lines("a\nb\nc\n", "a\nB\nc\nd\n", 40, Theme::new(false));
+        assert_eq!((added, removed), (2, 1));
+        assert_eq!(text(&lines), text(&want));
+    }
 
     #[test]
     fn counts_and_signs() {

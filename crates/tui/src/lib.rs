@@ -31,6 +31,7 @@ mod rewind;
 pub mod sanitize;
 mod screen;
 mod session;
+mod shell_diff;
 mod status;
 mod status_line;
 mod style_command;

@@ -15,6 +15,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
+use crate::shell_diff::shell_diff;
 use crate::sanitize::{Mode, sanitize};
 use crate::theme::Theme;
 use crate::wrap::truncate;
@@ -160,7 +161,9 @@ pub(crate) fn finished_lines(
         Span::styled("● ", theme.ok())
     };
     let mut head = call_line(call, marker, theme);
-    let diff = (!failed).then(|| edit_diff(call, theme)).flatten();
+    let diff = (!failed)
+        .then(|| edit_diff(call, theme).or_else(|| shell_diff(detail, theme)))
+        .flatten();
     let summary = match (&diff, failed) {
         (Some((_, added, removed)), _) => format!("+{added} -{removed}"),
         (None, true) => truncate(text.lines().next().unwrap_or("failed"), SUMMARY_MAX_CHARS),
