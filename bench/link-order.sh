@@ -6,15 +6,23 @@
 # program (bench/sdk_bench.py: one-shot query() + 3-turn session) and a
 # headless `orbit -p` run drive it against a small fake server. Needs
 # valgrind and the SDK venv of .ci/run. Takes a few minutes.
+# bench/link-order.sh [BIN MAP]: trace BIN, a release build linked with
+# ORBIT_LINK_MAP=MAP, instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 PY="${ORBIT_MCP_PYTHON:-$HOME/.cache/orbit-ci/py/venv/bin/python}"
 WORK="$(mktemp -d)"
+SERVER=
 trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 MAP="$WORK/orbit.map"
-ORBIT_LINK_MAP="$MAP" cargo build --release -p orbit-cli --bin orbit
-cp target/release/orbit "$WORK/orbit"
+if [[ $# -eq 2 ]]; then
+  # A release build made with ORBIT_LINK_MAP=MAP and that map.
+  cp "$1" "$WORK/orbit"; cp "$2" "$MAP"
+else
+  ORBIT_LINK_MAP="$MAP" cargo build --release -p orbit-cli --bin orbit
+  cp target/release/orbit "$WORK/orbit"
+fi
 PORT=$(( 20000 + RANDOM % 20000 ))
 "$PY" bench/fake_anthropic.py "$PORT" & SERVER=$!
 mkdir -p "$WORK/trace" "$WORK/home" "$WORK/cwd"
@@ -42,6 +50,11 @@ run -p 'tool Bash {"command": "echo hi"}'
 run -p 'tool Read {"file_path": "'"$WORK"'/cwd/notes.txt"}'
 run -p 'tool Edit {"file_path": "'"$WORK"'/cwd/notes.txt", "old_string": "hello", "new_string": "bye"}'
 run -p 'tool Grep {"pattern": "bye"}' --output-format stream-json --verbose
+# The default permission mode, as bench/startup.sh's 3-turn run: a rule
+# allows Bash (the shell analysis and the sandbox's launch on the path).
+ask() { "$WORK/agent.sh" "$@" </dev/null >/dev/null; }
+ask -p 'tool Bash {"command": "echo hi"}' --allowedTools Bash --output-format stream-json
+ask -p 'tool Read {"file_path": "'"$WORK"'/cwd/notes.txt"}' --output-format stream-json
 sleep 1
 cd "$ROOT"
 BASE=$(awk '$6 ~ /\/orbit$/ && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "$WORK"/trace/*.maps)
