@@ -91,6 +91,7 @@ mod system_prompt;
 mod terminal_output;
 mod trust;
 mod tui;
+mod tui_notices;
 mod vertex;
 mod web_fetch_prompt;
 mod web_proxy;

@@ -1,0 +1,174 @@
+//! Issue 39, the interactive UI's first hour: output that went around the
+//! UI, the past a resumed session did not show, and `/model` accepting what
+//! the provider cannot run. Each runs the real `orbit` binary in a tmux pane
+//! (`tui.rs`'s style) against the fake servers; a session to resume is made
+//! headless first (`-p`, which saves it as the UI does).
+
+use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply};
+
+use super::clients::Pane;
+use super::common::{Scratch, run_stream_json};
+
+/// A warning orbit prints while the UI runs (a settings `env` entry it
+/// ignores; said again by `/clear`'s new session) becomes a line of its
+/// own in the scrollback: never glued into the input box, never in the
+/// live region, nothing but the status line on the last row.
+#[test]
+fn a_warning_printed_while_the_ui_runs_lands_in_the_scrollback_not_the_live_region() {
+    let scratch = Scratch::new();
+    let claude = scratch.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{"env": {"ORBIT_LOG": "debug"}}"#,
+    )
+    .unwrap();
+    let server = FakeAnthropic::start(vec![]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    const WARNING: &str = "ignoring env.ORBIT_LOG";
+    pane.wait_for(WARNING);
+    pane.submit("/clear");
+    let screen = pane.wait_until("the warning twice", |s| s.matches(WARNING).count() >= 2);
+    pane.wait_for("New session");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let screen = format!("{screen}\n{}", pane.screen());
+    for line in screen.lines().filter(|l| l.contains(WARNING)) {
+        assert!(
+            line.trim_start()
+                .starts_with("orbit: warning: ignoring env.ORBIT_LOG"),
+            "a warning glued to other text: {line:?}\n{screen}"
+        );
+    }
+    assert!(!screen.contains("/clearorbit"), "{screen}");
+    // The live region (the visible rows from the input box's top border
+    // down) holds no stderr byte.
+    let visible = pane.visible();
+    let rows: Vec<&str> = visible.lines().collect();
+    let input = rows
+        .iter()
+        .rposition(|r| r.starts_with("───"))
+        .expect("the input box is visible");
+    for row in &rows[input..] {
+        assert!(
+            !row.contains("orbit:") && !row.contains(WARNING),
+            "stderr in the live region: {row:?}\n{visible}"
+        );
+    }
+    let last = rows.iter().rev().find(|r| !r.trim().is_empty()).unwrap();
+    assert!(last.contains("ctx "), "the status line is last: {visible}");
+}
+
+/// `orbit --continue` opens on the past: the earlier prompt and answer,
+/// then "Resumed session ID (2 messages)".
+#[test]
+fn continue_shows_the_previous_prompts_and_a_resumed_line() {
+    let scratch = Scratch::new();
+    let first = FakeAnthropic::start(vec![Reply::text("The answer is forty-two.")]);
+    let out = run_stream_json(&scratch, &first, "what is the answer alpha", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.result()["session_id"].as_str().unwrap().to_string();
+
+    let server = FakeAnthropic::start(vec![]);
+    let pane = Pane::start(&scratch, &server.env(), &["--continue"]);
+    let screen = pane.wait_for("Resumed session");
+    assert!(screen.contains("> what is the answer alpha"), "{screen}");
+    assert!(screen.contains("The answer is forty-two."), "{screen}");
+    assert!(
+        screen.contains(&format!("Resumed session {id} (2 messages)")),
+        "{screen}"
+    );
+    let prompt_at = screen.find("> what is the answer alpha").unwrap();
+    assert!(
+        prompt_at < screen.find("Resumed session").unwrap(),
+        "{screen}"
+    );
+}
+
+/// A compacted session resumed shows its summary as what it is — one
+/// collapsed line, the text on Ctrl-O — never as a prompt the person typed.
+#[test]
+fn a_compacted_session_resumed_shows_its_summary_collapsed() {
+    let scratch = Scratch::new();
+    let first = FakeAnthropic::start(vec![Reply::text("The answer is 42.")]);
+    let out = run_stream_json(&scratch, &first, "What is the answer?", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let compacting = FakeAnthropic::start(vec![Reply::text("SUMMARY-OF-THE-QUESTION")]);
+    let out = run_stream_json(&scratch, &compacting, "/compact", &["-c", "--verbose"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    let server = FakeAnthropic::start(vec![]);
+    let pane = Pane::start(&scratch, &server.env(), &["--continue"]);
+    let screen = pane.wait_for("Resumed session");
+    assert!(
+        screen.contains("⎿ compacted summary (Ctrl-O to expand)"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("This session is being continued"),
+        "{screen}"
+    );
+    assert!(!screen.contains("SUMMARY-OF-THE-QUESTION"), "{screen}");
+    pane.keys(&["C-o"]);
+    let screen = pane.wait_for("SUMMARY-OF-THE-QUESTION");
+    let line = screen
+        .lines()
+        .find(|l| l.contains("SUMMARY-OF-THE-QUESTION"))
+        .unwrap();
+    assert!(!line.trim_start().starts_with('>'), "{line:?}");
+}
+
+/// `/model sonnet` on an OpenAI-compatible provider is refused with the
+/// reason; the status line keeps the model in use, `/model` lists what the
+/// provider runs, and a model it runs is accepted.
+#[test]
+fn model_sonnet_on_an_openai_provider_is_refused_with_the_reason() {
+    let scratch = Scratch::new();
+    let server = FakeOpenAi::start(vec![OpenAiReply::completion(
+        Completion::new().text("hello").usage(40, 4),
+    )]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    pane.submit("/model sonnet");
+    let screen = pane.wait_for("Model not switched");
+    assert!(
+        screen.contains("sonnet runs on the Anthropic provider"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Model set to"), "{screen}");
+    let visible = pane.visible();
+    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    assert!(status.contains("gpt-4.1"), "{status}");
+    pane.submit("/model");
+    let screen = pane.wait_for("Available:");
+    let available = screen.lines().find(|l| l.contains("Available:")).unwrap();
+    assert!(available.contains("gpt-4o"), "{available}");
+    assert!(!available.contains("sonnet"), "{available}");
+    pane.submit("/model gpt-4o");
+    pane.wait_for("Model set to gpt-4o");
+}
+
+/// Headless `/model` answers the same way: refused on the OpenAI provider
+/// with the same reason (an error result, no request), its list the
+/// provider's.
+#[test]
+fn headless_model_is_checked_against_the_provider_too() {
+    let scratch = Scratch::new();
+    let server = FakeOpenAi::start(vec![]);
+    let out =
+        super::common::run_stream_json_with_env(&scratch, &server.env(), "/model sonnet", &[]);
+    let result = out.result();
+    assert_eq!(result["subtype"], "error_during_execution", "{result}");
+    let errors = result["errors"].to_string();
+    assert!(
+        errors.contains("sonnet runs on the Anthropic provider"),
+        "{errors}"
+    );
+    let out = super::common::run_stream_json_with_env(&scratch, &server.env(), "/model", &[]);
+    let text = out.result()["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        text.contains("gpt-4o") && !text.contains("sonnet"),
+        "{text}"
+    );
+}
