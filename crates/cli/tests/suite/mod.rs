@@ -74,6 +74,7 @@ mod security_sandbox;
 mod security_sandbox_escalation;
 mod session;
 mod settings;
+mod shell_changes;
 mod skills;
 mod slash_commands;
 mod small_model;
