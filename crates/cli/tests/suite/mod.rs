@@ -91,6 +91,7 @@ mod subagents_tui;
 mod system_prompt;
 mod terminal_output;
 mod trust;
+mod tui_dialog;
 mod tui;
 mod tui_notices;
 mod vertex;
