@@ -5,8 +5,8 @@
 //!
 //! An [`Approval::AllowAlways`] answer adds its rule to the session's
 //! policy at once and, when the engine was given a settings file
-//! (`EngineConfig::rules_file`, the project's
-//! `.orbit/settings.local.json` in the CLI), appends it to that file's
+//! (`EngineConfig::rules_file`, in the CLI the project's file in the
+//! user's data directory, `orbit_config::saved_rules`), appends it to that file's
 //! `permissions.allow` for later sessions.
 
 use std::fmt;

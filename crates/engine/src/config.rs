@@ -61,7 +61,8 @@ pub struct EngineConfig {
     /// Who answers permission asks; None = headless (an ask is a denial).
     pub approver: Option<SharedApprover>,
     /// Where "always allow" answers are appended (the CLI: the project's
-    /// `.orbit/settings.local.json`); None = kept for the session only.
+    /// file in the user's data directory, `orbit_config::saved_rules`);
+    /// None = kept for the session only.
     pub rules_file: Option<PathBuf>,
     /// When and how the history is compacted (see `crate::compact`).
     pub compact: CompactConfig,
