@@ -37,9 +37,9 @@ use crate::abort::{AbortHandle, TurnGuard};
 use crate::compact::{CompactError, CompactionBoundary};
 use crate::config::EngineConfig;
 use crate::deferred::{DeferredTools, ToolSearchMode, loaded_in};
-use crate::orchestrator::ToolRuntime;
 use crate::recorder::Recorder;
 use crate::results::ContentReplacementState;
+use crate::runtime::ToolRuntime;
 use crate::session::Session;
 use crate::structured::{StructuredOutput, StructuredOutputSlot, StructuredOutputTool};
 
@@ -158,7 +158,7 @@ impl QueryEngine {
             transcript,
             session.denials(),
         ));
-        crate::prompt_session::install_turn_grants(&runtime, &config.permissions);
+        crate::turn_permissions::install_turn_grants(&runtime, &config.permissions);
         Self {
             config,
             client,
@@ -175,8 +175,11 @@ impl QueryEngine {
     /// turn) cancels this turn: it ends interrupted without calling the
     /// model. See `crate::abort` for the semantics.
     pub fn submit_message(&mut self, prompt: String) -> BoxStream<'_, EngineEvent> {
-        let prompt =
-            crate::prompt_session::plan_reminder(&self.runtime, &self.config.system_prompt, prompt);
+        let prompt = crate::turn_permissions::plan_reminder(
+            &self.runtime,
+            &self.config.system_prompt,
+            prompt,
+        );
         let turn = self.abort.begin_turn();
         let (tx, rx) = unbounded_channel();
         let run = crate::query::run_query(
@@ -278,6 +281,38 @@ impl QueryEngine {
     pub fn set_model(&mut self, model: String) {
         self.config.model = model;
         self.session.set_fallback(None);
+    }
+
+    /// Switches to `model` (`source`: who asked, e.g. `set_model`) unless a
+    /// PreModelSwitch hook blocks it (exit 2, `decision: block`) or denies
+    /// it (`permissionDecision: deny`): then the model stays and the
+    /// reason comes back. PostModelSwitch hooks run after a switch (their
+    /// output is not sent to the model yet). Fields as Claude Code
+    /// 2.1.332 gives them: `from_model`, `to_model`, `requested_model`,
+    /// `source`.
+    pub async fn switch_model(&mut self, model: String, source: &str) -> Result<(), String> {
+        let hooks = &self.runtime.hooks;
+        let fields = serde_json::json!({"from_model": self.config.model, "to_model": model,
+            "requested_model": model, "source": source});
+        if hooks.active(orbit_hooks::HookEvent::PreModelSwitch) {
+            let verdict = hooks
+                .run(orbit_hooks::HookEvent::PreModelSwitch, None, fields.clone())
+                .await;
+            if let Some(reason) = verdict.block {
+                return Err(reason);
+            }
+            if let Some((orbit_hooks::PermissionVote::Deny, why)) = verdict.permission {
+                return Err(why);
+            }
+        }
+        self.set_model(model);
+        let hooks = &self.runtime.hooks;
+        if hooks.active(orbit_hooks::HookEvent::PostModelSwitch) {
+            hooks
+                .run(orbit_hooks::HookEvent::PostModelSwitch, None, fields)
+                .await;
+        }
+        Ok(())
     }
 
     /// The session's compiled permission policy; its mode can be switched

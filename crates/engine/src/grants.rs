@@ -1,7 +1,8 @@
 //! Scoped grants: allow rules that hold for one prompt only — a custom
 //! command's `allowed-tools` (and, later, a skill's).
 //!
-//! Data flow: `QueryEngine::grant_scope` (`crate::prompt_session`)
+//! Data flow: `QueryEngine::grant_scope` (`crate::prompt_session`, through
+//! `crate::turn_permissions`)
 //! compiles the rules into a [`GrantScope`] registered in the session's
 //! [`GrantScopes`] (held by its `ToolRuntime`); while it lives,
 //! the permission gate (`gate::decide`) turns an `Ask` of the session's

@@ -119,35 +119,3 @@ impl HookPoints {
         }
     }
 }
-
-impl crate::engine::QueryEngine {
-    /// Switches to `model` (`source`: who asked, e.g. `set_model`) unless a
-    /// PreModelSwitch hook blocks it (exit 2, `decision: block`) or denies
-    /// it (`permissionDecision: deny`): then the model stays and the
-    /// reason comes back. PostModelSwitch hooks run after a switch (their
-    /// output is not sent to the model yet). Fields as Claude Code
-    /// 2.1.332 gives them: `from_model`, `to_model`, `requested_model`,
-    /// `source`.
-    pub async fn switch_model(&mut self, model: String, source: &str) -> Result<(), String> {
-        let hooks = &self.runtime_arc().hooks;
-        let fields = json!({"from_model": self.config().model, "to_model": model,
-            "requested_model": model, "source": source});
-        if hooks.active(HookEvent::PreModelSwitch) {
-            let verdict = hooks
-                .run(HookEvent::PreModelSwitch, None, fields.clone())
-                .await;
-            if let Some(reason) = verdict.block {
-                return Err(reason);
-            }
-            if let Some((orbit_hooks::PermissionVote::Deny, why)) = verdict.permission {
-                return Err(why);
-            }
-        }
-        self.set_model(model);
-        let hooks = &self.runtime_arc().hooks;
-        if hooks.active(HookEvent::PostModelSwitch) {
-            hooks.run(HookEvent::PostModelSwitch, None, fields).await;
-        }
-        Ok(())
-    }
-}

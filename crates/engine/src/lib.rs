@@ -71,6 +71,7 @@ mod runner;
 mod runtime;
 mod session;
 mod structured;
+mod turn_permissions;
 
 pub use abort::AbortHandle;
 pub use approve::{

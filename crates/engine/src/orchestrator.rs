@@ -63,10 +63,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::gate::{denied_by_rules, permit};
 use crate::prepare::refusal_text;
-pub(crate) use crate::prepare::{Prepared, Staged, prepare};
+use crate::prepare::{Prepared, Staged, prepare};
 use crate::readiness;
 use crate::results::process_tool_result;
-pub(crate) use crate::runtime::ToolRuntime;
+use crate::runtime::ToolRuntime;
 use orbit_tool::texts::engine::tool_not_ready_error;
 
 /// What one call produced.

@@ -55,7 +55,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{Id as TaskId, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use crate::orchestrator::{ToolCallOutcome, ToolRuntime, prepare};
+use crate::orchestrator::ToolCallOutcome;
+use crate::prepare::prepare;
+use crate::runtime::ToolRuntime;
 use orbit_tool::texts::engine::{CANCEL_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE};
 use tracked::{ToolStatus, TrackedTool};
 

@@ -11,7 +11,7 @@ use orbit_protocol::{ToolResultBlock, ToolUseBlock};
 use orbit_tool::{CallFacts, Tool};
 use tokio_util::sync::CancellationToken;
 
-use crate::orchestrator::{Prepared, Staged};
+use crate::prepare::{Prepared, Staged};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ToolStatus {

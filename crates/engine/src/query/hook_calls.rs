@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::QueryLoop;
 use super::outcome::Outcome;
-use crate::orchestrator::ToolRuntime;
+use crate::runtime::ToolRuntime;
 
 /// The name of a compaction trigger as hooks see it (`manual` / `auto`).
 fn trigger_name(trigger: CompactTrigger) -> &'static str {
