@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use orbit_model::activity::{ModelActivity, report};
 
 pub use crate::warm::{ServerRecord, healthy, warm_server};
 use crate::warm::{
@@ -43,6 +44,9 @@ pub(crate) const CONTEXT_TOKENS: u32 = {
 };
 /// How long a starting server may take to load the model, in seconds.
 pub(crate) const STARTUP_TIMEOUT_SECS: u64 = 180;
+/// Prompt tokens llama-server reads per batch (`-b`); it reports the
+/// prompt's progress after each batch.
+pub(crate) const PROMPT_BATCH_TOKENS: u32 = 512;
 /// A warm server with no run using it stops after this long, in seconds.
 pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 900;
 /// File `orbit local serve` locks while it checks for a warm server and
@@ -92,6 +96,8 @@ pub struct LocalServer {
     lease: Option<PathBuf>,
     paths: LocalPaths,
     started_in: Duration,
+    /// This acquire started the server (the model was loaded).
+    loaded: bool,
 }
 
 impl LocalServer {
@@ -101,31 +107,50 @@ impl LocalServer {
             return Err(LocalError::NotSetUp);
         }
         let started = Instant::now();
-        let shared = warm_server(paths).or_else(|| {
-            (!options.keep_alive.is_zero())
-                .then(|| {
-                    crate::keep::start_shared(paths, options.keep_alive, options.startup_timeout)
-                })
-                .flatten()
-        });
-        if let Some(record) = shared {
-            let lease = take_lease(paths)?;
-            return Ok(Self {
-                port: record.port,
-                child: None,
-                lease: Some(lease),
+        if let Some(record) = warm_server(paths) {
+            return Self::lease(paths, &record, started, false);
+        }
+        // From here on the model is loaded: watchers say so (`activity`).
+        report(ModelActivity::Loading);
+        let shared = (!options.keep_alive.is_zero())
+            .then(|| crate::keep::start_shared(paths, options.keep_alive, options.startup_timeout))
+            .flatten();
+        let acquired = match shared {
+            Some(record) => Self::lease(paths, &record, started, true),
+            None => start(paths, options, "server.log").map(|(child, port)| Self {
+                port,
+                child: Some(child),
+                lease: None,
                 paths: paths.clone(),
                 started_in: started.elapsed(),
-            });
-        }
-        let (child, port) = start(paths, options, "server.log")?;
+                loaded: true,
+            }),
+        };
+        report(ModelActivity::Idle);
+        acquired
+    }
+
+    /// Uses the warm server `record` names under a lease of this process.
+    fn lease(
+        paths: &LocalPaths,
+        record: &ServerRecord,
+        started: Instant,
+        loaded: bool,
+    ) -> Result<Self, LocalError> {
         Ok(Self {
-            port,
-            child: Some(child),
-            lease: None,
+            port: record.port,
+            child: None,
+            lease: Some(take_lease(paths)?),
             paths: paths.clone(),
             started_in: started.elapsed(),
+            loaded,
         })
+    }
+
+    /// Whether this run had to load the model (it started the server,
+    /// private or shared), rather than finding one warm.
+    pub fn loaded_now(&self) -> bool {
+        self.loaded
     }
 
     /// The port the server listens on (localhost).
@@ -200,6 +225,11 @@ pub fn server_command(paths: &LocalPaths, options: &ServerOptions, port: u16) ->
             "--jinja",
         ])
         .args(["-c", &options.context_tokens.to_string(), "-np", "1"])
+        // The prompt is read in batches of this size and llama-server
+        // reports progress after each (`return_progress`): 512 (its
+        // physical batch, so no slower) gives a report every ≈ 5 s on two
+        // cores instead of one per 2,048 tokens.
+        .args(["-b", &PROMPT_BATCH_TOKENS.to_string()])
         .args(["-t", &options.threads.to_string()])
         .arg("--chat-template-file")
         .arg(paths.template_file())

@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod activity;
 pub mod anthropic;
 mod auth;
 pub mod bedrock;

@@ -28,6 +28,7 @@ mod interrupt_resume;
 mod local_model;
 mod local_profile;
 mod local_resume;
+mod local_waiting;
 mod local_tasks;
 mod logging;
 mod max_turns;

@@ -63,6 +63,8 @@ fn a_private_server_starts_healthy_with_the_documented_command_and_stops() {
         "8192",
         "-np",
         "1",
+        "-b",
+        "512",
         "-t",
         "2",
         "--chat-template-file",

@@ -24,6 +24,7 @@
 
 mod chunks;
 mod fenced;
+mod progress;
 mod request;
 mod wire;
 
@@ -67,6 +68,11 @@ pub struct OpenAiConfig {
     /// its KV cache, so the next turn evaluates only the new suffix). On
     /// for [`Self::local`]; other servers may reject unknown fields.
     pub cache_prompt: bool,
+    /// Ask llama.cpp for its prompt progress (`return_progress: true`) and
+    /// report what the server does (reading the prompt, generating) to
+    /// [`crate::activity`]. On for [`Self::local`]; other servers may
+    /// reject unknown fields.
+    pub report_activity: bool,
     /// A response with no SSE event for this long is abandoned (and retried), in milliseconds.
     pub idle_timeout_ms: u64,
     /// Where `base_url` came from, named when the server cannot be reached
@@ -83,6 +89,7 @@ impl Default for OpenAiConfig {
             retry: RetryConfig::default(),
             fenced_tool_recovery: false,
             cache_prompt: false,
+            report_activity: false,
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             base_url_check: ENV_BASE_URL.to_string(),
         }
@@ -110,12 +117,13 @@ impl OpenAiConfig {
     }
 
     /// A client for a local OpenAI-compatible server at `base_url`
-    /// (no key, fenced recovery and `cache_prompt` on).
+    /// (no key, fenced recovery, `cache_prompt` and activity reports on).
     pub fn local(base_url: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
             fenced_tool_recovery: true,
             cache_prompt: true,
+            report_activity: true,
             retry: RetryConfig::from_env(),
             idle_timeout_ms: crate::idle_timeout_from(
                 |name| std::env::var(name).ok(),
@@ -184,7 +192,11 @@ impl OpenAiClient {
 
 impl ModelClient for OpenAiClient {
     fn stream(&self, request: &ModelRequest) -> EventStream {
-        let body = match request::build_body(request, self.config.cache_prompt, &self.sent) {
+        let extras = request::LlamaExtras {
+            cache_prompt: self.config.cache_prompt,
+            return_progress: self.config.report_activity,
+        };
+        let body = match request::build_body(request, extras, &self.sent) {
             Ok(body) => Bytes::from(body),
             Err(e) => {
                 return crate::driver::failed(ModelError::Config(format!(
@@ -196,10 +208,12 @@ impl ModelClient for OpenAiClient {
             .config
             .fenced_tool_recovery
             .then(|| request.tools.iter().map(|t| t.name.clone()).collect());
-        self.transport.stream(
-            body,
-            chunks::ChunkAssembler::new(recovery, request.one_tool_call),
-        )
+        let assembler = chunks::ChunkAssembler::new(recovery, request.one_tool_call);
+        if self.config.report_activity {
+            self.transport.stream(body, progress::Reporting(assembler))
+        } else {
+            self.transport.stream(body, assembler)
+        }
     }
 
     fn provider(&self) -> &str {

@@ -28,14 +28,23 @@ pub(super) const DOCUMENT_DROPPED_NOTE: &str =
 /// First allocation of a request body, in bytes; it grows with the history.
 const BODY_CAPACITY_BYTES: usize = 16 * 1024;
 
+/// llama.cpp's own request fields, sent to the local server only.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct LlamaExtras {
+    /// `cache_prompt: true`: the slot keeps the prompt in its KV cache.
+    pub(super) cache_prompt: bool,
+    /// `return_progress: true`: chunks carry `prompt_progress`.
+    pub(super) return_progress: bool,
+}
+
 /// The JSON body for `POST {base}/chat/completions`, written straight to
 /// bytes; the messages the previous request of this client sent are not
-/// converted again (`cache`: their bytes are reused). `cache_prompt` adds
-/// llama.cpp's field; `request.one_tool_call` adds `parallel_tool_calls:
+/// converted again (`cache`: their bytes are reused). `extras` adds
+/// llama.cpp's fields; `request.one_tool_call` adds `parallel_tool_calls:
 /// false` (with tools only). The bytes are those of the equivalent `Value`.
 pub(super) fn build_body(
     request: &ModelRequest,
-    cache_prompt: bool,
+    extras: LlamaExtras,
     cache: &PrefixCache,
 ) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::with_capacity(BODY_CAPACITY_BYTES);
@@ -94,8 +103,11 @@ pub(super) fn build_body(
     if request.one_tool_call && !request.tools.is_empty() {
         out.extend_from_slice(b",\"parallel_tool_calls\":false");
     }
-    if cache_prompt {
+    if extras.cache_prompt {
         out.extend_from_slice(b",\"cache_prompt\":true");
+    }
+    if extras.return_progress {
+        out.extend_from_slice(b",\"return_progress\":true");
     }
     out.push(b'}');
     Ok(out)
@@ -211,6 +223,7 @@ mod tests {
         }
         if cache_prompt {
             body["cache_prompt"] = json!(true);
+            body["return_progress"] = json!(true);
         }
         body.to_string()
     }
@@ -238,7 +251,11 @@ mod tests {
         let cache = PrefixCache::default();
         for (cache_prompt, one_tool_call) in [(true, true), (false, false)] {
             request.one_tool_call = one_tool_call;
-            let bytes = build_body(&request, cache_prompt, &cache).unwrap_or_default();
+            let extras = LlamaExtras {
+                cache_prompt,
+                return_progress: cache_prompt,
+            };
+            let bytes = build_body(&request, extras, &cache).unwrap_or_default();
             assert_eq!(
                 String::from_utf8_lossy(&bytes),
                 expected(&request, cache_prompt)
@@ -254,9 +271,10 @@ mod tests {
             one_tool_call: true,
             ..Default::default()
         };
-        let body: Value =
-            serde_json::from_slice(&build_body(&empty, true, &cache).unwrap_or_default())
-                .unwrap_or_default();
+        let body: Value = serde_json::from_slice(
+            &build_body(&empty, LlamaExtras::default(), &cache).unwrap_or_default(),
+        )
+        .unwrap_or_default();
         assert_eq!(body["messages"], json!([]));
         // No tools: no parallel_tool_calls (OpenAI rejects it without tools).
         assert_eq!(body.get("parallel_tool_calls"), None);

@@ -76,7 +76,13 @@ impl Screen {
         }
         if let Some(started) = self.busy {
             let secs = started.elapsed().as_secs();
-            let mut text = format!("✻ Working… {secs}s (Esc to interrupt)");
+            // What a local model is doing (loading, reading the prompt
+            // with progress, generating), when it reports it.
+            let what = orbit_model::activity::current()
+                .describe()
+                .map(|what| format!(" · {what}"))
+                .unwrap_or_default();
+            let mut text = format!("✻ Working… {secs}s{what} (Esc to interrupt)");
             if self.queued > 0 {
                 text.push_str(&format!(" · {} queued", self.queued));
             }

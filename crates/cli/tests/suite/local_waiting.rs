@@ -1,0 +1,124 @@
+//! Waiting for the local model is visible (issue 38), through the binary
+//! with a stand-in llama-server: `orbit -p` on a terminal (run under
+//! `script`, which gives it a pseudo-terminal) says on stderr that the
+//! model is loading and how far it has read the prompt — from
+//! llama-server's streamed `prompt_progress`, which orbit asks for with
+//! `return_progress: true` — and, the first time a run loads the model
+//! only, how to keep it warm. Without a terminal none of it is printed.
+
+use std::process::Command;
+
+use super::common::{Scratch, orbit_with_env, run};
+
+/// Stand-in llama-server: takes 2 s to become healthy (loading), records
+/// each request body in `requests.jsonl`, and streams a reply whose prompt
+/// reading reports 0/1024 and 512/1024 two seconds apart, then 1024/1024
+/// and the text "hi" — as llama-server b11434 streams them with
+/// `return_progress` (a role-only delta plus `prompt_progress`).
+const SLOW_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
+import http.server, json, os, sys, time
+argv = sys.argv[1:]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+port = int(argv[argv.index("--port") + 1])
+time.sleep(2)
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b'{"status":"ok"}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        request = self.rfile.read(int(self.headers["content-length"]))
+        open(os.path.join(root, "requests.jsonl"), "ab").write(request + b"\n")
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        def send(chunk):
+            self.wfile.write(("data: %s\n\n" % json.dumps(chunk)).encode())
+            self.wfile.flush()
+        role = {"role": "assistant", "content": None}
+        for processed in (0, 512, 1024):
+            send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": role, "finish_reason": None}],
+                  "prompt_progress": {"total": 1024, "cache": 0, "processed": processed, "time_ms": 0}})
+            if processed < 1024:
+                time.sleep(2)
+        send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]})
+        send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;
+
+/// `orbit -p PROMPT` under `script`: stdin, stdout and stderr on one
+/// pseudo-terminal; returns everything the terminal showed.
+fn run_on_a_terminal(scratch: &Scratch, prompt: &str) -> String {
+    let orbit = env!("CARGO_BIN_EXE_orbit");
+    let out = Command::new("script")
+        .args(["-qec", &format!("{orbit} -p '{prompt}'"), "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.home())
+        .env("ORBIT_HOME", scratch.home().join(".orbit"))
+        .env("ORBIT_LOCAL_KEEP_ALIVE", "0")
+        .env("TERM", "dumb")
+        .current_dir(scratch.path())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "{shown}");
+    shown
+}
+
+#[test]
+fn a_terminal_shows_the_model_loading_and_reading_the_prompt() {
+    let scratch = Scratch::new();
+    let paths =
+        orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), SLOW_LLAMA_SERVER);
+
+    let first = run_on_a_terminal(&scratch, "hi");
+    assert!(
+        first.contains("\nhi\n") || first.starts_with("hi\n"),
+        "{first}"
+    );
+    assert!(
+        first.contains("orbit: local model: loading the model…"),
+        "{first}"
+    );
+    assert!(
+        first.contains("orbit: local model: reading the prompt 50% (512/1,024 tokens)…"),
+        "{first}"
+    );
+    let hint = "orbit: tip: loading the local model took";
+    assert_eq!(first.matches(hint).count(), 1, "{first}");
+    assert!(first.contains("`orbit local serve`"), "{first}");
+    let requests = std::fs::read_to_string(paths.root().join("requests.jsonl")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(requests.lines().next().unwrap()).unwrap();
+    assert_eq!(body["return_progress"], true, "{body}");
+
+    // The hint is said once; the progress every time.
+    let second = run_on_a_terminal(&scratch, "hi");
+    assert!(!second.contains(hint), "{second}");
+    assert!(
+        second.contains("orbit: local model: reading the prompt 50%"),
+        "{second}"
+    );
+
+    // No terminal: headless output as before.
+    std::fs::remove_file(paths.root().join("warm-hint.shown")).unwrap();
+    let out = run({
+        let mut cmd = orbit_with_env(&scratch, &[]);
+        cmd.args(["-p", "hi"]);
+        cmd
+    });
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(out.stdout, "hi\n");
+    assert!(!out.stderr.contains("local model:"), "{}", out.stderr);
+    assert!(!out.stderr.contains("tip:"), "{}", out.stderr);
+}
