@@ -65,6 +65,10 @@ pub enum ComposerEvent {
     Submit(Submission),
 }
 
+/// Submissions whose collapsed form is remembered for their echo (a
+/// queue of prompts waits at most this deep in practice).
+const SHOWN_FORMS_MAX: usize = 16;
+
 /// The input box.
 #[derive(Debug, Default)]
 pub struct Composer {
@@ -77,6 +81,10 @@ pub struct Composer {
     pub(crate) kill_buffer: String,
     pub(crate) history: History,
     pub(crate) pastes: Pastes,
+    /// Recent submissions that held collapsed pastes: (the expanded text,
+    /// the text as the box showed it), oldest first, at most
+    /// [`SHOWN_FORMS_MAX`].
+    shown_forms: std::collections::VecDeque<(String, String)>,
     pub(crate) popup: Option<Popup>,
     /// The start of the token whose popup Esc closed.
     dismissed: Option<usize>,
@@ -294,6 +302,21 @@ impl Composer {
         self.edited();
     }
 
+    /// How the submitted prompt `text` is echoed: with its large pastes
+    /// collapsed to the placeholders the box showed (`[Pasted text #1 +30
+    /// lines]`) when it is one of the recent submissions that had any
+    /// (that entry is then forgotten); else `text` itself. The model still
+    /// gets `text`.
+    pub fn shown_form(&mut self, text: &str) -> String {
+        match self.shown_forms.iter().position(|(full, _)| full == text) {
+            Some(at) => self
+                .shown_forms
+                .remove(at)
+                .map_or_else(|| text.to_string(), |(_, shown)| shown),
+            None => text.to_string(),
+        }
+    }
+
     /// Enter: the text becomes a [`Submission`] and the box empties.
     pub(crate) fn submit(&mut self) -> crate::ComposerEvent {
         let raw = std::mem::take(&mut self.text);
@@ -306,6 +329,13 @@ impl Composer {
         let trimmed = expanded.trim();
         if trimmed.is_empty() {
             return ComposerEvent::Changed;
+        }
+        if expanded != raw {
+            if self.shown_forms.len() == SHOWN_FORMS_MAX {
+                self.shown_forms.pop_front();
+            }
+            let shown = (trimmed.to_string(), raw.trim().to_string());
+            self.shown_forms.push_back(shown);
         }
         self.warnings.extend(self.history.record(trimmed));
         let mut submission = classify(trimmed);

@@ -521,16 +521,7 @@ fn finish_item(front: &mut Front, context: &mut Vec<String>, item: Done) {
     let screen = &mut front.screen;
     match item {
         Done::Event(event) => screen.on_event(&event),
-        Done::Compacted(Ok(boundary)) => {
-            screen.status_mut().context_tokens = boundary.post_tokens;
-            screen.note(
-                &format!(
-                    "✻ Conversation compacted ({} → {} tokens)",
-                    boundary.pre_tokens, boundary.post_tokens
-                ),
-                Tone::Dim,
-            );
-        }
+        Done::Compacted(Ok(boundary)) => screen.compacted(&boundary),
         Done::Compacted(Err(err)) => screen.note(&format!("Compaction failed: {err}"), Tone::Error),
         Done::Shell(run) => {
             let text = format!("{}{}", run.stdout, run.stderr);

@@ -9,7 +9,6 @@
 //! `/memory N` hands one to the editor ([`Action::Edit`]). An unknown name
 //! gets one line.
 
-use orbit_commands::INIT_PROMPT;
 use orbit_composer::custom::CustomCommand;
 use orbit_engine::QueryEngine;
 
@@ -106,6 +105,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         "clear" => return Some(Action::Open(SessionChoice::New)),
         "compact" => {
             let instructions = (!args.is_empty()).then(|| args.to_string());
+            screen.compacting();
             return Some(Action::Job(Job::Compact(instructions)));
         }
         "resume" if !args.is_empty() => {
@@ -174,7 +174,11 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
                 screen.note(&format!("  {line}"), Tone::Plain);
             }
         }
-        "init" => return Some(Action::Prompt(INIT_PROMPT.to_string())),
+        "init" => {
+            screen.note("  ⎿ init is analyzing your codebase…", Tone::Dim);
+            let prompt = crate::submit::init_prompt(&engine.config().cwd);
+            return Some(Action::Prompt(prompt));
+        }
         "memory" => return memory(engine, screen, args),
         "rewind" | "checkpoint" | "undo" => crate::rewind::run(engine, screen, args),
         "status" => {

@@ -73,6 +73,11 @@ pub struct Screen {
     /// line's left part).
     custom_status: Option<String>,
     busy: Option<Instant>,
+    /// What the running job is when it is not a turn ("Compacting
+    /// conversation", and a detail such as the tokens it summarizes).
+    activity: Option<(String, String)>,
+    /// The last `/compact`'s summary (Ctrl-O shows it).
+    summary: Option<String>,
     hint: Option<String>,
     queued: usize,
 }
@@ -97,6 +102,8 @@ impl Screen {
             status,
             custom_status: None,
             busy: None,
+            activity: None,
+            summary: None,
             hint: None,
             queued: 0,
         };
@@ -150,9 +157,11 @@ impl Screen {
         }
     }
 
-    /// The person's prompt, as it goes into the scrollback.
+    /// The person's prompt, as it goes into the scrollback: a large paste
+    /// as the placeholder the input box showed (the model gets it whole).
     pub fn user_prompt(&mut self, text: &str) {
-        for (i, line) in text.lines().enumerate() {
+        let shown = self.composer.shown_form(text);
+        for (i, line) in shown.lines().enumerate() {
             let prefix = if i == 0 { "> " } else { "  " };
             self.history.push(Line::from(Span::styled(
                 format!("{prefix}{line}"),
@@ -170,6 +179,7 @@ impl Screen {
     /// Nothing runs any more.
     pub fn set_idle(&mut self) {
         self.busy = None;
+        self.activity = None;
         for line in self.answer.finish() {
             self.history.push(line);
         }
@@ -265,6 +275,7 @@ impl Screen {
             return;
         }
         self.note("Full tool output on (Ctrl-O to hide it)", Tone::Dim);
+        self.summary_lines();
         let recent: Vec<(ToolCall, Vec<String>)> = self.recent.iter().cloned().collect();
         for (call, output) in recent {
             self.full_output_lines(&call, &output);
@@ -279,6 +290,54 @@ impl Screen {
                 format!("     {line}"),
                 self.theme.dim(),
             )));
+        }
+        if lines.len() > FULL_OUTPUT_MAX_LINES {
+            let more = lines.len() - FULL_OUTPUT_MAX_LINES;
+            self.note(&format!("     … {more} more lines"), Tone::Dim);
+        }
+    }
+
+    /// `/compact` starts: the working line says so, with the tokens it
+    /// summarizes.
+    pub(crate) fn compacting(&mut self) {
+        let tokens = self.status.context_tokens;
+        let detail = if tokens > 0 {
+            format!(" · summarizing ~{tokens} tokens")
+        } else {
+            String::new()
+        };
+        self.activity = Some(("Compacting conversation".to_string(), detail));
+    }
+
+    /// `/compact` finished: one collapsed "Conversation compacted" line;
+    /// Ctrl-O shows the summary (at once when full output is on).
+    pub(crate) fn compacted(&mut self, boundary: &orbit_engine::CompactionBoundary) {
+        self.status.context_tokens = boundary.post_tokens;
+        let (pre, post) = (boundary.pre_tokens, boundary.post_tokens);
+        self.summary = boundary.summary.clone();
+        let more = if self.summary.is_some() {
+            " · Ctrl-O shows the summary"
+        } else {
+            " · no summary: the oldest turns were dropped"
+        };
+        self.note(
+            &format!("✻ Conversation compacted ({pre} → {post} tokens){more}"),
+            Tone::Dim,
+        );
+        if self.full_output {
+            self.summary_lines();
+        }
+    }
+
+    /// The last compaction's summary, dim and indented.
+    fn summary_lines(&mut self) {
+        let Some(summary) = self.summary.clone() else {
+            return;
+        };
+        self.note("  ⎿ Summary of the conversation so far", Tone::Dim);
+        let lines: Vec<&str> = summary.lines().collect();
+        for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
+            self.note(&format!("     {line}"), Tone::Dim);
         }
         if lines.len() > FULL_OUTPUT_MAX_LINES {
             let more = lines.len() - FULL_OUTPUT_MAX_LINES;

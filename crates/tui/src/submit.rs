@@ -3,7 +3,10 @@
 //! the file (as Claude Code does: a reminder saying the Read tool was
 //! called, with its numbered lines), `!command` runs in `sh -c` in the
 //! session's cwd (bounded by [`SHELL_TIMEOUT_MS`]; command and output join
-//! the next prompt), `#note` is appended to the project memory file.
+//! the next prompt), `#note` is appended to the project memory file, and
+//! `/init` becomes [`init_prompt`]: the model is asked to write the file
+//! with its Write tool (the usual permission ask applies), as Claude
+//! Code's `/init` does.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -56,6 +59,18 @@ pub(crate) fn with_attachments(prompt: &str, files: &[PathBuf], cwd: &Path) -> S
         ));
     }
     out
+}
+
+/// `/init`'s prompt in the UI: the headless one (`orbit_commands::INIT_PROMPT`)
+/// plus where the file goes and that the Write tool writes it — a small
+/// model otherwise answers with the file's text and writes nothing.
+pub(crate) fn init_prompt(cwd: &Path) -> String {
+    let file = cwd.join("CLAUDE.md");
+    format!(
+        "{}\n\nWrite the file with the Write tool (file_path: {}); if it exists, Read it first and write the improved version. Do not only show its content in your answer.",
+        orbit_commands::INIT_PROMPT,
+        file.display()
+    )
 }
 
 /// A finished `!command`.

@@ -5,10 +5,20 @@
 //! (`BeginSynchronizedUpdate` … `End…`) so a terminal that supports it
 //! shows it at once. [`Term::restore`] (also on drop, e.g. a panic) leaves
 //! the terminal as it was, with the cursor under the last output.
+//!
+//! A resize: after each frame the terminal's cursor is hidden and parked
+//! at the live region's top-left (the input box draws its own caret).
+//! When the size changed, the terminal has already reflowed its lines —
+//! the live region's rows may be split or moved — but the cursor is still
+//! on the region's first row, so [`Term::draw`] clears from there down
+//! (the old region, whatever the reflow did to it) and starts a new
+//! viewport there. Nothing is cleared above it, so no old live row is
+//! pushed into the scrollback (as a whole-screen clear would be, in tmux),
+//! and the scrollback above keeps every line.
 
 use std::io::{Stdout, Write, stdout};
 
-use crossterm::cursor::{MoveTo, Show};
+use crossterm::cursor::{MoveTo, MoveToColumn, Show};
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::terminal::{
     BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, disable_raw_mode,
@@ -26,24 +36,32 @@ pub const LIVE_ROWS: u16 = 10;
 /// The terminal while the UI runs.
 pub(crate) struct Term {
     terminal: Terminal<CrosstermBackend<Stdout>>,
+    /// The terminal's size (columns, rows) the viewport was made for.
+    size: (u16, u16),
     restored: bool,
+}
+
+/// A ratatui terminal whose inline viewport starts at the cursor's row
+/// (it asks the terminal where the cursor is).
+fn inline_terminal(rows: u16) -> std::io::Result<Terminal<CrosstermBackend<Stdout>>> {
+    let height = LIVE_ROWS.min(rows.saturating_sub(1)).max(3);
+    Terminal::with_options(
+        CrosstermBackend::new(stdout()),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )
 }
 
 impl Term {
     pub(crate) fn start() -> std::io::Result<Self> {
-        let (_, rows) = crossterm::terminal::size()?;
+        let size = crossterm::terminal::size()?;
         enable_raw_mode()?;
         execute!(stdout(), EnableBracketedPaste)?;
-        let height = LIVE_ROWS.min(rows.saturating_sub(1)).max(3);
-        let terminal = Terminal::with_options(
-            CrosstermBackend::new(stdout()),
-            TerminalOptions {
-                viewport: Viewport::Inline(height),
-            },
-        );
-        match terminal {
+        match inline_terminal(size.1) {
             Ok(terminal) => Ok(Self {
                 terminal,
+                size,
                 restored: false,
             }),
             Err(err) => {
@@ -54,13 +72,37 @@ impl Term {
         }
     }
 
-    /// One frame: scrollback insertions and the live region, synchronized.
+    /// One frame: scrollback insertions and the live region, synchronized;
+    /// after a resize the old live region is cleared first (module docs).
     pub(crate) fn draw(&mut self, screen: &mut Screen) -> std::io::Result<()> {
+        let size = crossterm::terminal::size()?;
+        if size != self.size {
+            self.resized(size)?;
+        }
         queue!(self.terminal.backend_mut(), BeginSynchronizedUpdate)?;
         let drawn = screen.draw(&mut self.terminal);
-        queue!(self.terminal.backend_mut(), EndSynchronizedUpdate)?;
+        // Parked (hidden) at the live region's top-left until the next frame.
+        let top = self.terminal.get_frame().area().y;
+        queue!(
+            self.terminal.backend_mut(),
+            MoveTo(0, top),
+            EndSynchronizedUpdate
+        )?;
         self.terminal.backend_mut().flush()?;
         drawn
+    }
+
+    /// The terminal is `size` now: the old live region (from the parked
+    /// cursor's row down) is cleared and a new viewport starts on that row.
+    fn resized(&mut self, size: (u16, u16)) -> std::io::Result<()> {
+        execute!(
+            self.terminal.backend_mut(),
+            MoveToColumn(0),
+            Clear(ClearType::FromCursorDown)
+        )?;
+        self.terminal = inline_terminal(size.1)?;
+        self.size = size;
+        Ok(())
     }
 
     /// Clears the live region and gives the terminal back; the cursor ends

@@ -94,6 +94,7 @@ mod terminal_output;
 mod trust;
 mod tui;
 mod tui_dialog;
+mod tui_first_hour;
 mod tui_notices;
 mod vertex;
 mod web_fetch_prompt;

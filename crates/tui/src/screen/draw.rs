@@ -2,12 +2,14 @@
 //! inline viewport once (wrapped to the width); the live region (the
 //! unfinished answer, running tools, the working line, a dialog, picker or
 //! the input box, the status line and hint) is rendered top-aligned into
-//! the viewport each frame.
+//! the viewport each frame, the input box's caret drawn in reverse video
+//! (the terminal's cursor stays hidden: see `crate::term`).
 
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
@@ -39,8 +41,11 @@ impl Screen {
         terminal.draw(|frame| {
             let area = frame.area();
             let cursor = self.render_live(area, frame.buffer_mut());
-            if let Some((x, y)) = cursor {
-                frame.set_cursor_position((x, y));
+            // The caret is drawn (reverse video): the terminal's own
+            // cursor stays hidden, parked at the live region's top-left
+            // (`crate::term`), so a resize can find the region.
+            if let Some(cell) = cursor.and_then(|(x, y)| frame.buffer_mut().cell_mut((x, y))) {
+                cell.modifier.insert(Modifier::REVERSED);
             }
         })?;
         Ok(())
@@ -83,6 +88,10 @@ impl Screen {
                 .map(|what| format!(" · {what}"))
                 .unwrap_or_default();
             let mut text = format!("✻ Working… {secs}s{what} (Esc to interrupt)");
+            if let Some((label, detail)) = &self.activity {
+                text = text.replacen("Working…", &format!("{label}…"), 1);
+                text = text.replacen(" (Esc", &format!("{detail} (Esc"), 1);
+            }
             if self.queued > 0 {
                 text.push_str(&format!(" · {} queued", self.queued));
             }
