@@ -1,7 +1,8 @@
 //! [`Agent`] and its [`AgentBuilder`]: one coding-agent session — a model
 //! provider, tools, a permission policy, a system prompt (with the
 //! project's CLAUDE.md / AGENTS.md) and a working directory — over the
-//! engine's `QueryEngine`.
+//! engine's `QueryEngine`. The builder is here; the built session, which
+//! an embedder drives, is `session`.
 //!
 //! Data flow: `AgentBuilder::build` → provider client + tool registry +
 //! `EngineConfig` → `QueryEngine`. [`Agent::run`] submits a prompt and
@@ -25,41 +26,20 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures::StreamExt;
-use futures::stream::BoxStream;
 use orbit_agents::{AgentDefinition, AgentSet};
-use orbit_engine::{
-    AbortHandle, Approver, CompactError, CompactionBoundary, EngineConfig, QueryEngine,
-    SharedApprover, StructuredOutputSchema,
-};
+use orbit_engine::{Approver, EngineConfig, SharedApprover, StructuredOutputSchema};
 use orbit_permissions::{PermissionConfig, PermissionMode};
-use orbit_protocol::{EngineEvent, Message, TerminalResult};
 use orbit_session::LoadedSession;
 use orbit_tool::{CommandLauncher, Tool, ToolRegistry, TypedTool, typed};
 
-use crate::mcp::{McpSetup, ServerConfig, ServerStatus};
+use crate::mcp::{McpSetup, ServerConfig};
 use crate::profile::ProfileOverrides;
 use crate::provider::Provider;
 use crate::{Error, PromptSpec, SessionSpec};
 
-/// The model used with the Anthropic API when none is set (the model
-/// catalog's).
-pub const DEFAULT_ANTHROPIC_MODEL: &str =
-    orbit_model::catalog::default_model(orbit_model::catalog::Provider::Anthropic);
-/// The model used with an OpenAI-compatible API when none is set (the
-/// model catalog's).
-pub const DEFAULT_OPENAI_MODEL: &str =
-    orbit_model::catalog::default_model(orbit_model::catalog::Provider::OpenAi);
+mod session;
 
-/// The model a session uses when none is set: the local model's name for
-/// the local provider, else the provider's default.
-pub(crate) fn default_model(provider: &Provider, local: bool) -> String {
-    match provider {
-        _ if local => orbit_local::MODEL_NAME.to_string(),
-        Provider::OpenAi(_) => DEFAULT_OPENAI_MODEL.to_string(),
-        _ => DEFAULT_ANTHROPIC_MODEL.to_string(),
-    }
-}
+pub use session::Agent;
 
 /// Builds an [`Agent`]. Every setting has a default: the provider from the
 /// environment, the current directory, orbit's built-in tools, the default
@@ -410,10 +390,7 @@ impl AgentBuilder {
         };
         spec.log = self.log;
         let built = spec.build()?;
-        Ok(Agent {
-            engine: built.engine,
-            mcp: built.mcp,
-        })
+        Ok(Agent::new(built.engine, built.mcp))
     }
 
     /// The transcript to resume, read and repaired (repairs are logged).
@@ -441,75 +418,5 @@ impl AgentBuilder {
             (self.log)(&format!("session {id}: {repair}"));
         }
         Ok(Some(loaded))
-    }
-}
-
-/// One coding-agent session. Prompts submitted one after another continue
-/// the same conversation.
-pub struct Agent {
-    engine: QueryEngine,
-    /// The session's MCP servers (also a source of the engine's tools).
-    mcp: Option<Arc<orbit_mcp::McpManager>>,
-}
-
-impl Agent {
-    /// A builder with every default (see [`AgentBuilder`]).
-    pub fn builder() -> AgentBuilder {
-        AgentBuilder::default()
-    }
-
-    /// Submits a prompt; the stream yields the turn's events (model stream,
-    /// tool starts and results, messages) and ends with one
-    /// `EngineEvent::Result`.
-    pub fn run(&mut self, prompt: impl Into<String>) -> BoxStream<'_, EngineEvent> {
-        self.engine.submit_message(prompt.into())
-    }
-
-    /// Submits a prompt and waits for its result.
-    pub async fn ask(&mut self, prompt: impl Into<String>) -> Result<TerminalResult, Error> {
-        let mut events = self.run(prompt);
-        while let Some(event) = events.next().await {
-            if let EngineEvent::Result(result) = event {
-                return Ok(result);
-            }
-        }
-        Err(Error::NoResult)
-    }
-
-    /// Compacts the conversation now (`/compact [instructions]`): the
-    /// history is replaced by a summary the model writes, following the
-    /// standard instructions plus `instructions`. See
-    /// [`QueryEngine::compact`].
-    pub async fn compact(
-        &mut self,
-        instructions: Option<String>,
-    ) -> Result<CompactionBoundary, CompactError> {
-        self.engine.compact(instructions).await
-    }
-
-    /// Interrupts the running turn (like Ctrl-C); callable from another task.
-    pub fn abort_handle(&self) -> AbortHandle {
-        self.engine.abort_handle()
-    }
-
-    /// The conversation so far.
-    pub fn messages(&self) -> &[Message] {
-        self.engine.messages()
-    }
-
-    /// The session id.
-    pub fn session_id(&self) -> &str {
-        self.engine.session_id()
-    }
-
-    /// Cost of the session's model calls so far, in US dollars.
-    pub fn total_cost_usd(&self) -> f64 {
-        self.engine.total_cost_usd()
-    }
-
-    /// Each MCP server's name and state (`pending`, `connected`, `failed`),
-    /// in the order they were given.
-    pub fn mcp_servers(&self) -> Vec<ServerStatus> {
-        self.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default()
     }
 }

@@ -87,7 +87,7 @@ mod spec;
 mod subagent;
 mod system_prompt;
 
-pub use agent::{Agent, AgentBuilder, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
+pub use agent::{Agent, AgentBuilder};
 pub use orbit_agents::{AgentDefinition, AgentSet, AgentSource, AgentSources, ToolFilter};
 pub use orbit_config::Env;
 pub use orbit_engine::{
@@ -101,7 +101,7 @@ pub use orbit_tool::{
     CallContext, CallFacts, CommandLauncher, ResultLimit, Tool, ToolError, ToolInfo, ToolOutput,
     ToolRegistry, ToolUseContext, TypedTool, typed,
 };
-pub use provider::Provider;
+pub use provider::{DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, Provider};
 pub use skills::offer_asking_tools;
 pub use spec::{BuiltSession, PromptSpec, SessionSpec};
 pub use subagent::{MAX_SUBAGENT_DEPTH, SUBAGENT_COST_KEY, SUBAGENT_EVENT_KEY};

@@ -14,6 +14,10 @@
 //! `ANTHROPIC_CUSTOM_HEADERS`, `DISABLE_PROMPT_CACHING`); set
 //! `AnthropicConfig::shape` to change it. The OpenAI-compatible and local
 //! providers keep their own request defaults.
+//!
+//! A session without a model uses its provider's default: the catalog's
+//! ([`DEFAULT_ANTHROPIC_MODEL`], [`DEFAULT_OPENAI_MODEL`]) or the local
+//! model's name.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +33,25 @@ use crate::Error;
 
 /// Provider name of the local model (what `ModelClient::provider` reports).
 pub const LOCAL_PROVIDER: &str = "local";
+
+/// The model used with the Anthropic API when none is set (the model
+/// catalog's).
+pub const DEFAULT_ANTHROPIC_MODEL: &str =
+    orbit_model::catalog::default_model(orbit_model::catalog::Provider::Anthropic);
+/// The model used with an OpenAI-compatible API when none is set (the
+/// model catalog's).
+pub const DEFAULT_OPENAI_MODEL: &str =
+    orbit_model::catalog::default_model(orbit_model::catalog::Provider::OpenAi);
+
+/// The model a session uses when none is set: the local model's name for
+/// the local provider, else the provider's default.
+pub(crate) fn default_model(provider: &Provider, local: bool) -> String {
+    match provider {
+        _ if local => orbit_local::MODEL_NAME.to_string(),
+        Provider::OpenAi(_) => DEFAULT_OPENAI_MODEL.to_string(),
+        _ => DEFAULT_ANTHROPIC_MODEL.to_string(),
+    }
+}
 
 /// A model provider.
 #[derive(Clone)]

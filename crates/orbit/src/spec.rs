@@ -10,28 +10,32 @@
 //! `SessionSpec` → [`SessionSpec::build`] (provider client → profile's
 //! tools and system prompt → session id → MCP manager → `EngineConfig` →
 //! `QueryEngine::new`/`resume`) or [`SessionSpec::build_runner`] (the
-//! tools alone, `ToolRunner`); both end in [`secure`], which applies the
+//! tools alone, `ToolRunner`); both end in `secure`, which applies the
 //! security defaults to the session's tool context — no API key in the
 //! tools' environment, WebFetch's allowed local hosts, the sandbox
 //! launcher, the added directories — so no caller can forget one.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use orbit_config::Env;
 use orbit_engine::{EngineConfig, QueryEngine, SharedApprover, ToolRunner, ToolSearchMode};
-use orbit_hooks::{HookCallbacks, HookSet, Hooks};
+use orbit_hooks::{HookCallbacks, HookSet};
 use orbit_mcp::sdk_transport::SharedBridge;
 use orbit_mcp::{McpManager, ServerConfig};
 use orbit_permissions::{PermissionConfig, PermissionMode};
 use orbit_session::LoadedSession;
-use orbit_tool::{CommandLauncher, ToolRegistry, ToolUseContext};
+use orbit_tool::{CommandLauncher, ToolRegistry};
 
 use crate::Error;
 use crate::parent::{AgentTools, ParentParts};
 use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
 use crate::system_prompt::{InstructionAccess, SessionMemory};
+
+mod secure;
+
+use secure::{secure, session_hooks, visible_env};
 
 /// How the system prompt is made: orbit's (with the project's instruction
 /// files) unless replaced, plus an appended text.
@@ -207,7 +211,7 @@ impl SessionSpec {
         let model = self
             .model
             .take()
-            .unwrap_or_else(|| crate::agent::default_model(&provider, local));
+            .unwrap_or_else(|| crate::provider::default_model(&provider, local));
         let profile = self.profile.unwrap_or_else(|| ModelProfile::new(local));
         let mut tools = self
             .tools
@@ -476,64 +480,4 @@ impl SessionSpec {
         tools.add_source(manager.clone());
         Ok(Some(manager))
     }
-}
-
-/// The security defaults on a session's tools: the API keys orbit holds are
-/// not in their environment (unless `ORBIT_TOOLS_SEE_SECRETS`), WebFetch
-/// reaches only the local hosts `ORBIT_WEBFETCH_ALLOW_HOSTS` names, Bash
-/// runs through `launcher`, and the added directories are workspace roots.
-fn secure(
-    context: &ToolUseContext,
-    env: &Env,
-    launcher: Option<CommandLauncher>,
-    added_dirs: Vec<PathBuf>,
-) {
-    context.hide_env_vars(orbit_config::tool_env_hidden(env));
-    orbit_tools::builtin::web_fetch::guard::AllowedHosts::allow(
-        context,
-        orbit_config::webfetch_allowed_hosts(env),
-    );
-    orbit_tools::builtin::web_search::backend::SearchBackend::install(
-        context,
-        env.get(orbit_config::vars::ORBIT_WEBSEARCH_BACKEND),
-        env.get(orbit_config::vars::ORBIT_WEBSEARCH_URL),
-        env.get(orbit_config::vars::ORBIT_WEBSEARCH_API_KEY),
-    );
-    context.set_launcher(launcher);
-    for dir in added_dirs {
-        context.allow_directory(dir);
-    }
-}
-
-/// `vars` without the secrets tools never see.
-fn visible_env(
-    env: &Env,
-    vars: Vec<(String, std::ffi::OsString)>,
-) -> Vec<(String, std::ffi::OsString)> {
-    let hidden = orbit_config::tool_env_hidden(env);
-    vars.into_iter()
-        .filter(|(name, _)| !hidden.contains(name))
-        .collect()
-}
-
-/// The hooks of a session (None: no hooks), `callbacks` running the
-/// `callback` ones, command hooks with `env` added.
-fn session_hooks(
-    set: HookSet,
-    callbacks: Option<Arc<dyn HookCallbacks>>,
-    cwd: &Path,
-    env: Vec<(String, std::ffi::OsString)>,
-    observer: Option<Arc<dyn orbit_hooks::HookObserver>>,
-) -> Option<Arc<Hooks>> {
-    if set.is_empty() {
-        return None;
-    }
-    let mut hooks = Hooks::new(set, cwd).with_env(env);
-    if let Some(observer) = observer {
-        hooks = hooks.with_observer(observer);
-    }
-    Some(Arc::new(match callbacks {
-        Some(callbacks) => hooks.with_callbacks(callbacks),
-        None => hooks,
-    }))
 }
