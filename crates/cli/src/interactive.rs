@@ -30,9 +30,14 @@ pub async fn run(args: Args, env: Env) -> anyhow::Result<u8> {
             "interactive mode needs a terminal on stdin and stdout; run headless with `orbit -p \"PROMPT\"` (see `orbit --help`)"
         );
     }
-    // Not fatal: without the pipe, stderr stays the terminal's.
-    let (capture, notices) = match stderr_capture::start() {
-        Ok((capture, sink)) => (Some(capture), Some(sink)),
+    // Only a terminal's stderr (`2>file` keeps its file); not fatal:
+    // without the pipe, stderr stays the terminal's.
+    let started = std::io::stderr()
+        .is_terminal()
+        .then(stderr_capture::start)
+        .transpose();
+    let (capture, notices) = match started.map(Option::unzip) {
+        Ok((capture, sink)) => (capture, sink),
         Err(err) => {
             tracing::debug!(%err, "stderr not redirected into the UI");
             (None, None)

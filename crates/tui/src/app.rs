@@ -520,7 +520,15 @@ impl App {
 fn finish_item(front: &mut Front, context: &mut Vec<String>, item: Done) {
     let screen = &mut front.screen;
     match item {
-        Done::Event(event) => screen.on_event(&event),
+        Done::Event(event) => {
+            // The status line follows the model actually answering.
+            if let EngineEvent::ModelFallback { fallback_model, .. } = &event {
+                let status = screen.status_mut();
+                status.model.clone_from(fallback_model);
+                status.context_window = orbit_engine::context_window_tokens(fallback_model);
+            }
+            screen.on_event(&event);
+        }
         Done::Compacted(Ok(boundary)) => screen.compacted(&boundary),
         Done::Compacted(Err(err)) => screen.note(&format!("Compaction failed: {err}"), Tone::Error),
         Done::Shell(run) => {

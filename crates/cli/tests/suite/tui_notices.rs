@@ -211,3 +211,29 @@ fn model_sonnet_on_the_local_provider_is_refused_with_the_reason() {
     assert!(status.contains("qwen"), "{status}");
     assert!(!status.contains("sonnet"), "{status}");
 }
+
+/// The status line follows the model actually answering: after the main
+/// model is overloaded and `--fallback-model` takes over, it names the
+/// fallback.
+#[test]
+fn the_status_line_names_the_fallback_model_once_it_answers() {
+    const MAIN: &str = "claude-opus-5-5";
+    const FALLBACK: &str = "claude-haiku-4-5";
+    let scratch = Scratch::new();
+    let server = FakeAnthropic::start(vec![Reply::text("answered by the fallback")]);
+    server.respond_with(|_, body| (body["model"] == MAIN).then(Reply::overloaded));
+    let mut env = server.env();
+    env.push(("ORBIT_MAX_RETRIES".into(), "0".into()));
+    let pane = Pane::start(
+        &scratch,
+        &env,
+        &["--model", MAIN, "--fallback-model", FALLBACK],
+    );
+    pane.submit("hello");
+    pane.wait_for("answered by the fallback");
+    pane.wait_idle();
+    let visible = pane.visible();
+    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    assert!(status.contains(FALLBACK), "{visible}");
+    assert!(!status.contains(MAIN), "{visible}");
+}
