@@ -88,22 +88,25 @@ pub(crate) fn status_report(engine: &QueryEngine) -> Vec<String> {
         _ => "(the embedder's client)".to_string(),
     };
     let config = engine.config();
-    let mut lines = vec![
-        format!("  Session:   {}", engine.session_id()),
-        format!("  Provider:  {provider}"),
-        format!("  Model:     {}", info.model),
+    let mut facts = vec![
+        ("Session", engine.session_id().to_string()),
+        ("Provider", provider),
+        ("Model", info.model.clone()),
     ];
     if info.provider == "local" {
-        lines.extend(local_server(&config.data_dir));
+        facts.extend(local_server(&config.data_dir));
     } else {
-        lines.push(format!("  Base URL:  {base_url}"));
+        facts.push(("Base URL", base_url));
     }
-    lines.extend([
-        format!("  Cwd:       {}", info.cwd),
-        format!("  Mode:      {}", info.mode.as_str()),
-        format!("  Cost:      ${:.4}", info.cost_usd),
+    facts.extend([
+        ("Cwd", info.cwd.clone()),
+        ("Mode", info.mode.as_str().to_string()),
+        ("Cost", format!("${:.4}", info.cost_usd)),
     ]);
-    lines
+    facts
+        .into_iter()
+        .map(|(label, value)| format!("  {:<13}{value}", format!("{label}:")))
+        .collect()
 }
 
 /// The Anthropic API's default base URL.
@@ -113,12 +116,15 @@ const OPENAI_URL: &str = "https://api.openai.com/v1";
 
 /// The local model's server as `orbit local status` reports it: the warm
 /// llama-server (its URL, pid and when it stops) or none.
-fn local_server(data_dir: &std::path::Path) -> Vec<String> {
+fn local_server(data_dir: &std::path::Path) -> Vec<(&'static str, String)> {
     let paths = orbit_local::LocalPaths::in_data_dir(data_dir);
     let Some(record) = orbit_local::server::warm_server(&paths) else {
         return vec![
-            "  Base URL:  a llama-server on 127.0.0.1 started for this session".to_string(),
-            "  Warm server: none (each run starts its own)".to_string(),
+            (
+                "Base URL",
+                "a llama-server on 127.0.0.1 started for this session".to_string(),
+            ),
+            ("Warm server", "none (each run starts its own)".to_string()),
         ];
     };
     let stops = match orbit_local::keep::idle_stop_in(&paths) {
@@ -129,8 +135,8 @@ fn local_server(data_dir: &std::path::Path) -> Vec<String> {
         ),
     };
     vec![
-        format!("  Base URL:  http://127.0.0.1:{}", record.port),
-        format!("  Warm server: pid {} · {stops}", record.pid),
+        ("Base URL", format!("http://127.0.0.1:{}", record.port)),
+        ("Warm server", format!("pid {} · {stops}", record.pid)),
     ]
 }
 
