@@ -7,7 +7,7 @@ use std::time::Instant;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{StreamEnd, WireBody, WireReply};
+use super::message::{StreamEnd, WireBody, WireReply};
 
 /// Largest request head (request line + headers) the server accepts, in bytes.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
