@@ -63,13 +63,20 @@ fn a_warning_printed_while_the_ui_runs_lands_in_the_scrollback_not_the_live_regi
 #[test]
 fn continue_shows_the_previous_prompts_and_a_resumed_line() {
     let scratch = Scratch::new();
-    let first = FakeAnthropic::start(vec![Reply::text("The answer is forty-two.")]);
-    let out = run_stream_json(&scratch, &first, "what is the answer alpha", &[]);
+    // A long answer (≈ 25,000 tokens of a 200,000-token window): the
+    // resumed context figure is the session's, not a new session's 0%.
+    let long: String = (0..2_000)
+        .map(|n| format!("Line {n} of the long answer, forty-two.\n"))
+        .collect();
+    let answer = format!("The answer is forty-two.\n\n{long}");
+    let first = FakeAnthropic::start(vec![Reply::text(answer)]);
+    let model = ["--model", "claude-sonnet-4-5"];
+    let out = run_stream_json(&scratch, &first, "what is the answer alpha", &model);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let id = out.result()["session_id"].as_str().unwrap().to_string();
 
     let server = FakeAnthropic::start(vec![]);
-    let pane = Pane::start(&scratch, &server.env(), &["--continue"]);
+    let pane = Pane::start(&scratch, &server.env(), &["--continue", model[0], model[1]]);
     let screen = pane.wait_for("Resumed session");
     assert!(screen.contains("> what is the answer alpha"), "{screen}");
     assert!(screen.contains("The answer is forty-two."), "{screen}");
@@ -82,6 +89,9 @@ fn continue_shows_the_previous_prompts_and_a_resumed_line() {
         prompt_at < screen.find("Resumed session").unwrap(),
         "{screen}"
     );
+    let visible = pane.visible();
+    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    assert!(!status.contains("ctx 0%"), "{status}");
 }
 
 /// A compacted session resumed shows its summary as what it is — one
