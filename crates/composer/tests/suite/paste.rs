@@ -103,3 +103,20 @@ fn a_deleted_paste_is_not_expanded_and_clear_forgets_pastes() {
         }))
     );
 }
+
+/// A submitted prompt's echo keeps its pastes collapsed (once; a prompt
+/// without a collapsed paste is echoed as it is).
+#[test]
+fn the_echo_of_a_submission_keeps_its_placeholders() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = composer_in(dir.path(), &[]);
+    feed(&mut c, "see ");
+    c.handle_paste(&lines(30));
+    let events = feed(&mut c, "<Enter>");
+    let [ComposerEvent::Submit(Submission::Prompt { text, .. })] = events.as_slice() else {
+        panic!("{events:?}");
+    };
+    assert_eq!(c.shown_form(text), "see [Pasted text #1 +30 lines]");
+    assert_eq!(c.shown_form(text), *text, "forgotten once echoed");
+    assert_eq!(c.shown_form("typed"), "typed");
+}
