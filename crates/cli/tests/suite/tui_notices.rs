@@ -247,3 +247,50 @@ fn the_status_line_names_the_fallback_model_once_it_answers() {
     assert!(status.contains(FALLBACK), "{visible}");
     assert!(!status.contains(MAIN), "{visible}");
 }
+
+/// A resumed history shows each tool call as its one line, and the
+/// system reminder an `@` attachment added to a prompt as one collapsed
+/// line — the prompt itself as typed, the file's text only on Ctrl-O.
+#[test]
+fn a_resumed_history_shows_tool_lines_and_reminders_collapsed() {
+    let scratch = Scratch::new();
+    scratch.write("notes.txt", "delta-content-17\n");
+    let first = FakeAnthropic::start(vec![
+        Reply::text("Noted."),
+        Reply::tool_use(
+            "toolu_1",
+            "Bash",
+            serde_json::json!({"command": "echo gamma"}),
+        ),
+        Reply::text("Ran it."),
+    ]);
+    let bypass = ["--permission-mode", "bypassPermissions"];
+    let pane = Pane::start(&scratch, &first.env(), &bypass);
+    pane.submit("summarize @notes.txt please");
+    pane.wait_for("Noted.");
+    pane.wait_idle();
+    pane.submit("run it");
+    pane.wait_for("Ran it.");
+    pane.exit();
+    drop(pane);
+
+    let server = FakeAnthropic::start(vec![]);
+    let pane = Pane::start(&scratch, &server.env(), &["--continue"]);
+    let screen = pane.wait_for("Resumed session");
+    let resumed = &screen[screen.find("Resumed session").unwrap()..];
+    let replayed = &screen[..screen.len() - resumed.len()];
+    assert!(
+        replayed.contains("> summarize @notes.txt please"),
+        "{screen}"
+    );
+    assert!(
+        replayed.contains("⎿ system reminder: Called the Read tool"),
+        "{screen}"
+    );
+    assert!(!replayed.contains("delta-content-17"), "{screen}");
+    assert!(!replayed.contains("> <system-reminder>"), "{screen}");
+    assert!(replayed.contains("Bash(echo gamma) ⎿ gamma"), "{screen}");
+    assert!(replayed.contains("Ran it."), "{screen}");
+    pane.keys(&["C-o"]);
+    pane.wait_for("delta-content-17");
+}
