@@ -294,3 +294,38 @@ fn a_resumed_history_shows_tool_lines_and_reminders_collapsed() {
     pane.keys(&["C-o"]);
     pane.wait_for("delta-content-17");
 }
+
+/// The `/resume` picker says when each session was last used: relative
+/// ("just now" for one a moment old) and the UTC date and minute.
+#[test]
+fn the_resume_picker_shows_when_each_session_was_last_used() {
+    let scratch = Scratch::new();
+    let first = FakeAnthropic::start(vec![Reply::text("Saved.")]);
+    let out = run_stream_json(&scratch, &first, "an earlier session epsilon", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.result()["session_id"].as_str().unwrap().to_string();
+    let server = FakeAnthropic::start(vec![]);
+    let pane = Pane::start(&scratch, &server.env(), &[]);
+    pane.submit("/resume");
+    pane.wait_for("Resume a session");
+    let screen = pane.wait_for(&id[..8]);
+    let row = screen.lines().find(|l| l.contains(&id[..8])).unwrap();
+    let modified = std::fs::metadata(orbit_session_file(&scratch, &id))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let (y, m, d) = orbit_session::civil_from_days(i64::try_from(secs / 86_400).unwrap());
+    let date = format!("{y:04}-{m:02}-{d:02}");
+    assert!(row.contains("just now · "), "{row}");
+    assert!(row.contains(&date), "{row}");
+    assert!(row.contains("an earlier session epsilon"), "{row}");
+}
+
+/// The transcript of session `id` in `scratch`'s project.
+fn orbit_session_file(scratch: &Scratch, id: &str) -> std::path::PathBuf {
+    orbit_session::transcript_path(&scratch.home().join(".orbit"), &scratch.path(), id)
+}
