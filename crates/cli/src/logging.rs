@@ -7,7 +7,9 @@
 //! | `ORBIT_LOG=FILTER` | env-filter syntax (`orbit_model=trace`, `debug,h2=info`) | uptime, level, target |
 //!
 //! `ORBIT_LOG` wins over `-d` for the filter. Lines go to stderr, or with
-//! `--debug-file PATH` (which implies `-d`) to that file, appended. An
+//! `--debug-file PATH` (which implies `-d`) to that file, appended. While
+//! the interactive UI runs, stderr is its pipe (`interactive`'s
+//! `stderr_capture`): the lines show in its scrollback, colour removed. An
 //! invalid `ORBIT_LOG` is reported by a warning and the default filter used.
 //! `log` records of dependencies (reqwest, rustls) are forwarded too.
 //!

@@ -43,7 +43,10 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
         "Continue this project's most recent other session",
     ),
     ("cost", "Show the session's cost and token use"),
-    ("model", "Show or set the model: /model [name]"),
+    (
+        "model",
+        "Show the models the provider runs, or switch: /model [name]",
+    ),
     (
         "output-style",
         "List output styles or switch to one: /output-style [style]",
