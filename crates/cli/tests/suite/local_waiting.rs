@@ -5,9 +5,12 @@
 //! llama-server's streamed `prompt_progress`, which orbit asks for with
 //! `return_progress: true` — and, the first time a run loads the model
 //! only, how to keep it warm. Without a terminal none of it is printed.
+//! The terminal UI shows the same in its spinner line, and its `/clear`
+//! keeps the server (no second start).
 
 use std::process::Command;
 
+use super::clients::Pane;
 use super::common::{Scratch, orbit_with_env, run};
 
 /// Stand-in llama-server: takes 2 s to become healthy (loading), records
@@ -20,6 +23,7 @@ import http.server, json, os, sys, time
 argv = sys.argv[1:]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 port = int(argv[argv.index("--port") + 1])
+open(os.path.join(root, "fake.pids"), "a").write("%d\n" % os.getpid())
 time.sleep(2)
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -121,4 +125,34 @@ fn a_terminal_shows_the_model_loading_and_reading_the_prompt() {
     assert_eq!(out.stdout, "hi\n");
     assert!(!out.stderr.contains("local model:"), "{}", out.stderr);
     assert!(!out.stderr.contains("tip:"), "{}", out.stderr);
+}
+
+/// The UI: the spinner line shows how far the prompt is read; the hint is
+/// in the scrollback; after `/clear` the next question is answered by the
+/// same server (the stand-in started once).
+#[test]
+fn the_ui_shows_the_prompt_being_read_and_clear_keeps_the_server() {
+    let scratch = Scratch::new();
+    let paths =
+        orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), SLOW_LLAMA_SERVER);
+    let env = vec![("ORBIT_LOCAL_KEEP_ALIVE".to_string(), "0".to_string())];
+    let pane = Pane::start(&scratch, &env, &["hi"]);
+    pane.wait_for("· reading the prompt 50% (512/1,024 tokens) (Esc to interrupt)");
+    pane.wait_idle();
+    let screen = pane.wait_for("orbit: tip: loading the local model took");
+    assert!(screen.contains("`orbit local serve`"), "{screen}");
+    pane.submit("/clear");
+    pane.wait_for("New session");
+    pane.submit("again");
+    pane.wait_for("· reading the prompt 50%");
+    pane.wait_idle();
+    pane.exit();
+    let requests = std::fs::read_to_string(paths.root().join("requests.jsonl")).unwrap();
+    assert_eq!(requests.lines().count(), 2, "{requests}");
+    let starts = std::fs::read_to_string(paths.root().join("fake.pids")).unwrap();
+    assert_eq!(
+        starts.lines().count(),
+        1,
+        "a second server started: {starts}"
+    );
 }
