@@ -1,4 +1,4 @@
-//! [`Checkpointer`]: the engine's checkpoint hook (`orbit_engine::Checkpoints`)
+//! [`Checkpointer`]: the engine's checkpoint hook (`orbit_tool::Checkpoints`)
 //! over a session's [`Store`].
 //!
 //! Nothing happens when a session starts or a prompt starts. Before the
@@ -157,7 +157,7 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-impl orbit_engine::Checkpoints for Checkpointer {
+impl orbit_tool::Checkpoints for Checkpointer {
     fn prompt_started(&self) {
         self.with(|inner| inner.prompt = Some(PromptRun::default()));
         self.set_running(true);

@@ -15,20 +15,9 @@ use std::sync::Arc;
 
 use orbit_tool::CallFacts;
 
-/// Told where a prompt's writing calls begin and end. Every method may
-/// block; none may fail the call (a failing snapshot is the hook's to
-/// report).
-pub trait Checkpoints: Send + Sync + std::fmt::Debug {
-    /// A prompt starts. Nothing is expected to happen yet (the snapshot is
-    /// taken lazily, before the prompt's first writing call).
-    fn prompt_started(&self);
-    /// A call that can write is about to run; `call_id` is its tool_use id.
-    fn before_write(&self, call_id: &str, facts: &CallFacts);
-    /// The call `call_id` returned (whatever it did).
-    fn after_write(&self, call_id: &str);
-    /// The prompt's result was recorded.
-    fn prompt_finished(&self);
-}
+// The hook's contract lives in `orbit-tool`, below the engine and the
+// crate that implements it (`orbit-checkpoint`, which the tools use too).
+pub use orbit_tool::Checkpoints;
 
 /// [`Checkpoints::before_write`] on a blocking thread, awaited.
 pub(crate) async fn before_write(hook: Option<&Arc<dyn Checkpoints>>, id: &str, facts: &CallFacts) {

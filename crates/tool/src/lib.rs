@@ -31,10 +31,13 @@
 //!   rest of the user's turn.
 //! - [`reply_check`]: the engine's hook on a reply that would end a
 //!   prompt ([`ReplyCheck`]), which a model profile sets.
+//! - [`checkpoints`]: the engine's hook around a prompt's writing calls
+//!   ([`Checkpoints`]), which `orbit-checkpoint` implements.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod checkpoints;
 pub mod context;
 pub mod detail;
 pub mod file_state;
@@ -50,6 +53,7 @@ pub mod tool;
 pub mod validation;
 pub mod workspace;
 
+pub use checkpoints::Checkpoints;
 pub use context::{
     CallContext, CommandLauncher, ConfineCommand, Confinement, ModelMedia, ReadFilter,
     ToolProgress, ToolUseContext,
