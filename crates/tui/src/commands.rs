@@ -180,6 +180,7 @@ pub(crate) fn run(app: Ctx<'_>, name: &str, args: &str) -> Option<Action> {
         "init" => {
             screen.note("  ⎿ init is analyzing your codebase…", Tone::Dim);
             let prompt = crate::submit::init_prompt(&engine.config().cwd);
+            screen.expect_write(engine.config().cwd.join("CLAUDE.md"));
             return Some(Action::Prompt(prompt));
         }
         "memory" => return memory(engine, screen, args),

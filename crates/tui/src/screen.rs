@@ -78,6 +78,9 @@ pub struct Screen {
     activity: Option<(String, String)>,
     /// The last `/compact`'s summary (Ctrl-O shows it).
     summary: Option<String>,
+    /// A file the running turn is asked to write (`/init`'s CLAUDE.md)
+    /// and its modification time before; checked when the turn ends.
+    expected_write: Option<(std::path::PathBuf, Option<std::time::SystemTime>)>,
     hint: Option<String>,
     queued: usize,
 }
@@ -104,6 +107,7 @@ impl Screen {
             busy: None,
             activity: None,
             summary: None,
+            expected_write: None,
             hint: None,
             queued: 0,
         };
@@ -180,6 +184,7 @@ impl Screen {
     pub fn set_idle(&mut self) {
         self.busy = None;
         self.activity = None;
+        self.check_expected_write();
         for line in self.answer.finish() {
             self.history.push(line);
         }
@@ -294,6 +299,26 @@ impl Screen {
         if lines.len() > FULL_OUTPUT_MAX_LINES {
             let more = lines.len() - FULL_OUTPUT_MAX_LINES;
             self.note(&format!("     … {more} more lines"), Tone::Dim);
+        }
+    }
+
+    /// The next turn is asked to write `path` (`/init`): when it ends
+    /// without having written it, a line says so — a model that only
+    /// shows the text leaves no doubt about what happened.
+    pub(crate) fn expect_write(&mut self, path: std::path::PathBuf) {
+        let before = modified(&path);
+        self.expected_write = Some((path, before));
+    }
+
+    fn check_expected_write(&mut self) {
+        let Some((path, before)) = self.expected_write.take() else {
+            return;
+        };
+        let after = modified(&path);
+        if after.is_none() || after == before {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let text = format!("  ⎿ {name} was not written: ask the model to write the file");
+            self.note(&text, Tone::Error);
         }
     }
 
@@ -491,6 +516,14 @@ impl Screen {
             self.theme.thinking(),
         )));
     }
+}
+
+/// When `path` was last modified (None: no such file); the link itself,
+/// never its target, and nothing is opened.
+fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
 }
 
 /// How a note is shown.

@@ -210,6 +210,20 @@ fn init_has_the_model_write_claude_md() {
     );
 }
 
+/// `/init` answered with text only (as a small local model may do): a
+/// line says CLAUDE.md was not written.
+#[test]
+fn init_answered_without_a_write_says_no_file_was_written() {
+    let (scratch, _server, pane) = open(
+        vec![Reply::text("Here is a CLAUDE.md:\n\n- build: make")],
+        &[],
+    );
+    pane.submit("/init");
+    let screen = pane.wait_for("CLAUDE.md was not written");
+    assert!(screen.contains("build: make"), "{screen}");
+    assert!(!scratch.path().join("CLAUDE.md").exists());
+}
+
 /// A 30-line paste is echoed into the transcript as the placeholder the
 /// input box showed; the model gets all 30 lines.
 #[test]
