@@ -4,8 +4,9 @@
 //! [`approver`] and calls [`run`]. The app (`app`) waits on three sources
 //! at once — terminal events (crossterm's event stream: keys, pastes,
 //! resizes), the running turn's [`orbit_protocol::EngineEvent`]s and the
-//! engine's permission asks ([`ApprovalInbox`]) — and blocks when none has
-//! anything (no polling: 0% CPU when idle). Each change goes into the
+//! engine's permission asks ([`ApprovalInbox`]) — and, when the CLI
+//! redirected stderr, the lines written to it ([`NoticeSink`]), and blocks
+//! when none has anything (no polling: 0% CPU when idle). Each change goes into the
 //! [`Screen`], which inserts final lines into the terminal's scrollback
 //! above an inline viewport and redraws the live region at the bottom
 //! (`term`: raw mode, bracketed paste, synchronized updates). Submissions
