@@ -267,6 +267,17 @@ impl Script {
         access
     }
 
+    /// The written words that are plain globs (`sed -i … *.py`): each
+    /// pattern as written (only `*`, `?`, `[…]` special) with the
+    /// directory [`Script::file_access`]'s `writes` holds in its place.
+    /// The Bash tool expands them to probe the files themselves.
+    pub fn written_globs(&self) -> Vec<(String, String)> {
+        self.paths
+            .iter()
+            .flat_map(|p| p.write_globs.iter().cloned())
+            .collect()
+    }
+
     /// Every `git` command of the script, wherever it is (inside `if`,
     /// loops, substitutions too), wrappers and `env` seen through, with
     /// the repository its global options and `GIT_DIR`/`GIT_WORK_TREE`

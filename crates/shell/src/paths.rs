@@ -23,6 +23,9 @@ pub(crate) struct CommandPaths {
     pub(crate) writes: Vec<String>,
     /// A path it reads or writes has no known location.
     pub(crate) unknown: bool,
+    /// The written words that are plain globs (`*.py`, `src/*.rs`): each
+    /// pattern as written with the directory `writes` holds for it.
+    pub(crate) write_globs: Vec<(String, String)>,
 }
 
 /// What the operands of a command are.
@@ -237,7 +240,12 @@ impl CommandPaths {
 
     fn write(&mut self, word: &crate::Word) {
         match locate(word) {
-            Some(p) => self.writes.push(p),
+            Some(p) => {
+                if word.value.is_none() && plain_glob(&word.text) {
+                    self.write_globs.push((word.text.clone(), p.clone()));
+                }
+                self.writes.push(p)
+            }
             None => self.unknown = true,
         }
     }
@@ -361,6 +369,12 @@ fn locate(word: &crate::Word) -> Option<String> {
         Some(value) => Some(value.clone()),
         None => glob_root(&word.text),
     }
+}
+
+/// A glob whose text is its pattern: only `*`, `?` and `[…]` special, no
+/// quote, escape, expansion, brace or tilde.
+pub(crate) fn plain_glob(text: &str) -> bool {
+    text.contains(['*', '?', '[']) && !text.contains(['\'', '"', '\\', '$', '`', '{', '}', '~'])
 }
 
 /// The directory a glob cannot leave: the text up to the last `/` before

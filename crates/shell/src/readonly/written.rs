@@ -12,14 +12,15 @@
 //! is either read-only by the read-only rules, or one of [`WRITERS`] with
 //! no option that writes a path its operands do not show (`-t DIR`,
 //! `--backup`, `-S SUFFIX`), or `sed -i` (no backup suffix) with inert
-//! programs (no `w` file, no `e`). `cd`, `pushd` and `popd` never are.
+//! programs (no `w` file, no `e`); a plain glob (`*.py`) may be one of
+//! their files, never an option or a program. `cd`, `pushd` and `popd`
+//! never are.
 
 use super::programs::sed_call;
 use super::{args_of, rules, safe_assignment};
 use crate::commands::{Part, Parts};
 use crate::expansions::Hazards;
-use crate::paths::CommandPaths;
-use crate::words::Arg;
+use crate::paths::{CommandPaths, plain_glob};
 use crate::{Redirect, SimpleCommand};
 
 /// Commands whose every written file is among their operands (the paths
@@ -74,11 +75,30 @@ fn command_writes_are_named(command: &SimpleCommand) -> bool {
     if rules::command_is_read_only(name, &args) {
         return true;
     }
-    let Some(literal) = args.iter().map(Arg::literal).collect::<Option<Vec<_>>>() else {
-        return false;
-    };
+    // Words as the command gets them; a plain glob (`*.py`) by its text:
+    // its files are what the paths analysis' glob stands for.
+    let mut globbed = Vec::new();
+    let mut literal = Vec::new();
+    for word in &command.words[1..] {
+        match &word.value {
+            Some(v) => literal.push(v.as_str()),
+            None if plain_glob(&word.text) => {
+                globbed.push(word.text.as_str());
+                literal.push(word.text.as_str());
+            }
+            None => return false,
+        }
+    }
     if name == "sed" {
-        return sed_call(&literal).is_some_and(|call| call.in_place && call.scripts_are_inert());
+        // A glob may be a file, never a program.
+        return sed_call(&literal).is_some_and(|call| {
+            call.in_place
+                && call.scripts_are_inert()
+                && !call.scripts.iter().any(|s| globbed.contains(s))
+        });
+    }
+    if globbed.iter().any(|g| g.starts_with('-')) {
+        return false;
     }
     WRITERS.contains(&name) && !hides_a_write(name, &literal)
 }
@@ -147,6 +167,10 @@ mod tests {
             ("sed -i s/a/b/ f | tee log", true, false),
             ("FOO=1 sed -i s/a/b/ f", false, false),
             ("./sed -i s/a/b/ f", false, false),
+            ("sed -i 's/a/b/' *.py src/*.rs", true, false),
+            ("sed -i s/a/b/* f", false, false),
+            ("rm -f *.tmp", true, false),
+            ("sed -i 's/a/b/' \"$D\"/*.py", false, false),
         ];
         for (src, named, cd) in table {
             let script = parse(src).unwrap();
@@ -163,6 +187,14 @@ mod tests {
                 .file_access()
                 .writes
                 .is_empty()
+        );
+        let globs = parse("sed -i 's/a/b/' *.py src/*.rs \"q\"* {a,b}*.c > out").unwrap();
+        assert_eq!(
+            globs.written_globs(),
+            [
+                ("*.py".to_string(), ".".to_string()),
+                ("src/*.rs".to_string(), "src".to_string())
+            ]
         );
     }
 }

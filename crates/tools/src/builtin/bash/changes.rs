@@ -3,7 +3,7 @@
 //!
 //! Flow: before the run, [`watch`] parses the command (`orbit_shell`),
 //! resolves its written paths against the session cwd as the Bash facts
-//! do, and takes their before-state with the checkpoint crate's one
+//! do (a plain glob's files found as bash will find them, `globs`), and takes their before-state with the checkpoint crate's one
 //! before/after mechanism ([`Probe::keeping`]: kind, size, mtime, hash, the
 //! bytes of small files; no link followed out of the project, no FIFO
 //! opened, big files compared by size and mtime only). A command that
@@ -30,6 +30,7 @@ use orbit_tool::texts::tools::bash as texts;
 use orbit_tool::{ChangeKind, FileChange, PatchHunk, UnshownChange};
 
 use super::facts::resolve;
+use super::globs;
 use crate::builtin::patch::structured_patch;
 
 /// Most paths probed for one command; a command naming more is not
@@ -85,12 +86,33 @@ pub(crate) fn watch(command: &str, cwd: &Path, root: &Path) -> Option<Watch> {
         return None;
     }
     let (mut paths, mut shown): (Vec<PathBuf>, Vec<String>) = (Vec::new(), Vec::new());
-    for written in access.writes {
-        let path = resolve(cwd, &written);
+    let mut add = |path: PathBuf, written: String| {
         if !paths.contains(&path) {
             paths.push(path);
             shown.push(written);
         }
+    };
+    // A plain glob's files replace the directory the analysis names in
+    // its place (one occurrence per glob expanded).
+    let mut expanded: Vec<String> = Vec::new();
+    for (pattern, root) in script.written_globs() {
+        let Some(files) = globs::expand(cwd, &pattern, WATCH_MAX_PATHS) else {
+            continue;
+        };
+        expanded.push(root);
+        for file in files {
+            let written = file
+                .strip_prefix(cwd)
+                .map_or_else(|_| file.display().to_string(), |r| r.display().to_string());
+            add(file, written);
+        }
+    }
+    for written in access.writes {
+        if let Some(at) = expanded.iter().position(|root| *root == written) {
+            expanded.remove(at);
+            continue;
+        }
+        add(resolve(cwd, &written), written);
     }
     if paths.len() > WATCH_MAX_PATHS {
         return None;

@@ -41,6 +41,7 @@ mod cwd_report;
 pub mod environment;
 mod exit_code;
 mod facts;
+mod globs;
 pub mod output;
 mod output_tools;
 mod process;

@@ -133,3 +133,30 @@ fn details_are_bounded() {
     assert!(one.ends_with('…'));
     assert_eq!(outcome.unshown[0].reason, "not text");
 }
+
+/// A glob's files are probed themselves: the note names them, a rename
+/// across them shows each file's hunks.
+#[test]
+fn globbed_files_are_watched() {
+    let dir = scratch(&[
+        ("a.py", "old()\n"),
+        ("b.py", "x = old\n"),
+        ("c.txt", "old\n"),
+    ]);
+    let outcome = around(dir.path(), "sed -i 's/zzz/y/' *.py").unwrap();
+    assert_eq!(
+        outcome.note.as_deref(),
+        Some("Note: this command changed no file (a.py, b.py unchanged).")
+    );
+    let outcome = around(dir.path(), "sed -i 's/old/new/' *.py").unwrap();
+    assert_eq!(outcome.note, None);
+    assert_eq!(
+        of(&outcome, "a.py").structured_patch[0].lines,
+        ["-old()", "+new()"]
+    );
+    assert_eq!(
+        of(&outcome, "b.py").structured_patch[0].lines,
+        ["-x = old", "+x = new"]
+    );
+    assert_eq!(outcome.changes.len(), 2);
+}
