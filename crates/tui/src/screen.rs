@@ -26,6 +26,7 @@ use crate::theme::Theme;
 use crate::tools::{ToolCall, call_line, finished_lines, full_output, result_text};
 
 mod draw;
+mod jobs;
 
 /// Tool calls whose full output Ctrl-O shows.
 const RECENT_TOOL_OUTPUTS: usize = 3;
@@ -302,74 +303,6 @@ impl Screen {
         }
     }
 
-    /// The next turn is asked to write `path` (`/init`): when it ends
-    /// without having written it, a line says so — a model that only
-    /// shows the text leaves no doubt about what happened.
-    pub(crate) fn expect_write(&mut self, path: std::path::PathBuf) {
-        let before = modified(&path);
-        self.expected_write = Some((path, before));
-    }
-
-    fn check_expected_write(&mut self) {
-        let Some((path, before)) = self.expected_write.take() else {
-            return;
-        };
-        let after = modified(&path);
-        if after.is_none() || after == before {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let text = format!("  ⎿ {name} was not written: ask the model to write the file");
-            self.note(&text, Tone::Error);
-        }
-    }
-
-    /// `/compact` starts: the working line says so, with the tokens it
-    /// summarizes.
-    pub(crate) fn compacting(&mut self) {
-        let tokens = self.status.context_tokens;
-        let detail = if tokens > 0 {
-            format!(" · summarizing ~{tokens} tokens")
-        } else {
-            String::new()
-        };
-        self.activity = Some(("Compacting conversation".to_string(), detail));
-    }
-
-    /// `/compact` finished: one collapsed "Conversation compacted" line;
-    /// Ctrl-O shows the summary (at once when full output is on).
-    pub(crate) fn compacted(&mut self, boundary: &orbit_engine::CompactionBoundary) {
-        self.status.context_tokens = boundary.post_tokens;
-        let (pre, post) = (boundary.pre_tokens, boundary.post_tokens);
-        self.summary = boundary.summary.clone();
-        let more = if self.summary.is_some() {
-            " · Ctrl-O shows the summary"
-        } else {
-            " · no summary: the oldest turns were dropped"
-        };
-        self.note(
-            &format!("✻ Conversation compacted ({pre} → {post} tokens){more}"),
-            Tone::Dim,
-        );
-        if self.full_output {
-            self.summary_lines();
-        }
-    }
-
-    /// The last compaction's summary, dim and indented.
-    fn summary_lines(&mut self) {
-        let Some(summary) = self.summary.clone() else {
-            return;
-        };
-        self.note("  ⎿ Summary of the conversation so far", Tone::Dim);
-        let lines: Vec<&str> = summary.lines().collect();
-        for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
-            self.note(&format!("     {line}"), Tone::Dim);
-        }
-        if lines.len() > FULL_OUTPUT_MAX_LINES {
-            let more = lines.len() - FULL_OUTPUT_MAX_LINES;
-            self.note(&format!("     … {more} more lines"), Tone::Dim);
-        }
-    }
-
     /// One engine event.
     pub fn on_event(&mut self, event: &EngineEvent) {
         match event {
@@ -516,14 +449,6 @@ impl Screen {
             self.theme.thinking(),
         )));
     }
-}
-
-/// When `path` was last modified (None: no such file); the link itself,
-/// never its target, and nothing is opened.
-fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {
-    std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
 }
 
 /// How a note is shown.
