@@ -81,6 +81,7 @@ pub mod mcp;
 mod parent;
 pub mod profile;
 pub mod provider;
+mod secure;
 pub mod side_query;
 mod skills;
 mod spec;

@@ -10,7 +10,7 @@
 //! `SessionSpec` → [`SessionSpec::build`] (provider client → profile's
 //! tools and system prompt → session id → MCP manager → `EngineConfig` →
 //! `QueryEngine::new`/`resume`) or [`SessionSpec::build_runner`] (the
-//! tools alone, `ToolRunner`); both end in `secure`, which applies the
+//! tools alone, `ToolRunner`); both end in `crate::secure`, which applies the
 //! security defaults to the session's tool context — no API key in the
 //! tools' environment, WebFetch's allowed local hosts, the sandbox
 //! launcher, the added directories — so no caller can forget one.
@@ -31,11 +31,8 @@ use crate::Error;
 use crate::parent::{AgentTools, ParentParts};
 use crate::profile::{ModelProfile, ProfileOverrides};
 use crate::provider::{LOCAL_PROVIDER, Provider};
+use crate::secure::{secure, session_hooks, visible_env};
 use crate::system_prompt::{InstructionAccess, SessionMemory};
-
-mod secure;
-
-use secure::{secure, session_hooks, visible_env};
 
 /// How the system prompt is made: orbit's (with the project's instruction
 /// files) unless replaced, plus an appended text.

@@ -1,6 +1,6 @@
 //! What a session's tools and processes may see, applied by both of
-//! `SessionSpec`'s builds so no caller can forget it: [`secure`] puts the
-//! security defaults on the tool context (no API key orbit holds in the
+//! `SessionSpec`'s builds (`crate::spec`) so no caller can forget it:
+//! [`secure`] puts the security defaults on the tool context (no API key orbit holds in the
 //! tools' environment, WebFetch's allowed local hosts, the search backend,
 //! the sandbox launcher, the added directories as workspace roots);
 //! [`visible_env`] drops those secrets from the variables the settings add
@@ -18,7 +18,7 @@ use orbit_tool::{CommandLauncher, ToolUseContext};
 /// not in their environment (unless `ORBIT_TOOLS_SEE_SECRETS`), WebFetch
 /// reaches only the local hosts `ORBIT_WEBFETCH_ALLOW_HOSTS` names, Bash
 /// runs through `launcher`, and the added directories are workspace roots.
-pub(super) fn secure(
+pub(crate) fn secure(
     context: &ToolUseContext,
     env: &Env,
     launcher: Option<CommandLauncher>,
@@ -42,7 +42,7 @@ pub(super) fn secure(
 }
 
 /// `vars` without the secrets tools never see.
-pub(super) fn visible_env(
+pub(crate) fn visible_env(
     env: &Env,
     vars: Vec<(String, std::ffi::OsString)>,
 ) -> Vec<(String, std::ffi::OsString)> {
@@ -54,7 +54,7 @@ pub(super) fn visible_env(
 
 /// The hooks of a session (None: no hooks), `callbacks` running the
 /// `callback` ones, command hooks with `env` added.
-pub(super) fn session_hooks(
+pub(crate) fn session_hooks(
     set: HookSet,
     callbacks: Option<Arc<dyn HookCallbacks>>,
     cwd: &Path,
