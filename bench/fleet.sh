@@ -14,6 +14,7 @@
 #
 #   sudo bench/fleet.sh                  # N=50 PAR=10
 #   N=50 PAR=50 bench/fleet.sh           # all at once
+#   SKIP_BUILD=1 bench/fleet.sh          # use target/release/orbit as it is
 #
 # This machine's quirks, handled here: crun refuses the hybrid cgroup
 # layout, so runc; root lacks CAP_SYS_RESOURCE, so the default ulimits are
@@ -57,8 +58,10 @@ events_logger = "file"
 EOF
 export CONTAINERS_CONF="$work/containers.conf"
 
-step "cargo build --release -p orbit-cli"
-cargo build --release -q -p orbit-cli
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+    step "cargo build --release -p orbit-cli"
+    cargo build --release -q -p orbit-cli
+fi
 step "image (deploy/build-image.sh)"
 IMAGE="$IMAGE" deploy/build-image.sh
 

@@ -117,6 +117,7 @@ pub(super) fn run(args: &RunArgs, env: &Env) -> anyhow::Result<u8> {
         transcript: transcript.as_deref(),
         copy: copy.as_deref(),
         wall_ms: started.elapsed().as_millis(),
+        max_rss_kib: children_max_rss_kib(),
     });
     write_atomic(&result_path, &serde_json::to_vec_pretty(&record)?)?;
     Ok(u8::try_from(code).unwrap_or(1))
@@ -296,6 +297,16 @@ struct ResultParts<'a> {
     transcript: Option<&'a Path>,
     copy: Option<&'a str>,
     wall_ms: u128,
+    max_rss_kib: Option<i64>,
+}
+
+/// The peak resident set of the largest child `orbit` this run waited
+/// for, in KiB (`getrusage(RUSAGE_CHILDREN)`; Linux reports KiB).
+fn children_max_rss_kib() -> Option<i64> {
+    nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .ok()
+        .map(|usage| usage.max_rss())
+        .filter(|&kib| kib > 0)
 }
 
 /// The result file (docs/FLEET.md, "The result file").
@@ -326,6 +337,7 @@ fn result_record(p: ResultParts<'_>) -> Value {
         "cost_usd": cost,
         "duration_ms": p.wall_ms,
         "num_turns": turns,
+        "max_rss_kib": p.max_rss_kib,
         "session_id": p.picked.session_id,
         "attempt": p.attempt,
         "resumed": p.point.exists,

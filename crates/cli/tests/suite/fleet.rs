@@ -90,6 +90,9 @@ fn task_n_runs_headless_and_writes_its_result_file() {
     assert!(result["cost_usd"].is_f64(), "{result}");
     assert!(result["duration_ms"].is_u64(), "{result}");
     assert_eq!(result["num_turns"], 2);
+    // The child orbit's peak RSS (getrusage): some MiB, not a wild value.
+    let rss = result["max_rss_kib"].as_u64().unwrap();
+    assert!((1024..1024 * 1024).contains(&rss), "{rss} KiB");
     let id = result["session_id"].as_str().unwrap();
     assert_eq!(id.len(), 36, "{id}");
     // The `json` result itself, of the same session.
