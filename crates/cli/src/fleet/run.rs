@@ -300,8 +300,9 @@ struct ResultParts<'a> {
     max_rss_kib: Option<i64>,
 }
 
-/// The peak resident set of the largest child `orbit` this run waited
-/// for, in KiB (`getrusage(RUSAGE_CHILDREN)`; Linux reports KiB).
+/// The peak resident set of the largest process this run's children and
+/// their waited-for descendants had (the child `orbit`, or a local
+/// `llama-server` it started), in KiB (`getrusage(RUSAGE_CHILDREN)`).
 fn children_max_rss_kib() -> Option<i64> {
     nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .ok()
