@@ -11,7 +11,8 @@
 //! [`Watch::finish`] compares them again:
 //! - nothing changed, every named path that existed a regular file whose
 //!   bytes were compared, and the paths are where the cwd puts them (no
-//!   `cd`, every path known): one note line for the model — "this command
+//!   `cd`, every path known, no `touch`/`chmod`, whose point is not the
+//!   bytes): one note line for the model — "this command
 //!   changed no file" when the analysis says it can write nothing else
 //!   ([`orbit_shell::Script::writes_are_named`]), else "left F unchanged";
 //! - files changed: for each, Edit's [`FileChange`] shape (hunks of the
@@ -117,7 +118,7 @@ pub(crate) fn watch(command: &str, cwd: &Path, root: &Path) -> Option<Watch> {
     if paths.len() > WATCH_MAX_PATHS {
         return None;
     }
-    let claim = if !access.complete || script.changes_directory() {
+    let claim = if !access.complete || script.changes_directory() || sets_metadata(&script) {
         Claim::Nothing
     } else if script.writes_are_named() {
         Claim::Whole
@@ -128,6 +129,20 @@ pub(crate) fn watch(command: &str, cwd: &Path, root: &Path) -> Option<Watch> {
         probe: Probe::keeping(&paths, root),
         shown,
         claim,
+    })
+}
+
+/// Commands whose point is a file's metadata, not its bytes: "unchanged"
+/// would read as "it failed".
+const METADATA_COMMANDS: &[&str] = &["touch", "chmod", "chown", "chgrp"];
+
+/// Whether `script` runs one of [`METADATA_COMMANDS`] (or is more than
+/// simple commands).
+fn sets_metadata(script: &orbit_shell::Script) -> bool {
+    script.simple_commands().is_none_or(|commands| {
+        commands
+            .iter()
+            .any(|c| c.name().is_some_and(|n| METADATA_COMMANDS.contains(&n)))
     })
 }
 

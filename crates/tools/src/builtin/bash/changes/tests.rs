@@ -48,6 +48,8 @@ fn unchanged_files_get_one_note() {
         Some("Note: this command left app.cfg unchanged.")
     );
     assert_eq!(note("cd . && sed -i 's/q/r/' app.cfg"), None);
+    assert_eq!(note("touch app.cfg"), None);
+    assert_eq!(note("chmod 644 app.cfg"), None);
     // Only missing paths: nothing to say.
     assert_eq!(note("sed -i 's/q/r/' missing.cfg"), None);
     std::fs::create_dir(dir.path().join("d")).unwrap();
