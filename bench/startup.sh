@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p orbit-cli --bin orbit
+ci/check-binary-size target/release/orbit
 cargo run --release -q -p orbit-cli --example startup_bench -- target/release/orbit
