@@ -2,8 +2,9 @@
 //!
 //! A first attempt starts session `S` (the task's derived id) with `orbit
 //! -p - --output-format json --session-id S`, the prompt on stdin. A retry
-//! finds S's transcript: its prompts are counted against its `result`
-//! records, and when one was cut off (the attempt was killed) the working
+//! finds S's transcript: the prompts that ended well (a `success` result
+//! record, not interrupted) are finished; when a later one was cut off
+//! (killed), interrupted or failed, the working
 //! tree is rewound to that prompt's `before` checkpoint (forced: the
 //! unfinished prompt's changes have no `after` checkpoint, so they look
 //! "outside orbit"; the task's tree is the task's own) and the transcript
@@ -183,15 +184,15 @@ fn resume_point(data_dir: &Path, id: &str) -> anyhow::Result<ResumePoint> {
         });
     };
     let marks = orbit_session::fork::prompts(&path)?;
-    let (finished, _) = orbit_session::fork::count_results(&path, 0);
-    if marks.len() <= finished as usize {
+    let finished = finished_prompts(&path)?;
+    if marks.len() <= finished {
         return Ok(ResumePoint {
-            finished: finished as usize,
+            finished,
             exists: true,
             rewound: None,
         });
     }
-    let to = finished + 1;
+    let to = u32::try_from(finished + 1).context("too many prompts")?;
     let header = orbit_session::load(&path, "")
         .with_context(|| format!("session {id}"))?
         .header;
@@ -216,7 +217,7 @@ fn resume_point(data_dir: &Path, id: &str) -> anyhow::Result<ResumePoint> {
         store.save()?;
     }
     Ok(ResumePoint {
-        finished: finished as usize,
+        finished,
         exists: true,
         rewound: Some(json!({
             "to_before_prompt": to,
@@ -225,6 +226,21 @@ fn resume_point(data_dir: &Path, id: &str) -> anyhow::Result<ResumePoint> {
             "conversation_kept_in": name,
         })),
     })
+}
+
+/// How many of the transcript's prompts, from the first, ended well: a
+/// `result` record of subtype `success`, not interrupted. A prompt that
+/// was interrupted (Ctrl-C, SIGTERM) or ended in an error is done again
+/// by the retry, like one that was cut off.
+fn finished_prompts(path: &Path) -> anyhow::Result<usize> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the transcript {}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["type"] == "result")
+        .take_while(|record| record["subtype"] == "success" && record["interrupted"] != true)
+        .count())
 }
 
 /// `orbit -p - --output-format json …` with the prompt on stdin.

@@ -394,6 +394,79 @@ fn a_task_killed_mid_prompt_is_rewound_and_resumed_not_repeated() {
 }
 
 #[test]
+fn an_interrupted_prompt_is_done_again_not_counted_as_finished() {
+    let scratch = Scratch::new();
+    let out = scratch.path().join("out");
+    let work = out.join("work/task-0");
+    let file = tasks_file(
+        &scratch,
+        &[json!({"prompt": "append to b", "permission_mode": "bypassPermissions"})],
+    );
+    let args = [
+        "task",
+        "run",
+        "--tasks",
+        &s(&file),
+        "--index",
+        "0",
+        "--out",
+        &s(&out),
+    ];
+    // Ctrl-C in the terminal: the whole group gets SIGINT while the model
+    // is silent; orbit records the prompt's result as interrupted.
+    let first = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo b >> b.txt"})),
+        Reply::hang(),
+    ]);
+    let mut child = orbit_process(&scratch, &first.env())
+        .args(args)
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    first.wait_for_requests(2, Duration::from_secs(30));
+    wait_until(Duration::from_secs(10), "b.txt", || {
+        work.join("b.txt").exists()
+    });
+    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let _ = child.wait();
+    // The runner died of the signal; its child orbit records the
+    // interrupted prompt's result on its way out.
+    let transcript = std::fs::read_dir(scratch.home().join(".orbit/projects"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    wait_until(Duration::from_secs(10), "the interrupted result", || {
+        read(&transcript).contains("\"type\":\"result\"")
+    });
+
+    let second = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_b2", "Bash", json!({"command": "echo b >> b.txt"})),
+        Reply::text("appended b"),
+    ]);
+    let mut cmd = orbit_with_env(&scratch, &second.env());
+    cmd.args(args);
+    let rerun = run(cmd);
+    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    assert_eq!(
+        read(&work.join("b.txt")),
+        "b\n",
+        "the effect is present once"
+    );
+    assert_eq!(second.request_count(), 2, "the prompt ran again");
+    let result = read_json(&out.join("task-0.json"));
+    assert_eq!(result["status"], "solved");
+    assert_eq!(result["prompts_before"], 0);
+    assert_eq!(result["prompts_run"], 1);
+    assert_eq!(result["rewound"]["removed"], json!(["b.txt"]));
+    assert_eq!(result["result"]["result"], "appended b");
+}
+
+#[test]
 fn summary_counts_solved_failed_cost_and_percentiles() {
     let scratch = Scratch::new();
     let out = scratch.path().join("out");
