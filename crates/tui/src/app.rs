@@ -1,19 +1,17 @@
 //! The event loop. Idle, it blocks on terminal events and asks; busy (a
-//! turn, a compaction, a `!command`), it also polls the job's stream and a
-//! 1 s tick for the elapsed-time counter. Keys are handled in [`Front`];
+//! turn, a compaction, a `!command`: `job`), it also polls the job's stream
+//! and a 1 s tick for the elapsed-time counter. Keys are handled in [`Front`];
 //! submissions become [`Work`] queued and run in order when nothing runs,
 //! with the engine at hand. Slash commands and the trust answer return an
 //! [`Action`] that [`App::apply`] carries out.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::EventStream;
-use futures::stream::LocalBoxStream;
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use orbit_composer::ComposerConfig;
-use orbit_engine::{AbortHandle, CompactError, CompactionBoundary, QueryEngine};
-use orbit_protocol::EngineEvent;
+use orbit_engine::QueryEngine;
 
 use crate::action::{Action, Job, Work};
 use crate::dialog::ApprovalInbox;
@@ -22,7 +20,7 @@ use crate::screen::{Screen, Tone};
 use crate::session::{McpStatus, OpenedSession, SessionChoice, SessionFactory};
 use crate::status::status_of;
 use crate::status_line::{StatusLine, next_output, start_for};
-use crate::submit::{ShellRun, attachable, run_shell, with_attachments};
+use crate::submit::{attachable, with_attachments};
 use crate::term::Term;
 use crate::theme::Theme;
 use crate::trust::TrustAsk;
@@ -30,13 +28,8 @@ use orbit_commands::PromptExpander;
 use orbit_composer::custom::CustomCommand;
 
 mod command_turn;
+mod job;
 use command_turn::popup_description;
-
-/// Engine events handled before the next frame is drawn (coalescing).
-const EVENTS_PER_FRAME_MAX: usize = 256;
-/// Shortest time between two frames of streamed output, in milliseconds
-/// (keys and other events are drawn at once).
-const FRAME_INTERVAL_MS: u64 = 16;
 
 /// How the UI is set up.
 pub struct TuiOptions {
@@ -71,13 +64,6 @@ pub enum TuiError {
     /// The terminal could not be set up, read or written.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
-}
-
-/// A running job's stream items.
-enum Done {
-    Event(EngineEvent),
-    Compacted(Result<CompactionBoundary, CompactError>),
-    Shell(ShellRun),
 }
 
 /// The whole app.
@@ -433,114 +419,5 @@ impl App {
         self.context.clear();
         let status = status_of(&self.engine);
         *self.front.screen.status_mut() = status;
-    }
-
-    async fn run_job(&mut self, job: Job) -> Result<(), TuiError> {
-        let abort: AbortHandle = self.engine.abort_handle();
-        let policy = self.engine.policy();
-        let cwd = self.front.cwd.clone();
-        let is_shell = matches!(job, Job::Shell(_));
-        let App {
-            front,
-            engine,
-            inbox,
-            events,
-            term,
-            context,
-            status_line,
-            notices,
-            ..
-        } = self;
-        let mut stream: LocalBoxStream<'_, Done> = match job {
-            Job::Turn(prompt) => engine.submit_message(prompt).map(Done::Event).boxed_local(),
-            Job::Compact(instructions) => futures::stream::once(engine.compact(instructions))
-                .map(Done::Compacted)
-                .boxed_local(),
-            Job::Shell(command) => futures::stream::once(run_shell(command, cwd))
-                .map(Done::Shell)
-                .boxed_local(),
-        };
-        front.interrupt = false;
-        front.screen.set_busy();
-        let mut tick = tokio::time::interval(Duration::from_secs(1));
-        let mut aborted = false;
-        let mut last_draw = Instant::now();
-        let mut streamed = false;
-        loop {
-            if front.interrupt && !aborted {
-                aborted = true;
-                front.screen.deny_all();
-                if is_shell {
-                    front.screen.note("  ⎿ Interrupted", Tone::Error);
-                    break;
-                }
-                abort.abort();
-            }
-            // Engine output is drawn at most once per frame interval (tokens
-            // that arrive meanwhile share a frame); anything else at once.
-            let due = last_draw + Duration::from_millis(FRAME_INTERVAL_MS);
-            if !streamed || Instant::now() >= due {
-                if let Some(line) = status_line.as_ref() {
-                    line.refresh(front.screen.status());
-                }
-                term.draw(&mut front.screen)?;
-                last_draw = Instant::now();
-                streamed = false;
-            }
-            tokio::select! {
-                () = tokio::time::sleep_until(due.into()), if streamed => {}
-                text = next_output(status_line) => front.screen.set_custom_status(text),
-                item = stream.next() => {
-                    let Some(item) = item else { break };
-                    streamed = true;
-                    finish_item(front, context, item);
-                    for _ in 0..EVENTS_PER_FRAME_MAX {
-                        match stream.next().now_or_never() {
-                            Some(Some(item)) => finish_item(front, context, item),
-                            Some(None) | None => break,
-                        }
-                    }
-                }
-                event = events.next() => front.on_terminal_item(event, &policy)?,
-                Some(ask) = inbox.rx.recv() => front.screen.ask_with_reply(ask),
-                lines = crate::notices::next(notices.as_ref()) => {
-                    crate::notices::show(&mut front.screen, lines);
-                }
-                _ = tick.tick() => {}
-            }
-        }
-        drop(stream);
-        front.screen.deny_all();
-        front.screen.set_idle();
-        front.screen.status_mut().cost_usd = engine.total_cost_usd();
-        Ok(())
-    }
-}
-
-fn finish_item(front: &mut Front, context: &mut Vec<String>, item: Done) {
-    let screen = &mut front.screen;
-    match item {
-        Done::Event(event) => {
-            // The status line follows the model actually answering.
-            if let EngineEvent::ModelFallback { fallback_model, .. } = &event {
-                let status = screen.status_mut();
-                status.model.clone_from(fallback_model);
-                status.context_window = orbit_engine::context_window_tokens(fallback_model);
-            }
-            screen.on_event(&event);
-        }
-        Done::Compacted(Ok(boundary)) => screen.compacted(&boundary),
-        Done::Compacted(Err(err)) => screen.note(&format!("Compaction failed: {err}"), Tone::Error),
-        Done::Shell(run) => {
-            let text = format!("{}{}", run.stdout, run.stderr);
-            for line in text.lines().take(50) {
-                screen.note(&format!("  {line}"), Tone::Dim);
-            }
-            if let Some(code) = run.code.filter(|c| *c != 0) {
-                screen.note(&format!("  ⎿ exit {code}"), Tone::Error);
-            }
-            screen.note("  ⎿ (output added to the next prompt)", Tone::Dim);
-            context.push(run.context());
-        }
     }
 }
