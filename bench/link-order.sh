@@ -58,5 +58,6 @@ ask -p 'tool Read {"file_path": "'"$WORK"'/cwd/notes.txt"}' --output-format stre
 sleep 1
 cd "$ROOT"
 BASE=$(awk '$6 ~ /\/orbit$/ && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "$WORK"/trace/*.maps)
-"$PY" bench/link_order.py "$MAP" "$BASE" "$WORK"/trace/*.sb > crates/cli/link/orbit.order
-wc -l crates/cli/link/orbit.order
+"$PY" bench/link_order.py --globs crates/cli/link/orbit.globs "$MAP" "$BASE" "$WORK"/trace/*.sb \
+  > crates/cli/link/orbit.order
+wc -l crates/cli/link/orbit.order crates/cli/link/orbit.globs
