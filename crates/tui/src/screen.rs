@@ -27,6 +27,7 @@ use crate::tools::{ToolCall, call_line, finished_lines, full_output, result_text
 
 mod draw;
 mod jobs;
+mod reprint;
 
 /// Tool calls whose full output Ctrl-O shows.
 const RECENT_TOOL_OUTPUTS: usize = 3;
@@ -77,6 +78,9 @@ pub struct Screen {
     /// What the running job is when it is not a turn ("Compacting
     /// conversation", and a detail such as the tokens it summarizes).
     activity: Option<(String, String)>,
+    /// The last lines put into the scrollback, for a reprint after a
+    /// resize the terminal's reflow spoilt (`reprint`).
+    shown: VecDeque<Line<'static>>,
     /// The last `/compact`'s summary (Ctrl-O shows it).
     summary: Option<String>,
     /// A file the running turn is asked to write (`/init`'s CLAUDE.md)
@@ -107,6 +111,7 @@ impl Screen {
             custom_status: None,
             busy: None,
             activity: None,
+            shown: VecDeque::new(),
             summary: None,
             expected_write: None,
             hint: None,

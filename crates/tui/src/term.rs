@@ -14,7 +14,11 @@
 //! (the old region, whatever the reflow did to it) and starts a new
 //! viewport there. Nothing is cleared above it, so no old live row is
 //! pushed into the scrollback (as a whole-screen clear would be, in tmux),
-//! and the scrollback above keeps every line.
+//! and the scrollback above keeps every line. Unless the region's row is
+//! the screen's first after the reflow: the terminal may then have pushed
+//! its first rows into its history (tmux does when the rows a narrower
+//! width adds outnumber those above the region), so the history is
+//! cleared and the screen prints its latest lines again (`screen/reprint`).
 
 use std::io::{Stdout, Write, stdout};
 
@@ -77,7 +81,7 @@ impl Term {
     pub(crate) fn draw(&mut self, screen: &mut Screen) -> std::io::Result<()> {
         let size = crossterm::terminal::size()?;
         if size != self.size {
-            self.resized(size)?;
+            self.resized(size, screen)?;
         }
         queue!(self.terminal.backend_mut(), BeginSynchronizedUpdate)?;
         let drawn = screen.draw(&mut self.terminal);
@@ -94,7 +98,10 @@ impl Term {
 
     /// The terminal is `size` now: the old live region (from the parked
     /// cursor's row down) is cleared and a new viewport starts on that row.
-    fn resized(&mut self, size: (u16, u16)) -> std::io::Result<()> {
+    /// When that row is the screen's first, the reflow may have pushed the
+    /// region's first rows into the terminal's history: then the history is
+    /// cleared too and the screen's kept lines are printed again.
+    fn resized(&mut self, size: (u16, u16), screen: &mut Screen) -> std::io::Result<()> {
         execute!(
             self.terminal.backend_mut(),
             MoveToColumn(0),
@@ -102,6 +109,10 @@ impl Term {
         )?;
         self.terminal = inline_terminal(size.1)?;
         self.size = size;
+        if self.terminal.get_frame().area().y == 0 {
+            execute!(self.terminal.backend_mut(), Clear(ClearType::Purge))?;
+            screen.reprint();
+        }
         Ok(())
     }
 

@@ -295,3 +295,30 @@ fn status_on_the_local_model_shows_the_warm_server() {
         assert!(screen.contains(&want), "{want}: {screen}");
     }
 }
+
+/// A resize while the live region is still near the top of the screen:
+/// the terminal's reflow pushes the rows a narrower width adds off the
+/// top, the region's first ones included; the screen is then cleared with
+/// the terminal's history and orbit's lines printed again, once each.
+#[test]
+fn a_resize_with_the_live_region_near_the_top_leaves_no_old_region() {
+    let (_scratch, _server, pane) = open(vec![Reply::text("Answered.")], &[]);
+    pane.tmux(&["resize-window", "-t", &pane.name, "-x", "70", "-y", "12"]);
+    pane.wait_until("a 70-column screen", |_| {
+        pane.visible().lines().all(|l| l.chars().count() <= 70)
+    });
+    pane.submit("first");
+    pane.wait_for("Answered.");
+    pane.wait_idle();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let all = pane.tmux(&["capture-pane", "-p", "-S", "-", "-t", &pane.name]);
+    for once in [
+        "ctx ",
+        "Type a message",
+        "orbit 0.1.0",
+        "> first",
+        "Answered.",
+    ] {
+        assert_eq!(all.matches(once).count(), 1, "{once}: {all}");
+    }
+}

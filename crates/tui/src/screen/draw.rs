@@ -29,7 +29,9 @@ impl Screen {
         let rows = self.answer.commit_rows(size.width);
         self.history.extend(rows);
         if !self.history.is_empty() {
-            let lines = wrap_all(&std::mem::take(&mut self.history), size.width);
+            let taken = std::mem::take(&mut self.history);
+            self.remember_shown(&taken);
+            let lines = wrap_all(&taken, size.width);
             let chunk = usize::from(size.height.max(1));
             for part in lines.chunks(chunk) {
                 let rows = u16::try_from(part.len()).unwrap_or(u16::MAX);
