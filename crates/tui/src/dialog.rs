@@ -341,6 +341,14 @@ impl Dialog {
             None => {}
         }
         let r = &self.request;
+        // The policy's generic reason is worded for the model ("orbit
+        // requested permissions to use Bash, but you haven't granted it
+        // yet."); the person is asked the question Claude Code asks.
+        let why = if r.reason == orbit_tool::texts::permissions::not_granted(&r.tool_name) {
+            "Do you want to proceed?".to_string()
+        } else {
+            r.reason.clone()
+        };
         let what = if r.subject.is_empty() {
             subject(&r.input)
         } else {
@@ -356,10 +364,10 @@ impl Dialog {
             Line::from(Span::styled(
                 match &self.agent {
                     Some(a) => format!(
-                        "  Asked by subagent {} ({}) · {}",
-                        a.agent_type, a.agent_id, r.reason
+                        "  Asked by subagent {} ({}) · {why}",
+                        a.agent_type, a.agent_id
                     ),
-                    None => format!("  {}", r.reason),
+                    None => format!("  {why}"),
                 },
                 theme.dim(),
             )),

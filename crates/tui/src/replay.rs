@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use crate::answer::Answer;
 use crate::screen::{Screen, Tone};
 use crate::theme::Theme;
-use crate::tools::{Before, ToolCall, call_line, result_text};
+use crate::tools::{Before, ToolCall, call_line, result_text, stored_summary};
 use crate::wrap::truncate;
 
 /// The most messages shown again (the newest); older ones are counted.
@@ -240,14 +240,7 @@ impl Shown<'_> {
         } else {
             (Span::styled("● ", self.theme.ok()), self.theme.dim())
         };
-        let text = result_text(result);
-        let summary = match (failed, text.lines().count()) {
-            (true, _) | (false, 1) => {
-                truncate(text.lines().next().unwrap_or("failed"), LABEL_MAX_CHARS)
-            }
-            (false, 0) => "(no output)".to_string(),
-            (false, n) => format!("{n} lines"),
-        };
+        let summary = stored_summary(&result_text(result), failed);
         let mut line = call_line(&call, marker, self.theme);
         line.spans
             .push(Span::styled(format!(" ⎿ {summary}"), style));

@@ -15,8 +15,8 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts, is_edit_shaped};
-use crate::shell_diff::shell_diff;
 use crate::sanitize::{Mode, sanitize};
+use crate::shell_diff::shell_diff;
 use crate::theme::Theme;
 use crate::wrap::truncate;
 
@@ -166,7 +166,7 @@ pub(crate) fn finished_lines(
         .flatten();
     let summary = match (&diff, failed) {
         (Some((_, added, removed)), _) => format!("+{added} -{removed}"),
-        (None, true) => truncate(text.lines().next().unwrap_or("failed"), SUMMARY_MAX_CHARS),
+        (None, true) => error_summary(&text, true),
         (None, false) => match read_detail(detail) {
             Some(read) => match shown_lines(&read).len() {
                 1 => "Read 1 line".to_string(),
@@ -240,6 +240,55 @@ fn summarize(text: &str) -> String {
         0 => "(no output)".to_string(),
         1 if text.chars().count() <= SUMMARY_MAX_CHARS => text.trim().to_string(),
         n => format!("{n} lines"),
+    }
+}
+
+/// The summary of a result kept without its tool's facts (a resumed
+/// session's history): the same words as a live call's — the first line
+/// of a failure, `Read N lines` for Read's numbered lines (`N\t…`; the empty
+/// line after the file's final newline not counted), else [`summarize`].
+pub(crate) fn stored_summary(raw: &str, failed: bool) -> String {
+    let text = sanitize(raw, Mode::Cells);
+    if failed {
+        return error_summary(&text, false);
+    }
+    let numbered = |line: &str| {
+        line.split_once('\t')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let mut lines: Vec<&str> = raw.lines().collect();
+    if !lines.is_empty() && lines.iter().all(|l| numbered(l)) {
+        if lines.len() > 1 && lines.last().is_some_and(|l| l.ends_with('\t')) {
+            lines.pop();
+        }
+        return match lines.len() {
+            1 => "Read 1 line".to_string(),
+            n => format!("Read {n} lines"),
+        };
+    }
+    truncate(&summarize(&text), SUMMARY_MAX_CHARS)
+}
+
+/// A failed call's first line as a person reads it (drawn in the error
+/// colour): the `<tool_use_error>` wrapper the model gets is not shown,
+/// and the count of further lines says there is
+/// more (a failing test run's `Exit code 1` alone says nothing of what
+/// failed); `live`: Ctrl-O can show them (a resumed history keeps no
+/// tool output for it).
+fn error_summary(text: &str, live: bool) -> String {
+    let text = text.trim();
+    let text = text.strip_prefix("<tool_use_error>").unwrap_or(text);
+    let text = text.strip_suffix("</tool_use_error>").unwrap_or(text);
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else {
+        return "failed".to_string();
+    };
+    let first = truncate(first.trim(), SUMMARY_MAX_CHARS);
+    let hint = if live { ", Ctrl-O" } else { "" };
+    match lines.count() {
+        0 => first,
+        1 => format!("{first} (+1 line{hint})"),
+        more => format!("{first} (+{more} lines{hint})"),
     }
 }
 
@@ -322,6 +371,43 @@ pub(crate) mod tests {
         for (text, want) in cases {
             assert_eq!(summarize(text), want);
         }
+    }
+
+    /// A failed call's summary: no `<tool_use_error>` tags, and the count
+    /// of lines behind Ctrl-O.
+    #[test]
+    fn error_summaries_drop_the_model_wrapper() {
+        let cases = [
+            (
+                "<tool_use_error>No changes to make: same</tool_use_error>",
+                "No changes to make: same",
+            ),
+            (
+                "Exit code 1\nF..\n\nFAIL: test_a\n",
+                "Exit code 1 (+2 lines, Ctrl-O)",
+            ),
+            ("", "failed"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(error_summary(text, true), want, "{text:?}");
+        }
+    }
+
+    /// A resumed history's summaries read as the live ones.
+    #[test]
+    fn stored_summaries_match_the_live_words() {
+        let read = "1\timport unittest\n2\t\n3\tx = 1\n4\t";
+        assert_eq!(stored_summary(read, false), "Read 3 lines");
+        assert_eq!(stored_summary("1\tonly", false), "Read 1 line");
+        assert_eq!(stored_summary("a\nb", false), "2 lines");
+        assert_eq!(stored_summary("12 passed", false), "12 passed");
+        assert_eq!(
+            stored_summary(
+                "<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>",
+                true
+            ),
+            "String to replace not found in file. (+1 line)"
+        );
     }
 
     /// A Read's numbered lines, for a whole file with and without a final

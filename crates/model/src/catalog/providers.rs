@@ -88,7 +88,7 @@ pub fn check_model(provider: Provider, current: &str, name: &str) -> Result<Stri
             _ => String::new(),
         };
         return Err(ModelRefused(format!(
-            "the local provider runs one model, {current}{other}. Set ANTHROPIC_API_KEY or OPENAI_API_KEY and start orbit again to use another"
+            "the local provider runs one model, {current}{other}. Set ANTHROPIC_API_KEY or OPENAI_API_KEY and start orbit again to use another model"
         )));
     }
     match found {

@@ -163,3 +163,24 @@ fn every_ask_shows_the_same_three_rows() {
     assert!(without[1].starts_with("  2. Yes, and don't ask again (no rule"));
     assert!(without[2].starts_with("  3. No"));
 }
+
+/// The policy's generic reason, worded for the model ("… you haven't
+/// granted it yet"), is not shown to the person being asked; a specific
+/// reason (a rule that asks, a path outside the project) is.
+#[test]
+fn the_person_is_asked_not_told_they_have_not_granted_it() {
+    let second_row = |reason: String| -> String {
+        let request = ApprovalRequest {
+            reason,
+            ..request(None)
+        };
+        let lines = Dialog::new(request, None).lines(Theme::new(false));
+        lines[1].spans.iter().map(|s| s.content.as_ref()).collect()
+    };
+    let generic = orbit_tool::texts::permissions::not_granted("Bash");
+    assert_eq!(second_row(generic), "  Do you want to proceed?");
+    assert_eq!(
+        second_row("Bash(rm:*) asks before it runs".into()),
+        "  Bash(rm:*) asks before it runs"
+    );
+}
