@@ -18,6 +18,7 @@
 mod run;
 mod summary;
 mod task;
+mod term;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -88,8 +88,9 @@ pub(super) fn run(args: &RunArgs, env: &Env) -> anyhow::Result<u8> {
     flags.extend(picked.task.orbit_flags());
     let mut exists = point.exists;
     let mut runs = Vec::new();
+    let running = super::term::forward_sigterm();
     for prompt in prompts.iter().skip(point.finished) {
-        let run = run_prompt(env, &workdir, &id, exists, prompt, &flags)?;
+        let run = run_prompt(env, &workdir, &id, exists, prompt, &flags, &running)?;
         exists = true;
         let failed = run.code != 0;
         runs.push(run);
@@ -251,6 +252,7 @@ fn run_prompt(
     exists: bool,
     prompt: &str,
     flags: &[String],
+    running: &super::term::RunningChild,
 ) -> anyhow::Result<PromptRun> {
     let exe = std::env::current_exe().context("finding the orbit binary")?;
     let mut cmd = Command::new(exe);
@@ -267,11 +269,14 @@ fn run_prompt(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     let mut child = cmd.spawn().context("starting orbit")?;
+    running.set(Some(child.id()));
     if let Some(mut stdin) = child.stdin.take() {
         // A child that exits before reading gives EPIPE: its exit code says why.
         let _ = stdin.write_all(prompt.as_bytes());
     }
-    let output = child.wait_with_output().context("waiting for orbit")?;
+    let output = child.wait_with_output().context("waiting for orbit");
+    running.set(None);
+    let output = output?;
     let code = output.status.code().unwrap_or_else(|| {
         use std::os::unix::process::ExitStatusExt;
         EXIT_SIGNAL_BASE + output.status.signal().unwrap_or(0)

@@ -3,40 +3,36 @@
 //! `OUT/task-N.json` (the `json` result, exit code, cost, time, session id,
 //! transcript copy); the index comes from `--index` or
 //! `JOB_COMPLETION_INDEX`; bad indexes and bad lines are one clear error
-//! before any request; a task killed mid-prompt and run again by the same
-//! index rewinds the unfinished prompt's files and conversation and goes
-//! on from the finished prompts (its tool's effect present once);
+//! before any request (retries: suite::fleet_retry);
 //! `orbit task summary` folds the result files. The deploy recipes
 //! validate offline (the validators come from ci/provision's venv).
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, first_user_text, orbit_process, orbit_with_env, run, s};
+use super::common::{Outcome, Scratch, first_user_text, orbit_with_env, run, s};
 
 /// Writes `tasks.jsonl` (one line per value) in the scratch dir.
-fn tasks_file(scratch: &Scratch, tasks: &[Value]) -> PathBuf {
+pub(super) fn tasks_file(scratch: &Scratch, tasks: &[Value]) -> PathBuf {
     let text: String = tasks.iter().map(|t| format!("{t}\n")).collect();
     scratch.write("tasks.jsonl", &text)
 }
 
 /// `orbit task ARGS…` against `server` (or no server), in the scratch dir.
-fn task(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> Outcome {
+pub(super) fn task(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -> Outcome {
     let mut cmd = orbit_with_env(scratch, env);
     cmd.arg("task").args(args);
     run(cmd)
 }
 
-fn read_json(path: &Path) -> Value {
+pub(super) fn read_json(path: &Path) -> Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap()
 }
 
-fn read(path: &Path) -> String {
+pub(super) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -287,185 +283,6 @@ fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
 }
 
 /// Waits until `cond` holds (or panics after `limit`).
-fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !cond() {
-        assert!(started.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-#[test]
-fn a_task_killed_mid_prompt_is_rewound_and_resumed_not_repeated() {
-    let scratch = Scratch::new();
-    let out = scratch.path().join("out");
-    let work = out.join("work/task-0");
-    let a = work.join("a.txt");
-    let file = tasks_file(
-        &scratch,
-        &[json!({
-            "prompts": ["write a", "append to b"],
-            "permission_mode": "bypassPermissions",
-        })],
-    );
-    let args = [
-        "task",
-        "run",
-        "--tasks",
-        &s(&file),
-        "--index",
-        "0",
-        "--out",
-        &s(&out),
-    ];
-    // Attempt 1: prompt 1 writes a.txt and ends; prompt 2's Bash appends to
-    // b.txt, then the model never answers: the process group is killed
-    // there, as a node or pod dies.
-    let first = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Write",
-            json!({"file_path": s(&a), "content": "one\n"}),
-        ),
-        Reply::text("wrote a"),
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::hang(),
-    ]);
-    let mut child = orbit_process(&scratch, &first.env())
-        .args(args)
-        .process_group(0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    first.wait_for_requests(4, Duration::from_secs(30));
-    wait_until(Duration::from_secs(10), "b.txt", || {
-        work.join("b.txt").exists()
-    });
-    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL).unwrap();
-    let _ = child.wait();
-    assert_eq!(read(&work.join("b.txt")), "b\n");
-    assert!(!out.join("task-0.json").exists());
-
-    // Attempt 2, same index: prompt 2's change is rewound, prompt 1 is not
-    // asked again, prompt 2 runs once more on the resumed conversation.
-    let second = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b2", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::text("appended b"),
-    ]);
-    let mut cmd = orbit_with_env(&scratch, &second.env());
-    cmd.args(args);
-    let rerun = run(cmd);
-    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
-    assert!(
-        rerun
-            .stderr
-            .contains("after 1 finished prompt(s); the unfinished prompt's changes were rewound"),
-        "{}",
-        rerun.stderr
-    );
-    assert_eq!(
-        read(&work.join("b.txt")),
-        "b\n",
-        "the effect is present once"
-    );
-    assert_eq!(read(&a), "one\n");
-    let bodies = second.bodies();
-    assert_eq!(bodies.len(), 2);
-    let messages = orbit_test_support::body::messages(&bodies[0]);
-    let texts: Vec<String> = messages.iter().map(|m| m["content"].to_string()).collect();
-    assert!(texts[0].contains("write a"), "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains("wrote a")), "{texts:?}");
-    assert!(texts.last().unwrap().contains("append to b"), "{texts:?}");
-    assert!(
-        !texts.iter().any(|t| t.contains("toolu_b\"")),
-        "the cut-off call is gone: {texts:?}"
-    );
-    let result = read_json(&out.join("task-0.json"));
-    assert_eq!(result["status"], "solved");
-    assert_eq!(result["resumed"], true);
-    assert_eq!(result["attempt"], 2);
-    assert_eq!(result["prompts_before"], 1);
-    assert_eq!(result["prompts_run"], 1);
-    assert_eq!(result["rewound"]["to_before_prompt"], 2);
-    assert_eq!(result["rewound"]["removed"], json!(["b.txt"]));
-    assert_eq!(result["result"]["result"], "appended b");
-}
-
-#[test]
-fn an_interrupted_prompt_is_done_again_not_counted_as_finished() {
-    let scratch = Scratch::new();
-    let out = scratch.path().join("out");
-    let work = out.join("work/task-0");
-    let file = tasks_file(
-        &scratch,
-        &[json!({"prompt": "append to b", "permission_mode": "bypassPermissions"})],
-    );
-    let args = [
-        "task",
-        "run",
-        "--tasks",
-        &s(&file),
-        "--index",
-        "0",
-        "--out",
-        &s(&out),
-    ];
-    // Ctrl-C in the terminal: the whole group gets SIGINT while the model
-    // is silent; orbit records the prompt's result as interrupted.
-    let first = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::hang(),
-    ]);
-    let mut child = orbit_process(&scratch, &first.env())
-        .args(args)
-        .process_group(0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    first.wait_for_requests(2, Duration::from_secs(30));
-    wait_until(Duration::from_secs(10), "b.txt", || {
-        work.join("b.txt").exists()
-    });
-    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGINT).unwrap();
-    let _ = child.wait();
-    // The runner died of the signal; its child orbit records the
-    // interrupted prompt's result on its way out.
-    let transcript = std::fs::read_dir(scratch.home().join(".orbit/projects"))
-        .unwrap()
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
-        .map(|f| f.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap();
-    wait_until(Duration::from_secs(10), "the interrupted result", || {
-        read(&transcript).contains("\"type\":\"result\"")
-    });
-
-    let second = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b2", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::text("appended b"),
-    ]);
-    let mut cmd = orbit_with_env(&scratch, &second.env());
-    cmd.args(args);
-    let rerun = run(cmd);
-    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
-    assert_eq!(
-        read(&work.join("b.txt")),
-        "b\n",
-        "the effect is present once"
-    );
-    assert_eq!(second.request_count(), 2, "the prompt ran again");
-    let result = read_json(&out.join("task-0.json"));
-    assert_eq!(result["status"], "solved");
-    assert_eq!(result["prompts_before"], 0);
-    assert_eq!(result["prompts_run"], 1);
-    assert_eq!(result["rewound"]["removed"], json!(["b.txt"]));
-    assert_eq!(result["result"]["result"], "appended b");
-}
-
 #[test]
 fn summary_counts_solved_failed_cost_and_percentiles() {
     let scratch = Scratch::new();

@@ -17,6 +17,7 @@ mod contract_ids;
 mod edit_guards;
 mod faults;
 mod fleet;
+mod fleet_retry;
 mod formats;
 mod hooks;
 mod hooks_events;
