@@ -10,7 +10,8 @@
 //! plain lower-case word (a plain utility's words are all arguments:
 //! `touch marker` → `touch:*`). Where a prefix would allow far more than was
 //! asked — a program that runs its arguments (`bash`, `sudo`, `xargs`), a
-//! destructive one (`rm`, `dd`), an interpreter without a script, a tool of
+//! destructive one (`rm`, `dd`), one whose script can run commands or
+//! write anywhere (`sed`, `awk`, `tar`), an interpreter without a script, a tool of
 //! many subcommands whose subcommand cannot be read (`git -C x push`) —
 //! the exact command is offered instead. In a compound command the
 //! read-only parts (which need no rule in the sandbox) are left out; the
@@ -134,6 +135,14 @@ const PLAIN_PROGRAMS: &[&str] = &[
     "date",
 ];
 
+/// Programs whose script or options can run commands or write any file
+/// (`sed '1e CMD'`, `sed 's/x/y/w /etc/f'`, awk's `system()`, `tar
+/// --to-command`, `!cmd` in an editor or pager): a prefix of them would
+/// allow whatever such a script does, so the exact command is offered.
+const SCRIPTED_PROGRAMS: &[&str] = &[
+    "sed", "awk", "gawk", "mawk", "nawk", "ed", "ex", "vi", "vim", "tar", "less", "more", "man",
+];
+
 /// First subcommands that take a second one (`npm run lint`,
 /// `docker compose up`, `git remote add`).
 const RUNNERS: &[&str] = &[
@@ -235,7 +244,10 @@ fn command_spec(command: &SimpleCommand) -> Option<String> {
         let words: Option<Vec<&str>> = values.iter().copied().collect();
         quote_words(&words?)
     };
-    if runs_its_arguments(name) || DESTRUCTIVE_COMMANDS.contains(&base) {
+    if runs_its_arguments(name)
+        || DESTRUCTIVE_COMMANDS.contains(&base)
+        || SCRIPTED_PROGRAMS.contains(&base)
+    {
         return exact();
     }
     let rest = &values[1..];

@@ -57,6 +57,15 @@ fn a_command_gives_the_prefix_of_what_it_does() {
         ("python3 -c 'print(1)'", Some("Bash(python3 -c 'print(1)')")),
         ("git -C other push", Some("Bash(git -C other push)")),
         ("bash -c 'make'", Some("Bash(bash -c make)")),
+        // A script that could run commands (sed's `e`, awk's system()).
+        (
+            "sed -i s/old/new/g app.py",
+            Some("Bash(sed -i s/old/new/g app.py)"),
+        ),
+        (
+            "awk -f fix.awk data.txt",
+            Some("Bash(awk -f fix.awk data.txt)"),
+        ),
         // No rule can say it.
         ("FOO=1 npm test", None),
         ("npm test > out.txt", None),
