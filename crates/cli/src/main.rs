@@ -79,6 +79,9 @@ fn main() -> ExitCode {
     // Still single-threaded: the secrets' values leave the environment
     // block that /proc shows (orbit uses the snapshot from here on).
     scrub::scrub_environment_block(&orbit_config::tool_env_hidden(&env));
+    // This binary runs `local serve` for the shared warm server, whatever
+    // its file is called.
+    orbit_local::keep::this_binary_serves();
     if let Some(code) = local::maybe_run_subcommand(&env) {
         return code;
     }

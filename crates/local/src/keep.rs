@@ -51,11 +51,26 @@ pub fn keep_alive() -> Duration {
     keep_alive_from(|k| std::env::var(k).ok(), interactive)
 }
 
+/// Set by [`this_binary_serves`]: this process is the orbit CLI, whatever
+/// its file is called.
+static THIS_BINARY_SERVES: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Declares that this process's own binary runs `local serve` (the orbit
+/// CLI calls it at start), so a renamed copy (`orbit-1.2`, a benchmark's
+/// `orbit-head`) shares the warm server as `orbit` does. A program that
+/// embeds the library does not call it and gets a private server.
+pub fn this_binary_serves() {
+    THIS_BINARY_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The `orbit` binary to run `orbit local serve` with: this process when it
-/// is orbit (a program embedding the library gets a private server).
+/// is orbit (declared, or named so); None for a program embedding the
+/// library (it gets a private server).
 fn serve_program() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
-    (exe.file_name()? == "orbit").then_some(exe)
+    let declared = THIS_BINARY_SERVES.load(std::sync::atomic::Ordering::Relaxed);
+    (declared || exe.file_name()? == "orbit").then_some(exe)
 }
 
 /// Starts (or joins) the shared server kept `keep_alive` after its last

@@ -222,10 +222,43 @@ fn pid_runs(pid: u32) -> bool {
 /// without use no server and no `orbit local serve` is left.
 #[test]
 fn a_kept_server_serves_the_next_run_and_is_gone_after_the_idle_period() {
+    kept_server_case(None);
+}
+
+/// The same through a renamed copy of the binary (`orbit-renamed`, as a
+/// versioned install or a benchmark names it): it still shares the warm
+/// server (it once fell back to a private one while its tip said "stays
+/// loaded").
+#[test]
+fn a_renamed_orbit_binary_keeps_the_server_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("orbit-renamed");
+    std::fs::copy(env!("CARGO_BIN_EXE_orbit"), &copy).unwrap();
+    kept_server_case(Some(&copy));
+}
+
+fn kept_server_case(binary: Option<&std::path::Path>) {
     let scratch = Scratch::new();
     let paths =
         orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), KEPT_LLAMA_SERVER);
     let env = vec![("ORBIT_LOCAL_KEEP_ALIVE".to_string(), "3".to_string())];
+    let run_stream_json_with_env =
+        |scratch: &Scratch, env: &[(String, String)], prompt: &str, extra: &[&str]| {
+            let Some(binary) = binary else {
+                return run_stream_json_with_env(scratch, env, prompt, extra);
+            };
+            let mut cmd = assert_cmd::Command::new(binary);
+            cmd.env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", scratch.home())
+                .env("ORBIT_HOME", scratch.home().join(".orbit"))
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .current_dir(scratch.path())
+                .timeout(std::time::Duration::from_secs(60))
+                .args(["-p", prompt, "--output-format", "stream-json"])
+                .args(extra);
+            run(cmd)
+        };
     let first = run_stream_json_with_env(&scratch, &env, "hi", &[]);
     assert_eq!(first.code, 0, "stderr: {}", first.stderr);
     assert_eq!(first.result()["result"], "hi");
