@@ -26,8 +26,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::diff::{DIFF_MAX_LINES, diff_lines, edit_texts};
 use crate::plan_dialog::Special;
-use crate::screen::Tone;
 use crate::theme::Theme;
+use crate::theme::Tone;
 use crate::tools::{Before, file_before_edit, subject};
 
 /// One ask waiting for the person.

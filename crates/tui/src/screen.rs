@@ -23,6 +23,7 @@ use crate::dialog::Dialog;
 use crate::status::StatusInfo;
 use crate::subagents::Subagents;
 use crate::theme::Theme;
+pub(crate) use crate::theme::Tone;
 use crate::tools::{ToolCall, call_line, finished_lines, full_output, result_text};
 
 mod draw;
@@ -454,12 +455,4 @@ impl Screen {
             self.theme.thinking(),
         )));
     }
-}
-
-/// How a note is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tone {
-    Plain,
-    Dim,
-    Error,
 }

@@ -64,3 +64,11 @@ impl Theme {
         selected => None, Modifier::REVERSED;
     }
 }
+
+/// How a note is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    Dim,
+    Error,
+}
