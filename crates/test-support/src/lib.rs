@@ -62,6 +62,6 @@ pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};
 pub use bedrock::{BedrockReply, BedrockTurn, FakeBedrock, bedrock_env};
 pub use fake::{Dialect, FakeServer, ReplyOf};
 pub use http::{CapturedRequest, Responder, ScriptServer, WireReply};
-pub use local::stub_local_runtime;
+pub use local::{HEALTHY_LLAMA_SERVER, stub_local_runtime};
 pub use openai::{Completion, FakeOpenAi, OpenAiReply};
 pub use vertex::{FakeGoogleToken, FakeVertex, VertexReply, VertexTurn, vertex_env};

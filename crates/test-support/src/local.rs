@@ -34,3 +34,23 @@ pub fn stub_local_runtime(data_dir: &Path, server_script: &str) -> LocalPaths {
     }
     paths
 }
+
+/// A stand-in `llama-server` for a session that sends no prompt: it only
+/// answers the health probe (for [`stub_local_runtime`]).
+pub const HEALTHY_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
+import http.server, sys
+argv = sys.argv[1:]
+port = int(argv[argv.index("--port") + 1])
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b'{"status":"ok"}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;

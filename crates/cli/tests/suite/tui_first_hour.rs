@@ -248,31 +248,15 @@ fn a_large_paste_is_echoed_collapsed_and_sent_whole() {
     );
 }
 
-/// Stand-in llama-server that only answers the health probe.
-const HEALTHY_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, sys
-argv = sys.argv[1:]
-port = int(argv[argv.index("--port") + 1])
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = b'{"status":"ok"}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
-
 /// On the local model the status line says `local · MODEL` and `/status`
 /// shows the warm llama-server the session uses (kept 2 s here).
 #[test]
 fn status_on_the_local_model_shows_the_warm_server() {
     let scratch = Scratch::new();
-    orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), HEALTHY_LLAMA_SERVER);
+    orbit_test_support::stub_local_runtime(
+        &scratch.home().join(".orbit"),
+        orbit_test_support::HEALTHY_LLAMA_SERVER,
+    );
     let env = [("ORBIT_LOCAL_KEEP_ALIVE".to_string(), "2".to_string())];
     let pane = Pane::start(&scratch, &env, &[]);
     let model = orbit_local::MODEL_NAME;

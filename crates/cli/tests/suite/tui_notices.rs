@@ -183,31 +183,15 @@ fn headless_model_is_checked_against_the_provider_too() {
     );
 }
 
-/// Stand-in llama-server for a session that sends no prompt: healthy.
-const HEALTHY_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, sys
-argv = sys.argv[1:]
-port = int(argv[argv.index("--port") + 1])
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = b'{"status":"ok"}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
-
 /// `/model sonnet` on the local provider (no key: orbit's local model) is
 /// refused with the reason; the status line keeps the local model.
 #[test]
 fn model_sonnet_on_the_local_provider_is_refused_with_the_reason() {
     let scratch = Scratch::new();
-    orbit_test_support::stub_local_runtime(&scratch.home().join(".orbit"), HEALTHY_LLAMA_SERVER);
+    orbit_test_support::stub_local_runtime(
+        &scratch.home().join(".orbit"),
+        orbit_test_support::HEALTHY_LLAMA_SERVER,
+    );
     let pane = Pane::start(&scratch, &[], &[]);
     pane.submit("/model sonnet");
     let screen = pane.wait_for("Model not switched");
