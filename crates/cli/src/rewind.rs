@@ -85,20 +85,7 @@ fn rewind(args: &RewindArgs, env: &Env) -> anyhow::Result<()> {
         print_report(&report, &format!("before prompt {to}"), &id);
     }
     if args.conversation || both {
-        let stamp = orbit_checkpoint_time();
-        let fork = orbit_session::paths::session_dir(&data_dir, &root, &id)
-            .join("forks")
-            .join(format!("{stamp}.jsonl"));
-        let mark = orbit_session::fork::rewind_conversation(&transcript, to, &fork)?;
-        let name = fork.display().to_string();
-        for checkpoint in &mut store.manifest.checkpoints {
-            if checkpoint.prompt >= to && checkpoint.kind != Kind::Rewind {
-                checkpoint.retired.get_or_insert_with(|| name.clone());
-            }
-        }
-        if !store.manifest.checkpoints.is_empty() {
-            store.save()?;
-        }
+        let (mark, name) = rewind_conversation(&data_dir, &root, &id, &transcript, &mut store, to)?;
         println_safe!(
             "Conversation rewound to before prompt {to} (\"{}\"); the removed part is kept in {name}. Continue with `orbit --resume {id}`.",
             mark.text
@@ -107,10 +94,35 @@ fn rewind(args: &RewindArgs, env: &Env) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn orbit_checkpoint_time() -> u128 {
-    std::time::SystemTime::now()
+/// Cuts session `id`'s conversation to before prompt `to` (the whole
+/// transcript kept under the session's `forks/`) and retires the
+/// checkpoints of the prompts cut off; returns the prompt's mark and the
+/// fork's path. `orbit rewind --conversation` and a fleet task's retry.
+pub(crate) fn rewind_conversation(
+    data_dir: &Path,
+    root: &Path,
+    id: &str,
+    transcript: &Path,
+    store: &mut Store,
+    to: u32,
+) -> anyhow::Result<(orbit_session::fork::PromptMark, String)> {
+    let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis())
+        .map_or(0, |d| d.as_millis());
+    let fork = orbit_session::paths::session_dir(data_dir, root, id)
+        .join("forks")
+        .join(format!("{stamp}.jsonl"));
+    let mark = orbit_session::fork::rewind_conversation(transcript, to, &fork)?;
+    let name = fork.display().to_string();
+    for checkpoint in &mut store.manifest.checkpoints {
+        if checkpoint.prompt >= to && checkpoint.kind != Kind::Rewind {
+            checkpoint.retired.get_or_insert_with(|| name.clone());
+        }
+    }
+    if !store.manifest.checkpoints.is_empty() {
+        store.save()?;
+    }
+    Ok((mark, name))
 }
 
 fn print_report(report: &RewindReport, point: &str, id: &str) {

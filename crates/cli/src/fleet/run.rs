@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use orbit_checkpoint::{Kind, Store};
+use orbit_checkpoint::Store;
 use orbit_config::Env;
 use serde_json::{Value, json};
 
@@ -31,6 +31,9 @@ use crate::term_safe::eprintln_safe;
 
 /// Exit code written when a child `orbit` ended by a signal: 128 + signal.
 const EXIT_SIGNAL_BASE: i32 = 128;
+
+/// The largest result file read back (a retry's, the summary's).
+const RESULT_FILE_MAX_BYTES: usize = 64 << 20;
 
 /// Where a retry resumes, and what the rewind did.
 struct ResumePoint {
@@ -126,8 +129,16 @@ pub(super) fn run(args: &RunArgs, env: &Env) -> anyhow::Result<u8> {
 }
 
 fn previous_result(path: &Path) -> Option<Value> {
-    let bytes = std::fs::read(path).ok()?;
-    serde_json::from_slice(&bytes).ok()
+    read_result(path)
+}
+
+/// A result file's JSON, read untrusted (the output directory is often a
+/// shared volume: a FIFO or a huge file there must not hang or fill the
+/// runner); None when it is missing, refused or not JSON.
+pub(super) fn read_result(path: &Path) -> Option<Value> {
+    let opts = orbit_untrusted::ReadOpts::user_file(RESULT_FILE_MAX_BYTES).refuse_over_cap();
+    let read = orbit_untrusted::read_untrusted(path, &opts).ok()?;
+    serde_json::from_slice(&read.bytes).ok()
 }
 
 /// The task's working directory (canonical): `dir` relative to the task
@@ -201,22 +212,7 @@ fn resume_point(data_dir: &Path, id: &str) -> anyhow::Result<ResumePoint> {
     let mut store = Store::open(data_dir, &root, id);
     let report = orbit_checkpoint::rewind_code(&mut store, to, true)
         .with_context(|| format!("rewinding the files of session {id} to before prompt {to}"))?;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let fork = orbit_session::paths::session_dir(data_dir, &root, id)
-        .join("forks")
-        .join(format!("{stamp}.jsonl"));
-    orbit_session::fork::rewind_conversation(&path, to, &fork)?;
-    let name = fork.display().to_string();
-    for checkpoint in &mut store.manifest.checkpoints {
-        if checkpoint.prompt >= to && checkpoint.kind != Kind::Rewind {
-            checkpoint.retired.get_or_insert_with(|| name.clone());
-        }
-    }
-    if !store.manifest.checkpoints.is_empty() {
-        store.save()?;
-    }
+    let (_, name) = crate::rewind::rewind_conversation(data_dir, &root, id, &path, &mut store, to)?;
     Ok(ResumePoint {
         finished,
         exists: true,

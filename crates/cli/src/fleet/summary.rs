@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::term_safe::println_safe;
 
@@ -44,9 +44,7 @@ pub(crate) fn summarise(dir: &Path) -> anyhow::Result<Summary> {
             continue;
         }
         summary.tasks += 1;
-        let parsed = std::fs::read(entry.path())
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        let parsed = super::run::read_result(&entry.path());
         let Some(result) = parsed else {
             summary.unreadable.push(name);
             continue;

@@ -344,6 +344,19 @@ fn summary_counts_solved_failed_cost_and_percentiles() {
         "{}",
         text.stdout
     );
+    // A FIFO among the results (a shared volume) is unreadable, not a hang.
+    nix::unistd::mkfifo(&out.join("task-8.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let summary = task(&scratch, &[], &["summary", &s(&out), "--json"]);
+    assert_eq!(summary.code, 0, "{}", summary.stderr);
+    let figures: Value = serde_json::from_str(summary.stdout.trim()).unwrap();
+    assert_eq!(figures["tasks"], 4);
+    assert!(
+        figures["unreadable"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("task-8.json")),
+        "{figures}"
+    );
     assert!(
         text.stdout.contains("time per task: p50 "),
         "{}",
