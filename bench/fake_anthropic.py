@@ -11,6 +11,24 @@ def event(name, data):
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+def streamed(model, block, delta, stop):
+    """One streamed assistant message of one content block: the SSE
+    events of the Messages API, as bytes (bench/fake_fleet.py uses it too)."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant",
+               "model": model, "content": [],
+               "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 1}}
+    return b"".join([
+        event("message_start", {"type": "message_start", "message": message}),
+        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                "usage": {"output_tokens": 1}}),
+        event("message_stop", {"type": "message_stop"}),
+    ])
+
+
 def last_user_text(request):
     content = request["messages"][-1]["content"]
     if isinstance(content, str):
@@ -28,19 +46,7 @@ def reply(request):
         block = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": "ok"}
         stop = "end_turn"
-    message = {"id": "msg_1", "type": "message", "role": "assistant",
-               "model": request.get("model", "claude"), "content": [],
-               "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 1}}
-    return b"".join([
-        event("message_start", {"type": "message_start", "message": message}),
-        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                "usage": {"output_tokens": 1}}),
-        event("message_stop", {"type": "message_stop"}),
-    ])
+    return streamed(request.get("model", "claude"), block, delta, stop)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -58,4 +64,5 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+if __name__ == "__main__":
+    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

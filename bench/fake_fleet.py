@@ -14,13 +14,11 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from fake_anthropic import streamed
+
 SLOW = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0
 lock = threading.Lock()
 stats = {"requests": 0, "slowed": []}
-
-
-def event(name, data):
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def text_of(message):
@@ -61,19 +59,7 @@ def reply(request):
         block = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": "done"}
         stop = "end_turn"
-    message = {"id": "msg_1", "type": "message", "role": "assistant",
-               "model": request.get("model", "claude"), "content": [],
-               "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 1}}
-    return b"".join([
-        event("message_start", {"type": "message_start", "message": message}),
-        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                "usage": {"output_tokens": 1}}),
-        event("message_stop", {"type": "message_stop"}),
-    ])
+    return streamed(request.get("model", "claude"), block, delta, stop)
 
 
 class Handler(BaseHTTPRequestHandler):
