@@ -1,6 +1,12 @@
 """A minimal fake Anthropic Messages server for bench/link-order.sh. Every
 POST gets one streamed reply: a tool call when the last user message is
-`tool NAME {json input}`, else the text "ok". Usage: fake_anthropic.py PORT."""
+`tool NAME {json input}`, else the text "ok". Usage: fake_anthropic.py PORT.
+
+Also what the other bench fakes import (fake_fleet.py, fake_subagents.py,
+eval/replay_interrupt.py): the SSE message of the Messages API
+(`streamed`, of `tool_use` and `text` blocks), a message's text
+(`text_of`) and the quiet HTTP/1.1 handler that answers one body
+(`QuietHandler`)."""
 
 import json
 import sys
@@ -11,57 +17,79 @@ def event(name, data):
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def streamed(model, block, delta, stop):
-    """One streamed assistant message of one content block: the SSE
-    events of the Messages API, as bytes (bench/fake_fleet.py uses it too)."""
+def tool_use(block_id, name, input_json):
+    """A tool_use block and its one delta (the input as JSON text)."""
+    return ({"type": "tool_use", "id": block_id, "name": name, "input": {}},
+            {"type": "input_json_delta", "partial_json": input_json})
+
+
+def text(value):
+    """A text block and its one delta."""
+    return {"type": "text", "text": ""}, {"type": "text_delta", "text": value}
+
+
+def streamed(model, blocks, stop):
+    """One streamed assistant message of `blocks` ((block, delta) pairs,
+    from `tool_use` and `text`): the SSE events of the Messages API, as
+    bytes."""
     message = {"id": "msg_1", "type": "message", "role": "assistant",
                "model": model, "content": [],
                "stop_reason": None, "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 1}}
-    return b"".join([
-        event("message_start", {"type": "message_start", "message": message}),
-        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    out = [event("message_start", {"type": "message_start", "message": message})]
+    for i, (block, delta) in enumerate(blocks):
+        out += [
+            event("content_block_start", {"type": "content_block_start", "index": i, "content_block": block}),
+            event("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
+            event("content_block_stop", {"type": "content_block_stop", "index": i}),
+        ]
+    out += [
         event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                                 "usage": {"output_tokens": 1}}),
         event("message_stop", {"type": "message_stop"}),
-    ])
+    ]
+    return b"".join(out)
 
 
-def last_user_text(request):
-    content = request["messages"][-1]["content"]
+def text_of(message):
+    """A message's text: its string content, or its text blocks joined."""
+    content = message["content"]
     if isinstance(content, str):
         return content
     return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
-def reply(request):
-    words = last_user_text(request).split(" ", 2)
-    if words[0] == "tool" and len(words) == 3:
-        block = {"type": "tool_use", "id": "toolu_1", "name": words[1], "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": words[2]}
-        stop = "tool_use"
-    else:
-        block = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": "ok"}
-        stop = "end_turn"
-    return streamed(request.get("model", "claude"), block, delta, stop)
+class QuietHandler(BaseHTTPRequestHandler):
+    """An HTTP/1.1 handler that logs nothing: `json_body` reads the
+    request's JSON, `send` answers 200 with one body."""
 
-
-class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
         pass
 
-    def do_POST(self):
-        body = reply(json.loads(self.rfile.read(int(self.headers.get("content-length", 0)))))
+    def json_body(self):
+        return json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+
+    def send(self, body, kind="text/event-stream"):
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", kind)
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+def reply(request):
+    words = text_of(request["messages"][-1]).split(" ", 2)
+    model = request.get("model", "claude")
+    if words[0] == "tool" and len(words) == 3:
+        return streamed(model, [tool_use("toolu_1", words[1], words[2])], "tool_use")
+    return streamed(model, [text("ok")], "end_turn")
+
+
+class Handler(QuietHandler):
+    def do_POST(self):
+        self.send(reply(self.json_body()))
 
 
 if __name__ == "__main__":

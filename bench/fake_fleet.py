@@ -12,20 +12,13 @@ import json
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-from fake_anthropic import streamed
+from fake_anthropic import QuietHandler, streamed, text, text_of, tool_use
 
 SLOW = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0
 lock = threading.Lock()
 stats = {"requests": 0, "slowed": []}
-
-
-def text_of(message):
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
 def first_prompt(request):
@@ -44,47 +37,30 @@ def reply(request):
     last = request["messages"][-1]
     prompt = first_prompt(request)
     words = text_of(last).replace("[slow-once]", "").strip().split(" ", 2)
+    model = request.get("model", "claude")
     if not has_tool_result(last) and words[0] == "tool" and len(words) == 3:
-        block = {"type": "tool_use", "id": "toolu_1", "name": words[1], "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": words[2]}
-        stop = "tool_use"
-    else:
-        if "[slow-once]" in prompt:
-            with lock:
-                first = prompt not in stats["slowed"]
-                if first:
-                    stats["slowed"].append(prompt)
+        return streamed(model, [tool_use("toolu_1", words[1], words[2])], "tool_use")
+    if "[slow-once]" in prompt:
+        with lock:
+            first = prompt not in stats["slowed"]
             if first:
-                time.sleep(SLOW)
-        block = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": "done"}
-        stop = "end_turn"
-    return streamed(request.get("model", "claude"), block, delta, stop)
+                stats["slowed"].append(prompt)
+        if first:
+            time.sleep(SLOW)
+    return streamed(model, [text("done")], "end_turn")
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def send(self, body, kind):
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(QuietHandler):
     def do_GET(self):
         with lock:
             body = json.dumps(stats).encode()
         self.send(body, "application/json")
 
     def do_POST(self):
-        request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        request = self.json_body()
         with lock:
             stats["requests"] += 1
-        self.send(reply(request), "text/event-stream")
+        self.send(reply(request))
 
 
 ThreadingHTTPServer.daemon_threads = True

@@ -11,18 +11,9 @@ itself, then answers. Usage: fake_subagents.py PORT LATENCY_MS ROUNDS."""
 import json
 import sys
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-
-def event(name, data):
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def text_of(message):
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+from fake_anthropic import QuietHandler, streamed, text, text_of, tool_use
 
 
 def results(request):
@@ -33,63 +24,40 @@ def results(request):
     )
 
 
+def call(i, name, data):
+    """Tool call block `i` of a reply, with an id unique to this reply."""
+    return tool_use(f"toolu_{time.monotonic_ns()}_{i}", name, json.dumps(data))
+
+
 def blocks(request, rounds):
     first = text_of(request["messages"][0])
     done = results(request)
     if first.startswith("SUBTASK-") or first == "single":
         n = int(first.split("-")[1]) if first != "single" else 3
         if done < rounds:
-            return [("tool_use", "Bash", {"command": f"sleep 0.{n + 2}"})]
-        return [("text", f"done-{first}", None)]
+            return [call(0, "Bash", {"command": f"sleep 0.{n + 2}"})]
+        return [text(f"done-{first}")]
     if first.startswith("delegate ") and done == 0:
         numbers = first.split(" ", 1)[1].split(",")
-        return [("tool_use", "Agent", {"description": f"task {n}", "prompt": f"SUBTASK-{n}",
-                                        "subagent_type": "general-purpose"}) for n in numbers]
-    return [("text", "ok", None)]
+        return [call(i, "Agent", {"description": f"task {n}", "prompt": f"SUBTASK-{n}",
+                                  "subagent_type": "general-purpose"}) for i, n in enumerate(numbers)]
+    return [text("ok")]
 
 
 def reply(request, rounds):
-    out = []
-    message = {"id": "msg_1", "type": "message", "role": "assistant",
-               "model": request.get("model", "claude"), "content": [],
-               "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 1}}
-    out.append(event("message_start", {"type": "message_start", "message": message}))
-    stop = "end_turn"
-    for i, (kind, name, data) in enumerate(blocks(request, rounds)):
-        if kind == "tool_use":
-            stop = "tool_use"
-            block = {"type": "tool_use", "id": f"toolu_{time.monotonic_ns()}_{i}", "name": name, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(data)}
-        else:
-            block = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": name}
-        out.append(event("content_block_start", {"type": "content_block_start", "index": i, "content_block": block}))
-        out.append(event("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}))
-        out.append(event("content_block_stop", {"type": "content_block_stop", "index": i}))
-    out.append(event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                       "usage": {"output_tokens": 1}}))
-    out.append(event("message_stop", {"type": "message_stop"}))
-    return b"".join(out)
+    found = blocks(request, rounds)
+    stop = "tool_use" if any(block["type"] == "tool_use" for block, _ in found) else "end_turn"
+    return streamed(request.get("model", "claude"), found, stop)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(QuietHandler):
     latency_s = 0.0
     rounds = 1
 
-    def log_message(self, *args):
-        pass
-
     def do_POST(self):
-        request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        request = self.json_body()
         time.sleep(self.latency_s)
-        body = reply(request, self.rounds)
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send(reply(request, self.rounds))
 
 
 if __name__ == "__main__":

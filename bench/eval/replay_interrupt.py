@@ -17,6 +17,9 @@ cache_prompt, one tool call per reply.
 """
 import argparse, http.server, itertools, json, os, random, re, string, subprocess, sys, tempfile, threading, time, urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from fake_anthropic import QuietHandler  # noqa: E402  (bench/: the fakes' handler)
+
 TASK = "Run ./check.sh with the Bash tool and tell me its RESULT line."
 INTERRUPTED = "[Request interrupted by user for tool use]"
 CALLS = [
@@ -33,22 +36,12 @@ def capture_first_request(orbit):
     """orbit's first request body, for TASK, in the small profile."""
     captured = {}
 
-    class Capture(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
+    class Capture(QuietHandler):
         def do_POST(self):
-            captured["body"] = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            captured["body"] = self.json_body()
             chunks = [{"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": None}]},
                       {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
-            body = ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
+            self.send(("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode())
 
     server = http.server.HTTPServer(("127.0.0.1", 0), Capture)
     thread = threading.Thread(target=server.handle_request, daemon=True)  # one request, then done
