@@ -15,7 +15,7 @@
 //! - [`openai`]: [`FakeOpenAi`] with the [`Completion`] / [`OpenAiReply`] DSL
 //!   (chat-completions chunks, parallel tool calls, usage, faults).
 //! - [`local`]: a stand-in local runtime ([`stub_local_runtime`]) whose
-//!   `llama-server` is a script of the test's.
+//!   `llama-server` is a script of the test's ([`llama_server_script!`]).
 //! - [`search`]: [`search::FakeSearxng`], a SearXNG-shaped search backend;
 //!   `anthropic::side` answers WebFetch's and WebSearch's side requests.
 //! - [`process`]: the live members of a process group (`/proc`).

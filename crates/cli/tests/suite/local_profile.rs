@@ -21,41 +21,25 @@ const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 10 * 1024;
 
 /// Stand-in llama-server: reply N (0-based) is the Nth `REPLIES` entry,
 /// streamed as one content delta; writes its pid and every request body.
-const FAKE_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, json, os, sys
-argv = sys.argv[1:]
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+const FAKE_LLAMA_SERVER: &str = orbit_test_support::llama_server_script!(
+    r#"
 open(os.path.join(root, "fake.pid"), "w").write(str(os.getpid()))
-port = int(argv[argv.index("--port") + 1])
 REPLIES = [
     "```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}\n```",
     "MAGIC is 48213.",
 ]
 count = [0]
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def reply(self, status, ctype, body):
-        self.send_response(status)
-        self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def do_GET(self):
-        self.reply(200, "application/json", b'{"status":"ok"}')
+"#,
+    r#"
     def do_POST(self):
         raw = self.rfile.read(int(self.headers["content-length"]))
         with open(os.path.join(root, "requests.jsonl"), "ab") as f:
             f.write(raw + b"\n")
         text = REPLIES[min(count[0], len(REPLIES) - 1)]
         count[0] += 1
-        chunk = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-        done = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-        body = "".join("data: %s\n\n" % json.dumps(c) for c in (chunk, done)) + "data: [DONE]\n\n"
-        self.reply(200, "text/event-stream", body.encode())
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
+        self.reply_sse([chunk({"content": text}), chunk({}, "stop")])
+"#
+);
 
 /// A scratch data dir whose local runtime looks set up, with the stand-in.
 fn fake_local_runtime(scratch: &Scratch) -> LocalPaths {
@@ -184,27 +168,16 @@ fn orbit_small_model_0_turns_the_profile_off_for_local() {
 /// Stand-in llama-server that answers `/health` and never answers a chat
 /// request (orbit is mid-turn for as long as the test wants); writes its
 /// pid and a `posted` marker.
-const HANGING_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, os, sys, time
-argv = sys.argv[1:]
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+const HANGING_LLAMA_SERVER: &str = orbit_test_support::llama_server_script!(
+    r#"
 open(os.path.join(root, "fake.pid"), "w").write(str(os.getpid()))
-port = int(argv[argv.index("--port") + 1])
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = b'{"status":"ok"}'
-        self.send_response(200)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+"#,
+    r#"
     def do_POST(self):
         open(os.path.join(root, "posted"), "w").write("1")
         time.sleep(120)
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
+"#
+);
 
 /// Longest time the private server may outlive a SIGKILLed orbit.
 const SERVER_GONE_WITHIN: Duration = Duration::from_secs(2);

@@ -18,22 +18,12 @@ use super::common::{Scratch, orbit_with_env, run};
 /// reading reports 0/1024 and 512/1024 two seconds apart, then 1024/1024
 /// and the text "hi" — as llama-server b11434 streams them with
 /// `return_progress` (a role-only delta plus `prompt_progress`).
-const SLOW_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, json, os, sys, time
-argv = sys.argv[1:]
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-port = int(argv[argv.index("--port") + 1])
+const SLOW_LLAMA_SERVER: &str = orbit_test_support::llama_server_script!(
+    r#"
 open(os.path.join(root, "fake.pids"), "a").write("%d\n" % os.getpid())
 time.sleep(2)
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = b'{"status":"ok"}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+"#,
+    r#"
     def do_POST(self):
         request = self.rfile.read(int(self.headers["content-length"]))
         open(os.path.join(root, "requests.jsonl"), "ab").write(request + b"\n")
@@ -41,24 +31,22 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("connection", "close")
         self.end_headers()
-        def send(chunk):
-            self.wfile.write(("data: %s\n\n" % json.dumps(chunk)).encode())
+        def send(c):
+            self.wfile.write(("data: %s\n\n" % json.dumps(c)).encode())
             self.wfile.flush()
-        role = {"role": "assistant", "content": None}
         for processed in (0, 512, 1024):
-            send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": role, "finish_reason": None}],
-                  "prompt_progress": {"total": 1024, "cache": 0, "processed": processed, "time_ms": 0}})
+            reading = chunk({"role": "assistant", "content": None})
+            reading["prompt_progress"] = {"total": 1024, "cache": 0, "processed": processed, "time_ms": 0}
+            send(reading)
             if processed < 1024:
                 time.sleep(2)
-        send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]})
-        send({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        send(chunk({"content": "hi"}))
+        send(chunk({}, "stop"))
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
+"#
+);
 
 /// `orbit -p PROMPT` under `script`: stdin, stdout and stderr on one
 /// pseudo-terminal; returns everything the terminal showed.

@@ -180,32 +180,16 @@ fn a_text_reply_to_a_failed_call_is_the_one_answer() {
 /// Stand-in llama-server for the keep-alive test: appends its pid to
 /// `fake.pids` at each start, answers `/health` and every chat request with
 /// "hi".
-const KEPT_LLAMA_SERVER: &str = r#"#!/usr/bin/env python3
-import http.server, json, os, sys
-argv = sys.argv[1:]
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+const KEPT_LLAMA_SERVER: &str = orbit_test_support::llama_server_script!(
+    r#"
 open(os.path.join(root, "fake.pids"), "a").write("%d\n" % os.getpid())
-port = int(argv[argv.index("--port") + 1])
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def reply(self, ctype, body):
-        self.send_response(200)
-        self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def do_GET(self):
-        self.reply("application/json", b'{"status":"ok"}')
+"#,
+    r#"
     def do_POST(self):
         self.rfile.read(int(self.headers["content-length"]))
-        chunk = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
-        done = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-        body = "".join("data: %s\n\n" % json.dumps(c) for c in (chunk, done)) + "data: [DONE]\n\n"
-        self.reply("text/event-stream", body.encode())
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-"#;
+        self.reply_sse([chunk({"content": "hi"}), chunk({}, "stop")])
+"#
+);
 
 /// Whether `pid` runs (a zombie counts as ended).
 fn pid_runs(pid: u32) -> bool {
