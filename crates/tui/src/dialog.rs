@@ -375,20 +375,15 @@ impl Dialog {
 
         for (i, (option, enabled)) in self.options().into_iter().enumerate() {
             let text = format!("  {}. {option}", i + 1);
-            let style = if !enabled {
-                theme.dim()
-            } else if i == self.selected {
-                theme.selected()
+            let style = if enabled {
+                theme.choice(i == self.selected)
             } else {
-                theme.plain()
+                theme.dim()
             };
             out.push(Line::from(Span::styled(text, style)));
         }
         if let Some(reason) = &self.reason {
-            out.push(Line::from(vec![
-                Span::styled("  Reason: ", theme.bold()),
-                Span::raw(format!("{reason}▏")),
-            ]));
+            out.push(theme.typing_row("  Reason: ", reason));
         }
         out
     }

@@ -155,21 +155,13 @@ impl PlanDialog {
             Span::styled("Would you like to proceed with this plan?", theme.bold()),
         ])];
         for (i, (label, _)) in CHOICES.iter().enumerate() {
-            let style = if i == self.selected {
-                theme.selected()
-            } else {
-                theme.plain()
-            };
             out.push(Line::from(Span::styled(
                 format!("  {}. {label}", i + 1),
-                style,
+                theme.choice(i == self.selected),
             )));
         }
         if let Some(note) = &self.feedback {
-            out.push(Line::from(vec![
-                Span::styled("  What should change? ", theme.bold()),
-                Span::raw(format!("{note}▏")),
-            ]));
+            out.push(theme.typing_row("  What should change? ", note));
         }
         out
     }

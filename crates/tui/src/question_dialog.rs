@@ -208,31 +208,21 @@ impl QuestionDialog {
                 (true, false) => "[ ] ",
                 _ => "",
             };
-            let style = if i == self.selected {
-                theme.selected()
-            } else {
-                theme.plain()
-            };
             out.push(Line::from(vec![
-                Span::styled(format!("  {}. {mark}{label}", i + 1), style),
+                Span::styled(
+                    format!("  {}. {mark}{label}", i + 1),
+                    theme.choice(i == self.selected),
+                ),
                 Span::styled(format!("  {about}"), theme.dim()),
             ]));
         }
         let other = q.options.len();
-        let style = if self.selected == other {
-            theme.selected()
-        } else {
-            theme.plain()
-        };
         out.push(Line::from(Span::styled(
             format!("  {}. Other (type an answer)", other + 1),
-            style,
+            theme.choice(self.selected == other),
         )));
         if let Some(text) = &self.other {
-            out.push(Line::from(vec![
-                Span::styled("  Answer: ", theme.bold()),
-                Span::raw(format!("{text}▏")),
-            ]));
+            out.push(theme.typing_row("  Answer: ", text));
         } else if q.multi {
             out.push(Line::from(Span::styled(
                 "  Space: choose · Enter: done · Esc: decline",

@@ -4,6 +4,7 @@
 //! stay: they are not colours).
 
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
 
 /// One style method per named role: `name => colour, modifiers;`.
 macro_rules! styles {
@@ -63,6 +64,25 @@ impl Theme {
         thinking => None, Modifier::DIM.union(Modifier::ITALIC);
         selected => None, Modifier::REVERSED;
     }
+
+    /// A dialog's choice row: [`Self::selected`] under the cursor, else
+    /// [`Self::plain`].
+    pub(crate) fn choice(self, under_cursor: bool) -> Style {
+        if under_cursor {
+            self.selected()
+        } else {
+            self.plain()
+        }
+    }
+
+    /// A dialog's row where the person types: `label` in bold, then `text`
+    /// and the cursor.
+    pub(crate) fn typing_row(self, label: &'static str, text: &str) -> Line<'static> {
+        Line::from(vec![
+            Span::styled(label, self.bold()),
+            Span::raw(format!("{text}▏")),
+        ])
+    }
 }
 
 /// How a note is shown.
@@ -71,4 +91,31 @@ pub(crate) enum Tone {
     Plain,
     Dim,
     Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The three dialogs' shared rows: the choice under the cursor
+    /// reversed, the others plain; a typing row's label bold, the text
+    /// plain with the cursor after it.
+    #[test]
+    fn dialog_rows_mark_the_cursor_and_the_typed_text() {
+        for theme in [Theme::new(true), Theme::new(false)] {
+            assert_eq!(theme.choice(true), theme.selected(), "{theme:?}");
+            assert_eq!(theme.choice(false), theme.plain(), "{theme:?}");
+            let row = theme.typing_row("  Answer: ", "yes");
+            let spans: Vec<(&str, Style)> = row
+                .spans
+                .iter()
+                .map(|s| (s.content.as_ref(), s.style))
+                .collect();
+            assert_eq!(
+                spans,
+                [("  Answer: ", theme.bold()), ("yes▏", Style::default())],
+                "{theme:?}"
+            );
+        }
+    }
 }
