@@ -27,6 +27,31 @@ pub(super) fn task(scratch: &Scratch, env: &[(String, String)], args: &[&str]) -
     run(cmd)
 }
 
+/// The arguments `task run --tasks TASKS [--index INDEX] --out OUT` of
+/// `orbit`: task INDEX of the file TASKS (without one, the index comes from
+/// `JOB_COMPLETION_INDEX`), its result and work dir under OUT.
+pub(super) fn task_run_args(tasks: &Path, index: Option<&str>, out: &Path) -> Vec<String> {
+    let mut args = vec!["task".into(), "run".into(), "--tasks".into(), s(tasks)];
+    if let Some(index) = index {
+        args.extend(["--index".into(), index.into()]);
+    }
+    args.extend(["--out".into(), s(out)]);
+    args
+}
+
+/// `orbit` with [`task_run_args`] and `env`, run to its end.
+pub(super) fn run_task(
+    scratch: &Scratch,
+    env: &[(String, String)],
+    tasks: &Path,
+    index: Option<&str>,
+    out: &Path,
+) -> Outcome {
+    let mut cmd = orbit_with_env(scratch, env);
+    cmd.args(task_run_args(tasks, index, out));
+    run(cmd)
+}
+
 pub(super) fn read_json(path: &Path) -> Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap()
@@ -56,19 +81,7 @@ fn task_n_runs_headless_and_writes_its_result_file() {
             json!({"id": "make", "prompt": "task one: make a file", "permission_mode": "acceptEdits"}),
         ],
     );
-    let run = task(
-        &scratch,
-        &server.env(),
-        &[
-            "run",
-            "--tasks",
-            &s(&file),
-            "--index",
-            "1",
-            "--out",
-            &s(&out),
-        ],
-    );
+    let run = run_task(&scratch, &server.env(), &file, Some("1"), &out);
     assert_eq!(run.code, 0, "{}", run.stderr);
     // Task 1's prompt was sent, through the `-p` path (the tool ran).
     assert_eq!(
@@ -105,19 +118,7 @@ fn task_n_runs_headless_and_writes_its_result_file() {
     );
     assert!(!out.join("task-0.json").exists());
     // Run again: solved already, nothing sent.
-    let again = task(
-        &scratch,
-        &server.env(),
-        &[
-            "run",
-            "--tasks",
-            &s(&file),
-            "--index",
-            "1",
-            "--out",
-            &s(&out),
-        ],
-    );
+    let again = run_task(&scratch, &server.env(), &file, Some("1"), &out);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(
         again.stderr.contains("solved by an earlier attempt"),
@@ -139,11 +140,7 @@ fn job_completion_index_picks_the_task_and_ids_differ_per_index() {
     for index in ["1", "0"] {
         let mut env = server.env();
         env.push(("JOB_COMPLETION_INDEX".into(), index.into()));
-        let run = task(
-            &scratch,
-            &env,
-            &["run", "--tasks", &s(&file), "--out", &s(&out)],
-        );
+        let run = run_task(&scratch, &env, &file, None, &out);
         assert_eq!(run.code, 0, "{}", run.stderr);
     }
     let bodies = server.bodies();
@@ -159,26 +156,14 @@ fn job_completion_index_picks_the_task_and_ids_differ_per_index() {
     // `--index` wins over the variable.
     let mut env = server.env();
     env.push(("JOB_COMPLETION_INDEX".into(), "7".into()));
-    let run = task(
-        &scratch,
-        &env,
-        &[
-            "run",
-            "--tasks",
-            &s(&file),
-            "--index",
-            "0",
-            "--out",
-            &s(&out),
-        ],
-    );
+    let run = run_task(&scratch, &env, &file, Some("0"), &out);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 #[test]
 fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
     let scratch = Scratch::new();
-    let out = s(&scratch.path().join("out"));
+    let out = scratch.path().join("out");
     let server = FakeAnthropic::start(vec![]);
     let file = scratch.write(
         "tasks.jsonl",
@@ -192,7 +177,6 @@ fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
             "{\"prompts\": []}\n",
         ),
     );
-    let file = s(&file);
     let cases: &[(&[&str], Option<&str>, &str)] = &[
         (&["--index", "9"], None, "task index 9 is out of range for"),
         (&["--index", "9"], None, "it has 6 tasks (0–5)"),
@@ -243,9 +227,9 @@ fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
         if let Some(v) = variable {
             env.push(("JOB_COMPLETION_INDEX".into(), (*v).into()));
         }
-        let mut all = vec!["run", "--tasks", &file, "--out", &out];
-        all.extend_from_slice(args);
-        let run = task(&scratch, &env, &all);
+        let mut cmd = orbit_with_env(&scratch, &env);
+        cmd.args(task_run_args(&file, None, &out)).args(*args);
+        let run = run(cmd);
         let lines: Vec<&str> = run.stderr.lines().collect();
         if run.code != 1
             || lines.len() != 1
@@ -258,18 +242,12 @@ fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
             ));
         }
     }
-    let missing = task(
+    let missing = run_task(
         &scratch,
         &server.env(),
-        &[
-            "run",
-            "--tasks",
-            "nope.jsonl",
-            "--index",
-            "0",
-            "--out",
-            &out,
-        ],
+        Path::new("nope.jsonl"),
+        Some("0"),
+        &out,
     );
     if missing.code != 1
         || !missing
@@ -282,7 +260,6 @@ fn bad_indexes_and_malformed_lines_are_one_clear_error_before_any_request() {
     assert_eq!(server.request_count(), 0);
 }
 
-/// Waits until `cond` holds (or panics after `limit`).
 #[test]
 fn summary_counts_solved_failed_cost_and_percentiles() {
     let scratch = Scratch::new();
@@ -296,19 +273,7 @@ fn summary_counts_solved_failed_cost_and_percentiles() {
         &[json!({"prompt": "good"}), json!({"prompt": "bad"})],
     );
     for index in ["0", "1"] {
-        let _ = task(
-            &scratch,
-            &server.env(),
-            &[
-                "run",
-                "--tasks",
-                &s(&file),
-                "--index",
-                index,
-                "--out",
-                &s(&out),
-            ],
-        );
+        let _ = run_task(&scratch, &server.env(), &file, Some(index), &out);
     }
     let (good, bad) = (
         read_json(&out.join("task-0.json")),

@@ -5,13 +5,15 @@
 //! goes on from the finished prompts — its tool's effect present once.
 
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use orbit_test_support::{FakeAnthropic, Reply};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit_process, orbit_with_env, run, s};
-use super::fleet::{read, read_json, tasks_file};
+use super::common::{Outcome, Scratch, orbit_process, orbit_with_env, run, s};
+use super::fleet::{read, read_json, task_run_args, tasks_file};
 
 fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
     let started = Instant::now();
@@ -21,83 +23,51 @@ fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Sends `signal` to the process group `child` leads.
+fn signal_group(child: &std::process::Child, signal: Signal) {
+    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::killpg(pgid, signal).unwrap();
+}
+
 #[test]
 fn a_task_killed_mid_prompt_is_rewound_and_resumed_not_repeated() {
-    let scratch = Scratch::new();
-    let out = scratch.path().join("out");
-    let work = out.join("work/task-0");
-    let a = work.join("a.txt");
-    let file = tasks_file(
-        &scratch,
-        &[json!({
-            "prompts": ["write a", "append to b"],
-            "permission_mode": "bypassPermissions",
-        })],
-    );
-    let args = [
-        "task",
-        "run",
-        "--tasks",
-        &s(&file),
-        "--index",
-        "0",
-        "--out",
-        &s(&out),
-    ];
+    let task = AppendTask::with(json!({
+        "prompts": ["write a", "append to b"],
+        "permission_mode": "bypassPermissions",
+    }));
+    let a = task.work.join("a.txt");
     // Attempt 1: prompt 1 writes a.txt and ends; prompt 2's Bash appends to
     // b.txt, then the model never answers: the process group is killed
     // there, as a node or pod dies.
-    let first = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Write",
-            json!({"file_path": s(&a), "content": "one\n"}),
-        ),
-        Reply::text("wrote a"),
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::hang(),
-    ]);
-    let mut child = orbit_process(&scratch, &first.env())
-        .args(args)
-        .process_group(0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    first.wait_for_requests(4, Duration::from_secs(30));
-    wait_until(Duration::from_secs(10), "b.txt", || {
-        work.join("b.txt").exists()
-    });
-    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    let (_first, mut child) = task.start_until_appended(
+        true,
+        vec![
+            Reply::tool_use(
+                "toolu_a",
+                "Write",
+                json!({"file_path": s(&a), "content": "one\n"}),
+            ),
+            Reply::text("wrote a"),
+        ],
+    );
+    signal_group(&child, Signal::SIGKILL);
     let _ = child.wait();
-    assert_eq!(read(&work.join("b.txt")), "b\n");
-    assert!(!out.join("task-0.json").exists());
+    assert_eq!(read(&task.work.join("b.txt")), "b\n");
+    assert!(!task.out.join("task-0.json").exists());
 
     // Attempt 2, same index: prompt 2's change is rewound, prompt 1 is not
     // asked again, prompt 2 runs once more on the resumed conversation.
-    let second = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b2", "Bash", json!({"command": "echo b >> b.txt"})),
-        Reply::text("appended b"),
-    ]);
-    let mut cmd = orbit_with_env(&scratch, &second.env());
-    cmd.args(args);
-    let rerun = run(cmd);
-    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    let retried = task.retry_appends_once();
     assert!(
-        rerun
+        retried
+            .run
             .stderr
             .contains("after 1 finished prompt(s); the unfinished prompt's changes were rewound"),
         "{}",
-        rerun.stderr
-    );
-    assert_eq!(
-        read(&work.join("b.txt")),
-        "b\n",
-        "the effect is present once"
+        retried.run.stderr
     );
     assert_eq!(read(&a), "one\n");
-    let bodies = second.bodies();
+    let bodies = retried.server.bodies();
     assert_eq!(bodies.len(), 2);
     let messages = orbit_test_support::body::messages(&bodies[0]);
     let texts: Vec<String> = messages.iter().map(|m| m["content"].to_string()).collect();
@@ -108,47 +78,46 @@ fn a_task_killed_mid_prompt_is_rewound_and_resumed_not_repeated() {
         !texts.iter().any(|t| t.contains("toolu_b\"")),
         "the cut-off call is gone: {texts:?}"
     );
-    let result = read_json(&out.join("task-0.json"));
-    assert_eq!(result["status"], "solved");
+    let result = retried.result;
     assert_eq!(result["resumed"], true);
     assert_eq!(result["attempt"], 2);
     assert_eq!(result["prompts_before"], 1);
     assert_eq!(result["prompts_run"], 1);
     assert_eq!(result["rewound"]["to_before_prompt"], 2);
     assert_eq!(result["rewound"]["removed"], json!(["b.txt"]));
-    assert_eq!(result["result"]["result"], "appended b");
 }
 
-/// One task of one prompt ("append to b") whose first attempt is stopped
-/// while the model is silent after its Bash call, then retried.
+/// Task 0 of a tasks file of one task whose last prompt's Bash call
+/// appends to b.txt: its first attempt is stopped while the model is
+/// silent after that call, then retried.
 struct AppendTask {
     scratch: Scratch,
-    out: std::path::PathBuf,
-    work: std::path::PathBuf,
+    out: PathBuf,
+    work: PathBuf,
     args: Vec<String>,
 }
 
+/// What the retry did: its run, its server (for the requests it got) and
+/// the task's result file.
+struct Retried {
+    run: Outcome,
+    server: FakeAnthropic,
+    result: Value,
+}
+
 impl AppendTask {
+    /// One prompt, "append to b", every call allowed.
     fn new() -> Self {
+        Self::with(json!({"prompt": "append to b", "permission_mode": "bypassPermissions"}))
+    }
+
+    /// `task` as task 0, in a fresh scratch dir.
+    fn with(task: Value) -> Self {
         let scratch = Scratch::new();
         let out = scratch.path().join("out");
         let work = out.join("work/task-0");
-        let file = tasks_file(
-            &scratch,
-            &[json!({"prompt": "append to b", "permission_mode": "bypassPermissions"})],
-        );
-        let args = [
-            "task",
-            "run",
-            "--tasks",
-            &s(&file),
-            "--index",
-            "0",
-            "--out",
-            &s(&out),
-        ]
-        .map(String::from)
-        .to_vec();
+        let file = tasks_file(&scratch, &[task]);
+        let args = task_run_args(&file, Some("0"), &out);
         AppendTask {
             scratch,
             out,
@@ -157,13 +126,21 @@ impl AppendTask {
         }
     }
 
-    /// Starts attempt 1 (in its own process group when `group`) and
-    /// returns once its Bash call has appended to b.txt.
-    fn start_until_appended(&self, group: bool) -> (FakeAnthropic, std::process::Child) {
-        let server = FakeAnthropic::start(vec![
+    /// Starts attempt 1 (in its own process group when `group`) against a
+    /// model that answers `before`, then the Bash call that appends to
+    /// b.txt, then nothing; returns once that call has appended.
+    fn start_until_appended(
+        &self,
+        group: bool,
+        before: Vec<Reply>,
+    ) -> (FakeAnthropic, std::process::Child) {
+        let mut replies = before;
+        replies.extend([
             Reply::tool_use("toolu_b", "Bash", json!({"command": "echo b >> b.txt"})),
             Reply::hang(),
         ]);
+        let requests = replies.len();
+        let server = FakeAnthropic::start(replies);
         let mut cmd = orbit_process(&self.scratch, &server.env());
         cmd.args(&self.args)
             .stdout(std::process::Stdio::null())
@@ -172,7 +149,7 @@ impl AppendTask {
             cmd.process_group(0);
         }
         let child = cmd.spawn().unwrap();
-        server.wait_for_requests(2, Duration::from_secs(30));
+        server.wait_for_requests(requests, Duration::from_secs(30));
         wait_until(Duration::from_secs(10), "b.txt", || {
             self.work.join("b.txt").exists()
         });
@@ -180,16 +157,16 @@ impl AppendTask {
     }
 
     /// Attempt 2 against a server that appends again and answers; checks
-    /// the effect is present once and returns the result file.
-    fn retry_appends_once(&self) -> (serde_json::Value, usize) {
-        let second = FakeAnthropic::start(vec![
+    /// it succeeds, the effect is present once and the task is solved.
+    fn retry_appends_once(&self) -> Retried {
+        let server = FakeAnthropic::start(vec![
             Reply::tool_use("toolu_b2", "Bash", json!({"command": "echo b >> b.txt"})),
             Reply::text("appended b"),
         ]);
-        let mut cmd = orbit_with_env(&self.scratch, &second.env());
+        let mut cmd = orbit_with_env(&self.scratch, &server.env());
         cmd.args(&self.args);
-        let rerun = run(cmd);
-        assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+        let run = run(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
         assert_eq!(
             read(&self.work.join("b.txt")),
             "b\n",
@@ -198,7 +175,11 @@ impl AppendTask {
         let result = read_json(&self.out.join("task-0.json"));
         assert_eq!(result["status"], "solved");
         assert_eq!(result["result"]["result"], "appended b");
-        (result, second.request_count())
+        Retried {
+            run,
+            server,
+            result,
+        }
     }
 }
 
@@ -207,9 +188,8 @@ fn an_interrupted_prompt_is_done_again_not_counted_as_finished() {
     let task = AppendTask::new();
     // Ctrl-C in the terminal: the whole group gets SIGINT while the model
     // is silent; orbit records the prompt's result as interrupted.
-    let (_first, mut child) = task.start_until_appended(true);
-    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let (_first, mut child) = task.start_until_appended(true, vec![]);
+    signal_group(&child, Signal::SIGINT);
     let _ = child.wait();
     // The runner died of the signal; its child orbit records the
     // interrupted prompt's result on its way out.
@@ -222,8 +202,9 @@ fn an_interrupted_prompt_is_done_again_not_counted_as_finished() {
     wait_until(Duration::from_secs(10), "the interrupted result", || {
         read(&transcript).contains("\"type\":\"result\"")
     });
-    let (result, requests) = task.retry_appends_once();
-    assert_eq!(requests, 2, "the prompt ran again");
+    let retried = task.retry_appends_once();
+    assert_eq!(retried.server.request_count(), 2, "the prompt ran again");
+    let result = retried.result;
     assert_eq!(result["prompts_before"], 0);
     assert_eq!(result["prompts_run"], 1);
     assert_eq!(result["rewound"]["removed"], json!(["b.txt"]));
@@ -234,9 +215,9 @@ fn sigterm_reaches_the_running_prompt_and_the_retry_resumes() {
     let task = AppendTask::new();
     // A scheduler's stop: SIGTERM to the runner alone (as to a container's
     // PID 1) while the model is silent after a Bash call.
-    let (_first, mut runner) = task.start_until_appended(false);
+    let (_first, mut runner) = task.start_until_appended(false, vec![]);
     let pid = nix::unistd::Pid::from_raw(i32::try_from(runner.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    nix::sys::signal::kill(pid, Signal::SIGTERM).unwrap();
     let started = Instant::now();
     let status = loop {
         if let Some(status) = runner.try_wait().unwrap() {
@@ -253,6 +234,6 @@ fn sigterm_reaches_the_running_prompt_and_the_retry_resumes() {
     let result = read_json(&task.out.join("task-0.json"));
     assert_eq!(result["status"], "failed");
     assert_eq!(result["exit_code"], 143);
-    let (result, _) = task.retry_appends_once();
-    assert_eq!(result["attempt"], 2);
+    let retried = task.retry_appends_once();
+    assert_eq!(retried.result["attempt"], 2);
 }
