@@ -19,6 +19,7 @@ mod faults;
 mod fleet;
 mod fleet_retry;
 mod formats;
+mod harness;
 mod hooks;
 mod hooks_events;
 mod hooks_http;

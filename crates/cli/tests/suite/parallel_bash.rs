@@ -6,7 +6,8 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
-use super::common::{Scratch, run_stream_json};
+use super::common::Scratch;
+use super::harness::stream_json_ok;
 
 /// One model message calling Bash with each command (ids `toolu_1`…),
 /// then a final answer, in permission mode `mode`; the results the second
@@ -22,8 +23,7 @@ fn run_parallel(scratch: &Scratch, mode: &str, commands: &[&str]) -> Vec<(String
     }
     let server = FakeAnthropic::start(vec![Reply::turn(turn), Reply::text("done")]);
     let args = ["--allowedTools", "Bash", "--permission-mode", mode];
-    let out = run_stream_json(scratch, &server, "run them", &args);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    stream_json_ok(scratch, &server, "run them", &args);
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 2, "one batch of calls, then the answer");
     body::tool_results(&bodies[1])

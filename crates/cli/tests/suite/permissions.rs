@@ -3,24 +3,21 @@
 //! `--disallowedTools` and `--dangerously-skip-permissions` take effect;
 //! acceptEdits runs the commands that only manage files.
 
-use orbit_test_support::{FakeAnthropic, Reply, body};
+use orbit_test_support::{FakeAnthropic, body};
 use serde_json::json;
 
-use super::common::{Scratch, run_answered, run_stream_json};
+use super::common::{Scratch, bash_calls, run_answered, run_stream_json};
+use super::harness::stream_json_ok;
 
 fn bash_then_text(command: &str) -> FakeAnthropic {
-    FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Bash", json!({"command": command})),
-        Reply::text("finished"),
-    ])
+    bash_calls(&[("toolu_1", json!({"command": command}))], "finished")
 }
 
 #[test]
 fn headless_default_mode_denies_bash_and_reports_it() {
     let scratch = Scratch::new();
     let server = bash_then_text("echo ran > ran.txt");
-    let out = run_stream_json(&scratch, &server, "write a file", &[]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let out = stream_json_ok(&scratch, &server, "write a file", &[]);
     assert!(
         !scratch.path().join("ran.txt").exists(),
         "a denied command ran"
@@ -132,16 +129,17 @@ fn add_dir_lets_a_bash_cd_outside_the_project_persist() {
     let outside_path = outside.path().canonicalize().unwrap();
     let cd = format!("cd {}", outside_path.display());
     let script = || {
-        FakeAnthropic::start(vec![
-            Reply::tool_use("toolu_1", "Bash", json!({"command": cd})),
-            Reply::tool_use("toolu_2", "Bash", json!({"command": "pwd"})),
-            Reply::text("finished"),
-        ])
+        bash_calls(
+            &[
+                ("toolu_1", json!({"command": cd})),
+                ("toolu_2", json!({"command": "pwd"})),
+            ],
+            "finished",
+        )
     };
     // Without --add-dir the cd is undone and the next command runs at home.
     let server = script();
-    let out = run_stream_json(&scratch, &server, "go", &["--dangerously-skip-permissions"]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    stream_json_ok(&scratch, &server, "go", &["--dangerously-skip-permissions"]);
     let requests = server.requests();
     let first = body::tool_results(&requests[1].body);
     assert!(
@@ -158,8 +156,7 @@ fn add_dir_lets_a_bash_cd_outside_the_project_persist() {
     let server = script();
     let dir = outside_path.display().to_string();
     let flags = ["--dangerously-skip-permissions", "--add-dir", dir.as_str()];
-    let out = run_stream_json(&scratch, &server, "go", &flags);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    stream_json_ok(&scratch, &server, "go", &flags);
     let pwd = body::tool_results(&server.requests()[2].body);
     assert_eq!(pwd[0].text, dir);
 

@@ -6,11 +6,14 @@
 //! `can_use_tool`; headless (`-p`) neither is offered, and a call gets
 //! Claude Code's "disabled" text or a clear "no user can answer".
 
+use std::path::Path;
+
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
 use super::clients::Pane;
-use super::common::{Scratch, run_orbit, tool_results_text};
+use super::common::{Scratch, tool_results_text};
+use super::harness::{assert_contains, open, orbit_ok, write_call};
 use super::mcp::python;
 use super::sdk::{Printed, sdk_program};
 
@@ -20,11 +23,7 @@ const PLAN: &str = "# Plan\n\n1. Write **notes.txt**\n2. Check it";
 fn plan_then_write() -> Vec<Reply> {
     vec![
         Reply::tool_use("toolu_plan", "ExitPlanMode", json!({"plan": PLAN})),
-        Reply::tool_use(
-            "toolu_write",
-            "Write",
-            json!({"file_path": "notes.txt", "content": "planned\n"}),
-        ),
+        write_call("toolu_write", Path::new("notes.txt"), "planned\n"),
         Reply::text("All done."),
     ]
 }
@@ -45,17 +44,20 @@ fn system_text(body: &Value) -> String {
     body["system"].to_string()
 }
 
-#[test]
-fn tui_approving_the_plan_switches_the_mode_and_the_write_runs() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(plan_then_write());
-    let pane = Pane::start(&scratch, &server.env(), &["--permission-mode", "plan"]);
+/// orbit in plan mode in a pane, asked to "plan then write" by a model
+/// that answers [`plan_then_write`]: its plan dialog on the screen.
+fn tui_plan_dialog() -> (Scratch, FakeAnthropic, Pane, String) {
+    let (scratch, server, pane) = open(plan_then_write(), &["--permission-mode", "plan"]);
     pane.submit("plan then write");
     let screen = pane.wait_for("Would you like to proceed with this plan?");
-    assert!(
-        screen.contains("Here is the plan:") && screen.contains("Write notes.txt"),
-        "{screen}"
-    );
+    (scratch, server, pane, screen)
+}
+
+#[test]
+fn tui_approving_the_plan_switches_the_mode_and_the_write_runs() {
+    let (scratch, server, pane, screen) = tui_plan_dialog();
+    assert_contains(&screen, "Here is the plan:");
+    assert_contains(&screen, "Write notes.txt");
     pane.keys(&["1"]);
     let screen = pane.wait_for("All done.");
     assert!(scratch.path().join("notes.txt").is_file(), "{screen}");
@@ -64,24 +66,17 @@ fn tui_approving_the_plan_switches_the_mode_and_the_write_runs() {
     assert!(tool_names(&bodies[0]).contains(&"ExitPlanMode".to_string()));
     assert!(system_text(&bodies[0]).contains("ExitPlanMode"));
     let approved = tool_results_text(&bodies[1]);
-    assert!(
-        approved.contains("The user approved your plan") && approved.contains("acceptEdits"),
-        "{approved}"
-    );
+    assert_contains(&approved, "The user approved your plan");
+    assert_contains(&approved, "acceptEdits");
     assert!(!body::tool_results(&bodies[2])[0].is_error);
 }
 
 #[test]
 fn tui_keep_planning_tells_the_model_and_changes_nothing() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(plan_then_write());
-    let pane = Pane::start(&scratch, &server.env(), &["--permission-mode", "plan"]);
-    pane.submit("plan then write");
-    pane.wait_for("Would you like to proceed with this plan?");
+    let (scratch, server, pane, _) = tui_plan_dialog();
     pane.keys(&["3"]);
     pane.wait_for("What should change?");
-    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "add tests"]);
-    pane.keys(&["Enter"]);
+    pane.submit("add tests");
     pane.wait_for("All done.");
     assert!(!scratch.path().join("notes.txt").exists());
     let bodies = server.bodies();
@@ -100,29 +95,24 @@ fn headless_plan_mode_offers_neither_tool() {
         Reply::tool_use("toolu_q", "AskUserQuestion", database_question()),
         Reply::text("ok"),
     ]);
-    let out = run_orbit(
+    orbit_ok(
         &scratch,
         &server,
         &["-p", "plan it", "--permission-mode", "plan"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
     let names = tool_names(&bodies[0]);
     assert!(!names.contains(&"ExitPlanMode".to_string()), "{names:?}");
     assert!(!names.contains(&"AskUserQuestion".to_string()), "{names:?}");
     assert!(!system_text(&bodies[0]).contains("ExitPlanMode"));
-    let told = tool_results_text(&bodies[1]);
-    assert!(
-        told.contains(
-            "No such tool available: ExitPlanMode. ExitPlanMode is disabled for this session"
-        ),
-        "{told}"
+    assert_contains(
+        &tool_results_text(&bodies[1]),
+        "No such tool available: ExitPlanMode. ExitPlanMode is disabled for this session",
     );
     // A question with no one to answer it: a clear "no user" result.
-    let told = tool_results_text(&bodies[2]);
-    assert!(
-        told.contains("No user can answer questions in this session"),
-        "{told}"
+    assert_contains(
+        &tool_results_text(&bodies[2]),
+        "No user can answer questions in this session",
     );
 }
 
@@ -158,10 +148,7 @@ fn python_sdk_approves_the_plan_through_can_use_tool() {
     assert_eq!(printed.of_kind("asked")[0]["input"]["plan"], PLAN);
     assert!(scratch.path().join("notes.txt").is_file());
     let approved = tool_results_text(&server.bodies()[1]);
-    assert!(
-        approved.contains("permission mode is now default"),
-        "{approved}"
-    );
+    assert_contains(&approved, "permission mode is now default");
 }
 
 #[test]
@@ -179,40 +166,39 @@ fn python_sdk_rejecting_the_plan_keeps_plan_mode() {
 #[test]
 fn python_sdk_answers_ask_user_question() {
     let scratch = Scratch::new();
-    let question = database_question();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_q", "AskUserQuestion", question),
-        Reply::text("Postgres it is."),
-    ]);
+    let server = database_question_then_answer();
     let printed = py("question", &scratch, &server);
     assert_eq!(asked(&printed), ["AskUserQuestion"], "{}", printed.stderr);
-    let told = tool_results_text(&server.bodies()[1]);
-    assert!(
-        told.contains("\"Which database should the notes use?\"=\"Postgres\""),
-        "{told}"
-    );
+    assert_postgres_chosen(&server);
 }
 
 #[test]
 fn tui_question_dialog_sends_the_chosen_option() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_q", "AskUserQuestion", database_question()),
-        Reply::text("Postgres it is."),
-    ]);
+    let server = database_question_then_answer();
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("set up the notes store");
     let screen = pane.wait_for("Which database should the notes use?");
-    assert!(
-        screen.contains("2. Postgres") && screen.contains("Other"),
-        "{screen}"
-    );
+    assert_contains(&screen, "2. Postgres");
+    assert_contains(&screen, "Other");
     pane.keys(&["2"]);
     pane.wait_for("Postgres it is.");
-    let told = tool_results_text(&server.bodies()[1]);
-    assert!(
-        told.contains("\"Which database should the notes use?\"=\"Postgres\""),
-        "{told}"
+    assert_postgres_chosen(&server);
+}
+
+/// A model that asks [`database_question`], then answers "Postgres it is.".
+fn database_question_then_answer() -> FakeAnthropic {
+    FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_q", "AskUserQuestion", database_question()),
+        Reply::text("Postgres it is."),
+    ])
+}
+
+/// The model was told the database question was answered "Postgres".
+fn assert_postgres_chosen(server: &FakeAnthropic) {
+    assert_contains(
+        &tool_results_text(&server.bodies()[1]),
+        "\"Which database should the notes use?\"=\"Postgres\"",
     );
 }
 
@@ -248,11 +234,8 @@ fn tui_shift_tab_into_plan_mode_reminds_the_model() {
     let bodies = server.bodies();
     assert!(!system_text(&bodies[0]).contains("Plan mode is on"));
     let sent = body::last_message_texts(&bodies[0]).join("\n");
-    assert!(
-        sent.contains("<system-reminder>\n# Plan mode\nPlan mode is on")
-            && sent.ends_with("plan then write"),
-        "{sent}"
-    );
+    assert_contains(&sent, "<system-reminder>\n# Plan mode\nPlan mode is on");
+    assert!(sent.ends_with("plan then write"), "{sent}");
     assert!(scratch.path().join("notes.txt").is_file());
     assert!(tool_results_text(&bodies[1]).contains("now default"));
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::common::{
     Outcome, Scratch, orbit, orbit_with_env, run, run_answered, run_stream_json, s,
 };
+use super::harness::stream_json_ok;
 
 const ID: &str = "5d0f3c8a-1b2e-4c7d-9e6f-0a1b2c3d4e5f";
 const OTHER: &str = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
@@ -31,14 +32,12 @@ fn first_session(scratch: &Scratch) -> Outcome {
         ),
         Reply::text("It says alpha."),
     ]);
-    let out = run_stream_json(
+    stream_json_ok(
         scratch,
         &server,
         "What do the notes say?",
         &["--session-id", ID],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    out
+    )
 }
 
 fn init_session_id(out: &Outcome) -> String {
@@ -64,8 +63,7 @@ fn resume_and_continue_go_on_with_the_whole_history_and_totals() {
     assert!(transcript(&scratch, ID).is_file());
 
     let server = FakeAnthropic::start(vec![Reply::text("Still alpha."), Reply::text("Yes.")]);
-    let resumed = run_stream_json(&scratch, &server, "And now?", &["-r", ID]);
-    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let resumed = stream_json_ok(&scratch, &server, "And now?", &["-r", ID]);
     assert_eq!(resumed.stderr, "");
     assert_eq!(init_session_id(&resumed), ID);
     let body = &server.bodies()[0];
@@ -77,8 +75,7 @@ fn resume_and_continue_go_on_with_the_whole_history_and_totals() {
     // The result's cost is the session's, across the resume.
     assert!(resumed.result()["total_cost_usd"].as_f64().unwrap() >= first_cost);
 
-    let continued = run_stream_json(&scratch, &server, "Sure?", &["--continue"]);
-    assert_eq!(continued.code, 0, "{}", continued.stderr);
+    let continued = stream_json_ok(&scratch, &server, "Sure?", &["--continue"]);
     assert_eq!(init_session_id(&continued), ID);
     assert_eq!(texts(&server.bodies()[1]).len(), 5);
 
@@ -115,8 +112,7 @@ fn a_fork_gets_a_new_id_and_leaves_the_original_transcript_untouched() {
     first_session(&scratch);
     let before = std::fs::read(transcript(&scratch, ID)).unwrap();
     let server = FakeAnthropic::start(vec![Reply::text("forked"), Reply::text("named fork")]);
-    let fork = run_stream_json(&scratch, &server, "branch", &["-c", "--fork-session"]);
-    assert_eq!(fork.code, 0, "{}", fork.stderr);
+    let fork = stream_json_ok(&scratch, &server, "branch", &["-c", "--fork-session"]);
     let fork_id = init_session_id(&fork);
     assert_ne!(fork_id, ID);
     assert_eq!(texts(&server.bodies()[0]).len(), 3);
@@ -124,13 +120,12 @@ fn a_fork_gets_a_new_id_and_leaves_the_original_transcript_untouched() {
     assert!(transcript(&scratch, &fork_id).is_file());
 
     // A fork may be given its id.
-    let named = run_stream_json(
+    let named = stream_json_ok(
         &scratch,
         &server,
         "again",
         &["-r", ID, "--fork-session", "--session-id", OTHER],
     );
-    assert_eq!(named.code, 0, "{}", named.stderr);
     assert_eq!(init_session_id(&named), OTHER);
     let all = run_sessions(&scratch, &["--json", "--all"]);
     let rows: Value = serde_json::from_str(&all.stdout).unwrap();
@@ -143,26 +138,23 @@ fn a_fork_gets_a_new_id_and_leaves_the_original_transcript_untouched() {
 fn limits_count_the_whole_session_across_resumes() {
     let scratch = Scratch::new();
     first_session(&scratch);
-    // 2 calls already made: --max-turns 2 allows none.
-    let server = FakeAnthropic::start(vec![Reply::text("never")]);
-    let out = run_stream_json(&scratch, &server, "more", &["-r", ID, "--max-turns", "2"]);
-    assert_eq!(out.code, 1);
-    assert_eq!(out.result()["subtype"], "error_max_turns");
-    assert_eq!(server.request_count(), 0);
-    // $0.30 already spent: a budget of $0.30 stops after the next call.
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b", "Read", json!({"file_path": "notes.txt"})),
-        Reply::text("never"),
-    ]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "more",
-        &["-r", ID, "--max-budget-usd", "0.3"],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert_eq!(out.result()["subtype"], "error_max_budget_usd");
-    assert_eq!(server.request_count(), 1);
+    // (flag, limit, the result's subtype, requests made): 2 calls already
+    // made, so --max-turns 2 allows none; $0.30 already spent, so a budget
+    // of $0.30 stops after the next call.
+    let cases = [
+        ("--max-turns", "2", "error_max_turns", 0),
+        ("--max-budget-usd", "0.3", "error_max_budget_usd", 1),
+    ];
+    for (flag, limit, subtype, requests) in cases {
+        let server = FakeAnthropic::start(vec![
+            Reply::tool_use("toolu_b", "Read", json!({"file_path": "notes.txt"})),
+            Reply::text("never"),
+        ]);
+        let out = run_stream_json(&scratch, &server, "more", &["-r", ID, flag, limit]);
+        assert_eq!(out.code, 1, "{flag}: {}", out.stderr);
+        assert_eq!(out.result()["subtype"], subtype, "{flag}");
+        assert_eq!(server.request_count(), requests, "{flag}");
+    }
 }
 
 #[test]

@@ -12,7 +12,8 @@ use std::path::Path;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
-use super::common::{Outcome, Scratch, git_in, orbit_with_env, run, run_stream_json, s};
+use super::common::{Outcome, Scratch, git_in, orbit_with_env, run, s};
+use super::harness::{assert_contains, stream_json_ok, write_call};
 
 const ID: &str = "3c9e5a1b-7d2f-4e8a-9b6c-1d2e3f4a5b6c";
 
@@ -42,11 +43,7 @@ fn four_changes(scratch: &Scratch) -> Outcome {
             "Edit",
             json!({"file_path": s(&root.join("edit.txt")), "old_string": "two", "new_string": "TWO"}),
         ),
-        Reply::tool_use(
-            "toolu_3",
-            "Write",
-            json!({"file_path": s(&root.join("new.txt")), "content": "brand new\n"}),
-        ),
+        write_call("toolu_3", &root.join("new.txt"), "brand new\n"),
         Reply::tool_use(
             "toolu_4",
             "Bash",
@@ -54,14 +51,7 @@ fn four_changes(scratch: &Scratch) -> Outcome {
         ),
         Reply::text("done"),
     ]);
-    let out = run_stream_json(
-        scratch,
-        &server,
-        "change things",
-        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let root = scratch.path();
+    let out = unasked_prompt(scratch, &server, "change things");
     assert_eq!(read(&root.join("edit.txt")), "one\nTWO\nthree\n");
     assert_eq!(read(&root.join("new.txt")), "brand new\n");
     assert_eq!(read(&root.join("sed.txt")), "ALPHA\nbeta\n");
@@ -74,15 +64,21 @@ fn four_changes(scratch: &Scratch) -> Outcome {
 pub fn write_then_bash(scratch: &Scratch, bash: &str) -> FakeAnthropic {
     let a = scratch.path().join("a.txt");
     FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_a",
-            "Write",
-            json!({"file_path": s(&a), "content": "one\n"}),
-        ),
+        write_call("toolu_a", &a, "one\n"),
         Reply::text("wrote a"),
         Reply::tool_use("toolu_b", "Bash", json!({"command": bash})),
         Reply::text("wrote b"),
     ])
+}
+
+/// Prompt 1 of session `ID`, every call allowed; it must succeed.
+fn unasked_prompt(scratch: &Scratch, server: &FakeAnthropic, prompt: &str) -> Outcome {
+    stream_json_ok(
+        scratch,
+        server,
+        prompt,
+        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
+    )
 }
 
 fn read(path: &Path) -> String {
@@ -92,6 +88,21 @@ fn read(path: &Path) -> String {
 fn rewind(scratch: &Scratch, args: &[&str]) -> Outcome {
     let mut cmd = orbit_with_env(scratch, &[]);
     cmd.arg("rewind").arg(ID).args(args);
+    run(cmd)
+}
+
+/// [`rewind`], which must succeed.
+#[track_caller]
+fn rewind_ok(scratch: &Scratch, args: &[&str]) -> Outcome {
+    let out = rewind(scratch, args);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    out
+}
+
+/// `orbit sessions show ID`.
+fn sessions_show(scratch: &Scratch) -> Outcome {
+    let mut cmd = orbit_with_env(scratch, &[]);
+    cmd.args(["sessions", "show", ID]);
     run(cmd)
 }
 
@@ -148,22 +159,16 @@ fn code_rewind_restores_edit_write_sed_and_rm_in_a_git_repository_leaving_git_al
     // The index file is the user's: the session's git commands never wrote it.
     assert_eq!(after_session.1, before_session.1);
 
-    let out = rewind(&scratch, &["--to", "1", "--code"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = rewind_ok(&scratch, &["--to", "1", "--code"]);
     assert_restored(&scratch);
     assert_eq!(repo_state(&root), before_session, "{}", out.stdout);
-    assert!(out.stdout.contains("removed new.txt"), "{}", out.stdout);
+    assert_contains(&out.stdout, "removed new.txt");
     // edit.txt and sed.txt: one line each back and away; gone.txt: one
     // back; new.txt: one away.
-    assert!(
-        out.stdout.contains("3 written, 1 removed (+3 -3 lines)"),
-        "{}",
-        out.stdout
-    );
+    assert_contains(&out.stdout, "3 written, 1 removed (+3 -3 lines)");
 
     // A rewind is undoable.
-    let undo = rewind(&scratch, &["--undo"]);
-    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    rewind_ok(&scratch, &["--undo"]);
     assert_eq!(read(&root.join("edit.txt")), "one\nTWO\nthree\n");
     assert_eq!(read(&root.join("new.txt")), "brand new\n");
     assert!(!root.join("gone.txt").exists());
@@ -175,8 +180,7 @@ fn code_rewind_restores_all_four_in_a_plain_folder() {
     let scratch = Scratch::new();
     seed(&scratch);
     four_changes(&scratch);
-    let out = rewind(&scratch, &["--to", "1", "--code"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    rewind_ok(&scratch, &["--to", "1", "--code"]);
     assert_restored(&scratch);
     // The conversation was left alone.
     let transcript =
@@ -198,8 +202,7 @@ fn a_file_the_user_edited_after_the_checkpoint_is_refused_by_name_unless_forced(
     assert_eq!(read(&scratch.path().join("sed.txt")), "mine\n");
     assert!(scratch.path().join("new.txt").exists());
 
-    let forced = rewind(&scratch, &["--to", "1", "--code", "--force"]);
-    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    rewind_ok(&scratch, &["--to", "1", "--code", "--force"]);
     assert_restored(&scratch);
 }
 
@@ -208,31 +211,32 @@ fn sessions_show_lists_the_prompts_and_their_checkpoints() {
     let scratch = Scratch::new();
     seed(&scratch);
     four_changes(&scratch);
-    let mut cmd = orbit_with_env(&scratch, &[]);
-    cmd.args(["sessions", "show", ID]);
-    let out = run(cmd);
+    let out = sessions_show(&scratch);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("1. change things"), "{}", out.stdout);
-    assert!(out.stdout.contains("before prompt 1"), "{}", out.stdout);
-    assert!(out.stdout.contains("after prompt 1"), "{}", out.stdout);
-    assert!(out.stdout.contains("edit.txt"), "{}", out.stdout);
+    for shown in [
+        "1. change things",
+        "before prompt 1",
+        "after prompt 1",
+        "edit.txt",
+    ] {
+        assert_contains(&out.stdout, shown);
+    }
 }
 
 /// Runs prompt `text` of session `ID` (`extra` picks new or resumed)
 /// against a model that writes `file` and answers; the model's requests.
 fn writing_prompt(scratch: &Scratch, text: &str, file: &str, extra: &[&str]) -> Vec<String> {
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            format!("toolu_{}", text),
-            "Write",
-            json!({"file_path": s(&scratch.path().join(file)), "content": format!("{text}\n")}),
+        write_call(
+            &format!("toolu_{text}"),
+            &scratch.path().join(file),
+            &format!("{text}\n"),
         ),
         Reply::text(format!("wrote {file}")),
     ]);
     let mut args = vec!["--permission-mode", "bypassPermissions"];
     args.extend_from_slice(extra);
-    let out = run_stream_json(scratch, &server, text, &args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok(scratch, &server, text, &args);
     server.requests().into_iter().map(|r| r.raw_body).collect()
 }
 
@@ -247,8 +251,7 @@ fn conversation_rewind_then_continue_repeats_the_request_made_at_that_point_byte
     let whole = std::fs::read(&transcript).unwrap();
 
     // Neither flag: code and conversation.
-    let out = rewind(&scratch, &["--to", "2"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = rewind_ok(&scratch, &["--to", "2"]);
     assert!(scratch.path().join("a.txt").exists());
     assert!(!scratch.path().join("b.txt").exists());
     assert!(!scratch.path().join("c.txt").exists());
@@ -277,8 +280,7 @@ fn conversation_rewind_then_continue_repeats_the_request_made_at_that_point_byte
         "the second request after the rewind differs"
     );
     // The new prompt 2 has its own checkpoint: rewinding it again works.
-    let out = rewind(&scratch, &["--to", "2", "--code"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = rewind_ok(&scratch, &["--to", "2", "--code"]);
     assert!(!scratch.path().join("b.txt").exists(), "{}", out.stdout);
 }
 
@@ -297,31 +299,15 @@ fn what_no_checkpoint_can_bring_back_is_listed_not_skipped() {
         ),
         Reply::text("done"),
     ]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "write around",
-        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    unasked_prompt(&scratch, &server, "write around");
     assert!(outside.exists() && root.join("build.log").exists());
-    let out = rewind(&scratch, &["--to", "1", "--code"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = rewind_ok(&scratch, &["--to", "1", "--code"]);
     assert!(!root.join("kept.txt").exists(), "{}", out.stdout);
-    assert!(
-        out.stdout.contains(&format!(
-            "not restorable: {} (outside the project)",
-            s(&outside)
-        )),
-        "{}",
-        out.stdout
+    assert_contains(
+        &out.stdout,
+        &format!("not restorable: {} (outside the project)", s(&outside)),
     );
-    assert!(
-        out.stdout
-            .contains("not restorable: build.log (ignored by git)"),
-        "{}",
-        out.stdout
-    );
+    assert_contains(&out.stdout, "not restorable: build.log (ignored by git)");
 }
 
 #[test]
@@ -336,20 +322,12 @@ fn a_prompt_that_only_reads_takes_no_checkpoint() {
         ),
         Reply::text("read it"),
     ]);
-    let out = run_stream_json(&scratch, &server, "look", &["--session-id", ID]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok(&scratch, &server, "look", &["--session-id", ID]);
     let store =
         orbit_session::paths::session_dir(&scratch.home().join(".orbit"), &scratch.path(), ID)
             .join("checkpoints");
     assert!(!store.exists(), "{}", store.display());
-    let mut cmd = orbit_with_env(&scratch, &[]);
-    cmd.args(["sessions", "show", ID]);
-    let shown = run(cmd);
-    assert!(
-        shown.stdout.contains("Checkpoints: none"),
-        "{}",
-        shown.stdout
-    );
+    assert_contains(&sessions_show(&scratch).stdout, "Checkpoints: none");
 }
 
 #[test]
@@ -372,15 +350,8 @@ fn a_subagents_writes_are_covered_by_the_parents_checkpoint() {
         Reply::text("subagent done"),
         Reply::text("parent done"),
     ]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "delegate",
-        &["--session-id", ID, "--permission-mode", "bypassPermissions"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    unasked_prompt(&scratch, &server, "delegate");
     assert_eq!(read(&target), "sub\n");
-    let out = rewind(&scratch, &["--to", "1", "--code"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = rewind_ok(&scratch, &["--to", "1", "--code"]);
     assert_eq!(read(&target), EDIT_BEFORE, "{}", out.stdout);
 }

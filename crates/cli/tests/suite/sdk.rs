@@ -14,6 +14,7 @@ use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, drain, tool_results_text, wait_within};
+use super::harness::{strs, write_call};
 use super::mcp::python;
 
 /// How long one SDK program may run.
@@ -84,11 +85,10 @@ pub fn sdk(scenario: &str, scratch: &Scratch, server: &FakeAnthropic) -> Printed
 fn a_permission_mode_change_applies_to_the_next_calls() {
     let scratch = Scratch::new();
     let target = scratch.path().join("notes.txt");
-    let write = json!({"file_path": target.display().to_string(), "content": "written\n"});
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Write", write.clone()),
+        write_call("toolu_1", &target, "written\n"),
         Reply::text("could not write"),
-        Reply::tool_use("toolu_2", "Write", write),
+        write_call("toolu_2", &target, "written\n"),
         Reply::text("wrote it"),
     ]);
     let printed = sdk("permission_mode", &scratch, &server);
@@ -127,12 +127,7 @@ fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
     assert_eq!(result["stdout"], "audited");
     assert_eq!(result["interrupted"], false);
     let types = printed.of_kind("stream_events")[0]["types"].clone();
-    let types: Vec<&str> = types
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let types = strs(&types);
     assert_eq!(
         types.iter().filter(|t| **t == "message_start").count(),
         2,
@@ -154,24 +149,42 @@ fn sdk_readers_get_init_fields_tool_results_stream_events_and_model_usage() {
     assert_eq!(tool_results_text(&requests[1].body).trim(), "audited");
 }
 
-#[test]
-fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_add", "mcp__calc__add", json!({"a": 2, "b": 40})),
+/// A model that calls the MCP tool `tool` (an `add`) with 2 and 40, then
+/// answers "it is 42".
+pub(super) fn adding_model(tool: &str) -> FakeAnthropic {
+    FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_add", tool, json!({"a": 2, "b": 40})),
         Reply::text("it is 42"),
-    ]);
-    let printed = sdk("sdk_mcp", &scratch, &server);
+    ])
+}
+
+/// After [`adding_model`]: the model's second and last request carries
+/// the one result "2+40=42", not an error (`stderr`: the program's).
+pub(super) fn assert_model_told_42(server: &FakeAnthropic, stderr: &str) {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    let results = body::tool_results(&requests[1].body);
+    assert_eq!(results.len(), 1, "{stderr}");
+    assert_eq!(results[0].text, "2+40=42", "{stderr}");
+    assert!(!results[0].is_error, "{stderr}");
+}
+
+/// After [`adding_model`], with the add served by the SDK program itself:
+/// it ran once with the model's arguments and the model got its sum.
+pub(super) fn assert_added_in_process(printed: &Printed, server: &FakeAnthropic) {
     let ran = printed.of_kind("tool_ran");
     assert_eq!(ran.len(), 1, "{}", printed.stderr);
     assert_eq!(ran[0]["args"], json!({"a": 2, "b": 40}));
+    assert_model_told_42(server, &printed.stderr);
+}
+
+#[test]
+fn an_in_process_sdk_mcp_server_answers_over_the_control_protocol() {
+    let scratch = Scratch::new();
+    let server = adding_model("mcp__calc__add");
+    let printed = sdk("sdk_mcp", &scratch, &server);
+    assert_added_in_process(&printed, &server);
     assert_eq!(printed.of_kind("result")[0]["result"], "it is 42");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let results = body::tool_results(&requests[1].body);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].text, "2+40=42");
-    assert!(!results[0].is_error);
 }
 
 #[test]

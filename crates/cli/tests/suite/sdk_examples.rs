@@ -13,6 +13,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::Scratch;
+use super::harness::assert_contains;
 use super::mcp::python;
 use super::sdk::sdk_program;
 
@@ -214,11 +215,9 @@ fn the_calculator_examples_in_process_mcp_tools_answer_the_model() {
             "Claude: 50",
         ],
     );
+    // The last tool's result reached the model.
     let sent = serde_json::to_string(&server.bodies()).unwrap();
-    assert!(
-        sent.contains("60 - 10 = 50"),
-        "the last tool's result reached the model"
-    );
+    assert_contains(&sent, "60 - 10 = 50");
 }
 
 #[test]

@@ -8,7 +8,8 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, run_stream_json, run_stream_json_with_env};
+use super::common::{Scratch, run_stream_json};
+use super::harness::{stream_json_ok, stream_json_ok_with_env};
 use super::sdk::sdk;
 
 const THINKING: &str = "The file list first.";
@@ -33,7 +34,7 @@ fn thinking_then_answer() -> FakeAnthropic {
 fn max_thinking_tokens_enables_thinking_and_the_block_goes_back_signed() {
     let scratch = Scratch::new();
     let server = thinking_then_answer();
-    let out = run_stream_json(
+    let out = stream_json_ok(
         &scratch,
         &server,
         "list",
@@ -46,7 +47,6 @@ fn max_thinking_tokens_enables_thinking_and_the_block_goes_back_signed() {
             "bypassPermissions",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     for request in &requests {
@@ -67,13 +67,9 @@ fn max_thinking_tokens_enables_thinking_and_the_block_goes_back_signed() {
     );
     assert_eq!(blocks[1]["type"], "tool_use");
     // The stream-json assistant line carries the block as the API sent it.
-    let contents = out.field_where("type", "assistant", "message");
-    let thinking: Vec<&Value> = contents
-        .iter()
-        .flat_map(|m| m["content"].as_array().unwrap().iter())
-        .filter(|b| b["type"] == "thinking")
-        .collect();
-    assert_eq!(thinking.len(), 1, "{contents:?}");
+    let lines = out.lines();
+    let thinking: Vec<Value> = super::common::blocks(&lines, "assistant", "thinking").collect();
+    assert_eq!(thinking.len(), 1, "{lines:?}");
     assert_eq!(thinking[0]["signature"], SIGNATURE);
     assert_eq!(out.result()["result"], "done thinking");
 }
@@ -85,16 +81,14 @@ fn the_environment_budget_applies_and_a_budget_below_the_minimum_is_refused() {
     let mut env = server.env();
     env.push(("MAX_THINKING_TOKENS".into(), "3000".into()));
     let model = ["--model", BUDGET_MODEL];
-    let out = run_stream_json_with_env(&scratch, &env, "hi", &model);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok_with_env(&scratch, &env, "hi", &model);
     // The flag wins over the environment; 0 turns thinking off.
-    let off = run_stream_json_with_env(
+    stream_json_ok_with_env(
         &scratch,
         &env,
         "hi",
         &["--model", BUDGET_MODEL, "--max-thinking-tokens", "0"],
     );
-    assert_eq!(off.code, 0, "{}", off.stderr);
     let requests = server.requests();
     assert_eq!(requests[0].body["thinking"]["budget_tokens"], 3000);
     assert!(requests[1].body.get("thinking").is_none());
@@ -149,7 +143,7 @@ fn an_overloaded_main_model_falls_back_for_the_rest_of_the_session() {
     server.respond_with(|index, body| (index > 0 && body["model"] == MAIN).then(Reply::overloaded));
     let mut env = server.env();
     env.push(("ORBIT_MAX_RETRIES".into(), "2".into()));
-    let out = run_stream_json_with_env(
+    let out = stream_json_ok_with_env(
         &scratch,
         &env,
         "go",
@@ -162,7 +156,6 @@ fn an_overloaded_main_model_falls_back_for_the_rest_of_the_session() {
             "bypassPermissions",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let models: Vec<String> = server
         .requests()
         .iter()

@@ -10,9 +10,12 @@ use std::time::Duration;
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
-use super::common::Scratch;
+use super::common::{Scratch, bash_calls};
+use super::harness::write_call;
 use super::mcp::{py_script, python};
-use super::sdk::{Printed, sdk_program};
+use super::sdk::{
+    Printed, adding_model, assert_added_in_process, assert_model_told_42, sdk_program,
+};
 use super::sdk_ts::sdk_module;
 
 /// Runs `fixtures/sdk_options.mjs SCENARIO` with node.
@@ -111,10 +114,10 @@ fn accept_edits_lets_an_edit_run_unasked() {
 fn settings_denied_tools_and_directories_sent_in_initialize_apply() {
     let scratch = Scratch::new();
     let extra = tempfile::tempdir().unwrap();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_t", "Bash", json!({"command": "touch allowed.txt"})),
-        Reply::text("touched"),
-    ]);
+    let server = bash_calls(
+        &[("toolu_t", json!({"command": "touch allowed.txt"}))],
+        "touched",
+    );
     let env = [("ORBIT_EXTRA_DIR", extra.path().display().to_string())];
     let printed = ts("initialize_delivery", &scratch, &server, &env);
     // The SDK ends the session unless orbit confirms each field applied.
@@ -171,9 +174,8 @@ fn switching_to_bypass_needs_the_sdks_safety_flag() {
 fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
     let scratch = Scratch::new();
     let target = scratch.path().join("bypassed.txt");
-    let write = json!({"file_path": target.display().to_string(), "content": "no ask\n"});
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_w", "Write", write),
+        write_call("toolu_w", &target, "no ask\n"),
         Reply::text("written"),
     ]);
     let printed = ts("bypass", &scratch, &server, &[]);
@@ -188,14 +190,9 @@ fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
 #[test]
 fn an_in_process_mcp_server_of_the_typescript_sdk_answers_the_model() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_add", "mcp__calc__add", json!({"a": 2, "b": 40})),
-        Reply::text("it is 42"),
-    ]);
+    let server = adding_model("mcp__calc__add");
     let printed = ts("sdk_mcp", &scratch, &server, &[]);
-    let ran = printed.of_kind("tool_ran");
-    assert_eq!(ran.len(), 1, "{}", printed.stderr);
-    assert_eq!(ran[0]["args"], json!({"a": 2, "b": 40}));
+    assert_added_in_process(&printed, &server);
     let init = messages(&printed, "system");
     assert_eq!(
         init[0]["mcp_servers"][0]["name"], "calc",
@@ -204,11 +201,6 @@ fn an_in_process_mcp_server_of_the_typescript_sdk_answers_the_model() {
     );
     // Connected by the time the program sees init, as with Claude Code.
     assert_eq!(init[0]["mcp_servers"][0]["status"], "connected");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let results = body::tool_results(&requests[1].body);
-    assert_eq!(results[0].text, "2+40=42");
-    assert!(!results[0].is_error);
     assert_eq!(messages(&printed, "result")[0]["result"], "it is 42");
     // The result reached the program as content blocks (as Claude Code
     // sends an MCP tool's result).
@@ -224,11 +216,13 @@ fn an_in_process_mcp_server_of_the_typescript_sdk_answers_the_model() {
 #[test]
 fn can_use_tool_gets_suggestions_and_a_picked_rule_allows_the_next_call() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch one.txt"})),
-        Reply::tool_use("toolu_2", "Bash", json!({"command": "touch one.txt"})),
-        Reply::text("ran twice"),
-    ]);
+    let server = bash_calls(
+        &[
+            ("toolu_1", json!({"command": "touch one.txt"})),
+            ("toolu_2", json!({"command": "touch one.txt"})),
+        ],
+        "ran twice",
+    );
     let printed = ts("suggestions", &scratch, &server, &[]);
     let asked = printed.of_kind("asked");
     // Asked once: the rule picked from the suggestions allowed the second.
@@ -247,10 +241,10 @@ fn can_use_tool_gets_suggestions_and_a_picked_rule_allows_the_next_call() {
 #[test]
 fn a_hook_answer_for_another_event_is_refused_and_the_call_not_run() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_b", "Bash", json!({"command": "echo ran > ran.txt"})),
-        Reply::text("done"),
-    ]);
+    let server = bash_calls(
+        &[("toolu_b", json!({"command": "echo ran > ran.txt"}))],
+        "done",
+    );
     let printed = ts("hook_wrong_name", &scratch, &server, &[]);
     one_result(&printed);
     assert!(
@@ -295,20 +289,14 @@ fn a_structured_output_result_carries_the_json_as_its_text() {
 #[test]
 fn a_stdio_mcp_server_the_typescript_sdk_sends_in_initialize_connects() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_add", "mcp__py__add", json!({"a": 2, "b": 40})),
-        Reply::text("it is 42"),
-    ]);
+    let server = adding_model("mcp__py__add");
     let env = [
         ("ORBIT_PYTHON", python()),
         ("ORBIT_MCP_SERVER", py_script()),
     ];
     let printed = ts("stdio_mcp", &scratch, &server, &env);
     one_result(&printed);
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    let told = body::tool_results(&requests[1].body);
-    assert_eq!(told[0].text, "2+40=42", "{}", printed.stderr);
+    assert_model_told_42(&server, &printed.stderr);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, run_stream_json};
+use super::harness::stream_json_ok;
 
 /// Keys whose values change from run to run.
 const VOLATILE_KEYS: [&str; 6] = [
@@ -59,7 +60,7 @@ fn a_full_transcript_has_the_fields_sdk_readers_take() {
         ),
         Reply::turn(Turn::new().text("all done").usage(1_000, 20)),
     ]);
-    let out = run_stream_json(
+    let out = stream_json_ok(
         &scratch,
         &server,
         "read, run, edit",
@@ -70,7 +71,6 @@ fn a_full_transcript_has_the_fields_sdk_readers_take() {
             r#"{"reviewer":{"description":"d","prompt":"p"}}"#,
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!out.stderr.contains("no subagents yet"), "{}", out.stderr);
     let mut lines = out.lines();
     lines.iter_mut().for_each(redact);
@@ -112,8 +112,7 @@ fn partial_messages_carry_the_raw_stream_events() {
     ]);
     let cases: [(&[&str], usize); 2] = [(&[], 0), (&["--include-partial-messages"], 1)];
     for (extra, want_starts) in cases {
-        let out = run_stream_json(&scratch, &server, "hi", extra);
-        assert_eq!(out.code, 0, "{}", out.stderr);
+        let out = stream_json_ok(&scratch, &server, "hi", extra);
         let events = out.field_where("type", "stream_event", "event");
         let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
         let starts = kinds.iter().filter(|k| **k == "message_start").count();
@@ -164,13 +163,12 @@ fn write_results_carry_the_overwrites_hunks_and_a_create_has_none() {
         ),
         Reply::text("written"),
     ]);
-    let out = run_stream_json(
+    let out = stream_json_ok(
         &scratch,
         &server,
         "rewrite",
         &["--permission-mode", "bypassPermissions"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), after);
     let results: Vec<Value> = out
         .lines()

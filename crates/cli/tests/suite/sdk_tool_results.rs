@@ -15,7 +15,7 @@ use assert_cmd::Command;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit_with_env, run};
+use super::common::{Outcome, Scratch, bash_calls, orbit_with_env, run};
 
 /// `orbit -p PROMPT --output-format stream-json EXTRA…` (or
 /// `$ORBIT_TEST_BIN`) in the scratch project against `server`.
@@ -39,6 +39,22 @@ fn run_stream_json(
     cmd.args(["-p", prompt, "--output-format", "stream-json"])
         .args(extra);
     run(cmd)
+}
+
+/// [`run_stream_json`] with every call allowed (`--permission-mode
+/// bypassPermissions`, then `extra`); it must succeed (`what` names the case).
+fn run_unasked(
+    scratch: &Scratch,
+    server: &FakeAnthropic,
+    prompt: &str,
+    extra: &[&str],
+    what: &str,
+) -> Outcome {
+    let mut args = vec!["--permission-mode", "bypassPermissions"];
+    args.extend_from_slice(extra);
+    let out = run_stream_json(scratch, server, prompt, &args);
+    assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+    out
 }
 
 /// The `tool_use_result` of the `user` line answering `tool_use_id`.
@@ -86,10 +102,7 @@ fn read_and_edit_facts_describe_the_sessions_file_not_the_process_cwd() {
             Reply::text("done"),
         ]);
         let server = FakeAnthropic::start(replies);
-        let mut args = vec!["--permission-mode", "bypassPermissions"];
-        args.extend_from_slice(extra);
-        let out = run_stream_json(&scratch, &server, "edit notes", &args);
-        assert_eq!(out.code, 0, "{how}: {}", out.stderr);
+        let out = run_unasked(&scratch, &server, "edit notes", extra, how);
         let sub = std::fs::read_to_string(scratch.path().join("sub/notes.txt")).unwrap();
         assert_eq!(
             sub, "a\nB\nc\n",
@@ -116,17 +129,8 @@ fn read_and_edit_facts_describe_the_sessions_file_not_the_process_cwd() {
 fn bash_reports_its_streams_apart_and_interrupted_only_as_a_fact() {
     let scratch = Scratch::new();
     let command = "echo out; echo 'interrupted system call' >&2; exit 3";
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_fail", "Bash", json!({"command": command})),
-        Reply::text("it failed"),
-    ]);
-    let out = run_stream_json(
-        &scratch,
-        &server,
-        "run it",
-        &["--permission-mode", "bypassPermissions"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let server = bash_calls(&[("toolu_fail", json!({"command": command}))], "it failed");
+    let out = run_unasked(&scratch, &server, "run it", &[], "bash");
     assert_eq!(
         tool_use_result(&out, "toolu_fail"),
         json!({"stdout": "out", "stderr": "interrupted system call",

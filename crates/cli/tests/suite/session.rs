@@ -10,6 +10,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Outcome, Scratch, TEST_SYSTEM_PROMPT, run_stream_json, s};
+use super::harness::strs;
 
 const MODEL: &str = "claude-sonnet-4-5";
 
@@ -110,12 +111,7 @@ fn three_turn_session_streams_exact_sequence_and_success_result() {
     assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
     assert_eq!(init["mcp_servers"], json!([]));
     assert_eq!(init["output_style"], "default");
-    let tools: Vec<&str> = init["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let tools = strs(&init["tools"]);
     assert!(
         tools.contains(&"Read") && tools.contains(&"Bash"),
         "{tools:?}"

@@ -6,14 +6,31 @@
 //! file among the named paths neither hang the call nor get a claim; in
 //! the UI a `sed -i` rename in acceptEdits shows its diff.
 
-use orbit_test_support::{FakeAnthropic, FakeOpenAi, Reply};
+use orbit_test_support::FakeOpenAi;
 use serde_json::json;
 
 use super::clients::Pane;
-use super::common::Scratch;
+use super::common::{Outcome, Scratch, bash_calls};
 use super::small_model::{call, run_openai, text, tool_texts};
 
 const NOTE: &str = "changed no file";
+
+/// Runs `commands` as the Bash calls of an OpenAI-compatible model (ids
+/// `b1`, `b2`, …; then "done"), Bash allowed; the run must succeed. What
+/// it printed, and the tool_result of each call as the model got it.
+fn run_commands(scratch: &Scratch, commands: &[&str]) -> (Outcome, Vec<String>) {
+    let mut replies: Vec<_> = (1..)
+        .zip(commands)
+        .map(|(n, command)| call(&format!("b{n}"), "Bash", json!({"command": command})))
+        .collect();
+    replies.push(text("done"));
+    let server = FakeOpenAi::start(replies);
+    let out = run_openai(scratch, &server, None, &["--allowedTools", "Bash"]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let results = tool_texts(server.bodies().last().unwrap());
+    assert_eq!(results.len(), commands.len(), "{results:?}");
+    (out, results)
+}
 
 /// `sed -i` matching nothing → the note; `sed -i` that changes → none;
 /// `sed` without `-i` and `sort FILE` (they only print) → none.
@@ -21,18 +38,15 @@ const NOTE: &str = "changed no file";
 fn sed_in_place_that_matches_nothing_says_so() {
     let scratch = Scratch::new();
     let cfg = scratch.write("app.cfg", "level=info\nname=app\n");
-    let bash = |id: &str, command: &str| call(id, "Bash", json!({"command": command}));
-    let server = FakeOpenAi::start(vec![
-        bash("b1", "sed -i 's/level=debug/level=trace/' app.cfg"),
-        bash("b2", "sed -i 's/level=info/level=debug/' app.cfg"),
-        bash("b3", "sed 's/name=app/name=x/' app.cfg"),
-        bash("b4", "sort app.cfg"),
-        text("done"),
-    ]);
-    let out = run_openai(&scratch, &server, None, &["--allowedTools", "Bash"]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
-    let results = tool_texts(server.bodies().last().unwrap());
-    assert_eq!(results.len(), 4, "{results:?}");
+    let (_, results) = run_commands(
+        &scratch,
+        &[
+            "sed -i 's/level=debug/level=trace/' app.cfg",
+            "sed -i 's/level=info/level=debug/' app.cfg",
+            "sed 's/name=app/name=x/' app.cfg",
+            "sort app.cfg",
+        ],
+    );
     insta::assert_snapshot!("sed_in_place_matched_nothing", results[0]);
     assert_eq!(
         results[0],
@@ -69,20 +83,17 @@ fn hostile_named_paths_neither_hang_nor_get_a_claim() {
     big.set_len(orbit_checkpoint::PROBE_HASH_MAX_BYTES + 1)
         .unwrap();
     scratch.write("small.txt", "x\n");
-    let bash = |id: &str, command: &str| call(id, "Bash", json!({"command": command}));
-    let server = FakeOpenAi::start(vec![
-        bash("b1", "true || rm pipe"),
-        bash("b2", "true || rm out/secret"),
-        bash("b3", "true || rm big.log"),
-        bash("b4", "true || rm small.txt"),
-        text("done"),
-    ]);
     let started = std::time::Instant::now();
-    let out = run_openai(&scratch, &server, None, &["--allowedTools", "Bash"]);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let (out, results) = run_commands(
+        &scratch,
+        &[
+            "true || rm pipe",
+            "true || rm out/secret",
+            "true || rm big.log",
+            "true || rm small.txt",
+        ],
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
-    let results = tool_texts(server.bodies().last().unwrap());
-    assert_eq!(results.len(), 4, "{results:?}");
     for result in &results[..3] {
         assert!(!result.contains(NOTE), "{result}");
     }
@@ -101,14 +112,13 @@ fn hostile_named_paths_neither_hang_nor_get_a_claim() {
 fn a_sed_rename_in_accept_edits_shows_its_diff() {
     let scratch = Scratch::new();
     let app = scratch.write("app.py", "def old_name():\n    return 1\n\nold_name()\n");
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
+    let server = bash_calls(
+        &[(
             "toolu_1",
-            "Bash",
             json!({"command": "sed -i 's/old_name/new_name/g' app.py"}),
-        ),
-        Reply::text("renamed"),
-    ]);
+        )],
+        "renamed",
+    );
     let pane = Pane::start(
         &scratch,
         &server.env(),

@@ -8,14 +8,12 @@
 
 use std::time::Duration;
 
-use orbit_test_support::files::{mkfifo, put};
+use orbit_test_support::files::put;
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{
-    Scratch, StreamJsonChild, lines_with, orbit_process, run_for_stderr, run_orbit,
-    tool_results_text,
-};
+use super::common::{Outcome, Scratch, StreamJsonChild, tool_results_text};
+use super::harness::{assert_contains, orbit_ok, run_beside_a_fifo};
 
 const RUN_LIMIT: Duration = Duration::from_secs(30);
 /// Only in the body of the skill, never in its front matter.
@@ -45,6 +43,24 @@ fn project_with_skill() -> Scratch {
     scratch
 }
 
+/// The model runs the skill's script with `arg`.
+fn script_call(id: &str, arg: &str) -> Reply {
+    Reply::tool_use(id, "Bash", json!({"command": format!("{SCRIPT} {arg}")}))
+}
+
+/// The model loads the `changelog` skill.
+fn skill_call(id: &str) -> Reply {
+    Reply::tool_use(id, "Skill", json!({"skill": "changelog"}))
+}
+
+/// The stream-json `system/init` line of a run.
+fn init_line(out: &Outcome) -> Value {
+    out.lines()
+        .into_iter()
+        .find(|l| l["subtype"] == "init")
+        .expect("an init line")
+}
+
 /// The whole request body as text.
 fn text_of(body: &Value) -> String {
     body.to_string()
@@ -65,24 +81,16 @@ fn a_project_skill_is_listed_first_and_its_body_loads_only_when_called() {
     let server = FakeAnthropic::start(vec![
         // Before the skill is loaded its script is not allowed (headless:
         // an ask is a denial).
-        Reply::tool_use(
-            "toolu_1",
-            "Bash",
-            json!({"command": format!("{SCRIPT} early")}),
-        ),
+        script_call("toolu_1", "early"),
         Reply::tool_use(
             "toolu_2",
             "Skill",
             json!({"skill": "changelog", "args": "v1.2"}),
         ),
-        Reply::tool_use(
-            "toolu_3",
-            "Bash",
-            json!({"command": format!("{SCRIPT} v1.2")}),
-        ),
+        script_call("toolu_3", "v1.2"),
         Reply::text("entry written"),
     ]);
-    let out = run_orbit(
+    let out = orbit_ok(
         &scratch,
         &server,
         &[
@@ -91,14 +99,13 @@ fn a_project_skill_is_listed_first_and_its_body_loads_only_when_called() {
             "--trust-project",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 4, "{}", out.stderr);
     // First request: name and description only.
     let listed = skill_description(&bodies[0]).expect("Skill offered");
-    assert!(
-        listed.contains("- changelog: Write the changelog entry for the last commit"),
-        "{listed}"
+    assert_contains(
+        &listed,
+        "- changelog: Write the changelog entry for the last commit",
     );
     assert!(!text_of(&bodies[0]).contains(BODY_MARKER));
     let early = tool_results_text(&bodies[1]);
@@ -134,16 +141,12 @@ fn an_untrusted_folders_skills_do_not_load() {
         ".claude/skills/notes/SKILL.md",
         "---\ndescription: Take meeting notes\n---\nNotes body\n",
     );
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Skill", json!({"skill": "changelog"})),
-        Reply::text("done"),
-    ]);
-    let out = run_orbit(
+    let server = FakeAnthropic::start(vec![skill_call("toolu_1"), Reply::text("done")]);
+    let out = orbit_ok(
         &scratch,
         &server,
         &["-p", "hi", "--output-format", "stream-json", "--verbose"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
     let listed = skill_description(&bodies[0]).expect("the user's skill is offered");
     assert!(listed.contains("- notes: Take meeting notes"), "{listed}");
@@ -151,26 +154,15 @@ fn an_untrusted_folders_skills_do_not_load() {
     let refused = tool_results_text(&bodies[1]);
     assert!(refused.contains("Unknown skill: changelog"), "{refused}");
     assert!(!text_of(&bodies[1]).contains(BODY_MARKER));
-    let init = out
-        .lines()
-        .into_iter()
-        .find(|l| l["subtype"] == "init")
-        .unwrap();
+    let init = init_line(&out);
     assert_eq!(init["skills"], json!(["notes"]));
 }
 
 #[test]
 fn p_slash_skill_sends_its_body_and_init_lists_it() {
     let scratch = project_with_skill();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "Bash",
-            json!({"command": format!("{SCRIPT} v2")}),
-        ),
-        Reply::text("done"),
-    ]);
-    let out = run_orbit(
+    let server = FakeAnthropic::start(vec![script_call("toolu_1", "v2"), Reply::text("done")]);
+    let out = orbit_ok(
         &scratch,
         &server,
         &[
@@ -182,22 +174,14 @@ fn p_slash_skill_sends_its_body_and_init_lists_it() {
             "--verbose",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let bodies = server.bodies();
     let sent = body::last_message_texts(&bodies[0]).join("\n");
-    assert!(
-        sent.contains("<command-name>/changelog</command-name>"),
-        "{sent}"
-    );
+    assert_contains(&sent, "<command-name>/changelog</command-name>");
     assert!(sent.contains(&format!("{BODY_MARKER}: run")), "{sent}");
     assert!(sent.contains("write the entry for v2."), "{sent}");
     // The typed skill's allowed-tools hold for its prompt.
     assert!(tool_results_text(&bodies[1]).contains(SCRIPT_MARKER));
-    let init = out
-        .lines()
-        .into_iter()
-        .find(|l| l["subtype"] == "init")
-        .unwrap();
+    let init = init_line(&out);
     assert_eq!(init["skills"], json!(["changelog"]));
     // Claude Code lists skills among the slash commands too.
     assert_eq!(init["slash_commands"][0], "changelog");
@@ -209,18 +193,10 @@ fn p_slash_skill_sends_its_body_and_init_lists_it() {
 fn a_skills_grant_ends_with_the_users_turn() {
     let scratch = project_with_skill();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Skill", json!({"skill": "changelog"})),
-        Reply::tool_use(
-            "toolu_2",
-            "Bash",
-            json!({"command": format!("{SCRIPT} one")}),
-        ),
+        skill_call("toolu_1"),
+        script_call("toolu_2", "one"),
         Reply::text("first done"),
-        Reply::tool_use(
-            "toolu_3",
-            "Bash",
-            json!({"command": format!("{SCRIPT} two")}),
-        ),
+        script_call("toolu_3", "two"),
         Reply::text("second done"),
     ]);
     let mut client = StreamJsonChild::spawn(&scratch, &server.env(), &["--trust-project"]);
@@ -237,17 +213,11 @@ fn a_skills_grant_ends_with_the_users_turn() {
 
 #[test]
 fn a_fifo_skill_file_is_one_warning_and_does_not_hang() {
-    let scratch = Scratch::new();
-    let dir = scratch.path().join(".claude/skills/fifo");
-    std::fs::create_dir_all(&dir).unwrap();
-    mkfifo(&dir.join("SKILL.md"));
-    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let (status, stderr) = run_for_stderr(
-        orbit_process(&scratch, &server.env()).args(["-p", "hi", "--trust-project"]),
+    let server = run_beside_a_fifo(
+        ".claude/skills/fifo/SKILL.md",
+        &["-p", "hi", "--trust-project"],
         RUN_LIMIT,
     );
-    assert!(status.success(), "{stderr}");
-    assert_eq!(lines_with(&stderr, "SKILL.md").len(), 1, "{stderr}");
     assert!(skill_description(&server.bodies()[0]).is_none());
 }
 
@@ -257,12 +227,11 @@ fn a_fifo_skill_file_is_one_warning_and_does_not_hang() {
 fn a_second_call_for_a_loaded_skill_is_answered_briefly() {
     let scratch = project_with_skill();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Skill", json!({"skill": "changelog"})),
-        Reply::tool_use("toolu_2", "Skill", json!({"skill": "changelog"})),
+        skill_call("toolu_1"),
+        skill_call("toolu_2"),
         Reply::text("done"),
     ]);
-    let out = run_orbit(&scratch, &server, &["-p", "changelog", "--trust-project"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    orbit_ok(&scratch, &server, &["-p", "changelog", "--trust-project"]);
     let again = tool_results_text(&server.bodies()[2]);
     assert!(again.contains("already loaded in this turn"), "{again}");
     assert!(!again.contains(BODY_MARKER), "{again}");
@@ -281,9 +250,6 @@ fn tui_slash_skill_sends_its_body() {
     pane.submit("/changelog v3");
     pane.wait_for("Entry written.");
     let sent = body::last_message_texts(&server.bodies()[0]).join("\n");
-    assert!(
-        sent.contains("<command-name>/changelog</command-name>"),
-        "{sent}"
-    );
+    assert_contains(&sent, "<command-name>/changelog</command-name>");
     assert!(sent.contains("write the entry for v3."), "{sent}");
 }

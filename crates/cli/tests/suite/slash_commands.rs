@@ -8,14 +8,12 @@
 
 use std::time::Duration;
 
-use orbit_test_support::files::{mkfifo, put};
+use orbit_test_support::files::put;
 use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{
-    Outcome, Scratch, StreamJsonChild, lines_with, orbit_process, run, run_for_stderr, run_orbit,
-    run_stream_json_with_env,
-};
+use super::common::{Outcome, Scratch, StreamJsonChild, lines_with, run, run_orbit};
+use super::harness::{assert_contains, orbit_ok, run_beside_a_fifo, stream_json_ok_with_env};
 
 /// A run that must end well within the suite's timeout (a FIFO would hang).
 const RUN_LIMIT: Duration = Duration::from_secs(20);
@@ -54,12 +52,11 @@ fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
     put(&scratch.path(), ".claude/commands/review.md", REVIEW);
     scratch.write("notes.txt", "NOTES-CONTENT-31\n");
     let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
-    let out = run_orbit(
+    let out = orbit_ok(
         &scratch,
         &server,
         &["-p", "/review src/lib.rs extra", "--trust-project"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout.trim(), "reviewed");
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 1);
@@ -86,8 +83,7 @@ fn p_review_sends_the_expanded_command_with_front_matter_shell_and_file() {
 fn an_unknown_slash_name_is_sent_as_typed() {
     let scratch = Scratch::new();
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let out = run_orbit(&scratch, &server, &["-p", "/nosuch thing"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    orbit_ok(&scratch, &server, &["-p", "/nosuch thing"]);
     assert_eq!(sent_text(&server.bodies()[0]), "/nosuch thing");
 }
 
@@ -143,11 +139,7 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     let notes = lines_with(&out.stderr, "not trusted");
     assert_eq!(notes.len(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("permission check failed"),
-        "{}",
-        out.stderr
-    );
+    assert_contains(&out.stderr, "permission check failed");
     assert!(server.requests().is_empty());
     assert!(!scratch.path().join("made-by-command").exists());
     // Without `!`: sent, with the session's model, one note line.
@@ -155,11 +147,7 @@ fn an_untrusted_projects_command_gets_no_allowed_tools_and_no_model() {
     let out = run_orbit(&scratch, &server, &["-p", "/fast"]);
     assert_ran_with_the_session_model(&out, &server.bodies()[0]);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("/fast: this folder is not trusted"),
-        "{}",
-        out.stderr
-    );
+    assert_contains(&out.stderr, "/fast: this folder is not trusted");
 }
 
 /// A Claude model named by a command cannot serve another provider's
@@ -250,17 +238,7 @@ fn the_allowed_tools_grant_does_not_outlive_its_prompt() {
 
 #[test]
 fn a_fifo_command_file_does_not_hang_and_is_named_once() {
-    let scratch = Scratch::new();
-    let dir = scratch.path().join(".claude/commands");
-    std::fs::create_dir_all(&dir).unwrap();
-    mkfifo(&dir.join("fifo.md"));
-    let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let (status, stderr) = run_for_stderr(
-        orbit_process(&scratch, &server.env()).args(["-p", "/fifo x"]),
-        RUN_LIMIT,
-    );
-    assert!(status.success(), "{stderr}");
-    assert_eq!(lines_with(&stderr, "fifo.md").len(), 1, "{stderr}");
+    let server = run_beside_a_fifo(".claude/commands/fifo.md", &["-p", "/fifo x"], RUN_LIMIT);
     assert_eq!(sent_text(&server.bodies()[0]), "/fifo x");
 }
 
@@ -279,9 +257,7 @@ fn init_lists_user_and_namespaced_project_commands() {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
     let mut env = server.env();
     env.push(("CLAUDE_CONFIG_DIR".into(), claude_dir.display().to_string()));
-    let out =
-        run_stream_json_with_env(&scratch, &env, "/frontend:component Button", &["--verbose"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = stream_json_ok_with_env(&scratch, &env, "/frontend:component Button", &["--verbose"]);
     let init = out.lines().into_iter().next().unwrap();
     assert_eq!(
         init["slash_commands"],
@@ -333,8 +309,7 @@ fn user_prompt_expansion_hooks_see_the_command_add_context_and_block() {
     );
 
     let server = FakeAnthropic::start(vec![Reply::text("reviewed")]);
-    let out = run_orbit(&scratch, &server, &["-p", "/review src/x.rs"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    orbit_ok(&scratch, &server, &["-p", "/review src/x.rs"]);
     let input: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(input["hook_event_name"], "UserPromptExpansion");
     assert_eq!(input["expansion_type"], "slash_command");
@@ -344,19 +319,17 @@ fn user_prompt_expansion_hooks_see_the_command_add_context_and_block() {
     assert_eq!(input["prompt"], "/review src/x.rs");
     let sent = sent_text(&server.bodies()[0]);
     assert!(sent.contains("Review src/x.rs."), "{sent}");
-    assert!(
-        sent.contains("UserPromptExpansion hook additional context: EXTRA-CTX"),
-        "{sent}"
+    assert_contains(
+        &sent,
+        "UserPromptExpansion hook additional context: EXTRA-CTX",
     );
 
     let server = FakeAnthropic::start(vec![Reply::text("must not be asked")]);
     let out = run_orbit(&scratch, &server, &["-p", "/deploy"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(server.request_count(), 0);
-    assert!(
-        out.stderr
-            .contains("/deploy: UserPromptExpansion operation blocked by hook: not on Fridays"),
-        "{}",
-        out.stderr
+    assert_contains(
+        &out.stderr,
+        "/deploy: UserPromptExpansion operation blocked by hook: not on Fridays",
     );
 }

@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use orbit_test_support::{FakeAnthropic, Reply};
+use orbit_test_support::FakeAnthropic;
 use serde_json::json;
 
 use super::common::{Scratch, bash_calls, drain, orbit_process, wait_within};
@@ -18,14 +18,10 @@ const STOP_LIMIT: Duration = Duration::from_secs(20);
 
 /// The script: a Bash call that leaves a marker file, then an answer.
 fn marker_script() -> FakeAnthropic {
-    FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_1",
-            "Bash",
-            json!({"command": "echo hi > marker.txt"}),
-        ),
-        Reply::text("done"),
-    ])
+    bash_calls(
+        &[("toolu_1", json!({"command": "echo hi > marker.txt"}))],
+        "done",
+    )
 }
 
 #[test]

@@ -7,7 +7,8 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit, orbit_with_env, run, run_stream_json};
+use super::common::{Scratch, orbit, orbit_with_env, run};
+use super::harness::stream_json_ok;
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"],"additionalProperties":false}"#;
 
@@ -167,13 +168,12 @@ fn a_schema_from_a_file_and_bad_schemas() {
     let scratch = Scratch::new();
     let file = scratch.write("schema.json", SCHEMA);
     let server = FakeAnthropic::start(vec![output_call("toolu_1", json!({"answer": 1}))]);
-    let out = run_stream_json(
+    let out = stream_json_ok(
         &scratch,
         &server,
         "answer",
         &["--json-schema", &file.display().to_string()],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.result()["structured_output"], json!({"answer": 1}));
 
     let cases = [

@@ -63,6 +63,16 @@ fn server(third_type: &str) -> FakeAnthropic {
     server
 }
 
+/// Every file in `dir` (what a hook wrote, one input per file), parsed as JSON.
+fn json_files(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()).unwrap()
+        })
+        .collect()
+}
+
 fn scratch() -> Scratch {
     let scratch = Scratch::new();
     std::fs::create_dir_all(scratch.path().join(".claude/agents")).unwrap();
@@ -195,20 +205,10 @@ fn subagent_lines_carry_the_agent_call_id_and_subagent_stop_fires() {
         assert!(mine.iter().any(|l| l["type"] == "assistant"), "{id}");
         assert!(mine.iter().any(|l| l["type"] == "user"), "{id}");
     }
-    let stops: Vec<Value> = std::fs::read_dir(&log)
-        .unwrap()
-        .map(|entry| {
-            serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()).unwrap()
-        })
-        .collect();
+    let stops = json_files(&log);
     assert_eq!(stops.len(), 3, "{stops:?}");
     // SubagentStart once per subagent, with its id and type.
-    let started: Vec<Value> = std::fs::read_dir(&starts)
-        .unwrap()
-        .map(|entry| {
-            serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()).unwrap()
-        })
-        .collect();
+    let started = json_files(&starts);
     assert_eq!(started.len(), 3, "{started:?}");
     for start in &started {
         assert_eq!(start["hook_event_name"], "SubagentStart");

@@ -21,6 +21,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use serde_json::{Value, json};
 
 use super::common::{Outcome, Scratch, git_in, run_stream_json};
+use super::harness::orbit_ok;
 
 /// Longest wait for the sleeping subagent's pid file, in milliseconds.
 const PID_WAIT_MS: u64 = 20_000;
@@ -33,8 +34,23 @@ fn last_text(body: &Value) -> String {
     body::last_message(body).to_string()
 }
 
-fn agent_call(id: &str, input: Value) -> Reply {
-    Reply::turn(Turn::new().tool_use(id, "Agent", input).usage(10, 1))
+/// A model turn that calls `tool` with `input` (10 tokens in, 1 out).
+fn tool_turn(id: &str, tool: &str, input: Value) -> Reply {
+    Reply::turn(Turn::new().tool_use(id, tool, input).usage(10, 1))
+}
+
+/// A model turn that runs `command` through Bash.
+fn bash_turn(id: &str, command: &str) -> Reply {
+    tool_turn(id, "Bash", json!({"command": command}))
+}
+
+/// The parent's Agent call `toolu_bg`, run in the background.
+fn background_agent(description: &str, prompt: &str) -> Reply {
+    tool_turn(
+        "toolu_bg",
+        "Agent",
+        json!({"description": description, "prompt": prompt, "run_in_background": true}),
+    )
 }
 
 fn run(scratch: &Scratch, server: &FakeAnthropic) -> Outcome {
@@ -64,25 +80,14 @@ fn background_server() -> FakeAnthropic {
         let results = body::tool_results(b);
         Some(if first_text(b).contains("BG-GO") {
             if results.is_empty() {
-                Reply::turn(
-                    Turn::new()
-                        .tool_use(
-                            "toolu_s1",
-                            "Bash",
-                            json!({"command": "sleep 1; echo BG-OUT"}),
-                        )
-                        .usage(10, 1),
-                )
+                bash_turn("toolu_s1", "sleep 1; echo BG-OUT")
             } else {
                 Reply::text("BG-ANSWER")
             }
         } else if last_text(b).contains("task-notification") {
             Reply::text("PARENT-FINAL")
         } else if results.is_empty() {
-            agent_call(
-                "toolu_bg",
-                json!({"description": "bg task", "prompt": "BG-GO", "run_in_background": true}),
-            )
+            background_agent("bg task", "BG-GO")
         } else {
             Reply::text("PARENT-WAITING")
         })
@@ -179,26 +184,15 @@ fn task_stop_stops_a_background_agent_mid_tool_and_leaves_no_process() {
         let results = body::tool_results(b);
         Some(if first_text(b).contains("STOP-GO") {
             let command = "echo $$ > sleep.pid; exec sleep 300";
-            Reply::turn(
-                Turn::new()
-                    .tool_use("toolu_s1", "Bash", json!({"command": command}))
-                    .usage(10, 1),
-            )
+            bash_turn("toolu_s1", command)
         } else if last_text(b).contains("task-notification") {
             Reply::text("PARENT-FINAL")
         } else if results.is_empty() {
-            agent_call(
-                "toolu_bg",
-                json!({"description": "stop task", "prompt": "STOP-GO", "run_in_background": true}),
-            )
+            background_agent("stop task", "STOP-GO")
         } else if results[0].tool_use_id == "toolu_bg" {
             // The parent waits (in its own Bash) until the sleep runs.
             let wait = "while [ ! -s sleep.pid ]; do sleep 0.05; done; cat sleep.pid";
-            Reply::turn(
-                Turn::new()
-                    .tool_use("toolu_wait", "Bash", json!({"command": wait}))
-                    .usage(10, 1),
-            )
+            bash_turn("toolu_wait", wait)
         } else if results[0].tool_use_id == "toolu_wait" {
             let pid = wait_for_pid(&file);
             *record.lock().unwrap() = Some((pid, alive(pid)));
@@ -270,22 +264,20 @@ fn repo() -> Scratch {
     scratch
 }
 
-/// Runs one foreground worktree agent whose Bash runs `command`; returns
-/// the run, the Bash output the subagent saw and the parent's tool_result.
-fn worktree_run(scratch: &Scratch, command: &'static str) -> (Outcome, String, String) {
+/// Runs one foreground worktree agent whose Bash runs `command`; the run
+/// must succeed. Returns the Bash output the subagent saw and the
+/// parent's tool_result.
+fn worktree_run(scratch: &Scratch, command: &'static str) -> (String, String) {
     let server = FakeAnthropic::start(vec![]);
     server.respond_with(move |_, b| {
         let results = body::tool_results(b);
         Some(
             match (first_text(b).contains("WT-GO"), results.is_empty()) {
-                (true, true) => Reply::turn(
-                    Turn::new()
-                        .tool_use("toolu_s1", "Bash", json!({"command": command}))
-                        .usage(10, 1),
-                ),
+                (true, true) => bash_turn("toolu_s1", command),
                 (true, false) => Reply::text("WT-ANSWER"),
-                (false, true) => agent_call(
+                (false, true) => tool_turn(
                     "toolu_wt",
+                    "Agent",
                     json!({"description": "wt task", "prompt": "WT-GO", "isolation": "worktree"}),
                 ),
                 (false, false) => Reply::text("PARENT-DONE"),
@@ -293,6 +285,7 @@ fn worktree_run(scratch: &Scratch, command: &'static str) -> (Outcome, String, S
         )
     });
     let out = run(scratch, &server);
+    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
     let bodies = server.bodies();
     let sub = bodies
         .iter()
@@ -303,7 +296,7 @@ fn worktree_run(scratch: &Scratch, command: &'static str) -> (Outcome, String, S
         .first()
         .map(|r| r.text.clone())
         .unwrap_or_default();
-    (out, sub, parent)
+    (sub, parent)
 }
 
 fn worktrees_dir(scratch: &Scratch) -> PathBuf {
@@ -323,8 +316,7 @@ fn git_out(scratch: &Scratch, args: &[&str]) -> String {
 #[test]
 fn a_worktree_agent_works_in_a_fresh_worktree_removed_when_it_ends_clean() {
     let scratch = repo();
-    let (out, seen, parent) = worktree_run(&scratch, "pwd; git worktree list");
-    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    let (seen, parent) = worktree_run(&scratch, "pwd; git worktree list");
     let pwd = seen.lines().next().unwrap_or_default().to_string();
     let expected = worktrees_dir(&scratch).join("agent-a");
     assert!(pwd.starts_with(&expected.display().to_string()), "{seen}");
@@ -340,8 +332,7 @@ fn a_worktree_agent_works_in_a_fresh_worktree_removed_when_it_ends_clean() {
 #[test]
 fn a_worktree_with_changes_is_kept_and_its_path_reported() {
     let scratch = repo();
-    let (out, seen, parent) = worktree_run(&scratch, "pwd; echo new > new.txt");
-    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    let (seen, parent) = worktree_run(&scratch, "pwd; echo new > new.txt");
     let pwd = seen.lines().next().unwrap_or_default().to_string();
     assert!(
         parent.contains(&format!("<worktree><worktreePath>{pwd}</worktreePath>")),
@@ -369,16 +360,9 @@ fn ctrl_c_while_a_background_agent_runs_stops_it_and_ends_the_run() {
     server.respond_with(|_, b| {
         Some(if first_text(b).contains("INT-GO") {
             let command = "echo $$ > sleep.pid; exec sleep 300";
-            Reply::turn(
-                Turn::new()
-                    .tool_use("toolu_s1", "Bash", json!({"command": command}))
-                    .usage(10, 1),
-            )
+            bash_turn("toolu_s1", command)
         } else if body::tool_results(b).is_empty() {
-            agent_call(
-                "toolu_bg",
-                json!({"description": "int task", "prompt": "INT-GO", "run_in_background": true}),
-            )
+            background_agent("int task", "INT-GO")
         } else {
             Reply::text("PARENT-WAITING")
         })
@@ -442,7 +426,7 @@ fn an_sdk_session_gets_the_notification_as_a_later_turn_even_after_stdin_closed(
 fn json_output_is_one_document_with_the_last_turn_s_result() {
     let scratch = Scratch::new();
     let server = background_server();
-    let out = super::common::run_orbit(
+    let out = orbit_ok(
         &scratch,
         &server,
         &[
@@ -453,7 +437,6 @@ fn json_output_is_one_document_with_the_last_turn_s_result() {
             "--dangerously-skip-permissions",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let document: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| {
         panic!("{e}: {}", out.stdout);
     });
@@ -465,8 +448,7 @@ fn a_repository_s_claude_link_does_not_place_the_worktree_elsewhere() {
     let scratch = repo();
     let outside = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), scratch.path().join(".claude")).unwrap();
-    let (out, seen, parent) = worktree_run(&scratch, "pwd");
-    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    let (seen, parent) = worktree_run(&scratch, "pwd");
     assert!(seen.is_empty(), "the subagent ran: {seen}");
     assert!(parent.contains("is a link"), "{parent}");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);

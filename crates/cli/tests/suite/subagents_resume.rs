@@ -13,7 +13,8 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn};
 use orbit_tool::texts::engine::INTERRUPT_MESSAGE_FOR_TOOL_USE;
 use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit_process, run_stream_json};
+use super::common::{Scratch, orbit_process};
+use super::harness::stream_json_ok;
 
 const SESSION: &str = "5ab0a9e0-1234-4abc-8def-0123456789ab";
 /// Longest wait for the subagent's second request, in milliseconds.
@@ -113,17 +114,12 @@ fn sigkill_mid_subagent_then_resume_pairs_the_agent_call_and_keeps_the_sidechain
 
     // The resume pairs the parent's Agent call as any interrupted tool.
     let resume_server = FakeAnthropic::start(vec![Reply::text("resumed")]);
-    let out = run_stream_json(&scratch, &resume_server, "go on", &["-r", SESSION]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok(&scratch, &resume_server, "go on", &["-r", SESSION]);
     let resumed = &resume_server.bodies()[0];
     let all = body::messages(resumed);
-    let uses: Vec<&Value> = all
-        .iter()
-        .flat_map(|m| m["content"].as_array().into_iter().flatten())
-        .filter(|b| b["type"] == "tool_use")
-        .collect();
+    let uses = body::tool_uses(resumed);
     assert_eq!(uses.len(), 1, "{resumed}");
-    assert_eq!(uses[0]["id"], "toolu_agent");
+    assert_eq!(uses[0].0, "toolu_agent");
     let results: Vec<_> = all.iter().flat_map(body::message_tool_results).collect();
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(results[0].tool_use_id, "toolu_agent");

@@ -3,15 +3,15 @@
 
 use orbit_test_support::{FakeAnthropic, Reply, body};
 
-use super::common::{Scratch, run_stream_json, s};
+use super::common::{Scratch, s};
+use super::harness::stream_json_ok;
 
 /// Upper bound of the first request body with the built-in tools (issue 2).
 const FIRST_REQUEST_MAX_BYTES: usize = 16 * 1024;
 
 fn first_request_system(scratch: &Scratch, extra: &[&str]) -> (String, usize) {
     let server = FakeAnthropic::start(vec![Reply::text("ok")]);
-    let out = run_stream_json(scratch, &server, "hi", extra);
-    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    stream_json_ok(scratch, &server, "hi", extra);
     let request = server.requests().remove(0);
     (body::system_text(&request.body), request.raw_body.len())
 }

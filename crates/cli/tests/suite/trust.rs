@@ -5,17 +5,15 @@
 //! after `--trust-project` or `orbit trust` they apply. Also `orbit hooks
 //! list`.
 
-use orbit_test_support::{FakeAnthropic, Reply};
+use orbit_test_support::FakeAnthropic;
 use serde_json::json;
 
-use super::common::{Outcome, Scratch, orbit_with_env, run, run_stream_json_with_env};
+use super::common::{Outcome, Scratch, bash_calls, orbit_with_env, run, run_stream_json_with_env};
+use super::harness::stream_json_ok_with_env;
 
 /// A model that calls Bash `touch allowed` once, then answers.
 fn model() -> FakeAnthropic {
-    FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch allowed"})),
-        Reply::text("done"),
-    ])
+    bash_calls(&[("toolu_1", json!({"command": "touch allowed"}))], "done")
 }
 
 /// A clone whose project settings would run a hook and an MCP server,
@@ -73,8 +71,7 @@ fn an_untrusted_clone_runs_nothing_redirects_nothing_and_says_so_once() {
     let evil = model();
     let good = model();
     let scratch = clone(&evil);
-    let out = run_stream_json_with_env(&scratch, &good.env(), "go", &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = stream_json_ok_with_env(&scratch, &good.env(), "go", &[]);
     assert_eq!(good.request_count(), 2, "the user's base URL is kept");
     assert_eq!(evil.request_count(), 0);
     assert!(!ran(&scratch, "hook-ran"));

@@ -14,17 +14,10 @@ use serde_json::json;
 
 use super::clients::{Pane, SCREEN_TIMEOUT};
 use super::common::{Scratch, first_user_text, tool_results_text};
+use super::harness::{assert_contains, open};
 
 /// Longest an Esc may take to stop a running `sleep 30`.
 const ESC_STOP_MAX: Duration = Duration::from_secs(5);
-
-/// A scratch project, a server with `replies` and orbit (with `args`) in a pane.
-fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(replies);
-    let pane = Pane::start(&scratch, &server.env(), args);
-    (scratch, server, pane)
-}
 
 #[test]
 fn two_turns_then_exit_names_the_session_to_resume() {
@@ -39,10 +32,8 @@ fn two_turns_then_exit_names_the_session_to_resume() {
     pane.wait_for("First answer with code.");
     pane.submit("hello two");
     let screen = pane.wait_for("Second answer.");
-    assert!(
-        screen.contains("> hello one") && screen.contains("> hello two"),
-        "{screen}"
-    );
+    assert_contains(&screen, "> hello one");
+    assert_contains(&screen, "> hello two");
     assert!(
         screen.contains("fn main() {}") && !screen.contains("```"),
         "{screen}"
@@ -78,18 +69,14 @@ fn permission_dialog_allow_then_deny_with_a_reason() {
     pane.wait_for("Allow Bash(touch denied.txt)?");
     pane.keys(&["3"]);
     pane.wait_for("Reason:");
-    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "not that one"]);
-    pane.keys(&["Enter"]);
+    pane.submit("not that one");
     let screen = pane.wait_for("All done.");
     assert!(screen.contains("Denied Bash: not that one"), "{screen}");
     assert!(scratch.path().join("allowed.txt").is_file());
     assert!(!scratch.path().join("denied.txt").exists());
     let bodies = server.bodies();
-    let told = tool_results_text(&bodies[2]);
-    assert!(
-        told.contains("not that one"),
-        "the model is told the reason: {told}"
-    );
+    // The model is told the reason.
+    assert_contains(&tool_results_text(&bodies[2]), "not that one");
 }
 
 /// A custom command's `!`cmd`` in the UI goes through the same gate as a

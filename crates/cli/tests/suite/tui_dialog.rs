@@ -16,7 +16,8 @@ use serde_json::json;
 use orbit_test_support::{FakeAnthropic, Reply};
 
 use super::clients::Pane;
-use super::common::{Scratch, tool_results_text};
+use super::common::{Scratch, bash_calls, tool_results_text};
+use super::harness::{assert_contains, write_call};
 
 /// Claude Code's interactive reject text (no reason given).
 const REJECTED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
@@ -41,6 +42,27 @@ fn dialog_rows(screen: &str, title: &str) -> String {
         .join("\n")
 }
 
+/// Waits for the ask `title`; its rows must be "1. Yes", `second` and
+/// [`NO_ROW`].
+fn assert_ask_rows(pane: &Pane, title: &str, second: &str) {
+    let rows = dialog_rows(&pane.wait_for(title), title);
+    for row in ["1. Yes", second, NO_ROW] {
+        assert_contains(&rows, row);
+    }
+}
+
+/// None of what a call that needs no ask could still show — its own ask,
+/// a trust prompt — is in `screen`.
+fn assert_not_asked(screen: &str, call: &str) {
+    for never in [
+        format!("Allow {call}?").as_str(),
+        "Trust this folder?",
+        "not a trusted folder",
+    ] {
+        assert!(!screen.contains(never), "{never}:\n{screen}");
+    }
+}
+
 /// Answering "2" saves `Bash(touch:*)` outside the project; after `/clear`
 /// and after a restart the same kind of command runs without a dialog,
 /// and nothing asks to trust the folder.
@@ -56,13 +78,10 @@ fn a_rule_saved_with_2_applies_after_clear_and_a_restart_without_trust() {
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("make one");
     let screen = pane.wait_for("Allow Bash(touch one.txt)?");
-    assert!(
-        screen.contains("2. Yes, and don't ask again for Bash(touch:*)"),
-        "{screen}"
-    );
+    assert_contains(&screen, "2. Yes, and don't ask again for Bash(touch:*)");
     pane.keys(&["2"]);
     let screen = pane.wait_for("Made one.");
-    assert!(screen.contains("Always allowed: Bash(touch:*)"), "{screen}");
+    assert_contains(&screen, "Always allowed: Bash(touch:*)");
     assert!(scratch.path().join("one.txt").is_file());
     // Kept in the user's data directory, keyed by the project; the
     // project gets no settings file a repository could also ship.
@@ -81,32 +100,19 @@ fn a_rule_saved_with_2_applies_after_clear_and_a_restart_without_trust() {
     pane.submit("make two");
     let screen = pane.wait_for("Made two.");
     assert!(scratch.path().join("two.txt").is_file());
-    let after_clear = after(&screen, "/clear");
-    for never in [
-        "Allow Bash(touch two.txt)?",
-        "Trust this folder?",
-        "not a trusted folder",
-    ] {
-        assert!(!after_clear.contains(never), "{never}:\n{screen}");
-    }
+    assert_not_asked(after(&screen, "/clear"), "Bash(touch two.txt)");
     pane.exit();
     drop(pane);
 
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_3", "Bash", json!({"command": "touch three.txt"})),
-        Reply::text("Made three."),
-    ]);
+    let server = bash_calls(
+        &[("toolu_3", json!({"command": "touch three.txt"}))],
+        "Made three.",
+    );
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("make three");
     let screen = pane.wait_for("Made three.");
     assert!(scratch.path().join("three.txt").is_file());
-    for never in [
-        "Allow Bash(touch three.txt)?",
-        "Trust this folder?",
-        "not a trusted folder",
-    ] {
-        assert!(!screen.contains(never), "{never}:\n{screen}");
-    }
+    assert_not_asked(&screen, "Bash(touch three.txt)");
 }
 
 /// Bash, Write and WebFetch asks show the same rows with the same keys
@@ -119,11 +125,7 @@ fn every_kind_of_ask_uses_the_same_keys_and_a_no_tells_the_model_why() {
     let file = scratch.path().join("notes.txt");
     let server = FakeAnthropic::start(vec![
         Reply::tool_use("toolu_bash", "Bash", json!({"command": "touch a.txt"})),
-        Reply::tool_use(
-            "toolu_write",
-            "Write",
-            json!({"file_path": file.display().to_string(), "content": "hi\n"}),
-        ),
+        write_call("toolu_write", &file, "hi\n"),
         Reply::tool_use(
             "toolu_fetch",
             "WebFetch",
@@ -139,65 +141,55 @@ fn every_kind_of_ask_uses_the_same_keys_and_a_no_tells_the_model_why() {
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("do four things");
 
-    let title = "Allow Bash(touch a.txt)?";
-    let rows = dialog_rows(&pane.wait_for(title), title);
-    assert!(rows.contains("1. Yes"), "{rows}");
-    assert!(
-        rows.contains("2. Yes, and don't ask again for Bash(touch:*)"),
-        "{rows}"
-    );
-    assert!(rows.contains(NO_ROW), "{rows}");
-    pane.keys(&["1"]);
-
-    let title = "Allow Write(";
-    let rows = dialog_rows(&pane.wait_for(title), title);
-    assert!(rows.contains("1. Yes"), "{rows}");
     let edit_rule = format!("2. Yes, and don't ask again for Edit(/{})", file.display());
-    assert!(rows.contains(&edit_rule), "{rows}");
-    assert!(rows.contains(NO_ROW), "{rows}");
-    pane.keys(&["2"]);
-
-    let title = "Allow WebFetch(";
-    let rows = dialog_rows(&pane.wait_for(title), title);
-    assert!(rows.contains("1. Yes"), "{rows}");
-    assert!(
-        rows.contains("2. Yes, and don't ask again for WebFetch(domain:docs.example.org)"),
-        "{rows}"
-    );
-    assert!(rows.contains(NO_ROW), "{rows}");
-    pane.keys(&["3"]);
-    pane.wait_for("Reason:");
-    pane.tmux(&["send-keys", "-t", &pane.name, "-l", "no network today"]);
-    pane.keys(&["Enter"]);
-
-    let title = "Allow Bash(GREETING=hi touch b.txt)?";
-    let rows = dialog_rows(&pane.wait_for(title), title);
-    assert!(
-        rows.contains("2. Yes, and don't ask again (no rule can cover this call)"),
-        "{rows}"
-    );
-    assert!(rows.contains(NO_ROW), "{rows}");
-    // "2" cannot be chosen here; "3" is still No.
-    pane.keys(&["2"]);
-    pane.keys(&["3"]);
-    pane.wait_for("Reason:");
-    pane.keys(&["Enter"]);
+    // (the ask's title, its row 2, the keys pressed in turn, the reason
+    // typed after a "no"). At the last ask "2" cannot be chosen; "3" is
+    // still No.
+    let asks: [(&str, &str, &[&str], Option<&str>); 4] = [
+        (
+            "Allow Bash(touch a.txt)?",
+            "2. Yes, and don't ask again for Bash(touch:*)",
+            &["1"],
+            None,
+        ),
+        ("Allow Write(", &edit_rule, &["2"], None),
+        (
+            "Allow WebFetch(",
+            "2. Yes, and don't ask again for WebFetch(domain:docs.example.org)",
+            &["3"],
+            Some("no network today"),
+        ),
+        (
+            "Allow Bash(GREETING=hi touch b.txt)?",
+            "2. Yes, and don't ask again (no rule can cover this call)",
+            &["2", "3"],
+            Some(""),
+        ),
+    ];
+    for (title, second, keys, reason) in asks {
+        assert_ask_rows(&pane, title, second);
+        for key in keys {
+            pane.keys(&[*key]);
+        }
+        if let Some(reason) = reason {
+            pane.wait_for("Reason:");
+            match reason {
+                "" => pane.keys(&["Enter"]),
+                typed => pane.submit(typed),
+            }
+        }
+    }
 
     let screen = pane.wait_for("All asked.");
-    assert!(
-        screen.contains("Denied WebFetch: no network today"),
-        "{screen}"
-    );
+    assert_contains(&screen, "Denied WebFetch: no network today");
     assert!(scratch.path().join("a.txt").is_file());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hi\n");
     assert!(!scratch.path().join("b.txt").exists());
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 5);
+    // The model is told the reason.
     let told = tool_results_text(&bodies[3]);
-    assert!(
-        told.contains(&format!("{REJECTED_BECAUSE}no network today")),
-        "the model is told the reason: {told}"
-    );
+    assert_contains(&told, &format!("{REJECTED_BECAUSE}no network today"));
     let told = tool_results_text(&bodies[4]);
     assert!(told.contains(REJECTED), "{told}");
     for body in &bodies[3..] {
@@ -212,10 +204,10 @@ fn every_kind_of_ask_uses_the_same_keys_and_a_no_tells_the_model_why() {
 #[test]
 fn esc_in_the_dialog_denies_and_ends_the_turn() {
     let scratch = Scratch::new();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_esc", "Bash", json!({"command": "touch esc.txt"})),
-        Reply::text("Next prompt answered."),
-    ]);
+    let server = bash_calls(
+        &[("toolu_esc", json!({"command": "touch esc.txt"}))],
+        "Next prompt answered.",
+    );
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("make esc.txt");
     pane.wait_for("Allow Bash(touch esc.txt)?");

@@ -10,14 +10,7 @@ use orbit_test_support::{FakeAnthropic, Reply};
 
 use super::clients::Pane;
 use super::common::{Scratch, first_user_text};
-
-/// A scratch project, a server with `replies` and orbit (with `args`) in a pane.
-fn open(replies: Vec<Reply>, args: &[&str]) -> (Scratch, FakeAnthropic, Pane) {
-    let scratch = Scratch::new();
-    let server = FakeAnthropic::start(replies);
-    let pane = Pane::start(&scratch, &server.env(), args);
-    (scratch, server, pane)
-}
+use super::harness::{assert_contains, local_model_pane, open, write_call};
 
 /// A 13-line Python file.
 fn thirteen_lines() -> String {
@@ -92,16 +85,10 @@ fn a_resize_mid_stream_leaves_no_old_live_region_in_the_scrollback() {
     }
     // Every final line is there once: nothing was lost or repeated.
     let lines: Vec<&str> = all.lines().map(str::trim_end).collect();
-    for n in 1..=40 {
-        let line = format!("before {n}");
-        assert_eq!(
-            lines.iter().filter(|l| **l == line).count(),
-            1,
-            "{line}: {all}"
-        );
-    }
-    for n in 1..=30 {
-        let line = format!("streamed {n}");
+    let finals = (1..=40)
+        .map(|n| format!("before {n}"))
+        .chain((1..=30).map(|n| format!("streamed {n}")));
+    for line in finals {
         assert_eq!(
             lines.iter().filter(|l| **l == line).count(),
             1,
@@ -174,10 +161,7 @@ fn compact_shows_its_progress_and_a_summary_ctrl_o_expands() {
     pane.wait_idle();
     pane.keys(&["C-o"]);
     let screen = pane.wait_for("the user said hi and got an answer");
-    assert!(
-        screen.contains("Summary of the conversation so far"),
-        "{screen}"
-    );
+    assert_contains(&screen, "Summary of the conversation so far");
 }
 
 /// `/init` asks the model to write CLAUDE.md with the Write tool; the
@@ -187,11 +171,7 @@ fn init_has_the_model_write_claude_md() {
     let scratch = Scratch::new();
     let file = scratch.path().join("CLAUDE.md");
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use(
-            "toolu_w",
-            "Write",
-            json!({"file_path": file.display().to_string(), "content": "# Project\n\nRun `make test`.\n"}),
-        ),
+        write_call("toolu_w", &file, "# Project\n\nRun `make test`.\n"),
         Reply::text("Wrote CLAUDE.md."),
     ]);
     let pane = Pane::start(&scratch, &server.env(), &[]);
@@ -235,10 +215,7 @@ fn a_large_paste_is_echoed_collapsed_and_sent_whole() {
     pane.wait_for("[Pasted text #1 +30 lines]");
     pane.submit(" what failed?");
     let screen = pane.wait_for("Got the log.");
-    assert!(
-        screen.contains("> [Pasted text #1 +30 lines] what failed?"),
-        "{screen}"
-    );
+    assert_contains(&screen, "> [Pasted text #1 +30 lines] what failed?");
     assert!(!screen.contains("log line 17"), "echoed whole: {screen}");
     let prompt = first_user_text(&server.bodies()[0]);
     assert!(
@@ -253,12 +230,8 @@ fn a_large_paste_is_echoed_collapsed_and_sent_whole() {
 #[test]
 fn status_on_the_local_model_shows_the_warm_server() {
     let scratch = Scratch::new();
-    orbit_test_support::stub_local_runtime(
-        &scratch.home().join(".orbit"),
-        orbit_test_support::HEALTHY_LLAMA_SERVER,
-    );
     let env = [("ORBIT_LOCAL_KEEP_ALIVE".to_string(), "2".to_string())];
-    let pane = Pane::start(&scratch, &env, &[]);
+    let pane = local_model_pane(&scratch, &env);
     let model = orbit_local::MODEL_NAME;
     pane.wait_until("local · MODEL in the status line", |_| {
         pane.visible().contains(&format!("local · {model} · "))

@@ -7,7 +7,10 @@
 use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply};
 
 use super::clients::Pane;
-use super::common::{Scratch, run_stream_json};
+use super::common::{Scratch, run_stream_json_with_env};
+use super::harness::{
+    assert_contains, local_model_pane, saved_session, status_line, stream_json_ok,
+};
 
 /// A warning orbit prints while the UI runs (a settings `env` entry it
 /// ignores; said again by `/clear`'s new session) becomes a line of its
@@ -71,26 +74,20 @@ fn continue_shows_the_previous_prompts_and_a_resumed_line() {
     let answer = format!("The answer is forty-two.\n\n{long}");
     let first = FakeAnthropic::start(vec![Reply::text(answer)]);
     let model = ["--model", "claude-sonnet-4-5"];
-    let out = run_stream_json(&scratch, &first, "what is the answer alpha", &model);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let id = out.result()["session_id"].as_str().unwrap().to_string();
+    let id = saved_session(&scratch, &first, "what is the answer alpha", &model);
 
     let server = FakeAnthropic::start(vec![]);
     let pane = Pane::start(&scratch, &server.env(), &["--continue", model[0], model[1]]);
     let screen = pane.wait_for("Resumed session");
-    assert!(screen.contains("> what is the answer alpha"), "{screen}");
-    assert!(screen.contains("The answer is forty-two."), "{screen}");
-    assert!(
-        screen.contains(&format!("Resumed session {id} (2 messages)")),
-        "{screen}"
-    );
+    assert_contains(&screen, "> what is the answer alpha");
+    assert_contains(&screen, "The answer is forty-two.");
+    assert_contains(&screen, &format!("Resumed session {id} (2 messages)"));
     let prompt_at = screen.find("> what is the answer alpha").unwrap();
     assert!(
         prompt_at < screen.find("Resumed session").unwrap(),
         "{screen}"
     );
-    let visible = pane.visible();
-    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    let status = status_line(&pane);
     assert!(!status.contains("ctx 0%"), "{status}");
 }
 
@@ -100,19 +97,14 @@ fn continue_shows_the_previous_prompts_and_a_resumed_line() {
 fn a_compacted_session_resumed_shows_its_summary_collapsed() {
     let scratch = Scratch::new();
     let first = FakeAnthropic::start(vec![Reply::text("The answer is 42.")]);
-    let out = run_stream_json(&scratch, &first, "What is the answer?", &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok(&scratch, &first, "What is the answer?", &[]);
     let compacting = FakeAnthropic::start(vec![Reply::text("SUMMARY-OF-THE-QUESTION")]);
-    let out = run_stream_json(&scratch, &compacting, "/compact", &["-c", "--verbose"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    stream_json_ok(&scratch, &compacting, "/compact", &["-c", "--verbose"]);
 
     let server = FakeAnthropic::start(vec![]);
     let pane = Pane::start(&scratch, &server.env(), &["--continue"]);
     let screen = pane.wait_for("Resumed session");
-    assert!(
-        screen.contains("⎿ compacted summary (Ctrl-O to expand)"),
-        "{screen}"
-    );
+    assert_contains(&screen, "⎿ compacted summary (Ctrl-O to expand)");
     assert!(
         !screen.contains("This session is being continued"),
         "{screen}"
@@ -127,6 +119,16 @@ fn a_compacted_session_resumed_shows_its_summary_collapsed() {
     assert!(!line.trim_start().starts_with('>'), "{line:?}");
 }
 
+/// `/model sonnet` typed in `pane` is refused with `reason` and switches
+/// nothing; the status line afterwards.
+fn sonnet_refused(pane: &Pane, reason: &str) -> String {
+    pane.submit("/model sonnet");
+    let screen = pane.wait_for("Model not switched");
+    assert_contains(&screen, reason);
+    assert!(!screen.contains("Model set to"), "{screen}");
+    status_line(pane)
+}
+
 /// `/model sonnet` on an OpenAI-compatible provider is refused with the
 /// reason; the status line keeps the model in use, `/model` lists what the
 /// provider runs, and a model it runs is accepted.
@@ -137,15 +139,7 @@ fn model_sonnet_on_an_openai_provider_is_refused_with_the_reason() {
         Completion::new().text("hello").usage(40, 4),
     )]);
     let pane = Pane::start(&scratch, &server.env(), &[]);
-    pane.submit("/model sonnet");
-    let screen = pane.wait_for("Model not switched");
-    assert!(
-        screen.contains("sonnet runs on the Anthropic provider"),
-        "{screen}"
-    );
-    assert!(!screen.contains("Model set to"), "{screen}");
-    let visible = pane.visible();
-    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    let status = sonnet_refused(&pane, "sonnet runs on the Anthropic provider");
     assert!(status.contains("gpt-4.1"), "{status}");
     pane.submit("/model");
     let screen = pane.wait_for("Available:");
@@ -163,16 +157,12 @@ fn model_sonnet_on_an_openai_provider_is_refused_with_the_reason() {
 fn headless_model_is_checked_against_the_provider_too() {
     let scratch = Scratch::new();
     let server = FakeOpenAi::start(vec![]);
-    let out =
-        super::common::run_stream_json_with_env(&scratch, &server.env(), "/model sonnet", &[]);
+    let out = run_stream_json_with_env(&scratch, &server.env(), "/model sonnet", &[]);
     let result = out.result();
     assert_eq!(result["subtype"], "error_during_execution", "{result}");
     let errors = result["errors"].to_string();
-    assert!(
-        errors.contains("sonnet runs on the Anthropic provider"),
-        "{errors}"
-    );
-    let out = super::common::run_stream_json_with_env(&scratch, &server.env(), "/model", &[]);
+    assert_contains(&errors, "sonnet runs on the Anthropic provider");
+    let out = run_stream_json_with_env(&scratch, &server.env(), "/model", &[]);
     let text = out.result()["result"]
         .as_str()
         .unwrap_or_default()
@@ -188,20 +178,8 @@ fn headless_model_is_checked_against_the_provider_too() {
 #[test]
 fn model_sonnet_on_the_local_provider_is_refused_with_the_reason() {
     let scratch = Scratch::new();
-    orbit_test_support::stub_local_runtime(
-        &scratch.home().join(".orbit"),
-        orbit_test_support::HEALTHY_LLAMA_SERVER,
-    );
-    let pane = Pane::start(&scratch, &[], &[]);
-    pane.submit("/model sonnet");
-    let screen = pane.wait_for("Model not switched");
-    assert!(
-        screen.contains("the local provider runs one model"),
-        "{screen}"
-    );
-    assert!(!screen.contains("Model set to"), "{screen}");
-    let visible = pane.visible();
-    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
+    let pane = local_model_pane(&scratch, &[]);
+    let status = sonnet_refused(&pane, "the local provider runs one model");
     assert!(status.contains("qwen"), "{status}");
     assert!(!status.contains("sonnet"), "{status}");
 }
@@ -226,10 +204,9 @@ fn the_status_line_names_the_fallback_model_once_it_answers() {
     pane.submit("hello");
     pane.wait_for("answered by the fallback");
     pane.wait_idle();
-    let visible = pane.visible();
-    let status = visible.lines().rev().find(|r| r.contains("ctx ")).unwrap();
-    assert!(status.contains(FALLBACK), "{visible}");
-    assert!(!status.contains(MAIN), "{visible}");
+    let status = status_line(&pane);
+    assert!(status.contains(FALLBACK), "{status}");
+    assert!(!status.contains(MAIN), "{status}");
 }
 
 /// A resumed history shows each tool call as its one line, and the
@@ -263,14 +240,8 @@ fn a_resumed_history_shows_tool_lines_and_reminders_collapsed() {
     let screen = pane.wait_for("Resumed session");
     let resumed = &screen[screen.find("Resumed session").unwrap()..];
     let replayed = &screen[..screen.len() - resumed.len()];
-    assert!(
-        replayed.contains("> summarize @notes.txt please"),
-        "{screen}"
-    );
-    assert!(
-        replayed.contains("⎿ system reminder: Called the Read tool"),
-        "{screen}"
-    );
+    assert_contains(replayed, "> summarize @notes.txt please");
+    assert_contains(replayed, "⎿ system reminder: Called the Read tool");
     assert!(!replayed.contains("delta-content-17"), "{screen}");
     assert!(!replayed.contains("> <system-reminder>"), "{screen}");
     assert!(replayed.contains("Bash(echo gamma) ⎿ gamma"), "{screen}");
@@ -285,9 +256,7 @@ fn a_resumed_history_shows_tool_lines_and_reminders_collapsed() {
 fn the_resume_picker_shows_when_each_session_was_last_used() {
     let scratch = Scratch::new();
     let first = FakeAnthropic::start(vec![Reply::text("Saved.")]);
-    let out = run_stream_json(&scratch, &first, "an earlier session epsilon", &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let id = out.result()["session_id"].as_str().unwrap().to_string();
+    let id = saved_session(&scratch, &first, "an earlier session epsilon", &[]);
     let server = FakeAnthropic::start(vec![]);
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("/resume");

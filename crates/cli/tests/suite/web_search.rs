@@ -8,10 +8,12 @@
 
 use orbit_test_support::anthropic::side::{SEARCH_SUMMARY, SEARCH_TOOL_USE_ID, SearchHit};
 use orbit_test_support::search::FakeSearxng;
-use orbit_test_support::{Completion, FakeAnthropic, FakeOpenAi, OpenAiReply, Reply};
+use orbit_test_support::{FakeAnthropic, FakeOpenAi, Reply};
 use serde_json::{Value, json};
 
-use super::common::{Scratch, orbit_with_env, run, tool_results_text};
+use super::common::{Scratch, orbit_with_env, tool_results_text};
+use super::harness::{assert_contains, run_ok};
+use super::small_model::{call, text};
 
 const REMINDER: &str = "\n\n\nREMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks.";
 
@@ -35,8 +37,7 @@ fn anthropic_search(input: Value, flags: &[&str]) -> (FakeAnthropic, String) {
     let scratch = Scratch::new();
     let mut cmd = orbit_with_env(&scratch, &server.env());
     cmd.args(["-p", "look it up"]).args(flags);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    run_ok(cmd);
     let said = tool_results_text(&server.requests()[1].body);
     (server, said)
 }
@@ -130,17 +131,17 @@ fn openai_tool_text(body: &Value, n: usize) -> String {
 fn searxng_backend_with_the_openai_provider() {
     let searx = FakeSearxng::start(hits());
     let server = FakeOpenAi::start(vec![
-        OpenAiReply::completion(Completion::new().tool_call(
+        call(
             "call_1",
             "WebSearch",
             json!({"query": "rust async", "blocked_domains": ["evil.net"]}),
-        )),
-        OpenAiReply::completion(Completion::new().tool_call(
+        ),
+        call(
             "call_2",
             "Bash",
             json!({"command": "echo \"key=[$ORBIT_WEBSEARCH_API_KEY]\""}),
-        )),
-        OpenAiReply::completion(Completion::new().text("done")),
+        ),
+        text("done"),
     ]);
     let scratch = Scratch::new();
     let mut vars = server.env();
@@ -160,8 +161,7 @@ fn searxng_backend_with_the_openai_provider() {
             "--allowedTools",
             "Bash(echo:*)",
         ]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    run_ok(cmd);
     let asked = searx.requests();
     assert_eq!(asked.len(), 1);
     assert!(
@@ -187,22 +187,17 @@ fn searxng_backend_with_the_openai_provider() {
 #[test]
 fn without_a_backend_the_openai_provider_says_how_to_set_one() {
     let server = FakeOpenAi::start(vec![
-        OpenAiReply::completion(Completion::new().tool_call(
-            "call_1",
-            "WebSearch",
-            json!({"query": "rust async"}),
-        )),
-        OpenAiReply::completion(Completion::new().text("done")),
+        call("call_1", "WebSearch", json!({"query": "rust async"})),
+        text("done"),
     ]);
     let scratch = Scratch::new();
     let mut cmd = orbit_with_env(&scratch, &server.env());
     cmd.args(["-p", "look it up", "--allowedTools", "WebSearch"]);
-    let out = run(cmd);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    run_ok(cmd);
     let said = openai_tool_text(&server.bodies()[1], 0);
-    assert!(
-        said.contains("WebSearch is not available: the openai provider has no web search; set ORBIT_WEBSEARCH_BACKEND"),
-        "{said}"
+    assert_contains(
+        &said,
+        "WebSearch is not available: the openai provider has no web search; set ORBIT_WEBSEARCH_BACKEND",
     );
     assert_eq!(said.lines().count(), 1, "{said}");
 }
