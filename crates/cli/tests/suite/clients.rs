@@ -57,6 +57,9 @@ pub fn read_until(
     panic!("stdout ended first");
 }
 
+/// Longest wait for the next stdout line of a [`StreamJsonChild`].
+const STREAM_LINE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// `orbit --input-format stream-json --output-format stream-json --verbose
 /// EXTRA…` (stderr discarded) with its stdin to write lines to and its
 /// stdout as lines, for tests that speak the SDK protocol raw.
@@ -78,9 +81,25 @@ impl StreamJsonChild {
         let mut child = spawn_piped(&mut cmd, Stdio::null());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
-        let lines = std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok);
+        // Read on a thread, so a stalled orbit fails the test, not hangs it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let lines = std::iter::from_fn(move || match rx.recv_timeout(STREAM_LINE_TIMEOUT) {
+            Ok(line) => Some(line),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("no stdout line from orbit in {STREAM_LINE_TIMEOUT:?}")
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+        });
         Self {
             child,
             stdin,

@@ -9,7 +9,24 @@
 use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
+use super::common::{StreamJsonChild, sdk_user_line};
 use super::hooks::{Hooked, compacting_server};
+
+/// Hooks that only log: for each `(event, matcher, name)`, a
+/// [`Hooked::logger`] `name` that appends to `name.log` and exits 0, as
+/// that event's hook.
+pub(super) fn log_only(h: &Hooked, entries: &[(&str, &str, &str)]) {
+    let commands: Vec<String> = entries
+        .iter()
+        .map(|(_, _, name)| h.logger(name, &format!("{name}.log"), "exit 0"))
+        .collect();
+    let hooks: Vec<(&str, &str, &str, Option<u64>)> = entries
+        .iter()
+        .zip(&commands)
+        .map(|(&(event, matcher, _), command)| (event, matcher, command.as_str(), None))
+        .collect();
+    h.hooks(&hooks);
+}
 
 #[test]
 fn post_tool_batch_runs_once_per_message_with_every_call() {
@@ -45,12 +62,13 @@ fn post_tool_batch_runs_once_per_message_with_every_call() {
 #[test]
 fn stop_failure_fires_when_an_api_error_ends_the_turn() {
     let h = Hooked::new();
-    let failure = h.logger("failure", "failure.log", "exit 0");
-    let stop = h.logger("stop", "stop.log", "exit 0");
-    h.hooks(&[
-        ("StopFailure", "invalid_request", &failure, None),
-        ("Stop", "", &stop, None),
-    ]);
+    log_only(
+        &h,
+        &[
+            ("StopFailure", "invalid_request", "failure"),
+            ("Stop", "", "stop"),
+        ],
+    );
     let server = FakeAnthropic::start(vec![Reply::api_error(
         400,
         "invalid_request_error",
@@ -80,8 +98,7 @@ fn stop_failure_fires_when_an_api_error_ends_the_turn() {
 #[test]
 fn post_compact_gets_the_summary() {
     let h = Hooked::new();
-    let post = h.logger("post", "post.log", "exit 0");
-    h.hooks(&[("PostCompact", "auto", &post, None)]);
+    log_only(&h, &[("PostCompact", "auto", "post")]);
     let out = h.run(&compacting_server(), &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let log = h.logged("post.log");
@@ -99,12 +116,13 @@ fn post_compact_gets_the_summary() {
 #[test]
 fn failure_and_permission_inputs_carry_claude_code_s_fields() {
     let h = Hooked::new();
-    let failure = h.logger("failure", "failure.log", "exit 0");
-    let request = h.logger("request", "request.log", "exit 0");
-    h.hooks(&[
-        ("PostToolUseFailure", "Read", &failure, None),
-        ("PermissionRequest", "Bash", &request, None),
-    ]);
+    log_only(
+        &h,
+        &[
+            ("PostToolUseFailure", "Read", "failure"),
+            ("PermissionRequest", "Bash", "request"),
+        ],
+    );
     let missing = h.scratch.path().join("missing.txt").display().to_string();
     let server = FakeAnthropic::start(vec![
         Reply::turn(
@@ -134,10 +152,8 @@ fn failure_and_permission_inputs_carry_claude_code_s_fields() {
 #[test]
 fn instructions_loaded_names_each_memory_file_of_the_start() {
     let h = Hooked::new();
-    let log = h.logger("loaded", "loaded.log", "exit 0");
-    h.hooks(&[("InstructionsLoaded", "session_start", &log, None)]);
-    std::fs::create_dir_all(h.scratch.home().join(".claude")).unwrap();
-    std::fs::write(h.scratch.home().join(".claude/CLAUDE.md"), "user rules").unwrap();
+    log_only(&h, &[("InstructionsLoaded", "session_start", "loaded")]);
+    h.scratch.write_home(".claude/CLAUDE.md", "user rules");
     h.scratch.write("CLAUDE.md", "project rules");
     h.scratch.write("CLAUDE.local.md", "local rules");
     let server = FakeAnthropic::start(vec![Reply::text("ok"), Reply::text("again")]);
@@ -168,54 +184,43 @@ fn instructions_loaded_names_each_memory_file_of_the_start() {
 /// An SDK session (stream-json both ways) fed `first`, then a
 /// `set_model` to `model` once its result is out, then `second`.
 fn set_model_between_two_prompts(h: &Hooked, server: &FakeAnthropic, model: &str) {
-    use std::io::{BufRead, BufReader, Write};
-    let mut child = super::common::orbit_process(&h.scratch, &server.env())
-        .args(["-p", "--input-format", "stream-json"])
-        .args(["--output-format", "stream-json", "--verbose"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let wait_for = |needle: &str| loop {
-        let line = rx
-            .recv_timeout(std::time::Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("no line with {needle}"));
-        if line.contains(needle) {
-            break;
-        }
+    let mut sdk = StreamJsonChild::spawn(&h.scratch, &server.env(), &["-p"]);
+    sdk.send(&sdk_user_line("first"));
+    sdk.read_until(|line| line["type"] == "result");
+    sdk.send(&json!({"type": "control_request", "request_id": "r1",
+        "request": {"subtype": "set_model", "model": model}}));
+    sdk.response_to("r1");
+    sdk.send(&sdk_user_line("second"));
+    sdk.read_until(|line| line["type"] == "result");
+    sdk.finish(std::time::Duration::from_secs(20));
+}
+
+/// A fresh hooked dir and its PreModelSwitch hook's command, which logs
+/// to `pre.log` and, when `refuse`, refuses the switch (exit 2).
+fn pre_model_switch_logger(refuse: bool) -> (Hooked, String) {
+    let h = Hooked::new();
+    let then = if refuse {
+        "echo 'not that model' >&2; exit 2"
+    } else {
+        "exit 0"
     };
-    let user = super::common::sdk_user_line;
-    writeln!(stdin, "{}", user("first")).unwrap();
-    wait_for("\"type\":\"result\"");
-    let set = json!({"type": "control_request", "request_id": "r1",
-        "request": {"subtype": "set_model", "model": model}});
-    writeln!(stdin, "{set}").unwrap();
-    wait_for("control_response");
-    writeln!(stdin, "{}", user("second")).unwrap();
-    wait_for("\"type\":\"result\"");
-    drop(stdin);
-    super::common::wait_within(&mut child, std::time::Duration::from_secs(20));
+    let pre = h.logger("pre", "pre.log", then);
+    (h, pre)
+}
+
+/// The one input the PreModelSwitch hook logged, whose `source` must be
+/// `source`.
+fn pre_model_switch_asked_once(h: &Hooked, source: &str) -> serde_json::Value {
+    let asked = h.logged("pre.log");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["source"], source);
+    asked[0].clone()
 }
 
 #[test]
 fn pre_model_switch_can_refuse_an_sdk_set_model() {
     for refuse in [false, true] {
-        let h = Hooked::new();
-        let then = if refuse {
-            "echo 'not that model' >&2; exit 2"
-        } else {
-            "exit 0"
-        };
-        let pre = h.logger("pre", "pre.log", then);
+        let (h, pre) = pre_model_switch_logger(refuse);
         let post = h.logger("post", "post.log", "exit 0");
         h.hooks(&[
             ("PreModelSwitch", "", &pre, None),
@@ -227,12 +232,10 @@ fn pre_model_switch_can_refuse_an_sdk_set_model() {
         assert_eq!(bodies.len(), 2, "refuse: {refuse}");
         let second = bodies[1]["model"].as_str().unwrap();
         assert_eq!(second == "claude-switched-9", !refuse, "{second}");
-        let asked = h.logged("pre.log");
-        assert_eq!(asked.len(), 1);
-        assert_eq!(asked[0]["hook_event_name"], "PreModelSwitch");
-        assert_eq!(asked[0]["to_model"], "claude-switched-9");
-        assert_eq!(asked[0]["from_model"], bodies[0]["model"]);
-        assert_eq!(asked[0]["source"], "set_model");
+        let asked = pre_model_switch_asked_once(&h, "set_model");
+        assert_eq!(asked["hook_event_name"], "PreModelSwitch");
+        assert_eq!(asked["to_model"], "claude-switched-9");
+        assert_eq!(asked["from_model"], bodies[0]["model"]);
         assert_eq!(h.logged("post.log").len(), usize::from(!refuse));
     }
 }
@@ -240,13 +243,7 @@ fn pre_model_switch_can_refuse_an_sdk_set_model() {
 #[test]
 fn pre_model_switch_can_refuse_the_ui_s_model_command() {
     for refuse in [false, true] {
-        let h = Hooked::new();
-        let then = if refuse {
-            "echo 'not that model' >&2; exit 2"
-        } else {
-            "exit 0"
-        };
-        let pre = h.logger("pre", "pre.log", then);
+        let (h, pre) = pre_model_switch_logger(refuse);
         h.hooks(&[("PreModelSwitch", "", &pre, None)]);
         let server = FakeAnthropic::start(vec![Reply::text("Answered.")]);
         let pane = super::clients::Pane::start(&h.scratch, &server.env(), &[]);
@@ -262,9 +259,7 @@ fn pre_model_switch_can_refuse_the_ui_s_model_command() {
         pane.exit();
         let model = server.bodies()[0]["model"].clone();
         assert_eq!(model == "claude-switched-9", !refuse, "{model}");
-        let asked = h.logged("pre.log");
-        assert_eq!(asked.len(), 1);
-        assert_eq!(asked[0]["source"], "slash_command");
+        pre_model_switch_asked_once(&h, "slash_command");
     }
 }
 

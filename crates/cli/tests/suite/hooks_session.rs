@@ -142,8 +142,7 @@ fn session_start_context_on_startup_resume_and_compact() {
 #[test]
 fn session_end_runs_after_the_result() {
     let h = Hooked::new();
-    let command = h.logger("end", "end.log", "exit 0");
-    h.hooks(&[("SessionEnd", "", &command, None)]);
+    super::hooks_events::log_only(&h, &[("SessionEnd", "", "end")]);
     let server = FakeAnthropic::start(vec![Reply::text("bye")]);
     let out = h.run(&server, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
