@@ -121,13 +121,10 @@ fn a_missing_region_or_missing_credentials_is_one_line_before_any_request() {
 #[test]
 fn a_profile_in_the_aws_credentials_file_signs_and_anthropic_model_picks_the_profile() {
     let scratch = Scratch::new();
-    let aws = scratch.home().join(".aws");
-    std::fs::create_dir_all(&aws).unwrap();
-    std::fs::write(
-        aws.join("credentials"),
+    scratch.write_home(
+        ".aws/credentials",
         "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = wrong\n[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = work-secret\n",
-    )
-    .unwrap();
+    );
     let server = FakeBedrock::start(vec![BedrockReply::text("ok")]);
     let mut env: Vec<(String, String)> = bedrock_env(&server)
         .into_iter()

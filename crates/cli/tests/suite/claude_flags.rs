@@ -7,7 +7,7 @@
 use orbit_test_support::{FakeAnthropic, Reply, body};
 use serde_json::{Value, json};
 
-use super::common::{Outcome, Scratch, orbit, run, run_orbit, run_stream_json, tool_results_text};
+use super::common::{Outcome, Scratch, call_results, orbit, run, run_orbit, run_stream_json};
 
 /// The tools offered in the first request of `orbit -p hi EXTRA…`.
 fn offered(extra: &[&str]) -> (Outcome, Vec<String>) {
@@ -111,12 +111,7 @@ fn allow_every_ask(scratch: &Scratch) {
     let settings = json!({"hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [
         {"type": "command", "command": format!("echo '{answer}'")}
     ]}]}});
-    std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
-    std::fs::write(
-        scratch.home().join(".orbit/settings.json"),
-        settings.to_string(),
-    )
-    .unwrap();
+    scratch.write_home(".orbit/settings.json", &settings.to_string());
 }
 
 #[test]
@@ -140,13 +135,7 @@ fn dont_ask_mode_denies_what_would_ask_and_runs_what_is_allowed() {
         );
         assert_eq!(out.code, 0, "{mode}: {}", out.stderr);
         assert_eq!(out.lines()[0]["permissionMode"], mode);
-        let results: String = server
-            .bodies()
-            .iter()
-            .skip(1)
-            .map(tool_results_text)
-            .collect::<Vec<_>>()
-            .join("\n");
+        let results = call_results(&server).join("\n");
         let touched = scratch.path().join("made-by-bash").exists();
         (results, touched)
     };
@@ -312,12 +301,7 @@ fn include_hook_events_adds_hook_started_before_each_hook_response() {
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "echo hi-from-hook"}
     ]}]}});
-    std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
-    std::fs::write(
-        scratch.home().join(".orbit/settings.json"),
-        settings.to_string(),
-    )
-    .unwrap();
+    scratch.write_home(".orbit/settings.json", &settings.to_string());
     let calls = || {
         FakeAnthropic::start(vec![
             Reply::tool_use("toolu_1", "Bash", json!({"command": "echo ran"})),

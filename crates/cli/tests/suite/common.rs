@@ -13,6 +13,7 @@ pub use super::clients::{
     McpServeClient, StreamJsonChild, pane_command, run_for_stderr, sh_quote, spawn_headless,
     spawn_piped, tmux, tmux_new_pane,
 };
+pub use super::fixtures::{CacheDir, PortServer};
 
 /// Upper bound for one orbit run in these tests.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -56,6 +57,23 @@ impl Scratch {
     /// Writes a file in the project dir and returns its absolute path.
     pub fn write(&self, name: &str, contents: &str) -> PathBuf {
         let path = self.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// [`Scratch::write`] of an executable (mode 755), e.g. a script.
+    pub fn write_executable(&self, name: &str, contents: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.write(name, contents);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// Writes a file at `rel` below the home dir (e.g.
+    /// `.orbit/settings.json`), its parent dirs too; returns its path.
+    pub fn write_home(&self, rel: &str, contents: &str) -> PathBuf {
+        let path = self.home().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, contents).unwrap();
         path
     }
@@ -144,75 +162,6 @@ pub fn first_user_text(body: &Value) -> String {
     match &body["messages"][0]["content"] {
         Value::String(t) => t.clone(),
         other => other[0]["text"].as_str().unwrap_or_default().to_string(),
-    }
-}
-
-/// A fresh directory `$HOME/.cache/NAME/<id>`, removed when dropped: for
-/// tests whose paths must lie outside the temp dir (sandbox policies treat
-/// it apart). The id is short, so a Unix socket path below it fits.
-pub struct CacheDir(PathBuf);
-
-impl CacheDir {
-    pub fn new(name: &str) -> Self {
-        let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
-        let id = uuid::Uuid::new_v4().simple().to_string();
-        let path = real_home.join(".cache").join(name).join(&id[..12]);
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    /// `rel` below the directory.
-    pub fn join(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-}
-
-impl Drop for CacheDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A server process listening on a free loopback port; killed (by pid) and
-/// reaped when dropped.
-pub struct PortServer {
-    child: std::process::Child,
-    pub port: u16,
-}
-
-impl PortServer {
-    /// Spawns `command(port)` (stdout and stderr discarded) on a free port
-    /// and waits until the port takes connections; panics, naming `what`,
-    /// when that takes longer than `limit`.
-    pub fn start(
-        what: &str,
-        limit: Duration,
-        command: impl FnOnce(u16) -> std::process::Command,
-    ) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = command(port)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = Self { child, port };
-        let started = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < limit, "{what} did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        server
-    }
-}
-
-impl Drop for PortServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -85,12 +85,7 @@ fn orbit_serves_its_tools_over_mcp() {
     for (serve_args, bash_runs) in [(vec![], false), (vec!["--allowedTools", "Bash"], true)] {
         let scratch = Scratch::new();
         let file = scratch.write("hello.txt", "hello from a file\n");
-        std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
-        std::fs::write(
-            scratch.home().join(".orbit/settings.json"),
-            r#"{"env": {"SERVE_FOO": "bar"}}"#,
-        )
-        .unwrap();
+        scratch.write_home(".orbit/settings.json", r#"{"env": {"SERVE_FOO": "bar"}}"#);
         let mut args = vec!["mcp".to_string(), "serve".to_string()];
         args.extend(serve_args.iter().map(|s| s.to_string()));
         let entry =

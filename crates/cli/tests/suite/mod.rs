@@ -16,6 +16,7 @@ mod compaction;
 mod contract_ids;
 mod edit_guards;
 mod faults;
+mod fixtures;
 mod fleet;
 mod fleet_retry;
 mod formats;

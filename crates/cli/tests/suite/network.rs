@@ -171,14 +171,11 @@ fn model_and_webfetch_traffic_goes_through_the_proxy() {
     );
 }
 
-/// A host name of a local address is refused before anything reaches the
-/// proxy (which would resolve it past the guard); so is a name that does
-/// not resolve.
-#[test]
-fn webfetch_through_the_proxy_still_refuses_local_names() {
-    let proxy = RecordingProxy::start();
-    let port = page_server();
-    for (url, needle) in [
+/// Targets WebFetch refuses before any connection, each with what its
+/// answer says: a loopback name and a loopback address of `port`, and a
+/// name that does not resolve.
+pub(super) fn refused_targets(port: u16) -> [(String, &'static str); 3] {
+    [
         (
             format!("http://localhost:{port}/secret"),
             "Refusing to fetch",
@@ -188,7 +185,17 @@ fn webfetch_through_the_proxy_still_refuses_local_names() {
             "Refusing to fetch",
         ),
         ("http://no-such-host.invalid/".to_string(), "Cannot resolve"),
-    ] {
+    ]
+}
+
+/// A host name of a local address is refused before anything reaches the
+/// proxy (which would resolve it past the guard); so is a name that does
+/// not resolve.
+#[test]
+fn webfetch_through_the_proxy_still_refuses_local_names() {
+    let proxy = RecordingProxy::start();
+    let port = page_server();
+    for (url, needle) in refused_targets(port) {
         let (_server, said, code, stderr) = webfetch_run(&url, &[("HTTP_PROXY", &proxy.url())]);
         assert_eq!(code, 0, "{stderr}");
         assert!(said.contains(needle), "{url}: {said}");

@@ -76,9 +76,7 @@ fn the_provider_flag_wins_over_the_environment() {
 #[test]
 fn the_settings_file_is_used_when_nothing_else_chooses() {
     let scratch = Scratch::new();
-    let data = scratch.home().join(".orbit");
-    std::fs::create_dir_all(&data).unwrap();
-    std::fs::write(data.join("settings.json"), r#"{"provider": "anthropic"}"#).unwrap();
+    scratch.write_home(".orbit/settings.json", r#"{"provider": "anthropic"}"#);
     let mut cmd = orbit_with_env(&scratch, &[]);
     cmd.args(["-p", "hi"]);
     let out = run(cmd);

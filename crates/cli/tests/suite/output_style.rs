@@ -37,13 +37,10 @@ fn a_builtin_style_changes_the_system_prompt_and_the_init_line() {
     assert!(!system.contains("# Output Style"), "{system}");
     let plain_start = system.clone();
 
-    let dir = scratch.home().join(".orbit");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("settings.json"),
-        json!({"outputStyle": "Explanatory"}).to_string(),
-    )
-    .unwrap();
+    scratch.write_home(
+        ".orbit/settings.json",
+        &json!({"outputStyle": "Explanatory"}).to_string(),
+    );
     let (style, system, _) = run(&scratch, &[]);
     assert_eq!(style, "Explanatory");
     assert!(
