@@ -141,3 +141,8 @@ pub fn run_beside_a_fifo(file: &str, args: &[&str], limit: Duration) -> FakeAnth
     assert_eq!(lines_with(&stderr, &name).len(), 1, "{stderr}");
     server
 }
+
+/// A model that makes one [`write_call`], then answers `answer`.
+pub fn write_then_answer(id: &str, path: &Path, content: &str, answer: &str) -> FakeAnthropic {
+    FakeAnthropic::start(vec![write_call(id, path, content), Reply::text(answer)])
+}

@@ -13,7 +13,7 @@ use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::json;
 
 use super::common::{Outcome, Scratch, git_in, orbit_with_env, run, s};
-use super::harness::{assert_contains, stream_json_ok, write_call};
+use super::harness::{assert_contains, stream_json_ok, write_call, write_then_answer};
 
 const ID: &str = "3c9e5a1b-7d2f-4e8a-9b6c-1d2e3f4a5b6c";
 
@@ -226,14 +226,12 @@ fn sessions_show_lists_the_prompts_and_their_checkpoints() {
 /// Runs prompt `text` of session `ID` (`extra` picks new or resumed)
 /// against a model that writes `file` and answers; the model's requests.
 fn writing_prompt(scratch: &Scratch, text: &str, file: &str, extra: &[&str]) -> Vec<String> {
-    let server = FakeAnthropic::start(vec![
-        write_call(
-            &format!("toolu_{text}"),
-            &scratch.path().join(file),
-            &format!("{text}\n"),
-        ),
-        Reply::text(format!("wrote {file}")),
-    ]);
+    let server = write_then_answer(
+        &format!("toolu_{text}"),
+        &scratch.path().join(file),
+        &format!("{text}\n"),
+        &format!("wrote {file}"),
+    );
     let mut args = vec!["--permission-mode", "bypassPermissions"];
     args.extend_from_slice(extra);
     stream_json_ok(scratch, &server, text, &args);

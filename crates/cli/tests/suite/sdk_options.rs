@@ -11,7 +11,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::{Value, json};
 
 use super::common::{Scratch, bash_calls};
-use super::harness::write_call;
+use super::harness::write_then_answer;
 use super::mcp::{py_script, python};
 use super::sdk::{
     Printed, adding_model, assert_added_in_process, assert_model_told_42, sdk_program,
@@ -174,10 +174,7 @@ fn switching_to_bypass_needs_the_sdks_safety_flag() {
 fn bypass_permissions_with_the_sdks_safety_flag_runs_unasked() {
     let scratch = Scratch::new();
     let target = scratch.path().join("bypassed.txt");
-    let server = FakeAnthropic::start(vec![
-        write_call("toolu_w", &target, "no ask\n"),
-        Reply::text("written"),
-    ]);
+    let server = write_then_answer("toolu_w", &target, "no ask\n", "written");
     let printed = ts("bypass", &scratch, &server, &[]);
     assert_eq!(one_result(&printed)["result"], "written");
     assert_eq!(

@@ -10,7 +10,7 @@ use orbit_test_support::{FakeAnthropic, Reply};
 
 use super::clients::Pane;
 use super::common::{Scratch, first_user_text};
-use super::harness::{assert_contains, local_model_pane, open, write_call};
+use super::harness::{assert_contains, local_model_pane, open, write_then_answer};
 
 /// A 13-line Python file.
 fn thirteen_lines() -> String {
@@ -170,18 +170,15 @@ fn compact_shows_its_progress_and_a_summary_ctrl_o_expands() {
 fn init_has_the_model_write_claude_md() {
     let scratch = Scratch::new();
     let file = scratch.path().join("CLAUDE.md");
-    let server = FakeAnthropic::start(vec![
-        write_call("toolu_w", &file, "# Project\n\nRun `make test`.\n"),
-        Reply::text("Wrote CLAUDE.md."),
-    ]);
+    let written = "# Project\n\nRun `make test`.\n";
+    let server = write_then_answer("toolu_w", &file, written, "Wrote CLAUDE.md.");
     let pane = Pane::start(&scratch, &server.env(), &[]);
     pane.submit("/init");
     pane.wait_for("1. Yes");
     assert!(!file.exists(), "written before the answer");
     pane.keys(&["1"]);
     pane.wait_for("Wrote CLAUDE.md.");
-    let written = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(written, "# Project\n\nRun `make test`.\n");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), written);
     let prompt = first_user_text(&server.bodies()[0]);
     let target = format!("Write tool (file_path: {})", file.display());
     assert!(
