@@ -20,7 +20,7 @@ use std::time::Duration;
 use orbit_tool::{Tool, ToolSource};
 
 use crate::config::{ServerConfig, normalize_name};
-use crate::resources::{ListResources, ReadResource};
+use crate::resources::{List, Read, ResourceTool};
 use crate::server::{PendingTool, Server, lock};
 
 pub use crate::options::{
@@ -64,12 +64,8 @@ impl McpManager {
             Vec::new()
         } else {
             vec![
-                orbit_tool::typed(ListResources {
-                    servers: servers.clone(),
-                }),
-                orbit_tool::typed(ReadResource {
-                    servers: servers.clone(),
-                }),
+                orbit_tool::typed(ResourceTool::<List>::new(servers.clone())),
+                orbit_tool::typed(ResourceTool::<Read>::new(servers.clone())),
             ]
         };
         Arc::new(Self {

@@ -1,6 +1,13 @@
 //! `ListMcpResources` and `ReadMcpResource`: the servers' resources as two
 //! read-only tools (as Claude Code), offered while any server is configured.
+//!
+//! Both are a [`ResourceTool`] over the manager's servers: deferred, about
+//! what the input names, read-only, checking that a named server exists
+//! before the call; what differs (name, description, input, the request
+//! made of the servers) is its [`ResourceOp`], [`List`] or [`Read`].
 
+use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -9,6 +16,7 @@ use orbit_tool::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::server::Server;
@@ -30,13 +38,45 @@ pub(crate) struct ReadInput {
     uri: String,
 }
 
-pub(crate) struct ListResources {
-    pub(crate) servers: Vec<Arc<Server>>,
+/// What one resource tool does with the servers.
+pub(crate) trait ResourceOp: Send + Sync + 'static {
+    /// The tool's input.
+    type Input: DeserializeOwned + JsonSchema + Send + Sync + 'static;
+    /// The tool's name.
+    const NAME: &'static str;
+    /// The tool's description.
+    const DESCRIPTION: &'static str;
+    /// The server the input names, which must exist.
+    fn server(input: &Self::Input) -> Option<&str>;
+    /// What a call is about (its facts' subject).
+    fn about(input: &Self::Input) -> String;
+    /// The call, on the manager's servers.
+    fn run(
+        servers: &[Arc<Server>],
+        input: Self::Input,
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
 }
 
-pub(crate) struct ReadResource {
-    pub(crate) servers: Vec<Arc<Server>>,
+/// A resource tool over the manager's servers.
+pub(crate) struct ResourceTool<Op> {
+    servers: Vec<Arc<Server>>,
+    op: PhantomData<fn() -> Op>,
 }
+
+impl<Op: ResourceOp> ResourceTool<Op> {
+    pub(crate) fn new(servers: Vec<Arc<Server>>) -> Self {
+        Self {
+            servers,
+            op: PhantomData,
+        }
+    }
+}
+
+/// `ListMcpResources`.
+pub(crate) struct List;
+
+/// `ReadMcpResource`.
+pub(crate) struct Read;
 
 fn find<'a>(servers: &'a [Arc<Server>], name: &str) -> Result<&'a Arc<Server>, ToolError> {
     servers
@@ -51,31 +91,28 @@ fn server_error(server: &Server, e: impl std::fmt::Display) -> ToolError {
 }
 
 #[async_trait]
-impl TypedTool for ListResources {
-    type Input = ListInput;
-    type Plan = ListInput;
+impl<Op: ResourceOp> TypedTool for ResourceTool<Op> {
+    type Input = Op::Input;
+    type Plan = Op::Input;
 
     fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new(
-            "ListMcpResources",
-            "Lists the resources of the connected MCP servers (all, or one `server`'s) as JSON: uri, name, mimeType, server.",
-        )
+        ToolInfo::new(Op::NAME, Op::DESCRIPTION)
     }
 
     fn should_defer(&self) -> bool {
         true
     }
 
-    fn facts(&self, input: &ListInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts::about(input.server.clone().unwrap_or_default()).only_reads()
+    fn facts(&self, input: &Op::Input, _ctx: &ToolUseContext) -> CallFacts {
+        CallFacts::about(Op::about(input)).only_reads()
     }
 
     async fn validate(
         &self,
-        input: ListInput,
+        input: Op::Input,
         _ctx: &ToolUseContext,
-    ) -> Result<ListInput, ToolError> {
-        if let Some(name) = &input.server {
+    ) -> Result<Op::Input, ToolError> {
+        if let Some(name) = Op::server(&input) {
             find(&self.servers, name)?;
         }
         Ok(input)
@@ -83,13 +120,31 @@ impl TypedTool for ListResources {
 
     async fn call(
         &self,
-        plan: ListInput,
+        plan: Op::Input,
         _ctx: &ToolUseContext,
         _call: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
+        Op::run(&self.servers, plan).await
+    }
+}
+
+impl ResourceOp for List {
+    type Input = ListInput;
+    const NAME: &'static str = "ListMcpResources";
+    const DESCRIPTION: &'static str = "Lists the resources of the connected MCP servers (all, or one `server`'s) as JSON: uri, name, mimeType, server.";
+
+    fn server(input: &ListInput) -> Option<&str> {
+        input.server.as_deref()
+    }
+
+    fn about(input: &ListInput) -> String {
+        input.server.clone().unwrap_or_default()
+    }
+
+    async fn run(servers: &[Arc<Server>], input: ListInput) -> Result<ToolOutput, ToolError> {
         let mut all = Vec::new();
-        for server in &self.servers {
-            if plan.server.as_ref().is_some_and(|n| *n != server.name) {
+        for server in servers {
+            if input.server.as_ref().is_some_and(|n| *n != server.name) {
                 continue;
             }
             let resources = server
@@ -107,44 +162,24 @@ impl TypedTool for ListResources {
     }
 }
 
-#[async_trait]
-impl TypedTool for ReadResource {
+impl ResourceOp for Read {
     type Input = ReadInput;
-    type Plan = ReadInput;
+    const NAME: &'static str = "ReadMcpResource";
+    const DESCRIPTION: &'static str =
+        "Reads one resource (`uri`) of an MCP `server`; text contents are returned as they are.";
 
-    fn info(&self) -> ToolInfo<'_> {
-        ToolInfo::new(
-            "ReadMcpResource",
-            "Reads one resource (`uri`) of an MCP `server`; text contents are returned as they are.",
-        )
+    fn server(input: &ReadInput) -> Option<&str> {
+        Some(&input.server)
     }
 
-    fn should_defer(&self) -> bool {
-        true
+    fn about(input: &ReadInput) -> String {
+        input.uri.clone()
     }
 
-    fn facts(&self, input: &ReadInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts::about(input.uri.clone()).only_reads()
-    }
-
-    async fn validate(
-        &self,
-        input: ReadInput,
-        _ctx: &ToolUseContext,
-    ) -> Result<ReadInput, ToolError> {
-        find(&self.servers, &input.server)?;
-        Ok(input)
-    }
-
-    async fn call(
-        &self,
-        plan: ReadInput,
-        _ctx: &ToolUseContext,
-        _call: &CallContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let server = find(&self.servers, &plan.server)?;
+    async fn run(servers: &[Arc<Server>], input: ReadInput) -> Result<ToolOutput, ToolError> {
+        let server = find(servers, &input.server)?;
         let result = server
-            .read_resource(&plan.uri)
+            .read_resource(&input.uri)
             .await
             .map_err(|e| server_error(server, e))?;
         let texts: Vec<String> = result
@@ -166,3 +201,7 @@ impl TypedTool for ReadResource {
         Ok(ToolOutput::text(texts.join("\n")))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests;

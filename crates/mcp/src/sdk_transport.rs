@@ -11,6 +11,7 @@
 //! so each session has its own) and writes the reply back as a line. A
 //! notification's acknowledgement is dropped (it has no id); a failed call
 //! becomes a JSON-RPC error for its request, so the client never hangs.
+//! Tests reach their own in-process MCP servers the same way (`fake`).
 
 use std::sync::Arc;
 
@@ -77,50 +78,69 @@ pub(crate) fn open(bridge: Option<&SharedBridge>, server: &str) -> Result<Duplex
     Ok(client)
 }
 
+/// An in-process MCP server for tests: a bridge answering each request
+/// with a function of its method and params, and a session whose one
+/// `sdk` server it is.
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
+pub(crate) mod fake {
     use super::*;
-    use crate::{McpManager, McpOptions, ServerConfig, ServerState};
+    use crate::{McpManager, McpOptions, ServerConfig};
 
-    /// A bridge that is itself a one-tool MCP server whose tool's
-    /// description is `label`.
-    struct LabelServer {
-        label: &'static str,
-    }
+    /// A bridge answering each JSON-RPC request with `answer(method,
+    /// params)` as its result.
+    pub(crate) struct FakeServer<F>(pub(crate) F);
 
-    impl SdkMcpBridge for LabelServer {
+    impl<F: Fn(&str, &Value) -> Value + Send + Sync> SdkMcpBridge for FakeServer<F> {
         fn send<'a>(
             &'a self,
             _server: &'a str,
             message: Value,
         ) -> BoxFuture<'a, Result<Value, String>> {
-            Box::pin(async move {
-                let id = message.get("id").cloned().unwrap_or(Value::Null);
-                let result = match message.get("method").and_then(Value::as_str) {
-                    Some("initialize") => json!({
-                        "protocolVersion": message["params"]["protocolVersion"],
-                        "capabilities": {"tools": {}},
-                        "serverInfo": {"name": self.label, "version": "1"},
-                    }),
-                    Some("tools/list") => json!({"tools": [{
-                        "name": "who",
-                        "description": self.label,
-                        "inputSchema": {"type": "object"},
-                    }]}),
-                    _ => json!({}),
-                };
-                Ok(json!({"jsonrpc": "2.0", "id": id, "result": result}))
-            })
+            let id = message.get("id").cloned().unwrap_or(Value::Null);
+            let method = message.get("method").and_then(Value::as_str);
+            let result = (self.0)(method.unwrap_or_default(), &message["params"]);
+            Box::pin(async move { Ok(json!({"jsonrpc": "2.0", "id": id, "result": result})) })
         }
     }
 
-    fn session(label: &'static str) -> std::sync::Arc<McpManager> {
+    /// The `initialize` result of server `name` offering `capabilities`.
+    pub(crate) fn initialized(params: &Value, name: &str, capabilities: Value) -> Value {
+        json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": capabilities,
+            "serverInfo": {"name": name, "version": "1"},
+        })
+    }
+
+    /// A session whose one server, `name`, is reached over `bridge`.
+    pub(crate) fn session(name: &str, bridge: impl SdkMcpBridge + 'static) -> Arc<McpManager> {
         let mut options = McpOptions::new(std::env::temp_dir(), std::env::temp_dir());
-        options.sdk_bridge = Some(SharedBridge(Arc::new(LabelServer { label })));
-        let servers = vec![("s".to_string(), ServerConfig::Sdk { name: "s".into() })];
-        McpManager::start(servers, options)
+        options.sdk_bridge = Some(SharedBridge(Arc::new(bridge)));
+        let config = ServerConfig::Sdk { name: name.into() };
+        McpManager::start(vec![(name.to_string(), config)], options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::fake::{FakeServer, initialized};
+    use super::*;
+    use crate::{McpManager, McpOptions, ServerConfig, ServerState};
+
+    /// A session whose `sdk` server has one tool, its description `label`.
+    fn session(label: &'static str) -> Arc<McpManager> {
+        let server = FakeServer(move |method: &str, params: &Value| match method {
+            "initialize" => initialized(params, label, json!({"tools": {}})),
+            "tools/list" => json!({"tools": [{
+                "name": "who",
+                "description": label,
+                "inputSchema": {"type": "object"},
+            }]}),
+            _ => json!({}),
+        });
+        super::fake::session("s", server)
     }
 
     /// Two sessions in one process, each with its own bridge: each
