@@ -111,25 +111,25 @@ mod tests {
 
     #[test]
     fn descriptions_count_only_the_tokens_read() {
-        assert_eq!(ModelActivity::Idle.describe(), None);
-        let reading = ModelActivity::ReadingPrompt {
-            processed: 1_536,
-            total: 2_560,
-            cached: 512,
+        let reading = |processed, total, cached| ModelActivity::ReadingPrompt {
+            processed,
+            total,
+            cached,
         };
-        assert_eq!(
-            reading.describe().as_deref(),
-            Some("reading the prompt 50% (1,024/2,048 tokens)")
-        );
-        let all_cached = ModelActivity::ReadingPrompt {
-            processed: 300,
-            total: 300,
-            cached: 300,
-        };
-        assert_eq!(
-            all_cached.describe().as_deref(),
-            Some("reading the prompt 100% (0/0 tokens)")
-        );
+        let cases = [
+            (ModelActivity::Idle, None),
+            (
+                reading(1_536, 2_560, 512),
+                Some("reading the prompt 50% (1,024/2,048 tokens)"),
+            ),
+            (
+                reading(300, 300, 300),
+                Some("reading the prompt 100% (0/0 tokens)"),
+            ),
+        ];
+        for (activity, want) in cases {
+            assert_eq!(activity.describe().as_deref(), want, "{activity:?}");
+        }
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(grouped(12), "12");
     }

@@ -1,7 +1,9 @@
 //! What the cloud providers' clients (Bedrock, Vertex AI) share: their
-//! request settings ([`CloudCommon`]), the snapshot of their credential
-//! variables ([`CapturedEnv`]), error bodies with a hint, and the
-//! Messages request shape sent to a per-model URL.
+//! request settings ([`CloudCommon`]) and the calls a client builds from
+//! them (`CloudCommon::calls`: URL check, headers, transport,
+//! credentials), the snapshot of their credential variables
+//! ([`CapturedEnv`]), error bodies with a hint, and the Messages request
+//! shape sent to a per-model URL.
 //!
 //! Data flow: a cloud client's `stream` names the model's URL and the
 //! body's target; `CloudCalls::stream` plans the request as the
@@ -23,6 +25,7 @@ use crate::anthropic::request::{BodyFor, build_body_for};
 use crate::anthropic::shape::Plan;
 use crate::anthropic::sse::Assembler;
 use crate::anthropic::{AnthropicConfig, ENV_CUSTOM_HEADERS, RequestShape, parse_custom_headers};
+use crate::auth::Authorizer;
 use crate::driver::{self, Transport, WireDecoder};
 use crate::driver::{Events, Step, head};
 use crate::headers::header;
@@ -103,6 +106,31 @@ impl CloudCommon {
             header(&mut headers, name, value)?;
         }
         Ok(headers)
+    }
+
+    /// A cloud client's calls: `base` checked as a URL (`provider` names
+    /// it in the error), a transport to `endpoint` with every request's
+    /// headers plus `extra_headers`, these retries and idle timeout, and
+    /// `auth` authorizing every attempt (None: no credentials are sent).
+    pub(crate) fn calls(
+        &self,
+        provider: &str,
+        base: &str,
+        endpoint: Endpoint,
+        extra_headers: &[(&str, &str)],
+        auth: Option<Arc<dyn Authorizer>>,
+    ) -> Result<CloudCalls, ModelError> {
+        reqwest::Url::parse(base)
+            .map_err(|e| ModelError::Config(format!("invalid {provider} URL `{base}`: {e}")))?;
+        let mut headers = self.headers()?;
+        for (name, value) in extra_headers {
+            header(&mut headers, name, value)?;
+        }
+        let transport = Transport::new(endpoint, headers, &self.retry, self.idle_timeout_ms)?;
+        if let Some(auth) = auth {
+            transport.set_authorizer(auth);
+        }
+        Ok(CloudCalls::new(transport))
     }
 }
 

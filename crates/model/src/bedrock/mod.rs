@@ -28,7 +28,6 @@ mod wire;
 use std::sync::Arc;
 
 use crate::cloud::{CapturedEnv, Cloud, CloudCalls, CloudCommon, percent_encode};
-use crate::driver::Transport;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// Env var: a true value selects Bedrock.
@@ -100,27 +99,20 @@ impl BedrockClient {
                 "Bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)".into(),
             ));
         };
-        let base = config.base(&region);
-        reqwest::Url::parse(&base)
-            .map_err(|e| ModelError::Config(format!("invalid Bedrock URL `{base}`: {e}")))?;
-        let common = &config.common;
-        let transport = Transport::new(
-            Self::endpoint_of(&config, &region, "claude"),
-            common.headers()?,
-            &common.retry,
-            common.idle_timeout_ms,
-        )?;
-        if !config.skip_auth {
-            let auth: Arc<dyn crate::auth::Authorizer> = match &config.bearer_token {
+        let auth = (!config.skip_auth).then(|| -> Arc<dyn crate::auth::Authorizer> {
+            match &config.bearer_token {
                 Some(token) => Arc::new(sign::BedrockAuth::Bearer(token.clone())),
                 None => sign::BedrockAuth::sigv4(region.clone(), config.aws.clone()),
-            };
-            transport.set_authorizer(auth);
-        }
+            }
+        });
+        let endpoint = Self::endpoint_of(&config, &region, "claude");
+        let calls = config
+            .common
+            .calls("Bedrock", &config.base(&region), endpoint, &[], auth)?;
         Ok(Self {
             config,
             region,
-            calls: CloudCalls::new(transport),
+            calls,
         })
     }
 

@@ -232,22 +232,28 @@ pub fn lookup(model: &str) -> Lookup {
     let lower = model.trim().to_ascii_lowercase();
     let long_context = lower.contains(LONG_CONTEXT_MARKER);
     let name = lower.replace(LONG_CONTEXT_MARKER, "");
-    let entries = || TABLE.iter().flat_map(|group| group.iter());
-    let found = entries()
-        .find(|e| e.facts.id == name)
-        .map(|e| (e, Matched::Id))
-        .or_else(|| {
-            entries()
-                .find(|e| e.facts.aliases.contains(&name.as_str()))
-                .map(|e| (e, Matched::Alias))
-        })
-        .or_else(|| by_family(&name).map(|e| (e, Matched::Family)));
+    let found = find(&name);
     let (mut facts, matched) =
         found.map_or((FALLBACK, Matched::Fallback), |(e, how)| (e.facts, how));
     if long_context {
         facts.context_window_tokens = LONG_CONTEXT_WINDOW_TOKENS;
     }
     Lookup { facts, matched }
+}
+
+/// The row a lowercased name without the long-context marker names: exact
+/// id, alias, then family.
+fn find(name: &str) -> Option<(&'static Entry, Matched)> {
+    let entries = || TABLE.iter().flat_map(|group| group.iter());
+    entries()
+        .find(|e| e.facts.id == name)
+        .map(|e| (e, Matched::Id))
+        .or_else(|| {
+            entries()
+                .find(|e| e.facts.aliases.contains(&name))
+                .map(|e| (e, Matched::Alias))
+        })
+        .or_else(|| by_family(name).map(|e| (e, Matched::Family)))
 }
 
 /// The family step of [`lookup`] for a lowercased name.

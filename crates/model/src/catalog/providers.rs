@@ -11,7 +11,7 @@
 //! name the catalog does not know passes everywhere but the local provider
 //! (the server answers for it).
 
-use super::{Entry, Matched, ModelFacts, Provider, TABLE, by_family, resolve_alias};
+use super::{Entry, Matched, ModelFacts, Provider, TABLE, find, resolve_alias};
 
 /// Why the session's provider cannot run a model (shown to the person).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,17 +44,7 @@ impl Provider {
 /// The row `name` names (exact id, alias, then family), as `lookup` finds it.
 fn entry(name: &str) -> Option<(&'static Entry, Matched)> {
     let lower = name.trim().to_ascii_lowercase();
-    let lower = super::strip_long_context(&lower).to_string();
-    let entries = || TABLE.iter().flat_map(|group| group.iter());
-    entries()
-        .find(|e| e.facts.id == lower)
-        .map(|e| (e, Matched::Id))
-        .or_else(|| {
-            entries()
-                .find(|e| e.facts.aliases.contains(&lower.as_str()))
-                .map(|e| (e, Matched::Alias))
-        })
-        .or_else(|| by_family(&lower).map(|e| (e, Matched::Family)))
+    find(super::strip_long_context(&lower))
 }
 
 /// The model id to use when the person asks `provider` (now running

@@ -1,8 +1,9 @@
 //! One attempt's request and what its response means.
 //!
-//! [`send`] posts the call's body with the client's headers, bounded by the
-//! idle timeout. A 2xx `text/event-stream` (or any 2xx that is not JSON)
-//! answer becomes an [`SseBody`]; anything else a [`Failure`]: a send that
+//! [`send`] posts the call's body with the client's headers ([`post`], the
+//! non-streamed call's too), bounded by the idle timeout. A 2xx
+//! `text/event-stream` (or any 2xx that is not JSON) answer becomes an
+//! [`SseBody`]; anything else a [`Failure`]: a send that
 //! failed before any response ([`crate::reach::send_error`]), or a status
 //! whose body — read under the same idle timeout, empty when it cannot be
 //! read, since the status alone decides what to do — the wire format turns
@@ -42,12 +43,14 @@ impl From<ModelError> for Failure {
     }
 }
 
-/// Sends the request; a 2xx SSE response becomes an event stream.
-pub(super) async fn send<D: WireDecoder>(
+/// Posts `body` with the client's headers, then `headers`, the key
+/// helper's key and the authorizer's headers: the response, or why there
+/// is none (a send that failed, the idle timeout).
+pub(super) async fn post(
     transport: &Transport,
     headers: &HeaderMap,
     body: &Bytes,
-) -> Result<SseBody, Failure> {
+) -> Result<reqwest::Response, ModelError> {
     let url = &transport.endpoint.url;
     let mut keyed = HeaderMap::new();
     if let Some(helper) = transport.key_helper.get() {
@@ -69,12 +72,22 @@ pub(super) async fn send<D: WireDecoder>(
         .headers(keyed)
         .body(body.clone())
         .send();
+    match tokio::time::timeout(transport.idle_timeout, send).await {
+        Err(_) => Err(ModelError::IdleTimeout(transport.idle_timeout_ms())),
+        Ok(Err(e)) => Err(send_error(&e, url)),
+        Ok(Ok(r)) => Ok(r),
+    }
+}
+
+/// Sends the request; a 2xx SSE response becomes an event stream.
+pub(super) async fn send<D: WireDecoder>(
+    transport: &Transport,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<SseBody, Failure> {
+    let url = &transport.endpoint.url;
     let idle = transport.idle_timeout;
-    let response = match tokio::time::timeout(idle, send).await {
-        Err(_) => return Err(ModelError::IdleTimeout(transport.idle_timeout_ms()).into()),
-        Ok(Err(e)) => return Err(send_error(&e, url).into()),
-        Ok(Ok(r)) => r,
-    };
+    let response = post(transport, headers, body).await?;
     let status = response.status();
     let is_json = response
         .headers()

@@ -3,9 +3,9 @@
 //! The Anthropic client's one use (`ModelClient::send_json`) is a
 //! Messages request with server tools (WebSearch's web search), whose
 //! `server_tool_use`/`web_search_tool_result` blocks the event stream does
-//! not carry. Same headers, key helper (a 401 runs it again, once), idle
-//! timeout and retry schedule as a streamed call; the answer is the
-//! response's JSON.
+//! not carry. Same request (`attempt::post`: headers, key helper — a 401
+//! runs it again, once — and credentials), idle timeout and retry
+//! schedule as a streamed call; the answer is the response's JSON.
 
 use std::time::Duration;
 
@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::{Transport, WireDecoder, millis};
 use crate::ModelError;
-use crate::reach::send_error;
 use crate::retry::parse_retry_after;
 
 impl Transport {
@@ -58,27 +57,9 @@ impl Transport {
         body: &Bytes,
     ) -> Result<Value, (ModelError, Option<Duration>)> {
         let url = &self.endpoint.url;
-        let mut keyed = HeaderMap::new();
-        if let Some(helper) = self.key_helper.get() {
-            let key = helper.key().await.map_err(|e| (e, None))?;
-            let both = crate::headers::header(&mut keyed, "x-api-key", &key).and_then(|()| {
-                crate::headers::header(&mut keyed, "authorization", &format!("Bearer {key}"))
-            });
-            both.map_err(|e| (e, None))?;
-        }
-        let send = self
-            .http
-            .post(url)
-            .headers(self.headers.clone())
-            .headers(headers.clone())
-            .headers(keyed)
-            .body(body.clone())
-            .send();
-        let response = match tokio::time::timeout(self.idle_timeout, send).await {
-            Err(_) => return Err((ModelError::IdleTimeout(self.idle_timeout_ms()), None)),
-            Ok(Err(e)) => return Err((send_error(&e, url), None)),
-            Ok(Ok(r)) => r,
-        };
+        let response = super::attempt::post(self, headers, body)
+            .await
+            .map_err(|e| (e, None))?;
         let status = response.status();
         let retry_after = parse_retry_after(response.headers());
         let text = match tokio::time::timeout(self.idle_timeout, response.text()).await {

@@ -28,8 +28,6 @@ use serde_json::Value;
 use crate::cloud::{
     CapturedEnv, Cloud, CloudCalls, CloudCommon, CloudDecoder, CloudWire, api_error_with_hint,
 };
-use crate::driver::Transport;
-use crate::headers::header;
 use crate::{Endpoint, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// Env var: a true value selects Vertex AI.
@@ -121,22 +119,19 @@ impl VertexClient {
                 "Vertex AI needs a Google Cloud project: set {ENV_PROJECT_ID} (and {ENV_REGION}, default {DEFAULT_REGION})"
             )));
         };
-        let base = config.base(&config.region);
-        reqwest::Url::parse(&base)
-            .map_err(|e| ModelError::Config(format!("invalid Vertex AI URL `{base}`: {e}")))?;
-        let common = &config.common;
-        let mut headers = common.headers()?;
-        let version = crate::anthropic::ANTHROPIC_VERSION;
-        header(&mut headers, "anthropic-version", version)?;
+        let auth = (!config.skip_auth).then(|| -> Arc<dyn crate::auth::Authorizer> {
+            Arc::new(google::GoogleAuth::new(config.google.clone()))
+        });
         let endpoint = Self::endpoint_of(&config, &project, "claude");
-        let transport = Transport::new(endpoint, headers, &common.retry, common.idle_timeout_ms)?;
-        if !config.skip_auth {
-            transport.set_authorizer(Arc::new(google::GoogleAuth::new(config.google.clone())));
-        }
+        let version = ("anthropic-version", crate::anthropic::ANTHROPIC_VERSION);
+        let base = config.base(&config.region);
+        let calls = config
+            .common
+            .calls("Vertex AI", &base, endpoint, &[version], auth)?;
         Ok(Self {
             config,
             project,
-            calls: CloudCalls::new(transport),
+            calls,
         })
     }
 
