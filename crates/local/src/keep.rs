@@ -133,32 +133,24 @@ mod tests {
 
     #[test]
     fn the_period_follows_the_variable_the_terminal_and_ci() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(name, _)| *name == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
         let default = Duration::from_secs(DEFAULT_KEEP_ALIVE_SECS);
-        assert_eq!(keep_alive_from(env(&[]), true), default);
-        assert_eq!(keep_alive_from(env(&[]), false), Duration::ZERO);
-        assert_eq!(
-            keep_alive_from(env(&[("CI", "true")]), true),
-            Duration::ZERO
-        );
-        assert_eq!(
-            keep_alive_from(env(&[(KEEP_ALIVE_VAR, "0")]), true),
-            Duration::ZERO
-        );
-        assert_eq!(
-            keep_alive_from(env(&[(KEEP_ALIVE_VAR, "7"), ("CI", "1")]), false),
-            Duration::from_secs(7)
-        );
-        assert_eq!(
-            keep_alive_from(env(&[(KEEP_ALIVE_VAR, "soon")]), true),
-            Duration::ZERO
-        );
+        // (variables, interactive, keep-alive)
+        type Case = (&'static [(&'static str, &'static str)], bool, Duration);
+        let cases: &[Case] = &[
+            (&[], true, default),
+            (&[], false, Duration::ZERO),
+            (&[("CI", "true")], true, Duration::ZERO),
+            (&[(KEEP_ALIVE_VAR, "0")], true, Duration::ZERO),
+            (
+                &[(KEEP_ALIVE_VAR, "7"), ("CI", "1")],
+                false,
+                Duration::from_secs(7),
+            ),
+            (&[(KEEP_ALIVE_VAR, "soon")], true, Duration::ZERO),
+        ];
+        for (vars, interactive, want) in cases {
+            let got = keep_alive_from(orbit_test_support::vars::lookup(vars), *interactive);
+            assert_eq!(got, *want, "{vars:?}, interactive {interactive}");
+        }
     }
 }

@@ -34,7 +34,9 @@ pub fn blocks(message: &Value) -> Vec<Value> {
     }
 }
 
-fn result_text(content: &Value) -> String {
+/// A content value's text: the string, or the blocks' texts joined with
+/// `\n` (a tool result's content, a message's).
+pub(crate) fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
@@ -59,7 +61,7 @@ pub fn message_tool_results(message: &Value) -> Vec<ToolResultView> {
         .filter(|b| b["type"] == "tool_result")
         .map(|b| ToolResultView {
             tool_use_id: b["tool_use_id"].as_str().unwrap_or_default().to_string(),
-            text: result_text(&b["content"]),
+            text: content_text(&b["content"]),
             is_error: b["is_error"].as_bool().unwrap_or(false),
         })
         .collect()
@@ -71,7 +73,7 @@ pub fn last_message_texts(body: &Value) -> Vec<String> {
     blocks(&last_message(body))
         .iter()
         .map(|b| match b["type"].as_str() {
-            Some("tool_result") => result_text(&b["content"]),
+            Some("tool_result") => content_text(&b["content"]),
             _ => b["text"].as_str().unwrap_or_default().to_string(),
         })
         .collect()
@@ -100,7 +102,7 @@ pub fn tool_uses(body: &Value) -> Vec<(String, String, Value)> {
 
 /// The system prompt text (string or text blocks joined).
 pub fn system_text(body: &Value) -> String {
-    result_text(&body["system"])
+    content_text(&body["system"])
 }
 
 /// Names of the tools offered, in order.

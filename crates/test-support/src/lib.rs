@@ -23,6 +23,7 @@
 //!   sparse text file).
 //! - [`body`]: assertions over captured request bodies
 //!   ([`body::tool_result_texts`], [`body::without_cache_control`], …).
+//! - [`vars`]: a test's variables as a `from_lookup` lookup.
 //!
 //! A whole scripted exchange:
 //!
@@ -56,6 +57,7 @@ pub mod openai;
 pub mod process;
 mod script;
 pub mod search;
+pub mod vars;
 pub mod vertex;
 
 pub use anthropic::{DEFAULT_MODEL, FakeAnthropic, OVERLOADED_BODY, Reply, Turn};

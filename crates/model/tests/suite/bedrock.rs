@@ -5,26 +5,35 @@
 //! throttling status, a cut stream, a frame with a bad CRC) retried.
 
 use orbit_model::bedrock::{BedrockClient, BedrockConfig};
-use orbit_model::{ModelClient, ModelError, ModelRequest};
+use orbit_model::{ModelClient, ModelError};
 use orbit_protocol::{ContentBlock, StreamEvent};
 use orbit_test_support::bedrock::{SECRET_ACCESS_KEY, sigv4};
+use orbit_test_support::vars::lookup;
 use orbit_test_support::{BedrockReply, FakeBedrock, Turn, bedrock_env};
 use serde_json::json;
 
+use super::hi_request as request;
 use super::{completed_blocks, retries, run};
 
 fn client(server: &FakeBedrock, extra: &[(&str, &str)]) -> BedrockClient {
     let mut env = bedrock_env(server);
     env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     env.push(("ORBIT_RETRY_MAX_DELAY_MS".into(), "4".into()));
-    let config = BedrockConfig::from_lookup(|name| {
-        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-    });
-    BedrockClient::new(config).unwrap()
+    client_of(&env)
 }
 
-fn request(model: &str) -> ModelRequest {
-    super::hi_request(model)
+fn client_of(env: &[(String, String)]) -> BedrockClient {
+    BedrockClient::new(BedrockConfig::from_lookup(lookup(env))).unwrap()
+}
+
+/// The fake's variables without the static AWS keys, HOME at `home`.
+fn keyless_env(server: &FakeBedrock, home: &std::path::Path) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = bedrock_env(server)
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
+        .collect();
+    env.push(("HOME".into(), home.display().to_string()));
+    env
 }
 
 fn good() -> BedrockReply {
@@ -158,19 +167,8 @@ async fn access_errors_name_what_to_check_and_bearer_tokens_replace_sigv4() {
 async fn no_credentials_is_one_line_before_any_request() {
     let server = FakeBedrock::start(vec![good()]);
     let home = tempfile::tempdir().unwrap();
-    let mut env: Vec<(String, String)> = bedrock_env(&server)
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
-        .collect();
-    env.push(("HOME".into(), home.path().display().to_string()));
-    let config = BedrockConfig::from_lookup(|name| {
-        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-    });
-    let (_, err) = run(
-        &BedrockClient::new(config).unwrap(),
-        &request("claude-opus-5-5"),
-    )
-    .await;
+    let env = keyless_env(&server, home.path());
+    let (_, err) = run(&client_of(&env), &request("claude-opus-5-5")).await;
     assert!(matches!(err, Some(ModelError::Config(_))), "{err:?}");
     let text = err.map(|e| e.to_string()).unwrap_or_default();
     assert_eq!(
@@ -208,31 +206,15 @@ async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
         r#"{"roleCredentials":{"accessKeyId":"ASIAROLE","secretAccessKey":"role-secret","sessionToken":"role-session","expiration":4102444800000}}"#,
     );
     let server = FakeBedrock::start(vec![good()]);
-    let env: Vec<(String, String)> = bedrock_env(&server)
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
-        .chain([
-            ("HOME".to_string(), home.path().display().to_string()),
-            ("AWS_PROFILE".to_string(), "dev".to_string()),
-            ("AWS_ENDPOINT_URL_SSO".to_string(), url),
-        ])
-        .collect();
-    let lookup = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let (_, err) = run(
-        &BedrockClient::new(BedrockConfig::from_lookup(lookup)).unwrap(),
-        &request("claude-opus-5-5"),
-    )
-    .await;
+    let mut env = keyless_env(&server, home.path());
+    env.push(("AWS_PROFILE".into(), "dev".into()));
+    env.push(("AWS_ENDPOINT_URL_SSO".into(), url));
+    let (_, err) = run(&client_of(&env), &request("claude-opus-5-5")).await;
     assert!(err.is_none(), "{err:?}");
-    let head = served.join().unwrap();
-    assert!(
-        head.starts_with("GET /federation/credentials?account_id=111122223333&role_name=Dev "),
-        "{head}"
-    );
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("x-amz-sso_bearer_token: sso-access-token"),
-        "{head}"
+    super::assert_head(
+        &served.join().unwrap(),
+        "GET /federation/credentials?account_id=111122223333&role_name=Dev ",
+        "x-amz-sso_bearer_token: sso-access-token",
     );
     let req = &server.requests()[0];
     assert!(
@@ -244,11 +226,7 @@ async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
     sigv4::verify(req, "role-secret").unwrap();
 
     write_login("2001-01-01T00:00:00Z");
-    let (_, err) = run(
-        &BedrockClient::new(BedrockConfig::from_lookup(lookup)).unwrap(),
-        &request("claude-opus-5-5"),
-    )
-    .await;
+    let (_, err) = run(&client_of(&env), &request("claude-opus-5-5")).await;
     assert_eq!(
         err.map(|e| e.to_string()).unwrap_or_default(),
         "AWS SSO profile `dev`: the login has expired: run `aws sso login --profile dev`"

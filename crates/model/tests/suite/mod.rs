@@ -203,6 +203,13 @@ pub fn recovered_turn() -> orbit_test_support::Turn {
         .usage(120, 30)
 }
 
+/// Asserts that a request's `head` (from [`one_shot_http`]) starts with
+/// `start` and has the header line `header` (lowercase `name: value`).
+pub fn assert_head(head: &str, start: &str, header: &str) {
+    assert!(head.starts_with(start), "{head}");
+    assert!(head.to_ascii_lowercase().contains(header), "{head}");
+}
+
 /// A one-shot HTTP server on 127.0.0.1 (an SSO portal, a metadata
 /// server): answers `body` (JSON) to the first request and hands back the
 /// request's head.

@@ -4,23 +4,34 @@
 //! account's RS256-signed JWT (checked with the key's public half) and
 //! reused until a 401, and the faults retried.
 
+use orbit_model::ModelError;
 use orbit_model::vertex::{VertexClient, VertexConfig};
-use orbit_model::{ModelError, ModelRequest};
 use orbit_protocol::ContentBlock;
+use orbit_test_support::vars::lookup;
 use orbit_test_support::vertex::{access_token, service_account, verify_jwt};
 use orbit_test_support::{FakeGoogleToken, FakeVertex, Turn, VertexReply, vertex_env};
 
+use super::hi_request as request;
 use super::{completed_blocks, retries, run};
 
 fn client(env: &[(String, String)]) -> VertexClient {
-    VertexClient::new(VertexConfig::from_lookup(|name| {
-        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-    }))
-    .unwrap()
+    VertexClient::new(VertexConfig::from_lookup(lookup(env))).unwrap()
 }
 
-fn request(model: &str) -> ModelRequest {
-    super::hi_request(model)
+/// The fake's variables without a key file, HOME at `home`, and the
+/// metadata server at `metadata_host` when given.
+fn keyless_env(
+    vertex: &FakeVertex,
+    home: &std::path::Path,
+    metadata_host: Option<String>,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = vertex_env(vertex, home)
+        .into_iter()
+        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
+        .collect();
+    env.push(("HOME".into(), home.display().to_string()));
+    env.extend(metadata_host.map(|host| ("GCE_METADATA_HOST".to_string(), host)));
+    env
 }
 
 fn good() -> VertexReply {
@@ -104,15 +115,8 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
 async fn missing_credentials_and_refusals_are_one_line() {
     let vertex = FakeVertex::start(vec![good()]);
     let home = tempfile::tempdir().unwrap();
-    let mut env: Vec<(String, String)> = vertex_env(&vertex, home.path())
-        .into_iter()
-        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
-        .collect();
-    env.push(("HOME".into(), home.path().display().to_string()));
-    env.push((
-        "GCE_METADATA_HOST".into(),
-        format!("127.0.0.1:{}", super::closed_port()),
-    ));
+    let closed = format!("127.0.0.1:{}", super::closed_port());
+    let env = keyless_env(&vertex, home.path(), Some(closed));
     let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
     assert!(matches!(err, Some(ModelError::Config(_))), "{err:?}");
     assert_eq!(
@@ -157,12 +161,7 @@ async fn a_gcloud_user_login_and_the_metadata_server_give_tokens() {
     )
     .unwrap();
     let vertex = FakeVertex::start(vec![good(), good()]);
-    let home_var = ("HOME".to_string(), home.path().display().to_string());
-    let env: Vec<(String, String)> = vertex_env(&vertex, home.path())
-        .into_iter()
-        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
-        .chain([home_var.clone()])
-        .collect();
+    let env = keyless_env(&vertex, home.path(), None);
     let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
     assert!(err.is_none(), "{err:?}");
     assert_eq!(
@@ -180,28 +179,14 @@ async fn a_gcloud_user_login_and_the_metadata_server_give_tokens() {
         r#"{"access_token":"ya29.metadata","expires_in":3599,"token_type":"Bearer"}"#,
     );
     let empty = tempfile::tempdir().unwrap();
-    let env: Vec<(String, String)> = vertex_env(&vertex, home.path())
-        .into_iter()
-        .filter(|(k, _)| k != "GOOGLE_APPLICATION_CREDENTIALS")
-        .chain([
-            ("HOME".to_string(), empty.path().display().to_string()),
-            (
-                "GCE_METADATA_HOST".to_string(),
-                host.trim_start_matches("http://").to_string(),
-            ),
-        ])
-        .collect();
+    let metadata = host.trim_start_matches("http://").to_string();
+    let env = keyless_env(&vertex, empty.path(), Some(metadata));
     let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
     assert!(err.is_none(), "{err:?}");
-    let head = served.join().unwrap();
-    assert!(
-        head.starts_with("GET /computeMetadata/v1/instance/service-accounts/default/token "),
-        "{head}"
-    );
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("metadata-flavor: google"),
-        "{head}"
+    super::assert_head(
+        &served.join().unwrap(),
+        "GET /computeMetadata/v1/instance/service-accounts/default/token ",
+        "metadata-flavor: google",
     );
     assert_eq!(
         vertex.requests()[1].header("authorization"),

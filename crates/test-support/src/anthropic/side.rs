@@ -95,15 +95,7 @@ fn is_side_request(body: &Value) -> bool {
 
 /// The text of the first user message.
 fn first_user_text(body: &Value) -> String {
-    match &body["messages"][0]["content"] {
-        Value::String(t) => t.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
+    crate::body::content_text(&body["messages"][0]["content"])
 }
 
 fn side_reply(body: &Value, hits: &[SearchHit]) -> WireReply {
