@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, Weak};
 use orbit_tool::CallFacts;
 
 use crate::NotRestorable;
-use crate::probe::Probe;
+use crate::probe::{Probe, lexical};
 use crate::store::{Kind, Store};
 
 /// The sessions of this process whose prompt is running: a subagent (no
@@ -139,22 +139,6 @@ impl Checkpointer {
             tracing::warn!("checkpoints are off for this session: {err}");
         }
     }
-}
-
-/// `path` with `.` and `..` resolved by name (`proj/../top.txt` is
-/// `top.txt`, outside `proj`).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 impl orbit_tool::Checkpoints for Checkpointer {

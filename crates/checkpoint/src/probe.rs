@@ -311,8 +311,9 @@ fn confining_dir(path: &Path, root: &Path) -> Option<PathBuf> {
     (parent.canonicalize().ok()? == parent).then(|| parent.to_path_buf())
 }
 
-/// `path` with `.` and `..` resolved by name (no file system access).
-fn lexical(path: &Path) -> PathBuf {
+/// `path` with `.` and `..` resolved by name, no file system access
+/// (`proj/../top.txt` is `top.txt`, outside `proj`).
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

@@ -145,11 +145,7 @@ mod tests {
     fn a_fifo_in_place_of_the_file_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.local.json");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&path)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        orbit_test_support::files::mkfifo(&path);
         let (tx, rx) = std::sync::mpsc::channel();
         let target = path.clone();
         std::thread::spawn(move || {

@@ -50,11 +50,7 @@ fn hostile_paths_are_stamped_not_read() {
     let root = dir.path().join("proj");
     std::fs::create_dir(&root).unwrap();
     let fifo = root.join("pipe");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    orbit_test_support::files::mkfifo(&fifo);
     std::fs::write(outside.path().join("secret"), "key\n").unwrap();
     symlink(outside.path(), root.join("out")).unwrap();
     symlink(outside.path().join("secret"), root.join("link")).unwrap();

@@ -23,6 +23,19 @@ impl Dirs {
         std::fs::write(&path, text).unwrap();
         path.display().to_string()
     }
+
+    /// The error of loading the settings (and `--settings FLAG`), which
+    /// must fail.
+    fn load_error(&self, flag: Option<&str>) -> ConfigError {
+        Settings::load(&self.locations(), flag, SettingSources::all()).unwrap_err()
+    }
+
+    /// [`Dirs::write`], then [`Dirs::load_error`]: the file's path and why
+    /// it does not load.
+    fn bad_file(&self, base: &Path, rel: &str, text: &str) -> (String, ConfigError) {
+        let path = self.write(base, rel, text);
+        (path, self.load_error(None))
+    }
 }
 
 #[test]
@@ -120,12 +133,11 @@ fn existing_files_load_in_precedence_order_and_missing_ones_are_skipped() {
 #[test]
 fn a_malformed_file_is_an_error_with_path_line_and_column() {
     let d = Dirs::new();
-    let path = d.write(
+    let (path, err) = d.bad_file(
         d.project.path(),
         ".orbit/settings.json",
         "{\n  \"model\": \"x\",\n  \"env\": {\"A\" 1}\n}\n",
     );
-    let err = Settings::load(&d.locations(), None, SettingSources::all()).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!("invalid settings in {path}:3:15: expected `:`")
@@ -166,12 +178,11 @@ fn a_rule_that_does_not_parse_is_an_error_at_its_place() {
 #[test]
 fn a_wrongly_typed_known_key_is_an_error_too() {
     let d = Dirs::new();
-    let path = d.write(
+    let (path, err) = d.bad_file(
         d.home.path(),
         ".claude/settings.json",
         "{\"permissions\": {\"allow\": \"Read\"}}",
     );
-    let err = Settings::load(&d.locations(), None, SettingSources::all()).unwrap_err();
     let text = err.to_string();
     assert!(
         text.starts_with(&format!("invalid settings in {path}:1:")),
@@ -198,7 +209,7 @@ fn an_unreadable_file_is_an_error_not_skipped() {
     let d = Dirs::new();
     // A directory where the file should be.
     std::fs::create_dir_all(d.project.path().join(".orbit/settings.json")).unwrap();
-    let err = Settings::load(&d.locations(), None, SettingSources::all()).unwrap_err();
+    let err = d.load_error(None);
     assert!(
         err.to_string().starts_with("cannot read settings file ")
             && err.to_string().contains(".orbit/settings.json"),
@@ -215,15 +226,14 @@ fn the_settings_flag_takes_a_file_or_inline_json() {
     assert_eq!(s.provider().unwrap().origin.to_string(), path);
     // A missing --settings file is an error (it was asked for).
     let missing = d.project.path().join("nope.json").display().to_string();
-    let err = Settings::load(&d.locations(), Some(&missing), SettingSources::all()).unwrap_err();
+    let err = d.load_error(Some(&missing));
     assert!(
         err.to_string()
             .starts_with(&format!("cannot read settings file {missing}")),
         "{err}"
     );
     // Malformed inline JSON names the flag.
-    let err =
-        Settings::load(&d.locations(), Some("{\"model\": }"), SettingSources::all()).unwrap_err();
+    let err = d.load_error(Some("{\"model\": }"));
     assert_eq!(
         err.to_string(),
         "invalid settings in --settings:1:11: expected value"
