@@ -130,12 +130,7 @@ fn hooks_list_shows_each_hook_with_its_file() {
     let evil = model();
     let scratch = clone(&evil);
     let user = json!({"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "fmt.sh", "timeout": 5}]}]}});
-    std::fs::create_dir_all(scratch.home().join(".orbit")).unwrap();
-    std::fs::write(
-        scratch.home().join(".orbit/settings.json"),
-        user.to_string(),
-    )
-    .unwrap();
+    scratch.write_home(".orbit/settings.json", &user.to_string());
     let list = |extra: &[&str]| {
         let mut cmd = orbit_with_env(&scratch, &[]);
         cmd.args(["hooks", "list"]).args(extra);

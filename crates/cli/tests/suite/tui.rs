@@ -337,8 +337,7 @@ fn untrusted_folder_is_asked_about_once() {
 fn memory_lists_the_loaded_files_and_opens_one_in_the_editor() {
     let scratch = Scratch::new();
     scratch.write("CLAUDE.md", "project memory\n");
-    std::fs::create_dir_all(scratch.home().join(".claude")).unwrap();
-    std::fs::write(scratch.home().join(".claude/CLAUDE.md"), "user memory\n").unwrap();
+    scratch.write_home(".claude/CLAUDE.md", "user memory\n");
     let editor = scratch.home().join("editor.sh");
     std::fs::write(&editor, "#!/bin/sh\necho EDITED-BY-31 >> \"$1\"\n").unwrap();
     let made = Command::new("chmod")

@@ -19,13 +19,10 @@ use super::harness::{
 #[test]
 fn a_warning_printed_while_the_ui_runs_lands_in_the_scrollback_not_the_live_region() {
     let scratch = Scratch::new();
-    let claude = scratch.home().join(".claude");
-    std::fs::create_dir_all(&claude).unwrap();
-    std::fs::write(
-        claude.join("settings.json"),
+    scratch.write_home(
+        ".claude/settings.json",
         r#"{"env": {"ORBIT_LOG": "debug"}}"#,
-    )
-    .unwrap();
+    );
     let server = FakeAnthropic::start(vec![]);
     let pane = Pane::start(&scratch, &server.env(), &[]);
     const WARNING: &str = "ignoring env.ORBIT_LOG";

@@ -78,17 +78,7 @@ fn the_proxy_is_asked_for_the_checked_address_not_the_name() {
 fn local_and_unresolvable_targets_never_reach_the_proxy() {
     let proxy = RecordingProxy::start();
     let (port, hosts) = host_recording_server();
-    for (url, needle) in [
-        (
-            format!("http://127.0.0.1:{port}/secret"),
-            "Refusing to fetch",
-        ),
-        (
-            format!("http://localhost:{port}/secret"),
-            "Refusing to fetch",
-        ),
-        ("http://no-such-host.invalid/".to_string(), "Cannot resolve"),
-    ] {
+    for (url, needle) in super::network::refused_targets(port) {
         let said = fetch_through(&proxy, &url, "");
         assert!(said.contains(needle), "{url}: {said}");
     }
