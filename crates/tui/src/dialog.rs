@@ -29,6 +29,7 @@ use crate::plan_dialog::Special;
 use crate::theme::Theme;
 use crate::theme::Tone;
 use crate::tools::{Before, file_before_edit, subject};
+use crate::typed_line::{self, Typed};
 
 /// One ask waiting for the person.
 pub(crate) struct Ask {
@@ -271,19 +272,15 @@ impl Dialog {
             None => {}
         }
         if let Some(reason) = &mut self.reason {
-            match key.code {
-                KeyCode::Enter => {
+            match typed_line::edit(reason, key.code) {
+                Typed::Enter => {
                     let said = reason.trim().to_string();
                     let answer = rejected_for(self.agent.is_some(), Some(&said));
                     self.said = (!said.is_empty()).then_some(said);
                     return Some(answer);
                 }
-                KeyCode::Esc => return Some(self.stop()),
-                KeyCode::Backspace => {
-                    reason.pop();
-                }
-                KeyCode::Char(c) => reason.push(c),
-                _ => {}
+                Typed::Esc => return Some(self.stop()),
+                Typed::Editing => {}
             }
             return None;
         }
@@ -383,7 +380,7 @@ impl Dialog {
             out.push(Line::from(Span::styled(text, style)));
         }
         if let Some(reason) = &self.reason {
-            out.push(theme.typing_row("  Reason: ", reason));
+            out.push(typed_line::row(theme, "  Reason: ", reason));
         }
         out
     }

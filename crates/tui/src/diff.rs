@@ -7,6 +7,7 @@
 //! real lines rather than only the strings the model sent. [`hunk_lines`]
 //! shows a tool's own hunks (a shell command's change) the same way.
 
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
@@ -102,7 +103,7 @@ pub(crate) fn diff_lines(
         }
         for op in group {
             for change in diff.iter_changes(op) {
-                let text = change.value().trim_end_matches(['\n', '\r']).to_string();
+                let text = change.value().trim_end_matches(['\n', '\r']);
                 let line_no = change
                     .new_index()
                     .or(change.old_index())
@@ -118,13 +119,32 @@ pub(crate) fn diff_lines(
                     }
                     ChangeTag::Equal => (" ", theme.dim()),
                 };
-                out.push(Line::from(vec![
-                    Span::styled(format!("    {line_no:>4} "), theme.dim()),
-                    Span::styled(format!("{sign} {text}"), style),
-                ]));
+                out.push(diff_row(line_no, sign, text, style, theme));
             }
         }
     }
+    cap_rows(&mut out, max_lines, theme);
+    (out, added, removed)
+}
+
+/// One row of the diff view: the line number (dim), then the sign and the
+/// text in `style`.
+fn diff_row(
+    line_no: impl std::fmt::Display,
+    sign: &str,
+    text: &str,
+    style: Style,
+    theme: Theme,
+) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("    {line_no:>4} "), theme.dim()),
+        Span::styled(format!("{sign} {text}"), style),
+    ])
+}
+
+/// Cuts a diff view to `max_lines` rows, then a "… N more diff lines" row
+/// when rows were cut.
+pub(crate) fn cap_rows(out: &mut Vec<Line<'static>>, max_lines: usize, theme: Theme) {
     if out.len() > max_lines {
         let more = out.len() - max_lines;
         out.truncate(max_lines);
@@ -133,7 +153,6 @@ pub(crate) fn diff_lines(
             theme.dim(),
         )));
     }
-    (out, added, removed)
 }
 
 /// Rows of a tool's own hunks (`orbit_tool::PatchHunk`: a shell command's
@@ -154,7 +173,7 @@ pub(crate) fn hunk_lines(
         for line in &hunk.lines {
             let mut chars = line.chars();
             let sign = chars.next().unwrap_or(' ');
-            let text = chars.as_str().to_string();
+            let text = chars.as_str();
             let (shown, line_no, style) = match sign {
                 '-' => {
                     removed += 1;
@@ -172,10 +191,7 @@ pub(crate) fn hunk_lines(
                     (" ", new_no - 1, theme.dim())
                 }
             };
-            out.push(Line::from(vec![
-                Span::styled(format!("    {line_no:>4} "), theme.dim()),
-                Span::styled(format!("{shown} {text}"), style),
-            ]));
+            out.push(diff_row(line_no, shown, text, style, theme));
         }
     }
     (out, added, removed)
@@ -226,6 +242,23 @@ mod tests {
                 "       2 + B",
                 "       3   c",
                 "       4 + d"
+            ]
+        );
+    }
+
+    /// A view over its bound keeps its first rows and says how many more.
+    #[test]
+    fn a_long_diff_is_cut_with_a_count_of_the_rest() {
+        let (lines, added, removed) = diff_lines("a\nb\nc\n", "A\nB\nC\n", 4, Theme::new(false));
+        assert_eq!((added, removed), (3, 3));
+        assert_eq!(
+            text(&lines),
+            [
+                "       1 - a",
+                "       2 - b",
+                "       3 - c",
+                "       1 + A",
+                "    … 2 more diff lines"
             ]
         );
     }

@@ -42,6 +42,7 @@ mod term;
 mod theme;
 mod tools;
 mod trust;
+mod typed_line;
 mod wrap;
 
 pub use app::{ExitInfo, TuiError, TuiOptions};

@@ -19,6 +19,7 @@ use ratatui::text::{Line, Span};
 use crate::markdown::MarkdownStream;
 use crate::question_dialog::QuestionDialog;
 use crate::theme::Theme;
+use crate::typed_line::{self, Typed};
 
 /// An ask with a dialog of its own: a plan to approve, questions to answer.
 #[derive(Debug)]
@@ -99,8 +100,8 @@ impl PlanDialog {
         key: KeyEvent,
     ) -> Option<(Approval, Option<PermissionMode>)> {
         if let Some(note) = &mut self.feedback {
-            match key.code {
-                KeyCode::Enter => {
+            match typed_line::edit(note, key.code) {
+                Typed::Enter => {
                     let note = note.trim();
                     let reason = if note.is_empty() {
                         "The user wants to keep planning.".to_string()
@@ -114,12 +115,8 @@ impl PlanDialog {
                         None,
                     ));
                 }
-                KeyCode::Esc => self.feedback = None,
-                KeyCode::Backspace => {
-                    note.pop();
-                }
-                KeyCode::Char(c) => note.push(c),
-                _ => {}
+                Typed::Esc => self.feedback = None,
+                Typed::Editing => {}
             }
             return None;
         }
@@ -161,7 +158,7 @@ impl PlanDialog {
             )));
         }
         if let Some(note) = &self.feedback {
-            out.push(theme.typing_row("  What should change? ", note));
+            out.push(typed_line::row(theme, "  What should change? ", note));
         }
         out
     }

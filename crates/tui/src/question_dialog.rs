@@ -17,6 +17,7 @@ use ratatui::text::{Line, Span};
 use serde_json::{Map, Value};
 
 use crate::theme::Theme;
+use crate::typed_line::{self, Typed};
 
 /// One question as shown.
 #[derive(Debug, Clone)]
@@ -123,17 +124,13 @@ impl QuestionDialog {
     /// The answer a key gives, if it completes the questions.
     pub(crate) fn handle_key(&mut self, key: KeyEvent) -> Option<Approval> {
         if let Some(text) = &mut self.other {
-            match key.code {
-                KeyCode::Enter if !text.trim().is_empty() => {
+            match typed_line::edit(text, key.code) {
+                Typed::Enter if !text.trim().is_empty() => {
                     let text = text.trim().to_string();
                     return self.answer(text);
                 }
-                KeyCode::Esc => self.other = None,
-                KeyCode::Backspace => {
-                    text.pop();
-                }
-                KeyCode::Char(c) => text.push(c),
-                _ => {}
+                Typed::Esc => self.other = None,
+                Typed::Enter | Typed::Editing => {}
             }
             return None;
         }
@@ -222,7 +219,7 @@ impl QuestionDialog {
             theme.choice(self.selected == other),
         )));
         if let Some(text) = &self.other {
-            out.push(theme.typing_row("  Answer: ", text));
+            out.push(typed_line::row(theme, "  Answer: ", text));
         } else if q.multi {
             out.push(Line::from(Span::styled(
                 "  Space: choose · Enter: done · Esc: decline",

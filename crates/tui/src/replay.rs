@@ -29,8 +29,6 @@ const REPLAY_MESSAGES_MAX: usize = 200;
 const COLLAPSED_MAX: usize = 8;
 /// Longest label of a collapsed text, in chars.
 const LABEL_MAX_CHARS: usize = 60;
-/// Lines of one collapsed text Ctrl-O shows.
-const EXPANDED_MAX_LINES: usize = 200;
 /// The opening and closing tag of a system reminder.
 const REMINDER_OPEN: &str = "<system-reminder>";
 const REMINDER_CLOSE: &str = "</system-reminder>";
@@ -58,14 +56,7 @@ impl Collapsed {
     pub(crate) fn expand(&self, screen: &mut Screen) {
         for (label, text) in &self.items {
             screen.note(&format!("  ⎿ {label}"), Tone::Dim);
-            let lines: Vec<&str> = text.lines().collect();
-            for line in lines.iter().take(EXPANDED_MAX_LINES) {
-                screen.note(&format!("     {line}"), Tone::Dim);
-            }
-            if lines.len() > EXPANDED_MAX_LINES {
-                let more = lines.len() - EXPANDED_MAX_LINES;
-                screen.note(&format!("     … {more} more lines"), Tone::Dim);
-            }
+            screen.full_lines(&text.lines().collect::<Vec<_>>());
         }
     }
 }

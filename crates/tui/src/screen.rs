@@ -297,11 +297,14 @@ impl Screen {
     fn full_output_lines(&mut self, call: &ToolCall, lines: &[String]) {
         let marker = Span::styled("  ⎿ ", self.theme.dim());
         self.history.push(call_line(call, marker, self.theme));
+        self.full_lines(lines);
+    }
+
+    /// The lines of a text Ctrl-O shows in full, under its `⎿` line: dim
+    /// and indented, at most [`FULL_OUTPUT_MAX_LINES`], then how many more.
+    pub(crate) fn full_lines(&mut self, lines: &[impl AsRef<str>]) {
         for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
-            self.history.push(Line::from(Span::styled(
-                format!("     {line}"),
-                self.theme.dim(),
-            )));
+            self.note(&format!("     {}", line.as_ref()), Tone::Dim);
         }
         if lines.len() > FULL_OUTPUT_MAX_LINES {
             let more = lines.len() - FULL_OUTPUT_MAX_LINES;

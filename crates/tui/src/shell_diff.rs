@@ -12,7 +12,7 @@ use orbit_tool::ToolDetail;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use crate::diff::{DIFF_MAX_LINES, hunk_lines};
+use crate::diff::{DIFF_MAX_LINES, cap_rows, hunk_lines};
 use crate::sanitize::{Mode, sanitize};
 use crate::theme::Theme;
 
@@ -55,14 +55,7 @@ pub(crate) fn shell_diff(
             theme.dim(),
         )));
     }
-    if out.len() > DIFF_MAX_LINES {
-        let more = out.len() - DIFF_MAX_LINES;
-        out.truncate(DIFF_MAX_LINES);
-        out.push(Line::from(Span::styled(
-            format!("    … {more} more diff lines"),
-            theme.dim(),
-        )));
-    }
+    cap_rows(&mut out, DIFF_MAX_LINES, theme);
     Some((out, added, removed))
 }
 

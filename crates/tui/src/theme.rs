@@ -4,7 +4,6 @@
 //! stay: they are not colours).
 
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
 
 /// One style method per named role: `name => colour, modifiers;`.
 macro_rules! styles {
@@ -74,15 +73,6 @@ impl Theme {
             self.plain()
         }
     }
-
-    /// A dialog's row where the person types: `label` in bold, then `text`
-    /// and the cursor.
-    pub(crate) fn typing_row(self, label: &'static str, text: &str) -> Line<'static> {
-        Line::from(vec![
-            Span::styled(label, self.bold()),
-            Span::raw(format!("{text}▏")),
-        ])
-    }
 }
 
 /// How a note is shown.
@@ -97,25 +87,12 @@ pub(crate) enum Tone {
 mod tests {
     use super::*;
 
-    /// The three dialogs' shared rows: the choice under the cursor
-    /// reversed, the others plain; a typing row's label bold, the text
-    /// plain with the cursor after it.
+    /// A dialog's choice row: reversed under the cursor, plain elsewhere.
     #[test]
-    fn dialog_rows_mark_the_cursor_and_the_typed_text() {
+    fn the_choice_under_the_cursor_is_reversed() {
         for theme in [Theme::new(true), Theme::new(false)] {
             assert_eq!(theme.choice(true), theme.selected(), "{theme:?}");
             assert_eq!(theme.choice(false), theme.plain(), "{theme:?}");
-            let row = theme.typing_row("  Answer: ", "yes");
-            let spans: Vec<(&str, Style)> = row
-                .spans
-                .iter()
-                .map(|s| (s.content.as_ref(), s.style))
-                .collect();
-            assert_eq!(
-                spans,
-                [("  Answer: ", theme.bold()), ("yes▏", Style::default())],
-                "{theme:?}"
-            );
         }
     }
 }

@@ -3,7 +3,7 @@
 //! result (the summary on Ctrl-O), and `/init`'s check that CLAUDE.md was
 //! written. The app calls these; the fields live on [`Screen`].
 
-use super::{FULL_OUTPUT_MAX_LINES, Screen, Tone};
+use super::{Screen, Tone};
 
 impl Screen {
     /// The next turn is asked to write `path` (`/init`): when it ends
@@ -65,14 +65,7 @@ impl Screen {
             return;
         };
         self.note("  ⎿ Summary of the conversation so far", Tone::Dim);
-        let lines: Vec<&str> = summary.lines().collect();
-        for line in lines.iter().take(FULL_OUTPUT_MAX_LINES) {
-            self.note(&format!("     {line}"), Tone::Dim);
-        }
-        if lines.len() > FULL_OUTPUT_MAX_LINES {
-            let more = lines.len() - FULL_OUTPUT_MAX_LINES;
-            self.note(&format!("     … {more} more lines"), Tone::Dim);
-        }
+        self.full_lines(&summary.lines().collect::<Vec<_>>());
     }
 }
 

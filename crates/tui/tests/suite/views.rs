@@ -267,6 +267,30 @@ fn ctrl_o_shows_the_full_output_of_the_last_calls() {
     );
 }
 
+/// Ctrl-O shows the first 200 lines of an output, then how many more.
+#[test]
+fn ctrl_o_cuts_a_long_output_and_counts_the_rest() {
+    let long_output = |screen: &mut Screen| {
+        let output: String = (1..=205).map(|i| format!("line {i}\n")).collect();
+        call(
+            screen,
+            "t1",
+            "Bash",
+            json!({"command": "seq 205"}),
+            Some((&output, false)),
+        );
+    };
+    let (mut screen, mut term) = drawn(false, long_output, 80, 40);
+    screen.toggle_full_output();
+    screen.draw(&mut term).unwrap();
+    let shown = text(&term);
+    assert!(
+        shown.contains("     line 200\n     … 5 more lines"),
+        "{shown}"
+    );
+    assert!(!shown.contains("line 201"), "{shown}");
+}
+
 /// A 30-line file in a temp dir whose path has a fixed length, and the
 /// screen text with the dir's random part redacted.
 fn greet_file() -> (tempfile::TempDir, String) {
