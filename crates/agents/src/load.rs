@@ -113,37 +113,32 @@ fn read_one(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use orbit_test_support::files::{mkfifo, put};
+
     use super::*;
     use crate::AgentSet;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
 
     #[test]
     fn user_and_project_agents_load_and_untrusted_projects_do_not() {
         let home = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
         let config = home.path().join("cc");
-        write(
-            &config.join("agents/mine.md"),
+        put(
+            &config,
+            "agents/mine.md",
             "---\nname: mine\ndescription: user agent\n---\nUser prompt",
         );
-        write(
-            &home.path().join(".claude/agents/ignored.md"),
+        put(
+            home.path(),
+            ".claude/agents/ignored.md",
             "---\nname: ignored\ndescription: not read with CLAUDE_CONFIG_DIR\n---\nx",
         );
-        write(
-            &project.path().join(".claude/agents/reviewer.md"),
+        put(
+            project.path(),
+            ".claude/agents/reviewer.md",
             "---\nname: reviewer\ndescription: reviews\ntools: Read, Grep\n---\nYou review.",
         );
-        let fifo = project.path().join(".claude/agents/fifo.md");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        mkfifo(&project.path().join(".claude/agents/fifo.md"));
         let mut sources = AgentSources {
             project_root: project.path().canonicalize().unwrap(),
             home: Some(home.path().to_path_buf()),

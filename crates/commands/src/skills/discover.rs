@@ -130,34 +130,39 @@ fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use orbit_test_support::files::{mkfifo, put};
+
     use super::*;
 
-    fn write(dir: &Path, rel: &str, text: &str) {
-        let path = dir.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+    /// The skills of `project` alone (no home folder).
+    fn project_only(project: &Path) -> CommandSources {
+        CommandSources {
+            project_root: project.to_path_buf(),
+            home: None,
+            claude_config_dir: None,
+        }
     }
 
     #[test]
     fn finds_user_and_trusted_project_skills() {
         let home = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
-        write(
+        put(
             home.path(),
             ".claude/skills/notes/SKILL.md",
             "---\nname: notes\ndescription: Take notes\n---\nBody\n",
         );
-        write(
+        put(
             project.path(),
             ".claude/skills/changelog/SKILL.md",
             "---\ndescription: \"Write the changelog\"\nallowed-tools: Bash(git log:*), Read\n---\n# Changelog\nSteps\n",
         );
-        write(
+        put(
             project.path(),
             ".orbit/skills/plain/SKILL.md",
             "# Plain skill\n",
         );
-        write(
+        put(
             project.path(),
             ".claude/skills/empty/README.md",
             "not a skill",
@@ -184,7 +189,7 @@ mod tests {
     fn a_projects_link_to_a_skill_folder_is_not_followed() {
         let outside = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
-        write(
+        put(
             outside.path(),
             "evil/SKILL.md",
             "---\ndescription: x\n---\nBody\n",
@@ -195,12 +200,7 @@ mod tests {
             project.path().join(".claude/skills/evil"),
         )
         .unwrap();
-        let sources = CommandSources {
-            project_root: project.path().to_path_buf(),
-            home: None,
-            claude_config_dir: None,
-        };
-        let set = SkillSet::load(&sources, true);
+        let set = SkillSet::load(&project_only(project.path()), true);
         assert!(set.is_empty() && set.warnings.is_empty(), "{set:?}");
     }
 
@@ -210,17 +210,8 @@ mod tests {
         let project = tempfile::tempdir().unwrap();
         let dir = project.path().join(".claude/skills/fifo");
         std::fs::create_dir_all(&dir).unwrap();
-        let status = std::process::Command::new("mkfifo")
-            .arg(dir.join(SKILL_FILE))
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let sources = CommandSources {
-            project_root: project.path().to_path_buf(),
-            home: None,
-            claude_config_dir: None,
-        };
-        let set = SkillSet::load(&sources, true);
+        mkfifo(&dir.join(SKILL_FILE));
+        let set = SkillSet::load(&project_only(project.path()), true);
         assert!(set.is_empty());
         assert_eq!(set.warnings.len(), 1, "{:?}", set.warnings);
         assert!(set.warnings[0].starts_with("skipped skill file"));
