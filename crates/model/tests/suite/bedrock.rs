@@ -9,11 +9,11 @@ use orbit_model::{ModelClient, ModelError};
 use orbit_protocol::{ContentBlock, StreamEvent};
 use orbit_test_support::bedrock::{SECRET_ACCESS_KEY, sigv4};
 use orbit_test_support::vars::lookup;
-use orbit_test_support::{BedrockReply, FakeBedrock, Turn, bedrock_env};
+use orbit_test_support::{BedrockReply, FakeBedrock, bedrock_env};
 use serde_json::json;
 
 use super::hi_request as request;
-use super::{completed_blocks, retries, run};
+use super::{completed_blocks, retries, run, run_ok};
 
 fn client(server: &FakeBedrock, extra: &[(&str, &str)]) -> BedrockClient {
     let mut env = bedrock_env(server);
@@ -44,8 +44,7 @@ fn good() -> BedrockReply {
 async fn a_signed_call_streams_the_anthropic_events() {
     let server = FakeBedrock::start(vec![good()]);
     let bedrock = client(&server, &[]);
-    let (events, err) = run(&bedrock, &request("claude-sonnet-4-5-20250929")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&bedrock, &request("claude-sonnet-4-5-20250929")).await;
     assert_eq!(
         completed_blocks(&events),
         vec![
@@ -87,21 +86,11 @@ async fn a_signed_call_streams_the_anthropic_events() {
 
 #[tokio::test]
 async fn faults_are_retried_and_the_last_attempt_counts() {
-    let faults = vec![
-        BedrockReply::turn(Turn::new().text("partial").error_after(
-            3,
-            "overloaded_error",
-            "Overloaded",
-        )),
-        BedrockReply::api_error(429, "throttlingException", "Too many requests"),
-        BedrockReply::turn(Turn::new().text("cut here").cut_after(3)),
-        BedrockReply::turn(Turn::new().text("bad crc").malformed_at(3)),
-    ];
-    let mut script = faults;
+    let throttled = BedrockReply::api_error(429, "throttlingException", "Too many requests");
+    let mut script = super::cloud_faults(BedrockReply::turn, throttled);
     script.push(good());
     let server = FakeBedrock::start(script);
-    let (events, err) = run(&client(&server, &[]), &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server, &[]), &request("claude-opus-5-5")).await;
     let said: Vec<String> = retries(&events).into_iter().map(|r| r.message).collect();
     assert_eq!(said.len(), 4, "{said:?}");
     assert!(
@@ -157,8 +146,7 @@ async fn access_errors_name_what_to_check_and_bearer_tokens_replace_sigv4() {
         "{text}"
     );
     let bearer = client(&server, &[("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key")]);
-    let (_, err) = run(&bearer, &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&bearer, &request("claude-opus-5-5")).await;
     let req = server.requests().pop().unwrap();
     assert_eq!(req.header("authorization"), Some("Bearer bedrock-api-key"));
 }
@@ -209,8 +197,7 @@ async fn an_sso_profile_trades_the_cached_login_for_role_credentials() {
     let mut env = keyless_env(&server, home.path());
     env.push(("AWS_PROFILE".into(), "dev".into()));
     env.push(("AWS_ENDPOINT_URL_SSO".into(), url));
-    let (_, err) = run(&client_of(&env), &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client_of(&env), &request("claude-opus-5-5")).await;
     super::assert_head(
         &served.join().unwrap(),
         "GET /federation/credentials?account_id=111122223333&role_name=Dev ",

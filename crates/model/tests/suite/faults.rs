@@ -13,7 +13,7 @@ use orbit_test_support::{Completion, FakeServer, OpenAiReply, Reply, ReplyOf, Tu
 use serde_json::json;
 
 use super::wire::{Wire, client, client_with};
-use super::{completed_blocks, last_attempt, retries, run};
+use super::{completed_blocks, last_attempt, retries, run, run_ok};
 
 /// How a `Retry` message must read.
 #[derive(Debug, Clone)]
@@ -284,8 +284,7 @@ async fn abandon_idle<W: Wire>(hung: Vec<ReplyOf<W>>, idle_ms: u64) {
     let server = FakeServer::start(replies);
     let client = client_with(&server, |c| *W::retry_and_idle(c).1 = idle_ms);
     let started = Instant::now();
-    let (events, err) = run(&client, &W::request("go")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client, &W::request("go")).await;
     assert_recovered(&events);
     let messages: Vec<String> = retries(&events).into_iter().map(|r| r.message).collect();
     let want = format!("no stream event for {idle_ms} ms; the response was abandoned");

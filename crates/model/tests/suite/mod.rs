@@ -56,6 +56,13 @@ pub async fn run(
     (events, None)
 }
 
+/// Every event of one call, which must end without an error.
+pub async fn run_ok(client: &dyn ModelClient, req: &ModelRequest) -> Vec<StreamEvent> {
+    let (events, err) = run(client, req).await;
+    assert!(err.is_none(), "{err:?}");
+    events
+}
+
 /// One `Retry` event's fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Retried {
@@ -201,6 +208,23 @@ pub fn recovered_turn() -> orbit_test_support::Turn {
         .text("recovered")
         .tool_use("toolu_1", "Read", serde_json::json!({"file_path": "a.txt"}))
         .usage(120, 30)
+}
+
+/// The faults a cloud suite's call is retried through, in order: an
+/// overloaded error mid-stream, the error status `status`, a cut stream and
+/// a malformed one (`turn` makes a turn the fake's reply).
+pub fn cloud_faults<R>(turn: impl Fn(orbit_test_support::Turn) -> R, status: R) -> Vec<R> {
+    use orbit_test_support::Turn;
+    vec![
+        turn(
+            Turn::new()
+                .text("partial")
+                .error_after(3, "overloaded_error", "Overloaded"),
+        ),
+        status,
+        turn(Turn::new().text("cut").cut_after(3)),
+        turn(Turn::new().text("bad").malformed_at(3)),
+    ]
 }
 
 /// Asserts that a request's `head` (from [`one_shot_http`]) starts with

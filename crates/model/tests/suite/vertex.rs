@@ -9,10 +9,10 @@ use orbit_model::vertex::{VertexClient, VertexConfig};
 use orbit_protocol::ContentBlock;
 use orbit_test_support::vars::lookup;
 use orbit_test_support::vertex::{access_token, service_account, verify_jwt};
-use orbit_test_support::{FakeGoogleToken, FakeVertex, Turn, VertexReply, vertex_env};
+use orbit_test_support::{FakeGoogleToken, FakeVertex, VertexReply, vertex_env};
 
 use super::hi_request as request;
-use super::{completed_blocks, retries, run};
+use super::{completed_blocks, retries, run, run_ok};
 
 fn client(env: &[(String, String)]) -> VertexClient {
     VertexClient::new(VertexConfig::from_lookup(lookup(env))).unwrap()
@@ -46,16 +46,10 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
         access_token("ya29.second", 3600),
     ]);
     let key = service_account(dir.path(), &tokens.base_url());
-    let vertex = FakeVertex::start(vec![
-        good(),
-        VertexReply::turn(Turn::new().text("partial").error_after(
-            3,
-            "overloaded_error",
-            "Overloaded",
-        )),
-        VertexReply::api_error(529, "overloaded_error", "Overloaded"),
-        VertexReply::turn(Turn::new().text("cut").cut_after(3)),
-        VertexReply::turn(Turn::new().text("bad").malformed_at(3)),
+    let overloaded = VertexReply::api_error(529, "overloaded_error", "Overloaded");
+    let mut script = vec![good()];
+    script.extend(super::cloud_faults(VertexReply::turn, overloaded));
+    script.extend([
         good(),
         VertexReply::status(
             401,
@@ -63,6 +57,7 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
         ),
         good(),
     ]);
+    let vertex = FakeVertex::start(script);
     let mut env = vertex_env(&vertex, &key);
     env.push((
         "VERTEX_REGION_CLAUDE_HAIKU_4_5".into(),
@@ -70,8 +65,7 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
     ));
     let client = client(&env);
 
-    let (events, err) = run(&client, &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client, &request("claude-opus-5-5")).await;
     assert_eq!(
         completed_blocks(&events)[0],
         ContentBlock::text("recovered")
@@ -93,8 +87,7 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
     .unwrap();
 
     // The faults: each retried once, the same token reused.
-    let (events, err) = run(&client, &request("claude-haiku-4-5-20251001")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client, &request("claude-haiku-4-5-20251001")).await;
     assert_eq!(retries(&events).len(), 4, "{:?}", retries(&events));
     let last = vertex.requests().pop().unwrap();
     assert_eq!(
@@ -104,8 +97,7 @@ async fn a_service_account_token_authorizes_calls_until_a_401() {
     assert_eq!(tokens.request_count(), 1);
 
     // A 401: a new token, the call retried once with it.
-    let (_, err) = run(&client, &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &request("claude-opus-5-5")).await;
     assert_eq!(tokens.request_count(), 2);
     let last = vertex.requests().pop().unwrap();
     assert_eq!(last.header("authorization"), Some("Bearer ya29.second"));
@@ -162,8 +154,7 @@ async fn a_gcloud_user_login_and_the_metadata_server_give_tokens() {
     .unwrap();
     let vertex = FakeVertex::start(vec![good(), good()]);
     let env = keyless_env(&vertex, home.path(), None);
-    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client(&env), &request("claude-opus-5-5")).await;
     assert_eq!(
         vertex.requests()[0].header("authorization"),
         Some("Bearer ya29.user")
@@ -181,8 +172,7 @@ async fn a_gcloud_user_login_and_the_metadata_server_give_tokens() {
     let empty = tempfile::tempdir().unwrap();
     let metadata = host.trim_start_matches("http://").to_string();
     let env = keyless_env(&vertex, empty.path(), Some(metadata));
-    let (_, err) = run(&client(&env), &request("claude-opus-5-5")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client(&env), &request("claude-opus-5-5")).await;
     super::assert_head(
         &served.join().unwrap(),
         "GET /computeMetadata/v1/instance/service-accounts/default/token ",

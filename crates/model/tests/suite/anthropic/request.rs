@@ -9,7 +9,7 @@ use orbit_test_support::{FakeAnthropic, Reply, Turn, body};
 use serde_json::json;
 
 use super::{client, client_with, request, run};
-use crate::suite::tool;
+use crate::suite::{run_ok, tool};
 
 #[tokio::test]
 async fn api_key_headers_and_endpoint() {
@@ -20,8 +20,7 @@ async fn api_key_headers_and_endpoint() {
             "fine-grained-tool-streaming-2025-05-14".into(),
         )];
     });
-    let (_, err) = run(&client, &request("hi")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &request("hi")).await;
     let req = &server.requests()[0];
     assert_eq!(
         (req.method.as_str(), req.path.as_str()),
@@ -53,8 +52,7 @@ async fn auth_token_is_sent_as_bearer() {
         c.auth_token = Some("tok-123".into());
         c.base_url = format!("{}/", server.base_url());
     });
-    let (_, err) = run(&client, &request("hi")).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &request("hi")).await;
     let req = &server.requests()[0];
     assert_eq!(req.path, "/v1/messages");
     assert_eq!(req.header("authorization"), Some("Bearer tok-123"));
@@ -109,8 +107,7 @@ async fn request_body_with_history_and_cache_control() {
     let req = history_request();
     let before =
         serde_json::to_value(req.messages.iter().map(|m| m.as_ref()).collect::<Vec<_>>()).unwrap();
-    let (_, err) = run(&client(&server), &req).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client(&server), &req).await;
     let sent = &server.requests()[0].body;
     insta::assert_json_snapshot!("anthropic_request_body", sent);
     // cache_control lives in the body only; the history is unchanged.
@@ -161,8 +158,7 @@ async fn unparsed_tool_input_goes_back_as_the_unparsed_input_object() {
         ))])
         .into(),
     );
-    let (_, err) = run(&client, &req).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &req).await;
     assert_eq!(
         body::tool_uses(&server.bodies()[1]),
         vec![(

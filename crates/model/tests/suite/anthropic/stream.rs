@@ -6,8 +6,8 @@ use orbit_protocol::{ContentBlock, StreamEvent, Usage};
 use orbit_test_support::{DEFAULT_MODEL, FakeAnthropic, Reply, Turn};
 use serde_json::json;
 
-use super::{client, completed, request, run};
-use crate::suite::{hello_world_events, input_fragments, tool};
+use super::{client, completed, request};
+use crate::suite::{hello_world_events, input_fragments, run_ok, tool};
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
@@ -17,8 +17,7 @@ async fn streamed_text_yields_the_exact_event_sequence() {
             .usage(12, 7)
             .cache_usage(3, 4),
     )]);
-    let (events, err) = run(&client(&server), &request("hi")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("hi")).await;
     let start_usage = Usage {
         input_tokens: 12,
         output_tokens: 1,
@@ -46,8 +45,7 @@ async fn tool_use_input_is_assembled_from_json_fragments() {
             .tool_use("toolu_02", "LS", json!({}))
             .usage(100, 20),
     )]);
-    let (events, err) = run(&client(&server), &request("read")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("read")).await;
     let fragments = input_fragments(&events, 1);
     assert_eq!(
         fragments.len(),
@@ -84,8 +82,7 @@ async fn thinking_with_signature_and_redacted_thinking() {
             .redacted_thinking("EmwKAhgBEgy3va3pzix")
             .text("Done."),
     )]);
-    let (events, err) = run(&client(&server), &request("think")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("think")).await;
     let thinking: String = events
         .iter()
         .filter_map(|e| match e {
@@ -123,8 +120,7 @@ async fn llama_cpp_dialect_no_ping_no_input_field_other_ids() {
             .tool_use("call_8f2a", "Bash", json!({"command": "ls"}))
             .tool_use("call_9b3c", "LS", json!({})),
     )]);
-    let (events, err) = run(&client(&server), &request("ls")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("ls")).await;
     assert_eq!(
         completed(&events),
         vec![
@@ -146,8 +142,7 @@ async fn unparsable_tool_input_is_kept_as_an_unparsed_input_object() {
             .tool_use_raw("toolu_arr", "Bash", &["[1, 2]"])
             .tool_use("toolu_ok", "Bash", json!({"command": "pwd"})),
     )]);
-    let (events, err) = run(&client(&server), &request("x")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("x")).await;
     let unparsed = |raw: &str| json!({"__unparsedToolInput": {"raw": raw, "len": raw.len()}});
     assert_eq!(
         completed(&events),

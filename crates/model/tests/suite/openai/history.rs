@@ -9,6 +9,7 @@ use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::{Value, json};
 
 use super::{client, completed, is_fresh_id, request, run};
+use crate::suite::run_ok;
 
 /// Appends the assistant turn and one tool_result per tool_use (as the
 /// engine does), returning the tool_use ids.
@@ -71,12 +72,10 @@ async fn repeated_server_ids_become_unique_ids_paired_in_the_next_request() {
     let mut req = request("read both, then list");
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let (events, err) = run(&client, &req).await;
-        assert!(err.is_none(), "{err:?}");
+        let events = run_ok(&client, &req).await;
         ids.extend(answer_tools(&mut req, completed(&events)));
     }
-    let (_, err) = run(&client, &req).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &req).await;
 
     assert_eq!(ids.len(), 3);
     assert!(ids.iter().all(|id| is_fresh_id(id)), "{ids:?}");
@@ -101,8 +100,7 @@ async fn unparsed_arguments_go_back_as_the_unparsed_input_object() {
     let mut req = request("list");
     let (events, _) = run(&client, &req).await;
     answer_tools(&mut req, completed(&events));
-    let (_, err) = run(&client, &req).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client, &req).await;
     let body = &server.bodies()[1];
     let arguments = body["messages"]
         .as_array()

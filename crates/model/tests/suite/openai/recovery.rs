@@ -7,6 +7,7 @@ use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{client, client_with, completed, request, run, stop_reason};
+use crate::suite::run_ok;
 
 const FENCED_READ: &str = "I will read it.\n```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"config.txt\"}}\n```";
 
@@ -35,8 +36,7 @@ async fn a_fenced_call_of_a_known_tool_becomes_a_tool_use_block() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
         Completion::new().text_chunks(&chunks),
     )]);
-    let (events, err) = run(&recovering(&server), &request("what is MAGIC?")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&recovering(&server), &request("what is MAGIC?")).await;
     let blocks = completed(&events);
     assert_eq!(blocks.len(), 2, "{events:#?}");
     assert_eq!(blocks[0], ContentBlock::text("I will read it."));
@@ -58,8 +58,7 @@ async fn a_fenced_call_of_a_known_tool_becomes_a_tool_use_block() {
 async fn a_json_example_naming_no_tool_stays_text() {
     let answer = "A package.json looks like:\n```json\n{\"name\": \"my-app\", \"arguments\": {\"x\": 1}}\n```";
     let server = FakeOpenAi::start(vec![OpenAiReply::text(answer)]);
-    let (events, err) = run(&recovering(&server), &request("example?")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&recovering(&server), &request("example?")).await;
     assert_eq!(completed(&events), vec![ContentBlock::text(answer)]);
     let streamed = streamed_text(&events);
     assert_eq!(streamed, answer, "held-back text is flushed at the end");
@@ -115,8 +114,7 @@ async fn one_tool_call_per_reply_keeps_the_first_fenced_call() {
         let server = FakeOpenAi::start(vec![OpenAiReply::text(&chain)]);
         let mut req = request("fix a.py");
         req.one_tool_call = one_tool_call;
-        let (events, err) = run(&recovering(&server), &req).await;
-        assert!(err.is_none(), "{err:?}");
+        let events = run_ok(&recovering(&server), &req).await;
         let blocks = completed(&events);
         assert_eq!(blocks.len(), calls, "{blocks:#?}");
         assert!(matches!(&blocks[0], ContentBlock::ToolUse(t) if t.name == "Read"));

@@ -10,6 +10,7 @@ use orbit_test_support::{FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{client, request, run, tool, tool_spec};
+use crate::suite::run_ok;
 
 /// Thinking (dropped), parallel calls, a text and an image result, a user
 /// text after results, an error result.
@@ -68,8 +69,7 @@ fn history_request() -> ModelRequest {
 #[tokio::test]
 async fn request_body_snapshot() {
     let server = FakeOpenAi::start(vec![OpenAiReply::text("ok")]);
-    let (_, err) = run(&client(&server), &history_request()).await;
-    assert!(err.is_none(), "{err:?}");
+    run_ok(&client(&server), &history_request()).await;
     let req = &server.requests()[0];
     assert_eq!(req.method, "POST");
     assert_eq!(req.path, "/v1/chat/completions");

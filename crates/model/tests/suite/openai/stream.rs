@@ -7,15 +7,14 @@ use orbit_test_support::{Completion, FakeOpenAi, OpenAiReply};
 use serde_json::json;
 
 use super::{blank_fresh_ids, client, completed, request, run, stop_reason, tool};
-use crate::suite::{hello_world_events, input_fragments};
+use crate::suite::{hello_world_events, input_fragments, run_ok};
 
 #[tokio::test]
 async fn streamed_text_yields_the_exact_event_sequence() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
         Completion::new().text("Hello, world!").usage(12, 7),
     )]);
-    let (events, err) = run(&client(&server), &request("hi")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("hi")).await;
     let end_usage = Usage {
         input_tokens: 12,
         output_tokens: 7,
@@ -41,8 +40,7 @@ async fn one_tool_call_after_text_is_assembled_from_fragments() {
             json!({"file_path": "/tmp/config.txt"}),
         ),
     )]);
-    let (events, err) = run(&client(&server), &request("read")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("read")).await;
     let blocks = completed(&events);
     assert_eq!(
         blank_fresh_ids(blocks.clone()),
@@ -77,8 +75,7 @@ async fn parallel_tool_calls_complete_in_order_each_as_soon_as_the_next_begins()
             .tool_call("call_3", "Bash", json!({"command": "ls -la"}))
             .usage(100, 30),
     )]);
-    let (events, err) = run(&client(&server), &request("read both")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("read both")).await;
     assert_eq!(
         blank_fresh_ids(completed(&events)),
         vec![
@@ -127,8 +124,7 @@ async fn unparsable_arguments_are_kept_as_an_unparsed_input_object() {
             .tool_call_raw("call_x", "Read", &["{\"file_path\": ", "\"a.txt\""])
             .tool_call_raw("call_y", "Bash", &["\"ls\""]),
     )]);
-    let (events, err) = run(&client(&server), &request("read")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("read")).await;
     let complete = crate::suite::completed_with_invalid_input(&events);
     let (blocks, invalid): (Vec<_>, Vec<_>) = complete.into_iter().unzip();
     assert_eq!(
@@ -170,8 +166,7 @@ async fn a_clean_end_without_done_after_finish_reason_is_complete() {
     let server = FakeOpenAi::start(vec![OpenAiReply::completion(
         Completion::new().text("no done marker").no_done(),
     )]);
-    let (events, err) = run(&client(&server), &request("hi")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("hi")).await;
     assert_eq!(
         completed(&events),
         vec![ContentBlock::text("no done marker")]
@@ -223,8 +218,7 @@ async fn one_tool_call_per_reply_ends_the_reply_at_the_second_call() {
             .tool_call("call_1", "Read", json!({"file_path": "a.txt"}))
             .tool_call("call_2", "Read", json!({"file_path": "b.txt"})),
     )]);
-    let (events, err) = run(&client(&server), &request("read both")).await;
-    assert!(err.is_none(), "{err:?}");
+    let events = run_ok(&client(&server), &request("read both")).await;
     assert_eq!(completed(&events).len(), 2);
     assert_eq!(server.bodies()[0].get("parallel_tool_calls"), None);
 }
