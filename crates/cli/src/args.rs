@@ -327,19 +327,19 @@ impl Args {
 
     /// `--allowedTools` values split into single rules.
     pub fn allowed_tool_rules(&self) -> Vec<String> {
-        self.allowed_tools
-            .iter()
-            .flat_map(|v| parse_rule_list(v))
-            .collect()
+        single_rules(&self.allowed_tools)
     }
 
     /// `--disallowedTools` values split into single rules.
     pub fn disallowed_tool_rules(&self) -> Vec<String> {
-        self.disallowed_tools
-            .iter()
-            .flat_map(|v| parse_rule_list(v))
-            .collect()
+        single_rules(&self.disallowed_tools)
     }
+}
+
+/// A rule-list flag's values (each comma or space separated) as one list
+/// of rules.
+fn single_rules(values: &[String]) -> Vec<String> {
+    values.iter().flat_map(|v| parse_rule_list(v)).collect()
 }
 
 #[cfg(test)]

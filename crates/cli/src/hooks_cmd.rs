@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Parser;
 use orbit_config::{Config, Env, Overrides, SettingSources, Settings, SettingsLocations};
 
@@ -48,17 +47,8 @@ pub fn maybe_run_subcommand(env: &Env) -> Option<ExitCode> {
         .or_else(|| crate::subcommand::run("trust", |args| trust(args, env)))
 }
 
-fn dir_or_current(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    let dir = match dir {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    dir.canonicalize()
-        .with_context(|| format!("directory {}", dir.display()))
-}
-
 fn trust(args: TrustArgs, env: &Env) -> anyhow::Result<()> {
-    let dir = dir_or_current(args.dir)?;
+    let dir = crate::subcommand::dir_or_current(args.dir)?;
     let data_dir = orbit_config::data_dir(env)?;
     if orbit_config::trust::trust_folder(&data_dir, &dir)? {
         println_safe!("Trusted {}.", dir.display());
@@ -74,7 +64,7 @@ fn hooks(command: HooksCommand, env: &Env) -> anyhow::Result<()> {
         cwd,
         trust_project,
     } = command;
-    let cwd = dir_or_current(cwd)?;
+    let cwd = crate::subcommand::dir_or_current(cwd)?;
     let locations = SettingsLocations::standard(env, &cwd)?;
     let settings = Settings::load(&locations, None, SettingSources::all())?;
     let overrides = Overrides {

@@ -82,22 +82,17 @@ fn main() -> ExitCode {
     // This binary runs `local serve` for the shared warm server, whatever
     // its file is called.
     orbit_local::keep::this_binary_serves();
-    if let Some(code) = local::maybe_run_subcommand(&env) {
-        return code;
-    }
-    if let Some(code) = sessions::maybe_run_subcommand(&env) {
-        return code;
-    }
-    if let Some(code) = rewind::maybe_run_subcommand(&env) {
-        return code;
-    }
-    if let Some(code) = hooks_cmd::maybe_run_subcommand(&env) {
-        return code;
-    }
-    if let Some(code) = mcp_cmd::maybe_run_subcommand(&env) {
-        return code;
-    }
-    if let Some(code) = fleet::maybe_run_subcommand(&env) {
+    // `orbit local|sessions|rewind|hooks|trust|mcp|task …`: the first
+    // that argv names runs.
+    let subcommands: [fn(&Env) -> Option<ExitCode>; 6] = [
+        local::maybe_run_subcommand,
+        sessions::maybe_run_subcommand,
+        rewind::maybe_run_subcommand,
+        hooks_cmd::maybe_run_subcommand,
+        mcp_cmd::maybe_run_subcommand,
+        fleet::maybe_run_subcommand,
+    ];
+    if let Some(code) = subcommands.iter().find_map(|run| run(&env)) {
         return code;
     }
     // An SDK session skips options orbit does not know, one note each.

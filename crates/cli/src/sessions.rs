@@ -223,13 +223,7 @@ fn list(args: &SessionsArgs, env: &Env) -> anyhow::Result<()> {
         return crate::rewind::show(env, id);
     }
     let data_dir = orbit_config::data_dir(env)?;
-    let cwd = match &args.cwd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    let cwd = cwd
-        .canonicalize()
-        .with_context(|| format!("directory {}", cwd.display()))?;
+    let cwd = crate::subcommand::dir_or_current(args.cwd.clone())?;
     let sessions = if args.all {
         list_all(&data_dir)?
     } else {

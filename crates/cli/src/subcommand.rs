@@ -1,10 +1,13 @@
 //! Subcommands (`orbit local …`, `orbit sessions …`, `orbit rewind …`,
 //! `orbit hooks …`, `orbit trust`, `orbit task …`): recognized by the
 //! first argument and run before the normal flags are parsed, each with its
-//! own clap parser; one exit convention for all.
+//! own clap parser; one exit convention for all, and one default
+//! directory ([`dir_or_current`]).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Parser;
 
 /// Runs `run` on the subcommand's arguments when argv starts with `name`
@@ -42,4 +45,14 @@ fn exit(outcome: anyhow::Result<()>) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// A subcommand's directory: `dir`, else the current directory; canonical.
+pub fn dir_or_current(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let dir = match dir {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    dir.canonicalize()
+        .with_context(|| format!("directory {}", dir.display()))
 }

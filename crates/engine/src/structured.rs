@@ -142,12 +142,7 @@ impl TypedTool for StructuredOutputTool {
     }
 
     fn facts(&self, _input: &Value, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            subject: STRUCTURED_OUTPUT_TOOL_NAME.to_string(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(STRUCTURED_OUTPUT_TOOL_NAME).only_reads()
     }
 
     async fn validate(&self, input: Value, _ctx: &ToolUseContext) -> Result<Value, ToolError> {

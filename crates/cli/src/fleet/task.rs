@@ -18,53 +18,46 @@ pub(crate) const TASK_FILE_MAX_BYTES: usize = 64 * 1024 * 1024;
 pub(crate) const INDEX_VAR: &str = "JOB_COMPLETION_INDEX";
 
 /// One line of the task list (docs/FLEET.md lists the fields).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Every field may be left out.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub(crate) struct Task {
     /// A name for the reports (default: `task-N`).
-    #[serde(default)]
     pub id: Option<String>,
     /// The prompt.
-    #[serde(default)]
     pub prompt: Option<String>,
     /// Several prompts, run in order in the one session.
-    #[serde(default)]
     pub prompts: Vec<String>,
     /// The working directory (relative to the task file's directory).
-    #[serde(default)]
     pub dir: Option<String>,
     /// A git repository cloned into `WORK/task-N` (unless already there).
-    #[serde(default)]
     pub repo: Option<String>,
     /// The branch or tag of `repo` to clone.
-    #[serde(default, rename = "ref")]
+    #[serde(rename = "ref")]
     pub git_ref: Option<String>,
     /// `--model`.
-    #[serde(default)]
     pub model: Option<String>,
     /// `--provider`.
-    #[serde(default)]
     pub provider: Option<String>,
     /// `--permission-mode`.
-    #[serde(default, alias = "permissionMode")]
+    #[serde(alias = "permissionMode")]
     pub permission_mode: Option<String>,
     /// `--allowedTools`.
-    #[serde(default, alias = "allowedTools")]
+    #[serde(alias = "allowedTools")]
     pub allowed_tools: Vec<String>,
     /// `--disallowedTools`.
-    #[serde(default, alias = "disallowedTools")]
+    #[serde(alias = "disallowedTools")]
     pub disallowed_tools: Vec<String>,
     /// `--max-turns`.
-    #[serde(default, alias = "maxTurns")]
+    #[serde(alias = "maxTurns")]
     pub max_turns: Option<u32>,
     /// `--max-budget-usd`.
-    #[serde(default, alias = "maxBudgetUsd")]
+    #[serde(alias = "maxBudgetUsd")]
     pub max_budget_usd: Option<f64>,
     /// `--append-system-prompt`.
-    #[serde(default, alias = "appendSystemPrompt")]
+    #[serde(alias = "appendSystemPrompt")]
     pub append_system_prompt: Option<String>,
     /// Any other `orbit` flags, verbatim.
-    #[serde(default)]
     pub args: Vec<String>,
 }
 
@@ -277,6 +270,30 @@ mod tests {
         assert!(index(None, None).is_err());
         let err = index(None, Some("x")).unwrap_err().to_string();
         assert!(err.contains(INDEX_VAR), "{err}");
+    }
+
+    /// Every field may be left out; each flag field also takes Claude
+    /// Code's camelCase name; an unknown field is refused.
+    #[test]
+    fn fields_default_take_camel_case_and_refuse_unknown_ones() {
+        let task: Task = serde_json::from_str(r#"{"prompt":"x"}"#).unwrap();
+        assert!(task.id.is_none() && task.prompts.is_empty() && task.orbit_flags().is_empty());
+        let line = r#"{"prompt":"x","maxTurns":3,"allowed_tools":["Read"],"permissionMode":"plan","ref":"v1"}"#;
+        let task: Task = serde_json::from_str(line).unwrap();
+        assert_eq!(task.git_ref.as_deref(), Some("v1"));
+        assert_eq!(
+            task.orbit_flags(),
+            [
+                "--permission-mode",
+                "plan",
+                "--max-turns",
+                "3",
+                "--allowedTools",
+                "Read"
+            ]
+        );
+        let unknown = serde_json::from_str::<Task>(r#"{"prompt":"x","turns":3}"#);
+        assert!(unknown.is_err(), "{unknown:?}");
     }
 
     #[test]

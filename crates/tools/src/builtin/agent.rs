@@ -140,12 +140,7 @@ impl TypedTool for AgentTool {
     type Plan = SubagentRequest;
 
     fn facts(&self, input: &AgentInput, _ctx: &ToolUseContext) -> CallFacts {
-        CallFacts {
-            read_only: true,
-            concurrency_safe: true,
-            subject: input.description.clone(),
-            ..CallFacts::default()
-        }
+        CallFacts::about(input.description.clone()).only_reads()
     }
 
     async fn validate(
