@@ -392,14 +392,13 @@ fn local_model_finishes_a_task_larger_than_its_window_by_compacting() {
     // terminal would (`orbit -c -p …`): the session's tool output passes
     // the window, so the last prompt's request is compacted first, and
     // the model must still run the step and report its code.
-    let script = scratch.write(
+    scratch.write_executable(
         "step.sh",
         &format!(
             "#!/bin/sh\nn=$1\ni=1\nwhile [ $i -le {STEP_LOG_LINES} ]; do echo \"step $n log line $i: checked module_$i ok\"; i=$((i+1)); done\n\
              if [ \"$n\" -lt {STEPS} ]; then echo \"step $n finished.\"; else echo \"DONE. The final code is {FINAL_CODE}.\"; fi\n"
         ),
     );
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // One warm server for the session (`orbit local serve`, as a user
     // keeps it): each step's request reuses the previous step's prompt
     // cache instead of evaluating the whole history again.

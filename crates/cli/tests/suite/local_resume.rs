@@ -34,13 +34,12 @@ fn local_model_goes_on_after_ctrl_c_mid_tool() {
     let scratch = Scratch::new();
     // The script hangs until the test has interrupted it once; the second
     // run (after `fast` exists) prints its result at once.
-    let script = scratch.write(
+    scratch.write_executable(
         "check.sh",
         &format!(
             "#!/bin/sh\necho collecting...\ntouch started\n[ -f fast ] || sleep 60\necho \"RESULT: {RESULT_LINE}\"\n"
         ),
     );
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // `orbit_local_cmd` links the prepared runtime into the scratch home;
     // the first run is a process of its own, to be interrupted.
     let _ = orbit_local_cmd(&scratch);
