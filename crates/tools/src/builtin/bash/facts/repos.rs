@@ -177,6 +177,8 @@ fn key_runs_program(line: &str) -> bool {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
+    use orbit_test_support::files::put;
+
     use super::*;
 
     #[test]
@@ -209,13 +211,12 @@ mod tests {
     fn bare_repositories_are_found() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(root.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+        put(&root, ".git/config", "[core]\n\tbare = false\n");
         let bare = root.join("vendor/bare.git");
         std::fs::create_dir_all(bare.join("objects")).unwrap();
         std::fs::create_dir_all(bare.join("refs")).unwrap();
-        std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        std::fs::write(bare.join("config"), "[diff]\n\texternal = ./x.sh\n").unwrap();
+        put(&bare, "HEAD", "ref: refs/heads/main\n");
+        put(&bare, "config", "[diff]\n\texternal = ./x.sh\n");
         let resolve = |base: &Path, p: &str| base.join(p);
         for (command, git_dir, evil) in [
             ("git -C vendor/bare.git diff", bare.clone(), true),

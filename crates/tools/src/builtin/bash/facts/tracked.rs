@@ -224,6 +224,8 @@ fn run_git(git_dir: &Path, args: &[&str], deadline: Instant) -> Vec<String> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
+    use orbit_test_support::files::put;
+
     use super::*;
 
     fn git(dir: &Path, args: &[&str]) {
@@ -251,18 +253,16 @@ mod tests {
     fn tracked_paths_come_from_index_and_history() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("secrets")).unwrap();
-        std::fs::write(root.join("secrets/old.txt"), "x").unwrap();
-        std::fs::write(root.join("a.txt"), "a").unwrap();
+        put(&root, "secrets/old.txt", "x");
+        put(&root, "a.txt", "a");
         git(&root, &["init", "-q"]);
         git(&root, &["add", "."]);
         git(&root, &["commit", "-qm", "one"]);
         git(&root, &["rm", "-q", "secrets/old.txt"]);
         git(&root, &["commit", "-qm", "two"]);
-        std::fs::create_dir_all(root.join("secrets")).unwrap();
-        std::fs::write(root.join("secrets/staged.txt"), "x").unwrap();
+        put(&root, "secrets/staged.txt", "x");
         git(&root, &["add", "secrets/staged.txt"]);
-        std::fs::write(root.join(".env"), "untracked").unwrap();
+        put(&root, ".env", "untracked");
         let cache = TrackedCache::default();
         let git_dir = root.join(".git");
         let paths = cache.paths(&git_dir);
@@ -277,7 +277,7 @@ mod tests {
         let denied = cache.denied(&git_dir, std::slice::from_ref(&root), &filter);
         assert!(denied.contains(&root.join("secrets/old.txt")), "{denied:?}");
         // A later commit is listed.
-        std::fs::write(root.join("b.txt"), "b").unwrap();
+        put(&root, "b.txt", "b");
         git(&root, &["add", "b.txt"]);
         git(&root, &["commit", "-qm", "three"]);
         assert!(cache.paths(&git_dir).iter().any(|p| p == "b.txt"));
