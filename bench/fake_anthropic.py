@@ -1,6 +1,8 @@
 """A minimal fake Anthropic Messages server for bench/link-order.sh. Every
-POST gets one streamed reply: a tool call when the last user message is
-`tool NAME {json input}`, else the text "ok". Usage: fake_anthropic.py PORT.
+POST gets one streamed reply: a tool call when the prompt (the last user
+message with text) is `tool NAME {json input}` — or the next of `tool A {…}
+|| tool B {…}`, one per assistant message since the prompt — else the
+text "ok". Usage: fake_anthropic.py PORT.
 
 Also what the other bench fakes import (fake_fleet.py, fake_subagents.py,
 eval/replay_interrupt.py): the SSE message of the Messages API
@@ -80,10 +82,17 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 def reply(request):
-    words = text_of(request["messages"][-1]).split(" ", 2)
+    """The next step of the prompt's `tool NAME {json} || tool NAME {json}
+    …` (one per assistant message so far), then the text "ok"."""
+    messages = request["messages"]
+    first = max(i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m))
+    steps = text_of(messages[first]).split(" || ")
+    done = sum(1 for m in messages[first:] if m["role"] == "assistant")
+    words = steps[done].split(" ", 2) if done < len(steps) else []
     model = request.get("model", "claude")
-    if words[0] == "tool" and len(words) == 3:
-        return streamed(model, [tool_use("toolu_1", words[1], words[2])], "tool_use")
+    if len(words) == 3 and words[0] == "tool":
+        block = tool_use(f"toolu_{done + 1}", words[1], words[2])
+        return streamed(model, [block], "tool_use")
     return streamed(model, [text("ok")], "end_turn")
 
 

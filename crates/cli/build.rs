@@ -12,14 +12,16 @@
 //!   pages instead of being spread over the whole text. Two lists:
 //!   `link/orbit.order`, every executed function by its exact name
 //!   (`--symbol-ordering-file`; names a build lacks are skipped), and
-//!   `link/orbit.globs`, the names without their hash of the executed
-//!   functions whose every instance ran, written as a linker script in
-//!   `OUT_DIR` that puts their sections in `.text.orbit_hot` before `.text`
-//!   (`INSERT BEFORE`: the default layout otherwise). Exact names go stale
-//!   whenever a crate's dependencies, features or the toolchain change
-//!   (the hash in every name changes: 843 of 3,347 names still matched a
-//!   day's merges later); the globs survive that, and
-//!   `ci/check-link-order` flags functions renamed or removed.
+//!   `link/orbit.globs`, the same functions by their names with the
+//!   crate hashes left out (`*`), written as a linker script in `OUT_DIR`
+//!   that puts their sections (`.text.NAME`, `.text.unlikely.NAME`) in
+//!   `.text.orbit_hot` before `.text` (`INSERT BEFORE`: the default layout
+//!   otherwise). The workspace builds with v0 symbol names
+//!   (`.cargo/config.toml`), which spell a generic instance by its
+//!   arguments; a legacy name ends in a hash of its crate's metadata that
+//!   every dependency, feature or toolchain change renews (843 of 3,347
+//!   exact names still matched a day's merges later). The globs survive
+//!   that, and `ci/check-link-order` flags functions renamed or removed.
 //!
 //! `ORBIT_LINK_MAP=PATH` also writes the linker's map file (used by
 //! `bench/link-order.sh`). `ORBIT_LINK_LAYOUT=0` turns both options off,
@@ -48,6 +50,15 @@ fn main() {
     }
     if host_glibc_has_relr() {
         println!("cargo:rustc-link-arg-bin=orbit=-Wl,-z,pack-relative-relocs");
+    }
+    if std::env::var("PROFILE").is_ok_and(|p| p == "release") && !v0_names() {
+        // RUSTFLAGS (or another rustflags source) replaced
+        // .cargo/config.toml's: legacy names, which the lists do not match.
+        println!(
+            "cargo:warning=orbit's link layout needs v0 symbol names: add `-C \
+             symbol-mangling-version=v0` to RUSTFLAGS (as .cargo/config.toml does) \
+             or this build's resident memory is higher"
+        );
     }
     let link = Path::new(env!("CARGO_MANIFEST_DIR")).join("link");
     let order = std::env::var_os("ORBIT_LINK_ORDER")
@@ -79,18 +90,27 @@ fn main() {
 fn hot_text_script(list: &str) -> String {
     let mut script = String::from("SECTIONS {\n  .text.orbit_hot : {\n");
     for stem in list.lines().map(str::trim).filter(|s| glob_safe(s)) {
-        script.push_str(&format!("    *(.text.{stem}*)\n"));
+        script.push_str(&format!("    *(.text.{stem}* .text.unlikely.{stem}*)\n"));
     }
     script.push_str("  }\n} INSERT BEFORE .text;\n");
     script
 }
 
-/// A mangled name the linker script's lexer and glob take literally.
+/// A mangled name (its crate hashes `*`, see bench/link_order.py) that the
+/// linker script's lexer takes as one glob.
 fn glob_safe(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'*'))
+}
+
+/// Whether the crates are built with v0 symbol names (the rustflags cargo
+/// passes, as `CARGO_ENCODED_RUSTFLAGS`: 0x1f-separated).
+fn v0_names() -> bool {
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    flags.contains(&"symbol-mangling-version=v0") || flags.contains(&"-Csymbol-mangling-version=v0")
 }
 
 /// glibc ≥ 2.36 (the first to apply DT_RELR), from `getconf`.

@@ -22,6 +22,7 @@ mod fleet;
 mod hook_events;
 mod hooks_cmd;
 mod interactive;
+mod libm_shim;
 mod local;
 mod logging;
 mod mcp;

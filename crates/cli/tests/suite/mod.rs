@@ -3,6 +3,7 @@
 mod api_key_helper;
 mod bash_timeout;
 mod bedrock;
+mod binary_links;
 mod builtin_commands;
 mod catalog_models;
 mod claude_code_request;
