@@ -105,4 +105,5 @@ def write_globs(path, secs, executed):
                 print(name, file=out)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -22,7 +22,6 @@ repetitions (each with its own scripted server):
 
 import bisect
 import os
-import re
 import struct
 import subprocess
 import sys
@@ -31,8 +30,9 @@ import time
 
 PAGE = 4096
 SAMPLE_EVERY_S = 0.0005
-# An input section of one function in the map: address, size, name.
-SECTION = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*:\((\.text[^)]*)\)$")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from link_order import sections as function_sections  # noqa: E402
 
 
 def touched_text(binary, args):
@@ -82,29 +82,23 @@ def trace_entered(binary, map_path, pages_path, trace, args):
     with open(pages_path) as f:
         pages = [int(line, 16) for line in f if line.strip()]
     delta = segment_delta(binary)
-    sections = []
-    with open(map_path) as f:
-        for line in f:
-            m = SECTION.match(line)
-            if m and int(m.group(2), 16):
-                sections.append((int(m.group(1), 16), int(m.group(2), 16)))
-    sections.sort()
-    starts = [s for s, _ in sections]
+    # (start, end) of each function's section, by start.
+    sections = [(start, end) for start, end, _ in function_sections(map_path) if end > start]
+    starts = [start for start, _ in sections]
     candidates = set()
     for page in pages:
         low = page + delta
         i = max(bisect.bisect_right(starts, low) - 1, 0)
         while i < len(sections) and sections[i][0] < low + PAGE:
-            if sections[i][0] + sections[i][1] > low:
+            if sections[i][1] > low:
                 candidates.add(sections[i][0])
             i += 1
     with tempfile.NamedTemporaryFile("w", suffix=".candidates") as out:
         out.writelines(f"{a:x}\n" for a in sorted(candidates))
         out.flush()
         env = dict(os.environ, ORBIT_GDB_CANDIDATES=out.name, ORBIT_GDB_TRACE=trace)
-        here = os.path.dirname(os.path.abspath(__file__))
         gdb = subprocess.run(
-            ["gdb", "-q", "-batch", "-x", os.path.join(here, "link_order_gdb.py"), "--args", binary, *args],
+            ["gdb", "-q", "-batch", "-x", os.path.join(HERE, "link_order_gdb.py"), "--args", binary, *args],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
     if gdb.returncode != 0 or not os.path.exists(trace):
