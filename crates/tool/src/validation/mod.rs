@@ -3,8 +3,10 @@
 //!
 //! Data flow: the raw `tool_use` input → `coerce` (numeric strings to
 //! numbers, "true"/"false" to booleans, integral floats to integers, `null`
-//! for an optional property dropped, driven by the tool's schema) → a cached, compiled `jsonschema` validator → on
-//! failure, every issue becomes one model-facing line (`issues`) under the
+//! for an optional property dropped, driven by the tool's schema) → for a
+//! schema in the subset `subset` knows, its check (no `jsonschema` at all
+//! for a valid call) → otherwise, or when it is not sure, a cached,
+//! compiled `jsonschema` validator → on failure, every issue becomes one model-facing line (`issues`) under the
 //! Claude Code header `InputValidationError: NAME failed due to the
 //! following issue(s):`, wrapped in `<tool_use_error>` tags. The texts
 //! themselves live in [`crate::texts::validation`].
@@ -15,6 +17,7 @@
 
 mod coerce;
 mod issues;
+mod subset;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -39,7 +42,11 @@ pub fn validate_tool_input(tool: &dyn Tool, input: &Value) -> Result<Value, Stri
     let schema = tool.input_schema();
     let mut coerced = input.clone();
     coerce(&mut coerced, schema);
-    let validator = match cached_validator(tool.name(), schema) {
+    let entry = cached_entry(tool.name(), schema);
+    if entry.subset && subset::surely_valid(schema, &coerced) {
+        return Ok(coerced);
+    }
+    let validator = match entry.validator() {
         Ok(v) => v,
         Err(e) => {
             return Err(texts::invalid_input_schema(tool.name(), &e));
@@ -50,6 +57,15 @@ pub fn validate_tool_input(tool: &dyn Tool, input: &Value) -> Result<Value, Stri
     }
     let lines = issues::issue_lines(validator.iter_errors(&coerced));
     Err(texts::input_validation_error(tool.name(), &lines))
+}
+
+/// Whether inputs for `schema` are checked without compiling a
+/// `jsonschema` validator when they are valid: true for a schema written
+/// only in the small subset of JSON Schema that orbit's built-in tools use
+/// (`type`, `properties`, `required`, `additionalProperties`, `items`,
+/// `enum`, `const`, length and number bounds, annotations).
+pub fn checks_without_compiling(schema: &Value) -> bool {
+    subset::in_subset(schema)
 }
 
 /// T2: the model called a tool that exists under no name or alias.
@@ -71,50 +87,54 @@ pub fn unparsable_input_error(tool_name: &str, raw: &str) -> String {
 /// `<tool_use_error>MSG</tool_use_error>`, for `validate_input` business errors.
 pub use crate::texts::tool_use_error as wrap_tool_use_error;
 
-/// A compiled validator, remembered with the schema it was built from.
+/// What is remembered of one tool's schema: whether the fast path covers
+/// it, and the `jsonschema` validator, compiled the first time it is needed.
 struct CachedValidator {
     schema: Value,
-    validator: Arc<Validator>,
+    subset: bool,
+    compiled: OnceLock<Result<Arc<Validator>, String>>,
 }
 
-type ValidatorCache = Mutex<HashMap<String, CachedValidator>>;
+impl CachedValidator {
+    fn validator(&self) -> Result<Arc<Validator>, String> {
+        self.compiled
+            .get_or_init(|| {
+                jsonschema::options()
+                    .should_validate_formats(false)
+                    .build(&self.schema)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+    }
+}
 
-/// Compiling a schema costs far more than validating with it, so validators
+type ValidatorCache = Mutex<HashMap<String, Arc<CachedValidator>>>;
+
+/// Compiling a schema costs far more than validating with it, so entries
 /// are kept per tool name (bounded by the number of distinct tools) and
 /// rebuilt only when that tool's schema changes. Comparing a schema (a
 /// microsecond) is what makes a stale entry impossible, e.g. after an MCP
 /// server reconnects with a changed tool under the same name.
-fn cached_validator(name: &str, schema: &Value) -> Result<Arc<Validator>, String> {
+fn cached_entry(name: &str, schema: &Value) -> Arc<CachedValidator> {
     static CACHE: OnceLock<ValidatorCache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    {
-        let guard = match cache.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        if let Some(entry) = guard.get(name)
-            && entry.schema == *schema
-        {
-            return Ok(Arc::clone(&entry.validator));
-        }
-    }
-    let validator = jsonschema::options()
-        .should_validate_formats(false)
-        .build(schema)
-        .map_err(|e| e.to_string())?;
-    let validator = Arc::new(validator);
     let mut guard = match cache.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    guard.insert(
-        name.to_string(),
-        CachedValidator {
-            schema: schema.clone(),
-            validator: Arc::clone(&validator),
-        },
-    );
-    Ok(validator)
+    if let Some(entry) = guard.get(name)
+        && entry.schema == *schema
+    {
+        return Arc::clone(entry);
+    }
+    let entry = Arc::new(CachedValidator {
+        schema: schema.clone(),
+        subset: subset::in_subset(schema),
+        compiled: OnceLock::new(),
+    });
+    guard.insert(name.to_string(), Arc::clone(&entry));
+    entry
 }
 
 #[cfg(test)]

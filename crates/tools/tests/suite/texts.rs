@@ -407,3 +407,25 @@ fn every_declared_text_is_in_the_snapshot() {
         "texts without a snapshot entry in suite/texts.rs: {missing:?}"
     );
 }
+
+/// A valid call of a built-in tool is checked without compiling a
+/// `jsonschema` validator (its meta-schema alone is ≈ 480 KB of heap and
+/// ≈ 1.4 ms on a session's first call): each schema stays in the subset
+/// `orbit_tool::validation` checks by itself.
+#[test]
+fn built_in_schemas_are_checked_without_compiling() {
+    use orbit_tool::typed;
+    use orbit_tools::builtin::{ask_user, exit_plan_mode, task_stop};
+    let mut tools = default_tools().tools();
+    tools.push(typed(ask_user::AskUserQuestionTool));
+    tools.push(typed(exit_plan_mode::ExitPlanModeTool));
+    tools.push(typed(task_stop::TaskStopTool));
+    for tool in tools {
+        assert!(
+            orbit_tools::validation::checks_without_compiling(tool.input_schema()),
+            "{}'s schema left the subset: {}",
+            tool.name(),
+            tool.input_schema()
+        );
+    }
+}
