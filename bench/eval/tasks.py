@@ -152,4 +152,20 @@ TASKS = [
          files={"lib.py": "def alpha():\n    pass\n\ndef beta():\n    pass\n\ndef gamma():\n    pass\n"},
          prompt="List the names of the functions defined in lib.py.",
          check=("answer", ["alpha", "beta", "gamma"])),
+    # --- a change whose printed form tempts (issue 38, session 6): a
+    # command that only prints shows the right text, and the file must
+    # still be changed. Added after the held-out half's run of 2026-12-07;
+    # tuning tasks, like every task above.
+    dict(name="dedupe-lines", files={"colors.txt": "red\nblue\nred\ngreen\nblue\n"},
+         prompt="Remove the repeated lines from colors.txt, keeping the first of each.",
+         check=("file", "colors.txt", "red\nblue\ngreen")),
+    dict(name="upper-lines", files={"shout.txt": "hello\nquiet please\n"},
+         prompt="Make every line of shout.txt uppercase.",
+         check=("file", "shout.txt", "HELLO\nQUIET PLEASE")),
+    dict(name="reverse-lines", files={"steps.txt": "one\ntwo\nthree\n"},
+         prompt="Reverse the order of the lines in steps.txt.",
+         check=("file", "steps.txt", "three\ntwo\none")),
+    dict(name="strip-trailing", files={"list.txt": "apple   \npear \nplum\n"},
+         prompt="Strip the trailing spaces from every line of list.txt.",
+         check=("file", "list.txt", "apple\npear\nplum")),
 ]

@@ -22,7 +22,9 @@ use orbit_tool::reply_check::{ReplyCheck, ReplyFacts, StepFacts};
 #[derive(Debug)]
 pub(crate) struct ReplyChecks {
     check: Option<Arc<dyn ReplyCheck>>,
+    prompt: String,
     tool_ran: bool,
+    may_have_written: bool,
     last_step: Option<StepFacts>,
     /// The reply a reminder questioned, until a tool runs.
     questioned: Option<String>,
@@ -31,10 +33,12 @@ pub(crate) struct ReplyChecks {
 
 impl ReplyChecks {
     /// A prompt's state; `check` is the profile's (None: no checks).
-    pub(crate) fn new(check: Option<Arc<dyn ReplyCheck>>) -> Self {
+    pub(crate) fn new(check: Option<Arc<dyn ReplyCheck>>, prompt: &str) -> Self {
         Self {
+            prompt: if check.is_some() { prompt.to_string() } else { String::new() },
             check,
             tool_ran: false,
+            may_have_written: false,
             last_step: None,
             questioned: None,
             sent: 0,
@@ -43,9 +47,11 @@ impl ReplyChecks {
 
     /// A message of this prompt held a tool_use. `all_failed`: every
     /// result of the step was an error; `loaded_tools`: the step loaded
-    /// deferred tools.
-    pub(crate) fn tool_step(&mut self, all_failed: bool, loaded_tools: bool) {
+    /// deferred tools; `may_have_written`: a call of the step that is not
+    /// read-only by its facts started.
+    pub(crate) fn tool_step(&mut self, all_failed: bool, loaded_tools: bool, may_have_written: bool) {
         self.tool_ran = true;
+        self.may_have_written |= may_have_written;
         self.questioned = None;
         self.last_step = Some(StepFacts {
             all_failed,
@@ -64,9 +70,12 @@ impl ReplyChecks {
     pub(crate) fn reminder_for(&mut self, answer: &str) -> Option<String> {
         let reminder = self.check.as_ref()?.check(&ReplyFacts {
             reply: answer,
+            prompt: &self.prompt,
             tool_ran: self.tool_ran,
+            may_have_written: self.may_have_written,
             last_step: self.last_step,
             reminders_sent: self.sent,
+            answers_question: self.questioned.is_some(),
         })?;
         if reminder.questions_reply && !answer.trim().is_empty() {
             self.questioned = Some(answer.to_string());
@@ -86,8 +95,9 @@ mod tests {
 
     use super::*;
 
-    /// What the check was shown: reply, tool ran, last step, sent.
-    type Seen = (String, bool, Option<StepFacts>, u32);
+    /// What the check was shown: reply, prompt, tool ran, may have
+    /// written, last step, sent.
+    type Seen = (String, String, bool, bool, Option<StepFacts>, u32);
 
     /// Records the facts it is shown; questions every reply but "stop".
     #[derive(Debug, Default)]
@@ -99,7 +109,9 @@ mod tests {
         fn check(&self, facts: &ReplyFacts<'_>) -> Option<Reminder> {
             self.seen.lock().unwrap().push((
                 facts.reply.to_string(),
+                facts.prompt.to_string(),
                 facts.tool_ran,
+                facts.may_have_written,
                 facts.last_step,
                 facts.reminders_sent,
             ));
@@ -112,8 +124,8 @@ mod tests {
 
     #[test]
     fn no_check_sends_nothing() {
-        let mut checks = ReplyChecks::new(None);
-        checks.tool_step(true, false);
+        let mut checks = ReplyChecks::new(None, "p");
+        checks.tool_step(true, false, true);
         assert_eq!(checks.reminder_for("<tool_call>"), None);
         assert_eq!(checks.take_questioned(), None);
     }
@@ -121,9 +133,9 @@ mod tests {
     #[test]
     fn the_check_sees_the_prompt_facts_and_a_reminder_drops_the_step() {
         let recorder = Arc::new(Recorder::default());
-        let mut checks = ReplyChecks::new(Some(recorder.clone()));
+        let mut checks = ReplyChecks::new(Some(recorder.clone()), "sort it");
         assert_eq!(checks.reminder_for("a").as_deref(), Some("re a"));
-        checks.tool_step(true, true);
+        checks.tool_step(true, true, false);
         assert_eq!(checks.reminder_for("b").as_deref(), Some("re b"));
         assert_eq!(checks.reminder_for("stop"), None);
         // The model stood by "b": it is the answer.
@@ -133,8 +145,13 @@ mod tests {
         assert_eq!(checks.reminder_for(" ").as_deref(), Some("re  "));
         assert_eq!(checks.take_questioned(), None);
         assert_eq!(checks.reminder_for("c").as_deref(), Some("re c"));
-        checks.tool_step(false, false);
+        checks.tool_step(false, false, true);
         assert_eq!(checks.take_questioned(), None);
+        checks.tool_step(false, false, false);
+        assert_eq!(checks.reminder_for("stop"), None);
+        let seen = |reply: &str, ran, wrote, step, sent| {
+            (reply.to_string(), "sort it".to_string(), ran, wrote, step, sent)
+        };
         let step = |all_failed, loaded_tools| {
             Some(StepFacts {
                 all_failed,
@@ -144,11 +161,13 @@ mod tests {
         assert_eq!(
             *recorder.seen.lock().unwrap(),
             vec![
-                ("a".to_string(), false, None, 0),
-                ("b".to_string(), true, step(true, true), 1),
-                ("stop".to_string(), true, None, 2),
-                (" ".to_string(), true, None, 2),
-                ("c".to_string(), true, None, 3),
+                seen("a", false, false, None, 0),
+                seen("b", true, false, step(true, true), 1),
+                seen("stop", true, false, None, 2),
+                seen(" ", true, false, None, 2),
+                seen("c", true, false, None, 3),
+                // Once a call that may write started, it stays so.
+                seen("stop", true, true, step(false, false), 4),
             ]
         );
     }

@@ -20,6 +20,14 @@
 //! of the prompt's worked examples. The model still sees the failed call's
 //! own result (Claude Code's `Exit code N`, the Edit refusal with the
 //! closest lines) before it replies.
+//! When the prompt asks for a change (a sentence that is not a question
+//! holds an editing verb: [`EDITING_VERBS`]) and the reply would end it
+//! although no call of the prompt could have changed a file (each one only
+//! read or printed — `sort FILE`, `sed` without `-i`), the check answers
+//! [`RECOVERY_NOTHING_CHANGED`], once, questioning the reply: a model that
+//! answers it with text only keeps its reply (the request may have been a
+//! question after all). Issue 38: a small model ran a command that only
+//! prints, then said the file was changed.
 //! When the last step loaded deferred tools (the engine's ToolSearch) and
 //! the model answers with text, it is asked once to call the loaded tool
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
@@ -32,7 +40,7 @@
 
 use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
 
-use crate::texts::{RECOVERY_AFTER_LOAD, RECOVERY_REMINDER};
+use crate::texts::{RECOVERY_AFTER_LOAD, RECOVERY_NOTHING_CHANGED, RECOVERY_REMINDER};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -68,6 +76,16 @@ const DESCRIBING_PHRASES: [&str; 12] = [
 /// [`RECOVERY_REMINDER`]'s last sentence, and a paraphrase the model wrote.
 const HARNESS_ECHOES: [&str; 3] = ["call the next tool", "call a tool now", "next tool call"];
 
+/// Verbs (lowercase) of a request to change files. A word of the prompt
+/// counts when it is one of these, whole, in a sentence that does not end
+/// with `?`.
+const EDITING_VERBS: [&str; 32] = [
+    "add", "append", "bump", "change", "comment", "convert", "correct", "create", "delete",
+    "disable", "drop", "edit", "enable", "fix", "insert", "make", "modify", "move", "prepend",
+    "remove", "rename", "reorder", "replace", "reverse", "rewrite", "set", "sort", "strip", "trim",
+    "uncomment", "update", "write",
+];
+
 /// The small-model profile's reply check (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SmallModelReplyCheck;
@@ -86,6 +104,14 @@ impl ReplyCheck for SmallModelReplyCheck {
             RECOVERY_AFTER_LOAD
         } else if imitates_tool_exchange(answer) || echoes_harness(answer) || describes {
             RECOVERY_REMINDER
+        } else if !facts.may_have_written
+            && !facts.answers_question
+            && asks_for_change(facts.prompt)
+        {
+            return Some(Reminder {
+                text: RECOVERY_NOTHING_CHANGED.to_string(),
+                questions_reply: true,
+            });
         } else {
             return None;
         };
@@ -117,6 +143,37 @@ fn describes_instead_of_acting(answer: &str) -> bool {
     DESCRIBING_PHRASES.iter().any(|p| lower.contains(p))
 }
 
+/// Whether the prompt asks for a change: a sentence of it that does not
+/// end with `?` holds one of [`EDITING_VERBS`] as a whole word.
+fn asks_for_change(prompt: &str) -> bool {
+    sentences(prompt)
+        .filter(|sentence| !sentence.trim_end().ends_with('?'))
+        .flat_map(|sentence| sentence.split(|c: char| !c.is_ascii_alphabetic()))
+        .any(|word| EDITING_VERBS.contains(&word.to_ascii_lowercase().as_str()))
+}
+
+/// The prompt's sentences: each ends at a line break, or at `.`, `!` or
+/// `?` followed by white space or the end (so `sort.py` stays one word).
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let end = (0..bytes.len())
+            .find(|&i| {
+                bytes[i] == b'\n'
+                    || (matches!(bytes[i], b'.' | b'!' | b'?')
+                        && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+            })
+            .map_or(bytes.len(), |i| i + 1);
+        let (sentence, tail) = rest.split_at(end);
+        rest = tail;
+        Some(sentence)
+    })
+}
+
 /// `"key"` followed (after optional whitespace) by `:`.
 fn has_json_key(text: &str, key: &str) -> bool {
     let quoted = format!("\"{key}\"");
@@ -139,9 +196,12 @@ mod tests {
     ) -> Option<Reminder> {
         SmallModelReplyCheck.check(&ReplyFacts {
             reply,
+            prompt: "What is in the file?",
             tool_ran,
+            may_have_written: false,
             last_step,
             reminders_sent: sent,
+            answers_question: false,
         })
     }
 
@@ -255,5 +315,45 @@ mod tests {
         for (reply, step, sent, want) in cases {
             assert_eq!(remind(reply, true, step, sent), want, "{reply:?}");
         }
+    }
+
+    #[test]
+    fn a_change_asked_for_and_never_attempted_is_questioned_once() {
+        let facts = |prompt, may_have_written, answers_question| ReplyFacts {
+            reply: "Done: names.txt is sorted.",
+            prompt,
+            tool_ran: true,
+            may_have_written,
+            last_step: Some(StepFacts::default()),
+            reminders_sent: 0,
+            answers_question,
+        };
+        let questioned = reminder(RECOVERY_NOTHING_CHANGED, true);
+        // (prompt, a call that may write started, the reply answers the
+        // reminder, the reminder)
+        let cases = [
+            ("Sort names.txt in place.", false, false, questioned.clone()),
+            ("In config.json, set retries to 4", false, false, questioned.clone()),
+            ("please REMOVE the blank lines\nfrom notes.txt", false, false, questioned),
+            // A call that may have written started: not this check's to judge.
+            ("Sort names.txt in place.", true, false, None),
+            // Once: the reply to the reminder stands.
+            ("Sort names.txt in place.", false, true, None),
+            // Questions and other words are not requests to change.
+            ("What does sort.py print?", false, false, None),
+            ("Which function would you fix first?", false, false, None),
+            ("How many lines does data.txt have", false, false, None),
+            ("Count the sorted entries. Report the number.", false, false, None),
+        ];
+        for (prompt, wrote, answers, want) in cases {
+            let got = SmallModelReplyCheck.check(&facts(prompt, wrote, answers));
+            assert_eq!(got, want, "{prompt:?}");
+        }
+    }
+
+    #[test]
+    fn sentences_end_at_punctuation_before_white_space() {
+        let got: Vec<&str> = sentences("Sort a.txt. Then b!\nWhy? end").collect();
+        assert_eq!(got, ["Sort a.txt.", " Then b!", "\n", "Why?", " end"]);
     }
 }

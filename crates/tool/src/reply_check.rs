@@ -4,8 +4,9 @@
 //! may answer with one [`Reminder`], which the query loop appends as a
 //! user message before asking the model again.
 //!
-//! Data flow: the engine's query loop keeps the facts per prompt (whether
-//! a tool ran, the last tool step's outcome until a reminder follows it,
+//! Data flow: the engine's query loop keeps the facts per prompt (the
+//! prompt's text, whether a tool ran and whether one that may write
+//! started, the last tool step's outcome until a reminder follows it,
 //! how many reminders were sent) and asks the check once per reply that
 //! would end the prompt; a reminder that [`Reminder::questions_reply`]
 //! keeps the questioned reply, which becomes the prompt's answer when the
@@ -25,13 +26,22 @@ pub trait ReplyCheck: Send + Sync + fmt::Debug {
 pub struct ReplyFacts<'a> {
     /// The reply's text (output-limit continuations joined).
     pub reply: &'a str,
+    /// The prompt the reply answers, as the user wrote it.
+    pub prompt: &'a str,
     /// A tool ran in this prompt.
     pub tool_ran: bool,
+    /// A call that may change files (not read-only by its facts) started
+    /// in this prompt. `false` means no call of the prompt could have
+    /// changed a file: every one only read or printed.
+    pub may_have_written: bool,
     /// The tool step the reply follows; None before any tool step and
     /// once a reminder was sent after it.
     pub last_step: Option<StepFacts>,
     /// Reminders already sent in this prompt.
     pub reminders_sent: u32,
+    /// The reply answers a reminder that questioned the previous reply
+    /// ([`Reminder::questions_reply`]), with no tool call in between.
+    pub answers_question: bool,
 }
 
 /// The outcome of one tool step (a reply with tool calls and its results).

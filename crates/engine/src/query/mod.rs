@@ -183,6 +183,9 @@ struct QueryLoop<'a> {
     stop_hook_active: bool,
     /// This run's prompt, for a compaction in its middle to keep.
     request: String,
+    /// A call of the step being committed that is not read-only by its
+    /// facts started (for the reply check; taken with each step).
+    step_may_have_written: bool,
 }
 
 impl<'a> QueryLoop<'a> {
@@ -221,6 +224,7 @@ impl<'a> QueryLoop<'a> {
             session_start,
             stop_hook_active: false,
             request: String::new(),
+            step_may_have_written: false,
         }
     }
 }
@@ -240,7 +244,7 @@ impl QueryLoop<'_> {
         };
         self.session.push_message(message);
         let mut continuations = 0;
-        let mut recovery = ReplyChecks::new(self.config.reply_check.clone());
+        let mut recovery = ReplyChecks::new(self.config.reply_check.clone(), &self.request);
         // L4: a prompt-too-long answer compacts and retries once per request.
         let mut compacted_for_too_long = false;
         loop {
@@ -302,6 +306,7 @@ impl QueryLoop<'_> {
                 recovery.tool_step(
                     self.last_tool_results_failed(),
                     self.session.deferred.loaded_count() > loaded_before,
+                    std::mem::take(&mut self.step_may_have_written),
                 );
                 self.answer.clear();
                 continuations = 0;

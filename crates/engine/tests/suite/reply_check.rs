@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use orbit_engine::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
+use orbit_tool::ToolOutput;
 use orbit_protocol::ResultSubtype;
 use orbit_test_support::{FakeAnthropic, Reply};
 use serde_json::{Value, json};
@@ -14,6 +15,9 @@ use super::support::*;
 
 /// What the check was shown: reply, tool ran, last step, reminders sent.
 type Seen = (String, bool, Option<StepFacts>, u32);
+/// And the facts of the prompt around them: the prompt, a call that may
+/// write started, the reply answers a questioning reminder.
+type Around = (String, bool, bool);
 
 /// Sends `script[n]` for the n-th reply it is asked about, recording the
 /// facts it was shown.
@@ -21,6 +25,17 @@ type Seen = (String, bool, Option<StepFacts>, u32);
 struct Scripted {
     script: Vec<Option<Reminder>>,
     seen: Mutex<Vec<Seen>>,
+    around: Mutex<Vec<Around>>,
+}
+
+impl Scripted {
+    fn new(script: Vec<Option<Reminder>>) -> Arc<Self> {
+        Arc::new(Self {
+            script,
+            seen: Mutex::default(),
+            around: Mutex::default(),
+        })
+    }
 }
 
 impl ReplyCheck for Scripted {
@@ -31,6 +46,11 @@ impl ReplyCheck for Scripted {
             facts.tool_ran,
             facts.last_step,
             facts.reminders_sent,
+        ));
+        self.around.lock().unwrap().push((
+            facts.prompt.to_string(),
+            facts.may_have_written,
+            facts.answers_question,
         ));
         self.script.get(seen.len() - 1).cloned().flatten()
     }
@@ -65,14 +85,11 @@ async fn the_check_sees_the_prompts_facts_and_its_reminders_reach_the_model() {
         Reply::text("It failed."),
         Reply::text("I stand by it."),
     ]);
-    let check = Arc::new(Scripted {
-        script: vec![
-            reminder("Call a tool.", false),
-            reminder("Fix it.", true),
-            None,
-        ],
-        seen: Mutex::default(),
-    });
+    let check = Scripted::new(vec![
+        reminder("Call a tool.", false),
+        reminder("Fix it.", true),
+        None,
+    ]);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.reply_check = Some(check.clone());
@@ -95,6 +112,13 @@ async fn the_check_sees_the_prompts_facts_and_its_reminders_reach_the_model() {
             ("I stand by it.".to_string(), true, None, 2),
         ]
     );
+    // A call that failed validation never started: nothing may have
+    // been written.
+    let around = |answers| ("go".to_string(), false, answers);
+    assert_eq!(
+        *check.around.lock().unwrap(),
+        vec![around(false), around(false), around(true)]
+    );
     let bodies = server.bodies();
     assert_eq!(
         last_message(&bodies[1]),
@@ -114,4 +138,33 @@ async fn without_a_check_the_first_text_reply_ends_the_prompt() {
     let events = run(&mut engine, "go").await;
     assert_succeeded(&events, "<tool_call>Slow</tool_call>");
     assert_eq!(server.request_count(), 1);
+}
+
+/// `may_have_written` turns on with the first started call that is not
+/// read-only by its facts, and stays on for the prompt; read-only calls
+/// leave it off.
+#[tokio::test]
+async fn the_check_is_told_whether_a_call_that_may_write_started() {
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Look", json!({})),
+        Reply::text("Sorted."),
+        Reply::tool_use("toolu_2", "Change", json!({})),
+        Reply::text("Now it is."),
+    ]);
+    let check = Scripted::new(vec![reminder("Nothing changed.", true), None]);
+    let look = TestTool::new("Look", |_, _| async { ToolOutput::text("b\na") }).arc();
+    let change = TestTool::new("Change", |_, _| async { ToolOutput::text("ok") })
+        .writes()
+        .arc();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.reply_check = Some(check.clone());
+    let mut engine = engine(&server, cfg, vec![look, change]);
+    let events = run(&mut engine, "Sort the list in place.").await;
+    assert_succeeded(&events, "Now it is.");
+    let prompt = "Sort the list in place.".to_string();
+    assert_eq!(
+        *check.around.lock().unwrap(),
+        vec![(prompt.clone(), false, false), (prompt, true, false)]
+    );
 }

@@ -71,6 +71,7 @@ fn every_text() -> Vec<(String, String)> {
         engine::MAX_TOKENS_CONTINUE_MESSAGE,
         profile::RECOVERY_REMINDER,
         profile::RECOVERY_AFTER_LOAD,
+        profile::RECOVERY_NOTHING_CHANGED,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),
