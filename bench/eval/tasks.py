@@ -168,4 +168,7 @@ TASKS = [
     dict(name="strip-trailing", files={"list.txt": "apple   \npear \nplum\n"},
          prompt="Strip the trailing spaces from every line of list.txt.",
          check=("file", "list.txt", "apple\npear\nplum")),
+    dict(name="json-bump", files={"app.json": '{\n  "name": "app",\n  "workers": 2\n}\n'},
+         prompt="Set workers to 8 in app.json.",
+         check=("shell", "python3 -c 'import json; d = json.load(open(\"app.json\")); assert d == {\"name\": \"app\", \"workers\": 8}'")),
 ]

@@ -85,6 +85,8 @@ pub(crate) struct ToolCallOutcome {
     pub(crate) completed: bool,
     /// The tool's facts for the embedder (`ToolOutput::detail`).
     pub(crate) detail: Option<Value>,
+    /// The tool knows it changed no file (`ToolOutput::changed_nothing`).
+    pub(crate) changed_nothing: bool,
 }
 
 impl ToolCallOutcome {
@@ -94,6 +96,7 @@ impl ToolCallOutcome {
             tool_failed: false,
             completed: true,
             detail: None,
+            changed_nothing: false,
         }
     }
 
@@ -214,6 +217,7 @@ pub(crate) async fn run_tool_use(
         ResultLimit::NeverPersist => usize::MAX,
     };
     let detail = output.detail.take().map(|d| d.to_value());
+    let changed_nothing = output.changed_nothing;
     let mut result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
     attach.apply(&name, tool_failed, &mut result);
     ToolCallOutcome {
@@ -221,6 +225,7 @@ pub(crate) async fn run_tool_use(
         tool_failed,
         completed,
         detail,
+        changed_nothing,
     }
 }
 

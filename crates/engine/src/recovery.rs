@@ -35,7 +35,11 @@ impl ReplyChecks {
     /// A prompt's state; `check` is the profile's (None: no checks).
     pub(crate) fn new(check: Option<Arc<dyn ReplyCheck>>, prompt: &str) -> Self {
         Self {
-            prompt: if check.is_some() { prompt.to_string() } else { String::new() },
+            prompt: if check.is_some() {
+                prompt.to_string()
+            } else {
+                String::new()
+            },
             check,
             tool_ran: false,
             may_have_written: false,
@@ -49,7 +53,12 @@ impl ReplyChecks {
     /// result of the step was an error; `loaded_tools`: the step loaded
     /// deferred tools; `may_have_written`: a call of the step that is not
     /// read-only by its facts started.
-    pub(crate) fn tool_step(&mut self, all_failed: bool, loaded_tools: bool, may_have_written: bool) {
+    pub(crate) fn tool_step(
+        &mut self,
+        all_failed: bool,
+        loaded_tools: bool,
+        may_have_written: bool,
+    ) {
         self.tool_ran = true;
         self.may_have_written |= may_have_written;
         self.questioned = None;
@@ -150,7 +159,14 @@ mod tests {
         checks.tool_step(false, false, false);
         assert_eq!(checks.reminder_for("stop"), None);
         let seen = |reply: &str, ran, wrote, step, sent| {
-            (reply.to_string(), "sort it".to_string(), ran, wrote, step, sent)
+            (
+                reply.to_string(),
+                "sort it".to_string(),
+                ran,
+                wrote,
+                step,
+                sent,
+            )
         };
         let step = |all_failed, loaded_tools| {
             Some(StepFacts {

@@ -22,8 +22,10 @@
 //! closest lines) before it replies.
 //! When the prompt asks for a change (a sentence that is not a question
 //! holds an editing verb: [`EDITING_VERBS`]) and the reply would end it
-//! although no call of the prompt could have changed a file (each one only
-//! read or printed — `sort FILE`, `sed` without `-i`), the check answers
+//! although no call of the prompt changed a file (each one only read or
+//! printed — `sort FILE`, `sed` without `-i` — or reported that it
+//! changed nothing — a `sed -i` whose pattern matched nothing), the check
+//! answers
 //! [`RECOVERY_NOTHING_CHANGED`], once, questioning the reply: a model that
 //! answers it with text only keeps its reply (the request may have been a
 //! question after all). Issue 38: a small model ran a command that only
@@ -80,10 +82,38 @@ const HARNESS_ECHOES: [&str; 3] = ["call the next tool", "call a tool now", "nex
 /// counts when it is one of these, whole, in a sentence that does not end
 /// with `?`.
 const EDITING_VERBS: [&str; 32] = [
-    "add", "append", "bump", "change", "comment", "convert", "correct", "create", "delete",
-    "disable", "drop", "edit", "enable", "fix", "insert", "make", "modify", "move", "prepend",
-    "remove", "rename", "reorder", "replace", "reverse", "rewrite", "set", "sort", "strip", "trim",
-    "uncomment", "update", "write",
+    "add",
+    "append",
+    "bump",
+    "change",
+    "comment",
+    "convert",
+    "correct",
+    "create",
+    "delete",
+    "disable",
+    "drop",
+    "edit",
+    "enable",
+    "fix",
+    "insert",
+    "make",
+    "modify",
+    "move",
+    "prepend",
+    "remove",
+    "rename",
+    "reorder",
+    "replace",
+    "reverse",
+    "rewrite",
+    "set",
+    "sort",
+    "strip",
+    "trim",
+    "uncomment",
+    "update",
+    "write",
 ];
 
 /// The small-model profile's reply check (see the module docs).
@@ -333,8 +363,18 @@ mod tests {
         // reminder, the reminder)
         let cases = [
             ("Sort names.txt in place.", false, false, questioned.clone()),
-            ("In config.json, set retries to 4", false, false, questioned.clone()),
-            ("please REMOVE the blank lines\nfrom notes.txt", false, false, questioned),
+            (
+                "In config.json, set retries to 4",
+                false,
+                false,
+                questioned.clone(),
+            ),
+            (
+                "please REMOVE the blank lines\nfrom notes.txt",
+                false,
+                false,
+                questioned,
+            ),
             // A call that may have written started: not this check's to judge.
             ("Sort names.txt in place.", true, false, None),
             // Once: the reply to the reminder stands.
@@ -343,7 +383,12 @@ mod tests {
             ("What does sort.py print?", false, false, None),
             ("Which function would you fix first?", false, false, None),
             ("How many lines does data.txt have", false, false, None),
-            ("Count the sorted entries. Report the number.", false, false, None),
+            (
+                "Count the sorted entries. Report the number.",
+                false,
+                false,
+                None,
+            ),
         ];
         for (prompt, wrote, answers, want) in cases {
             let got = SmallModelReplyCheck.check(&facts(prompt, wrote, answers));

@@ -16,13 +16,13 @@ pub const RECOVERY_AFTER_LOAD: &str = "You loaded a tool but did not call it. Ca
 input to get the real answer; do not make the answer up.";
 
 /// The reminder when the prompt asks for a change and the reply would end
-/// it although no call of the prompt could have changed a file (each one
-/// only read or printed): issue 38's "a change claimed that did not
+/// it although no call of the prompt changed a file (each one only read
+/// or printed, or reported that it changed nothing): issue 38's "a change claimed that did not
 /// happen". It questions the reply: answered with text only, the reply
 /// stands.
 pub const RECOVERY_NOTHING_CHANGED: &str = "The file is unchanged: those commands only printed \
-their output, and printing writes nothing. Change the file itself now: Read it, then call Write \
-with its path and its whole new content. Then answer.";
+their output or changed nothing. Change the file itself now: Read it, then call Write with its \
+path and its whole new content. Then answer.";
 
 /// The line printed (to stderr) when the profile's default turn limit of
 /// `max` model calls ended a run.

@@ -31,8 +31,10 @@ pub struct ReplyFacts<'a> {
     /// A tool ran in this prompt.
     pub tool_ran: bool,
     /// A call that may change files (not read-only by its facts) started
-    /// in this prompt. `false` means no call of the prompt could have
-    /// changed a file: every one only read or printed.
+    /// in this prompt and did not report that it changed none
+    /// (`ToolOutput::changed_nothing`). `false` means no call of the
+    /// prompt changed a file: each one only read or printed, or came out
+    /// with every file it names byte-identical.
     pub may_have_written: bool,
     /// The tool step the reply follows; None before any tool step and
     /// once a reminder was sent after it.

@@ -261,6 +261,13 @@ impl StreamingToolExecutor {
             .iter()
             .any(|t| t.started && t.may_have_side_effects())
     }
+
+    /// Whether a started call may have written a file: one with a side
+    /// effect that did not report it changed no file (for the reply check;
+    /// a retry decision uses [`Self::has_started_side_effects`]).
+    pub fn may_have_written(&self) -> bool {
+        self.tools.iter().any(|t| t.may_have_written())
+    }
 }
 
 impl Drop for StreamingToolExecutor {

@@ -129,12 +129,13 @@ impl StreamingToolExecutor {
             // Already answered (interrupt); the tool's own result is dropped.
             return;
         }
-        let (result, tool_failed, finished, detail) = match joined {
+        let (result, tool_failed, finished, detail, changed_nothing) = match joined {
             Ok(outcome) => (
                 outcome.result,
                 outcome.tool_failed,
                 outcome.completed,
                 outcome.detail,
+                outcome.changed_nothing,
             ),
             Err(error) => {
                 let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
@@ -143,6 +144,7 @@ impl StreamingToolExecutor {
                     true,
                     true,
                     None,
+                    false,
                 )
             }
         };
@@ -155,6 +157,7 @@ impl StreamingToolExecutor {
             Some(forced) if !finished => forced,
             _ => {
                 t.detail = detail;
+                t.changed_nothing = changed_nothing;
                 result
             }
         });

@@ -41,6 +41,8 @@ pub(super) struct TrackedTool {
     pub(super) forced_result: Option<ToolResultBlock>,
     /// `ToolCall::call` was spawned (the call may have acted).
     pub(super) started: bool,
+    /// The tool reported that it changed no file (`ToolOutput::changed_nothing`).
+    pub(super) changed_nothing: bool,
 }
 
 pub(super) enum Pending {
@@ -84,6 +86,7 @@ impl TrackedTool {
             detail: None,
             forced_result: None,
             started: false,
+            changed_nothing: false,
         }
     }
 
@@ -98,6 +101,12 @@ impl TrackedTool {
 
     pub(super) fn may_have_side_effects(&self) -> bool {
         self.facts.as_ref().is_some_and(|f| !f.read_only)
+    }
+
+    /// Started, may have a side effect, and did not report that it
+    /// changed no file: it may have written one.
+    pub(super) fn may_have_written(&self) -> bool {
+        self.started && self.may_have_side_effects() && !self.changed_nothing
     }
 
     pub(super) fn cancels_siblings(&self) -> bool {

@@ -237,7 +237,7 @@ impl QueryLoop<'_> {
         self.session
             .never_persisted_ids
             .extend(executor.never_persisted_ids());
-        self.step_may_have_written |= executor.has_started_side_effects();
+        self.step_may_have_written |= executor.may_have_written();
         let mut by_position = executor.take_results();
         let results: Vec<ContentBlock> = assistant
             .message

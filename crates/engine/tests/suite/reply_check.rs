@@ -6,9 +6,9 @@
 use std::sync::{Arc, Mutex};
 
 use orbit_engine::{Reminder, ReplyCheck, ReplyFacts, StepFacts};
-use orbit_tool::ToolOutput;
 use orbit_protocol::ResultSubtype;
 use orbit_test_support::{FakeAnthropic, Reply};
+use orbit_tool::ToolOutput;
 use serde_json::{Value, json};
 
 use super::support::*;
@@ -141,14 +141,16 @@ async fn without_a_check_the_first_text_reply_ends_the_prompt() {
 }
 
 /// `may_have_written` turns on with the first started call that is not
-/// read-only by its facts, and stays on for the prompt; read-only calls
-/// leave it off.
+/// read-only by its facts and did not report that it changed nothing, and
+/// stays on for the prompt; read-only calls and a call that changed
+/// nothing leave it off.
 #[tokio::test]
 async fn the_check_is_told_whether_a_call_that_may_write_started() {
     let server = FakeAnthropic::start(vec![
         Reply::tool_use("toolu_1", "Look", json!({})),
+        Reply::tool_use("toolu_2", "Noop", json!({})),
         Reply::text("Sorted."),
-        Reply::tool_use("toolu_2", "Change", json!({})),
+        Reply::tool_use("toolu_3", "Change", json!({})),
         Reply::text("Now it is."),
     ]);
     let check = Scripted::new(vec![reminder("Nothing changed.", true), None]);
@@ -156,10 +158,19 @@ async fn the_check_is_told_whether_a_call_that_may_write_started() {
     let change = TestTool::new("Change", |_, _| async { ToolOutput::text("ok") })
         .writes()
         .arc();
+    // May write by its facts, but reports that it changed nothing.
+    let noop = TestTool::new("Noop", |_, _| async {
+        ToolOutput {
+            changed_nothing: true,
+            ..ToolOutput::text("changed no file")
+        }
+    })
+    .writes()
+    .arc();
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(dir.path());
     cfg.reply_check = Some(check.clone());
-    let mut engine = engine(&server, cfg, vec![look, change]);
+    let mut engine = engine(&server, cfg, vec![look, noop, change]);
     let events = run(&mut engine, "Sort the list in place.").await;
     assert_succeeded(&events, "Now it is.");
     let prompt = "Sort the list in place.".to_string();

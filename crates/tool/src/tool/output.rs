@@ -48,6 +48,11 @@ pub struct ToolOutput {
     /// command's streams. Reaches `EngineEvent::ToolResult::detail` (as
     /// [`ToolDetail::to_value`]).
     pub detail: Option<ToolDetail>,
+    /// The call is known to have changed no file although it could have
+    /// (a command whose every written path the shell analysis names came
+    /// out byte-identical). A fact for the engine's reply check (see
+    /// `orbit_tool::reply_check`), never sent to the model.
+    pub changed_nothing: bool,
 }
 
 impl ToolOutput {
@@ -79,6 +84,7 @@ impl ToolOutput {
             full_text: None,
             cwd: None,
             detail: None,
+            changed_nothing: false,
         }
     }
 

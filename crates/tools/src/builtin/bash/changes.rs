@@ -71,6 +71,9 @@ pub(crate) struct Watch {
 pub(crate) struct Outcome {
     /// The line for the model when nothing changed.
     pub(crate) note: Option<String>,
+    /// The note says the command changed no file at all (not only that
+    /// the named files are unchanged).
+    pub(crate) changed_no_file: bool,
     /// Changed files with hunks.
     pub(crate) changes: Vec<FileChange>,
     /// Changed files without hunks.
@@ -151,8 +154,10 @@ impl Watch {
     pub(crate) fn finish(self) -> Outcome {
         let changes = self.probe.changes();
         if changes.is_empty() {
+            let note = self.note();
             return Outcome {
-                note: self.note(),
+                changed_no_file: note.is_some() && self.claim == Claim::Whole,
+                note,
                 ..Outcome::default()
             };
         }

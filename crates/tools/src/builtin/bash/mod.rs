@@ -322,6 +322,7 @@ impl TypedTool for BashTool {
         if is_error && blocked {
             notes.push(texts::SANDBOX_BLOCKED_NOTE.to_string());
         }
+        let changed_nothing = changed.changed_no_file;
         notes.extend(changed.note);
         let untouched = !is_error && notes.is_empty();
         for note in notes {
@@ -332,6 +333,7 @@ impl TypedTool for BashTool {
         }
         let output = ToolOutput {
             is_error,
+            changed_nothing,
             ..ToolOutput::text(text)
         }
         .with_detail(detail);

@@ -48,6 +48,14 @@ fn unchanged_files_get_one_note() {
         Some("Note: this command left app.cfg unchanged.")
     );
     assert_eq!(note("cd . && sed -i 's/q/r/' app.cfg"), None);
+    // Only the whole-command note tells the engine that nothing changed.
+    let nothing = |command: &str| around(dir.path(), command).unwrap().changed_no_file;
+    assert!(nothing("sed -i 's/debug/trace/' app.cfg"));
+    assert!(!nothing(
+        "sed -i 's/q/r/' app.cfg && true > /dev/null; bash -c true"
+    ));
+    assert!(!nothing("cd . && sed -i 's/q/r/' app.cfg"));
+    assert!(!nothing("sed -i 's/level/lvl/' b.cfg app.cfg"));
     assert_eq!(note("touch app.cfg"), None);
     assert_eq!(note("chmod 644 app.cfg"), None);
     // Only missing paths: nothing to say.
