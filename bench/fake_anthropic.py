@@ -10,9 +10,13 @@ eval/replay_interrupt.py): the SSE message of the Messages API
 (`text_of`) and the quiet HTTP/1.1 handler that answers one body
 (`QuietHandler`)."""
 
+import itertools
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+MESSAGE_IDS = itertools.count(1)
 
 
 def event(name, data):
@@ -34,7 +38,9 @@ def streamed(model, blocks, stop):
     """One streamed assistant message of `blocks` ((block, delta) pairs,
     from `tool_use` and `text`): the SSE events of the Messages API, as
     bytes."""
-    message = {"id": "msg_1", "type": "message", "role": "assistant",
+    # A fresh id each message: Claude Code merges assistant messages that
+    # share one.
+    message = {"id": f"msg_{next(MESSAGE_IDS)}", "type": "message", "role": "assistant",
                "model": model, "content": [],
                "stop_reason": None, "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 1}}
@@ -61,6 +67,18 @@ def text_of(message):
     return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
+def prompt_of(message):
+    """The prompt in a user message: its text block that starts with
+    `tool ` (Claude Code sends its `<system-reminder>` blocks beside the
+    prompt in the same message), else the message's whole text."""
+    content = message["content"]
+    if isinstance(content, list):
+        for block in content:
+            if block.get("type") == "text" and block.get("text", "").startswith("tool "):
+                return block["text"]
+    return text_of(message)
+
+
 class QuietHandler(BaseHTTPRequestHandler):
     """An HTTP/1.1 handler that logs nothing: `json_body` reads the
     request's JSON, `send` answers 200 with one body."""
@@ -85,8 +103,12 @@ def reply(request):
     """The next step of the prompt's `tool NAME {json} || tool NAME {json}
     …` (one per assistant message so far), then the text "ok"."""
     messages = request["messages"]
-    first = max(i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m))
-    steps = text_of(messages[first]).split(" || ")
+    users = [i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m)]
+    scripted = [i for i in users if prompt_of(messages[i]).startswith("tool ")]
+    # The scripted prompt, even when later user messages carry text (Claude
+    # Code's reminders beside tool results); else the last user text.
+    first = max(scripted or users)
+    steps = prompt_of(messages[first]).split(" || ")
     done = sum(1 for m in messages[first:] if m["role"] == "assistant")
     words = steps[done].split(" ", 2) if done < len(steps) else []
     model = request.get("model", "claude")
