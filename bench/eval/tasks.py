@@ -156,18 +156,19 @@ TASKS = [
     # command that only prints shows the right text, and the file must
     # still be changed. Added after the held-out half's run of 2026-12-07;
     # tuning tasks, like every task above.
-    dict(name="dedupe-lines", files={"colors.txt": "red\nblue\nred\ngreen\nblue\n"},
-         prompt="Remove the repeated lines from colors.txt, keeping the first of each.",
-         check=("file", "colors.txt", "red\nblue\ngreen")),
-    dict(name="upper-lines", files={"shout.txt": "hello\nquiet please\n"},
-         prompt="Make every line of shout.txt uppercase.",
-         check=("file", "shout.txt", "HELLO\nQUIET PLEASE")),
-    dict(name="reverse-lines", files={"steps.txt": "one\ntwo\nthree\n"},
-         prompt="Reverse the order of the lines in steps.txt.",
-         check=("file", "steps.txt", "three\ntwo\none")),
-    dict(name="strip-trailing", files={"list.txt": "apple   \npear \nplum\n"},
-         prompt="Strip the trailing spaces from every line of list.txt.",
-         check=("file", "list.txt", "apple\npear\nplum")),
+] + [
+    dict(name=name, files={path: before}, prompt=prompt, check=("file", path, after))
+    for name, path, before, prompt, after in [
+        ("dedupe-lines", "colors.txt", "red\nblue\nred\ngreen\nblue\n",
+         "Remove the repeated lines from colors.txt, keeping the first of each.", "red\nblue\ngreen"),
+        ("upper-lines", "shout.txt", "hello\nquiet please\n",
+         "Make every line of shout.txt uppercase.", "HELLO\nQUIET PLEASE"),
+        ("reverse-lines", "steps.txt", "one\ntwo\nthree\n",
+         "Reverse the order of the lines in steps.txt.", "three\ntwo\none"),
+        ("strip-trailing", "list.txt", "apple   \npear \nplum\n",
+         "Strip the trailing spaces from every line of list.txt.", "apple\npear\nplum"),
+    ]
+] + [
     dict(name="json-bump", files={"app.json": '{\n  "name": "app",\n  "workers": 2\n}\n'},
          prompt="Set workers to 8 in app.json.",
          check=("shell", "python3 -c 'import json; d = json.load(open(\"app.json\")); assert d == {\"name\": \"app\", \"workers\": 8}'")),
