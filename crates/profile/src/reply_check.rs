@@ -21,7 +21,7 @@
 //! own result (Claude Code's `Exit code N`, the Edit refusal with the
 //! closest lines) before it replies.
 //! When the prompt asks for a change (a sentence that is not a question
-//! holds an editing verb: [`EDITING_VERBS`]) and the reply would end it
+//! holds an editing verb: `EDITING_VERBS`) and the reply would end it
 //! although no call of the prompt changed a file (each one only read or
 //! printed — `sort FILE`, `sed` without `-i` — or reported that it
 //! changed nothing — a `sed -i` whose pattern matched nothing), the check
