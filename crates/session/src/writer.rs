@@ -4,10 +4,8 @@
 //! Data flow: [`TranscriptWriter::append`] encodes a record on the caller's
 //! thread and sends the bytes over a channel; the writer thread (started on
 //! the first append, so a run that never records costs nothing) opens the
-//! file, writes every batch it finds as one `write`, waits up to
-//! [`GROUP_COMMIT_WINDOW_US`] for more (while no one waits for the sync),
-//! then makes all of it durable with one `fdatasync` (group commit), and
-//! answers
+//! file, writes every batch it finds as one `write` followed by one
+//! `fdatasync` (group commit), and answers
 //! [`TranscriptWriter::sync`] requests after one `fdatasync` covering
 //! everything sent before them; [`TranscriptWriter::written`] requests as
 //! soon as the bytes are in the file (a crash of the process cannot lose
@@ -27,21 +25,13 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
 use crate::SessionError;
 use crate::record::{Record, encode};
-
-/// How long a written batch waits for more records before its
-/// `fdatasync`, when no one waits for the sync yet: the records an engine
-/// appends right after a tool step (results, then the next request's
-/// totals) arrive well within it and share one sync.
-pub(crate) const GROUP_COMMIT_WINDOW_US: u64 = 300;
 
 /// How the file is opened when the thread starts.
 #[derive(Debug, Clone)]
@@ -74,10 +64,6 @@ pub struct TranscriptWriter {
     error: Arc<Mutex<Option<String>>>,
     /// Records sent since the last `sync`.
     dirty: bool,
-    /// `fdatasync`s done by the thread (what group commit saves).
-    syncs: Arc<AtomicU64>,
-    /// The group-commit window ([`GROUP_COMMIT_WINDOW_US`]).
-    window: Duration,
 }
 
 impl TranscriptWriter {
@@ -105,8 +91,6 @@ impl TranscriptWriter {
             tx: None,
             error: Arc::new(Mutex::new(None)),
             dirty: false,
-            syncs: Arc::new(AtomicU64::new(0)),
-            window: Duration::from_micros(GROUP_COMMIT_WINDOW_US),
         }
     }
 
@@ -189,11 +173,9 @@ impl TranscriptWriter {
         let path = self.path.clone();
         let mode = self.mode.clone();
         let error = Arc::clone(&self.error);
-        let syncs = Arc::clone(&self.syncs);
-        let window = self.window;
         let spawned = std::thread::Builder::new()
             .name("orbit-transcript".into())
-            .spawn(move || run_writer(&path, mode, &rx, &error, (&syncs, window)));
+            .spawn(move || run_writer(&path, mode, &rx, &error));
         match spawned {
             Ok(_) => self.tx = Some(tx),
             Err(err) => self.fail(format!("cannot start the transcript writer: {err}")),
@@ -220,13 +202,7 @@ fn record_error(error: &Mutex<Option<String>>, reason: String) {
 
 /// The writer thread: open, then write batches and answer syncs until every
 /// sender is gone (then a last sync).
-fn run_writer(
-    path: &Path,
-    mode: OpenMode,
-    rx: &Receiver<Command>,
-    error: &Mutex<Option<String>>,
-    (syncs, window): (&AtomicU64, Duration),
-) {
+fn run_writer(path: &Path, mode: OpenMode, rx: &Receiver<Command>, error: &Mutex<Option<String>>) {
     let mut file = match open(path, &mode) {
         Ok(file) => Some(file),
         Err(err) => {
@@ -249,40 +225,36 @@ fn run_writer(
             return;
         };
         let mut next = Some(first);
-        let window_ends = Instant::now() + window;
-        loop {
-            while let Some(command) = next {
-                match command {
-                    Command::Write(bytes) => batch.extend_from_slice(&bytes),
-                    Command::Written(ack) => written_acks.push(ack),
-                    Command::Sync(ack) => acks.push(ack),
+        while let Some(command) = next {
+            match command {
+                Command::Write(bytes) => batch.extend_from_slice(&bytes),
+                Command::Written(ack) => written_acks.push(ack),
+                Command::Sync(ack) => acks.push(ack),
+            }
+            next = rx.try_recv().ok();
+        }
+        if let Some(f) = file.as_mut()
+            && !batch.is_empty()
+        {
+            match f.write_all(&batch) {
+                Ok(()) => unsynced = true,
+                Err(err) => {
+                    record_error(error, format!("cannot write: {err}"));
+                    file = None;
                 }
-                next = rx.try_recv().ok();
-            }
-            write_batch(&mut file, &mut batch, &mut unsynced, error);
-            for ack in written_acks.drain(..) {
-                let _ = ack.send(current_error(error).map_or(Ok(()), Err));
-            }
-            // Group commit: with nobody waiting for the sync yet, records
-            // that follow within the window share it (a turn's tool
-            // results and the next request's totals: one `fdatasync`, not
-            // two in a row before the request). A sync request ends the
-            // wait at once.
-            let now = Instant::now();
-            if !unsynced || !acks.is_empty() || now >= window_ends {
-                break;
-            }
-            match rx.recv_timeout(window_ends - now) {
-                Ok(command) => next = Some(command),
-                Err(_) => break,
             }
         }
+        batch.clear();
+        for ack in written_acks.drain(..) {
+            let _ = ack.send(current_error(error).map_or(Ok(()), Err));
+        }
+        // Every batch is synced as soon as it is written (group commit):
+        // a `sync` request mostly finds nothing left to wait for.
         if unsynced && let Some(f) = &file {
             let synced = f.sync_data().and_then(|()| match new_dir.take().flatten() {
                 Some(dir) => File::open(dir)?.sync_all(),
                 None => Ok(()),
             });
-            syncs.fetch_add(1, Ordering::Relaxed);
             match synced {
                 Ok(()) => unsynced = false,
                 Err(err) => {
@@ -296,28 +268,6 @@ fn run_writer(
             let _ = ack.send(outcome.clone());
         }
     }
-}
-
-/// Writes what `batch` holds (then clears it); the first error closes the
-/// file for good.
-fn write_batch(
-    file: &mut Option<File>,
-    batch: &mut Vec<u8>,
-    unsynced: &mut bool,
-    error: &Mutex<Option<String>>,
-) {
-    if let Some(f) = file.as_mut()
-        && !batch.is_empty()
-    {
-        match f.write_all(batch) {
-            Ok(()) => *unsynced = true,
-            Err(err) => {
-                record_error(error, format!("cannot write: {err}"));
-                *file = None;
-            }
-        }
-    }
-    batch.clear();
 }
 
 fn open(path: &Path, mode: &OpenMode) -> std::io::Result<File> {
@@ -348,43 +298,5 @@ fn open(path: &Path, mode: &OpenMode) -> std::io::Result<File> {
             }
             Ok(file)
         }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-    use crate::record::Record;
-
-    /// Any record: the writer does not look inside.
-    fn record() -> Record {
-        Record::DropLastMessage
-    }
-
-    /// Records that follow each other within the window share one
-    /// `fdatasync`; a `sync` request does not wait for the window.
-    #[tokio::test]
-    async fn records_close_together_share_one_sync() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut writer = TranscriptWriter::create(dir.path().join("s.jsonl"));
-        // A wide window, so that the test does not race the clock.
-        writer.window = Duration::from_secs(30);
-        writer.append(&record());
-        writer.sync().await.unwrap();
-        let first = writer.syncs.load(Ordering::Relaxed);
-        assert_eq!(first, 1);
-        // A tool step's results, then the next request's records, then
-        // the sync before the request: one fdatasync for all of it.
-        let started = Instant::now();
-        writer.append(&record());
-        std::thread::sleep(Duration::from_millis(20));
-        writer.append(&record());
-        writer.sync().await.unwrap();
-        assert_eq!(writer.syncs.load(Ordering::Relaxed), first + 1);
-        assert!(started.elapsed() < Duration::from_secs(10));
-        // Nothing pending: a later sync costs nothing.
-        writer.sync().await.unwrap();
-        assert_eq!(writer.syncs.load(Ordering::Relaxed), first + 1);
     }
 }
