@@ -172,4 +172,10 @@ TASKS = [
     dict(name="json-bump", files={"app.json": '{\n  "name": "app",\n  "workers": 2\n}\n'},
          prompt="Set workers to 8 in app.json.",
          check=("shell", "python3 -c 'import json; d = json.load(open(\"app.json\")); assert d == {\"name\": \"app\", \"workers\": 8}'")),
+    # --- a question answered by running a function (issue 38, session
+    # 6): the file only defines it, so running the file prints nothing.
+    dict(name="call-silent", files={"calc.py": "def mix(n):\n    return sum(i * i for i in range(n)) % 97\n"},
+         prompt="What does mix(30) in calc.py return?", check=("answer", ["19"])),
+    dict(name="format-id", files={"ids.py": "def fmt_id(n):\n    return f'ID-{n:05d}-{n % 7}'\n"},
+         prompt="What does fmt_id(45) from ids.py return?", check=("answer", ["ID-00045-3"])),
 ]

@@ -87,6 +87,8 @@ pub(crate) struct ToolCallOutcome {
     pub(crate) detail: Option<Value>,
     /// The tool knows it changed no file (`ToolOutput::changed_nothing`).
     pub(crate) changed_nothing: bool,
+    /// It succeeded with no visible output (R3's placeholder answers it).
+    pub(crate) printed_nothing: bool,
 }
 
 impl ToolCallOutcome {
@@ -97,6 +99,7 @@ impl ToolCallOutcome {
             completed: true,
             detail: None,
             changed_nothing: false,
+            printed_nothing: false,
         }
     }
 
@@ -218,6 +221,7 @@ pub(crate) async fn run_tool_use(
     };
     let detail = output.detail.take().map(|d| d.to_value());
     let changed_nothing = output.changed_nothing;
+    let printed_nothing = crate::results::printed_nothing(&output);
     let mut result = process_tool_result(&runtime.storage, &name, max_chars, &id, output).await;
     attach.apply(&name, tool_failed, &mut result);
     ToolCallOutcome {
@@ -226,6 +230,7 @@ pub(crate) async fn run_tool_use(
         completed,
         detail,
         changed_nothing,
+        printed_nothing,
     }
 }
 

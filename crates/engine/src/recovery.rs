@@ -25,6 +25,7 @@ pub(crate) struct ReplyChecks {
     prompt: String,
     tool_ran: bool,
     may_have_written: bool,
+    ran_command: bool,
     last_step: Option<StepFacts>,
     /// The reply a reminder questioned, until a tool runs.
     questioned: Option<String>,
@@ -43,29 +44,24 @@ impl ReplyChecks {
             check,
             tool_ran: false,
             may_have_written: false,
+            ran_command: false,
             last_step: None,
             questioned: None,
             sent: 0,
         }
     }
 
-    /// A message of this prompt held a tool_use. `all_failed`: every
-    /// result of the step was an error; `loaded_tools`: the step loaded
-    /// deferred tools; `may_have_written`: a call of the step that is not
-    /// read-only by its facts started.
-    pub(crate) fn tool_step(
-        &mut self,
-        all_failed: bool,
-        loaded_tools: bool,
-        may_have_written: bool,
-    ) {
+    /// A message of this prompt held a tool_use: `step` is its outcome
+    /// (every result an error, tools loaded, every call printed nothing);
+    /// `may_have_written`: a call of the step that is not read-only by its
+    /// facts started and did not report that it changed nothing;
+    /// `ran_command`: a call of the step that runs a command started.
+    pub(crate) fn tool_step(&mut self, step: StepFacts, may_have_written: bool, ran_command: bool) {
         self.tool_ran = true;
         self.may_have_written |= may_have_written;
+        self.ran_command |= ran_command;
         self.questioned = None;
-        self.last_step = Some(StepFacts {
-            all_failed,
-            loaded_tools,
-        });
+        self.last_step = Some(step);
     }
 
     /// The questioned reply, when the model replied to its reminder with
@@ -82,6 +78,7 @@ impl ReplyChecks {
             prompt: &self.prompt,
             tool_ran: self.tool_ran,
             may_have_written: self.may_have_written,
+            ran_command: self.ran_command,
             last_step: self.last_step,
             reminders_sent: self.sent,
             answers_question: self.questioned.is_some(),
@@ -131,10 +128,18 @@ mod tests {
         }
     }
 
+    fn step(all_failed: bool, loaded_tools: bool) -> StepFacts {
+        StepFacts {
+            all_failed,
+            loaded_tools,
+            printed_nothing: false,
+        }
+    }
+
     #[test]
     fn no_check_sends_nothing() {
         let mut checks = ReplyChecks::new(None, "p");
-        checks.tool_step(true, false, true);
+        checks.tool_step(step(true, false), true, false);
         assert_eq!(checks.reminder_for("<tool_call>"), None);
         assert_eq!(checks.take_questioned(), None);
     }
@@ -144,7 +149,7 @@ mod tests {
         let recorder = Arc::new(Recorder::default());
         let mut checks = ReplyChecks::new(Some(recorder.clone()), "sort it");
         assert_eq!(checks.reminder_for("a").as_deref(), Some("re a"));
-        checks.tool_step(true, true, false);
+        checks.tool_step(step(true, true), false, false);
         assert_eq!(checks.reminder_for("b").as_deref(), Some("re b"));
         assert_eq!(checks.reminder_for("stop"), None);
         // The model stood by "b": it is the answer.
@@ -154,9 +159,9 @@ mod tests {
         assert_eq!(checks.reminder_for(" ").as_deref(), Some("re  "));
         assert_eq!(checks.take_questioned(), None);
         assert_eq!(checks.reminder_for("c").as_deref(), Some("re c"));
-        checks.tool_step(false, false, true);
+        checks.tool_step(step(false, false), true, false);
         assert_eq!(checks.take_questioned(), None);
-        checks.tool_step(false, false, false);
+        checks.tool_step(step(false, false), false, false);
         assert_eq!(checks.reminder_for("stop"), None);
         let seen = |reply: &str, ran, wrote, step, sent| {
             (
@@ -168,12 +173,7 @@ mod tests {
                 sent,
             )
         };
-        let step = |all_failed, loaded_tools| {
-            Some(StepFacts {
-                all_failed,
-                loaded_tools,
-            })
-        };
+        let step = |all_failed, loaded_tools| Some(step(all_failed, loaded_tools));
         assert_eq!(
             *recorder.seen.lock().unwrap(),
             vec![

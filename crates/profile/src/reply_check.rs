@@ -30,6 +30,15 @@
 //! answers it with text only keeps its reply (the request may have been a
 //! question after all). Issue 38: a small model ran a command that only
 //! prints, then said the file was changed.
+//! When a question (a prompt that asks for no change) is answered right
+//! after a step whose every call printed
+//! nothing, the reply gets [`RECOVERY_NO_OUTPUT`] once, questioning it: an
+//! empty output holds no answer, and a small model answered with a value
+//! it made up. (After `mkdir`, `mv` or `rm` for a change request, silence
+//! is the success.)
+//! A question about what code returns or prints, answered while no
+//! command ran in the prompt, gets [`RECOVERY_RUN_IT`] once, questioning
+//! the reply: a small model read the function and answered from its name.
 //! When the last step loaded deferred tools (the engine's ToolSearch) and
 //! the model answers with text, it is asked once to call the loaded tool
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
@@ -42,7 +51,10 @@
 
 use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
 
-use crate::texts::{RECOVERY_AFTER_LOAD, RECOVERY_NOTHING_CHANGED, RECOVERY_REMINDER};
+use crate::texts::{
+    RECOVERY_AFTER_LOAD, RECOVERY_NO_OUTPUT, RECOVERY_NOTHING_CHANGED, RECOVERY_REMINDER,
+    RECOVERY_RUN_IT,
+};
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -142,6 +154,25 @@ impl ReplyCheck for SmallModelReplyCheck {
                 text: RECOVERY_NOTHING_CHANGED.to_string(),
                 questions_reply: true,
             });
+        } else if step.printed_nothing
+            && !facts.answers_question
+            && !answer.trim().is_empty()
+            && !asks_for_change(facts.prompt)
+        {
+            return Some(Reminder {
+                text: RECOVERY_NO_OUTPUT.to_string(),
+                questions_reply: true,
+            });
+        } else if !facts.ran_command
+            && !facts.answers_question
+            && !answer.trim().is_empty()
+            && asks_what_code_does(facts.prompt)
+            && !asks_for_change(facts.prompt)
+        {
+            return Some(Reminder {
+                text: RECOVERY_RUN_IT.to_string(),
+                questions_reply: true,
+            });
         } else {
             return None;
         };
@@ -171,6 +202,19 @@ fn echoes_harness(answer: &str) -> bool {
 fn describes_instead_of_acting(answer: &str) -> bool {
     let lower = answer.to_lowercase();
     DESCRIBING_PHRASES.iter().any(|p| lower.contains(p))
+}
+
+/// Words (lowercase) of a question about what code does when it runs.
+const RUNNING_WORDS: [&str; 8] = [
+    "execute", "output", "outputs", "print", "prints", "return", "returns", "run",
+];
+
+/// Whether the prompt asks what code does when it runs (a word of
+/// [`RUNNING_WORDS`], whole).
+fn asks_what_code_does(prompt: &str) -> bool {
+    prompt
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|word| RUNNING_WORDS.contains(&word.to_ascii_lowercase().as_str()))
 }
 
 /// Whether the prompt asks for a change: a sentence of it that does not
@@ -229,6 +273,7 @@ mod tests {
             prompt: "What is in the file?",
             tool_ran,
             may_have_written: false,
+            ran_command: false,
             last_step,
             reminders_sent: sent,
             answers_question: false,
@@ -321,11 +366,11 @@ mod tests {
     fn a_load_answered_with_text_is_asked_about_a_failed_step_is_not() {
         let failed = Some(StepFacts {
             all_failed: true,
-            loaded_tools: false,
+            ..StepFacts::default()
         });
         let loaded = Some(StepFacts {
-            all_failed: false,
             loaded_tools: true,
+            ..StepFacts::default()
         });
         // (reply, the step's facts, reminders already sent, the reminder)
         let cases = [
@@ -354,6 +399,7 @@ mod tests {
             prompt,
             tool_ran: true,
             may_have_written,
+            ran_command: true,
             last_step: Some(StepFacts::default()),
             reminders_sent: 0,
             answers_question,
@@ -400,5 +446,110 @@ mod tests {
     fn sentences_end_at_punctuation_before_white_space() {
         let got: Vec<&str> = sentences("Sort a.txt. Then b!\nWhy? end").collect();
         assert_eq!(got, ["Sort a.txt.", " Then b!", "\n", "Why?", " end"]);
+    }
+
+    #[test]
+    fn an_answer_after_a_step_that_printed_nothing_is_questioned_once() {
+        let silent = Some(StepFacts {
+            printed_nothing: true,
+            ..StepFacts::default()
+        });
+        let facts = |reply, last_step, answers_question| ReplyFacts {
+            reply,
+            prompt: "What does mystery(3) return?",
+            tool_ran: true,
+            may_have_written: false,
+            ran_command: true,
+            last_step,
+            reminders_sent: 0,
+            answers_question,
+        };
+        let questioned = reminder(RECOVERY_NO_OUTPUT, true);
+        // (reply, the step, the reply answers the reminder, the reminder)
+        let cases = [
+            ("It returns 9.", silent, false, questioned),
+            // The reply to the reminder stands.
+            ("It returns 9.", silent, true, None),
+            // A step with output: the answer may come from it.
+            ("It returns 9.", Some(StepFacts::default()), false, None),
+            ("", silent, false, None),
+        ];
+        // A script that may have written (`python3 mystery.py 12`) and
+        // printed nothing still holds no answer to a question.
+        let script = ReplyFacts {
+            may_have_written: true,
+            ..facts("It returns 144.", silent, false)
+        };
+        assert_eq!(
+            SmallModelReplyCheck.check(&script),
+            reminder(RECOVERY_NO_OUTPUT, true)
+        );
+        // After `mv` for a change request, silence is the success.
+        let change = ReplyFacts {
+            prompt: "Move a.txt into old/.",
+            may_have_written: true,
+            ..facts("Moved a.txt.", silent, false)
+        };
+        assert_eq!(SmallModelReplyCheck.check(&change), None);
+        for (reply, step, answers, want) in cases {
+            assert_eq!(
+                SmallModelReplyCheck.check(&facts(reply, step, answers)),
+                want,
+                "{reply:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_question_about_what_code_returns_needs_a_run() {
+        let facts = |prompt, ran_command, answers_question| ReplyFacts {
+            reply: "It returns 10.",
+            prompt,
+            tool_ran: true,
+            may_have_written: false,
+            ran_command,
+            last_step: Some(StepFacts::default()),
+            reminders_sent: 0,
+            answers_question,
+        };
+        let run_it = reminder(RECOVERY_RUN_IT, true);
+        // (prompt, a command ran, the reply answers the reminder, the reminder)
+        let cases = [
+            (
+                "What does mix(30) in calc.py return?",
+                false,
+                false,
+                run_it.clone(),
+            ),
+            (
+                "Run gen.py and tell me what it prints.",
+                false,
+                false,
+                run_it,
+            ),
+            ("What does mix(30) in calc.py return?", true, false, None),
+            ("What does mix(30) in calc.py return?", false, true, None),
+            (
+                "What is the value of PORT in config.txt?",
+                false,
+                false,
+                None,
+            ),
+            // A change request that mentions a return value gets the change
+            // reminder (nothing was written), not this one.
+            (
+                "Make add return a + b.",
+                false,
+                false,
+                reminder(RECOVERY_NOTHING_CHANGED, true),
+            ),
+        ];
+        for (prompt, ran, answers, want) in cases {
+            assert_eq!(
+                SmallModelReplyCheck.check(&facts(prompt, ran, answers)),
+                want,
+                "{prompt:?}"
+            );
+        }
     }
 }

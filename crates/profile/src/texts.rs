@@ -24,6 +24,20 @@ pub const RECOVERY_NOTHING_CHANGED: &str = "The file is unchanged: those command
 their output or changed nothing. Change the file itself now: Read it, then call Write with its \
 path and its whole new content. Then answer.";
 
+/// The reminder when the reply follows a step whose every call printed
+/// nothing (issue 38: `python3 mystery.py 12` printed nothing, and the
+/// model answered with a number it made up). It questions the reply.
+pub const RECOVERY_NO_OUTPUT: &str = "That printed nothing, so it holds no answer. Run code that \
+prints what you need (for a function: python3 -c 'from MODULE import NAME; print(NAME(ARGS))', \
+MODULE being the file's name without .py), then answer from its output.";
+
+/// The reminder when a question about what code returns or prints is
+/// answered while no command ran in the prompt (issue 38: the model read
+/// the function and answered from its name). It questions the reply.
+pub const RECOVERY_RUN_IT: &str = "You have not run anything: answer this by running the code, \
+not by reading it. Call Bash with python3 -c 'from MODULE import NAME; print(NAME(ARGS))', \
+MODULE being the file's name without .py (or run the script), then answer from its output.";
+
 /// The line printed (to stderr) when the profile's default turn limit of
 /// `max` model calls ended a run.
 pub fn max_turns_note(max: u32) -> String {

@@ -36,6 +36,9 @@ pub struct ReplyFacts<'a> {
     /// prompt changed a file: each one only read or printed, or came out
     /// with every file it names byte-identical.
     pub may_have_written: bool,
+    /// A call that runs a command (its facts name one: a shell command)
+    /// started in this prompt.
+    pub ran_command: bool,
     /// The tool step the reply follows; None before any tool step and
     /// once a reminder was sent after it.
     pub last_step: Option<StepFacts>,
@@ -53,6 +56,9 @@ pub struct StepFacts {
     pub all_failed: bool,
     /// The step loaded deferred tools (ToolSearch).
     pub loaded_tools: bool,
+    /// Every call of the step ran and succeeded with no visible output
+    /// (each result is the "completed with no output" placeholder).
+    pub printed_nothing: bool,
 }
 
 /// A user message to send instead of ending the prompt.

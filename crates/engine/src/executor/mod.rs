@@ -268,6 +268,19 @@ impl StreamingToolExecutor {
     pub fn may_have_written(&self) -> bool {
         self.tools.iter().any(|t| t.may_have_written())
     }
+
+    /// Whether a started call runs a command (its facts name one).
+    pub fn ran_command(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.started && t.facts.as_ref().is_some_and(|f| f.command.is_some()))
+    }
+
+    /// Whether every call of the attempt ran and succeeded with no visible
+    /// output (for the reply check: such a step holds no answer).
+    pub fn printed_nothing(&self) -> bool {
+        !self.tools.is_empty() && self.tools.iter().all(|t| t.started && t.printed_nothing)
+    }
 }
 
 impl Drop for StreamingToolExecutor {

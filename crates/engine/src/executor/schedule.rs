@@ -129,13 +129,13 @@ impl StreamingToolExecutor {
             // Already answered (interrupt); the tool's own result is dropped.
             return;
         }
-        let (result, tool_failed, finished, detail, changed_nothing) = match joined {
+        let (result, tool_failed, finished, detail, effects) = match joined {
             Ok(outcome) => (
                 outcome.result,
                 outcome.tool_failed,
                 outcome.completed,
                 outcome.detail,
-                outcome.changed_nothing,
+                (outcome.changed_nothing, outcome.printed_nothing),
             ),
             Err(error) => {
                 let text = tool_panic_error(self.tools[i].tool_name(), &join_error_detail(error));
@@ -144,7 +144,7 @@ impl StreamingToolExecutor {
                     true,
                     true,
                     None,
-                    false,
+                    (false, false),
                 )
             }
         };
@@ -157,7 +157,7 @@ impl StreamingToolExecutor {
             Some(forced) if !finished => forced,
             _ => {
                 t.detail = detail;
-                t.changed_nothing = changed_nothing;
+                (t.changed_nothing, t.printed_nothing) = effects;
                 result
             }
         });

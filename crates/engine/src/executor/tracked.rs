@@ -43,6 +43,8 @@ pub(super) struct TrackedTool {
     pub(super) started: bool,
     /// The tool reported that it changed no file (`ToolOutput::changed_nothing`).
     pub(super) changed_nothing: bool,
+    /// Its own result was a success with no visible output.
+    pub(super) printed_nothing: bool,
 }
 
 pub(super) enum Pending {
@@ -87,6 +89,7 @@ impl TrackedTool {
             forced_result: None,
             started: false,
             changed_nothing: false,
+            printed_nothing: false,
         }
     }
 

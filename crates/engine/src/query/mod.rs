@@ -77,6 +77,7 @@ use crate::request::next_request;
 use crate::runtime::ToolRuntime;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
+use orbit_tool::reply_check::StepFacts;
 
 mod call;
 mod compaction;
@@ -186,6 +187,10 @@ struct QueryLoop<'a> {
     /// A call of the step being committed that is not read-only by its
     /// facts started (for the reply check; taken with each step).
     step_may_have_written: bool,
+    /// Every call of the step being committed printed nothing.
+    step_printed_nothing: bool,
+    /// A call of the step being committed runs a command.
+    step_ran_command: bool,
 }
 
 impl<'a> QueryLoop<'a> {
@@ -225,6 +230,8 @@ impl<'a> QueryLoop<'a> {
             stop_hook_active: false,
             request: String::new(),
             step_may_have_written: false,
+            step_printed_nothing: false,
+            step_ran_command: false,
         }
     }
 }
@@ -304,9 +311,13 @@ impl QueryLoop<'_> {
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
                 recovery.tool_step(
-                    self.last_tool_results_failed(),
-                    self.session.deferred.loaded_count() > loaded_before,
+                    StepFacts {
+                        all_failed: self.last_tool_results_failed(),
+                        loaded_tools: self.session.deferred.loaded_count() > loaded_before,
+                        printed_nothing: std::mem::take(&mut self.step_printed_nothing),
+                    },
                     std::mem::take(&mut self.step_may_have_written),
+                    std::mem::take(&mut self.step_ran_command),
                 );
                 self.answer.clear();
                 continuations = 0;

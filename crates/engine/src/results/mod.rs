@@ -61,6 +61,12 @@ pub use persist::{format_file_size, generate_preview, persisted_output_message};
 pub use storage::{ToolResultStorage, project_slug};
 pub(crate) use view::BudgetedView;
 
+/// Whether `output` is a success with no visible text (R3: it becomes the
+/// empty placeholder).
+pub(crate) fn printed_nothing(output: &ToolOutput) -> bool {
+    !output.is_error && is_tool_result_content_empty(&output.content)
+}
+
 /// R1–R4 for one result: map → empty placeholder → persist-if-large → error
 /// format. `max_result_size_chars` is the tool's declared threshold
 /// (`usize::MAX` never persists).

@@ -18,6 +18,8 @@ type Seen = (String, bool, Option<StepFacts>, u32);
 /// And the facts of the prompt around them: the prompt, a call that may
 /// write started, the reply answers a questioning reminder.
 type Around = (String, bool, bool);
+/// Whether a call that runs a command started in the prompt, per reply.
+type Ran = Vec<bool>;
 
 /// Sends `script[n]` for the n-th reply it is asked about, recording the
 /// facts it was shown.
@@ -26,6 +28,7 @@ struct Scripted {
     script: Vec<Option<Reminder>>,
     seen: Mutex<Vec<Seen>>,
     around: Mutex<Vec<Around>>,
+    ran: Mutex<Ran>,
 }
 
 impl Scripted {
@@ -34,6 +37,7 @@ impl Scripted {
             script,
             seen: Mutex::default(),
             around: Mutex::default(),
+            ran: Mutex::default(),
         })
     }
 }
@@ -52,6 +56,7 @@ impl ReplyCheck for Scripted {
             facts.may_have_written,
             facts.answers_question,
         ));
+        self.ran.lock().unwrap().push(facts.ran_command);
         self.script.get(seen.len() - 1).cloned().flatten()
     }
 }
@@ -102,7 +107,7 @@ async fn the_check_sees_the_prompts_facts_and_its_reminders_reach_the_model() {
     assert_eq!(r.num_turns, 4);
     let failed = Some(StepFacts {
         all_failed: true,
-        loaded_tools: false,
+        ..StepFacts::default()
     });
     assert_eq!(
         *check.seen.lock().unwrap(),
@@ -178,4 +183,57 @@ async fn the_check_is_told_whether_a_call_that_may_write_started() {
         *check.around.lock().unwrap(),
         vec![(prompt.clone(), false, false), (prompt, true, false)]
     );
+}
+
+/// A step whose every call succeeded with no output is reported so (its
+/// results are R3's placeholder); one call with output, or an error, is not.
+#[tokio::test]
+async fn the_check_is_told_when_a_step_printed_nothing() {
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Quiet", json!({})),
+        Reply::text("It is 144."),
+        Reply::tool_use("toolu_2", "Loud", json!({})),
+        Reply::text("It is 14."),
+    ]);
+    let check = Scripted::new(vec![reminder("Nothing printed.", true), None]);
+    let quiet = TestTool::new("Quiet", |_, _| async { ToolOutput::text("") }).arc();
+    let loud = TestTool::new("Loud", |_, _| async { ToolOutput::text("14") }).arc();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.reply_check = Some(check.clone());
+    let mut engine = engine(&server, cfg, vec![quiet, loud]);
+    let events = run(&mut engine, "What does mystery(12) return?").await;
+    assert_succeeded(&events, "It is 14.");
+    let steps: Vec<Option<StepFacts>> = check.seen.lock().unwrap().iter().map(|s| s.2).collect();
+    assert_eq!(
+        steps,
+        vec![
+            Some(StepFacts {
+                printed_nothing: true,
+                ..StepFacts::default()
+            }),
+            Some(StepFacts::default()),
+        ]
+    );
+}
+
+/// The real Bash tool: a command that prints nothing makes a step that
+/// printed nothing, and the prompt has run a command.
+#[tokio::test]
+async fn a_silent_command_is_a_run_that_printed_nothing() {
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "true"})),
+        Reply::text("It returns 144."),
+    ]);
+    let check = Scripted::new(vec![None]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.reply_check = Some(check.clone());
+    cfg.permissions.mode = orbit_permissions::PermissionMode::BypassPermissions;
+    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
+    let events = run(&mut engine, "What does mystery(12) return?").await;
+    assert_succeeded(&events, "It returns 144.");
+    let seen = check.seen.lock().unwrap();
+    assert_eq!(seen[0].2.map(|s| s.printed_nothing), Some(true), "{seen:?}");
+    assert_eq!(*check.ran.lock().unwrap(), vec![true]);
 }

@@ -72,6 +72,8 @@ fn every_text() -> Vec<(String, String)> {
         profile::RECOVERY_REMINDER,
         profile::RECOVERY_AFTER_LOAD,
         profile::RECOVERY_NOTHING_CHANGED,
+        profile::RECOVERY_NO_OUTPUT,
+        profile::RECOVERY_RUN_IT,
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
         engine::max_budget_error(2.0),
