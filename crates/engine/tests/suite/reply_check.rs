@@ -61,6 +61,19 @@ impl ReplyCheck for Scripted {
     }
 }
 
+/// An engine in a scratch dir whose reply check is `check`.
+fn checked_engine(
+    server: &FakeAnthropic,
+    check: &Arc<Scripted>,
+    tools: Vec<Arc<dyn orbit_tool::Tool>>,
+) -> (tempfile::TempDir, orbit_engine::QueryEngine) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.reply_check = Some(check.clone());
+    let engine = engine(server, cfg, tools);
+    (dir, engine)
+}
+
 fn reminder(text: &str, questions_reply: bool) -> Option<Reminder> {
     Some(Reminder {
         text: text.to_string(),
@@ -95,10 +108,7 @@ async fn the_check_sees_the_prompts_facts_and_its_reminders_reach_the_model() {
         reminder("Fix it.", true),
         None,
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.reply_check = Some(check.clone());
-    let mut engine = engine(&server, cfg, vec![]);
+    let (_dir, mut engine) = checked_engine(&server, &check, vec![]);
     let events = run(&mut engine, "go").await;
     let r = result(&events);
     assert_eq!(r.subtype, ResultSubtype::Success);
@@ -172,10 +182,7 @@ async fn the_check_is_told_whether_a_call_that_may_write_started() {
     })
     .writes()
     .arc();
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.reply_check = Some(check.clone());
-    let mut engine = engine(&server, cfg, vec![look, noop, change]);
+    let (_dir, mut engine) = checked_engine(&server, &check, vec![look, noop, change]);
     let events = run(&mut engine, "Sort the list in place.").await;
     assert_succeeded(&events, "Now it is.");
     let prompt = "Sort the list in place.".to_string();
@@ -198,10 +205,7 @@ async fn the_check_is_told_when_a_step_printed_nothing() {
     let check = Scripted::new(vec![reminder("Nothing printed.", true), None]);
     let quiet = TestTool::new("Quiet", |_, _| async { ToolOutput::text("") }).arc();
     let loud = TestTool::new("Loud", |_, _| async { ToolOutput::text("14") }).arc();
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.reply_check = Some(check.clone());
-    let mut engine = engine(&server, cfg, vec![quiet, loud]);
+    let (_dir, mut engine) = checked_engine(&server, &check, vec![quiet, loud]);
     let events = run(&mut engine, "What does mystery(12) return?").await;
     assert_succeeded(&events, "It is 14.");
     let steps: Vec<Option<StepFacts>> = check.seen.lock().unwrap().iter().map(|s| s.2).collect();
@@ -226,11 +230,7 @@ async fn a_silent_command_is_a_run_that_printed_nothing() {
         Reply::text("It returns 144."),
     ]);
     let check = Scripted::new(vec![None]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.reply_check = Some(check.clone());
-    cfg.permissions.mode = orbit_permissions::PermissionMode::BypassPermissions;
-    let mut engine = engine(&server, cfg, vec![builtin("Bash")]);
+    let (_dir, mut engine) = checked_engine(&server, &check, vec![builtin("Bash")]);
     let events = run(&mut engine, "What does mystery(12) return?").await;
     assert_succeeded(&events, "It returns 144.");
     let seen = check.seen.lock().unwrap();
