@@ -6,6 +6,11 @@
 //! - client gap of a Read turn: the server's `responded_at` of response 1
 //!   (after `message_stop` was written) to `received_at` of request 2; it
 //!   covers the client finishing the stream, running Read, and sending.
+//! - client gap of a Bash turn running `true`, with `--sandbox
+//!   workspace-write` and `--sandbox danger-full-access` (the sandbox's
+//!   cost per call is their difference), beside the floor: `bash -c true`
+//!   spawned and waited for by this process (no orbit in it). A second
+//!   argument, a base binary, joins these rounds.
 //! - peak RSS of a 3-turn run (Read → Bash → text): GNU time's `%M` of the
 //!   orbit process (wait4's ru_maxrss of that one child).
 //!
@@ -26,6 +31,8 @@ use tempfile::TempDir;
 
 /// Runs per timing measurement; the median and extremes are reported.
 const RUNS: usize = 20;
+/// Rounds of the Bash-turn comparison (each runs every configuration).
+const BASH_RUNS: usize = 40;
 /// Runs of the 3-turn session for the peak RSS; the maximum is reported.
 const RSS_RUNS: usize = 5;
 /// `orbit ARGS…` in `dir` (also its HOME) against `server`.
@@ -86,6 +93,32 @@ fn read_turn_gap(bin: &Path) -> Duration {
     reqs[1].received_at - finished
 }
 
+/// The client gap of a turn whose Bash call runs `true` under `--sandbox
+/// mode`.
+fn bash_turn_gap(bin: &Path, mode: &str) -> Duration {
+    let (dir, _) = scratch();
+    let server = FakeAnthropic::start(vec![
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "true"})),
+        Reply::text("done"),
+    ]);
+    let args = ["-p", "run it", "--allowedTools", "Bash", "--sandbox", mode];
+    let status = orbit(bin, &server, dir.path(), &args, None)
+        .status()
+        .unwrap();
+    assert!(status.success(), "orbit failed: {status}");
+    let reqs = server.requests();
+    let finished = reqs[0].responded_at.expect("response 1 finished");
+    reqs[1].received_at - finished
+}
+
+/// `bash -c true` spawned and waited for: the floor of a Bash turn.
+fn bare_bash() -> Duration {
+    let t = Instant::now();
+    let status = Command::new("bash").args(["-c", "true"]).status().unwrap();
+    assert!(status.success());
+    t.elapsed()
+}
+
 /// Peak RSS in KiB of one Read → Bash → text run.
 fn three_turn_peak_rss_kib(bin: &Path) -> u64 {
     let (dir, file) = scratch();
@@ -130,6 +163,42 @@ fn main() {
         "client gap, Read turn",
         (0..RUNS).map(|_| read_turn_gap(&bin)).collect(),
     );
+    // Interleaved, so every configuration sees the same machine; with a
+    // second binary (the base), it runs in the same rounds.
+    let base = std::env::args_os()
+        .nth(2)
+        .map(|b| std::path::PathBuf::from(b).canonicalize().unwrap());
+    let mut bins = vec![("this", bin.clone())];
+    bins.extend(base.map(|b| ("base", b)));
+    let modes = ["workspace-write", "danger-full-access"];
+    let mut gaps = vec![Vec::new(); bins.len() * modes.len()];
+    let mut bare = Vec::new();
+    for _ in 0..BASH_RUNS {
+        for (i, (_, b)) in bins.iter().enumerate() {
+            for (j, mode) in modes.iter().enumerate() {
+                gaps[i * modes.len() + j].push(bash_turn_gap(b, mode));
+            }
+        }
+        bare.push(bare_bash());
+    }
+    let median = |v: &[Duration]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v[v.len() / 2].as_secs_f64() * 1000.0
+    };
+    for (i, (tag, _)) in bins.iter().enumerate() {
+        for (j, mode) in modes.iter().enumerate() {
+            stats(
+                &format!("client gap, Bash `true` turn, {tag}, {mode}"),
+                gaps[i * modes.len() + j].clone(),
+            );
+        }
+        println!(
+            "sandbox cost per Bash call ({tag}): {:.2} ms (difference of the medians)",
+            median(&gaps[i * modes.len()]) - median(&gaps[i * modes.len() + 1])
+        );
+    }
+    stats("floor: `bash -c true` spawned and waited for", bare);
     if Path::new(GNU_TIME).exists() {
         let peak = (0..RSS_RUNS)
             .map(|_| three_turn_peak_rss_kib(&bin))

@@ -23,7 +23,7 @@
 use std::ffi::CStr;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-use seccompiler::{BpfProgram, sock_filter};
+use crate::seccomp::{BpfProgram, SockFilter};
 
 use crate::mount_api::{attach, clone_tree, errno, set_read_only_recursive};
 use crate::mounts::{MountSteps, TreeSource};
@@ -314,7 +314,7 @@ fn mount_flags(_path: &CStr) -> Option<libc::c_ulong> {
 #[repr(C)]
 struct SockFprog {
     len: libc::c_ushort,
-    filter: *const sock_filter,
+    filter: *const SockFilter,
 }
 
 /// `PR_SET_NO_NEW_PRIVS`, the Landlock ruleset (None: not available,

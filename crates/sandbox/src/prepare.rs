@@ -21,7 +21,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use seccompiler::BpfProgram;
+use crate::seccomp::BpfProgram;
 
 use crate::child::{self, Failure, SANDBOX_HELPER_FAILED_EXIT};
 use crate::layout::layout;

@@ -73,7 +73,7 @@ struct Trial {
     mounts: Option<MountSteps>,
     /// Ok(ruleset fd) to enforce, Err(reason) when none could be built.
     landlock: Option<Result<OwnedFd, String>>,
-    filters: Option<Vec<seccompiler::BpfProgram>>,
+    filters: Option<Vec<crate::seccomp::BpfProgram>>,
 }
 
 /// Tries `layers` in a forked child; returns each refused one with why.
