@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use measure::{GNU_TIME, rss_kib};
 use orbit_test_support::{FakeAnthropic, Reply, Turn};
-use serde_json::json;
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 /// Runs per timing measurement; the median and extremes are reported.
@@ -78,13 +78,15 @@ fn start_to_first_byte(bin: &Path) -> (Duration, usize) {
     (first.received_at - t0, first.raw_body.len())
 }
 
-fn read_turn_gap(bin: &Path) -> Duration {
+/// The client gap of a turn whose one call is `tool` with `input` (built
+/// from the scratch file's path), `orbit ARGS` run in the scratch dir.
+fn turn_gap(bin: &Path, tool: &str, input: impl Fn(&str) -> Value, args: &[&str]) -> Duration {
     let (dir, file) = scratch();
     let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Read", json!({"file_path": file})),
+        Reply::tool_use("toolu_1", tool, input(&file)),
         Reply::text("done"),
     ]);
-    let status = orbit(bin, &server, dir.path(), &["-p", "read it"], None)
+    let status = orbit(bin, &server, dir.path(), args, None)
         .status()
         .unwrap();
     assert!(status.success(), "orbit failed: {status}");
@@ -93,22 +95,16 @@ fn read_turn_gap(bin: &Path) -> Duration {
     reqs[1].received_at - finished
 }
 
+fn read_turn_gap(bin: &Path) -> Duration {
+    let input = |file: &str| json!({ "file_path": file });
+    turn_gap(bin, "Read", input, &["-p", "read it"])
+}
+
 /// The client gap of a turn whose Bash call runs `true` under `--sandbox
 /// mode`.
 fn bash_turn_gap(bin: &Path, mode: &str) -> Duration {
-    let (dir, _) = scratch();
-    let server = FakeAnthropic::start(vec![
-        Reply::tool_use("toolu_1", "Bash", json!({"command": "true"})),
-        Reply::text("done"),
-    ]);
     let args = ["-p", "run it", "--allowedTools", "Bash", "--sandbox", mode];
-    let status = orbit(bin, &server, dir.path(), &args, None)
-        .status()
-        .unwrap();
-    assert!(status.success(), "orbit failed: {status}");
-    let reqs = server.requests();
-    let finished = reqs[0].responded_at.expect("response 1 finished");
-    reqs[1].received_at - finished
+    turn_gap(bin, "Bash", |_| json!({ "command": "true" }), &args)
 }
 
 /// `bash -c true` spawned and waited for: the floor of a Bash turn.
