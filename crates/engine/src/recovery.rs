@@ -5,8 +5,10 @@
 //! asks the check whenever a reply would end the prompt.
 //!
 //! Data flow: the loop owns one [`ReplyChecks`] per prompt, reports each
-//! tool step ([`ReplyChecks::tool_step`]: every result failed, deferred
-//! tools loaded), and asks [`ReplyChecks::reminder_for`] with the final
+//! tool step ([`ReplyChecks::tool_step`]: a [`StepRecord`] — every result
+//! failed, deferred tools loaded, a call may have written, a command ran —
+//! and the step's calls and results, whose text joins what the prompt
+//! showed the model, up to [`SHOWN_MAX_BYTES`]), and asks [`ReplyChecks::reminder_for`] with the final
 //! answer before ending the run; a reminder is appended as a user message
 //! and the model is asked again. The last step's facts are dropped once a
 //! reminder followed them (the next reply answers the reminder, not the
@@ -16,7 +18,25 @@
 
 use std::sync::Arc;
 
+use orbit_protocol::Message;
 use orbit_tool::reply_check::{ReplyCheck, ReplyFacts, StepFacts};
+
+/// Most bytes of tool inputs and results kept per prompt for
+/// [`ReplyFacts::shown`]; past it the check is told nothing (`None`).
+pub(crate) const SHOWN_MAX_BYTES: usize = 1 << 20;
+
+/// One tool step's facts for the reply check, gathered while the step is
+/// committed.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct StepRecord {
+    /// The step's outcome.
+    pub(crate) facts: StepFacts,
+    /// A call of the step that is not read-only by its facts started and
+    /// did not report that it changed nothing.
+    pub(crate) may_have_written: bool,
+    /// A call of the step that runs a command started.
+    pub(crate) ran_command: bool,
+}
 
 /// The reply-check state of one prompt.
 #[derive(Debug)]
@@ -26,6 +46,9 @@ pub(crate) struct ReplyChecks {
     tool_ran: bool,
     may_have_written: bool,
     ran_command: bool,
+    /// The prompt's tool inputs and results as text; None once past
+    /// [`SHOWN_MAX_BYTES`].
+    shown: Option<String>,
     last_step: Option<StepFacts>,
     /// The reply a reminder questioned, until a tool runs.
     questioned: Option<String>,
@@ -45,23 +68,50 @@ impl ReplyChecks {
             tool_ran: false,
             may_have_written: false,
             ran_command: false,
+            shown: Some(String::new()),
             last_step: None,
             questioned: None,
             sent: 0,
         }
     }
 
-    /// A message of this prompt held a tool_use: `step` is its outcome
-    /// (every result an error, tools loaded, every call printed nothing);
-    /// `may_have_written`: a call of the step that is not read-only by its
-    /// facts started and did not report that it changed nothing;
-    /// `ran_command`: a call of the step that runs a command started.
-    pub(crate) fn tool_step(&mut self, step: StepFacts, may_have_written: bool, ran_command: bool) {
+    /// A message of this prompt held a tool_use: `step` is its record,
+    /// `calls` the assistant message, `results` the user message that
+    /// answered it (their text is what the step showed the model).
+    pub(crate) fn tool_step(
+        &mut self,
+        step: StepRecord,
+        calls: &Message,
+        results: Option<&Message>,
+    ) {
         self.tool_ran = true;
-        self.may_have_written |= may_have_written;
-        self.ran_command |= ran_command;
+        self.may_have_written |= step.may_have_written;
+        self.ran_command |= step.ran_command;
         self.questioned = None;
-        self.last_step = Some(step);
+        self.last_step = Some(step.facts);
+        if self.check.is_some() {
+            self.show(calls, results);
+        }
+    }
+
+    /// Adds the text of a step's calls (their inputs as JSON) and results.
+    fn show(&mut self, calls: &Message, results: Option<&Message>) {
+        let Some(shown) = &mut self.shown else {
+            return;
+        };
+        let inputs = calls.tool_uses().map(|t| t.input.to_string());
+        let outputs = results
+            .into_iter()
+            .flat_map(Message::tool_results)
+            .map(|r| r.content.as_text());
+        for text in inputs.chain(outputs) {
+            if shown.len() + text.len() > SHOWN_MAX_BYTES {
+                self.shown = None;
+                return;
+            }
+            shown.push_str(&text);
+            shown.push('\n');
+        }
     }
 
     /// The questioned reply, when the model replied to its reminder with
@@ -79,6 +129,7 @@ impl ReplyChecks {
             tool_ran: self.tool_ran,
             may_have_written: self.may_have_written,
             ran_command: self.ran_command,
+            shown: self.shown.as_deref(),
             last_step: self.last_step,
             reminders_sent: self.sent,
             answers_question: self.questioned.is_some(),
@@ -97,13 +148,23 @@ impl ReplyChecks {
 mod tests {
     use std::sync::Mutex;
 
+    use orbit_protocol::{ContentBlock, ToolResultBlock};
     use orbit_tool::reply_check::Reminder;
+    use serde_json::json;
 
     use super::*;
 
     /// What the check was shown: reply, prompt, tool ran, may have
-    /// written, last step, sent.
-    type Seen = (String, String, bool, bool, Option<StepFacts>, u32);
+    /// written, last step, sent, shown.
+    type Seen = (
+        String,
+        String,
+        bool,
+        bool,
+        Option<StepFacts>,
+        u32,
+        Option<String>,
+    );
 
     /// Records the facts it is shown; questions every reply but "stop".
     #[derive(Debug, Default)]
@@ -120,6 +181,7 @@ mod tests {
                 facts.may_have_written,
                 facts.last_step,
                 facts.reminders_sent,
+                facts.shown.map(str::to_string),
             ));
             (facts.reply != "stop").then(|| Reminder {
                 text: format!("re {}", facts.reply),
@@ -136,10 +198,32 @@ mod tests {
         }
     }
 
+    fn record(all_failed: bool, loaded_tools: bool, may_have_written: bool) -> StepRecord {
+        StepRecord {
+            facts: step(all_failed, loaded_tools),
+            may_have_written,
+            ran_command: false,
+        }
+    }
+
+    /// A step's messages: one Bash call of `command` and its result `out`.
+    fn exchange(command: &str, out: &str) -> (Message, Message) {
+        let calls = Message::assistant(vec![ContentBlock::tool_use(
+            "toolu_1",
+            "Bash",
+            json!({ "command": command }),
+        )]);
+        let results = Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::text(
+            "toolu_1", out, false,
+        ))]);
+        (calls, results)
+    }
+
     #[test]
     fn no_check_sends_nothing() {
         let mut checks = ReplyChecks::new(None, "p");
-        checks.tool_step(step(true, false), true, false);
+        let (calls, results) = exchange("ls", "a.txt");
+        checks.tool_step(record(true, false, true), &calls, Some(&results));
         assert_eq!(checks.reminder_for("<tool_call>"), None);
         assert_eq!(checks.take_questioned(), None);
     }
@@ -148,8 +232,9 @@ mod tests {
     fn the_check_sees_the_prompt_facts_and_a_reminder_drops_the_step() {
         let recorder = Arc::new(Recorder::default());
         let mut checks = ReplyChecks::new(Some(recorder.clone()), "sort it");
+        let (calls, results) = exchange("sort x.txt", "a\nb");
         assert_eq!(checks.reminder_for("a").as_deref(), Some("re a"));
-        checks.tool_step(step(true, true), false, false);
+        checks.tool_step(record(true, true, false), &calls, Some(&results));
         assert_eq!(checks.reminder_for("b").as_deref(), Some("re b"));
         assert_eq!(checks.reminder_for("stop"), None);
         // The model stood by "b": it is the answer.
@@ -159,11 +244,17 @@ mod tests {
         assert_eq!(checks.reminder_for(" ").as_deref(), Some("re  "));
         assert_eq!(checks.take_questioned(), None);
         assert_eq!(checks.reminder_for("c").as_deref(), Some("re c"));
-        checks.tool_step(step(false, false), true, false);
+        checks.tool_step(record(false, false, true), &calls, None);
         assert_eq!(checks.take_questioned(), None);
-        checks.tool_step(step(false, false), false, false);
+        checks.tool_step(record(false, false, false), &calls, None);
         assert_eq!(checks.reminder_for("stop"), None);
-        let seen = |reply: &str, ran, wrote, step, sent| {
+        let one = r#"{"command":"sort x.txt"}
+a
+b
+"#;
+        let three =
+            format!("{one}{{\"command\":\"sort x.txt\"}}\n{{\"command\":\"sort x.txt\"}}\n");
+        let seen = |reply: &str, ran, wrote, step, sent, shown: &str| {
             (
                 reply.to_string(),
                 "sort it".to_string(),
@@ -171,20 +262,36 @@ mod tests {
                 wrote,
                 step,
                 sent,
+                Some(shown.to_string()),
             )
         };
         let step = |all_failed, loaded_tools| Some(step(all_failed, loaded_tools));
         assert_eq!(
             *recorder.seen.lock().unwrap(),
             vec![
-                seen("a", false, false, None, 0),
-                seen("b", true, false, step(true, true), 1),
-                seen("stop", true, false, None, 2),
-                seen(" ", true, false, None, 2),
-                seen("c", true, false, None, 3),
+                seen("a", false, false, None, 0, ""),
+                seen("b", true, false, step(true, true), 1, one),
+                seen("stop", true, false, None, 2, one),
+                seen(" ", true, false, None, 2, one),
+                seen("c", true, false, None, 3, one),
                 // Once a call that may write started, it stays so.
-                seen("stop", true, true, step(false, false), 4),
+                seen("stop", true, true, step(false, false), 4, &three),
             ]
         );
+    }
+
+    #[test]
+    fn what_was_shown_is_dropped_past_its_cap() {
+        let recorder = Arc::new(Recorder::default());
+        let mut checks = ReplyChecks::new(Some(recorder.clone()), "p");
+        let big = "x".repeat(SHOWN_MAX_BYTES / 2);
+        let (calls, results) = exchange("cat big", &big);
+        checks.tool_step(record(false, false, false), &calls, Some(&results));
+        assert_eq!(checks.reminder_for("stop"), None);
+        checks.tool_step(record(false, false, false), &calls, Some(&results));
+        assert_eq!(checks.reminder_for("stop"), None);
+        let seen = recorder.seen.lock().unwrap();
+        assert!(seen[0].6.as_ref().is_some_and(|s| s.contains(&big)));
+        assert_eq!(seen[1].6, None, "past the cap nothing is claimed");
     }
 }

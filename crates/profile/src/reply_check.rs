@@ -39,6 +39,11 @@
 //! A question about what code returns or prints, answered while no
 //! command ran in the prompt, gets [`RECOVERY_RUN_IT`] once, questioning
 //! the reply: a small model read the function and answered from its name.
+//! A reply after a tool step that names a file (`app.cfg`, `src/x.rs`)
+//! which neither the request nor any call or result of the prompt showed
+//! (`ReplyFacts::shown`) gets [`recovery_unseen_name`] once, and the next
+//! reply is the answer (`names`): after a long output a small model
+//! answered with a worked example's sentence from its own prompt.
 //! When the last step loaded deferred tools (the engine's ToolSearch) and
 //! the model answers with text, it is asked once to call the loaded tool
 //! ([`RECOVERY_AFTER_LOAD`]): a small model tends to answer from the loaded
@@ -53,8 +58,10 @@ use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
 
 use crate::texts::{
     RECOVERY_AFTER_LOAD, RECOVERY_NO_OUTPUT, RECOVERY_NOTHING_CHANGED, RECOVERY_REMINDER,
-    RECOVERY_RUN_IT,
+    RECOVERY_RUN_IT, recovery_unseen_name,
 };
+
+mod names;
 
 /// At most this many recovery reminders per submitted prompt.
 pub const MAX_RECOVERY_REMINDERS: u32 = 2;
@@ -172,6 +179,15 @@ impl ReplyCheck for SmallModelReplyCheck {
             return Some(Reminder {
                 text: RECOVERY_RUN_IT.to_string(),
                 questions_reply: true,
+            });
+        } else if let Some((name, shown)) = facts
+            .shown
+            .filter(|_| facts.last_step.is_some() && !facts.answers_question)
+            .and_then(|shown| Some((names::unseen_file_name(answer, facts.prompt, shown)?, shown)))
+        {
+            return Some(Reminder {
+                text: recovery_unseen_name(name, names::last_line(shown)),
+                questions_reply: false,
             });
         } else {
             return None;

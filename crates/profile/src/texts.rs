@@ -38,6 +38,19 @@ pub const RECOVERY_RUN_IT: &str = "You have not run anything: answer this by run
 not by reading it. Call Bash with python3 -c 'from MODULE import NAME; print(NAME(ARGS))', \
 MODULE being the file's name without .py (or run the script), then answer from its output.";
 
+/// The reminder when the reply names a file that neither the request nor
+/// any tool call or result of the prompt showed (issue 38: after a long
+/// output a small model answered with a sentence from its prompt's worked
+/// examples, about a file the task never had). `last_line`: the last
+/// line the tools returned, quoted so the model looks at the real output.
+/// The next reply is the answer.
+pub fn recovery_unseen_name(name: &str, last_line: &str) -> String {
+    format!(
+        "Nothing in this task shows {name}: not the request, not any tool result. The last tool \
+result ended with: {last_line}\nAnswer again from what the tools returned."
+    )
+}
+
 /// The line printed (to stderr) when the profile's default turn limit of
 /// `max` model calls ended a run.
 pub fn max_turns_note(max: u32) -> String {

@@ -39,6 +39,10 @@ pub struct ReplyFacts<'a> {
     /// A call that runs a command (its facts name one: a shell command)
     /// started in this prompt.
     pub ran_command: bool,
+    /// What this prompt's tool steps showed the model: each call's input
+    /// (JSON) and each result's text, one per line. None when that text
+    /// grew too long to keep (nothing can be concluded from it then).
+    pub shown: Option<&'a str>,
     /// The tool step the reply follows; None before any tool step and
     /// once a reminder was sent after it.
     pub last_step: Option<StepFacts>,

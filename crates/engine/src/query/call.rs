@@ -237,9 +237,9 @@ impl QueryLoop<'_> {
         self.session
             .never_persisted_ids
             .extend(executor.never_persisted_ids());
-        self.step_may_have_written |= executor.may_have_written();
-        self.step_ran_command |= executor.ran_command();
-        self.step_printed_nothing = executor.printed_nothing();
+        self.step.may_have_written |= executor.may_have_written();
+        self.step.ran_command |= executor.ran_command();
+        self.step.facts.printed_nothing = executor.printed_nothing();
         let mut by_position = executor.take_results();
         let results: Vec<ContentBlock> = assistant
             .message

@@ -72,12 +72,11 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::EngineConfig;
-use crate::recovery::ReplyChecks;
+use crate::recovery::{ReplyChecks, StepRecord};
 use crate::request::next_request;
 use crate::runtime::ToolRuntime;
 use crate::session::Session;
 use crate::structured::StructuredOutput;
-use orbit_tool::reply_check::StepFacts;
 
 mod call;
 mod compaction;
@@ -184,13 +183,9 @@ struct QueryLoop<'a> {
     stop_hook_active: bool,
     /// This run's prompt, for a compaction in its middle to keep.
     request: String,
-    /// A call of the step being committed that is not read-only by its
-    /// facts started (for the reply check; taken with each step).
-    step_may_have_written: bool,
-    /// Every call of the step being committed printed nothing.
-    step_printed_nothing: bool,
-    /// A call of the step being committed runs a command.
-    step_ran_command: bool,
+    /// The reply check's record of the step being committed (taken with
+    /// each step).
+    step: StepRecord,
 }
 
 impl<'a> QueryLoop<'a> {
@@ -229,9 +224,7 @@ impl<'a> QueryLoop<'a> {
             session_start,
             stop_hook_active: false,
             request: String::new(),
-            step_may_have_written: false,
-            step_printed_nothing: false,
-            step_ran_command: false,
+            step: StepRecord::default(),
         }
     }
 }
@@ -310,15 +303,11 @@ impl QueryLoop<'_> {
             }
             // L1: a tool_use is the only reason to continue.
             if assistant.has_tool_use() {
-                recovery.tool_step(
-                    StepFacts {
-                        all_failed: self.last_tool_results_failed(),
-                        loaded_tools: self.session.deferred.loaded_count() > loaded_before,
-                        printed_nothing: std::mem::take(&mut self.step_printed_nothing),
-                    },
-                    std::mem::take(&mut self.step_may_have_written),
-                    std::mem::take(&mut self.step_ran_command),
-                );
+                let mut step = std::mem::take(&mut self.step);
+                step.facts.all_failed = self.last_tool_results_failed();
+                step.facts.loaded_tools = self.session.deferred.loaded_count() > loaded_before;
+                let results = self.session.messages().last();
+                recovery.tool_step(step, &assistant.message, results);
                 self.answer.clear();
                 continuations = 0;
                 if let Some(end) = self.after_tool_call(&assistant.message) {

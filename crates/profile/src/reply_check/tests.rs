@@ -13,6 +13,7 @@ fn after_a_step<'a>(reply: &'a str, prompt: &'a str) -> ReplyFacts<'a> {
         tool_ran: true,
         may_have_written: false,
         ran_command: true,
+        shown: None,
         last_step: Some(StepFacts::default()),
         reminders_sent: 0,
         answers_question: false,
@@ -291,4 +292,47 @@ fn a_question_about_what_code_returns_needs_a_run() {
             "{prompt:?}"
         );
     }
+}
+
+#[test]
+fn a_reply_naming_an_unseen_file_is_asked_again_once_per_step() {
+    let shown = "{\"command\":\"sh step.sh 1\"}\nstep 1 log line 1: ok\nstep 1 finished.\n";
+    let facts = |reply| ReplyFacts {
+        shown: Some(shown),
+        ..after_a_step(reply, "Run sh step.sh 1 with the Bash tool.")
+    };
+    let check = |facts: ReplyFacts<'_>| SmallModelReplyCheck.check(&facts);
+    let leaked = "The log level in app.cfg is debug.";
+    assert_eq!(
+        check(facts(leaked)),
+        reminder(
+            &crate::texts::recovery_unseen_name("app.cfg", "step 1 finished."),
+            false
+        )
+    );
+    // Names the prompt or a tool showed are fine; so is a reply that
+    // follows a reminder (no last step), and an answer to a question.
+    assert_eq!(check(facts("step.sh printed step 1 finished.")), None);
+    assert_eq!(
+        check(ReplyFacts {
+            last_step: None,
+            ..facts(leaked)
+        }),
+        None
+    );
+    assert_eq!(
+        check(ReplyFacts {
+            answers_question: true,
+            ..facts(leaked)
+        }),
+        None
+    );
+    // Nothing is concluded when the shown text was too long to keep.
+    assert_eq!(
+        check(ReplyFacts {
+            shown: None,
+            ..facts(leaked)
+        }),
+        None
+    );
 }

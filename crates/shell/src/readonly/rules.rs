@@ -55,6 +55,22 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
     "sha256sum",
     "sha512sum",
     "type",
+    // Text filters that only print (no option writes a file or runs a
+    // program): a command built of them changed nothing.
+    "tac",
+    "rev",
+    "paste",
+    "fold",
+    "expand",
+    "unexpand",
+    "fmt",
+    "column",
+    "od",
+    "hexdump",
+    "strings",
+    "numfmt",
+    "tsort",
+    "nproc",
 ];
 
 /// Commands that delete or overwrite data.

@@ -54,6 +54,15 @@ fn plain_read_only_commands() {
         "sleep 5",
         "sleep 0.5; echo done",
         "ls -la # just listing",
+        "tac log.txt",
+        "rev steps.txt",
+        "paste a.txt b.txt",
+        "fold -w 80 notes.txt",
+        "expand -t 4 main.c",
+        "column -t data.txt",
+        "od -c data.bin",
+        "strings data.bin",
+        "fmt -w 72 notes.txt",
         "",
     ]);
 }
