@@ -22,13 +22,27 @@ pub(crate) struct SockFilter {
 /// A program, ready for `seccomp(SECCOMP_SET_MODE_FILTER)`.
 pub(crate) type BpfProgram = Vec<SockFilter>;
 
-pub(crate) const LD_W_ABS: u16 = 0x20;
-pub(crate) const ALU_AND_K: u16 = 0x54;
-pub(crate) const JA: u16 = 0x05;
-pub(crate) const JEQ_K: u16 = 0x15;
-pub(crate) const JGE_K: u16 = 0x35;
-pub(crate) const JSET_K: u16 = 0x45;
-pub(crate) const RET_K: u16 = 0x06;
+/// The classic-BPF instructions the program uses (class | operation |
+/// source), as the kernel numbers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u16)]
+enum Code {
+    /// `A = data[k]` (a 32-bit word of `struct seccomp_data`).
+    LdWAbs = 0x20,
+    /// `A &= k`.
+    AluAndK = 0x54,
+    /// Jump `k` forward.
+    Ja = 0x05,
+    /// `A == k`?
+    JeqK = 0x15,
+    /// `A >= k`?
+    JgeK = 0x35,
+    /// `A & k != 0`?
+    JsetK = 0x45,
+    /// Return `k` (the verdict).
+    RetK = 0x06,
+}
+use Code::{AluAndK, Ja, JeqK, JgeK, JsetK, LdWAbs, RetK};
 
 pub(crate) const RET_KILL_PROCESS: u32 = 0x8000_0000;
 pub(crate) const RET_ERRNO: u32 = 0x0005_0000;
@@ -87,9 +101,9 @@ type Label = usize;
 
 /// An instruction whose jump targets are still labels.
 enum Op {
-    Stmt(u16, u32),
+    Stmt(Code, u32),
     /// Conditional jump: true → first label, false → second.
-    Jump(u16, u32, Label, Label),
+    Jump(Code, u32, Label, Label),
     /// Unconditional jump.
     Always(Label),
     /// Marks where a label points (emits nothing).
@@ -108,19 +122,19 @@ impl Asm {
         self.labels - 1
     }
 
-    fn stmt(&mut self, code: u16, k: u32) {
+    fn stmt(&mut self, code: Code, k: u32) {
         self.ops.push(Op::Stmt(code, k));
     }
 
     /// A conditional jump whose false branch falls through to what is
     /// emitted next.
-    fn jump_if(&mut self, code: u16, k: u32, then: Label) {
+    fn jump_if(&mut self, code: Code, k: u32, then: Label) {
         let next = self.label();
         self.ops.push(Op::Jump(code, k, then, next));
         self.ops.push(Op::Here(next));
     }
 
-    fn jump(&mut self, code: u16, k: u32, then: Label, otherwise: Label) {
+    fn jump(&mut self, code: Code, k: u32, then: Label, otherwise: Label) {
         self.ops.push(Op::Jump(code, k, then, otherwise));
     }
 
@@ -160,19 +174,19 @@ impl Asm {
             out.push(match *op {
                 Op::Here(_) => continue,
                 Op::Stmt(code, k) => SockFilter {
-                    code,
+                    code: code as u16,
                     jt: 0,
                     jf: 0,
                     k,
                 },
                 Op::Jump(code, k, then, otherwise) => SockFilter {
-                    code,
+                    code: code as u16,
                     jt: short(then)?,
                     jf: short(otherwise)?,
                     k,
                 },
                 Op::Always(to) => SockFilter {
-                    code: JA,
+                    code: Ja as u16,
                     jt: 0,
                     jf: 0,
                     k: u32::try_from(offset(to)?).map_err(|e| e.to_string())?,
@@ -190,14 +204,14 @@ pub(crate) fn assemble(rules: &[(u32, Check)], arch: Arch) -> Result<BpfProgram,
     let eperm = asm.label();
     let arch_ok = asm.label();
     let kill = asm.label();
-    asm.stmt(LD_W_ABS, ARCH_OFFSET);
-    asm.jump(JEQ_K, arch.audit, arch_ok, kill);
+    asm.stmt(LdWAbs, ARCH_OFFSET);
+    asm.jump(JeqK, arch.audit, arch_ok, kill);
     asm.here(kill);
-    asm.stmt(RET_K, RET_KILL_PROCESS);
+    asm.stmt(RetK, RET_KILL_PROCESS);
     asm.here(arch_ok);
-    asm.stmt(LD_W_ABS, NR_OFFSET);
+    asm.stmt(LdWAbs, NR_OFFSET);
     if arch.x32_bit {
-        asm.jump_if(JGE_K, X32_SYSCALL_BIT, eperm);
+        asm.jump_if(JgeK, X32_SYSCALL_BIT, eperm);
     }
     // Each rule's target: a shared return, or its own block.
     let mut errno_labels: Vec<(i32, Label)> = vec![(libc::EPERM, eperm)];
@@ -230,10 +244,10 @@ pub(crate) fn assemble(rules: &[(u32, Check)], arch: Arch) -> Result<BpfProgram,
         check_block(&mut asm, check, allow, eperm);
     }
     asm.here(allow);
-    asm.stmt(RET_K, RET_ALLOW);
+    asm.stmt(RetK, RET_ALLOW);
     for (errno, label) in errno_labels {
         asm.here(label);
-        asm.stmt(RET_K, RET_ERRNO | (errno as u32 & 0xffff));
+        asm.stmt(RetK, RET_ERRNO | (errno as u32 & 0xffff));
     }
     asm.finish()
 }
@@ -243,14 +257,14 @@ pub(crate) fn assemble(rules: &[(u32, Check)], arch: Arch) -> Result<BpfProgram,
 fn search(asm: &mut Asm, numbers: &[u32], targets: &[Label], allow: Label) {
     if numbers.len() <= LINEAR_MAX {
         for (&nr, &target) in numbers.iter().zip(targets) {
-            asm.jump_if(JEQ_K, nr, target);
+            asm.jump_if(JeqK, nr, target);
         }
         asm.goto(allow);
         return;
     }
     let mid = numbers.len() / 2;
     let upper = asm.label();
-    asm.jump_if(JGE_K, numbers[mid], upper);
+    asm.jump_if(JgeK, numbers[mid], upper);
     search(asm, &numbers[..mid], &targets[..mid], allow);
     asm.here(upper);
     search(asm, &numbers[mid..], &targets[mid..], allow);
@@ -261,25 +275,25 @@ fn check_block(asm: &mut Asm, check: Check, allow: Label, eperm: Label) {
     match check {
         Check::Fail(_) => asm.goto(eperm),
         Check::ArgIn { arg, values } => {
-            asm.stmt(LD_W_ABS, arg_low(arg));
+            asm.stmt(LdWAbs, arg_low(arg));
             for &v in values {
-                asm.jump_if(JEQ_K, v, eperm);
+                asm.jump_if(JeqK, v, eperm);
             }
             asm.goto(allow);
         }
         Check::ArgAnyBit { arg, mask } => {
-            asm.stmt(LD_W_ABS, arg_low(arg));
-            asm.jump(JSET_K, mask, eperm, allow);
+            asm.stmt(LdWAbs, arg_low(arg));
+            asm.jump(JsetK, mask, eperm, allow);
         }
         Check::TcpOnly => {
             let kind = asm.label();
-            asm.stmt(LD_W_ABS, arg_low(0));
-            asm.jump_if(JEQ_K, libc::AF_INET as u32, kind);
-            asm.jump(JEQ_K, libc::AF_INET6 as u32, kind, eperm);
+            asm.stmt(LdWAbs, arg_low(0));
+            asm.jump_if(JeqK, libc::AF_INET as u32, kind);
+            asm.jump(JeqK, libc::AF_INET6 as u32, kind, eperm);
             asm.here(kind);
-            asm.stmt(LD_W_ABS, arg_low(1));
-            asm.stmt(ALU_AND_K, SOCKET_TYPE_MASK);
-            asm.jump(JEQ_K, libc::SOCK_STREAM as u32, allow, eperm);
+            asm.stmt(LdWAbs, arg_low(1));
+            asm.stmt(AluAndK, SOCKET_TYPE_MASK);
+            asm.jump(JeqK, libc::SOCK_STREAM as u32, allow, eperm);
         }
     }
 }
