@@ -27,7 +27,7 @@ pub(crate) const SHOWN_MAX_BYTES: usize = 1 << 20;
 
 /// One tool step's facts for the reply check, gathered while the step is
 /// committed.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct StepRecord {
     /// The step's outcome.
     pub(crate) facts: StepFacts,
@@ -36,6 +36,8 @@ pub(crate) struct StepRecord {
     pub(crate) may_have_written: bool,
     /// A call of the step that runs a command started.
     pub(crate) ran_command: bool,
+    /// The files the step's started calls name as written.
+    pub(crate) written: Vec<std::path::PathBuf>,
 }
 
 /// The reply-check state of one prompt.
@@ -46,6 +48,9 @@ pub(crate) struct ReplyChecks {
     tool_ran: bool,
     may_have_written: bool,
     ran_command: bool,
+    /// The names (last path part) of the files the prompt's started calls
+    /// named as written, once each.
+    written: Vec<String>,
     /// The prompt's tool inputs and results as text; None once past
     /// [`SHOWN_MAX_BYTES`].
     shown: Option<String>,
@@ -68,6 +73,7 @@ impl ReplyChecks {
             tool_ran: false,
             may_have_written: false,
             ran_command: false,
+            written: Vec::new(),
             shown: Some(String::new()),
             last_step: None,
             questioned: None,
@@ -87,6 +93,15 @@ impl ReplyChecks {
         self.tool_ran = true;
         self.may_have_written |= step.may_have_written;
         self.ran_command |= step.ran_command;
+        for path in &step.written {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !name.is_empty() && !self.written.contains(&name) {
+                self.written.push(name);
+            }
+        }
         self.questioned = None;
         self.last_step = Some(step.facts);
         if self.check.is_some() {
@@ -129,6 +144,7 @@ impl ReplyChecks {
             tool_ran: self.tool_ran,
             may_have_written: self.may_have_written,
             ran_command: self.ran_command,
+            written: &self.written,
             shown: self.shown.as_deref(),
             last_step: self.last_step,
             reminders_sent: self.sent,
@@ -203,6 +219,7 @@ mod tests {
             facts: step(all_failed, loaded_tools),
             may_have_written,
             ran_command: false,
+            written: Vec::new(),
         }
     }
 
@@ -293,5 +310,34 @@ b
         let seen = recorder.seen.lock().unwrap();
         assert!(seen[0].6.as_ref().is_some_and(|s| s.contains(&big)));
         assert_eq!(seen[1].6, None, "past the cap nothing is claimed");
+    }
+
+    /// Records the written names it is shown; never reminds.
+    #[derive(Debug, Default)]
+    struct Written(Mutex<Vec<Vec<String>>>);
+
+    impl ReplyCheck for Written {
+        fn check(&self, facts: &ReplyFacts<'_>) -> Option<Reminder> {
+            self.0.lock().unwrap().push(facts.written.to_vec());
+            None
+        }
+    }
+
+    #[test]
+    fn written_files_reach_the_check_by_name_once_each() {
+        let recorder = Arc::new(Written::default());
+        let mut checks = ReplyChecks::new(Some(recorder.clone()), "p");
+        let (calls, results) = exchange("sort a.txt > /w/a_sorted.txt", "");
+        let step = |paths: &[&str]| StepRecord {
+            written: paths.iter().map(std::path::PathBuf::from).collect(),
+            ..record(false, false, true)
+        };
+        checks.tool_step(step(&["/w/a_sorted.txt"]), &calls, Some(&results));
+        checks.tool_step(step(&["/w/a_sorted.txt", "/w/sub/b.txt"]), &calls, None);
+        assert_eq!(checks.reminder_for("done"), None);
+        assert_eq!(
+            *recorder.0.lock().unwrap(),
+            vec![vec!["a_sorted.txt".to_string(), "b.txt".to_string()]]
+        );
     }
 }

@@ -39,6 +39,11 @@
 //! A question about what code returns or prints, answered while no
 //! command ran in the prompt, gets [`RECOVERY_RUN_IT`] once, questioning
 //! the reply: a small model read the function and answered from its name.
+//! When the prompt asks to change a file it names (`steps.txt`) and the
+//! calls wrote only other files, one of them named after it
+//! (`steps_reversed.txt`, `steps.txt.new`), the reply gets
+//! [`recovery_wrote_a_copy`] once, questioning it (`names::copy_instead`;
+//! not when the prompt asks for a copy or backup).
 //! A reply after a tool step that names a file (`app.cfg`, `src/x.rs`)
 //! which neither the request nor any call or result of the prompt showed
 //! (`ReplyFacts::shown`) gets [`recovery_unseen_name`] once, and the next
@@ -58,7 +63,7 @@ use orbit_tool::reply_check::{Reminder, ReplyCheck, ReplyFacts};
 
 use crate::texts::{
     RECOVERY_AFTER_LOAD, RECOVERY_NO_OUTPUT, RECOVERY_NOTHING_CHANGED, RECOVERY_REMINDER,
-    RECOVERY_RUN_IT, recovery_unseen_name,
+    RECOVERY_RUN_IT, recovery_unseen_name, recovery_wrote_a_copy,
 };
 
 mod names;
@@ -159,6 +164,14 @@ impl ReplyCheck for SmallModelReplyCheck {
         {
             return Some(Reminder {
                 text: RECOVERY_NOTHING_CHANGED.to_string(),
+                questions_reply: true,
+            });
+        } else if let Some((copy, original)) = names::copy_instead(facts.prompt, facts.written)
+            .filter(|_| facts.may_have_written && !facts.answers_question)
+            .filter(|_| asks_for_change(facts.prompt))
+        {
+            return Some(Reminder {
+                text: recovery_wrote_a_copy(copy, original),
                 questions_reply: true,
             });
         } else if step.printed_nothing

@@ -38,6 +38,17 @@ pub const RECOVERY_RUN_IT: &str = "You have not run anything: answer this by run
 not by reading it. Call Bash with python3 -c 'from MODULE import NAME; print(NAME(ARGS))', \
 MODULE being the file's name without .py (or run the script), then answer from its output.";
 
+/// The reminder when the prompt asks to change `original` and the calls
+/// wrote `copy` beside it instead, never `original` (issue 38: a small
+/// model asked to reverse a file's lines wrote them to a new file). It
+/// questions the reply.
+pub fn recovery_wrote_a_copy(copy: &str, original: &str) -> String {
+    format!(
+        "You wrote {copy}, but the request is about {original}: change {original} itself. Read \
+it, then call Write with its path and its whole new content. Then answer."
+    )
+}
+
 /// The reminder when the reply names a file that neither the request nor
 /// any tool call or result of the prompt showed (issue 38: after a long
 /// output a small model answered with a sentence from its prompt's worked

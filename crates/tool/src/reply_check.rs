@@ -39,6 +39,9 @@ pub struct ReplyFacts<'a> {
     /// A call that runs a command (its facts name one: a shell command)
     /// started in this prompt.
     pub ran_command: bool,
+    /// The names (last path part) of the files this prompt's started calls
+    /// named as written (their facts' `writes`), once each, in order.
+    pub written: &'a [String],
     /// What this prompt's tool steps showed the model: each call's input
     /// (JSON) and each result's text, one per line. None when that text
     /// grew too long to keep (nothing can be concluded from it then).

@@ -276,6 +276,17 @@ impl StreamingToolExecutor {
             .any(|t| t.started && t.facts.as_ref().is_some_and(|f| f.command.is_some()))
     }
 
+    /// The files the started calls name as written (their facts'
+    /// `writes`), in call order.
+    pub fn written_paths(&self) -> Vec<std::path::PathBuf> {
+        self.tools
+            .iter()
+            .filter(|t| t.started)
+            .filter_map(|t| t.facts.as_ref())
+            .flat_map(|f| f.writes.iter().cloned())
+            .collect()
+    }
+
     /// Whether every call of the attempt ran and succeeded with no visible
     /// output (for the reply check: such a step holds no answer).
     pub fn printed_nothing(&self) -> bool {

@@ -17,11 +17,52 @@ const NOT_NAMES: [&str; 2] = ["e.g", "i.e"];
 /// The first file name of `reply` that neither `prompt` nor `shown`
 /// contains.
 pub(super) fn unseen_file_name<'a>(reply: &'a str, prompt: &str, shown: &str) -> Option<&'a str> {
-    reply
-        .split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;*".contains(c))
-        .map(|word| word.trim_end_matches(['.', ':', '!', '?']))
+    prompt_words(reply)
         .filter_map(file_name)
         .find(|name| !prompt.contains(name) && !shown.contains(name))
+}
+
+/// Words (lowercase) of a prompt that asks for a second file beside the
+/// first: writing one is what was asked.
+const COPY_WORDS: [&str; 5] = ["copy", "backup", "duplicate", "clone", "save"];
+
+/// Shortest stem of the prompt's file that another name must contain to
+/// count as its copy.
+const COPY_STEM_MIN_CHARS: usize = 3;
+
+/// `(copy, original)` when the prompt names files, the calls wrote none
+/// of them, and one written name contains the stem of one of the
+/// prompt's (`steps_reversed.txt` for `steps.txt`). None when the prompt
+/// asks for a copy or backup.
+pub(super) fn copy_instead<'a>(
+    prompt: &'a str,
+    written: &'a [String],
+) -> Option<(&'a str, &'a str)> {
+    let words = prompt_words(prompt);
+    if words
+        .clone()
+        .any(|w| COPY_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
+    let named: Vec<&str> = words.filter_map(file_name).collect();
+    if named.is_empty() || written.iter().any(|w| named.contains(&w.as_str())) {
+        return None;
+    }
+    written.iter().find_map(|copy| {
+        named.iter().find_map(|original| {
+            let stem = original.rsplit_once('.').map_or(*original, |(s, _)| s);
+            (stem.chars().count() >= COPY_STEM_MIN_CHARS && copy.contains(stem))
+                .then_some((copy.as_str(), *original))
+        })
+    })
+}
+
+/// The words of a text, without quotes, brackets and end punctuation.
+fn prompt_words(text: &str) -> impl Iterator<Item = &str> + Clone {
+    text.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;*".contains(c))
+        .map(|word| word.trim_end_matches(['.', ':', '!', '?']))
+        .filter(|word| !word.is_empty())
 }
 
 /// Longest last line quoted back to the model, in chars.
@@ -81,6 +122,39 @@ mod tests {
         ];
         for (reply, want) in table {
             assert_eq!(unseen_file_name(reply, "", ""), want, "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_copy_written_instead_of_the_file() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        type Case<'a> = (&'a str, &'a [&'a str], Option<(&'a str, &'a str)>);
+        let table: [Case<'_>; 7] = [
+            (
+                "Reverse the order of the lines in steps.txt.",
+                &["steps_reversed.txt"],
+                Some(("steps_reversed.txt", "steps.txt")),
+            ),
+            (
+                "Sort names.txt in place.",
+                &["names.txt.sorted"],
+                Some(("names.txt.sorted", "names.txt")),
+            ),
+            // The file itself was written too, or nothing like a copy.
+            ("Sort names.txt.", &["sorted_names.txt", "names.txt"], None),
+            (
+                "Fix the bug in calc.py.",
+                &["test_calc.py.log"],
+                Some(("test_calc.py.log", "calc.py")),
+            ),
+            ("Fix the bug so test_x.py passes.", &["lib.py"], None),
+            // A copy or a backup was asked for.
+            ("Make a backup of notes.txt.", &["notes.txt.bak"], None),
+            ("Reverse the lines.", &["steps_reversed.txt"], None),
+        ];
+        for (prompt, written, want) in table {
+            let written = names(written);
+            assert_eq!(copy_instead(prompt, &written), want, "{prompt}");
         }
     }
 

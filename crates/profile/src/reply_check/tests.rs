@@ -13,6 +13,7 @@ fn after_a_step<'a>(reply: &'a str, prompt: &'a str) -> ReplyFacts<'a> {
         tool_ran: true,
         may_have_written: false,
         ran_command: true,
+        written: &[],
         shown: None,
         last_step: Some(StepFacts::default()),
         reminders_sent: 0,
@@ -332,6 +333,40 @@ fn a_reply_naming_an_unseen_file_is_asked_again_once_per_step() {
         check(ReplyFacts {
             shown: None,
             ..facts(leaked)
+        }),
+        None
+    );
+}
+
+#[test]
+fn a_change_written_to_a_copy_is_questioned() {
+    let written = ["steps_reversed.txt".to_string()];
+    let prompt = "Reverse the order of the lines in steps.txt.";
+    let facts = |reply| ReplyFacts {
+        may_have_written: true,
+        written: &written,
+        ..after_a_step(reply, prompt)
+    };
+    let check = |facts: ReplyFacts<'_>| SmallModelReplyCheck.check(&facts);
+    assert_eq!(
+        check(facts("Reversed.")),
+        reminder(
+            &crate::texts::recovery_wrote_a_copy("steps_reversed.txt", "steps.txt"),
+            true
+        )
+    );
+    assert_eq!(
+        check(ReplyFacts {
+            answers_question: true,
+            ..facts("Reversed.")
+        }),
+        None
+    );
+    let both = ["steps_reversed.txt".to_string(), "steps.txt".to_string()];
+    assert_eq!(
+        check(ReplyFacts {
+            written: &both,
+            ..facts("Reversed.")
         }),
         None
     );

@@ -74,6 +74,7 @@ fn every_text() -> Vec<(String, String)> {
         profile::RECOVERY_NOTHING_CHANGED,
         profile::RECOVERY_NO_OUTPUT,
         profile::RECOVERY_RUN_IT,
+        profile::recovery_wrote_a_copy("steps_reversed.txt", "steps.txt"),
         profile::recovery_unseen_name("app.cfg", "step 1 finished."),
         engine::max_turns_error(12),
         engine::max_budget_error(0.5),
