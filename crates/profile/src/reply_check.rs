@@ -26,7 +26,8 @@
 //! printed — `sort FILE`, `sed` without `-i` — or reported that it
 //! changed nothing — a `sed -i` whose pattern matched nothing), the check
 //! answers
-//! [`RECOVERY_NOTHING_CHANGED`], once, questioning the reply: a model that
+//! [`RECOVERY_NOTHING_CHANGED`], questioning the reply (again after a
+//! further step that changed nothing, within [`MAX_RECOVERY_REMINDERS`]): a model that
 //! answers it with text only keeps its reply (the request may have been a
 //! question after all). Issue 38: a small model ran a command that only
 //! prints, then said the file was changed.
