@@ -93,6 +93,11 @@ impl ReplyChecks {
         self.tool_ran = true;
         self.may_have_written |= step.may_have_written;
         self.ran_command |= step.ran_command;
+        self.questioned = None;
+        self.last_step = Some(step.facts);
+        if self.check.is_none() {
+            return;
+        }
         for path in &step.written {
             let name = path
                 .file_name()
@@ -102,11 +107,7 @@ impl ReplyChecks {
                 self.written.push(name);
             }
         }
-        self.questioned = None;
-        self.last_step = Some(step.facts);
-        if self.check.is_some() {
-            self.show(calls, results);
-        }
+        self.show(calls, results);
     }
 
     /// Adds the text of a step's calls (their inputs as JSON) and results.

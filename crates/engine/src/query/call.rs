@@ -238,7 +238,10 @@ impl QueryLoop<'_> {
             .never_persisted_ids
             .extend(executor.never_persisted_ids());
         self.step.may_have_written |= executor.may_have_written();
-        self.step.written.extend(executor.written_paths());
+        // Only a reply check reads them (per step, on every turn).
+        if self.config.reply_check.is_some() {
+            self.step.written.extend(executor.written_paths());
+        }
         self.step.ran_command |= executor.ran_command();
         self.step.facts.printed_nothing = executor.printed_nothing();
         let mut by_position = executor.take_results();
