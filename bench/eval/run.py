@@ -2,14 +2,16 @@
 """Runs the offline evaluation (issue 17): every task of tasks.py in a fresh
 scratch dir through the real `orbit` binary, then its check.
 
-Usage: bench/eval/run.py [--orbit PATH] [--set tuning|heldout|all]
+Usage: bench/eval/run.py [--orbit PATH] [--set tuning|heldout|heldout2|all]
                          [--only NAME,...] [--timeout S]
                          [--cold] [--json OUT] [--log DIR] [--repeat N]
                          [-- EXTRA ORBIT ARGS]
 
 `--set` picks the tasks (issue 38): `tuning` (tasks.py, the default: the
 tasks the small-model profile was tuned on), `heldout` (heldout.py, written
-before any run and never tuned on) or `all`.
+before any run and never tuned on), `heldout2` (heldout2.py, a second
+held-out set written in session 8, once the first one's failure classes
+had become known) or `all`.
 
 `--log DIR` keeps each run's stream-json transcript as DIR/NAME.jsonl (to
 see what the model did); `--repeat N` runs every task N times (the model is
@@ -37,8 +39,10 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from tasks import TASKS  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
+from heldout2 import HELDOUT2  # noqa: E402
 
-SETS = {"tuning": TASKS, "heldout": HELDOUT, "all": TASKS + HELDOUT}
+SETS = {"tuning": TASKS, "heldout": HELDOUT, "heldout2": HELDOUT2,
+        "all": TASKS + HELDOUT + HELDOUT2}
 
 PROVIDER_VARS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
                  "OPENAI_API_KEY", "OPENAI_BASE_URL", "ORBIT_PROVIDER"]
