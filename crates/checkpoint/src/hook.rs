@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
 use orbit_tool::CallFacts;
+use orbit_tool::workspace::lexical;
 
 use crate::NotRestorable;
-use crate::probe::{Probe, lexical};
+use crate::probe::Probe;
 use crate::store::{Kind, Store};
 
 /// The sessions of this process whose prompt is running: a subagent (no
@@ -224,27 +225,5 @@ impl orbit_tool::Checkpoints for Checkpointer {
                 tracing::warn!("checkpoints are off for this session: {err}");
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_write_through_dot_dot_is_judged_where_it_lands() {
-        assert_eq!(
-            lexical(Path::new("/r/proj/../top.txt")),
-            PathBuf::from("/r/top.txt")
-        );
-        assert!(
-            lexical(Path::new("/r/proj/../top.txt"))
-                .strip_prefix("/r/proj")
-                .is_err()
-        );
-        assert_eq!(
-            lexical(Path::new("/r/proj/./a/b")),
-            PathBuf::from("/r/proj/a/b")
-        );
     }
 }

@@ -36,8 +36,9 @@
 //! ```
 
 use std::os::unix::fs::MetadataExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
+use orbit_tool::workspace::lexical;
 use orbit_untrusted::{ReadOpts, read_untrusted};
 use sha2::{Digest, Sha256};
 
@@ -309,22 +310,6 @@ fn confining_dir(path: &Path, root: &Path) -> Option<PathBuf> {
     }
     let parent = path.parent()?;
     (parent.canonicalize().ok()? == parent).then(|| parent.to_path_buf())
-}
-
-/// `path` with `.` and `..` resolved by name, no file system access
-/// (`proj/../top.txt` is `top.txt`, outside `proj`).
-pub(crate) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

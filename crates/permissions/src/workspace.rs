@@ -19,24 +19,7 @@ const MAX_LINK_HOPS: usize = 40;
 /// The path with `.` and `..` folded lexically (no file-system access);
 /// relative paths are taken from `base`.
 pub(crate) fn lexical(path: &Path, base: &Path) -> PathBuf {
-    let joined;
-    let path = if path.is_absolute() {
-        path
-    } else {
-        joined = base.join(path);
-        &joined
-    };
-    let mut out = PathBuf::new();
-    for comp in path.components() {
-        match comp {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    orbit_tool::workspace::lexical(&lexical_abs(path, base))
 }
 
 /// Where `path` (relative paths from `base`) really points: see the module

@@ -4,9 +4,11 @@
 //! which keeps that directory when it is inside the project root or a
 //! directory allowed with [`ToolUseContext::allow_directory`] (or below
 //! one), and otherwise resets the session to the project root and tells the
-//! model so ([`cwd_reset_note`]).
+//! model so ([`cwd_reset_note`]). [`lexical`] folds `.` and `..` out of
+//! a path by name, for the crates that judge where a path lands without
+//! reading the file system (checkpoints, permissions).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::context::ToolUseContext;
 use crate::tool::ToolOutput;
@@ -20,6 +22,23 @@ pub fn canonical_project_root(ctx: &ToolUseContext) -> PathBuf {
 }
 
 pub use crate::texts::engine::cwd_reset_note;
+
+/// `path` with `.` and `..` folded by name, no file-system access
+/// (`/r/proj/../top.txt` is `/r/top.txt`, outside `/r/proj`; a `..` at the
+/// root stays at the root).
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
 
 /// True when `dir` (canonical) is the project root, an allowed directory,
 /// or below one of them.
@@ -123,6 +142,21 @@ mod tests {
         let mut output = ToolOutput::text("").with_cwd(d.path().join("extra-sibling"));
         apply_cwd_policy(&ctx, &mut output);
         assert_eq!(ctx.cwd(), root);
+    }
+
+    /// A write through `..` is judged where it lands (checkpoints), and a
+    /// `..` above the root stays at the root (permissions).
+    #[test]
+    fn lexical_folds_dots_by_name() {
+        let table = [
+            ("/r/proj/../top.txt", "/r/top.txt"),
+            ("/r/proj/./a/b", "/r/proj/a/b"),
+            ("/p/../../x", "/x"),
+            ("a/./b/../c", "a/c"),
+        ];
+        for (path, want) in table {
+            assert_eq!(lexical(Path::new(path)), PathBuf::from(want), "{path}");
+        }
     }
 
     #[test]
