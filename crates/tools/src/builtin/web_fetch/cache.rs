@@ -85,10 +85,11 @@ impl PageCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtin::web_fetch::test_url;
 
     fn page(text: &str) -> CachedPage {
         CachedPage {
-            url: Url::parse("https://example.com/").unwrap_or_else(|e| panic!("{e}")),
+            url: test_url("https://example.com/"),
             text: Arc::from(text),
         }
     }

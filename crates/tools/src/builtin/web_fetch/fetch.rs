@@ -349,10 +349,7 @@ pub(crate) fn is_permitted_redirect(from: &Url, to: &Url) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn url(s: &str) -> Url {
-        Url::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
+    use crate::builtin::web_fetch::test_url;
 
     /// Same scheme, port and host (a leading `www.` aside) is followed;
     /// another host, scheme or port, or credentials in the target, is not.
@@ -368,7 +365,8 @@ mod tests {
             ("http://a.com:81/", "http://a.com:82/"),
             ("http://a.com/", "http://u:p@a.com/"),
         ];
-        let permitted = |(from, to): (&str, &str)| is_permitted_redirect(&url(from), &url(to));
+        let permitted =
+            |(from, to): (&str, &str)| is_permitted_redirect(&test_url(from), &test_url(to));
         for pair in followed {
             assert!(permitted(pair), "{pair:?} is followed");
         }

@@ -115,6 +115,13 @@ pub(crate) fn check_url(raw: &str) -> Result<Url, String> {
     }
 }
 
+/// A test's URL literal, parsed; one that does not parse fails the test,
+/// naming it.
+#[cfg(test)]
+fn test_url(s: &str) -> Url {
+    Url::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
 /// Claude Code's text for a redirect to another host.
 pub(crate) fn redirect_message(
     original: &str,

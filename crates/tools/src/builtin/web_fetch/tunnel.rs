@@ -218,10 +218,7 @@ fn percent_decode(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn url(s: &str) -> Url {
-        Url::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
+    use crate::builtin::web_fetch::test_url;
 
     #[test]
     fn the_proxy_follows_the_scheme_and_no_proxy() {
@@ -238,16 +235,16 @@ mod tests {
             ("http_proxy", "p2:8080"),
             ("NO_PROXY", "internal.example, .corp"),
         ]);
-        let of = |u: &str| proxy_from(&url(u), env).map(String::from);
+        let of = |u: &str| proxy_from(&test_url(u), env).map(String::from);
         assert_eq!(of("https://docs.rs/x"), Some("http://p:3128/".into()));
         assert_eq!(of("http://docs.rs/x"), Some("http://p2:8080/".into()));
         assert_eq!(of("https://internal.example/"), None);
         assert_eq!(of("https://a.internal.example/"), None);
         assert_eq!(of("https://x.corp/"), None);
         let https_proxy = vars(&[("HTTPS_PROXY", "https://p:3128")]);
-        assert_eq!(proxy_from(&url("https://docs.rs/"), https_proxy), None);
+        assert_eq!(proxy_from(&test_url("https://docs.rs/"), https_proxy), None);
         let none = vars(&[]);
-        assert_eq!(proxy_from(&url("https://docs.rs/"), none), None);
+        assert_eq!(proxy_from(&test_url("https://docs.rs/"), none), None);
     }
 
     #[test]
