@@ -108,10 +108,14 @@ HELDOUT2 = [
          files={"deploy.yaml": "name: web\nreplicas: 2\nimage: web:1.4\n"},
          prompt="Set replicas to 4 in deploy.yaml.",
          check=("file", "deploy.yaml", "name: web\nreplicas: 4\nimage: web:1.4\n")),
+    # Named app.env, not .env: orbit asks before any write to a `.env*`
+    # file (docs/SECURITY.md), so a headless run rightly stops there. The
+    # first run of this set (2026-12-07) used .env and got "Please approve
+    # the edit to .env."; the file was renamed for that reason alone.
     dict(name="h2-env-flag",
-         files={".env": "PORT=8080\nDEBUG=false\nNAME=shop\n"},
-         prompt="Turn DEBUG on in .env (it should be true).",
-         check=("file", ".env", "PORT=8080\nDEBUG=true\nNAME=shop\n")),
+         files={"app.env": "PORT=8080\nDEBUG=false\nNAME=shop\n"},
+         prompt="Turn DEBUG on in app.env (it should be true).",
+         check=("file", "app.env", "PORT=8080\nDEBUG=true\nNAME=shop\n")),
     dict(name="h2-rename-load", files={"app.py": APP_PY},
          prompt="Rename the function load to read_file in app.py, including where it is called.",
          check=[("file_has", "app.py", ["def read_file(path):", "read_file(sys.argv[1])", "def loader_name():",

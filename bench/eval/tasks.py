@@ -178,4 +178,30 @@ TASKS = [
          prompt="What does mix(30) in calc.py return?", check=("answer", ["19"])),
     dict(name="format-id", files={"ids.py": "def fmt_id(n):\n    return f'ID-{n:05d}-{n % 7}'\n"},
          prompt="What does fmt_id(45) from ids.py return?", check=("answer", ["ID-00045-3"])),
+    # --- session 8: everyday classes the issue and the first held-out
+    # set's results named (lines deleted by a match, a line put first, a
+    # rename that must spare longer names, one change across a tree, an
+    # answer computed from a data file, a program's output). Tuning tasks.
+    dict(name="drop-todo-lines", files={"notes.txt": "keep a\nTODO fix b\nkeep c\nTODO d\n"},
+         prompt="Delete every line that contains TODO from notes.txt.",
+         check=("file", "notes.txt", "keep a\nkeep c")),
+    dict(name="header-line", files={"conf.ini": "[main]\nx=1\n"},
+         prompt="Put the line ; generated as the very first line of conf.ini.",
+         check=("file", "conf.ini", "; generated\n[main]\nx=1")),
+    dict(name="rename-var-word",
+         files={"stats.py": "cnt = 0\ncnt_max = 9\nfor i in range(3):\n    cnt += i\nprint(cnt, cnt_max)\n"},
+         prompt="Rename the variable cnt to count in stats.py.",
+         check=("file", "stats.py", "count = 0\ncnt_max = 9\nfor i in range(3):\n    count += i\nprint(count, cnt_max)")),
+    dict(name="replace-in-tree",
+         files={"data/a.txt": "color: red\n", "data/sub/b.txt": "red and red\n", "data/c.md": "red\n"},
+         prompt="Replace red with green in every .txt file under data/.",
+         check=[("file", "data/a.txt", "color: green"), ("file", "data/sub/b.txt", "green and green"),
+                ("file", "data/c.md", "red")]),
+    dict(name="column-total", files={"scores.csv": "name,score\nann,17\nbo,25\ncy,8\n"},
+         prompt="Add up the score column of scores.csv. What is the total?", check=("answer", ["50"])),
+    dict(name="cheapest-item",
+         files={"prices.json": '[{"item": "tea", "price": 4.5}, {"item": "cake", "price": 3.2}, {"item": "pie", "price": 6}]\n'},
+         prompt="Which item in prices.json is the cheapest?", check=("answer", ["cake"])),
+    dict(name="what-prints", files={"banner.py": "parts = ['v', str(2 * 21)]\nprint('-'.join(parts))\n"},
+         prompt="What does python3 banner.py print?", check=("answer", ["v-42"])),
 ]

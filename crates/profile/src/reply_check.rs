@@ -31,8 +31,8 @@
 //! answers it with text only keeps its reply (the request may have been a
 //! question after all). Issue 38: a small model ran a command that only
 //! prints, then said the file was changed.
-//! When a question (a prompt that asks for no change) is answered right
-//! after a step whose every call printed
+//! When a question (a prompt that asks for no change and asks something:
+//! `asks_question`) is answered right after a step whose every call printed
 //! nothing, the reply gets [`RECOVERY_NO_OUTPUT`] once, questioning it: an
 //! empty output holds no answer, and a small model answered with a value
 //! it made up. (After `mkdir`, `mv` or `rm` for a change request, silence
@@ -105,11 +105,12 @@ const HARNESS_ECHOES: [&str; 3] = ["call the next tool", "call a tool now", "nex
 
 /// Verbs (lowercase) of a request to change files. A word of the prompt
 /// counts when it is one of these, whole, in a sentence that does not end
-/// with `?`.
-const EDITING_VERBS: [&str; 32] = [
+/// with `?` (and `add` not as `add up`, a sum).
+const EDITING_VERBS: [&str; 37] = [
     "add",
     "append",
     "bump",
+    "capitalize",
     "change",
     "comment",
     "convert",
@@ -121,11 +122,14 @@ const EDITING_VERBS: [&str; 32] = [
     "edit",
     "enable",
     "fix",
+    "indent",
     "insert",
     "make",
     "modify",
     "move",
+    "place",
     "prepend",
+    "put",
     "remove",
     "rename",
     "reorder",
@@ -135,6 +139,7 @@ const EDITING_VERBS: [&str; 32] = [
     "set",
     "sort",
     "strip",
+    "swap",
     "trim",
     "uncomment",
     "update",
@@ -178,6 +183,7 @@ impl ReplyCheck for SmallModelReplyCheck {
         } else if step.printed_nothing
             && !facts.answers_question
             && !answer.trim().is_empty()
+            && asks_question(facts.prompt)
             && !asks_for_change(facts.prompt)
         {
             return Some(Reminder {
@@ -188,6 +194,7 @@ impl ReplyCheck for SmallModelReplyCheck {
             && !facts.answers_question
             && !answer.trim().is_empty()
             && asks_what_code_does(facts.prompt)
+            && asks_question(facts.prompt)
             && !asks_for_change(facts.prompt)
         {
             return Some(Reminder {
@@ -242,18 +249,59 @@ const RUNNING_WORDS: [&str; 8] = [
 /// Whether the prompt asks what code does when it runs (a word of
 /// [`RUNNING_WORDS`], whole).
 fn asks_what_code_does(prompt: &str) -> bool {
-    prompt
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .any(|word| RUNNING_WORDS.contains(&word.to_ascii_lowercase().as_str()))
+    words(prompt).any(|word| RUNNING_WORDS.contains(&word.as_str()))
 }
 
 /// Whether the prompt asks for a change: a sentence of it that does not
-/// end with `?` holds one of [`EDITING_VERBS`] as a whole word.
+/// end with `?` holds one of [`EDITING_VERBS`] as a whole word (`add`
+/// not followed by `up`), and its last sentence is not a question that
+/// starts with a question word ("Add up the column. What is the total?"
+/// asks for a number).
 fn asks_for_change(prompt: &str) -> bool {
-    sentences(prompt)
-        .filter(|sentence| !sentence.trim_end().ends_with('?'))
-        .flat_map(|sentence| sentence.split(|c: char| !c.is_ascii_alphabetic()))
-        .any(|word| EDITING_VERBS.contains(&word.to_ascii_lowercase().as_str()))
+    let ends_with_question = sentences(prompt)
+        .map(str::trim)
+        .filter(|sentence| !sentence.is_empty())
+        .last()
+        .is_some_and(|last| {
+            last.ends_with('?')
+                && words(last)
+                    .next()
+                    .is_some_and(|first| QUESTION_WORDS.contains(&first.as_str()))
+        });
+    !ends_with_question
+        && sentences(prompt)
+            .filter(|sentence| !sentence.trim_end().ends_with('?'))
+            .any(|sentence| {
+                let words: Vec<String> = words(sentence).collect();
+                words.iter().enumerate().any(|(i, word)| {
+                    EDITING_VERBS.contains(&word.as_str())
+                        && !(word == "add" && words.get(i + 1).is_some_and(|next| next == "up"))
+                })
+            })
+}
+
+/// Words (lowercase) that make a prompt a question or a request for an
+/// answer: a question word, or a verb asking to be told something.
+const QUESTION_WORDS: [&str; 14] = [
+    "count", "find", "how", "list", "name", "report", "show", "tell", "what", "when", "where",
+    "which", "who", "why",
+];
+
+/// Whether the prompt asks for an answer: a sentence of it ends with `?`,
+/// or it holds a word of [`QUESTION_WORDS`]. The reminders about an answer
+/// with nothing behind it (no output, nothing run) are for such prompts
+/// only: a request that only changes files ("Put the line … first") has
+/// no answer to question.
+fn asks_question(prompt: &str) -> bool {
+    sentences(prompt).any(|sentence| sentence.trim_end().ends_with('?'))
+        || words(prompt).any(|word| QUESTION_WORDS.contains(&word.as_str()))
+}
+
+/// The text's words, lowercase: its runs of ASCII letters.
+fn words(text: &str) -> impl Iterator<Item = String> {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
 }
 
 /// The prompt's sentences: each ends at a line break, or at `.`, `!` or

@@ -171,7 +171,7 @@ fn a_change_asked_for_and_never_attempted_is_questioned_once() {
             "please REMOVE the blank lines\nfrom notes.txt",
             false,
             false,
-            questioned,
+            questioned.clone(),
         ),
         // A call that may have written started: not this check's to judge.
         ("Sort names.txt in place.", true, false, None),
@@ -186,6 +186,28 @@ fn a_change_asked_for_and_never_attempted_is_questioned_once() {
             false,
             false,
             None,
+        ),
+        // `add up` is a sum; a last sentence that asks with a question
+        // word makes the prompt a question.
+        (
+            "Add up the score column of scores.csv. What is the total?",
+            false,
+            false,
+            None,
+        ),
+        ("Add up the numbers in a.txt.", false, false, None),
+        (
+            "Put the line ; x as the first line of conf.ini.",
+            false,
+            false,
+            questioned.clone(),
+        ),
+        // A yes/no question after a change request keeps it one.
+        (
+            "Fix the bug in even.py. Does it pass now?",
+            false,
+            false,
+            questioned.clone(),
         ),
     ];
     for (prompt, wrote, answers, want) in cases {
@@ -231,6 +253,13 @@ fn an_answer_after_a_step_that_printed_nothing_is_questioned_once() {
         SmallModelReplyCheck.check(&script),
         reminder(RECOVERY_NO_OUTPUT, true)
     );
+    // A prompt that asks nothing (no `?`, no question word) has no answer
+    // to question, whatever its verb: silence may be its success.
+    let no_question = ReplyFacts {
+        prompt: "Tidy up conf.ini.",
+        ..facts("Tidied conf.ini.", silent, false)
+    };
+    assert_eq!(SmallModelReplyCheck.check(&no_question), None);
     // After `mv` for a change request, silence is the success.
     let change = ReplyFacts {
         prompt: "Move a.txt into old/.",
