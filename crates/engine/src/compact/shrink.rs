@@ -14,7 +14,8 @@
 //!    to [`MIN_CUT_BYTES`] each (a single message too large on its own).
 //!
 //! Every step keeps the history valid for the API, and the whole terminates:
-//! each step only removes content.
+//! each step only removes content (a cut is made only where the block,
+//! its marker included, comes out shorter).
 
 use orbit_protocol::{ContentBlock, Message, Role, ToolResultContent, ToolResultContentBlock};
 use orbit_tool::texts::compact::{CLEARED_TOOL_RESULT, cut_text_marker, dropped_turns_note};
@@ -86,26 +87,32 @@ pub(crate) fn shrink_to_fit(
         total += note.len() as u64;
         first.content.push(ContentBlock::text(note));
     }
-    // 3. Cut the largest blocks in half until it fits.
+    // 3. Cut the largest blocks in half until it fits. A cut must leave
+    // the block shorter than it was, marker included: a block just over
+    // MIN_CUT_BYTES would otherwise lose fewer bytes than its marker adds
+    // and the loop would never end (seen: a small model's window, where
+    // the fixed part of the request left little room). When the largest
+    // block cannot shrink, no smaller one can either.
     while total > target_bytes {
         let Some((mi, bi, len)) = largest_block(messages) else {
             break;
         };
-        if len <= MIN_CUT_BYTES {
+        let keep = (len / 2).max(MIN_CUT_BYTES);
+        let marker = cut_text_marker(len.saturating_sub(keep));
+        if keep + marker.len() >= len {
             break;
         }
-        let keep = (len / 2).max(MIN_CUT_BYTES);
-        let marker = cut_text_marker(len - keep);
-        if let Some(text) = block_text_mut(&mut messages[mi].content[bi]) {
-            let mut at = keep;
-            while !text.is_char_boundary(at) {
-                at -= 1;
-            }
-            text.truncate(at);
-            text.push_str(&marker);
-            total = total.saturating_sub((len - at) as u64) + marker.len() as u64;
-            shrunk.cut_blocks += 1;
+        let Some(text) = block_text_mut(&mut messages[mi].content[bi]) else {
+            break;
+        };
+        let mut at = keep;
+        while !text.is_char_boundary(at) {
+            at -= 1;
         }
+        text.truncate(at);
+        text.push_str(&marker);
+        total = total.saturating_sub((len - at) as u64) + marker.len() as u64;
+        shrunk.cut_blocks += 1;
     }
     shrunk
 }
@@ -271,6 +278,47 @@ mod tests {
         assert!(shrunk.cut_blocks >= 2, "{shrunk:?}");
         assert!(100 + tokens(&messages) <= 2_000);
         assert!(messages[0].text().contains("characters cut to fit"));
+    }
+
+    /// A budget no cut can reach ends the loop: blocks just over
+    /// MIN_CUT_BYTES (where half a block is less than its marker) are left
+    /// as they are, never cut again and again (the loop used to spin there
+    /// for ever). Run on a thread with a deadline, so a regression fails
+    /// instead of hanging the suite.
+    #[test]
+    fn an_unreachable_budget_ends_without_growing_a_block() {
+        // (block bytes, whether a cut still shortens it: over MIN_CUT_BYTES
+        // by more than a marker's ≈ 54 bytes)
+        for (len, cut) in [
+            (MIN_CUT_BYTES + 1, false),
+            (MIN_CUT_BYTES + 40, false),
+            (MIN_CUT_BYTES + 60, true),
+            (4_000, true),
+        ] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let mut messages = vec![
+                    Message::user_text("y".repeat(len)),
+                    Message::assistant(vec![ContentBlock::text("z".repeat(len))]),
+                    Message::user_text("x".repeat(len)),
+                ];
+                let shrunk = shrink_to_fit(&mut messages, 0, 1);
+                let _ = tx.send((shrunk, messages));
+            });
+            let (shrunk, messages) = rx
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("shrink_to_fit did not end for blocks of {len} bytes"));
+            for message in &messages {
+                let text = message.text();
+                assert!(text.len() <= len, "{len}: a block grew to {}", text.len());
+                assert!(
+                    text.len() >= MIN_CUT_BYTES.min(len),
+                    "{len}: {}",
+                    text.len()
+                );
+            }
+            assert_eq!(shrunk.cut_blocks > 0, cut, "{len}: {shrunk:?}");
+        }
     }
 
     /// Roles alternate from a user message, and every tool_use is answered
