@@ -91,6 +91,10 @@ pub struct EngineConfig {
     /// chain of calls in one reply, each guessing the result of the one
     /// before. Default off.
     pub one_tool_call_per_reply: bool,
+    /// How Read shows a file's lines (`orbit_tool::ReadView`; the
+    /// small-model profile leaves out the empty line after a final
+    /// newline). Default: Claude Code's.
+    pub read_view: orbit_tool::ReadView,
     /// The session's hooks (`orbit-hooks`); None = no hooks.
     pub hooks: Option<Arc<orbit_hooks::Hooks>>,
     /// `ENABLE_TOOL_SEARCH`: when deferrable tools (MCP) are sent by name
@@ -133,6 +137,7 @@ impl Default for EngineConfig {
             transcript_path: None,
             reply_check: None,
             one_tool_call_per_reply: false,
+            read_view: orbit_tool::ReadView::default(),
             hooks: None,
             tool_search: ToolSearchMode::default(),
             result_attachments: None,

@@ -150,6 +150,7 @@ impl QueryEngine {
             images: orbit_model::catalog::facts(&config.model).images,
             documents: client.provider() == "anthropic",
         });
+        context.set_read_view(config.read_view);
         let transcript = session_transcript(&config, &project_root);
         let runtime = Arc::new(ToolRuntime::new(
             &config,

@@ -88,6 +88,9 @@ impl ModelProfile {
             .small
             .then(|| Arc::new(SmallModelReplyCheck) as Arc<dyn ReplyCheck>);
         config.one_tool_call_per_reply = self.small && SMALL.one_tool_call_per_reply;
+        config.read_view = orbit_tool::ReadView {
+            final_empty_line: !self.small || SMALL.read_final_empty_line,
+        };
         config.repeated_tool_call_limit = if self.small {
             SMALL.repeated_tool_call_limit
         } else {
@@ -155,6 +158,7 @@ mod tests {
                 "small={small}"
             );
             assert_eq!(config.reply_check.is_some(), small);
+            assert_eq!(config.read_view.final_empty_line, !small, "small={small}");
         }
     }
 }

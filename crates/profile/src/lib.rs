@@ -65,6 +65,9 @@ pub struct Profile {
     pub repeated_tool_call_limit: u32,
     /// One tool call per reply (`ModelRequest::one_tool_call`).
     pub one_tool_call_per_reply: bool,
+    /// Read shows the empty line after a final newline
+    /// (`orbit_tool::ReadView::final_empty_line`, Claude Code's way).
+    pub read_final_empty_line: bool,
     /// Largest part of one instruction file (CLAUDE.md, AGENTS.md) sent, in
     /// bytes.
     pub max_instruction_file_bytes: usize,
@@ -93,6 +96,10 @@ pub struct Profile {
 ///   the 120 s a run should take at most).
 /// - `one_tool_call_per_reply`: a small model otherwise writes a chain of
 ///   calls in one reply, each guessing the result of the one before.
+/// - `read_final_empty_line` off: after Reading `steps.txt` (`one`, `two`,
+///   `three` and a final newline), the 1.5B model wrote a made-up `four`
+///   for Read's empty line 4 back into the file; other rewrites ended in a
+///   stray `5` or `keep d`. It sees the lines `wc -l` counts instead.
 /// - `max_instruction_file_bytes` 2 KiB: every 1k prompt tokens costs a
 ///   local model ≈ 10 s on two cores.
 pub const SMALL: Profile = Profile {
@@ -101,5 +108,6 @@ pub const SMALL: Profile = Profile {
     max_output_tokens: 1_024,
     repeated_tool_call_limit: 3,
     one_tool_call_per_reply: true,
+    read_final_empty_line: false,
     max_instruction_file_bytes: 2 * 1024,
 };

@@ -96,6 +96,30 @@ impl Default for ModelMedia {
 /// Extension key of the session's [`ModelMedia`].
 const MODEL_MEDIA_KEY: &str = "orbit.model_media";
 
+/// How Read shows a text file's lines to the session's model. Set by the
+/// session assembly from the model profile ([`ToolUseContext::set_read_view`]);
+/// the default is Claude Code's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadView {
+    /// A file that ends with a newline shows a last, empty numbered line
+    /// after it (`a\nb\n` is `1\ta`, `2\tb`, `3\t`), as Claude Code's Read
+    /// does, so the model can tell the file ends with a newline. Off, the
+    /// lines are those `wc -l` counts: a small model took that empty line
+    /// for a line to fill, and wrote a made-up one into the file.
+    pub final_empty_line: bool,
+}
+
+impl Default for ReadView {
+    fn default() -> Self {
+        Self {
+            final_empty_line: true,
+        }
+    }
+}
+
+/// Extension key of the session's [`ReadView`].
+const READ_VIEW_KEY: &str = "orbit.read_view";
+
 /// Session-wide state shared by all tool calls. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ToolUseContext {
@@ -248,6 +272,17 @@ impl ToolUseContext {
     /// never set).
     pub fn model_media(&self) -> ModelMedia {
         *lock(&self.extension(MODEL_MEDIA_KEY, || Mutex::new(ModelMedia::default())))
+    }
+
+    /// Sets how Read shows lines (see [`ReadView`]); shared by every clone
+    /// of this context.
+    pub fn set_read_view(&self, view: ReadView) {
+        *lock(&self.extension(READ_VIEW_KEY, || Mutex::new(view))) = view;
+    }
+
+    /// How Read shows lines (Claude Code's way when never set).
+    pub fn read_view(&self) -> ReadView {
+        *lock(&self.extension(READ_VIEW_KEY, || Mutex::new(ReadView::default())))
     }
 
     /// Returns the session's instance of `T` under `key`, creating it.

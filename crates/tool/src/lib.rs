@@ -55,7 +55,7 @@ pub mod workspace;
 
 pub use checkpoints::Checkpoints;
 pub use context::{
-    CallContext, CommandLauncher, ConfineCommand, Confinement, ModelMedia, ReadFilter,
+    CallContext, CommandLauncher, ConfineCommand, Confinement, ModelMedia, ReadFilter, ReadView,
     ToolProgress, ToolUseContext,
 };
 pub use detail::{

@@ -5,7 +5,8 @@
 //! a file that ends with a newline has a last, empty line (`a\nb\n` is
 //! `1\ta`, `2\tb`, `3\t`), so the model can tell whether the file ends with
 //! a newline; one without a trailing newline has no such line. Line counts
-//! use the same rule.
+//! use the same rule. A session whose [`ReadView`] turns that line off (the
+//! small-model profile) sees and counts the lines `wc -l` counts.
 //!
 //! Memory stays bounded by the window, not the file: lines before the window
 //! are skipped without being kept, a line's bytes are kept only up to
@@ -14,6 +15,7 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
+use orbit_tool::ReadView;
 use sha2::{Digest, Sha256};
 
 /// Lines longer than this many chars are cut.
@@ -44,11 +46,13 @@ pub(crate) struct LineWindow {
 
 /// Reads lines `start..start + limit` (1-based, `start >= 1`). With
 /// `read_to_end`, keeps reading (without formatting) to the end of the file.
+/// `view` says whether the empty line after a final newline is a line.
 pub(crate) fn read_window<R: Read>(
     reader: R,
     start: u64,
     limit: u64,
     read_to_end: bool,
+    view: ReadView,
 ) -> io::Result<LineWindow> {
     let mut r = BufReader::with_capacity(READ_BUF_BYTES, reader);
     let mut hasher = Sha256::new();
@@ -70,7 +74,7 @@ pub(crate) fn read_window<R: Read>(
                 read.dropped
             }
             // The empty line after a final newline (`line` was cleared).
-            None if line_follows => {
+            None if line_follows && view.final_empty_line => {
                 line_follows = false;
                 false
             }
@@ -181,7 +185,32 @@ mod tests {
     use super::*;
 
     fn window(content: &[u8], start: u64, limit: u64, to_end: bool) -> LineWindow {
-        read_window(content, start, limit, to_end).unwrap()
+        read_window(content, start, limit, to_end, ReadView::default()).unwrap()
+    }
+
+    /// Without the final empty line (the small-model profile's view), a
+    /// file has the lines `wc -l` counts; one without a final newline is
+    /// shown as before, and the hash still covers every byte.
+    #[test]
+    fn the_final_empty_line_can_be_left_out() {
+        let view = ReadView {
+            final_empty_line: false,
+        };
+        // content, start, limit, text, total lines
+        let table: &[(&str, u64, u64, &str, u64)] = &[
+            ("a\nb\n", 1, 2000, "1\ta\n2\tb", 2),
+            ("a\nb", 1, 2000, "1\ta\n2\tb", 2),
+            ("a\n\n", 1, 2000, "1\ta\n2\t", 2),
+            ("a\nb\n", 2, 1, "2\tb", 2),
+            ("a\nb\n", 3, 5, "", 2),
+        ];
+        for &(content, start, limit, text, total) in table {
+            let w = read_window(content.as_bytes(), start, limit, true, view).unwrap();
+            assert_eq!(w.text, text, "{content:?} from {start}");
+            assert_eq!(w.total_lines, Some(total), "{content:?}");
+            let shown = window(content.as_bytes(), start, limit, true);
+            assert_eq!(w.hash, shown.hash, "{content:?}");
+        }
     }
 
     #[test]

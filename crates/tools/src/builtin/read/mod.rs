@@ -93,6 +93,7 @@ pub struct ReadRequest {
     limit: Option<u64>,
     pages: Option<pdf::PageRange>,
     media: orbit_tool::ModelMedia,
+    view: orbit_tool::ReadView,
     /// Paths a read deny rule covers (left out of a directory's entries).
     hidden: Option<orbit_tool::ReadFilter>,
 }
@@ -125,6 +126,7 @@ impl TypedTool for ReadTool {
             limit: input.limit,
             pages,
             media: ctx.model_media(),
+            view: ctx.read_view(),
             hidden: ctx.read_filter(),
         })
     }
@@ -216,7 +218,7 @@ fn read_file(req: &ReadRequest, cache: &FileStateCache) -> ToolOutput {
     // Claude Code treats offset 0 as the first line; limit 0 as no limit.
     let start = req.offset.unwrap_or(1).max(1);
     let limit = req.limit.filter(|l| *l > 0).unwrap_or(DEFAULT_READ_LINES);
-    let window = match lines::read_window(&file, start, limit, whole) {
+    let window = match lines::read_window(&file, start, limit, whole, req.view) {
         Ok(w) => w,
         Err(e) => return ToolOutput::error(tools_texts::cannot_read(path, e)),
     };
