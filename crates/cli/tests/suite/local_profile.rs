@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::common::{Scratch, orbit_process, run_stream_json_with_env, wait_within};
 
 /// Largest first request of the local profile, in bytes (docs/LOCAL.md and
-/// docs/PERFORMANCE.md report ≈ 9 KB, most of it the worked examples that
+/// docs/PERFORMANCE.md report ≈ 10.1 KB, most of it the worked examples that
 /// llama.cpp's prompt cache keeps warm; the default profile is ≈ 10 KB).
 const LOCAL_FIRST_REQUEST_MAX_BYTES: usize = 10 * 1024;
 
