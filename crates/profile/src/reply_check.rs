@@ -272,10 +272,11 @@ fn asks_for_change(prompt: &str) -> bool {
         && sentences(prompt)
             .filter(|sentence| !sentence.trim_end().ends_with('?'))
             .any(|sentence| {
-                let words: Vec<String> = words(sentence).collect();
-                words.iter().enumerate().any(|(i, word)| {
+                let sentence_words: Vec<String> = words(sentence).collect();
+                sentence_words.iter().enumerate().any(|(i, word)| {
                     EDITING_VERBS.contains(&word.as_str())
-                        && !(word == "add" && words.get(i + 1).is_some_and(|next| next == "up"))
+                        && !(word == "add"
+                            && sentence_words.get(i + 1).is_some_and(|next| next == "up"))
                 })
             })
 }
